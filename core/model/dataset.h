@@ -1,0 +1,68 @@
+#pragma once
+// Dataset: a loaded run (one or more ranks). Shared as immutable snapshots: std::shared_ptr<const Dataset>.
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/io/error.h"
+#include "core/model/tables.h"
+#include "core/model/trace_info.h"
+
+namespace strobe::core {
+
+enum class RankSource : uint8_t { DistributedInfo, FileName, FileOrder };
+
+struct LoadStats {
+    uint64_t events = 0;           // entries of traceEvents that were kept
+    uint64_t metadataEvents = 0;   // ph M
+    uint64_t skippedEvents = 0;    // unusable entries (each has a diagnostic)
+    uint64_t bytesRead = 0;        // decompressed JSON bytes
+    bool truncated = false;        // the text ended early; complete events before the end were kept
+    bool fromCache = false;
+    double loadSeconds = 0;
+    std::vector<std::pair<StrId, uint64_t>> eventsByCategory;  // raw `cat` → count ("" for events without)
+};
+
+struct RankData {
+    int rank = -1;
+    RankSource rankSource = RankSource::FileOrder;
+    std::string path;
+    TraceInfo info;
+    StringPool strings;
+
+    Column<Track> tracks;
+    Column<ProcessMeta> processes;
+    Column<ThreadMeta> threads;
+    SliceTable slices;
+    GpuTable gpu;
+    FlowTable flows;
+    CounterTable counters;
+    StepTable steps;
+
+    LoadStats stats;
+    Diagnostics diagnostics;
+
+    template <class V>
+    void visitTables(V&& v) {
+        v("slices", slices); v("gpu", gpu); v("flows", flows); v("counters", counters); v("steps", steps);
+    }
+    size_t bytes() const;  // memory held by columns and strings
+};
+
+struct Dataset {
+    uint64_t generation = 0;            // unique per load; caches key on it
+    std::vector<std::string> sources;   // what the user opened (files or directories)
+    std::vector<std::shared_ptr<const RankData>> ranks;  // sorted by rank
+    Diagnostics diagnostics;            // run-level warnings (duplicate/missing ranks, mixed world sizes...)
+
+    size_t bytes() const;
+    const RankData* rank(int r) const;  // by rank number, nullptr if absent
+};
+
+using DatasetPtr = std::shared_ptr<const Dataset>;
+uint64_t nextGeneration();
+
+}  // namespace strobe::core

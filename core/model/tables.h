@@ -1,0 +1,152 @@
+#pragma once
+// Columnar (struct-of-arrays) tables of one rank. Every bulk table exposes visitColumns() so that generic
+// code (the load cache, memory accounting) handles every column, including ones added later, without
+// knowing what they mean. Add a column = add a member + one line in visitColumns.
+
+#include <cstddef>
+#include <cstdint>
+
+#include "core/model/column.h"
+#include "core/model/string_pool.h"
+#include "core/model/types.h"
+
+namespace strobe::core {
+
+// A (pid, tid) pair as written. Kineto writes pid/tid as numbers or as strings ("Spans", "PyTorch Profiler");
+// a string form is kept in pidStr/tidStr (non-zero) and the number is then 0.
+struct Track {
+    int64_t pid = 0;
+    int64_t tid = 0;
+    StrId pidStr = kEmptyStr;
+    StrId tidStr = kEmptyStr;
+};
+
+struct ProcessMeta {
+    int64_t pid = 0;
+    StrId pidStr = kEmptyStr;
+    StrId name = kEmptyStr;    // process_name
+    StrId labels = kEmptyStr;  // process_labels
+    int32_t sortIndex = INT32_MIN;
+};
+
+struct ThreadMeta {
+    uint32_t track = 0;  // index into RankData::tracks
+    StrId name = kEmptyStr;  // thread_name
+    int32_t sortIndex = INT32_MIN;
+};
+
+// CPU-side events and annotations: X slices of every category that is not a GPU activity, instants
+// (phase 'i'/'I', dur 0) and gpu_user_annotation ranges (their track is the GPU's pid/tid).
+struct SliceTable {
+    Column<TimeNs> ts;
+    Column<TimeNs> dur;
+    Column<StrId> name;
+    Column<StrId> cat;          // raw category as written
+    Column<EventKind> kind;
+    Column<char> phase;         // 'X', 'i', 'I', ... as written
+    Column<uint32_t> track;
+    Column<int64_t> externalId;   // "External id", kNone when absent
+    Column<int64_t> correlation;  // "correlation" (runtime/driver calls), kNone when absent
+    Column<int64_t> sequence;     // "Sequence number" (autograd), kNone when absent
+    Column<StrId> args;           // remaining args as a JSON object text, interned ("" when none)
+    // Derived by the merge:
+    Column<int32_t> parent;       // enclosing slice on the same track, -1 at top level
+    Column<uint16_t> depth;       // nesting depth on its track
+
+    size_t size() const { return ts.size(); }
+    template <class V>
+    void visitColumns(V&& v) {
+        v("ts", ts); v("dur", dur); v("name", name); v("cat", cat); v("kind", kind); v("phase", phase);
+        v("track", track); v("externalId", externalId); v("correlation", correlation);
+        v("sequence", sequence); v("args", args); v("parent", parent); v("depth", depth);
+    }
+};
+
+// GPU activities: kernels, memcpy and memset (anything with a device and stream).
+struct GpuTable {
+    Column<TimeNs> ts;
+    Column<TimeNs> dur;
+    Column<StrId> name;
+    Column<StrId> cat;
+    Column<EventKind> kind;      // Kernel, Memcpy or Memset
+    Column<uint32_t> track;
+    Column<int16_t> device;
+    Column<int32_t> stream;
+    Column<int64_t> correlation;
+    Column<int64_t> externalId;
+    Column<int32_t> gridX, gridY, gridZ;
+    Column<int32_t> blockX, blockY, blockZ;
+    Column<int32_t> registers;    // "registers per thread"
+    Column<int32_t> sharedMemory; // "shared memory"
+    Column<int64_t> bytes;        // memcpy/memset "bytes", 0 when absent
+    Column<StrId> args;           // remaining args as JSON object text, interned
+    // Derived by the merge:
+    Column<int32_t> runtime;      // launching runtime/driver slice, -1 if none
+    Column<int32_t> cpuOp;        // innermost CPU op that launched it, -1 if none
+    Column<int32_t> step;         // index into StepTable, -1 outside every step
+    Column<int32_t> annotation;   // innermost gpu_user_annotation containing it, -1 if none
+    Column<KernelCategory> category;
+    Column<Collective> collective;
+    Column<CopyDirection> copyDirection;
+
+    size_t size() const { return ts.size(); }
+    template <class V>
+    void visitColumns(V&& v) {
+        v("ts", ts); v("dur", dur); v("name", name); v("cat", cat); v("kind", kind); v("track", track);
+        v("device", device); v("stream", stream); v("correlation", correlation); v("externalId", externalId);
+        v("gridX", gridX); v("gridY", gridY); v("gridZ", gridZ);
+        v("blockX", blockX); v("blockY", blockY); v("blockZ", blockZ);
+        v("registers", registers); v("sharedMemory", sharedMemory); v("bytes", bytes); v("args", args);
+        v("runtime", runtime); v("cpuOp", cpuOp); v("step", step); v("annotation", annotation);
+        v("category", category); v("collective", collective); v("copyDirection", copyDirection);
+    }
+};
+
+// Flow events (ph s/t/f): ac2g, async_cpu_to_gpu, fwdbwd, and any other flow category.
+struct FlowTable {
+    Column<int64_t> id;
+    Column<TimeNs> ts;
+    Column<uint32_t> track;
+    Column<char> phase;        // 's', 't', 'f'
+    Column<StrId> cat;
+    Column<StrId> name;
+    Column<uint8_t> bindEnclosing;  // "bp": "e"
+
+    size_t size() const { return id.size(); }
+    template <class V>
+    void visitColumns(V&& v) {
+        v("id", id); v("ts", ts); v("track", track); v("phase", phase); v("cat", cat); v("name", name);
+        v("bindEnclosing", bindEnclosing);
+    }
+};
+
+// Counter events (ph C): one row per (event, series key).
+struct CounterTable {
+    Column<TimeNs> ts;
+    Column<uint32_t> track;
+    Column<StrId> name;
+    Column<StrId> series;
+    Column<double> value;
+
+    size_t size() const { return ts.size(); }
+    template <class V>
+    void visitColumns(V&& v) {
+        v("ts", ts); v("track", track); v("name", name); v("series", series); v("value", value);
+    }
+};
+
+// ProfilerStep#N ranges (derived by the merge), sorted by start.
+struct StepTable {
+    Column<int64_t> number;
+    Column<TimeNs> start;
+    Column<TimeNs> end;
+    Column<int32_t> slice;  // the ProfilerStep#N slice
+
+    size_t size() const { return number.size(); }
+    template <class V>
+    void visitColumns(V&& v) {
+        v("number", number); v("start", start); v("end", end); v("slice", slice);
+    }
+};
+
+}  // namespace strobe::core
