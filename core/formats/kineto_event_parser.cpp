@@ -12,7 +12,7 @@ namespace od = simdjson::ondemand;
 
 namespace {
 
-constexpr size_t kCacheSlots = 4096;  // power of two
+constexpr size_t kCacheSlots = 65536;  // power of two
 
 // `raw` points just past a key's opening quote; true when the key is exactly `lit`.
 template <size_t N>
@@ -33,6 +33,12 @@ inline std::string_view token(od::value& v) {
     std::string_view t = v.raw_json_token();
     while (!t.empty() && (t.back() == ' ' || t.back() == '\n' || t.back() == '\r' || t.back() == '\t')) t.remove_suffix(1);
     return t;
+}
+
+// key == literal, with a constant-length compare the compiler inlines.
+template <size_t N>
+inline bool eq(std::string_view key, const char (&lit)[N]) {
+    return key.size() == N - 1 && __builtin_memcmp(key.data(), lit, N - 1) == 0;
 }
 
 inline bool isGpuKind(EventKind k) { return k == EventKind::Kernel || k == EventKind::Memcpy || k == EventKind::Memset; }
@@ -254,7 +260,8 @@ StrId KinetoEventParser::residualArgs(const std::vector<ArgEntry>& args, const s
         m_residual.push_back('"');
         m_residual.append(args[i].key);
         m_residual.append("\":");
-        appendCompactJson(args[i].raw, m_residual);
+        if (args[i].container) appendCompactJson(args[i].raw, m_residual);
+        else m_residual.append(args[i].raw);
     }
     if (m_residual.empty()) return kEmptyStr;
     m_residual.push_back('}');
@@ -321,7 +328,8 @@ simdjson::error_code KinetoEventParser::parseEvent(od::object& obj, uint64_t off
                     } else {
                         raw = token(av);
                     }
-                    m_args.push_back({std::string_view(kr, keyLength(kr)), raw});
+                    m_args.push_back({std::string_view(kr, keyLength(kr)), raw,
+                                      t == od::json_type::array || t == od::json_type::object});
                 }
             }
             break;
@@ -426,11 +434,11 @@ void KinetoEventParser::emit(Fields& f, uint64_t offset, uint64_t localIndex) {
             for (const auto& a : m_args)
                 if (a.key == key) int32FromRaw(a.raw, out);
         };
-        if (metaName == "process_name") processFor(track).name = argString("name");
-        else if (metaName == "process_labels") processFor(track).labels = argString("labels");
-        else if (metaName == "process_sort_index") argInt("sort_index", processFor(track).sortIndex);
-        else if (metaName == "thread_name") threadFor(track).name = argString("name");
-        else if (metaName == "thread_sort_index") argInt("sort_index", threadFor(track).sortIndex);
+        if (eq(metaName, "process_name")) processFor(track).name = argString("name");
+        else if (eq(metaName, "process_labels")) processFor(track).labels = argString("labels");
+        else if (eq(metaName, "process_sort_index")) argInt("sort_index", processFor(track).sortIndex);
+        else if (eq(metaName, "thread_name")) threadFor(track).name = argString("name");
+        else if (eq(metaName, "thread_sort_index")) argInt("sort_index", threadFor(track).sortIndex);
         return;
     }
     case 's':
@@ -438,18 +446,16 @@ void KinetoEventParser::emit(Fields& f, uint64_t offset, uint64_t localIndex) {
     case 'f': {
         int64_t id = kNone;
         if (!parseIdToken(f.id, id)) id = kNone;
-        FlowTable& fl = m_out.flows;
-        fl.id.push_back(id);
-        fl.ts.push_back(ts);
-        fl.track.push_back(track);
-        fl.phase.push_back(ph);
-        fl.cat.push_back(cat.id);
-        fl.name.push_back(name);
-        fl.bindEnclosing.push_back(f.bp == "\"e\"" ? 1 : 0);
+        m_f.id->push_back(id);
+        m_f.ts->push_back(ts);
+        m_f.track->push_back(track);
+        m_f.phase->push_back(ph);
+        m_f.cat->push_back(cat.id);
+        m_f.name->push_back(name);
+        m_f.bindEnclosing->push_back(f.bp == "\"e\"" ? 1 : 0);
         return;
     }
     case 'C': {
-        CounterTable& c = m_out.counters;
         for (const auto& a : m_args) {
             double value = 0;
             if (!parseDouble(a.raw, value)) continue;
@@ -458,11 +464,11 @@ void KinetoEventParser::emit(Fields& f, uint64_t offset, uint64_t localIndex) {
                 series = intern(m_scratch);
             else
                 series = intern(a.key);
-            c.ts.push_back(ts);
-            c.track.push_back(track);
-            c.name.push_back(name);
-            c.series.push_back(series);
-            c.value.push_back(value);
+            m_c.ts->push_back(ts);
+            m_c.track->push_back(track);
+            m_c.name->push_back(name);
+            m_c.series->push_back(series);
+            m_c.value->push_back(value);
         }
         return;
     }
@@ -481,37 +487,36 @@ void KinetoEventParser::emit(Fields& f, uint64_t offset, uint64_t localIndex) {
             const std::string_view raw = m_args[i].raw;
             bool used = false;
             switch (key.size()) {
-            case 4: used = key == "grid" ? parseDim3(raw, grid) : false; break;
-            case 5: used = key == "block" ? parseDim3(raw, block) : key == "bytes" ? parseInteger(raw, bytes) : false; break;
-            case 6: used = key == "device" ? parseInteger(raw, device) : key == "stream" ? parseInteger(raw, stream) : false; break;
-            case 11: used = key == "correlation" ? parseInteger(raw, correlation) : key == "External id" ? parseInteger(raw, externalId) : false; break;
-            case 13: used = key == "shared memory" ? int32FromRaw(raw, shared) : false; break;
-            case 20: used = key == "registers per thread" ? int32FromRaw(raw, registers) : false; break;
+            case 4: used = eq(key, "grid") ? parseDim3(raw, grid) : false; break;
+            case 5: used = eq(key, "block") ? parseDim3(raw, block) : eq(key, "bytes") ? parseInteger(raw, bytes) : false; break;
+            case 6: used = eq(key, "device") ? parseInteger(raw, device) : eq(key, "stream") ? parseInteger(raw, stream) : false; break;
+            case 11: used = eq(key, "correlation") ? parseInteger(raw, correlation) : eq(key, "External id") ? parseInteger(raw, externalId) : false; break;
+            case 13: used = eq(key, "shared memory") ? int32FromRaw(raw, shared) : false; break;
+            case 20: used = eq(key, "registers per thread") ? int32FromRaw(raw, registers) : false; break;
             default: break;
             }
             m_argUsed[i] = used ? 1 : 0;
         }
-        GpuTable& g = m_out.gpu;
-        g.ts.push_back(ts);
-        g.dur.push_back(dur);
-        g.name.push_back(name);
-        g.cat.push_back(cat.id);
-        g.kind.push_back(cat.kind);
-        g.track.push_back(track);
-        g.device.push_back(static_cast<int16_t>(device));
-        g.stream.push_back(static_cast<int32_t>(stream));
-        g.correlation.push_back(correlation);
-        g.externalId.push_back(externalId);
-        g.gridX.push_back(grid[0]);
-        g.gridY.push_back(grid[1]);
-        g.gridZ.push_back(grid[2]);
-        g.blockX.push_back(block[0]);
-        g.blockY.push_back(block[1]);
-        g.blockZ.push_back(block[2]);
-        g.registers.push_back(registers);
-        g.sharedMemory.push_back(shared);
-        g.bytes.push_back(bytes);
-        g.args.push_back(residualArgs(m_args, m_argUsed));
+        m_g.ts->push_back(ts);
+        m_g.dur->push_back(dur);
+        m_g.name->push_back(name);
+        m_g.cat->push_back(cat.id);
+        m_g.kind->push_back(cat.kind);
+        m_g.track->push_back(track);
+        m_g.device->push_back(static_cast<int16_t>(device));
+        m_g.stream->push_back(static_cast<int32_t>(stream));
+        m_g.correlation->push_back(correlation);
+        m_g.externalId->push_back(externalId);
+        m_g.gridX->push_back(grid[0]);
+        m_g.gridY->push_back(grid[1]);
+        m_g.gridZ->push_back(grid[2]);
+        m_g.blockX->push_back(block[0]);
+        m_g.blockY->push_back(block[1]);
+        m_g.blockZ->push_back(block[2]);
+        m_g.registers->push_back(registers);
+        m_g.sharedMemory->push_back(shared);
+        m_g.bytes->push_back(bytes);
+        m_g.args->push_back(residualArgs(m_args, m_argUsed));
         return;
     }
 
@@ -522,32 +527,48 @@ void KinetoEventParser::emit(Fields& f, uint64_t offset, uint64_t localIndex) {
         const std::string_view raw = m_args[i].raw;
         bool used = false;
         switch (key.size()) {
-        case 6: used = key == "Ev Idx"; break;  // dropped: the profiler's own event counter
-        case 9: used = key == "Python id"; break;  // dropped: see header
-        case 11: used = key == "External id" ? parseInteger(raw, externalId) : key == "correlation" ? parseInteger(raw, correlation) : false; break;
-        case 15: used = key == "Sequence number" ? parseInteger(raw, sequence) : false; break;
-        case 16: used = key == "Python parent id"; break;
-        case 18: used = key == "Record function id"; break;
+        case 6: used = eq(key, "Ev Idx"); break;  // dropped: the profiler's own event counter
+        case 9: used = eq(key, "Python id"); break;  // dropped: see header
+        case 11: used = eq(key, "External id") ? parseInteger(raw, externalId) : eq(key, "correlation") ? parseInteger(raw, correlation) : false; break;
+        case 15: used = eq(key, "Sequence number") ? parseInteger(raw, sequence) : false; break;
+        case 16: used = eq(key, "Python parent id"); break;
+        case 18: used = eq(key, "Record function id"); break;
         default: break;
         }
         m_argUsed[i] = used ? 1 : 0;
     }
+    m_s.ts->push_back(ts);
+    m_s.dur->push_back(dur);
+    m_s.name->push_back(name);
+    m_s.cat->push_back(cat.id);
+    m_s.kind->push_back(cat.kind);
+    m_s.phase->push_back(ph);
+    m_s.track->push_back(track);
+    m_s.externalId->push_back(externalId);
+    m_s.correlation->push_back(correlation);
+    m_s.sequence->push_back(sequence);
+    m_s.args->push_back(residualArgs(m_args, m_argUsed));
+}
+
+void KinetoEventParser::bindSinks() {
     SliceTable& s = m_out.slices;
-    s.ts.push_back(ts);
-    s.dur.push_back(dur);
-    s.name.push_back(name);
-    s.cat.push_back(cat.id);
-    s.kind.push_back(cat.kind);
-    s.phase.push_back(ph);
-    s.track.push_back(track);
-    s.externalId.push_back(externalId);
-    s.correlation.push_back(correlation);
-    s.sequence.push_back(sequence);
-    s.args.push_back(residualArgs(m_args, m_argUsed));
+    m_s = {&s.ts.mut(), &s.dur.mut(), &s.name.mut(), &s.cat.mut(), &s.kind.mut(), &s.phase.mut(), &s.track.mut(),
+           &s.externalId.mut(), &s.correlation.mut(), &s.sequence.mut(), &s.args.mut()};
+    GpuTable& g = m_out.gpu;
+    m_g = {&g.ts.mut(), &g.dur.mut(), &g.name.mut(), &g.cat.mut(), &g.kind.mut(), &g.track.mut(), &g.device.mut(),
+           &g.stream.mut(), &g.correlation.mut(), &g.externalId.mut(), &g.gridX.mut(), &g.gridY.mut(),
+           &g.gridZ.mut(), &g.blockX.mut(), &g.blockY.mut(), &g.blockZ.mut(), &g.registers.mut(),
+           &g.sharedMemory.mut(), &g.bytes.mut(), &g.args.mut()};
+    FlowTable& f = m_out.flows;
+    m_f = {&f.id.mut(), &f.ts.mut(), &f.track.mut(), &f.phase.mut(), &f.cat.mut(), &f.name.mut(),
+           &f.bindEnclosing.mut()};
+    CounterTable& c = m_out.counters;
+    m_c = {&c.ts.mut(), &c.track.mut(), &c.name.mut(), &c.series.mut(), &c.value.mut()};
 }
 
 Status KinetoEventParser::parseChunk(const char* buf, size_t len, size_t capacity, uint64_t textOffset,
                                      ChunkRecord& rec) {
+    bindSinks();
     rec.slices = m_out.slices.size();
     rec.gpu = m_out.gpu.size();
     rec.flows = m_out.flows.size();

@@ -63,6 +63,7 @@ private:
     struct ArgEntry {
         std::string_view key;  // as written (escaped), without quotes
         std::string_view raw;  // the value as written
+        bool container = false;  // an array or object (may hold whitespace)
     };
     struct Fields;
 
@@ -78,6 +79,50 @@ private:
     StrId residualArgs(const std::vector<ArgEntry>& args, const std::vector<uint8_t>& used);
     ProcessMeta& processFor(uint32_t track);
     ThreadMeta& threadFor(uint32_t track);
+
+    // The columns being filled, bound once per chunk (they are owned vectors while loading).
+    template <class T>
+    using Vec = std::vector<T>*;
+    struct SliceSinks {
+        Vec<TimeNs> ts, dur;
+        Vec<StrId> name, cat;
+        Vec<EventKind> kind;
+        Vec<char> phase;
+        Vec<uint32_t> track;
+        Vec<int64_t> externalId, correlation, sequence;
+        Vec<StrId> args;
+    };
+    struct GpuSinks {
+        Vec<TimeNs> ts, dur;
+        Vec<StrId> name, cat;
+        Vec<EventKind> kind;
+        Vec<uint32_t> track;
+        Vec<int16_t> device;
+        Vec<int32_t> stream;
+        Vec<int64_t> correlation, externalId;
+        Vec<int32_t> gridX, gridY, gridZ, blockX, blockY, blockZ, registers, sharedMemory;
+        Vec<int64_t> bytes;
+        Vec<StrId> args;
+    };
+    struct FlowSinks {
+        Vec<int64_t> id;
+        Vec<TimeNs> ts;
+        Vec<uint32_t> track;
+        Vec<char> phase;
+        Vec<StrId> cat, name;
+        Vec<uint8_t> bindEnclosing;
+    };
+    struct CounterSinks {
+        Vec<TimeNs> ts;
+        Vec<uint32_t> track;
+        Vec<StrId> name, series;
+        Vec<double> value;
+    };
+    void bindSinks();
+    SliceSinks m_s{};
+    GpuSinks m_g{};
+    FlowSinks m_f{};
+    CounterSinks m_c{};
 
     RankData& m_out;
     std::string m_file;

@@ -2,8 +2,8 @@
 
 #include <cstring>
 
-#if defined(__SSE2__)
-#include <emmintrin.h>
+#if defined(__x86_64__)
+#include <immintrin.h>
 #endif
 
 namespace strobe::core {
@@ -17,7 +17,28 @@ struct BlockMasks {
     uint64_t close = 0;  // '}' or ']'
 };
 
-#if defined(__SSE2__)
+#if defined(__x86_64__)
+__attribute__((target("avx2"))) BlockMasks classifyAvx2(const char* p) {
+    BlockMasks m;
+    const __m256i quote = _mm256_set1_epi8('"');
+    const __m256i backslash = _mm256_set1_epi8('\\');
+    const __m256i lower = _mm256_set1_epi8(0x20);
+    const __m256i open = _mm256_set1_epi8(0x7B);
+    const __m256i close = _mm256_set1_epi8(0x7D);
+    for (int i = 0; i < 2; ++i) {
+        const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + 32 * i));
+        const __m256i folded = _mm256_or_si256(v, lower);
+        const int shift = 32 * i;
+        m.quote |= static_cast<uint64_t>(static_cast<uint32_t>(_mm256_movemask_epi8(_mm256_cmpeq_epi8(v, quote)))) << shift;
+        m.backslash |= static_cast<uint64_t>(static_cast<uint32_t>(_mm256_movemask_epi8(_mm256_cmpeq_epi8(v, backslash)))) << shift;
+        m.open |= static_cast<uint64_t>(static_cast<uint32_t>(_mm256_movemask_epi8(_mm256_cmpeq_epi8(folded, open)))) << shift;
+        m.close |= static_cast<uint64_t>(static_cast<uint32_t>(_mm256_movemask_epi8(_mm256_cmpeq_epi8(folded, close)))) << shift;
+    }
+    return m;
+}
+
+const bool kHasAvx2 = __builtin_cpu_supports("avx2");
+
 inline uint64_t movemask16(__m128i v) { return static_cast<uint16_t>(_mm_movemask_epi8(v)); }
 
 inline BlockMasks classify(const char* p) {
@@ -77,7 +98,11 @@ void ChunkSplitter::reset() {
 }
 
 bool ChunkSplitter::scanBlock(const char* block, size_t base, ScanResult& res) {
+#if defined(__x86_64__)
+    BlockMasks m = kHasAvx2 ? classifyAvx2(block) : classify(block);
+#else
     BlockMasks m = classify(block);
+#endif
     uint64_t escaped = m_escapeCarry;
     if (m.backslash != 0) {
         // A backslash escapes the next character unless it is itself escaped. Runs are rare: walk them.
@@ -104,15 +129,15 @@ bool ChunkSplitter::scanBlock(const char* block, size_t base, ScanResult& res) {
     uint64_t structural = open | close;
     while (structural != 0) {
         const int i = __builtin_ctzll(structural);
-        const uint64_t bit = uint64_t{1} << i;
         structural &= structural - 1;
-        if (open & bit) {
-            ++m_depth;
-        } else if (--m_depth == 0) {
-            res.lastElementEnd = base + static_cast<size_t>(i) + 1;
-        } else if (m_depth < 0) {
-            res.arrayEnd = base + static_cast<size_t>(i);
-            return true;
+        m_depth += 1 - 2 * static_cast<int64_t>((close >> i) & 1);  // branch-free: +1 open, -1 close
+        if (m_depth <= 0) [[unlikely]] {
+            if (m_depth == 0) {
+                res.lastElementEnd = base + static_cast<size_t>(i) + 1;
+            } else {
+                res.arrayEnd = base + static_cast<size_t>(i);
+                return true;
+            }
         }
     }
     return false;
