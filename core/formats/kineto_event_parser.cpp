@@ -12,7 +12,8 @@ namespace od = simdjson::ondemand;
 
 namespace {
 
-constexpr size_t kCacheSlots = 65536;  // power of two
+constexpr size_t kMinCacheSlots = 1024;   // powers of two
+constexpr size_t kMaxCacheSlots = 65536;
 
 // `raw` points just past a key's opening quote; true when the key is exactly `lit`.
 template <size_t N>
@@ -88,7 +89,12 @@ inline bool int32FromRaw(std::string_view raw, int32_t& out) {
     return true;
 }
 
-std::string_view shortToken(std::string_view tok) { return tok.size() > 40 ? tok.substr(0, 40) : tok; }
+std::string shortToken(std::string_view tok) {
+    if (tok.empty()) return "nothing";
+    if (tok.front() == '{') return "an object";
+    if (tok.front() == '[') return "an array";
+    return std::string(tok.size() > 40 ? tok.substr(0, 40) : tok);
+}
 
 }  // namespace
 
@@ -97,8 +103,12 @@ struct KinetoEventParser::Fields {
     bool argsBad = false;
 };
 
-KinetoEventParser::KinetoEventParser(RankData& out, std::string fileName)
-    : m_out(out), m_file(std::move(fileName)), m_cache(kCacheSlots) {}
+KinetoEventParser::KinetoEventParser(RankData& out, std::string fileName, uint64_t expectedBytes)
+    : m_out(out), m_file(std::move(fileName)) {
+    size_t slots = kMinCacheSlots;
+    while (slots < kMaxCacheSlots && slots * 1024 < expectedBytes) slots *= 2;  // ~1 slot per KB of text
+    m_cache.resize(slots);
+}
 
 std::string_view KinetoEventParser::describe(Warn kind) {
     switch (kind) {
@@ -123,7 +133,7 @@ void KinetoEventParser::warn(Warn kind, uint64_t offset, uint64_t localIndex, st
 StrId KinetoEventParser::intern(std::string_view s) {
     if (s.empty()) return kEmptyStr;
     const uint64_t h = StringPool::hash(s);
-    CacheSlot& slot = m_cache[h & (kCacheSlots - 1)];
+    CacheSlot& slot = m_cache[h & (m_cache.size() - 1)];
     if (slot.used && slot.hash == h && m_out.strings.view(slot.id) == s) return slot.id;
     const StrId id = m_out.strings.intern(s);
     slot = {h, id, true};
@@ -490,7 +500,7 @@ void KinetoEventParser::emit(Fields& f, uint64_t offset, uint64_t localIndex) {
             case 4: used = eq(key, "grid") ? parseDim3(raw, grid) : false; break;
             case 5: used = eq(key, "block") ? parseDim3(raw, block) : eq(key, "bytes") ? parseInteger(raw, bytes) : false; break;
             case 6: used = eq(key, "device") ? parseInteger(raw, device) : eq(key, "stream") ? parseInteger(raw, stream) : false; break;
-            case 11: used = eq(key, "correlation") ? parseInteger(raw, correlation) : eq(key, "External id") ? parseInteger(raw, externalId) : false; break;
+            case 11: used = eq(key, "correlation") ? parseInteger(raw, correlation) : (eq(key, "External id") || eq(key, "external id")) ? parseInteger(raw, externalId) : false; break;
             case 13: used = eq(key, "shared memory") ? int32FromRaw(raw, shared) : false; break;
             case 20: used = eq(key, "registers per thread") ? int32FromRaw(raw, registers) : false; break;
             default: break;
@@ -529,7 +539,7 @@ void KinetoEventParser::emit(Fields& f, uint64_t offset, uint64_t localIndex) {
         switch (key.size()) {
         case 6: used = eq(key, "Ev Idx"); break;  // dropped: the profiler's own event counter
         case 9: used = eq(key, "Python id"); break;  // dropped: see header
-        case 11: used = eq(key, "External id") ? parseInteger(raw, externalId) : eq(key, "correlation") ? parseInteger(raw, correlation) : false; break;
+        case 11: used = (eq(key, "External id") || eq(key, "external id")) ? parseInteger(raw, externalId) : eq(key, "correlation") ? parseInteger(raw, correlation) : false; break;
         case 15: used = eq(key, "Sequence number") ? parseInteger(raw, sequence) : false; break;
         case 16: used = eq(key, "Python parent id"); break;
         case 18: used = eq(key, "Record function id"); break;
@@ -589,7 +599,11 @@ Status KinetoEventParser::parseChunk(const char* buf, size_t len, size_t capacit
     uint64_t index = 0;
     for (auto elem : arr) {
         od::value v;
-        if (auto e = std::move(elem).get(v)) return fail(e, textOffset, index);
+        if (auto e = std::move(elem).get(v)) {
+            const char* at = nullptr;
+            const bool known = doc.current_location().get(at) == simdjson::SUCCESS && at >= buf && at < buf + len;
+            return fail(e, textOffset + (known ? static_cast<uint64_t>(at - buf) : 0), index);
+        }
         const std::string_view tok = token(v);
         const uint64_t offset = textOffset + static_cast<uint64_t>(tok.data() - buf);
         od::object obj;

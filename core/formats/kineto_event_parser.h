@@ -40,7 +40,8 @@ struct ChunkRecord {
 
 class KinetoEventParser {
 public:
-    KinetoEventParser(RankData& out, std::string fileName);
+    // `expectedBytes` (the text size, if known) sizes the interning cache.
+    KinetoEventParser(RankData& out, std::string fileName, uint64_t expectedBytes = 0);
     KinetoEventParser(const KinetoEventParser&) = delete;
     KinetoEventParser& operator=(const KinetoEventParser&) = delete;
 
