@@ -93,7 +93,7 @@ Result<size_t> FileSource::readRaw(char* dst, size_t n) {
     if (m_isMemory) {
         const size_t left = m_memory.size() - m_consumed;
         const size_t k = std::min(left, n);
-        std::memcpy(dst, m_memory.data() + m_consumed, k);
+        if (k != 0) std::memcpy(dst, m_memory.data() + m_consumed, k);
         m_consumed += k;
         return k;
     }

@@ -289,13 +289,21 @@ TEST(KinetoBadInput, HostileShapesNeverCrash) {
         EXPECT_EQ(n.error().where.file, "nul.json");
     }
 
-    // Invalid UTF-8.
-    std::string utf = R"([{"ph":"X","cat":"cpu_op","name":"\xff\xfe","pid":1,"tid":1,"ts":1,"dur":1}])";
+    // Invalid UTF-8: replaced by '?', with a warning naming the first bad byte and its event.
+    std::string utf = R"([{"ph":"X","cat":"cpu_op","name":"ok","pid":1,"tid":1,"ts":1,"dur":1},)"
+                      R"({"ph":"X","cat":"cpu_op","name":")"
+                      "\xff\xfe"
+                      R"(","pid":1,"tid":1,"ts":1,"dur":1}])";
     auto u = loadKinetoText(utf, "utf8.json");
-    if (!u.ok()) {
-        EXPECT_EQ(u.error().where.file, "utf8.json");
-        EXPECT_GE(u.error().where.byteOffset, 0);
-    }
+    ASSERT_TRUE(u.ok()) << u.error().toString();
+    ASSERT_EQ((*u)->slices.size(), 2u);
+    EXPECT_EQ((*u)->strings.view((*u)->slices.name[1]), "??");
+    const Diagnostic* bad8 = nullptr;
+    for (const auto& diag : (*u)->diagnostics)
+        if (diag.message.find("UTF-8") != std::string::npos) bad8 = &diag;
+    ASSERT_NE(bad8, nullptr);
+    EXPECT_EQ(bad8->where.byteOffset, static_cast<int64_t>(utf.find('\xff')));
+    EXPECT_EQ(bad8->where.eventIndex, 1);
 
     // Random bytes after a valid start, at several seeds.
     uint32_t state = 12345;
