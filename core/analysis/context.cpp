@@ -346,6 +346,7 @@ Result<WindowSelectionPtr> AnalysisContext::build(const WindowSpec& specIn) {
         std::sort(names.begin(), names.end());
         names.erase(std::unique(names.begin(), names.end()), names.end());
         htaFilter = names.size() >= 2;
+        sel->htaFiltered = htaFilter;
         if (!htaFilter)
             sel->messages.push_back(fmt::format(
                 "{} window: the run has {} distinct ProfilerStep names (HTA filters only with two or more): "

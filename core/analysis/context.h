@@ -91,6 +91,7 @@ struct WindowSelection {
     std::string description;          // for output: "hta", "steps 3,4,5 (auto)", ...
     std::vector<RankWindow> ranks;    // one per dataset rank, same order
     std::vector<std::string> messages;
+    bool htaFiltered = false;         // hta windows: the run has ≥ 2 ProfilerStep names, so HTA's filter applies
 };
 using WindowSelectionPtr = std::shared_ptr<const WindowSelection>;
 

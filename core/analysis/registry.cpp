@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "core/analysis/event_summary.h"
 #include "core/analysis/idle.h"
 #include "core/analysis/kernel_stats.h"
 #include "core/analysis/kernel_types.h"
@@ -73,7 +74,7 @@ const std::vector<AnalysisInfo>& analysisRegistry() {
     static const std::vector<AnalysisInfo> list = {
         temporalAnalysisInfo(), kernelTypesAnalysisInfo(), overlapAnalysisInfo(), idleAnalysisInfo(),
         stragglerAnalysisInfo(), launchAnalysisInfo(),      phasesAnalysisInfo(),  windowAnalysisInfo(),
-        kernelStatsAnalysisInfo(), memoryAnalysisInfo(),
+        kernelStatsAnalysisInfo(), memoryAnalysisInfo(), eventSummaryAnalysisInfo(),
     };
     return list;
 }
