@@ -147,15 +147,22 @@ public:
                 if (!rp || !rankSelected(selected, rp->rank)) continue;
                 const auto& r = *rp;
                 const auto& g = r.gpu;
-                size_t rankBar = 0;
-                if (per == "rank") rankBar = bar(ri, r.rank, rankLabel(runs, ri, r.rank));
-                else if (per == "window") rankBar = bar(ri, 0, runs.size() > 1 ? runs[ri].label : "window");
+                // Bars are made on the first activity counted, so an empty rank adds none.
+                int64_t rankBar = -1;
+                auto barOfRank = [&] {
+                    if (rankBar < 0)
+                        rankBar = int64_t(per == "rank" ? bar(ri, r.rank, rankLabel(runs, ri, r.rank))
+                                                        : bar(ri, 0, runs.size() > 1 ? runs[ri].label : "window"));
+                    return size_t(rankBar);
+                };
                 // Series per name id, resolved once per rank.
                 std::vector<int64_t> nameSeries(byKernel ? r.strings.size() : 0, -1);
                 for (size_t i = 0; i < g.size(); ++i) {
                     if (!mem && g.kind[i] != core::EventKind::Kernel) continue;
-                    size_t b = rankBar;
-                    if (per == "step") {
+                    size_t b = 0;
+                    if (per != "step") {
+                        b = barOfRank();
+                    } else {
                         int64_t st = activityStep(r, i);
                         if (st < 0) continue;
                         b = bar(ri, st, runs.size() > 1 ? fmt::format("{} / step {}", runs[ri].label, st)
