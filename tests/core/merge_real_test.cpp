@@ -71,7 +71,7 @@ TEST_P(MergeRealTest, LinksStepsAndAnnotationsMatchAnIndependentCount) {
     const auto& g = rank.gpu;
     const auto& s = rank.slices;
     ASSERT_EQ(g.size(), e.gpu);
-    size_t linked = 0, inStep = 0, annotated = 0;
+    size_t linked = 0, inStep = 0, annotated = 0, withOp = 0;
     for (size_t i = 0; i < g.size(); ++i) {
         const int32_t r = g.runtime[i];
         if (r >= 0) {
@@ -89,12 +89,22 @@ TEST_P(MergeRealTest, LinksStepsAndAnnotationsMatchAnIndependentCount) {
             EXPECT_EQ(s.track[a], g.track[i]);
         }
         const int32_t op = g.cpuOp[i];
-        if (op >= 0 && r >= 0 && s.externalId[static_cast<size_t>(r)] != kNone) {
-            // The op found for a runtime call with an External id carries that id.
-            EXPECT_EQ(s.externalId[static_cast<size_t>(op)], s.externalId[static_cast<size_t>(r)]);
+        if (op >= 0) {
+            ++withOp;
+            // The op encloses the launching call on its thread (it is one of its ancestors).
+            ASSERT_GE(r, 0);
+            bool ancestor = false;
+            for (int32_t p = s.parent[static_cast<size_t>(r)]; p >= 0 && !ancestor; p = s.parent[static_cast<size_t>(p)])
+                ancestor = p == op;
+            EXPECT_TRUE(ancestor);
+            const EventKind k = s.kind[static_cast<size_t>(op)];
+            EXPECT_TRUE(k == EventKind::CpuOp || k == EventKind::UserAnnotation);
         }
     }
     EXPECT_EQ(linked, e.linked);
+    // python3: for every file, each linked GPU activity's runtime call lies inside a cpu_op or a non-step
+    // user_annotation on the same pid/tid (ts <= call.ts and ts + dur >= call.ts + call.dur), so withOp == linked.
+    EXPECT_EQ(withOp, e.linked);
     EXPECT_EQ(rank.steps.size(), e.steps);
     EXPECT_EQ(inStep, e.inStep);
     EXPECT_EQ(annotated, e.annotated);
