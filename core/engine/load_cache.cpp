@@ -796,7 +796,7 @@ Result<std::shared_ptr<RankData>> LoadCache::read(const std::string& sourcePath,
         return fail(CacheLookup::Stale, -1,
                     fmt::format("{} changed (size {} → {}, mtime {} → {} ns)", st->absolutePath, h.sourceSize,
                                 st->size, h.sourceMtimeNs, st->mtimeNs));
-    if (h.optionsKey != optionsKey)
+    if (optionsKey != 0 && h.optionsKey != optionsKey)
         return fail(CacheLookup::Stale, offsetof(Header, optionsKey),
                     "written with other loader options (classification rules changed)");
 

@@ -67,7 +67,16 @@ std::string_view StringPool::store(std::string_view s) {
     return {dst, s.size()};
 }
 
+void StringPool::ensureIndex() const {
+    if (!m_indexOnce) return;
+    std::call_once(*m_indexOnce, [this] {
+        m_index.reserve(m_views.size());
+        for (StrId i = 0; i < m_views.size(); ++i) m_index.emplace(m_views[i], i);
+    });
+}
+
 StrId StringPool::intern(std::string_view s) {
+    ensureIndex();
     auto it = m_index.find(s);
     if (it != m_index.end()) return it->second;
     std::string_view stored = store(s);
@@ -78,6 +87,7 @@ StrId StringPool::intern(std::string_view s) {
 }
 
 std::optional<StrId> StringPool::find(std::string_view s) const {
+    ensureIndex();
     auto it = m_index.find(s);
     if (it == m_index.end()) return std::nullopt;
     return it->second;
@@ -86,7 +96,8 @@ std::optional<StrId> StringPool::find(std::string_view s) const {
 size_t StringPool::bytes() const {
     size_t b = m_views.capacity() * sizeof(std::string_view);
     b += m_blocks.size() * kBlockSize;
-    b += m_index.size() * (sizeof(std::string_view) + sizeof(StrId) + 16);
+    // An adopted pool's lazy index is left out: it may be being built by another thread right now.
+    if (!m_indexOnce) b += m_index.size() * (sizeof(std::string_view) + sizeof(StrId) + 16);
     return b;
 }
 
@@ -96,8 +107,7 @@ StringPool StringPool::adopt(std::vector<std::string_view> views, std::shared_pt
     if (p.m_views.empty()) p.m_views.emplace_back();
     p.m_keep = std::move(keep);
     p.m_index.clear();
-    p.m_index.reserve(p.m_views.size());
-    for (StrId i = 0; i < p.m_views.size(); ++i) p.m_index.emplace(p.m_views[i], i);
+    p.m_indexOnce = std::make_unique<std::once_flag>();
     return p;
 }
 
