@@ -344,6 +344,17 @@ TEST(LoadCache, WriteLeavesOnlyTheEntryAndNamesItAfterThePath) {
     Fixture f;
     ASSERT_TRUE(f.cache.write(f.source.string(), f.rank).ok());
     ASSERT_TRUE(f.cache.write(f.source.string(), f.rank).ok());  // replacing is fine too
+    // A temp file left by a writer that died an hour ago is cleaned up by the next write of that entry; a
+    // recent one (a writer that may still be running) is left alone.
+    const fs::path oldTemp = f.cache.dir() / ("." + f.entry().filename().string() + ".tmp-1-0");
+    const fs::path newTemp = f.cache.dir() / ("." + f.entry().filename().string() + ".tmp-2-0");
+    writeFile(oldTemp, "partial");
+    writeFile(newTemp, "partial");
+    fs::last_write_time(oldTemp, fs::file_time_type::clock::now() - std::chrono::hours(1));
+    ASSERT_TRUE(f.cache.write(f.source.string(), f.rank).ok());
+    EXPECT_FALSE(fs::exists(oldTemp));
+    EXPECT_TRUE(fs::exists(newTemp));
+    fs::remove(newTemp);
     std::vector<std::string> names;
     for (const auto& e : fs::directory_iterator(f.cache.dir())) names.push_back(e.path().filename().string());
     ASSERT_EQ(names.size(), 1u);
