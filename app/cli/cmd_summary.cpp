@@ -1,5 +1,6 @@
 // strobe-cli summary: per-rank facts of a run (platform, GPU, rank/world, event counts, kernel time,
 // span, steps, time per kernel category, top kernels), as readable text or one JSON document.
+#include <algorithm>
 #include <cstdio>
 #include <iterator>
 #include <filesystem>
@@ -111,14 +112,19 @@ std::string summaryText(const RunSummary& run, const core::Dataset& ds) {
         if (!r.timeByCategory.empty()) {
             fmt::format_to(out, "  GPU time by category (kernels, memcpy and memset; share of {}):\n",
                        formatDuration(gpuTotal));
-            for (size_t i = 0; i < r.timeByCategory.size(); ++i) {
+            std::vector<size_t> order(r.timeByCategory.size());
+            for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+            std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+                return r.timeByCategory[a].second > r.timeByCategory[b].second;
+            });
+            for (size_t i : order) {
                 const auto& [cat, t] = r.timeByCategory[i];
                 fmt::format_to(out, "    {:<16}{:>14}  {:>6}  {:>8} events\n", core::toString(cat), formatDuration(t),
                            percentOf(t, gpuTotal), r.countByCategory[i].second);
             }
         }
         if (!r.topKernels.empty()) {
-            fmt::format_to(out, "  Top kernels by total time:\n");
+            fmt::format_to(out, "  Top kernels by total time (share of kernel time):\n");
             for (const auto& k : r.topKernels)
                 fmt::format_to(out, "    {:>14}  {:>6}  {:>6}x  {:<14} {}\n", formatDuration(k.totalNs),
                            percentOf(k.totalNs, r.kernelTimeNs), k.count, core::toString(k.category),
@@ -128,9 +134,9 @@ std::string summaryText(const RunSummary& run, const core::Dataset& ds) {
             std::string cats;
             for (const auto& [cat, n] : r.eventsByCategory) {
                 if (!cats.empty()) cats += ", ";
-                cats += fmt::format("{} {}", cat.empty() ? std::string("(none)") : cat, n);
+                cats += fmt::format("{} {}", cat.empty() ? std::string("(no cat)") : cat, n);
             }
-            fmt::format_to(out, "  {:<16}{}\n", "By raw category", cats);
+            fmt::format_to(out, "  {:<16}{}\n", "Raw categories", cats);
         }
         for (const auto& w : r.warnings) fmt::format_to(out, "  warning: {}\n", w);
     }

@@ -2,6 +2,8 @@
 // tests/data/expected/kineto_facts.json (values computed with Python's json module, outside Strobe).
 #include <gtest/gtest.h>
 #include <simdjson.h>
+#include <spdlog/sinks/stdout_color_sinks.h>
+#include <spdlog/spdlog.h>
 
 #include <cstdio>
 #include <filesystem>
@@ -26,6 +28,12 @@ struct CliResult {
 };
 
 CliResult runSummary(const std::vector<std::string>& args) {
+    // As strobe-cli's main() does: logging goes to stderr, so stdout holds only the command's output.
+    static const bool logToStderr = [] {
+        spdlog::set_default_logger(spdlog::stderr_color_mt("summary_cli_test"));
+        return true;
+    }();
+    (void)logToStderr;
     const app::CliCommand* cmd = app::findCommand("summary");
     EXPECT_NE(cmd, nullptr);
     if (cmd == nullptr) return {};
