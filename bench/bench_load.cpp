@@ -90,7 +90,8 @@ const TraceFile& traceFile() {
             const bool amd = plat && std::string_view(plat) == "amd";
             std::error_code ec;
             fs::create_directories(benchDir(), ec);
-            t.path = (benchDir() / fmt::format("synthetic-{}-{}-seed1.json", amd ? "amd" : "nvidia", sizeText)).string();
+            t.path = (benchDir() / fmt::format("synthetic-{}-{}-seed1-v{}.json", amd ? "amd" : "nvidia", sizeText,
+                                                        strobe::bench::kGeneratorVersion)).string();
             if (!fs::exists(t.path)) {
                 const std::string tmp = t.path + ".partial";
                 strobe::bench::FileGenSink sink(tmp);
