@@ -205,7 +205,8 @@ int main(int argc, char** argv) {
         }
         if (stopAfter >= Stage::Cache && useCache) {
             const StageClock wclock;
-            auto w = cache.write(path, rank);
+            const uint64_t optionsKey = core::cacheOptionsKey(*rules);  // as loadRun files its entries
+            auto w = cache.write(path, rank, optionsKey);
             const double ws = wclock.seconds();
             if (!w) {
                 fmt::print(stderr, "strobe-load: {}: cache write: {}\n", path, w.error().toString());
@@ -218,7 +219,7 @@ int main(int argc, char** argv) {
                            fmt::format("  {} ({})", entry.string(), ec ? std::string("size unknown") : mb(size)));
                 r = core::Error("released before reopening");  // reopen without the parsed copy in memory
                 const StageClock rclock;
-                auto c = cache.read(path);
+                auto c = cache.read(path, optionsKey);
                 const double rs = rclock.seconds();
                 if (!c) {
                     fmt::print(stderr, "strobe-load: {}: cache reopen: {}\n", path, c.error().toString());
