@@ -9,6 +9,7 @@
 // loadKinetoTrace; merge after mergeRank; cache writes the load cache and reopens it (the default runs all).
 
 #include <fmt/format.h>
+#include <malloc.h>
 #include <zlib.h>
 
 #include <chrono>
@@ -53,7 +54,8 @@ std::string mb(double bytes) { return fmt::format("{:.1f} MB", bytes / 1e6); }
 struct StageClock {
     double t0;
     bool peakReset;
-    StageClock() : t0(now()), peakReset(resetPeakRss()) {}
+    // Freed heap goes back to the system first, so a stage's peak is not its predecessor's leftovers.
+    StageClock() : t0((malloc_trim(0), now())), peakReset(resetPeakRss()) {}
     double seconds() const { return now() - t0; }
     double peak() const { return static_cast<double>(procStatusBytes("VmHWM")); }
 };
