@@ -11,22 +11,19 @@
 //                     benchmark in a forked child: VmHWM reset through /proc/self/clear_refs, minus the RSS the
 //                     child started with, after malloc_trim in the parent; see README.md)
 //   dataset_ratio     RankData::bytes() / Dataset::bytes() of the result, divided by the JSON size
+//   cpu_MBps          JSON MB per process CPU-second (all threads); vs_simdjson_cpu: its ratio to simdjson's
 //   speedup           (cache benchmarks) first load seconds / this load's seconds
 
 #include <benchmark/benchmark.h>
 #include <fmt/format.h>
-#include <malloc.h>
-#include <sys/resource.h>
 #include <simdjson.h>
-#include <sys/wait.h>
-#include <unistd.h>
+#include <sys/resource.h>
 #include <zlib.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <functional>
 #include <map>
 #include <mutex>
