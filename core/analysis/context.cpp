@@ -300,6 +300,22 @@ const std::vector<HtaType>& AnalysisContext::htaTypeByName(size_t ri) {
     return c.types;
 }
 
+const std::vector<uint8_t>& AnalysisContext::stepNameIds(size_t ri) {
+    std::lock_guard lock(m_mutex);
+    RankCache& c = m_ranks[ri];
+    if (c.stepNamesReady) return c.stepNames;
+    const RankData& r = *m_dataset->ranks[ri];
+    c.stepNames.assign(r.strings.size(), 0);
+    std::vector<uint8_t> done(r.strings.size(), 0);
+    for (StrId id : r.slices.name) {
+        if (id >= done.size() || done[id]) continue;
+        done[id] = 1;
+        c.stepNames[id] = r.strings.view(id).find("ProfilerStep") != std::string_view::npos;
+    }
+    c.stepNamesReady = true;
+    return c.stepNames;
+}
+
 Result<WindowSelectionPtr> AnalysisContext::select(const WindowSpec& spec) {
     std::lock_guard lock(m_mutex);
     std::string key = spec.toString();
@@ -332,15 +348,15 @@ Result<WindowSelectionPtr> AnalysisContext::build(const WindowSpec& specIn) {
     if (spec.kind == WindowKind::Hta || spec.kind == WindowKind::HtaIncludeLast) {
         // HTA filters only when the run (all ranks together) has two or more distinct ProfilerStep names.
         std::vector<std::string> names;
-        for (const auto& rp : m_dataset->ranks) {
-            const RankData& r = *rp;
+        for (size_t ri = 0; ri < rankCount(); ++ri) {
+            const RankData& r = *m_dataset->ranks[ri];
+            const auto& isStep = stepNameIds(ri);
             std::vector<uint8_t> seen(r.strings.size(), 0);
             for (size_t i = 0; i < r.slices.size(); ++i) {
                 StrId id = r.slices.name[i];
-                if (id >= seen.size() || seen[id] || !htaKeepsSlice(r, i)) continue;
+                if (id >= seen.size() || seen[id] || !isStep[id] || !htaKeepsSlice(r, i)) continue;
                 seen[id] = 1;
-                std::string_view nm = r.strings.view(id);
-                if (nm.find("ProfilerStep") != std::string_view::npos) names.emplace_back(nm);
+                names.emplace_back(r.strings.view(id));
             }
         }
         std::sort(names.begin(), names.end());
@@ -399,9 +415,9 @@ void AnalysisContext::buildRank(WindowSelection& sel, size_t ri, const WindowSpe
         // gpu_user_annotation included, exactly as HTA sees them), on HTA's rounded µs.
         bool found = false;
         TimeNs lastStart = INT64_MIN, lastEnd = INT64_MIN;
+        const auto& isStep = stepNameIds(ri);
         for (size_t i = 0; i < r.slices.size(); ++i) {
-            if (!htaKeepsSlice(r, i)) continue;
-            if (r.strings.view(r.slices.name[i]).find("ProfilerStep") == std::string_view::npos) continue;
+            if (!isStep[r.slices.name[i]] || !htaKeepsSlice(r, i)) continue;
             TimeNs s = w.htaRounded ? htaStart(r.slices.ts[i]) : r.slices.ts[i];
             TimeNs e = w.htaRounded ? htaEnd(r.slices.ts[i], r.slices.dur[i]) : r.slices.ts[i] + r.slices.dur[i];
             lastStart = std::max(lastStart, s);

@@ -115,9 +115,13 @@ public:
     // HTA type per string id of the rank's pool (classified once per distinct name).
     const std::vector<HtaType>& htaTypeByName(size_t rankIndex);
 
+    // Per string id of the rank's pool: 1 when the name contains "ProfilerStep" (HTA's test), else 0.
+    const std::vector<uint8_t>& stepNameIds(size_t rankIndex);
+
 private:
     struct RankCache {
-        bool stepsReady = false, runtimeReady = false, typesReady = false;
+        bool stepsReady = false, runtimeReady = false, typesReady = false, stepNamesReady = false;
+        std::vector<uint8_t> stepNames;
         std::vector<StepSpan> steps;
         std::vector<int32_t> runtime;
         std::vector<HtaType> types;

@@ -31,10 +31,11 @@ Result<Table> eventSummary(AnalysisContext& ctx, const WindowSpec& window) {
             // HTA's last ProfilerStep start on this rank (CPU-side events start before it).
             bool found = false;
             TimeNs lastStart = INT64_MIN;
+            const auto& isStep = ctx.stepNameIds(w.rankIndex);
             for (size_t i = 0; i < r.slices.size(); ++i) {
+                if (!isStep[r.slices.name[i]]) continue;
                 if (r.slices.phase[i] != 'X' || r.slices.cat[i] == kEmptyStr || r.strings.view(r.slices.cat[i]) == "Trace")
                     continue;
-                if (r.strings.view(r.slices.name[i]).find("ProfilerStep") == std::string_view::npos) continue;
                 lastStart = std::max(lastStart, w.htaRounded ? roundedStart(r.slices.ts[i]) : r.slices.ts[i]);
                 found = true;
             }

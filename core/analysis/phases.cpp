@@ -165,13 +165,25 @@ Result<Table> phaseStructure(AnalysisContext& ctx, const WindowSpec& window, boo
         if (!layers || layerAnnotated) continue;
         std::vector<size_t> attn;
         std::vector<uint8_t> gemm(w.size(), 0);
+        const bool haveCat = r.gpu.category.size() == r.gpu.size() && r.gpu.size() > 0;
+        std::vector<uint8_t> nameKind(haveCat ? 0 : r.strings.size(), 255);  // 0 none, 1 attention, 2 gemm
         for (size_t i = 0; i < w.size(); ++i) {
             uint32_t g = w.row[i];
             if (r.gpu.kind.size() > g && r.gpu.kind[g] != EventKind::Kernel) continue;
-            std::string_view nm = r.strings.view(r.gpu.name[g]);
-            if (isAttention(r, g, nm))
+            uint8_t k = 0;
+            if (haveCat) {
+                k = r.gpu.category[g] == KernelCategory::Attention ? 1 : r.gpu.category[g] == KernelCategory::Gemm ? 2 : 0;
+            } else {
+                uint8_t& c = nameKind[r.gpu.name[g]];
+                if (c == 255) {
+                    std::string_view nm = r.strings.view(r.gpu.name[g]);
+                    c = isAttention(r, g, nm) ? 1 : isGemm(r, g, nm) ? 2 : 0;
+                }
+                k = c;
+            }
+            if (k == 1)
                 attn.push_back(i);
-            else if (isGemm(r, g, nm))
+            else if (k == 2)
                 gemm[i] = 1;
         }
         if (attn.size() < 2) continue;
