@@ -142,6 +142,9 @@ namespace stats {
 double quantile(std::span<const double> sorted, double q);
 double quantile(std::span<const TimeNs> sorted, double q);
 double mean(std::span<const TimeNs> v);
+// Quantiles of an unsorted vector (reordered in place), by selection: O(n) per quantile; same values as
+// sorting then quantile().
+std::vector<double> quantilesUnsorted(std::vector<TimeNs>& v, std::span<const double> qs);
 // Sample standard deviation (n − 1 in the denominator, as pandas); 0 for fewer than two values.
 double stddev(std::span<const TimeNs> v);
 }  // namespace stats

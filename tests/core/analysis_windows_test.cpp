@@ -272,7 +272,7 @@ TEST(AnalysisPhases, LayersFromAttentionAndGemmPatterns) {
                          "sm90_gemm_a", "sm90_gemm_b", "flash_fwd_kernel", "sm90_gemm_o"};
     for (int i = 0; i < 9; ++i) b.gpu(seq[i], i * 10, 5);
     AnalysisContext ctx(testutil::makeDataset({b.build()}));
-    auto t = phaseStructure(ctx, WindowSpec{});
+    auto t = phaseStructure(ctx, WindowSpec{}, LayerRows::Rows);
     ASSERT_TRUE(t.ok());
     std::vector<std::pair<double, double>> layers;
     for (size_t i = 0; i < t->rows.size(); ++i)
@@ -280,6 +280,16 @@ TEST(AnalysisPhases, LayersFromAttentionAndGemmPatterns) {
     ASSERT_EQ(layers.size(), 2u);
     EXPECT_EQ(layers[0], std::make_pair(0.0, 5.0));
     EXPECT_EQ(layers[1], std::make_pair(50.0, 4.0));
+    auto summary = phaseStructure(ctx, WindowSpec{});
+    ASSERT_TRUE(summary.ok());
+    bool found = false;
+    for (size_t i = 0; i < summary->rows.size(); ++i)
+        if (Table::text(summary->at(i, "phase")) == "layers") {
+            found = true;
+            EXPECT_EQ(num(*summary, i, "count"), 2);
+            EXPECT_EQ(num(*summary, i, "dur_ns"), (45 + 35) / 2);  // layer 0: [0,45), layer 1: [50,85)
+        }
+    EXPECT_TRUE(found);
 }
 
 TEST(AnalysisLaunch, DelayAndPreparation) {
