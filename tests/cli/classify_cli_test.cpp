@@ -28,10 +28,11 @@ int runClassify(const std::vector<std::string>& args, std::string* out = nullptr
 TEST(ClassifyCliTest, UsageErrorsExitTwo) {
     std::string err;
     EXPECT_EQ(runClassify({}, nullptr, &err), kExitUsage);
-    EXPECT_NE(err.find("no trace given"), std::string::npos);
+    EXPECT_NE(err.find("no trace file"), std::string::npos);
     EXPECT_EQ(runClassify({"x.json", "--bogus"}, nullptr, &err), kExitUsage);
     EXPECT_NE(err.find("--bogus"), std::string::npos);
     EXPECT_EQ(runClassify({"x.json", "--rules"}, nullptr, &err), kExitUsage);
+    EXPECT_NE(err.find("--help"), std::string::npos);
 }
 
 TEST(ClassifyCliTest, UnreadableInputExitsThreeAndNamesTheFile) {
