@@ -12,6 +12,7 @@ LatencyProbe::LatencyProbe(QObject* parent, int intervalMs) : QObject(parent), m
 
 void LatencyProbe::start() {
     m_lateness.clear();
+    m_when.clear();
     m_maxNs = 0;
     m_clock.start();
     m_last = m_clock.nsecsElapsed();
@@ -25,6 +26,7 @@ void LatencyProbe::tick() {
     const qint64 late = std::max<qint64>(0, now - m_last - qint64(m_intervalMs) * 1000000);
     m_last = now;
     m_lateness.push_back(late);
+    m_when.push_back(now);
     m_maxNs = std::max(m_maxNs, late);
 }
 
@@ -39,6 +41,17 @@ double LatencyProbe::percentileMs(double p) const {
 int LatencyProbe::ticksLaterThan(double ms) const {
     return static_cast<int>(std::count_if(m_lateness.begin(), m_lateness.end(),
                                           [ms](qint64 ns) { return ns > ms * 1e6; }));
+}
+
+std::vector<std::pair<double, double>> LatencyProbe::worstTicks(size_t n) const {
+    std::vector<size_t> idx(m_lateness.size());
+    for (size_t i = 0; i < idx.size(); ++i) idx[i] = i;
+    n = std::min(n, idx.size());
+    std::partial_sort(idx.begin(), idx.begin() + static_cast<std::ptrdiff_t>(n), idx.end(),
+                      [this](size_t a, size_t b) { return m_lateness[a] > m_lateness[b]; });
+    std::vector<std::pair<double, double>> out;
+    for (size_t i = 0; i < n; ++i) out.emplace_back(m_when[idx[i]] / 1e9, m_lateness[idx[i]] / 1e6);
+    return out;
 }
 
 QString LatencyProbe::report() const {

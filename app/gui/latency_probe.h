@@ -23,6 +23,8 @@ public:
     int ticksLaterThan(double ms) const;
     double elapsedSeconds() const { return m_clock.isValid() ? m_clock.elapsed() / 1000.0 : 0.0; }
     QString report() const;
+    // The `n` latest ticks, worst first: (seconds since start, lateness in ms). Tells when the GUI thread stalled.
+    std::vector<std::pair<double, double>> worstTicks(size_t n) const;
 
 private:
     void tick();
@@ -32,6 +34,7 @@ private:
     qint64 m_last = 0;
     qint64 m_maxNs = 0;
     std::vector<qint64> m_lateness;  // ns per tick
+    std::vector<qint64> m_when;      // ns since start, per tick
 };
 
 }  // namespace strobe::app

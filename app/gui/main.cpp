@@ -80,6 +80,7 @@ int main(int argc, char** argv) {
             for (int id : window.runs().runIds())
                 if (auto* r = window.runs().run(id); r && r->error) failed += QString::fromStdString(r->error->toString());
             std::printf("%s\n", probe.report().toUtf8().constData());
+            for (const auto& [at, ms] : probe.worstTicks(5)) std::printf("  late tick at %.3f s: %.1f ms\n", at, ms);
             if (!failed.isEmpty()) std::printf("load error: %s\n", failed.toUtf8().constData());
             std::fflush(stdout);
             QTimer::singleShot(0, &app, &QApplication::quit);

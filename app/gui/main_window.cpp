@@ -144,7 +144,8 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     connect(m_runs, &RunManager::runChanged, this, &MainWindow::updateLoadStatus);
     connect(m_runs, &RunManager::runChanged, this, [this](int id) {
         const RunRecord* r = m_runs->run(id);
-        if (r && r->error && r->state == RunState::Failed) showError(QString::fromStdString(r->error->toString()));
+        if (r && r->error && r->state == RunState::Failed)
+            showError(tr("Cannot load %1: %2").arg(r->label, QString::fromStdString(r->error->toString())));
     });
     connect(m_runs, &RunManager::loadingChanged, this, [this] {
         updateLoadStatus();
@@ -269,8 +270,9 @@ void MainWindow::buildDocks() {
     auto* jobsDock = new QDockWidget(tr("Jobs"), this);
     jobsDock->setObjectName(QStringLiteral("jobsDock"));
     jobsDock->setWidget(new JobsPanel(*m_jobs, this));
-    addDockWidget(Qt::BottomDockWidgetArea, jobsDock);
-    resizeDocks({jobsDock}, {110}, Qt::Vertical);
+    addDockWidget(Qt::RightDockWidgetArea, jobsDock);
+    tabifyDockWidget(selDock, jobsDock);
+    selDock->raise();
 }
 
 void MainWindow::buildActions() {

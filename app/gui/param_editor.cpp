@@ -307,6 +307,7 @@ public:
             col->addWidget(m_all);
             connect(m_all, &QCheckBox::toggled, this, [this](bool on) {
                 m_list->setEnabled(!on);
+                updateCount();
                 notifyEdited();
             });
         } else {
@@ -404,7 +405,8 @@ private:
     void updateCount() {
         int n = 0;
         for (int i = 0; i < m_list->count(); ++i) n += m_list->item(i)->checkState() == Qt::Checked;
-        m_count->setText(tr("%1 of %2").arg(n).arg(m_list->count()));
+        if (m_all && m_all->isChecked()) m_count->setText(tr("all %1").arg(m_list->count()));
+        else m_count->setText(tr("%1 of %2").arg(n).arg(m_list->count()));
     }
 
     bool m_rankMode = false;

@@ -124,7 +124,8 @@ void ParamPanel::setSpecs(const QString& title, const std::vector<plots::ParamSp
 void ParamPanel::showValues(const plots::ParamValues& values) {
     for (const auto& [key, editor] : m_editors) {
         auto it = values.find(key);
-        editor->setValue(it != values.end() ? it->second : editor->spec().defaultValue);
+        const plots::ParamValue& v = it != values.end() ? it->second : editor->spec().defaultValue;
+        if (!(editor->value() == v)) editor->setValue(v);  // zoom and pan call this often: touch only changes
     }
 }
 

@@ -134,7 +134,9 @@ TEST(MainWindow, BadFileShowsInlineErrorAndKeepsOtherRun) {
     const auto badPath = (std::filesystem::temp_directory_path() / "strobe_bad_trace.json").string();
     {
         std::ofstream out(badPath, std::ios::binary);
-        out << "{\"traceEvents\": [ {\"ph\": \"X\", \"name\": \0\x01\x02 garbage";
+        // Not JSON at all: binary bytes (a truncated JSON would be loaded as a truncated trace, with a warning).
+        const char junk[] = "\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\xff\xfe not a trace";
+        out.write(junk, sizeof junk - 1);
     }
     const auto ids = w.openPaths({QString::fromStdString(badPath)});
     ASSERT_EQ(ids.size(), 1u);
