@@ -1,14 +1,17 @@
 #pragma once
 // The plot plugin contract (see DESIGN.md "Plot plugins"). A plot is stateless: it declares its parameters
 // as data, prepares (expensive, pure, thread-safe, cancellable) and draws (cheap) onto a Canvas.
-// Plots never create widgets.
+// Plots never create widgets. Register a plot with STROBE_REGISTER_PLOT (plots/plot_registry.h).
 
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include <QColor>
 #include <QPainter>
 #include <QPointF>
 #include <QRectF>
@@ -29,38 +32,103 @@ struct RunEntry {
 };
 using RunSet = std::vector<RunEntry>;
 
-using ParamValues = std::map<std::string, ParamValue>;
-
+// What prepare() produced. Immutable once returned; shared between the cache, the GUI and exports.
 struct Prepared {
     virtual ~Prepared() = default;
     virtual size_t bytes() const = 0;  // for the byte-budgeted prepared cache
 };
 using PreparedPtr = std::shared_ptr<const Prepared>;
 
+// Colours for the light or dark palette. draw() takes every colour from here or from its parameters.
+struct Theme {
+    QColor background;
+    QColor foreground;  // text, axes
+    QColor grid;
+    QColor muted;       // secondary text
+    QColor highlight;   // selection, worst rank
+    static Theme light();
+    static Theme dark();
+};
+
 struct Canvas {
     QPainter& painter;
-    QRectF rect;          // where to draw
+    QRectF rect;          // where to draw (the background is already filled)
     bool dark = false;    // follow the system palette
+    Theme theme() const { return dark ? Theme::dark() : Theme::light(); }
+};
+
+// What is under the cursor (tooltips, click details).
+struct HitInfo {
+    std::string title;                                        // e.g. the kernel name
+    std::vector<std::pair<std::string, std::string>> fields;  // ("duration", "12.3 µs"), ("step", "12") ...
+    std::optional<QRectF> itemRect;                           // where the item is drawn, for a highlight
+    std::string toText() const;                               // title, then "field: value" lines
+};
+
+// Timelines: the horizontal axis is time. The visible range lives in two drawing parameters (see
+// plots/timeline_view.h for the helpers the GUI calls on wheel, drag and box-zoom):
+//   view_start_ns, view_end_ns — relative to the timeline's origin (dataRange().first); both 0 = whole range
+//   lane_scroll                — index of the first visible lane
+// Changing them never re-runs prepare().
+struct TimelineGeometry {
+    QRectF plotArea;        // the part of the canvas where time runs left to right
+    int64_t originNs = 0;   // absolute time of relative 0
+    int64_t viewStart = 0;  // relative ns at plotArea.left()
+    int64_t viewEnd = 1;    // relative ns at plotArea.right()
+    int64_t fullStart = 0;  // relative extent of the data
+    int64_t fullEnd = 1;
+    int laneCount = 0;      // lanes in total
+    int visibleLanes = 0;   // lanes that fit
+
+    double xForTime(int64_t relNs) const;
+    int64_t timeForX(double x) const;
 };
 
 class Plot {
 public:
     virtual ~Plot() = default;
-    virtual std::string id() const = 0;
+    virtual std::string id() const = 0;          // stable, lower-case with dashes: "gpu-timeline"
     virtual std::string title() const = 0;
     virtual std::string description() const = 0;
-    // Specs may depend on the data (choices of StringList, ranks for RankSet); runs may be empty.
+    virtual int order() const { return 100; }    // position in lists (lower first)
+    // Specs may depend on the data (choices of StringList, ranks for RankSet); runs may be empty. The keys and
+    // types must not depend on the data, only choices and defaults of data-dependent lists.
     virtual std::vector<ParamSpec> parameters(const RunSet& runs) const = 0;
+    // Pure and thread-safe; polls `cancel` at chunk boundaries and returns an Error("cancelled") if set.
+    // `values` are resolved (every key present, valid).
     virtual core::Result<PreparedPtr> prepare(const RunSet& runs, const ParamValues& values,
                                               const core::CancelToken& cancel,
                                               const core::ProgressFn& progress) const = 0;
+    // Cheap. Must tolerate `prepared` made with other prepare-parameter values (the last good picture is
+    // redrawn while a new one is prepared).
     virtual void draw(Canvas& canvas, const Prepared& prepared, const ParamValues& values) const = 0;
     // The table behind the picture (CSV export); must match the analysis it shows.
     virtual core::Table table(const Prepared& prepared, const ParamValues& values) const = 0;
-    // Text for the value under the cursor, if any.
-    virtual std::optional<std::string> tooltipAt(const Prepared&, const ParamValues&, const QRectF&, QPointF) const {
+    // The item under `point` when drawn in `rect`, if any.
+    virtual std::optional<HitInfo> hitTest(const Prepared&, const ParamValues&, const QRectF& /*rect*/,
+                                           QPointF /*point*/) const {
+        return std::nullopt;
+    }
+    // Text for the value under the cursor (default: hitTest(...).toText()).
+    virtual std::optional<std::string> tooltipAt(const Prepared& p, const ParamValues& v, const QRectF& rect,
+                                                 QPointF point) const {
+        if (auto h = hitTest(p, v, rect, point)) return h->toText();
+        return std::nullopt;
+    }
+    // Timelines return their geometry (the GUI uses it for zoom/pan and to synchronise time axes).
+    virtual bool isTimeline() const { return false; }
+    virtual std::optional<TimelineGeometry> timelineGeometry(const Prepared&, const ParamValues&,
+                                                             const QRectF& /*rect*/) const {
         return std::nullopt;
     }
 };
+
+// Convenience for tests and the command line: resolve values, prepare synchronously on this thread.
+core::Result<PreparedPtr> prepareNow(const Plot& plot, const RunSet& runs, const ParamValues& values = {},
+                                     const core::CancelToken& cancel = {}, const core::ProgressFn& progress = {});
+
+// The error prepare() returns when it saw the cancel token.
+core::Error cancelledError();
+bool isCancelledError(const core::Error& e);
 
 }  // namespace strobe::plots

@@ -1,6 +1,9 @@
 #include "app/cli/command.h"
 
 #include <algorithm>
+#include <charconv>
+
+#include <fmt/format.h>
 
 namespace strobe::app {
 
@@ -8,6 +11,35 @@ namespace {
 std::vector<CliCommand>& registry() {
     static std::vector<CliCommand> r;
     return r;
+}
+
+// Length of the valid UTF-8 sequence starting at s[i], or 0 when it is not valid UTF-8.
+size_t utf8SequenceLength(std::string_view s, size_t i) {
+    const auto b0 = static_cast<unsigned char>(s[i]);
+    if (b0 < 0x80) return 1;
+    size_t len = 0;
+    uint32_t cp = 0;
+    if ((b0 & 0xE0) == 0xC0) {
+        len = 2;
+        cp = b0 & 0x1F;
+    } else if ((b0 & 0xF0) == 0xE0) {
+        len = 3;
+        cp = b0 & 0x0F;
+    } else if ((b0 & 0xF8) == 0xF0) {
+        len = 4;
+        cp = b0 & 0x07;
+    } else {
+        return 0;
+    }
+    if (i + len > s.size()) return 0;
+    for (size_t k = 1; k < len; ++k) {
+        const auto b = static_cast<unsigned char>(s[i + k]);
+        if ((b & 0xC0) != 0x80) return 0;
+        cp = (cp << 6) | (b & 0x3F);
+    }
+    static constexpr uint32_t kMin[] = {0, 0, 0x80, 0x800, 0x10000};
+    if (cp < kMin[len] || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return 0;
+    return len;
 }
 }  // namespace
 
@@ -19,8 +51,171 @@ void registerCommand(CliCommand c) {
 
 const std::vector<CliCommand>& commands() { return registry(); }
 
+const CliCommand* findCommand(std::string_view name) {
+    for (const auto& c : registry())
+        if (c.name == name) return &c;
+    return nullptr;
+}
+
 bool hasFlag(const std::vector<std::string>& args, const std::string& flag) {
     return std::find(args.begin(), args.end(), flag) != args.end();
+}
+
+bool wantsHelp(const std::vector<std::string>& args) {
+    for (const auto& a : args) {
+        if (a == "--") return false;
+        if (a == "--help" || a == "-h") return true;
+    }
+    return false;
+}
+
+int usageError(std::string_view command, std::string_view message) {
+    fmt::print(stderr, "strobe-cli {}: {}\nTry 'strobe-cli {} --help'.\n", command, message, command);
+    return kExitUsage;
+}
+
+ArgParser::ArgParser(std::string command, std::vector<OptionSpec> options)
+    : m_command(std::move(command)), m_specs(std::move(options)) {}
+
+const OptionSpec* ArgParser::findLong(std::string_view name) const {
+    for (const auto& s : m_specs)
+        if (s.name == name) return &s;
+    return nullptr;
+}
+
+const OptionSpec* ArgParser::findShort(char c) const {
+    for (const auto& s : m_specs)
+        if (s.shortName != '\0' && s.shortName == c) return &s;
+    return nullptr;
+}
+
+bool ArgParser::parse(const std::vector<std::string>& args) {
+    m_given.clear();
+    m_positionals.clear();
+    m_error.clear();
+    bool optionsEnded = false;
+    for (size_t i = 0; i < args.size(); ++i) {
+        const std::string& a = args[i];
+        if (optionsEnded || a.size() < 2 || a[0] != '-') {  // "-" alone is a positional (stdin by convention)
+            m_positionals.push_back(a);
+            continue;
+        }
+        if (a == "--") {
+            optionsEnded = true;
+            continue;
+        }
+        const OptionSpec* spec = nullptr;
+        std::optional<std::string> inlineValue;
+        std::string shown;
+        if (a[1] == '-') {
+            std::string_view body = std::string_view(a).substr(2);
+            const size_t eq = body.find('=');
+            if (eq != std::string_view::npos) {
+                inlineValue = std::string(body.substr(eq + 1));
+                body = body.substr(0, eq);
+            }
+            spec = findLong(body);
+            shown = "--" + std::string(body);
+        } else {
+            if (a.size() > 2) inlineValue = a.substr(2);  // -o/tmp/x or -n5
+            spec = findShort(a[1]);
+            shown = a.substr(0, 2);
+        }
+        if (spec == nullptr) {
+            m_error = fmt::format("unknown option '{}'", shown);
+            return false;
+        }
+        if (!spec->takesValue) {
+            if (inlineValue) {
+                m_error = fmt::format("option '{}' takes no value", shown);
+                return false;
+            }
+            m_given.emplace_back(spec->name, std::string());
+            continue;
+        }
+        std::string value;
+        if (inlineValue) {
+            value = *inlineValue;
+        } else if (i + 1 < args.size()) {
+            value = args[++i];
+        } else {
+            m_error = fmt::format("option '{}' needs a value", shown);
+            return false;
+        }
+        if (!spec->repeatable && has(spec->name)) {
+            m_error = fmt::format("option '{}' given more than once", shown);
+            return false;
+        }
+        m_given.emplace_back(spec->name, std::move(value));
+    }
+    return true;
+}
+
+bool ArgParser::has(std::string_view name) const {
+    return std::any_of(m_given.begin(), m_given.end(), [&](const auto& g) { return g.first == name; });
+}
+
+std::optional<std::string> ArgParser::value(std::string_view name) const {
+    std::optional<std::string> v;
+    for (const auto& g : m_given)
+        if (g.first == name) v = g.second;
+    return v;
+}
+
+std::vector<std::string> ArgParser::values(std::string_view name) const {
+    std::vector<std::string> v;
+    for (const auto& g : m_given)
+        if (g.first == name) v.push_back(g.second);
+    return v;
+}
+
+bool ArgParser::intValue(std::string_view name, int64_t& out, int64_t min, int64_t max) {
+    const auto v = value(name);
+    if (!v) return true;
+    int64_t x = 0;
+    const char* end = v->data() + v->size();
+    const auto [ptr, ec] = std::from_chars(v->data(), end, x);
+    if (v->empty() || ec != std::errc() || ptr != end || x < min || x > max) {
+        m_error = fmt::format("option '--{}' expects a whole number from {} to {}, got '{}'", name, min, max, *v);
+        return false;
+    }
+    out = x;
+    return true;
+}
+
+std::string jsonQuote(std::string_view s) {
+    std::string out;
+    out.reserve(s.size() + 2);
+    out.push_back('"');
+    for (size_t i = 0; i < s.size();) {
+        const auto c = static_cast<unsigned char>(s[i]);
+        if (c < 0x80) {
+            switch (c) {
+            case '"': out += "\\\""; break;
+            case '\\': out += "\\\\"; break;
+            case '\n': out += "\\n"; break;
+            case '\r': out += "\\r"; break;
+            case '\t': out += "\\t"; break;
+            case '\b': out += "\\b"; break;
+            case '\f': out += "\\f"; break;
+            default:
+                if (c < 0x20) out += fmt::format("\\u{:04x}", c);
+                else out.push_back(static_cast<char>(c));
+            }
+            ++i;
+            continue;
+        }
+        const size_t len = utf8SequenceLength(s, i);
+        if (len == 0) {
+            out += "\xEF\xBF\xBD";  // U+FFFD for a byte that is not valid UTF-8
+            ++i;
+            continue;
+        }
+        out.append(s.substr(i, len));
+        i += len;
+    }
+    out.push_back('"');
+    return out;
 }
 
 }  // namespace strobe::app

@@ -1,5 +1,6 @@
-// strobe-cli: the headless side of Strobe. Subcommands live in app/cli/cmd_*.cpp.
+// strobe-cli: the headless side of Strobe. Subcommands live in app/cli/cmd_*.cpp and register themselves.
 #include <cstdio>
+#include <exception>
 #include <string>
 #include <vector>
 
@@ -10,27 +11,36 @@
 using namespace strobe::app;
 
 namespace {
+
 void printHelp(FILE* out) {
     fmt::print(out,
-               "Usage: strobe-cli COMMAND [ARGS...]\n"
-               "       strobe-cli --help | --version\n\n"
-               "Strobe {} — GPU performance workbench, headless.\n\nCommands:\n",
+               "Usage: strobe-cli COMMAND [OPTIONS] [ARGS...]\n"
+               "       strobe-cli --help | --version\n"
+               "       strobe-cli help COMMAND\n\n"
+               "Strobe {}: the headless side of the Strobe GPU performance workbench.\n\n"
+               "Commands:\n",
                STROBE_VERSION);
     for (const auto& c : commands()) fmt::print(out, "  {:<12} {}\n", c.name, c.summary);
     fmt::print(out,
-               "\nRun 'strobe-cli COMMAND --help' for a command's options.\n"
+               "\nOptions:\n"
+               "  -h, --help     show this help and exit\n"
+               "  -V, --version  show the version and exit\n\n"
+               "Run 'strobe-cli COMMAND --help' for a command's options.\n"
                "Exit codes: 0 ok, 1 failure, 2 usage error, 3 unreadable input.\n");
 }
-}  // namespace
 
-int main(int argc, char** argv) {
-    std::vector<std::string> args(argv + 1, argv + argc);
+void printCommandHelp(const CliCommand& c) {
+    fmt::print("{}\n", c.help.empty() ? c.summary : c.help);
+    std::fflush(stdout);
+}
+
+int dispatch(const std::vector<std::string>& args) {
     if (args.empty()) {
         printHelp(stderr);
         return kExitUsage;
     }
     const std::string& first = args.front();
-    if (first == "--help" || first == "-h" || first == "help") {
+    if (first == "--help" || first == "-h") {
         printHelp(stdout);
         return kExitOk;
     }
@@ -38,16 +48,48 @@ int main(int argc, char** argv) {
         fmt::print("strobe-cli {}\n", STROBE_VERSION);
         return kExitOk;
     }
-    for (const auto& c : commands()) {
-        if (c.name != first) continue;
-        std::vector<std::string> rest(args.begin() + 1, args.end());
-        if (hasFlag(rest, "--help") || hasFlag(rest, "-h")) {
-            fmt::print("{}\n", c.help.empty() ? c.summary : c.help);
+    if (first == "help") {
+        if (args.size() == 1) {
+            printHelp(stdout);
             return kExitOk;
         }
-        return c.run(rest);
+        if (const CliCommand* c = findCommand(args[1])) {
+            printCommandHelp(*c);
+            return kExitOk;
+        }
+        fmt::print(stderr, "strobe-cli: unknown command '{}'\nRun 'strobe-cli --help' for the list.\n", args[1]);
+        return kExitUsage;
     }
-    fmt::print(stderr, "strobe-cli: unknown command '{}'\n\n", first);
-    printHelp(stderr);
-    return kExitUsage;
+    if (!first.empty() && first[0] == '-') {
+        fmt::print(stderr, "strobe-cli: unknown option '{}'\nRun 'strobe-cli --help' for usage.\n", first);
+        return kExitUsage;
+    }
+    const CliCommand* c = findCommand(first);
+    if (c == nullptr) {
+        fmt::print(stderr, "strobe-cli: unknown command '{}'\nRun 'strobe-cli --help' for the list.\n", first);
+        return kExitUsage;
+    }
+    std::vector<std::string> rest(args.begin() + 1, args.end());
+    if (wantsHelp(rest)) {
+        printCommandHelp(*c);
+        return kExitOk;
+    }
+    return c->run(rest);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    try {
+        const int rc = dispatch(std::vector<std::string>(argv + 1, argv + argc));
+        if (std::fflush(stdout) != 0) {
+            std::fputs("strobe-cli: could not write the output\n", stderr);
+            return kExitFailure;
+        }
+        return rc;
+    } catch (const std::exception& e) {
+        // Last resort: libraries return errors instead of throwing, but a bad_alloc must not abort silently.
+        fmt::print(stderr, "strobe-cli: internal error: {}\n", e.what());
+        return kExitFailure;
+    }
 }

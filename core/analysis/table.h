@@ -4,6 +4,7 @@
 // no GPU events") instead of a silent zero.
 
 #include <cstdint>
+#include <initializer_list>
 #include <ostream>
 #include <string>
 #include <variant>
@@ -22,6 +23,21 @@ struct Table {
     void writeCsv(std::ostream& out) const;           // RFC 4180 quoting, header row first
     // JSON array of row objects: [{"col": value, ...}, ...]
     void writeJsonRows(std::ostream& out) const;
+
+    // Additions for analyses (additive).
+    // The cell of row `row` in column `name`, a null cell when either is absent.
+    const Cell& at(size_t row, const std::string& name) const;
+    // Numeric value of a cell (int64 or double), `fallback` for null or text.
+    static double number(const Cell& c, double fallback = 0.0);
+    // Text of a cell as it is written in CSV ("" for null; doubles with up to 17 significant digits).
+    static std::string text(const Cell& c);
+    // Appends a row; its size must equal columns.size() (checked in debug builds).
+    void addRow(std::vector<Cell> row);
+    // The whole JSON document: {"analysis": ..., "window": ..., "rows": [...], "messages": [...]}.
+    void writeJsonDocument(std::ostream& out, const std::string& analysis, const std::string& window) const;
 };
+
+// JSON string literal for `s` (quotes included), with control characters and non-UTF-8 bytes escaped.
+std::string jsonQuote(const std::string& s);
 
 }  // namespace strobe::core

@@ -1,10 +1,567 @@
-// STUB — replaced by the merge work.
+// The merge: derives, once per load, what the raw columns only imply.
+//
+//   1. slices.byTrack, parent, depth — per track, slices sorted by (ts asc, dur desc, index) and one stack pass.
+//      A slice that starts inside the stack top but ends after it (partial overlap, a malformed trace) is not
+//      nested in it: the top is closed and the slice attaches to the nearest slice that wholly contains it.
+//      Every slice is pushed and popped once: O(n) after the sort. Partial overlaps are counted and warned.
+//   2. gpu.byTrack — GPU activities per track (device stream) in ts order.
+//   3. gpu.runtime — by correlation id (GPU row ↔ Runtime/Driver slice with the same id, sort + merge join).
+//      When an id is on several runtime/driver slices (a warning), the link is the candidate that starts last
+//      at or before the GPU activity's start; if none starts before it, the earliest candidate; ties: the lower
+//      slice index. GPU rows left unlinked (no correlation, or one no runtime call carries) are linked through
+//      ac2g / async_cpu_to_gpu flows: the 'f' event binds to the activity on its track that contains its ts,
+//      the 's' event with the same id to the innermost runtime/driver slice containing its ts on its thread.
+//   4. gpu.cpuOp — walking up from the runtime call: the innermost CPU op / user annotation whose External id
+//      equals the runtime call's; else any CPU op with that External id; else the innermost enclosing CPU op;
+//      else the innermost enclosing user annotation that is not a ProfilerStep. Without a runtime link, the CPU
+//      op whose External id is the GPU row's own External id (if any).
+//   5. steps — CPU-side user_annotation slices named exactly ProfilerStep#N, sorted by (start, N, slice).
+//      gpu.step: the step containing the start of the launching runtime call; without a runtime link, the step
+//      containing the GPU activity's own start (Kineto puts GPU and CPU times on one clock per rank). -1 when
+//      no step contains that time.
+//   6. gpu.annotation — the innermost gpu_user_annotation on the activity's own track (same device and
+//      stream) that contains the activity's start. Activities on other streams are never attached.
+//   7. classification (one rule match per distinct name) and, for communication kernels whose name does not
+//      say the collective (ncclDevKernel_Generic), the collective named by the launching CPU op chain
+//      (nccl:all_reduce, c10d::allreduce_, record_param_comms' "Collective name").
 #include "core/merge/merge.h"
+
+#include <algorithm>
+#include <charconv>
+#include <chrono>
+#include <string>
+#include <unordered_map>
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include "core/merge/annotation_index.h"
 
 namespace strobe::core {
 
-Status mergeRank(RankData&, const ClassificationRules&, const CancelToken& cancel) {
-    if (cancel.cancelled()) return Error("cancelled");
+namespace {
+
+struct SortKey {
+    TimeNs ts;
+    TimeNs negDur;
+    uint32_t row;
+    bool operator<(const SortKey& o) const {
+        if (ts != o.ts) return ts < o.ts;
+        if (negDur != o.negDur) return negDur < o.negDur;
+        return row < o.row;
+    }
+};
+
+// Rows sorted by (track, ts, -dur, row): a counting pass by track (stable), then each track's run sorted by
+// time unless it already is (loaders usually emit a thread's events in order).
+std::vector<uint32_t> orderByTrack(const Column<uint32_t>& trackCol, const Column<TimeNs>& tsCol,
+                                   const Column<TimeNs>* durCol, uint32_t trackCount) {
+    const size_t n = trackCol.size();
+    const uint32_t* track = trackCol.data();
+    const TimeNs* ts = tsCol.data();
+    const TimeNs* dur = durCol ? durCol->data() : nullptr;
+    std::vector<uint32_t> begin(static_cast<size_t>(trackCount) + 1, 0);
+    for (size_t i = 0; i < n; ++i) ++begin[track[i] + 1];
+    for (size_t k = 0; k < trackCount; ++k) begin[k + 1] += begin[k];
+    std::vector<uint32_t> order(n);
+    {
+        std::vector<uint32_t> next(begin.begin(), begin.end() - 1);
+        for (size_t i = 0; i < n; ++i) order[next[track[i]]++] = static_cast<uint32_t>(i);
+    }
+    auto keyOf = [&](uint32_t row) {
+        TimeNs d = dur ? std::max<TimeNs>(dur[row], 0) : 0;
+        return SortKey{ts[row], -d, row};
+    };
+    std::vector<SortKey> keys;
+    for (size_t k = 0; k < trackCount; ++k) {
+        uint32_t* b = order.data() + begin[k];
+        uint32_t* e = order.data() + begin[k + 1];
+        bool sorted = true;
+        for (uint32_t* p = b; p + 1 < e; ++p) {
+            if (keyOf(p[1]) < keyOf(p[0])) {
+                sorted = false;
+                break;
+            }
+        }
+        if (sorted) continue;
+        keys.clear();
+        keys.reserve(static_cast<size_t>(e - b));
+        for (uint32_t* p = b; p != e; ++p) keys.push_back(keyOf(*p));
+        std::sort(keys.begin(), keys.end());
+        for (size_t j = 0; j < keys.size(); ++j) b[j] = keys[j].row;
+    }
+    return order;
+}
+
+bool isRuntimeKind(EventKind k) { return k == EventKind::Runtime || k == EventKind::Driver; }
+
+// "ProfilerStep#N" → N, or -1.
+int64_t profilerStepNumber(std::string_view name) {
+    constexpr std::string_view prefix = "ProfilerStep#";
+    if (name.size() <= prefix.size() || name.substr(0, prefix.size()) != prefix) return -1;
+    std::string_view digits = name.substr(prefix.size());
+    int64_t v = -1;
+    auto [p, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), v);
+    if (ec != std::errc{} || p != digits.data() + digits.size() || v < 0) return -1;
+    return v;
+}
+
+std::string lower(std::string_view s) {
+    std::string out(s);
+    for (char& c : out) c = static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
+    return out;
+}
+
+// The collective a CPU-side name (or a record_param_comms "Collective name" value) speaks of; None if none.
+Collective collectiveFromText(std::string_view text) {
+    std::string s = lower(text);
+    auto has = [&](std::string_view w) { return s.find(w) != std::string::npos; };
+    if (has("reduce_scatter") || has("reducescatter")) return Collective::ReduceScatter;
+    if (has("all_reduce") || has("allreduce")) return Collective::AllReduce;
+    if (has("all_gather") || has("allgather")) return Collective::AllGather;
+    if (has("all_to_all") || has("alltoall")) return Collective::AllToAll;
+    if (has("broadcast")) return Collective::Broadcast;
+    if (has("sendrecv") || has("send") || has("recv")) return Collective::SendRecv;
+    if (has("nccl:reduce") || has("c10d::reduce") || s == "reduce" || has("_reduce_")) return Collective::Reduce;
+    return Collective::None;
+}
+
+// "Collective name": "all_reduce" inside an args JSON text.
+std::string_view collectiveNameArg(std::string_view args) {
+    constexpr std::string_view key = "\"Collective name\"";
+    auto k = args.find(key);
+    if (k == std::string_view::npos) return {};
+    auto q1 = args.find('"', k + key.size());
+    if (q1 == std::string_view::npos) return {};
+    auto q2 = args.find('"', q1 + 1);
+    if (q2 == std::string_view::npos) return {};
+    return args.substr(q1 + 1, q2 - q1 - 1);
+}
+
+bool consistent(const RankData& r) {
+    const auto& s = r.slices;
+    const size_t ns = s.size();
+    const auto& g = r.gpu;
+    const size_t ng = g.size();
+    return s.dur.size() == ns && s.name.size() == ns && s.kind.size() == ns && s.track.size() == ns &&
+           s.externalId.size() == ns && s.correlation.size() == ns && g.dur.size() == ng && g.name.size() == ng &&
+           g.kind.size() == ng && g.track.size() == ng && g.correlation.size() == ng &&
+           g.externalId.size() == ng && r.flows.ts.size() == r.flows.size() && r.flows.track.size() == r.flows.size() &&
+           r.flows.phase.size() == r.flows.size() && r.flows.cat.size() == r.flows.size();
+}
+
+}  // namespace
+
+Status mergeRank(RankData& rank, const ClassificationRules& rules, const CancelToken& cancel) {
+    using Clock = std::chrono::steady_clock;
+    auto phaseStart = Clock::now();
+    std::string timings;
+    auto phase = [&](const char* name) {
+        auto now = Clock::now();
+        timings += fmt::format(" {} {:.1f} ms", name, std::chrono::duration<double, std::milli>(now - phaseStart).count());
+        phaseStart = now;
+    };
+    auto cancelled = [&] { return cancel.cancelled(); };
+    auto stop = [&] { return Error(Location{rank.path}, "merge cancelled"); };
+    if (!consistent(rank)) return Error(Location{rank.path}, "merge: the loaded columns have inconsistent lengths");
+
+    SliceTable& s = rank.slices;
+    GpuTable& g = rank.gpu;
+    const size_t ns = s.size();
+    const size_t ng = g.size();
+
+    uint32_t trackCount = static_cast<uint32_t>(rank.tracks.size());
+    for (uint32_t t : s.track) trackCount = std::max(trackCount, t + 1);
+    for (uint32_t t : g.track) trackCount = std::max(trackCount, t + 1);
+    for (uint32_t t : rank.flows.track) trackCount = std::max(trackCount, t + 1);
+
+    // 1. Slice hierarchy.
+    s.byTrack = Column<uint32_t>(orderByTrack(s.track, s.ts, &s.dur, trackCount));
+    {
+        auto& parent = s.parent.mut();
+        auto& depth = s.depth.mut();
+        parent.assign(ns, -1);
+        depth.assign(ns, 0);
+        const uint32_t* order = s.byTrack.data();
+        const uint32_t* track = s.track.data();
+        const TimeNs* ts = s.ts.data();
+        const TimeNs* dur = s.dur.data();
+        std::vector<uint32_t> stack;
+        std::vector<TimeNs> stackEnd;
+        size_t partial = 0;
+        int64_t partialExample = -1;
+        uint32_t prevTrack = UINT32_MAX;
+        for (size_t pos = 0; pos < ns; ++pos) {
+            const uint32_t i = order[pos];
+            if (track[i] != prevTrack) {
+                stack.clear();
+                stackEnd.clear();
+                prevTrack = track[i];
+            }
+            const TimeNs start = ts[i];
+            const TimeNs end = start + std::max<TimeNs>(dur[i], 0);
+            while (!stack.empty() && stackEnd.back() <= start) {
+                stack.pop_back();
+                stackEnd.pop_back();
+            }
+            while (!stack.empty() && stackEnd.back() < end) {  // partial overlap: not nested in the top
+                ++partial;
+                if (partialExample < 0) partialExample = i;
+                stack.pop_back();
+                stackEnd.pop_back();
+            }
+            parent[i] = stack.empty() ? -1 : static_cast<int32_t>(stack.back());
+            depth[i] = static_cast<uint16_t>(std::min<size_t>(stack.size(), UINT16_MAX));
+            stack.push_back(i);
+            stackEnd.push_back(end);
+        }
+        if (partial > 0) {
+            const auto ex = static_cast<size_t>(partialExample);
+            rank.diagnostics.push_back(
+                {Severity::Warning, Location{rank.path},
+                 fmt::format("{} slice(s) partially overlap an enclosing slice on the same thread (e.g. '{}' at "
+                             "ts {} ns); each was attached to the nearest slice that wholly contains it",
+                             partial, rank.strings.view(s.name[ex]), s.ts[ex])});
+        }
+    }
+    phase("hierarchy");
+    if (cancelled()) return stop();
+
+    // 2. GPU order per stream.
+    g.byTrack = Column<uint32_t>(orderByTrack(g.track, g.ts, nullptr, trackCount));
+
+    phase("gpu-order");
+    // 5 (first part). Steps, needed by the index below.
+    {
+        std::unordered_map<StrId, int64_t> stepOfName;
+        struct StepRow {
+            TimeNs start, end;
+            int64_t number;
+            int32_t slice;
+        };
+        std::vector<StepRow> rows;
+        for (size_t i = 0; i < ns; ++i) {
+            if (s.kind[i] != EventKind::UserAnnotation) continue;
+            auto [it, fresh] = stepOfName.try_emplace(s.name[i], -1);
+            if (fresh) it->second = profilerStepNumber(rank.strings.view(s.name[i]));
+            if (it->second < 0) continue;
+            rows.push_back({s.ts[i], s.ts[i] + std::max<TimeNs>(s.dur[i], 0), it->second, static_cast<int32_t>(i)});
+        }
+        std::sort(rows.begin(), rows.end(), [](const StepRow& a, const StepRow& b) {
+            if (a.start != b.start) return a.start < b.start;
+            if (a.number != b.number) return a.number < b.number;
+            return a.slice < b.slice;
+        });
+        StepTable steps;
+        for (const auto& r : rows) {
+            steps.number.push_back(r.number);
+            steps.start.push_back(r.start);
+            steps.end.push_back(r.end);
+            steps.slice.push_back(r.slice);
+        }
+        rank.steps = std::move(steps);
+    }
+
+    phase("steps");
+    const AnnotationIndex index(rank);
+
+    // 3. Runtime links by correlation.
+    auto& runtime = g.runtime.mut();
+    runtime.assign(ng, -1);
+    size_t linkedByCorrelation = 0, linkedByFlow = 0;
+    {
+        using Cand = std::pair<int64_t, uint32_t>;  // (correlation, slice)
+        const EventKind* kind = s.kind.data();
+        const int64_t* scorr = s.correlation.data();
+        const TimeNs* sts = s.ts.data();
+        std::vector<Cand> rt;
+        int64_t lo = INT64_MAX, hi = INT64_MIN;
+        for (size_t i = 0; i < ns; ++i) {
+            if (isRuntimeKind(kind[i]) && scorr[i] != kNone) {
+                rt.emplace_back(scorr[i], static_cast<uint32_t>(i));
+                lo = std::min(lo, scorr[i]);
+                hi = std::max(hi, scorr[i]);
+            }
+        }
+        // Kineto numbers correlations consecutively: a direct table then costs O(n); otherwise sorted pairs.
+        const bool dense = !rt.empty() && hi - lo < static_cast<int64_t>(4 * rt.size() + 4096);
+        std::vector<int32_t> table;  // correlation - lo → slice; -1 none; -2 several (all of them in `multi`)
+        std::vector<Cand> multi;     // every candidate of the ids seen on several calls, sorted
+        size_t dupIds = 0;
+        if (dense) {
+            table.assign(static_cast<size_t>(hi - lo + 1), -1);
+            for (const auto& [c, i] : rt) {
+                int32_t& slot = table[static_cast<size_t>(c - lo)];
+                if (slot == -1) {
+                    slot = static_cast<int32_t>(i);
+                    continue;
+                }
+                if (slot >= 0) {
+                    multi.emplace_back(c, static_cast<uint32_t>(slot));
+                    slot = -2;
+                    ++dupIds;
+                }
+                multi.emplace_back(c, i);
+            }
+            std::sort(multi.begin(), multi.end());
+        } else {
+            if (!std::is_sorted(rt.begin(), rt.end())) std::sort(rt.begin(), rt.end());
+            for (size_t i = 0; i < rt.size();) {
+                size_t j = i + 1;
+                while (j < rt.size() && rt[j].first == rt[i].first) ++j;
+                if (j - i > 1) {
+                    ++dupIds;
+                    multi.insert(multi.end(), rt.begin() + static_cast<std::ptrdiff_t>(i),
+                                 rt.begin() + static_cast<std::ptrdiff_t>(j));
+                }
+                i = j;
+            }
+        }
+        if (dupIds > 0) {
+            rank.diagnostics.push_back(
+                {Severity::Warning, Location{rank.path},
+                 fmt::format("{} correlation id(s) appear on more than one runtime/driver call (e.g. {}); each GPU "
+                             "activity was linked to the call that starts last at or before it",
+                             dupIds, multi.front().first)});
+        }
+        // Among several calls with one id: the one starting last at or before the GPU activity; if none does,
+        // the earliest; ties: the lower slice index (candidates come in index order).
+        auto choose = [&](const Cand* first, const Cand* last, TimeNs k) {
+            int64_t before = -1;
+            uint32_t earliest = first->second;
+            for (const Cand* c = first; c != last; ++c) {
+                const uint32_t cand = c->second;
+                if (sts[cand] <= k && (before < 0 || sts[cand] > sts[static_cast<size_t>(before)])) before = cand;
+                if (sts[cand] < sts[earliest]) earliest = cand;
+            }
+            return before >= 0 ? static_cast<uint32_t>(before) : earliest;
+        };
+        auto inMulti = [&](int64_t corr, TimeNs k) -> int32_t {
+            auto range = std::equal_range(multi.begin(), multi.end(), Cand{corr, 0},
+                                          [](const Cand& x, const Cand& y) { return x.first < y.first; });
+            if (range.first == range.second) return -1;
+            return static_cast<int32_t>(choose(&*range.first, &*range.first + (range.second - range.first), k));
+        };
+        const int64_t* gcorr = g.correlation.data();
+        const TimeNs* gts = g.ts.data();
+        for (size_t row = 0; row < ng; ++row) {
+            const int64_t corr = gcorr[row];
+            if (corr == kNone || rt.empty()) continue;
+            int32_t link = -1;
+            if (dense) {
+                if (corr < lo || corr > hi) continue;
+                const int32_t v = table[static_cast<size_t>(corr - lo)];
+                link = v >= 0 ? v : v == -2 ? inMulti(corr, gts[row]) : -1;
+            } else {
+                auto it = std::lower_bound(rt.begin(), rt.end(), Cand{corr, 0});
+                if (it == rt.end() || it->first != corr) continue;
+                const bool several = it + 1 != rt.end() && (it + 1)->first == corr;
+                link = several ? inMulti(corr, gts[row]) : static_cast<int32_t>(it->second);
+            }
+            if (link >= 0) {
+                runtime[row] = link;
+                ++linkedByCorrelation;
+            }
+        }
+    }
+    if (cancelled()) return stop();
+
+    phase("correlation");
+    // 3b. Flow links for what correlation left unlinked.
+    if (linkedByCorrelation < ng && rank.flows.size() > 0) {
+        const auto& f = rank.flows;
+        const StrId ac2g = rank.strings.find("ac2g").value_or(UINT32_MAX);
+        const StrId async = rank.strings.find("async_cpu_to_gpu").value_or(UINT32_MAX);
+        // One sweep per track over the flows in time order, next to that track's slices and GPU activities
+        // (also in time order): 's' binds to the innermost runtime/driver call containing it, 'f' to the GPU
+        // activity containing (or starting at) it.
+        const std::vector<uint32_t> order = orderByTrack(f.track, f.ts, nullptr, trackCount);
+        std::vector<std::pair<int64_t, int32_t>> startCall;  // (flow id, runtime slice)
+        std::vector<std::pair<int64_t, uint32_t>> endGpu;    // (flow id, GPU row)
+        const TimeNs* sts = s.ts.data();
+        const TimeNs* sdur = s.dur.data();
+        const int32_t* parent = s.parent.data();
+        const EventKind* kind = s.kind.data();
+        const TimeNs* gts = g.ts.data();
+        const TimeNs* gdur = g.dur.data();
+        size_t pos = 0;
+        while (pos < order.size()) {
+            const uint32_t track = f.track[order[pos]];
+            auto sl = index.slicesOn(track);
+            auto on = index.gpuOn(track);
+            size_t p = 0, q = 0;
+            for (; pos < order.size() && f.track[order[pos]] == track; ++pos) {
+                const uint32_t i = order[pos];
+                if (f.cat[i] != ac2g && f.cat[i] != async) continue;
+                const TimeNs t = f.ts[i];
+                if (f.phase[i] == 's') {
+                    while (p < sl.size() && sts[sl[p]] <= t) ++p;
+                    for (int32_t c = p ? static_cast<int32_t>(sl[p - 1]) : -1; c >= 0; c = parent[c]) {
+                        if (isRuntimeKind(kind[c]) && t < sts[c] + sdur[c]) {
+                            startCall.emplace_back(f.id[i], c);
+                            break;
+                        }
+                    }
+                } else if (f.phase[i] == 'f') {
+                    while (q < on.size() && gts[on[q]] <= t) ++q;
+                    if (q == 0) continue;
+                    const uint32_t row = on[q - 1];
+                    if (t == gts[row] || t < gts[row] + gdur[row]) endGpu.emplace_back(f.id[i], row);
+                }
+            }
+        }
+        // Join by id (both sorted; the first start of an id wins when a trace repeats one).
+        if (!std::is_sorted(startCall.begin(), startCall.end())) std::sort(startCall.begin(), startCall.end());
+        if (!std::is_sorted(endGpu.begin(), endGpu.end())) std::sort(endGpu.begin(), endGpu.end());
+        size_t a = 0;
+        for (const auto& [id, row] : endGpu) {
+            while (a < startCall.size() && startCall[a].first < id) ++a;
+            if (a == startCall.size()) break;
+            if (startCall[a].first != id || runtime[row] >= 0) continue;
+            runtime[row] = startCall[a].second;
+            ++linkedByFlow;
+        }
+    }
+    phase("flows");
+    {
+        auto& launched = s.launchedGpu.mut();
+        launched.assign(ns, -1);
+        for (size_t i = ng; i-- > 0;) {
+            if (runtime[i] >= 0) launched[static_cast<size_t>(runtime[i])] = static_cast<int32_t>(i);
+        }
+    }
+    if (cancelled()) return stop();
+
+    phase("launched");
+    // 4. CPU ops.
+    {
+        auto& cpuOp = g.cpuOp.mut();
+        cpuOp.assign(ng, -1);
+        std::vector<uint8_t> isStepSlice(ns, 0);
+        for (int32_t sl : rank.steps.slice) isStepSlice[static_cast<size_t>(sl)] = 1;
+        // External id → CPU op (the deepest one carrying it, then the lowest index), built on first need.
+        std::vector<std::pair<int64_t, uint32_t>> byExt;
+        bool byExtBuilt = false;
+        auto lookupExt = [&](int64_t ext) -> int32_t {
+            if (!byExtBuilt) {
+                for (size_t i = 0; i < ns; ++i) {
+                    if (s.kind[i] == EventKind::CpuOp && s.externalId[i] != kNone)
+                        byExt.emplace_back(s.externalId[i], static_cast<uint32_t>(i));
+                }
+                std::sort(byExt.begin(), byExt.end(), [&](const auto& x, const auto& y) {
+                    if (x.first != y.first) return x.first < y.first;
+                    if (s.depth[x.second] != s.depth[y.second]) return s.depth[x.second] > s.depth[y.second];
+                    return x.second < y.second;
+                });
+                byExtBuilt = true;
+            }
+            auto it = std::lower_bound(byExt.begin(), byExt.end(), ext,
+                                       [](const auto& p, int64_t key) { return p.first < key; });
+            return it != byExt.end() && it->first == ext ? static_cast<int32_t>(it->second) : -1;
+        };
+        const KindMask opKinds{EventKind::CpuOp, EventKind::UserAnnotation};
+        for (size_t row = 0; row < ng; ++row) {
+            const int32_t r = runtime[row];
+            int32_t op = -1;
+            if (r >= 0) {
+                const int64_t ext = s.externalId[static_cast<size_t>(r)];
+                if (ext != kNone) {
+                    for (int32_t p = s.parent[static_cast<size_t>(r)]; p >= 0; p = s.parent[static_cast<size_t>(p)]) {
+                        if (opKinds.has(s.kind[static_cast<size_t>(p)]) && s.externalId[static_cast<size_t>(p)] == ext) {
+                            op = p;
+                            break;
+                        }
+                    }
+                    if (op < 0) op = lookupExt(ext);
+                }
+                if (op < 0) op = index.enclosing(s.parent[static_cast<size_t>(r)], {EventKind::CpuOp});
+                if (op < 0) {
+                    for (int32_t p = s.parent[static_cast<size_t>(r)]; p >= 0; p = s.parent[static_cast<size_t>(p)]) {
+                        if (s.kind[static_cast<size_t>(p)] == EventKind::UserAnnotation && !isStepSlice[static_cast<size_t>(p)]) {
+                            op = p;
+                            break;
+                        }
+                    }
+                }
+            } else if (g.externalId[row] != kNone) {
+                op = lookupExt(g.externalId[row]);
+            }
+            cpuOp[row] = op;
+        }
+    }
+    if (cancelled()) return stop();
+
+    phase("cpu-ops");
+    // 5 (second part). Step of each GPU activity.
+    {
+        auto& step = g.step.mut();
+        step.assign(ng, -1);
+        if (!rank.steps.start.empty()) {
+            for (size_t row = 0; row < ng; ++row) {
+                const int32_t r = runtime[row];
+                const TimeNs t = r >= 0 ? s.ts[static_cast<size_t>(r)] : g.ts[row];
+                step[row] = index.stepAt(t);
+            }
+        }
+    }
+
+    phase("gpu-steps");
+    // 6. GPU user annotations: a sweep per track over the stream's activities and the track's slices.
+    {
+        auto& annotation = g.annotation.mut();
+        annotation.assign(ng, -1);
+        for (uint32_t k = 0; k < trackCount; ++k) {
+            auto sl = index.slicesOn(k);
+            if (sl.empty()) continue;
+            auto on = index.gpuOn(k);
+            size_t p = 0;
+            for (uint32_t row : on) {
+                const TimeNs t = g.ts[row];
+                while (p < sl.size() && s.ts[sl[p]] <= t) ++p;
+                if (p == 0) continue;
+                for (auto i = static_cast<int32_t>(sl[p - 1]); i >= 0; i = s.parent[static_cast<size_t>(i)]) {
+                    const auto u = static_cast<size_t>(i);
+                    if (s.kind[u] == EventKind::GpuUserAnnotation && t < s.ts[u] + s.dur[u]) {
+                        annotation[row] = i;
+                        break;
+                    }
+                }
+            }
+        }
+    }
+    if (cancelled()) return stop();
+
+    phase("annotations");
+    // 7. Classification, then collectives the kernel name leaves open.
+    classifyGpuTable(rules, rank.strings, g);
+    {
+        auto& collective = g.collective.mut();
+        const auto& cpuOp = g.cpuOp;
+        std::unordered_map<StrId, Collective> byName;
+        auto fromSlice = [&](size_t i) {
+            StrId name = s.name[i];
+            auto [it, fresh] = byName.try_emplace(name, Collective::None);
+            if (fresh) it->second = collectiveFromText(rank.strings.view(name));
+            if (it->second != Collective::None) return it->second;
+            auto arg = collectiveNameArg(rank.strings.view(s.args[i]));
+            return arg.empty() ? Collective::None : collectiveFromText(arg);
+        };
+        for (size_t row = 0; row < ng; ++row) {
+            if (g.category[row] != KernelCategory::Communication || collective[row] != Collective::Other) continue;
+            int32_t start = cpuOp[row] >= 0 ? cpuOp[row] : runtime[row];
+            for (int32_t p = start; p >= 0; p = s.parent[static_cast<size_t>(p)]) {
+                Collective c = fromSlice(static_cast<size_t>(p));
+                if (c != Collective::None) {
+                    collective[row] = c;
+                    break;
+                }
+            }
+        }
+    }
+
+    phase("classify");
+    spdlog::debug("merge {}: {} slices, {} GPU activities ({} linked by correlation, {} by flow), {} steps;{}",
+                  rank.path, ns, ng, linkedByCorrelation, linkedByFlow, rank.steps.size(), timings);
     return Ok{};
 }
 

@@ -52,6 +52,8 @@ struct SliceTable {
     // Derived by the merge:
     Column<int32_t> parent;       // enclosing slice on the same track, -1 at top level
     Column<uint16_t> depth;       // nesting depth on its track
+    Column<uint32_t> byTrack;     // slice indices sorted by (track, ts asc, dur desc, index): AnnotationIndex
+    Column<int32_t> launchedGpu;  // runtime/driver slices: first GPU activity they launched, else -1
 
     size_t size() const { return ts.size(); }
     template <class V>
@@ -59,6 +61,7 @@ struct SliceTable {
         v("ts", ts); v("dur", dur); v("name", name); v("cat", cat); v("kind", kind); v("phase", phase);
         v("track", track); v("externalId", externalId); v("correlation", correlation);
         v("sequence", sequence); v("args", args); v("parent", parent); v("depth", depth);
+        v("byTrack", byTrack); v("launchedGpu", launchedGpu);
     }
 };
 
@@ -88,6 +91,7 @@ struct GpuTable {
     Column<KernelCategory> category;
     Column<Collective> collective;
     Column<CopyDirection> copyDirection;
+    Column<uint32_t> byTrack;     // row indices sorted by (track, ts, index): a stream's activities in order
 
     size_t size() const { return ts.size(); }
     template <class V>
@@ -99,6 +103,7 @@ struct GpuTable {
         v("registers", registers); v("sharedMemory", sharedMemory); v("bytes", bytes); v("args", args);
         v("runtime", runtime); v("cpuOp", cpuOp); v("step", step); v("annotation", annotation);
         v("category", category); v("collective", collective); v("copyDirection", copyDirection);
+        v("byTrack", byTrack);
     }
 };
 

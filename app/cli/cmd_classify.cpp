@@ -1,0 +1,185 @@
+// strobe-cli classify: which GPU kernel names the classification rules leave unmatched (or, with --all, how
+// every name was classified and by which rule), so that users can extend the rules without rebuilding.
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "app/cli/command.h"
+#include "core/analysis/classify.h"
+#include "core/engine/run_loader.h"
+
+namespace strobe::app {
+
+namespace {
+
+using namespace strobe::core;
+
+constexpr const char* kHelp =
+    "Usage: strobe-cli classify PATH... [--rules FILE] [--all] [--json] [--no-cache]\n"
+    "\n"
+    "Lists the distinct GPU kernel names that no classification rule matched, with their count and total\n"
+    "time, sorted by time (the kernels to write rules for first).\n"
+    "\n"
+    "  PATH          trace files (Kineto .json / .json.gz) or directories holding them\n"
+    "  --rules FILE  extra rules (YAML, same format as the bundled classification.yaml) tried before the\n"
+    "                bundled and user rules (~/.config/strobe/classification.yaml)\n"
+    "  --all         list every GPU activity name with its category, collective and the rule that matched\n"
+    "  --json        print one JSON document instead of a table\n"
+    "  --no-cache    neither read nor write the load cache\n"
+    "\n"
+    "Exit codes: 0 ok, 2 usage error, 3 unreadable input (a trace or a rules file).";
+
+struct NameStats {
+    EventKind kind = EventKind::Kernel;
+    uint64_t count = 0;
+    TimeNs totalNs = 0;
+};
+
+int run(const std::vector<std::string>& args) {
+    ArgParser p("classify", {{"rules", '\0', true}, {"all", '\0', false}, {"json", '\0', false},
+                             {"no-cache", '\0', false}});
+    if (!p.parse(args)) return usageError("classify", p.error());
+    if (p.positionals().empty()) return usageError("classify", "no trace file or directory given");
+    const bool all = p.has("all");
+    const bool json = p.has("json");
+
+    auto rules = ClassificationRules::loadDefault();
+    if (!rules) {
+        fmt::print(stderr, "strobe-cli classify: {}\n", rules.error().toString());
+        return kExitBadInput;
+    }
+    if (auto file = p.value("rules")) {
+        auto extra = ClassificationRules::fromFile(*file);
+        if (!extra) {
+            fmt::print(stderr, "strobe-cli classify: {}\n", extra.error().toString());
+            return kExitBadInput;
+        }
+        rules->prepend(*extra);
+    }
+    for (const auto& path : p.positionals()) {
+        std::error_code ec;
+        if (!std::filesystem::exists(path, ec)) {
+            fmt::print(stderr, "strobe-cli classify: {}: no such file or directory\n", path);
+            return kExitBadInput;
+        }
+    }
+
+    RunLoadOptions options;
+    options.useCache = !p.has("no-cache");
+    options.rules = &*rules;
+    auto loaded = loadRun(p.positionals(), options);
+    if (!loaded) {
+        fmt::print(stderr, "strobe-cli classify: {}\n", loaded.error().toString());
+        return kExitBadInput;
+    }
+    const Dataset& ds = **loaded;
+    if (ds.ranks.empty()) {
+        fmt::print(stderr, "strobe-cli classify: no traces found in {}\n", fmt::join(p.positionals(), ", "));
+        return kExitBadInput;
+    }
+    bool failed = false;
+    for (const auto& d : ds.diagnostics) {
+        if (d.severity != Severity::Error) continue;
+        fmt::print(stderr, "strobe-cli classify: {}\n", d.toString());
+        failed = true;
+    }
+
+    // Aggregate by name across ranks (each rank has its own string pool).
+    std::map<std::string, NameStats, std::less<>> byName;
+    for (const auto& r : ds.ranks) {
+        const auto& g = r->gpu;
+        for (size_t i = 0; i < g.size(); ++i) {
+            if (!all && g.kind[i] != EventKind::Kernel) continue;
+            auto [it, fresh] = byName.try_emplace(std::string(r->strings.view(g.name[i])));
+            if (fresh) it->second.kind = g.kind[i];
+            ++it->second.count;
+            it->second.totalNs += g.dur[i];
+        }
+    }
+    struct Row {
+        const std::string* name;
+        const NameStats* stats;
+        Classification cls;
+    };
+    std::vector<Row> rows;
+    size_t distinctKernels = 0, unmatchedCount = 0;
+    TimeNs kernelNs = 0, unmatchedNs = 0;
+    for (const auto& [name, st] : byName) {
+        Classification c = rules->classify(name, st.kind);
+        if (st.kind == EventKind::Kernel) {
+            ++distinctKernels;
+            kernelNs += st.totalNs;
+            if (c.rule < 0) {
+                unmatchedNs += st.totalNs;
+                ++unmatchedCount;
+            }
+        }
+        if (all || (st.kind == EventKind::Kernel && c.rule < 0)) rows.push_back({&name, &st, c});
+    }
+    std::sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) {
+        if (a.stats->totalNs != b.stats->totalNs) return a.stats->totalNs > b.stats->totalNs;
+        return *a.name < *b.name;
+    });
+    auto ruleName = [&](const Row& row) -> std::string {
+        if (row.cls.rule >= 0) return rules->rules()[static_cast<size_t>(row.cls.rule)].name;
+        return row.stats->kind == EventKind::Kernel ? "" : "(by kind)";
+    };
+
+    if (json) {
+        std::string out = fmt::format(
+            "{{\"files\": {}, \"distinct_kernel_names\": {}, \"unmatched_kernel_names\": {}, "
+            "\"kernel_time_ns\": {}, \"unmatched_time_ns\": {}, \"rules\": {}, \"{}\": [",
+            ds.ranks.size(), distinctKernels, unmatchedCount, kernelNs, unmatchedNs, rules->size(),
+            all ? "names" : "unmatched");
+        for (size_t i = 0; i < rows.size(); ++i) {
+            const Row& row = rows[i];
+            out += i ? ",\n  " : "\n  ";
+            out += fmt::format("{{\"name\": {}, \"count\": {}, \"total_ns\": {}", jsonQuote(*row.name),
+                               row.stats->count, row.stats->totalNs);
+            if (all) {
+                out += fmt::format(", \"kind\": \"{}\", \"category\": \"{}\", \"collective\": \"{}\", \"rule\": {}",
+                                   toString(row.stats->kind), toString(row.cls.category),
+                                   toString(row.cls.collective), jsonQuote(ruleName(row)));
+            }
+            out += "}";
+        }
+        out += rows.empty() ? "]}\n" : "\n]}\n";
+        fmt::print("{}", out);
+        return failed ? kExitBadInput : kExitOk;
+    }
+
+    const double pct = kernelNs > 0 ? 100.0 * static_cast<double>(unmatchedNs) / static_cast<double>(kernelNs) : 0.0;
+    fmt::print("{} of {} distinct kernel names matched no rule ({:.1f}% of {:.3f} ms kernel time); {} rules\n",
+               unmatchedCount, distinctKernels, pct, static_cast<double>(kernelNs) / 1e6, rules->size());
+    if (rows.empty()) return failed ? kExitBadInput : kExitOk;
+    if (all) {
+        fmt::print("{:>8} {:>12}  {:<13} {:<14} {:<22} {}\n", "count", "total_ms", "category", "collective", "rule",
+                   "name");
+        for (const Row& row : rows) {
+            fmt::print("{:>8} {:>12.3f}  {:<13} {:<14} {:<22} {}\n", row.stats->count,
+                       static_cast<double>(row.stats->totalNs) / 1e6, toString(row.cls.category),
+                       row.cls.collective == Collective::None ? std::string_view("-") : toString(row.cls.collective),
+                       ruleName(row).empty() ? std::string("(none)") : ruleName(row), *row.name);
+        }
+    } else {
+        fmt::print("{:>8} {:>12}  {}\n", "count", "total_ms", "name");
+        for (const Row& row : rows) {
+            fmt::print("{:>8} {:>12.3f}  {}\n", row.stats->count, static_cast<double>(row.stats->totalNs) / 1e6,
+                       *row.name);
+        }
+    }
+    return failed ? kExitBadInput : kExitOk;
+}
+
+const CommandRegistrar kRegistrar({"classify", "kernel names no classification rule matches (or --all)", kHelp, run});
+
+}  // namespace
+
+}  // namespace strobe::app

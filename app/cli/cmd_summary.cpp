@@ -1,0 +1,259 @@
+// strobe-cli summary: per-rank facts of a run (platform, GPU, rank/world, event counts, kernel time,
+// span, steps, time per kernel category, top kernels), as readable text or one JSON document.
+#include <cstdio>
+#include <iterator>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "app/cli/cmd_summary.h"
+#include "app/cli/command.h"
+#include "core/engine/run_loader.h"
+
+namespace strobe::app {
+
+namespace {
+
+using core::RankSummary;
+using core::RunSummary;
+using core::TimeNs;
+
+constexpr const char* kHelp =
+    "Usage: strobe-cli summary PATH... [--json] [--top N] [--no-cache]\n"
+    "\n"
+    "Loads a run (trace files, or directories of them: one PyTorch profiler / Kineto trace per rank) and prints\n"
+    "per rank: platform, GPU name, rank and world size, events per raw category, kernel count and total kernel\n"
+    "time (kernels only; memcpy and memset apart), time span, profiler steps, GPU time per kernel category and\n"
+    "the top kernels by total time. Run-level warnings (duplicate or missing ranks...) follow.\n"
+    "\n"
+    "Options:\n"
+    "  --json        one JSON document on stdout (keys are documented in the README)\n"
+    "  --top N       how many kernels to list per rank (default 10, 0 for none)\n"
+    "  --no-cache    neither read nor write the on-disk load cache\n"
+    "  -h, --help    show this help\n"
+    "\n"
+    "Exit codes: 0 ok, 2 usage error, 3 unreadable input (a file failed to load, or no traces found).\n"
+    "Errors go to stderr and name the file.";
+
+std::string formatDuration(TimeNs ns) {
+    const double v = static_cast<double>(ns);
+    const TimeNs a = ns < 0 ? -ns : ns;
+    if (a < 1000) return fmt::format("{} ns", ns);
+    if (a < 1000000) return fmt::format("{:.3f} us", v / 1e3);
+    if (a < 1000000000) return fmt::format("{:.3f} ms", v / 1e6);
+    return fmt::format("{:.3f} s", v / 1e9);
+}
+
+std::string percentOf(TimeNs part, TimeNs whole) {
+    if (whole <= 0) return "-";
+    return fmt::format("{:.1f}%", 100.0 * static_cast<double>(part) / static_cast<double>(whole));
+}
+
+std::string_view rankSourceName(core::RankSource s) {
+    switch (s) {
+    case core::RankSource::DistributedInfo: return "distributed_info";
+    case core::RankSource::FileName: return "file_name";
+    case core::RankSource::FileOrder: return "file_order";
+    }
+    return "file_order";
+}
+
+std::string displayName(const std::string& path) {
+    const std::string name = std::filesystem::path(path).filename().string();
+    return name.empty() ? path : name;
+}
+
+// Kernel names can run to kilobytes (templated CUTLASS names): keep the text output readable.
+std::string shortName(const std::string& name, size_t max = 100) {
+    if (name.size() <= max) return name;
+    return name.substr(0, max - 3) + "...";
+}
+
+}  // namespace
+
+std::string summaryText(const RunSummary& run, const core::Dataset& ds) {
+    std::string text;
+    auto out = std::back_inserter(text);
+    fmt::format_to(out, "Run: {} ({} rank{})\n", fmt::join(ds.sources, " "), run.ranks.size(),
+               run.ranks.size() == 1 ? "" : "s");
+    for (const RankSummary& r : run.ranks) {
+        fmt::format_to(out, "\nRank {}", r.rank);
+        if (r.worldSize > 0) fmt::format_to(out, " of {}", r.worldSize);
+        fmt::format_to(out, "  {}\n", displayName(r.path));
+        fmt::format_to(out, "  {:<16}{}\n", "File", r.path);
+        std::string gpu = r.gpuName.empty() ? std::string("no GPU in trace") : r.gpuName;
+        if (r.gpuCount > 1) gpu += fmt::format(" (x{} devices)", r.gpuCount);
+        fmt::format_to(out, "  {:<16}{}, {}\n", "Platform", core::toString(r.platform), gpu);
+        std::string events = fmt::format("{}", r.events);
+        if (r.skippedEvents != 0) events += fmt::format(" ({} skipped)", r.skippedEvents);
+        if (r.truncated) events += " (file truncated)";
+        if (r.fromCache) events += " [from load cache]";
+        fmt::format_to(out, "  {:<16}{}\n", "Events", events);
+        fmt::format_to(out, "  {:<16}{} kernels, {} total\n", "Kernels", r.kernelCount, formatDuration(r.kernelTimeNs));
+        fmt::format_to(out, "  {:<16}{}, {} total\n", "Memcpy", r.memcpyCount, formatDuration(r.memcpyTimeNs));
+        fmt::format_to(out, "  {:<16}{}, {} total\n", "Memset", r.memsetCount, formatDuration(r.memsetTimeNs));
+        fmt::format_to(out, "  {:<16}{} (first start {} ns, last end {} ns)\n", "Time span", formatDuration(r.spanNs()),
+                   r.spanStart, r.spanEnd);
+        if (r.stepSpans.empty()) {
+            fmt::format_to(out, "  {:<16}none\n", "Steps");
+        } else {
+            std::string steps;
+            for (const auto& st : r.stepSpans) {
+                if (!steps.empty()) steps += ", ";
+                steps += fmt::format("#{} ({})", st.number, formatDuration(st.endNs - st.startNs));
+            }
+            fmt::format_to(out, "  {:<16}{}\n", "Steps", steps);
+        }
+        TimeNs gpuTotal = 0;
+        for (const auto& [cat, t] : r.timeByCategory) gpuTotal += t;
+        if (!r.timeByCategory.empty()) {
+            fmt::format_to(out, "  GPU time by category (kernels, memcpy and memset; share of {}):\n",
+                       formatDuration(gpuTotal));
+            for (size_t i = 0; i < r.timeByCategory.size(); ++i) {
+                const auto& [cat, t] = r.timeByCategory[i];
+                fmt::format_to(out, "    {:<16}{:>14}  {:>6}  {:>8} events\n", core::toString(cat), formatDuration(t),
+                           percentOf(t, gpuTotal), r.countByCategory[i].second);
+            }
+        }
+        if (!r.topKernels.empty()) {
+            fmt::format_to(out, "  Top kernels by total time:\n");
+            for (const auto& k : r.topKernels)
+                fmt::format_to(out, "    {:>14}  {:>6}  {:>6}x  {:<14} {}\n", formatDuration(k.totalNs),
+                           percentOf(k.totalNs, r.kernelTimeNs), k.count, core::toString(k.category),
+                           shortName(k.name));
+        }
+        if (!r.eventsByCategory.empty()) {
+            std::string cats;
+            for (const auto& [cat, n] : r.eventsByCategory) {
+                if (!cats.empty()) cats += ", ";
+                cats += fmt::format("{} {}", cat.empty() ? std::string("(none)") : cat, n);
+            }
+            fmt::format_to(out, "  {:<16}{}\n", "By raw category", cats);
+        }
+        for (const auto& w : r.warnings) fmt::format_to(out, "  warning: {}\n", w);
+    }
+    if (!run.warnings.empty()) {
+        fmt::format_to(out, "\nRun warnings:\n");
+        for (const auto& w : run.warnings) fmt::format_to(out, "  {}\n", w);
+    }
+    return text;
+}
+
+std::string summaryJson(const RunSummary& run, const core::Dataset& ds) {
+    std::string j;
+    j.reserve(4096);
+    auto list = [&](const std::vector<std::string>& v) {
+        j += '[';
+        for (size_t i = 0; i < v.size(); ++i) {
+            if (i) j += ", ";
+            j += jsonQuote(v[i]);
+        }
+        j += ']';
+    };
+    int worldSize = -1;
+    for (const auto& r : run.ranks)
+        if (r.worldSize > 0) worldSize = r.worldSize;
+    j += fmt::format("{{\n  \"strobe_version\": {},\n  \"sources\": ", jsonQuote(STROBE_VERSION));
+    list(ds.sources);
+    j += fmt::format(",\n  \"rank_count\": {},\n  \"world_size\": {},\n  \"warnings\": ", run.ranks.size(),
+                     worldSize > 0 ? fmt::format("{}", worldSize) : "null");
+    list(run.warnings);
+    j += ",\n  \"ranks\": [";
+    for (size_t ri = 0; ri < run.ranks.size(); ++ri) {
+        const RankSummary& r = run.ranks[ri];
+        j += ri ? ",\n    {" : "\n    {";
+        j += fmt::format("\"rank\": {}, \"world_size\": {}, \"rank_source\": \"{}\", \"path\": {},\n", r.rank,
+                         r.worldSize > 0 ? fmt::format("{}", r.worldSize) : "null", rankSourceName(r.rankSource),
+                         jsonQuote(r.path));
+        j += fmt::format("      \"platform\": {}, \"gpu_name\": {}, \"gpu_count\": {},\n",
+                         jsonQuote(core::toString(r.platform)), jsonQuote(r.gpuName), r.gpuCount);
+        j += fmt::format("      \"events\": {}, \"skipped_events\": {}, \"truncated\": {}, \"from_cache\": {},\n",
+                         r.events, r.skippedEvents, r.truncated, r.fromCache);
+        j += "      \"events_by_category\": {";
+        for (size_t i = 0; i < r.eventsByCategory.size(); ++i)
+            j += fmt::format("{}{}: {}", i ? ", " : "", jsonQuote(r.eventsByCategory[i].first),
+                             r.eventsByCategory[i].second);
+        j += "},\n";
+        j += fmt::format("      \"kernels\": {{\"count\": {}, \"total_ns\": {}}},\n", r.kernelCount, r.kernelTimeNs);
+        j += fmt::format("      \"memcpy\": {{\"count\": {}, \"total_ns\": {}}},\n", r.memcpyCount, r.memcpyTimeNs);
+        j += fmt::format("      \"memset\": {{\"count\": {}, \"total_ns\": {}}},\n", r.memsetCount, r.memsetTimeNs);
+        j += fmt::format("      \"span\": {{\"start_ns\": {}, \"end_ns\": {}, \"duration_ns\": {}}},\n", r.spanStart,
+                         r.spanEnd, r.spanNs());
+        j += "      \"steps\": [";
+        for (size_t i = 0; i < r.stepSpans.size(); ++i)
+            j += fmt::format("{}{{\"number\": {}, \"start_ns\": {}, \"end_ns\": {}}}", i ? ", " : "",
+                             r.stepSpans[i].number, r.stepSpans[i].startNs, r.stepSpans[i].endNs);
+        j += "],\n      \"time_by_category\": {";
+        for (size_t i = 0; i < r.timeByCategory.size(); ++i)
+            j += fmt::format("{}\"{}\": {{\"count\": {}, \"total_ns\": {}}}", i ? ", " : "",
+                             core::toString(r.timeByCategory[i].first), r.countByCategory[i].second,
+                             r.timeByCategory[i].second);
+        j += "},\n      \"top_kernels\": [";
+        for (size_t i = 0; i < r.topKernels.size(); ++i) {
+            const auto& k = r.topKernels[i];
+            j += fmt::format(
+                "{}\n        {{\"name\": {}, \"category\": \"{}\", \"count\": {}, \"total_ns\": {}, "
+                "\"min_ns\": {}, \"max_ns\": {}}}",
+                i ? "," : "", jsonQuote(k.name), core::toString(k.category), k.count, k.totalNs, k.minNs, k.maxNs);
+        }
+        j += r.topKernels.empty() ? "],\n      \"warnings\": " : "\n      ],\n      \"warnings\": ";
+        list(r.warnings);
+        j += "}";
+    }
+    j += run.ranks.empty() ? "]\n}\n" : "\n  ]\n}\n";
+    return j;
+}
+
+namespace {
+
+int runSummary(const std::vector<std::string>& args) {
+    ArgParser p("summary", {{"json", '\0', false}, {"top", '\0', true}, {"no-cache", '\0', false}});
+    if (!p.parse(args)) return usageError("summary", p.error());
+    int64_t top = 10;
+    if (!p.intValue("top", top, 0, 1000000)) return usageError("summary", p.error());
+    if (p.positionals().empty()) return usageError("summary", "no trace file or directory given");
+
+    // Name a path that does not exist before loading anything (the loader would too, less directly).
+    for (const auto& path : p.positionals()) {
+        std::error_code ec;
+        if (!std::filesystem::exists(path, ec)) {
+            fmt::print(stderr, "strobe-cli summary: {}: no such file or directory\n", path);
+            return kExitBadInput;
+        }
+    }
+
+    core::RunLoadOptions options;
+    options.useCache = !p.has("no-cache");
+    auto loaded = core::loadRun(p.positionals(), options);
+    if (!loaded) {
+        fmt::print(stderr, "strobe-cli summary: {}\n", loaded.error().toString());
+        return kExitBadInput;
+    }
+    const core::Dataset& ds = **loaded;
+    if (ds.ranks.empty()) {
+        fmt::print(stderr, "strobe-cli summary: no traces found in {}\n", fmt::join(p.positionals(), ", "));
+        return kExitBadInput;
+    }
+    const RunSummary run = core::summarizeRun(ds, static_cast<size_t>(top));
+    const std::string doc = p.has("json") ? summaryJson(run, ds) : summaryText(run, ds);
+    std::fwrite(doc.data(), 1, doc.size(), stdout);
+    std::fflush(stdout);
+
+    // A file that failed to load (while others loaded) is a run-level error: shown, and exit 3.
+    bool failed = false;
+    for (const auto& d : ds.diagnostics) {
+        if (d.severity != core::Severity::Error) continue;
+        fmt::print(stderr, "strobe-cli summary: {}\n", d.toString());
+        failed = true;
+    }
+    return failed ? kExitBadInput : kExitOk;
+}
+
+const CommandRegistrar kRegistrar(CliCommand{
+    "summary", "per-rank summary of a run: platform, GPU, kernels, span, steps, top kernels", kHelp, runSummary});
+
+}  // namespace
+
+}  // namespace strobe::app

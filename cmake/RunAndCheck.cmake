@@ -1,0 +1,25 @@
+# cmake -DCMD="exe|arg|..." -DEXPECT_EXIT=N [-DSTDOUT_REGEX=re] [-DSTDERR_REGEX=re] [-DSTDOUT_EMPTY=ON]
+#       [-DSTDERR_EMPTY=ON] -P RunAndCheck.cmake
+# Runs CMD and fails unless its exit code is exactly EXPECT_EXIT and its output matches. Used by
+# strobe_add_cli_test (cmake/StrobeHelpers.cmake) for command-line behaviour: exit codes, stdout vs stderr.
+string(REPLACE "|" ";" _cmd "${CMD}")
+execute_process(COMMAND ${_cmd} RESULT_VARIABLE _rc OUTPUT_VARIABLE _out ERROR_VARIABLE _err)
+set(_fail "")
+if(NOT "${_rc}" STREQUAL "${EXPECT_EXIT}")
+  string(APPEND _fail "exit code ${_rc}, expected ${EXPECT_EXIT}\n")
+endif()
+if(STDOUT_REGEX AND NOT _out MATCHES "${STDOUT_REGEX}")
+  string(APPEND _fail "stdout does not match '${STDOUT_REGEX}'\n")
+endif()
+if(STDERR_REGEX AND NOT _err MATCHES "${STDERR_REGEX}")
+  string(APPEND _fail "stderr does not match '${STDERR_REGEX}'\n")
+endif()
+if(STDOUT_EMPTY AND NOT _out STREQUAL "")
+  string(APPEND _fail "stdout should be empty\n")
+endif()
+if(STDERR_EMPTY AND NOT _err STREQUAL "")
+  string(APPEND _fail "stderr should be empty\n")
+endif()
+if(_fail)
+  message(FATAL_ERROR "${CMD}\n${_fail}--- stdout:\n${_out}\n--- stderr:\n${_err}")
+endif()

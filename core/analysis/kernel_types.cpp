@@ -1,0 +1,199 @@
+#include "core/analysis/kernel_types.h"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+
+#include <fmt/format.h>
+
+namespace strobe::core {
+
+namespace {
+constexpr std::array<HtaType, 3> kTypes = {HtaType::Computation, HtaType::Communication, HtaType::Memory};
+
+std::string maskLabel(unsigned mask) {
+    std::string s;
+    for (size_t i = 0; i < kTypes.size(); ++i) {
+        if (!(mask & (1u << i))) continue;
+        if (!s.empty()) s += " overlapping ";
+        s += toString(kTypes[i]);
+    }
+    return s;
+}
+
+// Time per combination mask (index = mask, 1..7) for one rank.
+std::array<TimeNs, 8> sweep(const RankWindow& w, size_t typeCount) {
+    struct Edge {
+        TimeNs t;
+        int delta;
+    };
+    std::vector<Edge> edges;
+    for (size_t i = 0; i < typeCount; ++i) {
+        const auto& m = w.merged(kTypes[i]);
+        for (const auto& iv : m) {
+            edges.push_back({iv.start, 1 << i});
+            edges.push_back({iv.end, -(1 << i)});
+        }
+    }
+    std::sort(edges.begin(), edges.end(), [](const Edge& a, const Edge& b) { return a.t < b.t; });
+    std::array<TimeNs, 8> out{};
+    int running = 0;
+    for (size_t i = 0; i + 1 < edges.size(); ++i) {
+        running += edges[i].delta;
+        if (running > 0 && running < 8) out[static_cast<size_t>(running)] += edges[i + 1].t - edges[i].t;
+    }
+    return out;
+}
+
+struct NameStats {
+    std::string name;
+    int64_t count = 0;
+    TimeNs sum = 0, max = 0, min = 0;
+    double mean = 0, stddev = 0;
+};
+}  // namespace
+
+Result<Table> kernelTypeBreakdown(AnalysisContext& ctx, const WindowSpec& window, const KernelTypeOptions& o) {
+    auto sel = ctx.select(window);
+    if (!sel) return sel.error();
+    const size_t typeCount = o.includeMemory ? 3 : 2;
+    Table t;
+    t.columns = {"rank", "type", "time_ns", "pct"};
+    std::array<TimeNs, 8> total{};
+    auto emit = [&](const Cell& rank, const std::array<TimeNs, 8>& times) {
+        TimeNs sum = 0;
+        for (TimeNs v : times) sum += v;
+        std::vector<unsigned> masks;
+        for (unsigned m = 1; m < 8; ++m)
+            if (times[m] > 0) masks.push_back(m);
+        std::stable_sort(masks.begin(), masks.end(), [&](unsigned a, unsigned b) { return times[a] > times[b]; });
+        for (unsigned m : masks)
+            t.addRow({rank, maskLabel(m), times[m], 100.0 * static_cast<double>(times[m]) / static_cast<double>(sum)});
+    };
+    for (const RankWindow& w : sel.value()->ranks) {
+        auto times = sweep(w, typeCount);
+        for (size_t m = 0; m < 8; ++m) total[m] += times[m];
+        bool any = false;
+        for (TimeNs v : times) any = any || v > 0;
+        if (!any) {
+            t.messages.push_back(fmt::format("kernel-types: rank {} has no computation, communication{} kernel in the window",
+                                             w.rank, o.includeMemory ? " or memory" : ""));
+            continue;
+        }
+        emit(int64_t{w.rank}, times);
+    }
+    if (sel.value()->ranks.size() > 1) emit(std::string("all"), total);
+    return t;
+}
+
+Result<Table> kernelTypeTopKernels(AnalysisContext& ctx, const WindowSpec& window, const KernelTypeOptions& o) {
+    auto sel = ctx.select(window);
+    if (!sel) return sel.error();
+    const size_t typeCount = o.includeMemory ? 3 : 2;
+    const size_t topK = o.topK > 0 ? static_cast<size_t>(o.topK) : 0;
+    struct Row {
+        int rank;
+        HtaType type;
+        NameStats s;
+    };
+    std::vector<Row> rows;
+    for (const RankWindow& w : sel.value()->ranks) {
+        const RankData& r = *w.data;
+        for (size_t ti = 0; ti < typeCount; ++ti) {
+            // Durations grouped by name id.
+            std::vector<std::pair<StrId, TimeNs>> durs;
+            for (size_t i = 0; i < w.size(); ++i)
+                if (w.type[i] == kTypes[ti]) durs.emplace_back(r.gpu.name[w.row[i]], w.end[i] - w.start[i]);
+            if (durs.empty()) continue;
+            std::sort(durs.begin(), durs.end());
+            std::vector<NameStats> groups;
+            std::vector<TimeNs> vals;
+            for (size_t i = 0; i < durs.size();) {
+                size_t j = i;
+                vals.clear();
+                while (j < durs.size() && durs[j].first == durs[i].first) vals.push_back(durs[j++].second);
+                NameStats s;
+                s.name = r.strings.str(durs[i].first);
+                s.count = static_cast<int64_t>(vals.size());
+                for (TimeNs v : vals) s.sum += v;
+                s.max = *std::max_element(vals.begin(), vals.end());
+                s.min = *std::min_element(vals.begin(), vals.end());
+                s.mean = stats::mean(vals);
+                s.stddev = stats::stddev(vals);
+                groups.push_back(std::move(s));
+                i = j;
+            }
+            std::stable_sort(groups.begin(), groups.end(),
+                             [](const NameStats& a, const NameStats& b) { return a.sum > b.sum; });
+            if (topK > 0 && groups.size() > topK) {
+                std::vector<double> cum(groups.size());
+                double run = 0;
+                for (size_t i = 0; i < groups.size(); ++i) cum[i] = run += static_cast<double>(groups[i].sum);
+                std::vector<double> sorted = cum;  // already ascending
+                double q = stats::quantile(sorted, o.durationRatio);
+                std::vector<NameStats> kept;
+                std::vector<TimeNs> folded;
+                int64_t foldedCount = 0;
+                for (size_t i = 0; i < groups.size(); ++i) {
+                    if (cum[i] > q || i >= topK) {
+                        folded.push_back(groups[i].sum);
+                        foldedCount += groups[i].count;
+                    } else {
+                        kept.push_back(groups[i]);
+                    }
+                }
+                if (!folded.empty()) {
+                    NameStats others;
+                    others.name = "others";
+                    others.count = foldedCount;
+                    for (TimeNs v : folded) others.sum += v;
+                    others.max = *std::max_element(folded.begin(), folded.end());
+                    others.min = *std::min_element(folded.begin(), folded.end());
+                    others.mean = stats::mean(folded);
+                    others.stddev = stats::stddev(folded);
+                    kept.push_back(std::move(others));
+                }
+                groups = std::move(kept);
+            }
+            for (auto& g : groups) rows.push_back({w.rank, kTypes[ti], std::move(g)});
+        }
+    }
+    // HTA's order: type, name, rank.
+    std::stable_sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) {
+        std::string_view ta = toString(a.type), tb = toString(b.type);
+        if (ta != tb) return ta < tb;
+        if (a.s.name != b.s.name) return a.s.name < b.s.name;
+        return a.rank < b.rank;
+    });
+    Table t;
+    t.columns = {"rank", "type", "name", "count", "sum_ns", "max_ns", "min_ns", "mean_ns", "stddev_ns"};
+    for (const Row& r : rows)
+        t.addRow({int64_t{r.rank}, std::string(toString(r.type)), r.s.name, r.s.count, r.s.sum, r.s.max, r.s.min,
+                  r.s.mean, r.s.stddev});
+    if (rows.empty()) t.messages.push_back("kernel-types: no computation or communication kernel in the window");
+    return t;
+}
+
+AnalysisInfo kernelTypesAnalysisInfo() {
+    AnalysisInfo a;
+    a.name = "kernel-types";
+    a.description = "GPU time by HTA kernel type and their overlaps; --view kernels: top kernels per type (HTA)";
+    a.options = {
+        {"view", OptionType::Enum, "types", "types: time per type/overlap; kernels: per-kernel statistics", {"types", "kernels"}},
+        {"include-memory", OptionType::Bool, "true", "include MEMORY (memcpy/memset) as a type", {}},
+        {"top-k", OptionType::Int, "10", "kernels view: names kept per rank and type before 'others'", {}},
+        {"duration-ratio", OptionType::Double, "0.8", "kernels view: keep names within this share of the cumulative time", {}},
+    };
+    a.columns = {"rank", "type", "time_ns", "pct"};
+    a.run = [](AnalysisContext& ctx, const AnalysisRequest& req) -> Result<Table> {
+        KernelTypeOptions o;
+        o.includeMemory = req.getBool("include-memory", true);
+        o.topK = req.getInt("top-k", 10);
+        o.durationRatio = req.getDouble("duration-ratio", 0.8);
+        if (req.getString("view", "types") == "kernels") return kernelTypeTopKernels(ctx, req.window, o);
+        return kernelTypeBreakdown(ctx, req.window, o);
+    };
+    return a;
+}
+
+}  // namespace strobe::core

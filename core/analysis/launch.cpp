@@ -1,0 +1,127 @@
+#include "core/analysis/launch.h"
+
+#include <algorithm>
+#include <map>
+
+#include <fmt/format.h>
+
+namespace strobe::core {
+
+namespace {
+// Category code: Strobe's category when the merge classified the activity, else HTA's type (+100).
+int catCode(const RankData& r, const RankWindow& w, size_t i) {
+    if (r.gpu.category.size() == r.gpu.size() && r.gpu.size() > 0) return static_cast<int>(r.gpu.category[w.row[i]]);
+    return 100 + static_cast<int>(w.type[i]);
+}
+std::string catName(int code) {
+    if (code < 100) return std::string(toString(static_cast<KernelCategory>(code)));
+    std::string s(toString(static_cast<HtaType>(code - 100)));
+    for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return s;
+}
+
+// The CPU op that issued the launch: the merge's link, else the innermost cpu_op enclosing the runtime call
+// through the merge's parent column; -1 when neither is there.
+int32_t cpuOpOf(const RankData& r, uint32_t g, int32_t runtime) {
+    if (r.gpu.cpuOp.size() == r.gpu.size()) return r.gpu.cpuOp[g];
+    if (runtime < 0 || r.slices.parent.size() != r.slices.size()) return -1;
+    int32_t p = r.slices.parent[static_cast<size_t>(runtime)];
+    for (int guard = 0; p >= 0 && guard < 4096; ++guard) {
+        if (r.slices.kind[static_cast<size_t>(p)] == EventKind::CpuOp) return p;
+        p = r.slices.parent[static_cast<size_t>(p)];
+    }
+    return -1;
+}
+}  // namespace
+
+Result<Table> launchOverhead(AnalysisContext& ctx, const WindowSpec& window, bool cdf) {
+    auto sel = ctx.select(window);
+    if (!sel) return sel.error();
+    Table t;
+    if (cdf)
+        t.columns = {"rank", "category", "quantile_pct", "launch_ns"};
+    else
+        t.columns = {"rank",          "category",      "count",          "launch_mean_ns", "launch_p5_ns",
+                     "launch_p50_ns", "launch_p95_ns", "launch_p99_ns",  "launch_max_ns",  "prep_count",
+                     "prep_mean_ns",  "prep_p50_ns",   "prep_p95_ns"};
+    for (const RankWindow& w : sel.value()->ranks) {
+        const RankData& r = *w.data;
+        std::vector<std::pair<std::vector<TimeNs>, std::vector<TimeNs>>> byCode(256);
+        std::pair<std::vector<TimeNs>, std::vector<TimeNs>> all;
+        size_t unlinked = 0;
+        for (size_t i = 0; i < w.size(); ++i) {
+            int32_t rt = w.runtime[i];
+            if (rt < 0) {
+                ++unlinked;
+                continue;
+            }
+            uint32_t g = w.row[i];
+            TimeNs rts = r.slices.ts[static_cast<size_t>(rt)];
+            TimeNs launch = r.gpu.ts[g] - rts;
+            auto& grp = byCode[static_cast<size_t>(catCode(r, w, i))];
+            grp.first.push_back(launch);
+            all.first.push_back(launch);
+            int32_t op = cpuOpOf(r, g, rt);
+            if (op >= 0) {
+                TimeNs prep = rts - r.slices.ts[static_cast<size_t>(op)];
+                grp.second.push_back(prep);
+                all.second.push_back(prep);
+            }
+        }
+        if (all.first.empty()) {
+            t.messages.push_back(fmt::format(
+                "launch: rank {} has no GPU activity linked to a launching runtime call in the window", w.rank));
+            continue;
+        }
+        if (unlinked > 0)
+            t.messages.push_back(fmt::format("launch: rank {}: {} of {} activities have no launching runtime call",
+                                             w.rank, unlinked, w.size()));
+        if (all.second.empty())
+            t.messages.push_back(fmt::format("launch: rank {}: no launch is linked to its CPU op: prep times are empty",
+                                             w.rank));
+        // "all" first, then categories by name.
+        std::map<std::string, std::pair<std::vector<TimeNs>, std::vector<TimeNs>>*> named;
+        for (size_t c = 0; c < byCode.size(); ++c)
+            if (!byCode[c].first.empty()) named[catName(static_cast<int>(c))] = &byCode[c];
+        std::vector<std::pair<std::string, std::pair<std::vector<TimeNs>, std::vector<TimeNs>>*>> keys{{"all", &all}};
+        for (auto& [k, v] : named) keys.emplace_back(k, v);
+        for (auto& [k, grpPtr] : keys) {
+            auto& [launch, prep] = *grpPtr;
+            std::sort(launch.begin(), launch.end());
+            std::sort(prep.begin(), prep.end());
+            if (cdf) {
+                for (int q = 0; q <= 100; q += 5)
+                    t.addRow({int64_t{w.rank}, k, int64_t{q}, stats::quantile(launch, q / 100.0)});
+                continue;
+            }
+            auto qOrNull = [&](const std::vector<TimeNs>& v, double q) -> Cell {
+                if (v.empty()) return {};
+                return stats::quantile(v, q);
+            };
+            Cell prepMean;
+            if (!prep.empty()) prepMean = stats::mean(prep);
+            t.addRow({int64_t{w.rank}, k, static_cast<int64_t>(launch.size()), stats::mean(launch),
+                      stats::quantile(launch, 0.05), stats::quantile(launch, 0.5), stats::quantile(launch, 0.95),
+                      stats::quantile(launch, 0.99), launch.back(), static_cast<int64_t>(prep.size()), prepMean,
+                      qOrNull(prep, 0.5), qOrNull(prep, 0.95)});
+        }
+    }
+    return t;
+}
+
+AnalysisInfo launchAnalysisInfo() {
+    AnalysisInfo a;
+    a.name = "launch";
+    a.description = "Kernel launch delay (start − runtime call) and CPU-op preparation time, per rank and category";
+    a.options = {{"view", OptionType::Enum, "summary", "summary: percentiles; cdf: launch-delay quantiles every 5 %",
+                  {"summary", "cdf"}}};
+    a.columns = {"rank",          "category",      "count",          "launch_mean_ns", "launch_p5_ns",
+                 "launch_p50_ns", "launch_p95_ns", "launch_p99_ns",  "launch_max_ns",  "prep_count",
+                 "prep_mean_ns",  "prep_p50_ns",   "prep_p95_ns"};
+    a.run = [](AnalysisContext& ctx, const AnalysisRequest& req) {
+        return launchOverhead(ctx, req.window, req.getString("view", "summary") == "cdf");
+    };
+    return a;
+}
+
+}  // namespace strobe::core

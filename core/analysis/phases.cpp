@@ -1,0 +1,230 @@
+#include "core/analysis/phases.h"
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+
+#include <fmt/format.h>
+
+namespace strobe::core {
+
+namespace {
+enum class Marker : uint8_t { None, Forward, Backward, Optimizer };
+
+bool startsWith(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
+
+Marker markerOf(std::string_view n) {
+    if (startsWith(n, "autograd::engine::evaluate_function:") || startsWith(n, "FSDP::pre_backward") ||
+        startsWith(n, "FSDP::post_backward") || n == "FullyShardedDataParallel._pre_backward_hook" ||
+        n == "FullyShardedDataParallel._post_backward_hook" || startsWith(n, "## backward"))
+        return Marker::Backward;
+    if (startsWith(n, "Optimizer.step#") || startsWith(n, "Optimizer.zero_grad#") || startsWith(n, "## optimizer"))
+        return Marker::Optimizer;
+    if (n == "FullyShardedDataParallel.forward" || startsWith(n, "FSDP::pre_forward") ||
+        startsWith(n, "FSDP::root_pre_forward") || startsWith(n, "FSDP::post_forward") || startsWith(n, "## forward"))
+        return Marker::Forward;
+    return Marker::None;
+}
+
+// vLLM: execute_context_C(T)_generation_G(U)
+bool parseVllm(std::string_view n, int64_t& ctxReqs, int64_t& genReqs) {
+    constexpr std::string_view a = "execute_context_";
+    size_t p = n.find(a);
+    if (p == std::string_view::npos) return false;
+    p += a.size();
+    auto num = [&](int64_t& out) {
+        auto r = std::from_chars(n.data() + p, n.data() + n.size(), out);
+        if (r.ec != std::errc()) return false;
+        p = static_cast<size_t>(r.ptr - n.data());
+        return true;
+    };
+    if (!num(ctxReqs)) return false;
+    size_t g = n.find("_generation_", p);
+    if (g == std::string_view::npos) return false;
+    p = g + 12;
+    return num(genReqs);
+}
+
+bool containsNoCase(std::string_view s, std::string_view needle) {
+    auto it = std::search(s.begin(), s.end(), needle.begin(), needle.end(),
+                          [](char a, char b) { return std::tolower(static_cast<unsigned char>(a)) == b; });
+    return it != s.end();
+}
+
+bool isAttention(const RankData& r, uint32_t g, std::string_view n) {
+    if (r.gpu.category.size() == r.gpu.size() && r.gpu.size() > 0 && r.gpu.category[g] == KernelCategory::Attention)
+        return true;
+    return containsNoCase(n, "attn") || containsNoCase(n, "attention") || containsNoCase(n, "fmha") ||
+           containsNoCase(n, "flash");
+}
+bool isGemm(const RankData& r, uint32_t g, std::string_view n) {
+    if (r.gpu.category.size() == r.gpu.size() && r.gpu.size() > 0 && r.gpu.category[g] == KernelCategory::Gemm)
+        return true;
+    return containsNoCase(n, "gemm") || startsWith(n, "Cijk_") || startsWith(n, "nvjet") || containsNoCase(n, "xmma") ||
+           containsNoCase(n, "cutlass") || containsNoCase(n, "wvsplitk");
+}
+}  // namespace
+
+Result<Table> phaseStructure(AnalysisContext& ctx, const WindowSpec& window, bool layers) {
+    auto sel = ctx.select(window);
+    if (!sel) return sel.error();
+    Table t;
+    t.columns = {"rank", "phase", "name", "step", "start_ns", "end_ns", "dur_ns", "count"};
+    for (const RankWindow& w : sel.value()->ranks) {
+        const RankData& r = *w.data;
+        const auto& steps = ctx.steps(w.rankIndex);
+        // Steps kept by the window: step lists keep theirs, other windows every step.
+        std::vector<StepSpan> chosen;
+        for (const auto& s : steps)
+            if (sel.value()->spec.kind != WindowKind::StepList ||
+                std::binary_search(sel.value()->spec.steps.begin(), sel.value()->spec.steps.end(), s.number))
+                chosen.push_back(s);
+        for (const auto& s : chosen)
+            t.addRow({int64_t{w.rank}, std::string("step"), fmt::format("ProfilerStep#{}", s.number), s.number, s.start,
+                      s.end, s.end - s.start, int64_t{1}});
+
+        // Marker slices by kind, in start order.
+        struct M {
+            TimeNs s, e;
+            Marker k;
+        };
+        std::vector<M> markers;
+        bool layerAnnotated = false;
+        int64_t vllmPrefill = 0, vllmDecode = 0, vllmMixed = 0;
+        std::vector<uint8_t> nameClass(r.strings.size(), 255);
+        for (size_t i = 0; i < r.slices.size(); ++i) {
+            StrId id = r.slices.name[i];
+            uint8_t& c = nameClass[id];
+            std::string_view nm = r.strings.view(id);
+            if (c == 255) {
+                c = static_cast<uint8_t>(markerOf(nm));
+                int64_t a = 0, b = 0;
+                if (parseVllm(nm, a, b)) c = 10;
+                if (containsNoCase(nm, "layer") && r.slices.kind[i] != EventKind::CpuOp) c = 20;
+            }
+            if (c == 20) layerAnnotated = true;
+            if (c >= 1 && c <= 3)
+                markers.push_back({r.slices.ts[i], r.slices.ts[i] + r.slices.dur[i], static_cast<Marker>(c)});
+            if (c == 10) {
+                int64_t a = 0, b = 0;
+                parseVllm(nm, a, b);
+                std::string phase = a > 0 && b == 0 ? "prefill" : a == 0 ? "decode" : "mixed";
+                (phase == "prefill" ? vllmPrefill : phase == "decode" ? vllmDecode : vllmMixed) += 1;
+                TimeNs s = r.slices.ts[i], e = s + r.slices.dur[i];
+                Cell step;
+                for (const auto& st : steps)
+                    if (s >= st.start && s < st.end) step = st.number;
+                t.addRow({int64_t{w.rank}, phase, std::string(nm), step, s, e, e - s, a + b});
+            }
+        }
+        std::sort(markers.begin(), markers.end(), [](const M& a, const M& b) { return a.s < b.s; });
+        std::vector<StepSpan> spans = chosen;
+        bool wholeTrace = spans.empty();
+        if (wholeTrace && !markers.empty()) {
+            TimeNs a = INT64_MAX, b = INT64_MIN;
+            for (size_t i = 0; i < r.slices.size(); ++i) {
+                a = std::min(a, r.slices.ts[i]);
+                b = std::max(b, r.slices.ts[i] + r.slices.dur[i]);
+            }
+            spans.push_back({-1, a, b, -1});
+        }
+        bool anyPhase = false;
+        for (const auto& sp : spans) {
+            auto lo = std::lower_bound(markers.begin(), markers.end(), sp.start,
+                                       [](const M& m, TimeNs v) { return m.s < v; });
+            TimeNs fwdS = INT64_MAX, bwdS = INT64_MAX, bwdE = INT64_MIN, optS = INT64_MAX, optE = INT64_MIN;
+            int64_t nf = 0, nb = 0, no = 0;
+            for (auto it = lo; it != markers.end() && it->s < sp.end; ++it) {
+                switch (it->k) {
+                case Marker::Forward: fwdS = std::min(fwdS, it->s); ++nf; break;
+                case Marker::Backward: bwdS = std::min(bwdS, it->s); bwdE = std::max(bwdE, it->e); ++nb; break;
+                case Marker::Optimizer: optS = std::min(optS, it->s); optE = std::max(optE, it->e); ++no; break;
+                default: break;
+                }
+            }
+            if (nb == 0 && no == 0) continue;
+            anyPhase = true;
+            Cell step;
+            if (sp.number >= 0) step = sp.number;
+            TimeNs f0 = nf > 0 ? fwdS : sp.start;
+            TimeNs f1 = nb > 0 ? bwdS : optS;
+            if (f1 > f0) t.addRow({int64_t{w.rank}, std::string("forward"), std::string("forward"), step, f0, f1, f1 - f0, nf});
+            if (nb > 0) t.addRow({int64_t{w.rank}, std::string("backward"), std::string("backward"), step, bwdS, bwdE, bwdE - bwdS, nb});
+            if (no > 0) t.addRow({int64_t{w.rank}, std::string("optimizer"), std::string("optimizer"), step, optS, optE, optE - optS, no});
+        }
+        if (!anyPhase)
+            t.messages.push_back(fmt::format("phases: rank {}: no backward or optimizer annotation found: forward/"
+                                             "backward/optimizer phases are not reported",
+                                             w.rank));
+        if (vllmPrefill + vllmDecode + vllmMixed > 0)
+            t.messages.push_back(fmt::format("phases: rank {}: vLLM steps: {} prefill, {} decode, {} mixed", w.rank,
+                                             vllmPrefill, vllmDecode, vllmMixed));
+        if (steps.empty()) t.messages.push_back(fmt::format("phases: rank {} has no ProfilerStep#N annotations", w.rank));
+
+        // Layers from kernel patterns.
+        if (!layers || layerAnnotated) continue;
+        std::vector<size_t> attn;
+        std::vector<uint8_t> gemm(w.size(), 0);
+        for (size_t i = 0; i < w.size(); ++i) {
+            uint32_t g = w.row[i];
+            if (r.gpu.kind.size() > g && r.gpu.kind[g] != EventKind::Kernel) continue;
+            std::string_view nm = r.strings.view(r.gpu.name[g]);
+            if (isAttention(r, g, nm))
+                attn.push_back(i);
+            else if (isGemm(r, g, nm))
+                gemm[i] = 1;
+        }
+        if (attn.size() < 2) continue;
+        // Boundary before each attention kernel: walk back to the last GEMM after the previous attention, then
+        // to the first GEMM of that contiguous run.
+        std::vector<size_t> bounds;
+        size_t prevAttn = 0;
+        for (size_t k = 0; k < attn.size(); ++k) {
+            size_t a = attn[k];
+            size_t lowest = k == 0 ? 0 : prevAttn + 1;
+            size_t b = a;
+            // nearest GEMM before the attention kernel (after the previous one), then the start of its run
+            size_t j = a;
+            while (j > lowest && !gemm[j - 1]) --j;
+            if (j > lowest) {
+                b = j - 1;
+                while (b > lowest && gemm[b - 1]) --b;
+            }
+            bounds.push_back(b);
+            prevAttn = a;
+        }
+        int64_t layerNo = 0;
+        for (size_t k = 0; k < bounds.size(); ++k) {
+            size_t b0 = bounds[k];
+            size_t b1 = k + 1 < bounds.size() ? bounds[k + 1] : w.size();
+            if (b1 <= b0) continue;
+            TimeNs s = w.start[b0], e = w.end[b1 - 1];
+            for (size_t i = b0; i < b1; ++i) e = std::max(e, w.end[i]);
+            std::string_view an = r.strings.view(r.gpu.name[w.row[attn[k]]]);
+            bool bwd = containsNoCase(an, "bwd") || containsNoCase(an, "backward");
+            Cell step;
+            int32_t st = r.gpu.step.size() == r.gpu.size() ? r.gpu.step[w.row[b0]] : -1;
+            if (st >= 0 && static_cast<size_t>(st) < r.steps.size()) step = r.steps.number[static_cast<size_t>(st)];
+            t.addRow({int64_t{w.rank}, std::string("layer"), fmt::format("layer {}{}", layerNo++, bwd ? " (backward)" : ""),
+                      step, s, e, e - s, static_cast<int64_t>(b1 - b0)});
+        }
+        t.messages.push_back(fmt::format("phases: rank {}: {} transformer layers detected from attention + GEMM kernel "
+                                         "patterns (no layer annotation)",
+                                         w.rank, layerNo));
+    }
+    return t;
+}
+
+AnalysisInfo phasesAnalysisInfo() {
+    AnalysisInfo a;
+    a.name = "phases";
+    a.description = "Steps, forward/backward/optimizer, vLLM prefill/decode and detected transformer layers";
+    a.options = {{"layers", OptionType::Bool, "true", "detect transformer layers from kernel patterns", {}}};
+    a.columns = {"rank", "phase", "name", "step", "start_ns", "end_ns", "dur_ns", "count"};
+    a.run = [](AnalysisContext& ctx, const AnalysisRequest& req) {
+        return phaseStructure(ctx, req.window, req.getBool("layers", true));
+    };
+    return a;
+}
+
+}  // namespace strobe::core

@@ -1,0 +1,226 @@
+#include "core/analysis/straggler.h"
+
+#include <algorithm>
+#include <charconv>
+#include <map>
+#include <tuple>
+#include <unordered_map>
+
+#include <fmt/format.h>
+
+namespace strobe::core {
+
+namespace {
+// Value of `"key": value` in an args JSON object text (string or number), "" when absent.
+std::string argValue(std::string_view json, std::string_view key) {
+    std::string quoted = fmt::format("\"{}\"", key);
+    size_t p = json.find(quoted);
+    if (p == std::string_view::npos) return {};
+    p += quoted.size();
+    while (p < json.size() && (json[p] == ' ' || json[p] == ':')) ++p;
+    if (p >= json.size()) return {};
+    if (json[p] == '"') {
+        size_t e = json.find('"', p + 1);
+        return e == std::string_view::npos ? std::string() : std::string(json.substr(p + 1, e - p - 1));
+    }
+    size_t e = p;
+    while (e < json.size() && json[e] != ',' && json[e] != '}' && json[e] != ' ') ++e;
+    return std::string(json.substr(p, e - p));
+}
+
+struct Hit {
+    size_t rankPos;
+    TimeNs start, end;
+};
+using Key = std::tuple<std::string, int64_t, std::string>;  // group, seq, name
+}  // namespace
+
+Result<Table> stragglerAnalysis(AnalysisContext& ctx, const WindowSpec& window, const std::string& view) {
+    auto sel = ctx.select(window);
+    if (!sel) return sel.error();
+    const auto& ranks = sel.value()->ranks;
+    Table t;
+    const size_t nr = ranks.size();
+
+    // --- collectives
+    std::map<Key, std::vector<Hit>> coll;
+    for (size_t rp = 0; rp < nr; ++rp) {
+        const RankWindow& w = ranks[rp];
+        const RankData& r = *w.data;
+        std::map<std::pair<std::string, StrId>, int64_t> occurrence;
+        std::unordered_map<StrId, std::pair<std::string, std::string>> argCache;  // args id → (pg, seq)
+        for (size_t i = 0; i < w.size(); ++i) {
+            if (w.type[i] != HtaType::Communication) continue;
+            uint32_t g = w.row[i];
+            std::string pg, seq;
+            if (r.gpu.args.size() > g && r.gpu.args[g] != kEmptyStr) {
+                auto [it, fresh] = argCache.try_emplace(r.gpu.args[g]);
+                if (fresh) {
+                    std::string_view a = r.strings.view(r.gpu.args[g]);
+                    it->second.first = argValue(a, "Process Group Name");
+                    it->second.second = argValue(a, "Seq");
+                    if (it->second.second.empty()) it->second.second = argValue(a, "seq");
+                }
+                pg = it->second.first;
+                seq = it->second.second;
+            }
+            StrId name = r.gpu.name[g];
+            int64_t s = -1;
+            if (!seq.empty()) {
+                auto res = std::from_chars(seq.data(), seq.data() + seq.size(), s);
+                if (res.ec != std::errc()) s = -1;
+            }
+            int64_t& occ = occurrence[{pg, name}];
+            if (s < 0) s = occ;
+            ++occ;
+            coll[Key{pg, s, r.strings.str(name)}].push_back({rp, r.gpu.ts[g], r.gpu.ts[g] + r.gpu.dur[g]});
+        }
+    }
+    struct RankAcc {
+        int64_t collectives = 0, timesLast = 0, regions = 0;
+        TimeNs wait = 0, caused = 0, regionLagMax = 0;
+        long double startLag = 0, regionLag = 0;
+    };
+    std::vector<RankAcc> acc(nr);
+    Table collTable;
+    collTable.columns = {"process_group", "seq", "name", "ranks", "straggler_rank", "max_wait_ns", "total_wait_ns",
+                         "start_spread_ns"};
+    for (const auto& [key, hits] : coll) {
+        if (hits.size() < 2) continue;
+        TimeNs minDur = INT64_MAX, minStart = INT64_MAX, maxStart = INT64_MIN;
+        size_t last = hits[0].rankPos;
+        for (const auto& h : hits) {
+            TimeNs d = h.end - h.start;
+            if (d < minDur) {
+                minDur = d;
+                last = h.rankPos;
+            }
+            minStart = std::min(minStart, h.start);
+            maxStart = std::max(maxStart, h.start);
+        }
+        TimeNs total = 0, maxWait = 0;
+        for (const auto& h : hits) {
+            TimeNs wait = h.end - h.start - minDur;
+            RankAcc& a = acc[h.rankPos];
+            a.collectives += 1;
+            a.wait += wait;
+            a.startLag += static_cast<long double>(h.start - minStart);
+            total += wait;
+            maxWait = std::max(maxWait, wait);
+        }
+        acc[last].timesLast += 1;
+        acc[last].caused += total;
+        collTable.addRow({std::get<0>(key), std::get<1>(key), std::get<2>(key), static_cast<int64_t>(hits.size()),
+                          int64_t{ranks[last].rank}, maxWait, total, maxStart - minStart});
+    }
+
+    // --- annotated regions (CPU user annotations, ProfilerStep#N included), by name and occurrence
+    std::map<std::pair<std::string, int64_t>, std::vector<Hit>> regions;
+    for (size_t rp = 0; rp < nr; ++rp) {
+        const RankData& r = *ranks[rp].data;
+        std::unordered_map<StrId, int64_t> occ;
+        std::vector<size_t> idx;
+        for (size_t i = 0; i < r.slices.size(); ++i)
+            if (r.slices.kind[i] == EventKind::UserAnnotation && r.slices.dur[i] > 0) idx.push_back(i);
+        std::sort(idx.begin(), idx.end(), [&](size_t a, size_t b) { return r.slices.ts[a] < r.slices.ts[b]; });
+        const auto& spec = sel.value()->spec;
+        for (size_t i : idx) {
+            TimeNs s = r.slices.ts[i], e = s + r.slices.dur[i];
+            if (spec.kind == WindowKind::Range && (e <= spec.from || s >= spec.to)) continue;
+            StrId id = r.slices.name[i];
+            regions[{r.strings.str(id), occ[id]++}].push_back({rp, s, e});
+        }
+    }
+    Table regTable;
+    regTable.columns = {"name", "occurrence", "ranks", "slowest_rank", "end_spread_ns", "mean_dur_ns"};
+    for (const auto& [key, hits] : regions) {
+        if (hits.size() < 2) continue;
+        TimeNs minEnd = INT64_MAX, maxEnd = INT64_MIN;
+        size_t slow = hits[0].rankPos;
+        long double durSum = 0;
+        for (const auto& h : hits) {
+            minEnd = std::min(minEnd, h.end);
+            if (h.end > maxEnd) {
+                maxEnd = h.end;
+                slow = h.rankPos;
+            }
+            durSum += static_cast<long double>(h.end - h.start);
+        }
+        for (const auto& h : hits) {
+            RankAcc& a = acc[h.rankPos];
+            a.regions += 1;
+            a.regionLag += static_cast<long double>(h.end - minEnd);
+            a.regionLagMax = std::max(a.regionLagMax, h.end - minEnd);
+        }
+        regTable.addRow({key.first, key.second, static_cast<int64_t>(hits.size()), int64_t{ranks[slow].rank},
+                         maxEnd - minEnd, static_cast<double>(durSum / static_cast<long double>(hits.size()))});
+    }
+
+    if (nr < 2) t.messages.push_back("straggler: the run has one rank; matching across ranks needs two or more");
+    size_t withoutInfo = 0;
+    for (const auto& w : ranks)
+        if (!w.data->info.distributed.present) ++withoutInfo;
+    if (withoutInfo > 0)
+        t.messages.push_back(fmt::format("straggler: {} of {} ranks have no distributedInfo: ranks come from file names "
+                                         "or order, process groups are unknown",
+                                         withoutInfo, nr));
+    if (collTable.rows.empty() && nr >= 2)
+        t.messages.push_back("straggler: no communication kernel is matched across ranks in the window");
+
+    if (view == "collectives") {
+        collTable.messages = t.messages;
+        return collTable;
+    }
+    if (view == "regions") {
+        regTable.messages = t.messages;
+        return regTable;
+    }
+    t.columns = {"rank", "collectives", "wait_ns", "mean_wait_ns", "times_last", "caused_wait_ns",
+                 "mean_start_lag_ns", "regions", "mean_region_end_lag_ns", "max_region_end_lag_ns"};
+    size_t worst = nr;
+    for (size_t rp = 0; rp < nr; ++rp) {
+        const RankAcc& a = acc[rp];
+        Cell meanWait, meanLag, meanReg, maxReg;
+        if (a.collectives > 0) {
+            meanWait = static_cast<double>(a.wait) / static_cast<double>(a.collectives);
+            meanLag = static_cast<double>(a.startLag / static_cast<long double>(a.collectives));
+        }
+        if (a.regions > 0) {
+            meanReg = static_cast<double>(a.regionLag / static_cast<long double>(a.regions));
+            maxReg = a.regionLagMax;
+        }
+        t.addRow({int64_t{ranks[rp].rank}, a.collectives, a.wait, meanWait, a.timesLast, a.caused, meanLag, a.regions,
+                  meanReg, maxReg});
+        if (a.caused > 0 && (worst == nr || a.caused > acc[worst].caused)) worst = rp;
+    }
+    if (worst < nr) {
+        t.messages.push_back(fmt::format(
+            "straggler: rank {} makes the others wait most: last to arrive in {} of {} matched collectives, "
+            "causing {} ns of waiting on the other ranks",
+            ranks[worst].rank, acc[worst].timesLast, collTable.rows.size(), acc[worst].caused));
+    } else if (!regTable.rows.empty()) {
+        size_t slow = 0;
+        for (size_t rp = 1; rp < nr; ++rp)
+            if (acc[rp].regionLag > acc[slow].regionLag) slow = rp;
+        t.messages.push_back(fmt::format("straggler: no collective to judge by; rank {} ends its annotated regions "
+                                         "latest on average",
+                                         ranks[slow].rank));
+    }
+    return t;
+}
+
+AnalysisInfo stragglerAnalysisInfo() {
+    AnalysisInfo a;
+    a.name = "straggler";
+    a.description = "Collectives and annotated regions matched across ranks: who waits, who makes others wait";
+    a.options = {{"view", OptionType::Enum, "summary", "summary per rank, or one row per collective or region",
+                  {"summary", "collectives", "regions"}}};
+    a.columns = {"rank", "collectives", "wait_ns", "mean_wait_ns", "times_last", "caused_wait_ns",
+                 "mean_start_lag_ns", "regions", "mean_region_end_lag_ns", "max_region_end_lag_ns"};
+    a.run = [](AnalysisContext& ctx, const AnalysisRequest& req) {
+        return stragglerAnalysis(ctx, req.window, req.getString("view", "summary"));
+    };
+    return a;
+}
+
+}  // namespace strobe::core

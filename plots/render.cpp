@@ -1,0 +1,154 @@
+#include "plots/render.h"
+
+#include <algorithm>
+#include <cctype>
+#include <fstream>
+
+#include <QBuffer>
+#include <QFile>
+#include <QPdfWriter>
+#include <QSvgGenerator>
+
+#include <fmt/format.h>
+
+namespace strobe::plots {
+
+const char* toString(ImageFormat f) {
+    switch (f) {
+    case ImageFormat::Png: return "png";
+    case ImageFormat::Svg: return "svg";
+    case ImageFormat::Pdf: return "pdf";
+    }
+    return "png";
+}
+
+std::optional<ImageFormat> imageFormatFromPath(const std::string& path) {
+    auto dot = path.rfind('.');
+    if (dot == std::string::npos) return std::nullopt;
+    std::string ext = path.substr(dot + 1);
+    for (auto& c : ext) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (ext == "png") return ImageFormat::Png;
+    if (ext == "svg") return ImageFormat::Svg;
+    if (ext == "pdf") return ImageFormat::Pdf;
+    return std::nullopt;
+}
+
+void paintPlot(QPainter& painter, const QRectF& rect, const Plot& plot, const Prepared& prepared,
+               const ParamValues& values, bool dark) {
+    painter.save();
+    painter.setRenderHint(QPainter::Antialiasing, true);
+    painter.setRenderHint(QPainter::TextAntialiasing, true);
+    Canvas canvas{painter, rect, dark};
+    painter.fillRect(rect, canvas.theme().background);
+    painter.setClipRect(rect);
+    plot.draw(canvas, prepared, values);
+    painter.restore();
+}
+
+QImage renderToImage(const Plot& plot, const Prepared& prepared, const ParamValues& values, QSize size, bool dark,
+                     qreal devicePixelRatio) {
+    QSize px(std::max(1, int(size.width() * devicePixelRatio)), std::max(1, int(size.height() * devicePixelRatio)));
+    QImage image(px, QImage::Format_ARGB32_Premultiplied);
+    image.setDevicePixelRatio(devicePixelRatio);
+    image.fill(Qt::transparent);
+    QPainter painter(&image);
+    paintPlot(painter, QRectF(0, 0, size.width(), size.height()), plot, prepared, values, dark);
+    painter.end();
+    return image;
+}
+
+QByteArray renderToSvg(const Plot& plot, const Prepared& prepared, const ParamValues& values, QSize size,
+                       bool dark) {
+    QByteArray bytes;
+    QBuffer buffer(&bytes);
+    buffer.open(QIODevice::WriteOnly);
+    QSvgGenerator gen;
+    gen.setOutputDevice(&buffer);
+    gen.setSize(size);
+    gen.setViewBox(QRect(QPoint(0, 0), size));
+    gen.setTitle(QString::fromStdString(plot.title()));
+    gen.setDescription(QString::fromStdString(plot.description()));
+    QPainter painter(&gen);
+    paintPlot(painter, QRectF(0, 0, size.width(), size.height()), plot, prepared, values, dark);
+    painter.end();
+    return bytes;
+}
+
+QByteArray renderToPdf(const Plot& plot, const Prepared& prepared, const ParamValues& values, QSize size,
+                       bool dark) {
+    QByteArray bytes;
+    QBuffer buffer(&bytes);
+    buffer.open(QIODevice::WriteOnly);
+    QPdfWriter writer(&buffer);
+    writer.setTitle(QString::fromStdString(plot.title()));
+    writer.setCreator(QStringLiteral("Strobe"));
+    writer.setResolution(96);
+    // A page the size of the picture (96 dpi: one logical pixel = 1/96 inch).
+    writer.setPageSize(QPageSize(QSizeF(size.width() * 72.0 / 96.0, size.height() * 72.0 / 96.0), QPageSize::Point));
+    writer.setPageMargins(QMarginsF(0, 0, 0, 0));
+    QPainter painter(&writer);
+    // Map our logical size onto the device's page.
+    double sx = double(painter.device()->width()) / size.width();
+    double sy = double(painter.device()->height()) / size.height();
+    painter.scale(sx, sy);
+    paintPlot(painter, QRectF(0, 0, size.width(), size.height()), plot, prepared, values, dark);
+    painter.end();
+    return bytes;
+}
+
+namespace {
+core::Status writeBytes(const std::string& path, const QByteArray& bytes) {
+    QFile f(QString::fromStdString(path));
+    if (!f.open(QIODevice::WriteOnly | QIODevice::Truncate))
+        return core::Error(core::Location{path}, fmt::format("cannot open for writing: {}", f.errorString().toStdString()));
+    if (f.write(bytes) != bytes.size())
+        return core::Error(core::Location{path}, fmt::format("write failed: {}", f.errorString().toStdString()));
+    return core::Ok{};
+}
+}  // namespace
+
+core::Status renderToFile(const Plot& plot, const Prepared& prepared, const ParamValues& values, QSize size,
+                          const std::string& path, std::optional<ImageFormat> format, bool dark) {
+    if (!format) format = imageFormatFromPath(path);
+    if (!format) return core::Error(core::Location{path}, "unknown image format (expected .png, .svg or .pdf)");
+    if (size.width() < 16 || size.height() < 16 || size.width() > 20000 || size.height() > 20000)
+        return core::Error(core::Location{path},
+                           fmt::format("image size {}x{} out of range (16..20000)", size.width(), size.height()));
+    switch (*format) {
+    case ImageFormat::Png: {
+        QImage img = renderToImage(plot, prepared, values, size, dark);
+        QByteArray bytes;
+        QBuffer buffer(&bytes);
+        buffer.open(QIODevice::WriteOnly);
+        if (!img.save(&buffer, "PNG")) return core::Error(core::Location{path}, "PNG encoding failed");
+        return writeBytes(path, bytes);
+    }
+    case ImageFormat::Svg: return writeBytes(path, renderToSvg(plot, prepared, values, size, dark));
+    case ImageFormat::Pdf: return writeBytes(path, renderToPdf(plot, prepared, values, size, dark));
+    }
+    return core::Error(core::Location{path}, "unknown image format");
+}
+
+core::Status writeTableCsv(const Plot& plot, const Prepared& prepared, const ParamValues& values,
+                           const std::string& path) {
+    std::ofstream out(path, std::ios::binary | std::ios::trunc);
+    if (!out) return core::Error(core::Location{path}, "cannot open for writing");
+    plot.table(prepared, values).writeCsv(out);
+    out.flush();
+    if (!out) return core::Error(core::Location{path}, "write failed");
+    return core::Ok{};
+}
+
+long long countNonBackgroundPixels(const QImage& image) {
+    if (image.isNull()) return 0;
+    QImage img = image.convertToFormat(QImage::Format_ARGB32);
+    QRgb bg = img.pixel(0, 0);
+    long long n = 0;
+    for (int y = 0; y < img.height(); ++y) {
+        auto* line = reinterpret_cast<const QRgb*>(img.constScanLine(y));
+        for (int x = 0; x < img.width(); ++x) n += line[x] != bg;
+    }
+    return n;
+}
+
+}  // namespace strobe::plots

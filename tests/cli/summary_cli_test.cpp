@@ -1,0 +1,319 @@
+// strobe-cli summary: option parsing, exit codes, JSON validity, and the bundled 8-rank sample checked against
+// tests/data/expected/kineto_facts.json (values computed with Python's json module, outside Strobe).
+#include <gtest/gtest.h>
+#include <simdjson.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "app/cli/cmd_summary.h"
+#include "app/cli/command.h"
+#include "core/analysis/summary.h"
+
+using namespace strobe;
+namespace fs = std::filesystem;
+
+namespace {
+
+struct CliResult {
+    int code = -1;
+    std::string out;
+    std::string err;
+};
+
+CliResult runSummary(const std::vector<std::string>& args) {
+    const app::CliCommand* cmd = app::findCommand("summary");
+    EXPECT_NE(cmd, nullptr);
+    if (cmd == nullptr) return {};
+    CliResult r;
+    testing::internal::CaptureStdout();
+    testing::internal::CaptureStderr();
+    r.code = cmd->run(args);
+    std::fflush(stdout);
+    std::fflush(stderr);
+    r.out = testing::internal::GetCapturedStdout();
+    r.err = testing::internal::GetCapturedStderr();
+    return r;
+}
+
+class TempDir {
+public:
+    TempDir() {
+        m_path = fs::temp_directory_path() / ("strobe_summary_cli_" + std::to_string(::getpid()) + "_" +
+                                              testing::UnitTest::GetInstance()->current_test_info()->name());
+        fs::remove_all(m_path);
+        fs::create_directories(m_path);
+    }
+    ~TempDir() {
+        std::error_code ec;
+        fs::remove_all(m_path, ec);
+    }
+    const fs::path& path() const { return m_path; }
+
+private:
+    fs::path m_path;
+};
+
+// A run of one hand-built rank: two kernels (300 + 100 ns), one memcpy (200 ns), one step.
+std::shared_ptr<core::Dataset> handBuiltRun() {
+    auto rank = std::make_shared<core::RankData>();
+    rank->rank = 1;
+    rank->rankSource = core::RankSource::DistributedInfo;
+    rank->path = "dir/rank1 \"quoted\".json";
+    rank->info.platform = core::Platform::Amd;
+    rank->info.distributed.worldSize = 2;
+    core::DeviceProperties dev;
+    dev.name = "AMD Instinct MI300X";
+    rank->info.devices.push_back(dev);
+    auto& g = rank->gpu;
+    auto add = [&](const char* name, core::EventKind kind, core::KernelCategory cat, core::TimeNs ts,
+                   core::TimeNs dur) {
+        g.ts.push_back(ts);
+        g.dur.push_back(dur);
+        g.name.push_back(rank->strings.intern(name));
+        g.cat.push_back(rank->strings.intern(kind == core::EventKind::Kernel ? "kernel" : "gpu_memcpy"));
+        g.kind.push_back(kind);
+        g.category.push_back(cat);
+    };
+    add("Cijk_Alik_Bljk\x01\xff", core::EventKind::Kernel, core::KernelCategory::Gemm, 1000, 300);
+    add("Cijk_Alik_Bljk\x01\xff", core::EventKind::Kernel, core::KernelCategory::Gemm, 2000, 100);
+    add("Memcpy HtoD", core::EventKind::Memcpy, core::KernelCategory::Memcpy, 500, 200);
+    rank->steps.number.push_back(7);
+    rank->steps.start.push_back(400);
+    rank->steps.end.push_back(2100);
+    rank->steps.slice.push_back(0);
+    auto ds = std::make_shared<core::Dataset>();
+    ds->sources = {"dir"};
+    ds->ranks.push_back(rank);
+    ds->diagnostics.push_back(core::Diagnostic{core::Severity::Warning, core::Location{}, "rank 0 is missing"});
+    return ds;
+}
+
+simdjson::padded_string pad(const std::string& s) { return simdjson::padded_string(s); }
+
+}  // namespace
+
+TEST(CliArgs, ParsesLongShortInlineAndPositionals) {
+    app::ArgParser p("x", {{"json", '\0', false}, {"top", 'n', true}, {"set", 's', true, true}});
+    ASSERT_TRUE(p.parse({"a", "--json", "--top=5", "-s", "k=v", "-sk2=v2", "--", "--json"})) << p.error();
+    EXPECT_TRUE(p.has("json"));
+    EXPECT_EQ(p.value("top"), "5");
+    EXPECT_EQ(p.values("set"), (std::vector<std::string>{"k=v", "k2=v2"}));
+    EXPECT_EQ(p.positionals(), (std::vector<std::string>{"a", "--json"}));
+    int64_t top = 0;
+    EXPECT_TRUE(p.intValue("top", top, 0, 10));
+    EXPECT_EQ(top, 5);
+}
+
+TEST(CliArgs, RejectsWhatItDoesNotKnow) {
+    app::ArgParser p("x", {{"json", '\0', false}, {"top", '\0', true}});
+    EXPECT_FALSE(p.parse({"--nope"}));
+    EXPECT_NE(p.error().find("--nope"), std::string::npos);
+    EXPECT_FALSE(p.parse({"-q"}));
+    EXPECT_FALSE(p.parse({"--top"}));              // value missing
+    EXPECT_FALSE(p.parse({"--json=1"}));           // flag with a value
+    EXPECT_FALSE(p.parse({"--top", "1", "--top", "2"}));  // not repeatable
+    ASSERT_TRUE(p.parse({"--top", "-3"}));
+    int64_t top = 0;
+    EXPECT_FALSE(p.intValue("top", top, 0, 10));
+    ASSERT_TRUE(p.parse({"--top", "7x"}));
+    EXPECT_FALSE(p.intValue("top", top, 0, 10));
+}
+
+TEST(CliArgs, HelpStopsAtDoubleDash) {
+    EXPECT_TRUE(app::wantsHelp({"a", "--help"}));
+    EXPECT_TRUE(app::wantsHelp({"-h"}));
+    EXPECT_FALSE(app::wantsHelp({"--", "--help"}));
+}
+
+TEST(CliJson, QuoteAlwaysGivesValidJson) {
+    const std::string raw = std::string("a\"b\\c\n\t\x01") + "\xC3\xA9" + "\xff" + "\xE2\x82" + "\xF0\x9F\x98\x80";
+    const std::string doc = "[" + app::jsonQuote(raw) + "]";
+    simdjson::dom::parser parser;
+    simdjson::dom::element e;
+    auto padded = pad(doc);
+    ASSERT_EQ(parser.parse(padded).get(e), simdjson::SUCCESS) << doc;
+    std::string_view back;
+    ASSERT_EQ(e.at(0).get(back), simdjson::SUCCESS);
+    // The valid parts come back unchanged; the stray 0xFF and the cut 3-byte sequence become U+FFFD.
+    EXPECT_EQ(back, std::string("a\"b\\c\n\t\x01") + "\xC3\xA9" + "\xEF\xBF\xBD" + "\xEF\xBF\xBD\xEF\xBF\xBD" +
+                        "\xF0\x9F\x98\x80");
+}
+
+TEST(SummaryCli, JsonDocumentHasTheDocumentedKeys) {
+    auto ds = handBuiltRun();
+    const std::string doc = app::summaryJson(core::summarizeRun(*ds, 5), *ds);
+    simdjson::dom::parser parser;
+    simdjson::dom::element root;
+    auto padded = pad(doc);
+    ASSERT_EQ(parser.parse(padded).get(root), simdjson::SUCCESS) << doc;
+    int64_t world = 0;
+    ASSERT_EQ(root["world_size"].get(world), simdjson::SUCCESS);
+    EXPECT_EQ(world, 2);
+    simdjson::dom::array warnings;
+    ASSERT_EQ(root["warnings"].get(warnings), simdjson::SUCCESS);
+    EXPECT_EQ(warnings.size(), 1u);
+    simdjson::dom::element r;
+    ASSERT_EQ(root["ranks"].at(0).get(r), simdjson::SUCCESS);
+    int64_t v = 0;
+    std::string_view sv;
+    ASSERT_EQ(r["rank"].get(v), simdjson::SUCCESS);
+    EXPECT_EQ(v, 1);
+    ASSERT_EQ(r["path"].get(sv), simdjson::SUCCESS);
+    EXPECT_EQ(sv, "dir/rank1 \"quoted\".json");
+    ASSERT_EQ(r["platform"].get(sv), simdjson::SUCCESS);
+    EXPECT_EQ(sv, "AMD");
+    ASSERT_EQ(r["gpu_name"].get(sv), simdjson::SUCCESS);
+    EXPECT_EQ(sv, "AMD Instinct MI300X");
+    ASSERT_EQ(r["kernels"]["count"].get(v), simdjson::SUCCESS);
+    EXPECT_EQ(v, 2);
+    ASSERT_EQ(r["kernels"]["total_ns"].get(v), simdjson::SUCCESS);
+    EXPECT_EQ(v, 400);  // 300 + 100
+    ASSERT_EQ(r["memcpy"]["total_ns"].get(v), simdjson::SUCCESS);
+    EXPECT_EQ(v, 200);
+    ASSERT_EQ(r["span"]["start_ns"].get(v), simdjson::SUCCESS);
+    EXPECT_EQ(v, 500);   // the memcpy starts first
+    ASSERT_EQ(r["span"]["end_ns"].get(v), simdjson::SUCCESS);
+    EXPECT_EQ(v, 2100);  // the second kernel ends at 2000 + 100
+    ASSERT_EQ(r["steps"].at(0)["number"].get(v), simdjson::SUCCESS);
+    EXPECT_EQ(v, 7);
+    ASSERT_EQ(r["time_by_category"]["gemm"]["total_ns"].get(v), simdjson::SUCCESS);
+    EXPECT_EQ(v, 400);
+    ASSERT_EQ(r["top_kernels"].at(0)["count"].get(v), simdjson::SUCCESS);
+    EXPECT_EQ(v, 2);
+    ASSERT_EQ(r["events_by_category"]["kernel"].get(v), simdjson::SUCCESS);
+    EXPECT_EQ(v, 2);
+}
+
+TEST(SummaryCli, TextNamesRankFileAndWarnings) {
+    auto ds = handBuiltRun();
+    const std::string text = app::summaryText(core::summarizeRun(*ds, 5), *ds);
+    EXPECT_NE(text.find("Rank 1 of 2"), std::string::npos) << text;
+    EXPECT_NE(text.find("AMD Instinct MI300X"), std::string::npos);
+    EXPECT_NE(text.find("2 kernels, 400 ns total"), std::string::npos) << text;
+    EXPECT_NE(text.find("rank 0 is missing"), std::string::npos);
+}
+
+TEST(SummaryCli, UsageErrorsExitTwo) {
+    CliResult r = runSummary({});
+    EXPECT_EQ(r.code, app::kExitUsage);
+    EXPECT_TRUE(r.out.empty());
+    EXPECT_NE(r.err.find("summary"), std::string::npos);
+    EXPECT_EQ(runSummary({"--frobnicate", "x"}).code, app::kExitUsage);
+    EXPECT_EQ(runSummary({"--top", "many", "x"}).code, app::kExitUsage);
+    EXPECT_EQ(runSummary({"--top"}).code, app::kExitUsage);
+}
+
+TEST(SummaryCli, MissingFileExitsThreeAndNamesIt) {
+    TempDir tmp;
+    const std::string missing = (tmp.path() / "no_such_trace.json").string();
+    CliResult r = runSummary({"--no-cache", missing});
+    EXPECT_EQ(r.code, app::kExitBadInput);
+    EXPECT_TRUE(r.out.empty());
+    EXPECT_NE(r.err.find("no_such_trace.json"), std::string::npos) << r.err;
+}
+
+TEST(SummaryCli, DirectoryWithoutTracesExitsThree) {
+    TempDir tmp;
+    std::ofstream(tmp.path() / "notes.txt") << "not a trace\n";
+    CliResult r = runSummary({"--no-cache", tmp.path().string()});
+    EXPECT_EQ(r.code, app::kExitBadInput);
+    EXPECT_FALSE(r.err.empty());
+}
+
+TEST(SummaryCli, NonJsonTraceExitsThree) {
+    TempDir tmp;
+    const fs::path bad = tmp.path() / "rank0.json";
+    std::ofstream(bad) << "this is not JSON at all";
+    CliResult r = runSummary({"--no-cache", bad.string()});
+    if (r.code == app::kExitBadInput && r.err.find("not implemented") != std::string::npos)
+        GTEST_SKIP() << "run loader not merged yet: " << r.err;
+    EXPECT_EQ(r.code, app::kExitBadInput);
+    EXPECT_NE(r.err.find("rank0.json"), std::string::npos) << r.err;
+}
+
+// The bundled sample against values computed outside Strobe (tests/data/expected/kineto_facts.json).
+TEST(SummaryCli, SampleRunMatchesExpectedFacts) {
+    const std::string sample = std::string(STROBE_RESOURCE_DIR) + "/sample/param-dlrm-8rank";
+    CliResult r = runSummary({"--json", "--no-cache", sample});
+    if (r.code == app::kExitBadInput && r.err.find("not implemented") != std::string::npos)
+        GTEST_SKIP() << "run loader not merged yet: " << r.err;
+    ASSERT_EQ(r.code, app::kExitOk) << r.err;
+
+    simdjson::dom::parser expectedParser;
+    simdjson::dom::element expected;
+    ASSERT_EQ(expectedParser.load(std::string(STROBE_TEST_DATA_DIR) + "/expected/kineto_facts.json").get(expected),
+              simdjson::SUCCESS);
+    simdjson::dom::parser parser;
+    simdjson::dom::element root;
+    auto padded = pad(r.out);
+    ASSERT_EQ(parser.parse(padded).get(root), simdjson::SUCCESS) << r.out;
+
+    int64_t world = 0;
+    ASSERT_EQ(root["world_size"].get(world), simdjson::SUCCESS);
+    EXPECT_EQ(world, 8);
+    simdjson::dom::array ranks;
+    ASSERT_EQ(root["ranks"].get(ranks), simdjson::SUCCESS);
+    ASSERT_EQ(ranks.size(), 8u);
+    int seen = 0;
+    for (simdjson::dom::element rank : ranks) {
+        std::string_view path;
+        ASSERT_EQ(rank["path"].get(path), simdjson::SUCCESS);
+        const std::string key = "param-dlrm-8rank/" + fs::path(std::string(path)).filename().string();
+        simdjson::dom::element want;
+        ASSERT_EQ(expected[key].get(want), simdjson::SUCCESS) << key;
+        SCOPED_TRACE(key);
+
+        int64_t got = 0, exp = 0;
+        ASSERT_EQ(rank["rank"].get(got), simdjson::SUCCESS);
+        ASSERT_EQ(want["rank"].get(exp), simdjson::SUCCESS);
+        EXPECT_EQ(got, exp);
+        ASSERT_EQ(rank["world_size"].get(got), simdjson::SUCCESS);
+        ASSERT_EQ(want["world_size"].get(exp), simdjson::SUCCESS);
+        EXPECT_EQ(got, exp);
+        ASSERT_EQ(rank["kernels"]["count"].get(got), simdjson::SUCCESS);
+        ASSERT_EQ(want["kernels"].get(exp), simdjson::SUCCESS);
+        EXPECT_EQ(got, exp);
+        ASSERT_EQ(rank["events"].get(got), simdjson::SUCCESS);
+        ASSERT_EQ(want["events"].get(exp), simdjson::SUCCESS);
+        EXPECT_EQ(got, exp);
+
+        // kernel_dur_us_sum is an exact decimal string in µs ("6832", "110.881"): convert to ns exactly.
+        std::string_view us;
+        ASSERT_EQ(want["kernel_dur_us_sum"].get(us), simdjson::SUCCESS);
+        const size_t dot = us.find('.');
+        std::string digits(us.substr(0, dot));
+        std::string frac = dot == std::string_view::npos ? std::string() : std::string(us.substr(dot + 1));
+        ASSERT_LE(frac.size(), 3u);
+        frac.append(3 - frac.size(), '0');
+        const int64_t expectedNs = std::stoll(digits + frac);
+        ASSERT_EQ(rank["kernels"]["total_ns"].get(got), simdjson::SUCCESS);
+        EXPECT_EQ(got, expectedNs);
+
+        std::string_view platform, gpu, wantPlatform, wantGpu;
+        ASSERT_EQ(rank["platform"].get(platform), simdjson::SUCCESS);
+        ASSERT_EQ(want["platform"].get(wantPlatform), simdjson::SUCCESS);
+        EXPECT_EQ(platform, wantPlatform);
+        EXPECT_EQ(platform, "NVIDIA");
+        ASSERT_EQ(rank["gpu_name"].get(gpu), simdjson::SUCCESS);
+        ASSERT_EQ(want["gpus"].at(0).get(wantGpu), simdjson::SUCCESS);
+        EXPECT_EQ(gpu, wantGpu);
+
+        // Raw category counts, key by key (the expected side counts events without `cat` under "").
+        simdjson::dom::object wantCats, gotCats;
+        ASSERT_EQ(want["events_by_cat"].get(wantCats), simdjson::SUCCESS);
+        ASSERT_EQ(rank["events_by_category"].get(gotCats), simdjson::SUCCESS);
+        for (auto [cat, n] : wantCats) {
+            int64_t wantN = 0, gotN = -1;
+            ASSERT_EQ(n.get(wantN), simdjson::SUCCESS);
+            EXPECT_EQ(gotCats[cat].get(gotN), simdjson::SUCCESS) << cat;
+            EXPECT_EQ(gotN, wantN) << cat;
+        }
+        ++seen;
+    }
+    EXPECT_EQ(seen, 8);
+}
