@@ -320,7 +320,7 @@ Result<ClassificationRules> ClassificationRules::fromYamlText(const std::string&
             bool haveName = false, havePattern = false, haveCategory = false;
             for (auto it = item.begin(); it != item.end(); ++it) {
                 auto key = it->first.as<std::string>();
-                const YAML::Node& v = it->second;
+                const YAML::Node v = it->second;  // a copy: it-> returns a proxy that dies at the end of the statement
                 const int64_t vline = v.Mark().line + 1;
                 if (!v.IsScalar())
                     return err(vline, fmt::format("'{}' must be a plain value (line {})", key, yamlLine(v)));
