@@ -23,20 +23,44 @@ uint64_t mix(uint64_t h) {
 }  // namespace
 
 uint64_t StringPool::hash(std::string_view s) {
+    // Every byte of short and medium strings (argument texts differ in a few digits anywhere), and for long ones
+    // (kernel names run to kilobytes) the first and last 128 bytes plus 16 words spread over the middle.
     const size_t n = s.size();
     const char* p = s.data();
-    uint64_t h = 0x9e3779b97f4a7c15ULL ^ n;
-    if (n >= 8) {
-        h = mix(h ^ load64(p));
-        h = mix(h ^ load64(p + (n - 8) / 2));
-        h = mix(h ^ load64(p + n - 8));
-        if (n > 24) h = mix(h ^ load64(p + n / 4)) ^ load64(p + (3 * n) / 4 - 4);
-    } else {
+    uint64_t h = 0x9e3779b97f4a7c15ULL ^ (static_cast<uint64_t>(n) * 0xff51afd7ed558ccdULL);
+    if (n < 8) {
         uint64_t v = 0;
-        if (n != 0) std::memcpy(&v, p, n);  // an empty view may have a null data(): memcpy(…, nullptr, 0) is UB
-        h = mix(h ^ v);
+        if (n != 0) std::memcpy(&v, p, n);  // an empty view may have a null data()
+        return mix(h ^ v);
     }
-    return h;
+    uint64_t a = h, b = ~h;  // two lanes: half the dependency chain
+    auto step = [](uint64_t& x, uint64_t w) {
+        x = (x ^ w) * 0x9fb21c651e98df25ULL;
+        x ^= x >> 29;
+    };
+    if (n <= 256) {
+        size_t i = 0;
+        for (; i + 16 <= n; i += 16) {
+            step(a, load64(p + i));
+            step(b, load64(p + i + 8));
+        }
+        if (i + 8 <= n) step(a, load64(p + i));
+        step(b, load64(p + n - 8));  // the tail (may overlap)
+    } else {
+        for (size_t i = 0; i < 128; i += 16) {
+            step(a, load64(p + i));
+            step(b, load64(p + i + 8));
+        }
+        for (size_t i = n - 128; i < n; i += 16) {
+            step(a, load64(p + i));
+            step(b, load64(p + i + 8));
+        }
+        for (size_t k = 1; k <= 16; k += 2) {
+            step(a, load64(p + (n - 8) * k / 17));
+            step(b, load64(p + (n - 8) * (k + 1) / 17));
+        }
+    }
+    return mix(a ^ (b * 0xc4ceb9fe1a85ec53ULL));
 }
 
 StringPool::StringPool() {
