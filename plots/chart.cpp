@@ -163,8 +163,9 @@ void drawBandLabels(Canvas& c, const QRectF& plot, const std::vector<std::string
             QRectF r(plot.left() + band * double(i), plot.bottom() + 3, band, fm.height());
             p.drawText(r, Qt::AlignHCenter | Qt::AlignTop, elided(p, labels[i], band - 2));
         } else {
-            QRectF r(plot.left() - 150, plot.top() + band * double(i), 144, band);
-            p.drawText(r, Qt::AlignRight | Qt::AlignVCenter, elided(p, labels[i], 144));
+            double w = std::max(60.0, plot.left() - c.rect.left() - 12);
+            QRectF r(plot.left() - w - 6, plot.top() + band * double(i), w, band);
+            p.drawText(r, Qt::AlignRight | Qt::AlignVCenter, elided(p, labels[i], w));
         }
         p.setFont(f);
     }

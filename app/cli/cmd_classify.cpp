@@ -10,6 +10,8 @@
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+#include <spdlog/sinks/stdout_color_sinks.h>
+#include <spdlog/spdlog.h>
 
 #include "app/cli/command.h"
 #include "core/analysis/classify.h"
@@ -46,6 +48,9 @@ int run(const std::vector<std::string>& args) {
     ArgParser p("classify", {{"rules", '\0', true}, {"all", '\0', false}, {"json", '\0', false},
                              {"no-cache", '\0', false}});
     if (!p.parse(args)) return usageError("classify", p.error());
+    // Results go to stdout (--json must stay parseable): the loaders' log lines go to stderr.
+    spdlog::set_default_logger(
+        std::make_shared<spdlog::logger>("strobe-cli", std::make_shared<spdlog::sinks::stderr_color_sink_mt>()));
     if (p.positionals().empty()) return usageError("classify", "no trace file or directory given");
     const bool all = p.has("all");
     const bool json = p.has("json");

@@ -300,6 +300,22 @@ const std::vector<HtaType>& AnalysisContext::htaTypeByName(size_t ri) {
     return c.types;
 }
 
+const std::vector<uint8_t>& AnalysisContext::stepNameIds(size_t ri) {
+    std::lock_guard lock(m_mutex);
+    RankCache& c = m_ranks[ri];
+    if (c.stepNamesReady) return c.stepNames;
+    const RankData& r = *m_dataset->ranks[ri];
+    c.stepNames.assign(r.strings.size(), 0);
+    std::vector<uint8_t> done(r.strings.size(), 0);
+    for (StrId id : r.slices.name) {
+        if (id >= done.size() || done[id]) continue;
+        done[id] = 1;
+        c.stepNames[id] = r.strings.view(id).find("ProfilerStep") != std::string_view::npos;
+    }
+    c.stepNamesReady = true;
+    return c.stepNames;
+}
+
 Result<WindowSelectionPtr> AnalysisContext::select(const WindowSpec& spec) {
     std::lock_guard lock(m_mutex);
     std::string key = spec.toString();
@@ -332,15 +348,15 @@ Result<WindowSelectionPtr> AnalysisContext::build(const WindowSpec& specIn) {
     if (spec.kind == WindowKind::Hta || spec.kind == WindowKind::HtaIncludeLast) {
         // HTA filters only when the run (all ranks together) has two or more distinct ProfilerStep names.
         std::vector<std::string> names;
-        for (const auto& rp : m_dataset->ranks) {
-            const RankData& r = *rp;
+        for (size_t ri = 0; ri < rankCount(); ++ri) {
+            const RankData& r = *m_dataset->ranks[ri];
+            const auto& isStep = stepNameIds(ri);
             std::vector<uint8_t> seen(r.strings.size(), 0);
             for (size_t i = 0; i < r.slices.size(); ++i) {
                 StrId id = r.slices.name[i];
-                if (id >= seen.size() || seen[id] || !htaKeepsSlice(r, i)) continue;
+                if (id >= seen.size() || seen[id] || !isStep[id] || !htaKeepsSlice(r, i)) continue;
                 seen[id] = 1;
-                std::string_view nm = r.strings.view(id);
-                if (nm.find("ProfilerStep") != std::string_view::npos) names.emplace_back(nm);
+                names.emplace_back(r.strings.view(id));
             }
         }
         std::sort(names.begin(), names.end());
@@ -399,9 +415,9 @@ void AnalysisContext::buildRank(WindowSelection& sel, size_t ri, const WindowSpe
         // gpu_user_annotation included, exactly as HTA sees them), on HTA's rounded µs.
         bool found = false;
         TimeNs lastStart = INT64_MIN, lastEnd = INT64_MIN;
+        const auto& isStep = stepNameIds(ri);
         for (size_t i = 0; i < r.slices.size(); ++i) {
-            if (!htaKeepsSlice(r, i)) continue;
-            if (r.strings.view(r.slices.name[i]).find("ProfilerStep") == std::string_view::npos) continue;
+            if (!isStep[r.slices.name[i]] || !htaKeepsSlice(r, i)) continue;
             TimeNs s = w.htaRounded ? htaStart(r.slices.ts[i]) : r.slices.ts[i];
             TimeNs e = w.htaRounded ? htaEnd(r.slices.ts[i], r.slices.dur[i]) : r.slices.ts[i] + r.slices.dur[i];
             lastStart = std::max(lastStart, s);
@@ -465,18 +481,20 @@ void AnalysisContext::buildRank(WindowSelection& sel, size_t ri, const WindowSpe
     }
     }
 
-    std::vector<uint32_t> idx;
-    idx.reserve(n);
+    struct Item {
+        TimeNs s, e;
+        uint32_t g;
+    };
+    std::vector<Item> items;
+    items.reserve(n);
     for (size_t g = 0; g < n; ++g)
-        if (keep[g]) idx.push_back(static_cast<uint32_t>(g));
-    std::vector<TimeNs> st(n), en(n);
-    for (uint32_t g : idx) {
-        st[g] = std::max(startOf(g), w.clipFrom);
-        en[g] = std::min(endOf(g), w.clipTo);
-    }
-    std::sort(idx.begin(), idx.end(), [&](uint32_t a, uint32_t b) {
-        return st[a] != st[b] ? st[a] < st[b] : (en[a] != en[b] ? en[a] < en[b] : a < b);
-    });
+        if (keep[g]) items.push_back({std::max(startOf(g), w.clipFrom), std::min(endOf(g), w.clipTo), static_cast<uint32_t>(g)});
+    auto less = [](const Item& a, const Item& b) {
+        return a.s != b.s ? a.s < b.s : (a.e != b.e ? a.e < b.e : a.g < b.g);
+    };
+    if (!std::is_sorted(items.begin(), items.end(), less)) std::sort(items.begin(), items.end(), less);
+    std::vector<uint32_t> idx(items.size());
+    for (size_t i = 0; i < items.size(); ++i) idx[i] = items[i].g;
     w.row = std::move(idx);
     const size_t m = w.row.size();
     w.start.resize(m);
@@ -486,13 +504,13 @@ void AnalysisContext::buildRank(WindowSelection& sel, size_t ri, const WindowSpe
     std::vector<Interval> all(m);
     std::vector<Interval> byType[static_cast<size_t>(HtaType::Count)];
     for (size_t i = 0; i < m; ++i) {
-        uint32_t g = w.row[i];
-        w.start[i] = st[g];
-        w.end[i] = en[g];
-        StrId name = r.gpu.name[g];
+        const Item& it = items[i];
+        w.start[i] = it.s;
+        w.end[i] = it.e;
+        StrId name = r.gpu.name[it.g];
         w.type[i] = name < types.size() ? types[name] : HtaType::Other;
-        w.runtime[i] = rt[g];
-        all[i] = {st[g], en[g]};
+        w.runtime[i] = rt[it.g];
+        all[i] = {it.s, it.e};
         byType[static_cast<size_t>(w.type[i])].push_back(all[i]);
     }
     w.mergedAll = mergeSortedIntervals(all);
@@ -524,6 +542,28 @@ double quantileT(std::span<const T> v, double q) {
 }
 double quantile(std::span<const double> sorted, double q) { return quantileT(sorted, q); }
 double quantile(std::span<const TimeNs> sorted, double q) { return quantileT(sorted, q); }
+
+std::vector<double> quantilesUnsorted(std::vector<TimeNs>& v, std::span<const double> qs) {
+    std::vector<double> out;
+    for (double q : qs) {
+        if (v.empty()) {
+            out.push_back(std::nan(""));
+            continue;
+        }
+        q = std::clamp(q, 0.0, 1.0);
+        double pos = q * static_cast<double>(v.size() - 1);
+        auto lo = static_cast<size_t>(std::floor(pos));
+        std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(lo), v.end());
+        double a = static_cast<double>(v[lo]);
+        double frac = pos - static_cast<double>(lo);
+        if (frac > 0 && lo + 1 < v.size()) {
+            double b = static_cast<double>(*std::min_element(v.begin() + static_cast<std::ptrdiff_t>(lo) + 1, v.end()));
+            a += (b - a) * frac;
+        }
+        out.push_back(a);
+    }
+    return out;
+}
 
 double mean(std::span<const TimeNs> v) {
     if (v.empty()) return std::nan("");

@@ -115,9 +115,13 @@ public:
     // HTA type per string id of the rank's pool (classified once per distinct name).
     const std::vector<HtaType>& htaTypeByName(size_t rankIndex);
 
+    // Per string id of the rank's pool: 1 when the name contains "ProfilerStep" (HTA's test), else 0.
+    const std::vector<uint8_t>& stepNameIds(size_t rankIndex);
+
 private:
     struct RankCache {
-        bool stepsReady = false, runtimeReady = false, typesReady = false;
+        bool stepsReady = false, runtimeReady = false, typesReady = false, stepNamesReady = false;
+        std::vector<uint8_t> stepNames;
         std::vector<StepSpan> steps;
         std::vector<int32_t> runtime;
         std::vector<HtaType> types;
@@ -138,6 +142,9 @@ namespace stats {
 double quantile(std::span<const double> sorted, double q);
 double quantile(std::span<const TimeNs> sorted, double q);
 double mean(std::span<const TimeNs> v);
+// Quantiles of an unsorted vector (reordered in place), by selection: O(n) per quantile; same values as
+// sorting then quantile().
+std::vector<double> quantilesUnsorted(std::vector<TimeNs>& v, std::span<const double> qs);
 // Sample standard deviation (n − 1 in the denominator, as pandas); 0 for fewer than two values.
 double stddev(std::span<const TimeNs> v);
 }  // namespace stats

@@ -23,7 +23,7 @@ Result<Table> eventSummary(AnalysisContext& ctx, const WindowSpec& window) {
     const bool hta = sel.spec.kind == WindowKind::Hta || sel.spec.kind == WindowKind::HtaIncludeLast;
     for (const RankWindow& w : sel.ranks) {
         const RankData& r = *w.data;
-        std::map<std::string, std::pair<int64_t, TimeNs>> acc;
+        std::vector<std::pair<int64_t, TimeNs>> byCat(r.strings.size(), {0, 0});  // by category string id
         // CPU side: which slices the window keeps.
         TimeNs htaLimit = INT64_MAX;
         bool htaFilters = false;
@@ -31,10 +31,11 @@ Result<Table> eventSummary(AnalysisContext& ctx, const WindowSpec& window) {
             // HTA's last ProfilerStep start on this rank (CPU-side events start before it).
             bool found = false;
             TimeNs lastStart = INT64_MIN;
+            const auto& isStep = ctx.stepNameIds(w.rankIndex);
             for (size_t i = 0; i < r.slices.size(); ++i) {
+                if (!isStep[r.slices.name[i]]) continue;
                 if (r.slices.phase[i] != 'X' || r.slices.cat[i] == kEmptyStr || r.strings.view(r.slices.cat[i]) == "Trace")
                     continue;
-                if (r.strings.view(r.slices.name[i]).find("ProfilerStep") == std::string_view::npos) continue;
                 lastStart = std::max(lastStart, w.htaRounded ? roundedStart(r.slices.ts[i]) : r.slices.ts[i]);
                 found = true;
             }
@@ -82,14 +83,21 @@ Result<Table> eventSummary(AnalysisContext& ctx, const WindowSpec& window) {
             }
             default: break;
             }
-            auto& a = acc[std::string(cat)];
+            auto& a = byCat[r.slices.cat[i]];
             a.first += 1;
             a.second += dur;
         }
         for (size_t i = 0; i < w.size(); ++i) {
-            auto& a = acc[r.strings.str(r.gpu.cat[w.row[i]])];
+            auto& a = byCat[r.gpu.cat[w.row[i]]];
             a.first += 1;
             a.second += w.end[i] - w.start[i];
+        }
+        std::map<std::string, std::pair<int64_t, TimeNs>> acc;  // same text, several ids: summed
+        for (StrId id = 0; id < byCat.size(); ++id) {
+            if (byCat[id].first == 0) continue;
+            auto& a = acc[r.strings.str(id)];
+            a.first += byCat[id].first;
+            a.second += byCat[id].second;
         }
         for (const auto& [cat, a] : acc) t.addRow({int64_t{w.rank}, cat, a.first, a.second});
         if (acc.empty()) t.messages.push_back(fmt::format("events: rank {} has no event in the window", w.rank));

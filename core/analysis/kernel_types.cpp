@@ -21,26 +21,42 @@ std::string maskLabel(unsigned mask) {
     return s;
 }
 
-// Time per combination mask (index = mask, 1..7) for one rank.
+// Time per combination mask (index = mask, 1..7) for one rank. Each type's merged intervals are sorted and
+// disjoint, so one linear k-way walk over their boundaries replaces a sort of all edges.
 std::array<TimeNs, 8> sweep(const RankWindow& w, size_t typeCount) {
-    struct Edge {
-        TimeNs t;
-        int delta;
-    };
-    std::vector<Edge> edges;
-    for (size_t i = 0; i < typeCount; ++i) {
-        const auto& m = w.merged(kTypes[i]);
-        for (const auto& iv : m) {
-            edges.push_back({iv.start, 1 << i});
-            edges.push_back({iv.end, -(1 << i)});
-        }
-    }
-    std::sort(edges.begin(), edges.end(), [](const Edge& a, const Edge& b) { return a.t < b.t; });
     std::array<TimeNs, 8> out{};
-    int running = 0;
-    for (size_t i = 0; i + 1 < edges.size(); ++i) {
-        running += edges[i].delta;
-        if (running > 0 && running < 8) out[static_cast<size_t>(running)] += edges[i + 1].t - edges[i].t;
+    const std::vector<Interval>* lists[3] = {nullptr, nullptr, nullptr};
+    size_t pos[3] = {0, 0, 0};
+    bool inside[3] = {false, false, false};
+    for (size_t t = 0; t < typeCount; ++t) lists[t] = &w.merged(kTypes[t]);
+    unsigned mask = 0;
+    TimeNs now = 0;
+    bool started = false;
+    for (;;) {
+        // The next boundary among the types: an end if inside an interval, else the next start.
+        size_t best = typeCount;
+        TimeNs bestT = 0;
+        for (size_t t = 0; t < typeCount; ++t) {
+            if (pos[t] >= lists[t]->size()) continue;
+            const Interval& iv = (*lists[t])[pos[t]];
+            TimeNs at = inside[t] ? iv.end : iv.start;
+            if (best == typeCount || at < bestT) {
+                best = t;
+                bestT = at;
+            }
+        }
+        if (best == typeCount) break;
+        if (started && mask != 0) out[mask] += bestT - now;
+        now = bestT;
+        started = true;
+        if (inside[best]) {
+            inside[best] = false;
+            mask &= ~(1u << best);
+            ++pos[best];
+        } else {
+            inside[best] = true;
+            mask |= 1u << best;
+        }
     }
     return out;
 }

@@ -87,23 +87,26 @@ Result<Table> launchOverhead(AnalysisContext& ctx, const WindowSpec& window, boo
         for (auto& [k, v] : named) keys.emplace_back(k, v);
         for (auto& [k, grpPtr] : keys) {
             auto& [launch, prep] = *grpPtr;
-            std::sort(launch.begin(), launch.end());
-            std::sort(prep.begin(), prep.end());
             if (cdf) {
+                std::sort(launch.begin(), launch.end());
                 for (int q = 0; q <= 100; q += 5)
                     t.addRow({int64_t{w.rank}, k, int64_t{q}, stats::quantile(launch, q / 100.0)});
                 continue;
             }
-            auto qOrNull = [&](const std::vector<TimeNs>& v, double q) -> Cell {
-                if (v.empty()) return {};
-                return stats::quantile(v, q);
-            };
-            Cell prepMean;
-            if (!prep.empty()) prepMean = stats::mean(prep);
-            t.addRow({int64_t{w.rank}, k, static_cast<int64_t>(launch.size()), stats::mean(launch),
-                      stats::quantile(launch, 0.05), stats::quantile(launch, 0.5), stats::quantile(launch, 0.95),
-                      stats::quantile(launch, 0.99), launch.back(), static_cast<int64_t>(prep.size()), prepMean,
-                      qOrNull(prep, 0.5), qOrNull(prep, 0.95)});
+            static constexpr double kQ[] = {0.05, 0.5, 0.95, 0.99};
+            static constexpr double kPrepQ[] = {0.5, 0.95};
+            const double launchMean = stats::mean(launch);
+            const TimeNs launchMax = *std::max_element(launch.begin(), launch.end());
+            std::vector<double> lq = stats::quantilesUnsorted(launch, kQ);
+            Cell prepMean, p50, p95;
+            if (!prep.empty()) {
+                prepMean = stats::mean(prep);
+                std::vector<double> pq = stats::quantilesUnsorted(prep, kPrepQ);
+                p50 = pq[0];
+                p95 = pq[1];
+            }
+            t.addRow({int64_t{w.rank}, k, static_cast<int64_t>(launch.size()), launchMean, lq[0], lq[1], lq[2], lq[3],
+                      launchMax, static_cast<int64_t>(prep.size()), prepMean, p50, p95});
         }
     }
     return t;

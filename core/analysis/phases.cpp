@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <charconv>
+#include <cmath>
 
 #include <fmt/format.h>
 
@@ -65,7 +66,7 @@ bool isGemm(const RankData& r, uint32_t g, std::string_view n) {
 }
 }  // namespace
 
-Result<Table> phaseStructure(AnalysisContext& ctx, const WindowSpec& window, bool layers) {
+Result<Table> phaseStructure(AnalysisContext& ctx, const WindowSpec& window, LayerRows layers) {
     auto sel = ctx.select(window);
     if (!sel) return sel.error();
     Table t;
@@ -162,16 +163,28 @@ Result<Table> phaseStructure(AnalysisContext& ctx, const WindowSpec& window, boo
         if (steps.empty()) t.messages.push_back(fmt::format("phases: rank {} has no ProfilerStep#N annotations", w.rank));
 
         // Layers from kernel patterns.
-        if (!layers || layerAnnotated) continue;
+        if (layers == LayerRows::None || layerAnnotated) continue;
         std::vector<size_t> attn;
         std::vector<uint8_t> gemm(w.size(), 0);
+        const bool haveCat = r.gpu.category.size() == r.gpu.size() && r.gpu.size() > 0;
+        std::vector<uint8_t> nameKind(haveCat ? 0 : r.strings.size(), 255);  // 0 none, 1 attention, 2 gemm
         for (size_t i = 0; i < w.size(); ++i) {
             uint32_t g = w.row[i];
             if (r.gpu.kind.size() > g && r.gpu.kind[g] != EventKind::Kernel) continue;
-            std::string_view nm = r.strings.view(r.gpu.name[g]);
-            if (isAttention(r, g, nm))
+            uint8_t k = 0;
+            if (haveCat) {
+                k = r.gpu.category[g] == KernelCategory::Attention ? 1 : r.gpu.category[g] == KernelCategory::Gemm ? 2 : 0;
+            } else {
+                uint8_t& c = nameKind[r.gpu.name[g]];
+                if (c == 255) {
+                    std::string_view nm = r.strings.view(r.gpu.name[g]);
+                    c = isAttention(r, g, nm) ? 1 : isGemm(r, g, nm) ? 2 : 0;
+                }
+                k = c;
+            }
+            if (k == 1)
                 attn.push_back(i);
-            else if (isGemm(r, g, nm))
+            else if (k == 2)
                 gemm[i] = 1;
         }
         if (attn.size() < 2) continue;
@@ -194,20 +207,31 @@ Result<Table> phaseStructure(AnalysisContext& ctx, const WindowSpec& window, boo
             prevAttn = a;
         }
         int64_t layerNo = 0;
+        TimeNs firstStart = 0, lastEnd = 0;
+        long double durSum = 0;
         for (size_t k = 0; k < bounds.size(); ++k) {
             size_t b0 = bounds[k];
             size_t b1 = k + 1 < bounds.size() ? bounds[k + 1] : w.size();
             if (b1 <= b0) continue;
             TimeNs s = w.start[b0], e = w.end[b1 - 1];
             for (size_t i = b0; i < b1; ++i) e = std::max(e, w.end[i]);
-            std::string_view an = r.strings.view(r.gpu.name[w.row[attn[k]]]);
-            bool bwd = containsNoCase(an, "bwd") || containsNoCase(an, "backward");
-            Cell step;
-            int32_t st = r.gpu.step.size() == r.gpu.size() ? r.gpu.step[w.row[b0]] : -1;
-            if (st >= 0 && static_cast<size_t>(st) < r.steps.size()) step = r.steps.number[static_cast<size_t>(st)];
-            t.addRow({int64_t{w.rank}, std::string("layer"), fmt::format("layer {}{}", layerNo++, bwd ? " (backward)" : ""),
-                      step, s, e, e - s, static_cast<int64_t>(b1 - b0)});
+            if (layerNo == 0) firstStart = s;
+            lastEnd = std::max(lastEnd, e);
+            durSum += static_cast<long double>(e - s);
+            if (layers == LayerRows::Rows) {
+                std::string_view an = r.strings.view(r.gpu.name[w.row[attn[k]]]);
+                bool bwd = containsNoCase(an, "bwd") || containsNoCase(an, "backward");
+                Cell step;
+                int32_t st = r.gpu.step.size() == r.gpu.size() ? r.gpu.step[w.row[b0]] : -1;
+                if (st >= 0 && static_cast<size_t>(st) < r.steps.size()) step = r.steps.number[static_cast<size_t>(st)];
+                t.addRow({int64_t{w.rank}, std::string("layer"), fmt::format("layer {}{}", layerNo, bwd ? " (backward)" : ""),
+                          step, s, e, e - s, static_cast<int64_t>(b1 - b0)});
+            }
+            ++layerNo;
         }
+        if (layers == LayerRows::Summary && layerNo > 0)
+            t.addRow({int64_t{w.rank}, std::string("layers"), fmt::format("{} layers detected", layerNo), Cell{}, firstStart,
+                      lastEnd, static_cast<TimeNs>(std::llround(static_cast<double>(durSum / layerNo))), layerNo});
         t.messages.push_back(fmt::format("phases: rank {}: {} transformer layers detected from attention + GEMM kernel "
                                          "patterns (no layer annotation)",
                                          w.rank, layerNo));
@@ -219,10 +243,14 @@ AnalysisInfo phasesAnalysisInfo() {
     AnalysisInfo a;
     a.name = "phases";
     a.description = "Steps, forward/backward/optimizer, vLLM prefill/decode and detected transformer layers";
-    a.options = {{"layers", OptionType::Bool, "true", "detect transformer layers from kernel patterns", {}}};
+    a.options = {{"layers", OptionType::Enum, "summary",
+                  "transformer layers from kernel patterns: none, summary (one row per rank: count, mean dur_ns) or rows "
+                  "(one row per layer)",
+                  {"none", "summary", "rows"}}};
     a.columns = {"rank", "phase", "name", "step", "start_ns", "end_ns", "dur_ns", "count"};
     a.run = [](AnalysisContext& ctx, const AnalysisRequest& req) {
-        return phaseStructure(ctx, req.window, req.getBool("layers", true));
+        std::string l = req.getString("layers", "summary");
+        return phaseStructure(ctx, req.window, l == "none" ? LayerRows::None : l == "rows" ? LayerRows::Rows : LayerRows::Summary);
     };
     return a;
 }

@@ -10,16 +10,19 @@
 //  - prefill / decode / mixed: vLLM's "execute_context_C(T)_generation_G(U)" annotations (C context requests,
 //    G generation requests): C > 0 and G = 0 prefill, C = 0 decode, both mixed;
 //  - layer: transformer layers found from repeated kernel patterns when no annotation names a layer: each
-//    attention kernel closes the layer that began at the run of GEMM kernels just before it (the QKV
-//    projection); one row per detected layer.
+//    attention kernel belongs to the layer that begins at the run of GEMM kernels just before it (the QKV
+//    projection). `layers` = rows gives one row per detected layer (phase "layer"); summary (the default) one
+//    row per rank (phase "layers": count = layers, dur_ns = mean layer duration, start/end of the first/last).
 
 #include "core/analysis/registry.h"
 
 namespace strobe::core {
 
+enum class LayerRows : uint8_t { None, Summary, Rows };
+
 // Columns: rank, phase, name, step (null outside steps), start_ns, end_ns, dur_ns, count (kernels for
 // layers, requests for vLLM phases, marker slices otherwise).
-Result<Table> phaseStructure(AnalysisContext& ctx, const WindowSpec& window, bool layers = true);
+Result<Table> phaseStructure(AnalysisContext& ctx, const WindowSpec& window, LayerRows layers = LayerRows::Summary);
 AnalysisInfo phasesAnalysisInfo();
 
 }  // namespace strobe::core

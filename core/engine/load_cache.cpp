@@ -706,6 +706,16 @@ Status LoadCache::write(const SourceStamp& source, const RankData& rank, uint64_
     h.dirChecksum = checksum(dir.data(), dir.size() * sizeof(DirEntry));
     h.headerChecksum = checksum(&h, kHeaderChecked);
 
+    // Temp files of this entry left by a process that died while writing: removed once they are old enough
+    // not to belong to a writer that is still running.
+    const std::string tempPrefix = "." + entry.filename().string() + ".tmp-";
+    for (fs::directory_iterator it(m_dir, ec); !ec && it != fs::directory_iterator(); it.increment(ec)) {
+        if (!it->path().filename().string().starts_with(tempPrefix)) continue;
+        std::error_code ec2;
+        const auto age = fs::file_time_type::clock::now() - fs::last_write_time(it->path(), ec2);
+        if (!ec2 && age > std::chrono::minutes(30)) fs::remove(it->path(), ec2);
+    }
+
     // Write a temp file next to the entry, then rename it over the entry.
     static std::atomic<uint64_t> tempCounter{0};
     const fs::path temp =
@@ -796,7 +806,7 @@ Result<std::shared_ptr<RankData>> LoadCache::read(const std::string& sourcePath,
         return fail(CacheLookup::Stale, -1,
                     fmt::format("{} changed (size {} → {}, mtime {} → {} ns)", st->absolutePath, h.sourceSize,
                                 st->size, h.sourceMtimeNs, st->mtimeNs));
-    if (h.optionsKey != optionsKey)
+    if (optionsKey != 0 && h.optionsKey != optionsKey)
         return fail(CacheLookup::Stale, offsetof(Header, optionsKey),
                     "written with other loader options (classification rules changed)");
 

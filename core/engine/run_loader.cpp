@@ -152,9 +152,11 @@ uint64_t cacheOptionsKey(const ClassificationRules& rules) {
         s += '\0';
         s += static_cast<char>(r.category);
         s += static_cast<char>(r.collective);
+        s += r.icase ? 'i' : 'c';
         s += '\n';
     }
-    return LoadCache::checksum(s.data(), s.size(), 0x7275'6c65'7321ULL);
+    const uint64_t key = LoadCache::checksum(s.data(), s.size(), 0x7275'6c65'7321ULL);
+    return key == 0 ? 1 : key;  // 0 would mean "any options" to LoadCache::read
 }
 
 namespace {
@@ -319,7 +321,8 @@ Result<DatasetPtr> loadRun(const std::vector<std::string>& paths, const RunLoadO
     const size_t cores = options.threads > 0 ? static_cast<size_t>(options.threads) : hw;
     const size_t workers = std::max<size_t>(1, std::min(cores, n));
     const int perFileThreads = (n == 1 && cores >= 2) ? 2 : 1;
-    const LoadCache cache(options.cacheDir);
+    LoadCache cache(options.cacheDir);
+    cache.setVerifyData(options.verifyCache);
     const uint64_t optionsKey = cacheOptionsKey(*rules);
     const CancelToken cancel = callbacks.cancel;
 

@@ -21,6 +21,7 @@ struct RunLoadOptions {
     int threads = 0;                       // 0: one per core
     bool useCache = true;                  // read/write the on-disk load cache
     std::filesystem::path cacheDir;        // empty: userCacheDir()
+    bool verifyCache = false;              // hash every cached column on reopen (LoadCache::setVerifyData)
     const ClassificationRules* rules = nullptr;  // null: ClassificationRules::loadDefault()
 };
 
@@ -53,7 +54,7 @@ Result<DatasetPtr> loadRun(const std::vector<std::string>& paths, const RunLoadO
                            const RunCallbacks& callbacks = {});
 
 // The key loadRun files cache entries under besides the source's identity: a fingerprint of the
-// classification rules (their output is cached), so that changed rules invalidate the entries.
+// classification rules (their output is cached), so that changed rules invalidate the entries. Never 0.
 uint64_t cacheOptionsKey(const ClassificationRules& rules);
 
 }  // namespace strobe::core

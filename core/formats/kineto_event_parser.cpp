@@ -12,7 +12,8 @@ namespace od = simdjson::ondemand;
 
 namespace {
 
-constexpr size_t kCacheSlots = 65536;  // power of two
+constexpr size_t kMinCacheSlots = 1024;   // powers of two
+constexpr size_t kMaxCacheSlots = 65536;
 
 // `raw` points just past a key's opening quote; true when the key is exactly `lit`.
 template <size_t N>
@@ -40,6 +41,8 @@ template <size_t N>
 inline bool eq(std::string_view key, const char (&lit)[N]) {
     return key.size() == N - 1 && __builtin_memcmp(key.data(), lit, N - 1) == 0;
 }
+
+inline bool hasBackslash(std::string_view s) { return !s.empty() && std::memchr(s.data(), '\\', s.size()) != nullptr; }
 
 inline bool isGpuKind(EventKind k) { return k == EventKind::Kernel || k == EventKind::Memcpy || k == EventKind::Memset; }
 
@@ -88,7 +91,12 @@ inline bool int32FromRaw(std::string_view raw, int32_t& out) {
     return true;
 }
 
-std::string_view shortToken(std::string_view tok) { return tok.size() > 40 ? tok.substr(0, 40) : tok; }
+std::string shortToken(std::string_view tok) {
+    if (tok.empty()) return "nothing";
+    if (tok.front() == '{') return "an object";
+    if (tok.front() == '[') return "an array";
+    return std::string(tok.size() > 40 ? tok.substr(0, 40) : tok);
+}
 
 }  // namespace
 
@@ -97,8 +105,12 @@ struct KinetoEventParser::Fields {
     bool argsBad = false;
 };
 
-KinetoEventParser::KinetoEventParser(RankData& out, std::string fileName)
-    : m_out(out), m_file(std::move(fileName)), m_cache(kCacheSlots) {}
+KinetoEventParser::KinetoEventParser(RankData& out, std::string fileName, uint64_t expectedBytes)
+    : m_out(out), m_file(std::move(fileName)) {
+    size_t slots = kMinCacheSlots;
+    while (slots < kMaxCacheSlots && slots * 1024 < expectedBytes) slots *= 2;  // ~1 slot per KB of text
+    m_cache.resize(slots);
+}
 
 std::string_view KinetoEventParser::describe(Warn kind) {
     switch (kind) {
@@ -107,6 +119,7 @@ std::string_view KinetoEventParser::describe(Warn kind) {
     case Warn::BadField: return "events with a wrongly-typed field (skipped)";
     case Warn::NotObject: return "traceEvents entries that are not objects (skipped)";
     case Warn::BadArgs: return "events whose args is not an object (args ignored)";
+    case Warn::BadUtf8: return "parts of the file with invalid UTF-8 (replaced by '?')";
     default: return "events";
     }
 }
@@ -123,7 +136,7 @@ void KinetoEventParser::warn(Warn kind, uint64_t offset, uint64_t localIndex, st
 StrId KinetoEventParser::intern(std::string_view s) {
     if (s.empty()) return kEmptyStr;
     const uint64_t h = StringPool::hash(s);
-    CacheSlot& slot = m_cache[h & (kCacheSlots - 1)];
+    CacheSlot& slot = m_cache[h & (m_cache.size() - 1)];
     if (slot.used && slot.hash == h && m_out.strings.view(slot.id) == s) return slot.id;
     const StrId id = m_out.strings.intern(s);
     slot = {h, id, true};
@@ -136,7 +149,7 @@ StrId KinetoEventParser::internToken(std::string_view tok, bool& ok) {
         ok = false;
         return kEmptyStr;
     }
-    if (std::memchr(content.data(), '\\', content.size()) == nullptr) return intern(content);
+    if (!hasBackslash(content)) return intern(content);
     if (!unescapeJson(content, m_scratch)) {
         ok = false;
         return kEmptyStr;
@@ -156,7 +169,7 @@ uint32_t KinetoEventParser::categoryIndex(std::string_view content, bool hasCat)
     CategoryInfo info;
     info.text = std::string(content);
     std::string_view text = content;
-    if (std::memchr(content.data(), '\\', content.size()) != nullptr && unescapeJson(content, m_scratch)) text = m_scratch;
+    if (hasBackslash(content) && unescapeJson(content, m_scratch)) text = m_scratch;
     info.id = m_out.strings.intern(text);
     info.kind = eventKindFromCategory(text);
     m_categories.push_back(std::move(info));
@@ -460,7 +473,7 @@ void KinetoEventParser::emit(Fields& f, uint64_t offset, uint64_t localIndex) {
             double value = 0;
             if (!parseDouble(a.raw, value)) continue;
             StrId series = kEmptyStr;
-            if (std::memchr(a.key.data(), '\\', a.key.size()) != nullptr && unescapeJson(a.key, m_scratch))
+            if (hasBackslash(a.key) && unescapeJson(a.key, m_scratch))
                 series = intern(m_scratch);
             else
                 series = intern(a.key);
@@ -490,7 +503,7 @@ void KinetoEventParser::emit(Fields& f, uint64_t offset, uint64_t localIndex) {
             case 4: used = eq(key, "grid") ? parseDim3(raw, grid) : false; break;
             case 5: used = eq(key, "block") ? parseDim3(raw, block) : eq(key, "bytes") ? parseInteger(raw, bytes) : false; break;
             case 6: used = eq(key, "device") ? parseInteger(raw, device) : eq(key, "stream") ? parseInteger(raw, stream) : false; break;
-            case 11: used = eq(key, "correlation") ? parseInteger(raw, correlation) : eq(key, "External id") ? parseInteger(raw, externalId) : false; break;
+            case 11: used = eq(key, "correlation") ? parseInteger(raw, correlation) : (eq(key, "External id") || eq(key, "external id")) ? parseInteger(raw, externalId) : false; break;
             case 13: used = eq(key, "shared memory") ? int32FromRaw(raw, shared) : false; break;
             case 20: used = eq(key, "registers per thread") ? int32FromRaw(raw, registers) : false; break;
             default: break;
@@ -529,7 +542,7 @@ void KinetoEventParser::emit(Fields& f, uint64_t offset, uint64_t localIndex) {
         switch (key.size()) {
         case 6: used = eq(key, "Ev Idx"); break;  // dropped: the profiler's own event counter
         case 9: used = eq(key, "Python id"); break;  // dropped: see header
-        case 11: used = eq(key, "External id") ? parseInteger(raw, externalId) : eq(key, "correlation") ? parseInteger(raw, correlation) : false; break;
+        case 11: used = (eq(key, "External id") || eq(key, "external id")) ? parseInteger(raw, externalId) : eq(key, "correlation") ? parseInteger(raw, correlation) : false; break;
         case 15: used = eq(key, "Sequence number") ? parseInteger(raw, sequence) : false; break;
         case 16: used = eq(key, "Python parent id"); break;
         case 18: used = eq(key, "Record function id"); break;
@@ -566,7 +579,79 @@ void KinetoEventParser::bindSinks() {
     m_c = {&c.ts.mut(), &c.track.mut(), &c.name.mut(), &c.series.mut(), &c.value.mut()};
 }
 
-Status KinetoEventParser::parseChunk(const char* buf, size_t len, size_t capacity, uint64_t textOffset,
+namespace {
+
+// Replaces every byte of an invalid UTF-8 sequence in s[0, n) by '?'. Returns how many bytes were replaced and
+// the first one's position. Structural characters are ASCII, so the JSON structure is unchanged.
+size_t repairUtf8(char* s, size_t n, size_t& first) {
+    size_t replaced = 0;
+    first = n;
+    size_t i = 0;
+    auto bad = [&](size_t at, size_t count) {
+        for (size_t k = 0; k < count && at + k < n; ++k) s[at + k] = '?';
+        if (first == n) first = at;
+        replaced += count;
+    };
+    while (i < n) {
+        const auto c = static_cast<unsigned char>(s[i]);
+        if (c < 0x80) {
+            ++i;
+            continue;
+        }
+        size_t len = 0;
+        uint32_t min = 0;
+        if (c >= 0xC2 && c <= 0xDF) len = 2, min = 0x80;
+        else if (c >= 0xE0 && c <= 0xEF) len = 3, min = 0x800;
+        else if (c >= 0xF0 && c <= 0xF4) len = 4, min = 0x10000;
+        if (len == 0 || i + len > n) {
+            bad(i, 1);
+            ++i;
+            continue;
+        }
+        uint32_t cp = c & (0xFF >> (len + 1));
+        bool ok = true;
+        for (size_t k = 1; k < len; ++k) {
+            const auto cc = static_cast<unsigned char>(s[i + k]);
+            if ((cc & 0xC0) != 0x80) {
+                ok = false;
+                break;
+            }
+            cp = (cp << 6) | (cc & 0x3F);
+        }
+        if (!ok || cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) {
+            bad(i, 1);
+            ++i;
+            continue;
+        }
+        i += len;
+    }
+    return replaced;
+}
+
+// The chunk-local index of the array element that contains position `pos` (scalar scan; error paths only).
+uint64_t elementIndexAt(const char* s, size_t pos) {
+    uint64_t index = 0;
+    int64_t depth = 0;
+    bool inString = false, escape = false;
+    for (size_t i = 1; i < pos; ++i) {  // s[0] is the chunk's '['
+        const char c = s[i];
+        if (inString) {
+            if (escape) escape = false;
+            else if (c == '\\') escape = true;
+            else if (c == '"') inString = false;
+            continue;
+        }
+        if (c == '"') inString = true;
+        else if (c == '{' || c == '[') ++depth;
+        else if (c == '}' || c == ']') --depth;
+        else if (c == ',' && depth == 0) ++index;
+    }
+    return index;
+}
+
+}  // namespace
+
+Status KinetoEventParser::parseChunk(char* buf, size_t len, size_t capacity, uint64_t textOffset,
                                      ChunkRecord& rec) {
     bindSinks();
     rec.slices = m_out.slices.size();
@@ -583,13 +668,27 @@ Status KinetoEventParser::parseChunk(const char* buf, size_t len, size_t capacit
         return Error(where, fmt::format("expected a valid JSON event object: {}", simdjson::error_message(e)));
     };
     od::document doc;
-    if (auto e = m_parser.iterate(buf, len, capacity).get(doc)) return fail(e, textOffset, 0);
+    auto e0 = m_parser.iterate(buf, len, capacity).get(doc);
+    if (e0 == simdjson::UTF8_ERROR) {
+        size_t first = 0;
+        const size_t replaced = repairUtf8(buf, len, first);
+        if (replaced > 0) {
+            warn(Warn::BadUtf8, textOffset + first, elementIndexAt(buf, first),
+                 fmt::format("invalid UTF-8 ({} bytes in this part of the file replaced by '?')", replaced));
+            e0 = m_parser.iterate(buf, len, capacity).get(doc);
+        }
+    }
+    if (e0) return fail(e0, textOffset, 0);
     od::array arr;
     if (auto e = doc.get_array().get(arr)) return fail(e, textOffset, 0);
     uint64_t index = 0;
     for (auto elem : arr) {
         od::value v;
-        if (auto e = std::move(elem).get(v)) return fail(e, textOffset, index);
+        if (auto e = std::move(elem).get(v)) {
+            const char* at = nullptr;
+            const bool known = doc.current_location().get(at) == simdjson::SUCCESS && at >= buf && at < buf + len;
+            return fail(e, textOffset + (known ? static_cast<uint64_t>(at - buf) : 0), index);
+        }
         const std::string_view tok = token(v);
         const uint64_t offset = textOffset + static_cast<uint64_t>(tok.data() - buf);
         od::object obj;

@@ -40,19 +40,21 @@ struct ChunkRecord {
 
 class KinetoEventParser {
 public:
-    KinetoEventParser(RankData& out, std::string fileName);
+    // `expectedBytes` (the text size, if known) sizes the interning cache.
+    KinetoEventParser(RankData& out, std::string fileName, uint64_t expectedBytes = 0);
     KinetoEventParser(const KinetoEventParser&) = delete;
     KinetoEventParser& operator=(const KinetoEventParser&) = delete;
 
     // Parses buf[0, len) ("[" events "]"); buf must stay readable up to `capacity` >= len + SIMDJSON_PADDING.
     // `textOffset` is the offset of buf[0] in the whole text. Rows are appended; `rec` is filled. A syntax
     // error returns an Error whose eventIndex is local to the chunk (the caller adds the chunk's base).
-    Status parseChunk(const char* buf, size_t len, size_t capacity, uint64_t textOffset, ChunkRecord& rec);
+    // Invalid UTF-8 is replaced by '?' in place (with a warning naming the first place) and the chunk parsed.
+    Status parseChunk(char* buf, size_t len, size_t capacity, uint64_t textOffset, ChunkRecord& rec);
 
     // Moves counters into out.stats (events, metadata, skipped, eventsByCategory). Call once at the end.
     void finish();
 
-    enum class Warn : uint8_t { MissingDur, NegativeDur, BadField, NotObject, BadArgs, Count };
+    enum class Warn : uint8_t { MissingDur, NegativeDur, BadField, NotObject, BadArgs, BadUtf8, Count };
     static constexpr size_t kListedPerKind = 5;  // detailed diagnostics per kind and parser; the rest counted
     using WarnCounts = std::array<uint64_t, static_cast<size_t>(Warn::Count)>;
     const WarnCounts& warnCounts() const { return m_warnCounts; }

@@ -266,7 +266,8 @@ Result<std::unique_ptr<RankData>> loadFromSource(FileSource& source, const Kinet
 
     const int threads = std::clamp(options.threads, 1, 16);
     std::vector<Worker> workers(static_cast<size_t>(threads));
-    for (auto& w : workers) w.parser = std::make_unique<KinetoEventParser>(*w.data, file);
+    for (auto& w : workers)
+        w.parser = std::make_unique<KinetoEventParser>(*w.data, file, source.expectedTextSize());
 
     SharedState st;
     st.reader = &reader;

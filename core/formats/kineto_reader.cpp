@@ -33,7 +33,7 @@ void ChunkBuffer::reserve(size_t n) {
 }
 
 KinetoReader::KinetoReader(FileSource& source, size_t chunkBytes)
-    : m_source(source), m_chunkBytes(std::max<size_t>(chunkBytes, 4096)) {}
+    : m_source(source), m_chunkBytes(std::max<size_t>(chunkBytes, 256)) {}
 
 Error KinetoReader::errorAt(uint64_t offset, std::string message) const {
     Location where{m_source.name()};
@@ -408,6 +408,15 @@ Status KinetoReader::nextChunk(ChunkBuffer& buf, ChunkJob& job) {
     }
 
     if (arrayClosed) {
+        // A comma before the closing bracket ([{...},]) is not JSON, but writers produce it: tolerate it.
+        size_t k = chunkEnd;
+        while (k > 1 && isSpace(buf.data[k - 1])) --k;
+        if (k > 1 && buf.data[k - 1] == ',') {
+            buf.data[k - 1] = ' ';
+            Location where{m_source.name()};
+            where.byteOffset = static_cast<int64_t>(base + k - 1);
+            m_diagnostics.push_back({Severity::Info, where, "a comma before the closing ']' of the events was ignored"});
+        }
         m_eventsDone = true;
         m_hbuf.assign(buf.data.get() + chunkEnd + 1, buf.data.get() + buf.size);
         m_hoff = base + chunkEnd + 1;

@@ -93,7 +93,7 @@ Result<size_t> FileSource::readRaw(char* dst, size_t n) {
     if (m_isMemory) {
         const size_t left = m_memory.size() - m_consumed;
         const size_t k = std::min(left, n);
-        std::memcpy(dst, m_memory.data() + m_consumed, k);
+        if (k != 0) std::memcpy(dst, m_memory.data() + m_consumed, k);
         m_consumed += k;
         return k;
     }
@@ -140,7 +140,7 @@ Result<size_t> FileSource::readGzip(char* dst, size_t n) {
         m_inflater = std::make_unique<Inflater>();
         if (inflateInit2(&m_inflater->zs, 15 + 16) != Z_OK) return gzipError("cannot initialise zlib");
         m_inflater->initialised = true;
-        m_in.resize(kInputBufferBytes);
+        m_in.resize(std::max<size_t>(64, std::min<uint64_t>(kInputBufferBytes, m_fileSize + 16)));
     }
     z_stream& zs = m_inflater->zs;
     zs.next_out = reinterpret_cast<Bytef*>(dst);

@@ -11,10 +11,9 @@
 //      slice index. GPU rows left unlinked (no correlation, or one no runtime call carries) are linked through
 //      ac2g / async_cpu_to_gpu flows: the 'f' event binds to the activity on its track that contains its ts,
 //      the 's' event with the same id to the innermost runtime/driver slice containing its ts on its thread.
-//   4. gpu.cpuOp — walking up from the runtime call: the innermost CPU op / user annotation whose External id
-//      equals the runtime call's; else any CPU op with that External id; else the innermost enclosing CPU op;
-//      else the innermost enclosing user annotation that is not a ProfilerStep. Without a runtime link, the CPU
-//      op whose External id is the GPU row's own External id (if any).
+//   4. gpu.cpuOp — walking up from the runtime call on its thread: the innermost enclosing CPU op / user
+//      annotation whose External id equals the runtime call's; else the innermost enclosing CPU op; else the
+//      innermost enclosing user annotation that is not a ProfilerStep. -1 without a runtime link.
 //   5. steps — CPU-side user_annotation slices named exactly ProfilerStep#N, sorted by (start, N, slice).
 //      gpu.step: the step containing the start of the launching runtime call; without a runtime link, the step
 //      containing the GPU activity's own start (Kineto puts GPU and CPU times on one clock per rank). -1 when
@@ -433,60 +432,33 @@ Status mergeRank(RankData& rank, const ClassificationRules& rules, const CancelT
     if (cancelled()) return stop();
 
     phase("launched");
-    // 4. CPU ops.
+    // 4. CPU ops: only ancestors of the launching call on its own thread. (A global External id lookup is not
+    // used: in some PyTorch versions a runtime call's "External id" is its correlation id, a number that can
+    // collide with an unrelated op's External id.)
     {
         auto& cpuOp = g.cpuOp.mut();
         cpuOp.assign(ng, -1);
         std::vector<uint8_t> isStepSlice(ns, 0);
         for (int32_t sl : rank.steps.slice) isStepSlice[static_cast<size_t>(sl)] = 1;
-        // External id → CPU op (the deepest one carrying it, then the lowest index), built on first need.
-        std::vector<std::pair<int64_t, uint32_t>> byExt;
-        bool byExtBuilt = false;
-        auto lookupExt = [&](int64_t ext) -> int32_t {
-            if (!byExtBuilt) {
-                for (size_t i = 0; i < ns; ++i) {
-                    if (s.kind[i] == EventKind::CpuOp && s.externalId[i] != kNone)
-                        byExt.emplace_back(s.externalId[i], static_cast<uint32_t>(i));
-                }
-                std::sort(byExt.begin(), byExt.end(), [&](const auto& x, const auto& y) {
-                    if (x.first != y.first) return x.first < y.first;
-                    if (s.depth[x.second] != s.depth[y.second]) return s.depth[x.second] > s.depth[y.second];
-                    return x.second < y.second;
-                });
-                byExtBuilt = true;
-            }
-            auto it = std::lower_bound(byExt.begin(), byExt.end(), ext,
-                                       [](const auto& p, int64_t key) { return p.first < key; });
-            return it != byExt.end() && it->first == ext ? static_cast<int32_t>(it->second) : -1;
-        };
-        const KindMask opKinds{EventKind::CpuOp, EventKind::UserAnnotation};
+        const int32_t* parent = s.parent.data();
+        const EventKind* kind = s.kind.data();
+        const int64_t* ext = s.externalId.data();
         for (size_t row = 0; row < ng; ++row) {
             const int32_t r = runtime[row];
-            int32_t op = -1;
-            if (r >= 0) {
-                const int64_t ext = s.externalId[static_cast<size_t>(r)];
-                if (ext != kNone) {
-                    for (int32_t p = s.parent[static_cast<size_t>(r)]; p >= 0; p = s.parent[static_cast<size_t>(p)]) {
-                        if (opKinds.has(s.kind[static_cast<size_t>(p)]) && s.externalId[static_cast<size_t>(p)] == ext) {
-                            op = p;
-                            break;
-                        }
-                    }
-                    if (op < 0) op = lookupExt(ext);
+            if (r < 0) continue;
+            int32_t byExt = -1, innermostOp = -1, innermostAnnotation = -1;
+            for (int32_t p = parent[r]; p >= 0; p = parent[p]) {
+                const bool isOp = kind[p] == EventKind::CpuOp;
+                const bool isAnnotation = kind[p] == EventKind::UserAnnotation && !isStepSlice[static_cast<size_t>(p)];
+                if (!isOp && !isAnnotation) continue;
+                if (ext[r] != kNone && ext[p] == ext[r]) {
+                    byExt = p;
+                    break;
                 }
-                if (op < 0) op = index.enclosing(s.parent[static_cast<size_t>(r)], {EventKind::CpuOp});
-                if (op < 0) {
-                    for (int32_t p = s.parent[static_cast<size_t>(r)]; p >= 0; p = s.parent[static_cast<size_t>(p)]) {
-                        if (s.kind[static_cast<size_t>(p)] == EventKind::UserAnnotation && !isStepSlice[static_cast<size_t>(p)]) {
-                            op = p;
-                            break;
-                        }
-                    }
-                }
-            } else if (g.externalId[row] != kNone) {
-                op = lookupExt(g.externalId[row]);
+                if (isOp && innermostOp < 0) innermostOp = p;
+                if (isAnnotation && innermostAnnotation < 0) innermostAnnotation = p;
             }
-            cpuOp[row] = op;
+            cpuOp[row] = byExt >= 0 ? byExt : innermostOp >= 0 ? innermostOp : innermostAnnotation;
         }
     }
     if (cancelled()) return stop();

@@ -61,6 +61,7 @@ struct TimelinePrepared final : Prepared {
 
 constexpr double kGutter = 170;  // lane labels
 constexpr double kAxisH = 22;
+constexpr double kLegendH = 22;
 
 // Packs items (already sorted by start) into sub-lanes where they do not overlap; returns the sub-lane of each.
 std::vector<int> packSubLanes(const std::vector<int64_t>& start, const std::vector<int64_t>& end, int maxSub) {
@@ -352,6 +353,7 @@ public:
     struct Layout {
         QRectF area;      // plot area (time runs left to right), below the axis
         QRectF axis;
+        QRectF legend;
         double laneH = 18;
         std::vector<int> visibleLanes;  // lane indices drawn, top to bottom
         int totalLanes = 0;
@@ -374,7 +376,10 @@ public:
     static Layout layout(const TimelinePrepared& p, const ParamValues& v, const QRectF& rect) {
         Layout L;
         L.laneH = double(paramInt(v, "lane_height", 18));
-        QRectF inner = rect.adjusted(0, 0, -4, -2);
+        // A legend row at the bottom when colouring by category.
+        double legendH = paramString(v, "color_by", "category") == "category" ? kLegendH : 0;
+        QRectF inner = rect.adjusted(0, 0, -4, -2 - legendH);
+        L.legend = QRectF(rect.left(), inner.bottom(), rect.width(), legendH);
         L.axis = QRectF(inner.left() + kGutter, inner.top() + 4, inner.width() - kGutter, kAxisH);
         L.area = QRectF(L.axis.left(), L.axis.bottom(), L.axis.width(), std::max(0.0, inner.bottom() - L.axis.bottom()));
         auto shown = shownLanes(p, v);
@@ -544,7 +549,18 @@ public:
                              QString::fromStdString(fmt::format("lanes {}–{} of {}", L.first + 1,
                                                                 L.first + int(L.visibleLanes.size()), L.totalLanes)));
         }
-        // Category legend in the top-left corner of the gutter when it fits.
+        if (!byName && L.legend.height() > 0) {
+            // Only the categories present in the data.
+            bool present[size_t(core::KernelCategory::Count)] = {};
+            for (const auto& lane : p->lanes)
+                if (lane.kind == LaneKind::Stream)
+                    for (auto cat : lane.cat) present[std::min<size_t>(cat, size_t(core::KernelCategory::Count) - 1)] = true;
+            std::vector<LegendEntry> entries;
+            for (size_t k = 0; k < size_t(core::KernelCategory::Count); ++k)
+                if (present[k])
+                    entries.push_back({std::string(core::toString(core::KernelCategory(k))), categoryColor(core::KernelCategory(k))});
+            drawLegend(c, L.legend, entries);
+        }
         if (!byName && L.totalLanes <= L.fits) {
             painter.setPen(t.muted);
             painter.drawText(QRectF(c.rect.left() + 4, L.axis.top(), kGutter - 8, L.axis.height()),

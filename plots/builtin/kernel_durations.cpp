@@ -303,7 +303,7 @@ public:
     static Geometry geometry(const DurationsPrepared& p, const ParamValues& v, const QRectF& area) {
         Geometry g;
         g.log = paramBool(v, "log_scale", true);
-        g.plot = area.adjusted(150, 8, -20, -36);
+        g.plot = area.adjusted(230, 8, -24, -36);
         double mn = INFINITY, mx = -INFINITY;
         for (const auto& grp : p.groups) {
             mn = std::min(mn, double(grp.dur.front()));

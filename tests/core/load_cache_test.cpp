@@ -14,6 +14,8 @@
 #include <fstream>
 #include <random>
 #include <string>
+#include <thread>
+#include <atomic>
 #include <type_traits>
 #include <vector>
 
@@ -342,6 +344,17 @@ TEST(LoadCache, WriteLeavesOnlyTheEntryAndNamesItAfterThePath) {
     Fixture f;
     ASSERT_TRUE(f.cache.write(f.source.string(), f.rank).ok());
     ASSERT_TRUE(f.cache.write(f.source.string(), f.rank).ok());  // replacing is fine too
+    // A temp file left by a writer that died an hour ago is cleaned up by the next write of that entry; a
+    // recent one (a writer that may still be running) is left alone.
+    const fs::path oldTemp = f.cache.dir() / ("." + f.entry().filename().string() + ".tmp-1-0");
+    const fs::path newTemp = f.cache.dir() / ("." + f.entry().filename().string() + ".tmp-2-0");
+    writeFile(oldTemp, "partial");
+    writeFile(newTemp, "partial");
+    fs::last_write_time(oldTemp, fs::file_time_type::clock::now() - std::chrono::hours(1));
+    ASSERT_TRUE(f.cache.write(f.source.string(), f.rank).ok());
+    EXPECT_FALSE(fs::exists(oldTemp));
+    EXPECT_TRUE(fs::exists(newTemp));
+    fs::remove(newTemp);
     std::vector<std::string> names;
     for (const auto& e : fs::directory_iterator(f.cache.dir())) names.push_back(e.path().filename().string());
     ASSERT_EQ(names.size(), 1u);
@@ -386,6 +399,7 @@ TEST(LoadCache, ChangedSourceOrOptionsAreStale) {
     auto otherKey = f.cache.read(f.source.string(), 78, &lookup);
     EXPECT_FALSE(otherKey.ok());
     EXPECT_EQ(lookup, CacheLookup::Stale);
+    EXPECT_TRUE(f.cache.read(f.source.string(), 0).ok());  // key 0: any options (inspection tools)
 
     // Touch: same size, another mtime.
     fs::last_write_time(f.source, fs::last_write_time(f.source) + std::chrono::seconds(3));
@@ -558,6 +572,68 @@ std::string editDirectory(std::string bytes, Edit&& edit) {
     return bytes;
 }
 }  // namespace
+
+namespace {
+// White-box: the data offset of a named column (see editDirectory for the layout).
+uint64_t columnOffset(const std::string& bytes, std::string_view name) {
+    uint64_t dirOffset, dirCount;
+    std::memcpy(&dirOffset, bytes.data() + 80, 8);
+    std::memcpy(&dirCount, bytes.data() + 88, 8);
+    for (uint64_t i = 0; i < dirCount; ++i) {
+        const char* e = bytes.data() + dirOffset + i * 80;
+        if (std::string_view(e) == name) {
+            uint64_t off;
+            std::memcpy(&off, e + 64, 8);
+            return off;
+        }
+    }
+    return 0;
+}
+}  // namespace
+
+TEST(LoadCache, DataVerificationCatchesAFlippedColumnBit) {
+    Fixture f;
+    ASSERT_TRUE(f.cache.write(f.source.string(), f.rank).ok());
+    std::string bytes = readAll(f.entry());
+    const uint64_t off = columnOffset(bytes, "gpu.dur");
+    ASSERT_GT(off, 0u);
+    bytes[off + 8 * 100 + 1] ^= 0x10;  // row 100 of gpu.dur
+    writeFile(f.entry(), bytes);
+
+    f.cache.setVerifyData(true);
+    CacheLookup lookup = CacheLookup::Hit;
+    auto checked = f.cache.read(f.source.string(), 0, &lookup);
+    ASSERT_FALSE(checked.ok());
+    EXPECT_EQ(lookup, CacheLookup::Corrupt);
+    EXPECT_NE(checked.error().message.find("gpu.dur"), std::string::npos);
+
+    // Documented trade-off: without it the structure is sound and only that value differs.
+    f.cache.setVerifyData(false);
+    auto unchecked = f.cache.read(f.source.string());
+    ASSERT_TRUE(unchecked.ok()) << unchecked.error().toString();
+    EXPECT_NE((*unchecked)->gpu.dur[100], f.rank.gpu.dur[100]);
+    EXPECT_EQ((*unchecked)->gpu.dur[99], f.rank.gpu.dur[99]);
+}
+
+TEST(LoadCache, AdoptedStringsAreFoundFromManyThreads) {
+    Fixture f;
+    ASSERT_TRUE(f.cache.write(f.source.string(), f.rank).ok());
+    auto back = f.cache.read(f.source.string());
+    ASSERT_TRUE(back.ok()) << back.error().toString();
+    std::shared_ptr<const RankData> r = std::move(back.value());
+    // The lookup index of an adopted pool is built on first use; concurrent first uses must agree (TSan).
+    std::vector<std::thread> threads;
+    std::atomic<int> found{0};
+    for (int t = 0; t < 4; ++t)
+        threads.emplace_back([&, t] {
+            for (int i = t; i < 300; i += 4)
+                if (r->strings.find("name_" + std::to_string(i)) == f.rank.strings.find("name_" + std::to_string(i)))
+                    found.fetch_add(1);
+        });
+    for (auto& th : threads) th.join();
+    EXPECT_EQ(found.load(), 300);
+    EXPECT_FALSE(r->strings.find("name_300").has_value());
+}
 
 TEST(LoadCache, ADifferentColumnSetIsStale) {
     Fixture f;

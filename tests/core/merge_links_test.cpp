@@ -333,3 +333,20 @@ TEST(MergeEdgeTest, SparseCorrelationIdsWithDuplicates) {
 
 }  // namespace
 }  // namespace strobe::core
+
+namespace strobe::core {
+namespace {
+
+TEST_F(MergeLinksTest, RunningTheMergeAgainGivesTheSameColumns) {
+    const std::vector<int32_t> runtime(rank->gpu.runtime.begin(), rank->gpu.runtime.end());
+    const std::vector<int32_t> parent(rank->slices.parent.begin(), rank->slices.parent.end());
+    const std::vector<int32_t> cpuOp(rank->gpu.cpuOp.begin(), rank->gpu.cpuOp.end());
+    ASSERT_TRUE(mergeRank(*rank, rules).ok());
+    EXPECT_EQ(std::vector<int32_t>(rank->gpu.runtime.begin(), rank->gpu.runtime.end()), runtime);
+    EXPECT_EQ(std::vector<int32_t>(rank->slices.parent.begin(), rank->slices.parent.end()), parent);
+    EXPECT_EQ(std::vector<int32_t>(rank->gpu.cpuOp.begin(), rank->gpu.cpuOp.end()), cpuOp);
+    EXPECT_EQ(rank->steps.size(), 2u);
+}
+
+}  // namespace
+}  // namespace strobe::core

@@ -9,6 +9,7 @@
 
 #include <QDir>
 
+#include "core/engine/run_loader.h"
 #include "plots/plot_registry.h"
 #include "plots/render.h"
 #include "plots/timeline_view.h"
@@ -47,7 +48,9 @@ std::map<std::string, core::Cell> column(const core::Table& t, const std::string
 TEST(BuiltinPlots, RegistryListsEveryShippedPlotOnce) {
     std::vector<std::string> ids;
     for (const auto* p : PlotRegistry::instance().plots()) ids.push_back(p->id());
-    for (const char* expected : {"gpu-timeline", "kernel-breakdown", "kernel-durations"})
+    for (const char* expected : {"gpu-timeline", "kernel-breakdown", "temporal-breakdown", "comm-comp-overlap",
+                                 "idle-by-cause", "straggler", "launch-overhead-cdf", "kernel-durations",
+                                 "top-kernels"})
         EXPECT_EQ(std::count(ids.begin(), ids.end(), expected), 1) << expected;
     // Every plot's specs are valid: defaults pass validation, keys are unique.
     for (const auto* p : PlotRegistry::instance().plots()) {
@@ -104,7 +107,9 @@ TEST_P(EveryPlot, HonoursCancellation) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Builtin, EveryPlot,
-                         ::testing::Values("gpu-timeline", "kernel-breakdown", "kernel-durations"));
+                         ::testing::Values("gpu-timeline", "kernel-breakdown", "temporal-breakdown",
+                                           "comm-comp-overlap", "idle-by-cause", "straggler", "launch-overhead-cdf",
+                                           "kernel-durations", "top-kernels"));
 
 TEST(KernelBreakdown, CategoryTotalsPerRankMatchHandWorkedSums) {
     const Plot& plot = plotById("kernel-breakdown");
@@ -245,13 +250,16 @@ TEST(GpuTimeline, ViewParametersZoomWithoutReprepare) {
                 double(g.fullEnd) * 0.01);
 }
 
-// Not a check: writes every plot on a synthetic 8-rank run to $STROBE_PLOT_GALLERY (default /tmp/strobe-plots) for
+// Not a check: writes every plot on the bundled 8-rank sample to $STROBE_PLOT_GALLERY (default /tmp/strobe-plots) for
 // a human to look at. Run with --gtest_also_run_disabled_tests --gtest_filter=*Gallery*.
 TEST(BuiltinPlots, DISABLED_Gallery) {
     const char* dirEnv = std::getenv("STROBE_PLOT_GALLERY");
     std::string dir = dirEnv ? dirEnv : "/tmp/strobe-plots";
     QDir().mkpath(QString::fromStdString(dir));
-    auto runs = runOf(testdata::syntheticRun(8, 3000));
+    core::RunLoadOptions o;
+    o.useCache = false;
+    auto sample = core::loadRun({std::string(STROBE_RESOURCE_DIR) + "/sample/param-dlrm-8rank"}, o);
+    auto runs = sample.ok() ? runOf(sample.value(), "param-dlrm-8rank") : runOf(testdata::syntheticRun(8, 3000));
     for (const auto* p : PlotRegistry::instance().plots()) {
         auto values = *resolveValues(p->parameters(runs), {});
         auto prepared = p->prepare(runs, values, {}, {});

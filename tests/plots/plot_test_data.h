@@ -41,6 +41,26 @@ inline std::shared_ptr<core::RankData> makeRank(int rank, const std::vector<K>& 
         r->steps.end.push_back(s.end);
         r->steps.slice.push_back(-1);
     }
+    // Each activity is launched by a cudaLaunchKernel call 20..60 ns before it starts (linked by correlation).
+    auto launchName = r->strings.intern("cudaLaunchKernel");
+    auto runtimeCat = r->strings.intern("cuda_runtime");
+    auto& sl = r->slices;
+    for (size_t i = 0; i < ks.size(); ++i) {
+        sl.ts.push_back(ks[i].ts - 20 - int64_t(i % 5) * 10);
+        sl.dur.push_back(8);
+        sl.name.push_back(launchName);
+        sl.cat.push_back(runtimeCat);
+        sl.kind.push_back(core::EventKind::Runtime);
+        sl.phase.push_back('X');
+        sl.track.push_back(1);
+        sl.externalId.push_back(core::kNone);
+        sl.correlation.push_back(int64_t(i) + 1);
+        sl.sequence.push_back(core::kNone);
+        sl.args.push_back(core::kEmptyStr);
+        sl.parent.push_back(-1);
+        sl.depth.push_back(0);
+    }
+    size_t idx = 0;
     for (const auto& k : ks) {
         g.ts.push_back(k.ts);
         g.dur.push_back(k.dur);
@@ -50,9 +70,10 @@ inline std::shared_ptr<core::RankData> makeRank(int rank, const std::vector<K>& 
         g.track.push_back(0);
         g.device.push_back(0);
         g.stream.push_back(k.stream);
-        g.correlation.push_back(core::kNone);
+        g.correlation.push_back(int64_t(idx) + 1);
         g.externalId.push_back(core::kNone);
-        g.runtime.push_back(-1);
+        g.runtime.push_back(int32_t(idx));
+        ++idx;
         g.cpuOp.push_back(-1);
         g.annotation.push_back(-1);
         if (mergeColumns) {
