@@ -18,6 +18,9 @@ public:
     void stop();
     bool running() const { return m_timer.isActive(); }
     double maxLatenessMs() const { return m_maxNs / 1e6; }
+    // The most CPU time the GUI thread itself spent between two ticks: work done on it, as opposed to lateness
+    // caused by other processes taking the CPU.
+    double maxBusyMs() const { return m_maxBusyNs / 1e6; }
     double percentileMs(double p) const;  // p in [0, 1]
     int ticks() const { return static_cast<int>(m_lateness.size()); }
     int ticksLaterThan(double ms) const;
@@ -33,6 +36,8 @@ private:
     int m_intervalMs;
     qint64 m_last = 0;
     qint64 m_maxNs = 0;
+    qint64 m_lastCpu = 0;
+    qint64 m_maxBusyNs = 0;
     std::vector<qint64> m_lateness;  // ns per tick
     std::vector<qint64> m_when;      // ns since start, per tick
 };

@@ -5,6 +5,7 @@
 //   strobe --screenshot FILE …     (hidden) save a picture of the window once everything is idle, quit
 
 #include <cstdio>
+#include <string_view>
 
 #include <QApplication>
 #include <QCommandLineParser>
@@ -19,7 +20,34 @@
 using strobe::app::LatencyProbe;
 using strobe::app::MainWindow;
 
+namespace {
+
+// QGuiApplication consumes "-session"/"--session" itself (X11 session management), so Strobe takes its
+// --session FILE out of argv before Qt sees it.
+QString takeSessionArgument(int& argc, char** argv) {
+    QString file;
+    int out = 1;
+    for (int i = 1; i < argc; ++i) {
+        const std::string_view a(argv[i]);
+        if ((a == "--session" || a == "-session") && i + 1 < argc) {
+            file = QString::fromLocal8Bit(argv[++i]);
+            continue;
+        }
+        if (a.rfind("--session=", 0) == 0) {
+            file = QString::fromLocal8Bit(argv[i] + 10);
+            continue;
+        }
+        argv[out++] = argv[i];
+    }
+    argc = out;
+    argv[argc] = nullptr;
+    return file;
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
+    const QString sessionFile = takeSessionArgument(argc, argv);
     QApplication app(argc, argv);
     QApplication::setApplicationName(QStringLiteral("Strobe"));
     QApplication::setOrganizationName(QStringLiteral("Strobe"));
@@ -85,11 +113,21 @@ int main(int argc, char** argv) {
             std::fflush(stdout);
             QTimer::singleShot(0, &app, &QApplication::quit);
         });
-        probe.start();
     }
 
-    if (parser.isSet(session)) window.openSession(parser.value(session), paths);
-    else if (!paths.isEmpty()) window.openPaths(paths);
+    auto open = [&] {
+        if (!sessionFile.isEmpty()) window.openSession(sessionFile, paths);
+        else if (!paths.isEmpty()) window.openPaths(paths);
+    };
+    if (parser.isSet(latency)) {
+        // Measure the load only: start once the window is up and painted.
+        QTimer::singleShot(500, &app, [&] {
+            probe.start();
+            open();
+        });
+    } else {
+        open();
+    }
 
     if (parser.isSet(screenshot)) {
         // Poll until nothing loads or prepares (at most two minutes), let the last repaint land, then grab.

@@ -626,6 +626,7 @@ void MainWindow::updateActions() {
 void MainWindow::showError(const QString& text) {
     if (text.isEmpty()) return clearError();
     m_lastError = text;
+    qWarning("%s", qUtf8Printable(text));  // also on stderr, for command-line use
     m_errorText->setText(text);
     m_errorBar->show();
 }

@@ -221,10 +221,11 @@ void RunsPanel::refreshRun(int id) {
     if (run->dataset) {
         for (size_t i = 0; i < run->summaries.size(); ++i) {
             const core::RankSummary& s = run->summaries[i];
+            // The GPU name says the platform already; the platform is in the rank's own rows.
             auto* r = child(item, rankTitle(s),
-                            tr("%1 · %2 · %3 kernels · %4")
-                                .arg(platformText(s.platform), s.gpuName.empty() ? tr("no GPU") : qs(s.gpuName),
-                                     formatCount(s.kernelCount), formatDuration(s.kernelTimeNs)),
+                            tr("%1 kernels · %2 · %3")
+                                .arg(formatCount(s.kernelCount), formatDuration(s.kernelTimeNs),
+                                     s.gpuName.empty() ? platformText(s.platform) : qs(s.gpuName)),
                             static_cast<int>(i));
             r->setToolTip(0, qs(s.path));
             for (const auto& w : s.warnings) {

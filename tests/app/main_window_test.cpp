@@ -12,6 +12,7 @@
 
 #include "app/gui/plot_area.h"
 #include "app/gui/plot_view.h"
+#include "app/gui/jobs_panel.h"
 #include "app/gui/run_manager.h"
 #include "app/gui/runs_panel.h"
 #include "core/engine/session.h"
@@ -161,4 +162,53 @@ TEST(MainWindow, BadFileShowsInlineErrorAndKeepsOtherRun) {
     EXPECT_EQ(other->state, app::RunState::Loaded);
     EXPECT_EQ(other->dataset, goodData);
     std::filesystem::remove(badPath);
+}
+
+TEST(MainWindow, TimelineZoomIsSynchronisedAndPlotsExport) {
+    test::app();
+    app::MainWindow w;
+    w.setAutoOpenDefaultPlot(false);
+    w.resize(1400, 900);
+    w.show();
+    const auto ids = w.openPaths({QStringLiteral(STROBE_RESOURCE_DIR "/sample/param-dlrm-8rank")});
+    ASSERT_TRUE(test::waitFor([&] { return !w.runs().anyLoading(); }, 180000));
+    const app::RunRecord* run = w.runs().run(ids.at(0));
+    if (loaderIsStub(run)) GTEST_SKIP() << "core::loadRun is still a stub on this branch";
+    if (!plots::PlotRegistry::instance().find("gpu-timeline")) GTEST_SKIP() << "no gpu-timeline plot yet";
+    app::PlotView* left = w.openPlot("gpu-timeline", {ids[0]}, 0);
+    app::PlotView* right = w.openPlot("gpu-timeline", {ids[0]}, 1);
+    ASSERT_NE(left, nullptr);
+    ASSERT_NE(right, nullptr);
+    ASSERT_TRUE(test::waitFor([&] { return w.isIdle() && left->prepared() && right->prepared(); }));
+    const auto whole = left->viewRange();
+    ASSERT_TRUE(whole.has_value());
+    // Zoom the left one in (as "+" does): its range shrinks, and the right one follows.
+    left->zoomBy(0.5);
+    const auto zoomed = left->viewRange();
+    ASSERT_TRUE(zoomed.has_value());
+    EXPECT_LT(zoomed->end - zoomed->start, whole->end - whole->start);
+    const auto followed = right->viewRange();
+    ASSERT_TRUE(followed.has_value());
+    EXPECT_EQ(followed->start, zoomed->start);
+    EXPECT_EQ(followed->end, zoomed->end);
+    // Reset (as "0" does) returns to the whole range.
+    left->resetZoom();
+    EXPECT_EQ(left->viewRange()->end - left->viewRange()->start, whole->end - whole->start);
+
+    // Export the current plot in every format; each file is written and not empty.
+    const auto dir = std::filesystem::temp_directory_path() / "strobe_export_test";
+    std::filesystem::create_directories(dir);
+    for (const char* name : {"t.png", "t.svg", "t.pdf", "t.csv"}) {
+        const auto path = dir / name;
+        std::filesystem::remove(path);
+        ASSERT_TRUE(w.exportCurrentPlot(QString::fromStdString(path.string())));
+        ASSERT_TRUE(test::waitFor([&] { return w.jobs().jobs().empty(); }));
+        ASSERT_TRUE(std::filesystem::exists(path)) << name;
+        EXPECT_GT(std::filesystem::file_size(path), 100u) << name;
+    }
+    std::ifstream csv(dir / "t.csv");
+    std::string header;
+    std::getline(csv, header);
+    EXPECT_NE(header.find("name"), std::string::npos) << header;
+    std::filesystem::remove_all(dir);
 }
