@@ -55,8 +55,8 @@ else()
 endif()
 
 # strobe_add_test(NAME DIR LIBS...) — one GoogleTest binary from every .cpp in DIR.
-# Tests whose suite or name contains "Concurrency" (e.g. TEST(LoadConcurrency, ...)) are the ones CI also runs
-# under ThreadSanitizer (`ctest --preset tsan -R Concurrency`).
+# CI also runs under ThreadSanitizer the tests whose name contains "Concurrency" (e.g. TEST(LoadConcurrency, ...)),
+# those labelled "concurrency", and the JobRunner.* and RunLoader.* suites (see .ci/setup, STROBE_TSAN_TESTS).
 function(strobe_add_test name dir)
   file(GLOB _srcs CONFIGURE_DEPENDS ${dir}/*.cpp)
   if(NOT _srcs)

@@ -30,7 +30,8 @@ MappedFile::~MappedFile() {
 Result<std::shared_ptr<const MappedFile>> MappedFile::open(const std::string& path) {
     FdGuard fd;
     do {
-        fd.fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+        // O_NONBLOCK: a FIFO at `path` must not block the open (fstat rejects it right after).
+        fd.fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     } while (fd.fd < 0 && errno == EINTR);
     if (fd.fd < 0) return Error(Location{path}, "cannot open for reading: " + errnoText(errno));
 

@@ -76,8 +76,8 @@ std::vector<uint32_t> orderByTrack(const Column<uint32_t>& trackCol, const Colum
         uint32_t* b = order.data() + begin[k];
         uint32_t* e = order.data() + begin[k + 1];
         bool sorted = true;
-        for (uint32_t* p = b; p + 1 < e; ++p) {
-            if (keyOf(p[1]) < keyOf(p[0])) {
+        for (ptrdiff_t j = 1; j < e - b; ++j) {  // indices: p + 1 on an empty track's null pointer is UB
+            if (keyOf(b[j]) < keyOf(b[j - 1])) {
                 sorted = false;
                 break;
             }

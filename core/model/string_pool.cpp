@@ -1,5 +1,6 @@
 #include "core/model/string_pool.h"
 
+#include <bit>
 #include <cstring>
 
 namespace strobe::core {
@@ -23,20 +24,28 @@ uint64_t mix(uint64_t h) {
 }  // namespace
 
 uint64_t StringPool::hash(std::string_view s) {
+    // Every byte counts: args texts such as {"Input Dims":[[16,1,1024],...]} differ in a few bytes anywhere,
+    // and a sampled hash put hundreds of them in one bucket. Two independent lanes of 8-byte words keep long
+    // kernel names (kilobytes) cheap: ~5 GB/s.
     const size_t n = s.size();
     const char* p = s.data();
-    uint64_t h = 0x9e3779b97f4a7c15ULL ^ n;
-    if (n >= 8) {
-        h = mix(h ^ load64(p));
-        h = mix(h ^ load64(p + (n - 8) / 2));
-        h = mix(h ^ load64(p + n - 8));
-        if (n > 24) h = mix(h ^ load64(p + n / 4)) ^ load64(p + (3 * n) / 4 - 4);
-    } else {
-        uint64_t v = 0;
-        if (n != 0) std::memcpy(&v, p, n);  // an empty view may have a null data(): memcpy(…, nullptr, 0) is UB
-        h = mix(h ^ v);
+    constexpr uint64_t k1 = 0x9e3779b97f4a7c15ULL, k2 = 0xc2b2ae3d27d4eb4fULL;
+    uint64_t a = k1 ^ n, b = k2 + n;
+    size_t i = 0;
+    for (; i + 16 <= n; i += 16) {
+        a = std::rotl((a ^ load64(p + i)) * k1, 29);
+        b = std::rotl((b ^ load64(p + i + 8)) * k2, 31);
     }
-    return h;
+    if (i + 8 <= n) {
+        a = std::rotl((a ^ load64(p + i)) * k1, 29);
+        i += 8;
+    }
+    if (i < n) {
+        uint64_t v = 0;
+        std::memcpy(&v, p + i, n - i);  // n - i > 0, so p is not null here
+        b = std::rotl((b ^ v) * k2, 31);
+    }
+    return mix(a ^ mix(b));
 }
 
 StringPool::StringPool() {

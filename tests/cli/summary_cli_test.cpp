@@ -240,8 +240,6 @@ TEST(SummaryCli, NonJsonTraceExitsThree) {
     const fs::path bad = tmp.path() / "rank0.json";
     std::ofstream(bad) << "this is not JSON at all";
     CliResult r = runSummary({"--no-cache", bad.string()});
-    if (r.code == app::kExitBadInput && r.err.find("not implemented") != std::string::npos)
-        GTEST_SKIP() << "run loader not merged yet: " << r.err;
     EXPECT_EQ(r.code, app::kExitBadInput);
     EXPECT_NE(r.err.find("rank0.json"), std::string::npos) << r.err;
 }
@@ -250,8 +248,6 @@ TEST(SummaryCli, NonJsonTraceExitsThree) {
 TEST(SummaryCli, SampleRunMatchesExpectedFacts) {
     const std::string sample = std::string(STROBE_RESOURCE_DIR) + "/sample/param-dlrm-8rank";
     CliResult r = runSummary({"--json", "--no-cache", sample});
-    if (r.code == app::kExitBadInput && r.err.find("not implemented") != std::string::npos)
-        GTEST_SKIP() << "run loader not merged yet: " << r.err;
     ASSERT_EQ(r.code, app::kExitOk) << r.err;
 
     simdjson::dom::parser expectedParser;

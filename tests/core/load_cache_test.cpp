@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstdint>
@@ -454,6 +455,13 @@ TEST(LoadCache, ForeignFilesAreRejected) {
     ASSERT_FALSE(foreign.ok());
     EXPECT_EQ(lookup, CacheLookup::Foreign);
     EXPECT_NE(foreign.error().message.find("twin.json"), std::string::npos);
+
+    // A FIFO where the entry should be: rejected at once, never a blocked open.
+    fs::remove(f.entry());
+    ASSERT_EQ(::mkfifo(f.entry().c_str(), 0600), 0);
+    EXPECT_FALSE(f.cache.read(f.source.string(), 0, &lookup).ok());
+    EXPECT_NE(lookup, CacheLookup::Hit);
+    fs::remove(f.entry());
 
     // Other byte order: flip the endianness tag (bytes 8..11) — reported before any checksum.
     ASSERT_TRUE(f.cache.write(f.source.string(), f.rank).ok());

@@ -1,5 +1,8 @@
 #include <gtest/gtest.h>
 
+#include <set>
+#include <string>
+
 #include "core/model/string_pool.h"
 #include "core/model/types.h"
 
@@ -33,4 +36,18 @@ TEST(Types, BothKinetoSchemasMapToOneVocabulary) {
     EXPECT_EQ(eventKindFromCategory("my_custom_cat"), EventKind::Unknown);
     EXPECT_EQ(copyDirectionFromName("Memcpy HtoD (Pinned -> Device)"), CopyDirection::HtoD);
     EXPECT_EQ(copyDirectionFromName("Memcpy DtoD (Device -> Device)"), CopyDirection::DtoD);
+}
+
+TEST(StringPool, HashSeesEveryByte) {
+    // Args texts that differ in one byte anywhere must not collide (a sampled hash put hundreds in one bucket).
+    std::string base = R"({"Input Dims":[[16,1,1024],[1024,1024]],"Input type":["float","float"],"Concrete Inputs":["",""]})";
+    std::set<uint64_t> hashes;
+    for (size_t i = 0; i < base.size(); ++i) {
+        std::string v = base;
+        v[i] = static_cast<char>(v[i] ^ 1);
+        hashes.insert(StringPool::hash(v));
+    }
+    hashes.insert(StringPool::hash(base));
+    EXPECT_EQ(hashes.size(), base.size() + 1);
+    EXPECT_NE(StringPool::hash(""), StringPool::hash(std::string(1, '\0')));
 }
