@@ -404,17 +404,18 @@ Result<ClassificationRules> ClassificationRules::loadDefault() {
 // ---- Tables --------------------------------------------------------------------------------------------------
 
 void classifyGpuTable(const ClassificationRules& rules, const StringPool& strings, GpuTable& gpu) {
-    const size_t n = gpu.size();
     auto& category = gpu.category.mut();
     auto& collective = gpu.collective.mut();
     auto& direction = gpu.copyDirection.mut();
-    category.assign(n, KernelCategory::Other);
-    collective.assign(n, Collective::None);
-    direction.assign(n, CopyDirection::None);
+    category.assign(gpu.size(), KernelCategory::Other);
+    collective.assign(gpu.size(), Collective::None);
+    direction.assign(gpu.size(), CopyDirection::None);
+    // Rows with a name and a kind (equal to gpu.size() in any consistent table).
+    const size_t n = std::min({gpu.size(), gpu.name.size(), gpu.kind.size()});
     if (n == 0) return;
 
     StrId maxName = 0;
-    for (StrId id : gpu.name) maxName = std::max(maxName, id);
+    for (size_t i = 0; i < n; ++i) maxName = std::max(maxName, gpu.name[i]);
     // Per distinct name: the matched rule (-1 none), computed on first sight (-2 not yet); and the copy
     // direction the name gives.
     std::vector<int32_t> ruleOf(static_cast<size_t>(maxName) + 1, -2);
