@@ -299,9 +299,10 @@ Result<ClassificationRules> ClassificationRules::fromYamlText(const std::string&
             list = root;
         } else if (root.IsMap()) {
             for (auto it = root.begin(); it != root.end(); ++it) {
-                auto key = it->first.as<std::string>();
+                const YAML::Node keyNode = it->first;
+                auto key = keyNode.as<std::string>();
                 if (key != "rules" && key != "version")
-                    return err(it->first.Mark().line + 1,
+                    return err(keyNode.Mark().line + 1,
                                fmt::format("unknown key '{}' (expected 'rules' and optionally 'version')", key));
             }
             list = root["rules"];
@@ -319,8 +320,10 @@ Result<ClassificationRules> ClassificationRules::fromYamlText(const std::string&
             rule.line = static_cast<int>(line);
             bool haveName = false, havePattern = false, haveCategory = false;
             for (auto it = item.begin(); it != item.end(); ++it) {
-                auto key = it->first.as<std::string>();
-                const YAML::Node& v = it->second;
+                // Copies: yaml-cpp iterators hand out temporaries, a reference would dangle.
+                const YAML::Node keyNode = it->first;
+                const YAML::Node v = it->second;
+                auto key = keyNode.as<std::string>();
                 const int64_t vline = v.Mark().line + 1;
                 if (!v.IsScalar())
                     return err(vline, fmt::format("'{}' must be a plain value (line {})", key, yamlLine(v)));
@@ -349,7 +352,7 @@ Result<ClassificationRules> ClassificationRules::fromYamlText(const std::string&
                     else if (value == "false" || value == "no") rule.icase = false;
                     else return err(vline, fmt::format("'icase' must be true or false, not '{}'", value));
                 } else {
-                    return err(it->first.Mark().line + 1,
+                    return err(keyNode.Mark().line + 1,
                                fmt::format("unknown key '{}' in a rule (expected name, pattern, category, "
                                            "collective, icase)",
                                            key));
