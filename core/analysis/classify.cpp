@@ -299,9 +299,10 @@ Result<ClassificationRules> ClassificationRules::fromYamlText(const std::string&
             list = root;
         } else if (root.IsMap()) {
             for (auto it = root.begin(); it != root.end(); ++it) {
-                auto key = it->first.as<std::string>();
+                const YAML::Node keyNode = it->first;
+                auto key = keyNode.as<std::string>();
                 if (key != "rules" && key != "version")
-                    return err(it->first.Mark().line + 1,
+                    return err(keyNode.Mark().line + 1,
                                fmt::format("unknown key '{}' (expected 'rules' and optionally 'version')", key));
             }
             list = root["rules"];
@@ -319,8 +320,10 @@ Result<ClassificationRules> ClassificationRules::fromYamlText(const std::string&
             rule.line = static_cast<int>(line);
             bool haveName = false, havePattern = false, haveCategory = false;
             for (auto it = item.begin(); it != item.end(); ++it) {
-                auto key = it->first.as<std::string>();
-                const YAML::Node v = it->second;  // a copy: it-> returns a proxy that dies at the end of the statement
+                // Copies: yaml-cpp iterators hand out temporaries, a reference would dangle.
+                const YAML::Node keyNode = it->first;
+                const YAML::Node v = it->second;
+                auto key = keyNode.as<std::string>();
                 const int64_t vline = v.Mark().line + 1;
                 if (!v.IsScalar())
                     return err(vline, fmt::format("'{}' must be a plain value (line {})", key, yamlLine(v)));
@@ -349,7 +352,7 @@ Result<ClassificationRules> ClassificationRules::fromYamlText(const std::string&
                     else if (value == "false" || value == "no") rule.icase = false;
                     else return err(vline, fmt::format("'icase' must be true or false, not '{}'", value));
                 } else {
-                    return err(it->first.Mark().line + 1,
+                    return err(keyNode.Mark().line + 1,
                                fmt::format("unknown key '{}' in a rule (expected name, pattern, category, "
                                            "collective, icase)",
                                            key));
@@ -404,17 +407,18 @@ Result<ClassificationRules> ClassificationRules::loadDefault() {
 // ---- Tables --------------------------------------------------------------------------------------------------
 
 void classifyGpuTable(const ClassificationRules& rules, const StringPool& strings, GpuTable& gpu) {
-    const size_t n = gpu.size();
     auto& category = gpu.category.mut();
     auto& collective = gpu.collective.mut();
     auto& direction = gpu.copyDirection.mut();
-    category.assign(n, KernelCategory::Other);
-    collective.assign(n, Collective::None);
-    direction.assign(n, CopyDirection::None);
+    category.assign(gpu.size(), KernelCategory::Other);
+    collective.assign(gpu.size(), Collective::None);
+    direction.assign(gpu.size(), CopyDirection::None);
+    // Rows with a name and a kind (equal to gpu.size() in any consistent table).
+    const size_t n = std::min({gpu.size(), gpu.name.size(), gpu.kind.size()});
     if (n == 0) return;
 
     StrId maxName = 0;
-    for (StrId id : gpu.name) maxName = std::max(maxName, id);
+    for (size_t i = 0; i < n; ++i) maxName = std::max(maxName, gpu.name[i]);
     // Per distinct name: the matched rule (-1 none), computed on first sight (-2 not yet); and the copy
     // direction the name gives.
     std::vector<int32_t> ruleOf(static_cast<size_t>(maxName) + 1, -2);

@@ -30,7 +30,7 @@ public:
         s.externalId.push_back(externalId);
         s.correlation.push_back(correlation);
         s.sequence.push_back(kNone);
-        s.args.push_back(m_rank.strings.intern(args));
+        s.args.push_back(args.empty() ? kEmptyStr : m_rank.strings.intern(args));
         return static_cast<int32_t>(s.size() - 1);
     }
 
