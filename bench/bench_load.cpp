@@ -11,21 +11,19 @@
 //                     benchmark in a forked child: VmHWM reset through /proc/self/clear_refs, minus the RSS the
 //                     child started with, after malloc_trim in the parent; see README.md)
 //   dataset_ratio     RankData::bytes() / Dataset::bytes() of the result, divided by the JSON size
+//   cpu_MBps          JSON MB per process CPU-second (all threads); vs_simdjson_cpu: its ratio to simdjson's
 //   speedup           (cache benchmarks) first load seconds / this load's seconds
 
 #include <benchmark/benchmark.h>
 #include <fmt/format.h>
-#include <malloc.h>
 #include <simdjson.h>
-#include <sys/wait.h>
-#include <unistd.h>
+#include <sys/resource.h>
 #include <zlib.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <functional>
 #include <map>
 #include <mutex>
@@ -90,7 +88,8 @@ const TraceFile& traceFile() {
             const bool amd = plat && std::string_view(plat) == "amd";
             std::error_code ec;
             fs::create_directories(benchDir(), ec);
-            t.path = (benchDir() / fmt::format("synthetic-{}-{}-seed1.json", amd ? "amd" : "nvidia", sizeText)).string();
+            t.path = (benchDir() / fmt::format("synthetic-{}-{}-seed1-v{}.json", amd ? "amd" : "nvidia", sizeText,
+                                                        strobe::bench::kGeneratorVersion)).string();
             if (!fs::exists(t.path)) {
                 const std::string tmp = t.path + ".partial";
                 strobe::bench::FileGenSink sink(tmp);
@@ -145,9 +144,12 @@ bool readPadded(const std::string& path, simdjson::padded_string& out, std::stri
 }
 
 // Whole-document On-Demand pass touching every event's ph, name, ts and dur. Returns the event count.
-bool simdjsonPass(const std::string& path, uint64_t& events, uint64_t& checksum, std::string& error) {
+bool simdjsonPass(const std::string& path, uint64_t& events, uint64_t& checksum, std::string& error,
+                  double* readSeconds = nullptr) {
+    const auto t0 = std::chrono::steady_clock::now();
     simdjson::padded_string json;
     if (!readPadded(path, json, error)) return false;
+    if (readSeconds) *readSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     simdjson::ondemand::parser parser;  // sized on first use to the document (up to 4 GB)
     simdjson::ondemand::document doc;
     if (auto e = parser.iterate(json).get(doc); e) { error = simdjson::error_message(e); return false; }
@@ -177,12 +179,20 @@ bool simdjsonPass(const std::string& path, uint64_t& events, uint64_t& checksum,
 std::mutex g_refMutex;
 std::vector<double> g_simdjsonSpeeds;  // bytes/s of each simdjson repetition in this run
 
-double simdjsonReference() {
-    std::lock_guard<std::mutex> lock(g_refMutex);
-    if (g_simdjsonSpeeds.empty()) return 0;
-    std::vector<double> v = g_simdjsonSpeeds;
+std::vector<double> g_simdjsonCpuSpeeds;  // bytes per process-CPU second of each repetition
+
+double median(std::vector<double> v) {
+    if (v.empty()) return 0;
     std::sort(v.begin(), v.end());
     return v[v.size() / 2];
+}
+double simdjsonReference() {
+    std::lock_guard<std::mutex> lock(g_refMutex);
+    return median(g_simdjsonSpeeds);
+}
+double simdjsonCpuReference() {
+    std::lock_guard<std::mutex> lock(g_refMutex);
+    return median(g_simdjsonCpuSpeeds);
 }
 
 // Peak-RSS figures, measured once per benchmark name (in a child), reused by its repetitions.
@@ -194,49 +204,84 @@ const ChildMeasure& rssFor(const std::string& key, const std::function<bool(std:
     return it->second;
 }
 
+double secondsSince(std::chrono::steady_clock::time_point t0) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+// CPU seconds (user + system) of the whole process, all threads.
+double processCpuSeconds() {
+    rusage u{};
+    getrusage(RUSAGE_SELF, &u);
+    return static_cast<double>(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
+           static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e6;
+}
+
+// Wall and process-CPU time of one load.
+struct LoadClock {
+    std::chrono::steady_clock::time_point t0 = std::chrono::steady_clock::now();
+    double cpu0 = processCpuSeconds();
+    double wall() const { return secondsSince(t0); }
+    double cpu() const { return processCpuSeconds() - cpu0; }
+};
+
 void setCommon(benchmark::State& state, double seconds, uint64_t jsonBytes, const ChildMeasure& rss,
-               double datasetBytes) {
+               double datasetBytes, double cpuSeconds) {
     state.SetBytesProcessed(static_cast<int64_t>(jsonBytes) * state.iterations());
     if (rss.ok) state.counters["rss_ratio"] = rss.peakDeltaBytes / static_cast<double>(jsonBytes);
     if (datasetBytes > 0) state.counters["dataset_ratio"] = datasetBytes / static_cast<double>(jsonBytes);
     const double ref = simdjsonReference();
     if (ref > 0 && seconds > 0)
         state.counters["vs_simdjson"] = static_cast<double>(jsonBytes) / seconds / ref;
+    // Per CPU-second of the whole process: steadier than wall time when other jobs share the cores (for a
+    // two-thread load it is the work done per core-second, not the speed).
+    if (cpuSeconds > 0) {
+        const double cpuSpeed = static_cast<double>(jsonBytes) / cpuSeconds;
+        state.counters["cpu_MBps"] = cpuSpeed / 1e6;
+        const double cref = simdjsonCpuReference();
+        if (cref > 0 && seconds > 0) state.counters["vs_simdjson_cpu"] = cpuSpeed / cref;
+    }
 }
 
-double secondsSince(std::chrono::steady_clock::time_point t0) {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-}
 
 // ----- benchmarks ------------------------------------------------------------------------------------------
 
 void BM_SimdjsonOnDemand(benchmark::State& state) {
     const TraceFile& tf = traceFile();
     if (!tf.error.empty()) { state.SkipWithError(tf.error.c_str()); return; }
-    double total = 0;
+    double total = 0, readTotal = 0, cpuTotal = 0;
     uint64_t events = 0;
     for (auto _ : state) {
         uint64_t checksum = 0;
         std::string error;
-        const auto t0 = std::chrono::steady_clock::now();
-        if (!simdjsonPass(tf.path, events, checksum, error)) {
+        double readSec = 0;
+        const LoadClock clock;
+        if (!simdjsonPass(tf.path, events, checksum, error, &readSec)) {
             state.SkipWithError(("simdjson: " + error).c_str());
             return;
         }
-        total += secondsSince(t0);
+        const double sec = clock.wall();
+        total += sec;
+        cpuTotal += clock.cpu();
+        readTotal += readSec;
+        state.SetIterationTime(sec);
         benchmark::DoNotOptimize(checksum);
     }
     const double perIter = total / static_cast<double>(state.iterations());
     {
         std::lock_guard<std::mutex> lock(g_refMutex);
         g_simdjsonSpeeds.push_back(static_cast<double>(tf.jsonBytes) / perIter);
+        if (cpuTotal > 0)
+            g_simdjsonCpuSpeeds.push_back(static_cast<double>(tf.jsonBytes) * static_cast<double>(state.iterations()) / cpuTotal);
     }
     const ChildMeasure& rss = rssFor("simdjson", [&](std::string& err) {
         uint64_t ev = 0, cs = 0;
         return simdjsonPass(tf.path, ev, cs, err);
     });
-    setCommon(state, 0, tf.jsonBytes, rss, 0);  // no vs_simdjson for the reference itself
+    setCommon(state, 0, tf.jsonBytes, rss, 0, cpuTotal / static_cast<double>(state.iterations()));  // no vs_ ratios for itself
     state.counters["events"] = static_cast<double>(events);
+    // The parse alone (the issue quotes 1.7-2.0 GB/s for it on this machine size), in MB/s.
+    const double parseSec = (total - readTotal) / static_cast<double>(state.iterations());
+    if (parseSec > 0) state.counters["parse_only_MBps"] = static_cast<double>(tf.jsonBytes) / 1e6 / parseSec;
 }
 
 // Parser only: file → RankData with raw tables.
@@ -245,24 +290,24 @@ void BM_LoadKineto(benchmark::State& state) {
     if (!tf.error.empty()) { state.SkipWithError(tf.error.c_str()); return; }
     core::KinetoLoadOptions opt;
     opt.threads = static_cast<int>(state.range(0));
-    double total = 0, dataset = 0;
+    double total = 0, dataset = 0, cpuTotal = 0;
     for (auto _ : state) {
-        const auto t0 = std::chrono::steady_clock::now();
+        const LoadClock clock;
         auto r = core::loadKinetoTrace(tf.path, opt);
-        const double s = secondsSince(t0);
+        const double s = clock.wall();
+        cpuTotal += clock.cpu();
         if (!r) { state.SkipWithError(("loadKinetoTrace: " + r.error().toString()).c_str()); return; }
         total += s;
+        state.SetIterationTime(s);  // freeing the result is not part of the load
         dataset = static_cast<double>((*r)->bytes());
-        state.PauseTiming();
-        r = core::Error("released");  // free outside the timed region
-        state.ResumeTiming();
     }
     const ChildMeasure& rss = rssFor(fmt::format("kineto/{}", opt.threads), [&](std::string& err) {
         auto r = core::loadKinetoTrace(tf.path, opt);
         if (!r) err = r.error().toString();
         return r.ok();
     });
-    setCommon(state, total / static_cast<double>(state.iterations()), tf.jsonBytes, rss, dataset);
+    setCommon(state, total / static_cast<double>(state.iterations()), tf.jsonBytes, rss, dataset,
+              cpuTotal / static_cast<double>(state.iterations()));
 }
 
 const core::ClassificationRules* rules(std::string& error) {
@@ -280,25 +325,33 @@ void BM_LoadMerged(benchmark::State& state) {
     if (!rs) { state.SkipWithError(("classification rules: " + error).c_str()); return; }
     core::KinetoLoadOptions opt;
     opt.threads = static_cast<int>(state.range(0));
-    auto loadAndMerge = [&](std::string& err, double* datasetBytes) {
+    auto loadAndMerge = [&](std::string& err, std::unique_ptr<core::RankData>& out) {
         auto r = core::loadKinetoTrace(tf.path, opt);
         if (!r) { err = "loadKinetoTrace: " + r.error().toString(); return false; }
         auto m = core::mergeRank(**r, *rs);
         if (!m) { err = "mergeRank: " + m.error().toString(); return false; }
-        if (datasetBytes) *datasetBytes = static_cast<double>((*r)->bytes());
+        out = std::move(*r);
         return true;
     };
-    double total = 0, dataset = 0;
+    double total = 0, dataset = 0, cpuTotal = 0;
     for (auto _ : state) {
-        const auto t0 = std::chrono::steady_clock::now();
+        std::unique_ptr<core::RankData> rank;
         std::string err;
-        const bool ok = loadAndMerge(err, &dataset);  // includes freeing the result: small next to parsing
-        total += secondsSince(t0);
+        const LoadClock clock;
+        const bool ok = loadAndMerge(err, rank);
+        const double sec = clock.wall();
+        cpuTotal += clock.cpu();
         if (!ok) { state.SkipWithError(err.c_str()); return; }
+        total += sec;
+        state.SetIterationTime(sec);
+        dataset = static_cast<double>(rank->bytes());
     }
-    const ChildMeasure& rss = rssFor(fmt::format("merged/{}", opt.threads),
-                                     [&](std::string& err) { return loadAndMerge(err, nullptr); });
-    setCommon(state, total / static_cast<double>(state.iterations()), tf.jsonBytes, rss, dataset);
+    const ChildMeasure& rss = rssFor(fmt::format("merged/{}", opt.threads), [&](std::string& err) {
+        std::unique_ptr<core::RankData> rank;
+        return loadAndMerge(err, rank);
+    });
+    setCommon(state, total / static_cast<double>(state.iterations()), tf.jsonBytes, rss, dataset,
+              cpuTotal / static_cast<double>(state.iterations()));
 }
 
 // The load cache: a first loadRun that writes the cache (timed once, outside the loop), then reopening.
@@ -337,12 +390,15 @@ void BM_LoadRunFirst(benchmark::State& state) {
     // loadRun without the cache: what a user waits for on a first open (parse + merge, ranks in parallel).
     core::RunLoadOptions o;
     o.useCache = false;
-    double total = 0, dataset = 0;
+    double total = 0, dataset = 0, cpuTotal = 0;
     for (auto _ : state) {
-        const auto t0 = std::chrono::steady_clock::now();
-        auto r = core::loadRun({tf.path}, o);
-        total += secondsSince(t0);
+        const LoadClock clock;
+        auto r = core::loadRun({tf.path}, o);  // freed after the clock stops (end of this scope)
+        const double sec = clock.wall();
+        cpuTotal += clock.cpu();
         if (!r) { state.SkipWithError(("loadRun: " + r.error().toString()).c_str()); return; }
+        total += sec;
+        state.SetIterationTime(sec);
         dataset = static_cast<double>((*r)->bytes());
     }
     const ChildMeasure& rss = rssFor("run/nocache", [&](std::string& err) {
@@ -350,7 +406,8 @@ void BM_LoadRunFirst(benchmark::State& state) {
         if (!r) err = r.error().toString();
         return r.ok();
     });
-    setCommon(state, total / static_cast<double>(state.iterations()), tf.jsonBytes, rss, dataset);
+    setCommon(state, total / static_cast<double>(state.iterations()), tf.jsonBytes, rss, dataset,
+              cpuTotal / static_cast<double>(state.iterations()));
 }
 
 void BM_CacheReopen(benchmark::State& state) {
@@ -358,49 +415,67 @@ void BM_CacheReopen(benchmark::State& state) {
     if (!tf.error.empty()) { state.SkipWithError(tf.error.c_str()); return; }
     CacheSetup& c = cacheSetup();
     if (!c.error.empty()) { state.SkipWithError(c.error.c_str()); return; }
+    // 0: LoadCache::read (checksums over every column, the default), 1: core::loadRun served from the cache,
+    // 2: LoadCache::read without the per-column checksums (header, directory and strings still checked).
     const bool viaRun = state.range(0) == 1;
+    std::string rulesError;
+    const core::ClassificationRules* rs = rules(rulesError);
+    if (!rs) { state.SkipWithError(("classification rules: " + rulesError).c_str()); return; }
+    const uint64_t optionsKey = core::cacheOptionsKey(*rs);  // what loadRun files its entries under
     core::RunLoadOptions o;
     o.cacheDir = c.dir;
     o.useCache = true;
     core::LoadCache cache(c.dir);
-    auto reopen = [&](std::string& err, double* datasetBytes) {
+    cache.setVerifyData(state.range(0) != 2);
+    // `keep` holds the result so that it is freed after the clock stops.
+    auto reopen = [&](std::string& err, double* datasetBytes, std::shared_ptr<const void>& keep) {
         if (viaRun) {
             auto r = core::loadRun({tf.path}, o);
             if (!r) { err = "loadRun: " + r.error().toString(); return false; }
             if ((*r)->ranks.empty() || !(*r)->ranks[0]->stats.fromCache) { err = "loadRun did not use the cache"; return false; }
             if (datasetBytes) *datasetBytes = static_cast<double>((*r)->bytes());
+            keep = *r;
             return true;
         }
-        auto r = cache.read(tf.path);
+        auto r = cache.read(tf.path, optionsKey);
         if (!r) { err = "LoadCache::read: " + r.error().toString(); return false; }
         if (datasetBytes) *datasetBytes = static_cast<double>((*r)->bytes());
+        keep = *r;
         return true;
     };
-    double total = 0, dataset = 0;
+    double total = 0, dataset = 0, cpuTotal = 0;
     for (auto _ : state) {
-        const auto t0 = std::chrono::steady_clock::now();
+        std::shared_ptr<const void> keep;
         std::string err;
-        const bool ok = reopen(err, &dataset);
-        total += secondsSince(t0);
+        const LoadClock clock;
+        const bool ok = reopen(err, &dataset, keep);
+        const double sec = clock.wall();
+        cpuTotal += clock.cpu();
         if (!ok) { state.SkipWithError(err.c_str()); return; }
+        total += sec;
+        state.SetIterationTime(sec);
     }
     const double perIter = total / static_cast<double>(state.iterations());
-    const ChildMeasure& rss = rssFor(viaRun ? "cache/run" : "cache/read",
-                                     [&](std::string& err) { return reopen(err, nullptr); });
-    setCommon(state, perIter, tf.jsonBytes, rss, dataset);
+    const ChildMeasure& rss = rssFor(fmt::format("cache/{}", state.range(0)),
+                                     [&](std::string& err) {
+                                         std::shared_ptr<const void> keep;
+                                         return reopen(err, nullptr, keep);
+                                     });
+    setCommon(state, perIter, tf.jsonBytes, rss, dataset, cpuTotal / static_cast<double>(state.iterations()));
     state.counters["first_load_s"] = c.firstSeconds;
     state.counters["speedup"] = c.firstSeconds / perIter;
 }
 
 // Ten iterations would take minutes on a 1 GB file: one load per repetition, repetitions give the spread.
-BENCHMARK(BM_SimdjsonOnDemand)->Unit(benchmark::kMillisecond)->Iterations(1)->ReportAggregatesOnly(true)->UseRealTime();
+// Manual time: the wall seconds of the load itself (file read included, freeing the result excluded).
+BENCHMARK(BM_SimdjsonOnDemand)->Unit(benchmark::kMillisecond)->Iterations(1)->ReportAggregatesOnly(true)->UseManualTime();
 BENCHMARK(BM_LoadKineto)->ArgName("threads")->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->Iterations(1)
-    ->ReportAggregatesOnly(true)->UseRealTime();
+    ->ReportAggregatesOnly(true)->UseManualTime();
 BENCHMARK(BM_LoadMerged)->ArgName("threads")->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->Iterations(1)
-    ->ReportAggregatesOnly(true)->UseRealTime();
-BENCHMARK(BM_LoadRunFirst)->Unit(benchmark::kMillisecond)->Iterations(1)->ReportAggregatesOnly(true)->UseRealTime();
-BENCHMARK(BM_CacheReopen)->ArgName("via_loadRun")->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond)->Iterations(1)
-    ->ReportAggregatesOnly(true)->UseRealTime();
+    ->ReportAggregatesOnly(true)->UseManualTime();
+BENCHMARK(BM_LoadRunFirst)->Unit(benchmark::kMillisecond)->Iterations(1)->ReportAggregatesOnly(true)->UseManualTime();
+BENCHMARK(BM_CacheReopen)->ArgName("mode")->Arg(0)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->Iterations(1)
+    ->ReportAggregatesOnly(true)->UseManualTime();
 
 }  // namespace
 

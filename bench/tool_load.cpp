@@ -9,6 +9,7 @@
 // loadKinetoTrace; merge after mergeRank; cache writes the load cache and reopens it (the default runs all).
 
 #include <fmt/format.h>
+#include <malloc.h>
 #include <zlib.h>
 
 #include <chrono>
@@ -53,7 +54,8 @@ std::string mb(double bytes) { return fmt::format("{:.1f} MB", bytes / 1e6); }
 struct StageClock {
     double t0;
     bool peakReset;
-    StageClock() : t0(now()), peakReset(resetPeakRss()) {}
+    // Freed heap goes back to the system first, so a stage's peak is not its predecessor's leftovers.
+    StageClock() : t0((malloc_trim(0), now())), peakReset(resetPeakRss()) {}
     double seconds() const { return now() - t0; }
     double peak() const { return static_cast<double>(procStatusBytes("VmHWM")); }
 };
@@ -205,7 +207,8 @@ int main(int argc, char** argv) {
         }
         if (stopAfter >= Stage::Cache && useCache) {
             const StageClock wclock;
-            auto w = cache.write(path, rank);
+            const uint64_t optionsKey = core::cacheOptionsKey(*rules);  // as loadRun files its entries
+            auto w = cache.write(path, rank, optionsKey);
             const double ws = wclock.seconds();
             if (!w) {
                 fmt::print(stderr, "strobe-load: {}: cache write: {}\n", path, w.error().toString());
@@ -218,7 +221,7 @@ int main(int argc, char** argv) {
                            fmt::format("  {} ({})", entry.string(), ec ? std::string("size unknown") : mb(size)));
                 r = core::Error("released before reopening");  // reopen without the parsed copy in memory
                 const StageClock rclock;
-                auto c = cache.read(path);
+                auto c = cache.read(path, optionsKey);
                 const double rs = rclock.seconds();
                 if (!c) {
                     fmt::print(stderr, "strobe-load: {}: cache reopen: {}\n", path, c.error().toString());

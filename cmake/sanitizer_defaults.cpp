@@ -24,6 +24,6 @@ STROBE_SANITIZER_HOOK const char* __lsan_default_options() {
 STROBE_SANITIZER_HOOK const char* __ubsan_default_options() { return "halt_on_error=1:print_stacktrace=1"; }
 
 STROBE_SANITIZER_HOOK const char* __tsan_default_options() {
-    return "halt_on_error=1:exitcode=66:second_deadlock_stack=1:print_suppressions=0:suppressions="
-           STROBE_TSAN_SUPPRESSIONS;
+    return "halt_on_error=1:exitcode=66:second_deadlock_stack=1:print_suppressions=0:"
+           "suppressions=" STROBE_TSAN_SUPPRESSIONS;
 }

@@ -9,11 +9,13 @@
 #include <vector>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <spdlog/sinks/stdout_color_sinks.h>
+#include <spdlog/spdlog.h>
 
 #include "app/cli/command.h"
 #include "core/analysis/classify.h"
-#include "core/formats/kineto_json.h"
-#include "core/merge/merge.h"
+#include "core/engine/run_loader.h"
 
 namespace strobe::app {
 
@@ -22,7 +24,7 @@ namespace {
 using namespace strobe::core;
 
 constexpr const char* kHelp =
-    "Usage: strobe-cli classify PATH... [--rules FILE] [--all] [--json]\n"
+    "Usage: strobe-cli classify PATH... [--rules FILE] [--all] [--json] [--no-cache]\n"
     "\n"
     "Lists the distinct GPU kernel names that no classification rule matched, with their count and total\n"
     "time, sorted by time (the kernels to write rules for first).\n"
@@ -32,6 +34,7 @@ constexpr const char* kHelp =
     "                bundled and user rules (~/.config/strobe/classification.yaml)\n"
     "  --all         list every GPU activity name with its category, collective and the rule that matched\n"
     "  --json        print one JSON document instead of a table\n"
+    "  --no-cache    neither read nor write the load cache\n"
     "\n"
     "Exit codes: 0 ok, 2 usage error, 3 unreadable input (a trace or a rules file).";
 
@@ -41,117 +44,61 @@ struct NameStats {
     TimeNs totalNs = 0;
 };
 
-std::string jsonEscape(std::string_view s) {
-    std::string out;
-    out.reserve(s.size() + 2);
-    for (char c : s) {
-        switch (c) {
-        case '"': out += "\\\""; break;
-        case '\\': out += "\\\\"; break;
-        case '\n': out += "\\n"; break;
-        case '\t': out += "\\t"; break;
-        case '\r': out += "\\r"; break;
-        default:
-            if (static_cast<unsigned char>(c) < 0x20) out += fmt::format("\\u{:04x}", static_cast<unsigned>(c));
-            else out += c;
-        }
-    }
-    return out;
-}
-
-bool isTraceFile(const std::filesystem::path& p) {
-    const std::string n = p.filename().string();
-    auto ends = [&](std::string_view suffix) {
-        return n.size() >= suffix.size() && n.compare(n.size() - suffix.size(), suffix.size(), suffix) == 0;
-    };
-    return ends(".json") || ends(".json.gz");
-}
-
-// Loads the run: each file through the Kineto loader and the merge. (The run loader adds rank detection and
-// the load cache on top; classification only needs each rank's GPU activities.)
-Result<std::vector<std::shared_ptr<const RankData>>> loadRanks(const std::vector<std::string>& paths,
-                                                               const ClassificationRules& rules) {
-    namespace fs = std::filesystem;
-    std::vector<std::string> files;
-    for (const auto& p : paths) {
-        std::error_code ec;
-        if (fs::is_directory(p, ec)) {
-            std::vector<std::string> inDir;
-            for (const auto& e : fs::directory_iterator(p, ec)) {
-                if (e.is_regular_file(ec) && isTraceFile(e.path())) inDir.push_back(e.path().string());
-            }
-            if (ec) return Error(Location{p}, "cannot list the directory: " + ec.message());
-            if (inDir.empty()) return Error(Location{p}, "the directory holds no trace (*.json, *.json.gz)");
-            std::sort(inDir.begin(), inDir.end());
-            files.insert(files.end(), inDir.begin(), inDir.end());
-        } else {
-            files.push_back(p);
-        }
-    }
-    std::vector<std::shared_ptr<const RankData>> ranks;
-    for (const auto& f : files) {
-        auto loaded = loadKinetoTrace(f);
-        if (!loaded) return loaded.error();
-        auto st = mergeRank(**loaded, rules);
-        if (!st) return st.error();
-        ranks.push_back(std::shared_ptr<const RankData>(std::move(loaded.value())));
-    }
-    return ranks;
-}
-
 int run(const std::vector<std::string>& args) {
-    std::vector<std::string> paths;
-    std::string rulesFile;
-    bool all = false, json = false;
-    for (size_t i = 0; i < args.size(); ++i) {
-        const std::string& a = args[i];
-        if (a == "--all") {
-            all = true;
-        } else if (a == "--json") {
-            json = true;
-        } else if (a == "--rules") {
-            if (i + 1 >= args.size()) {
-                fmt::print(stderr, "strobe-cli classify: --rules needs a file\n\n{}\n", kHelp);
-                return kExitUsage;
-            }
-            rulesFile = args[++i];
-        } else if (a.rfind("--rules=", 0) == 0) {
-            rulesFile = a.substr(8);
-        } else if (a.size() > 1 && a[0] == '-') {
-            fmt::print(stderr, "strobe-cli classify: unknown option '{}'\n\n{}\n", a, kHelp);
-            return kExitUsage;
-        } else {
-            paths.push_back(a);
-        }
-    }
-    if (paths.empty()) {
-        fmt::print(stderr, "strobe-cli classify: no trace given\n\n{}\n", kHelp);
-        return kExitUsage;
-    }
+    ArgParser p("classify", {{"rules", '\0', true}, {"all", '\0', false}, {"json", '\0', false},
+                             {"no-cache", '\0', false}});
+    if (!p.parse(args)) return usageError("classify", p.error());
+    // Results go to stdout (--json must stay parseable): the loaders' log lines go to stderr.
+    spdlog::set_default_logger(
+        std::make_shared<spdlog::logger>("strobe-cli", std::make_shared<spdlog::sinks::stderr_color_sink_mt>()));
+    if (p.positionals().empty()) return usageError("classify", "no trace file or directory given");
+    const bool all = p.has("all");
+    const bool json = p.has("json");
 
     auto rules = ClassificationRules::loadDefault();
     if (!rules) {
         fmt::print(stderr, "strobe-cli classify: {}\n", rules.error().toString());
         return kExitBadInput;
     }
-    if (!rulesFile.empty()) {
-        auto extra = ClassificationRules::fromFile(rulesFile);
+    if (auto file = p.value("rules")) {
+        auto extra = ClassificationRules::fromFile(*file);
         if (!extra) {
             fmt::print(stderr, "strobe-cli classify: {}\n", extra.error().toString());
             return kExitBadInput;
         }
         rules->prepend(*extra);
     }
+    for (const auto& path : p.positionals()) {
+        std::error_code ec;
+        if (!std::filesystem::exists(path, ec)) {
+            fmt::print(stderr, "strobe-cli classify: {}: no such file or directory\n", path);
+            return kExitBadInput;
+        }
+    }
 
-    auto ranks = loadRanks(paths, *rules);
-    if (!ranks) {
-        fmt::print(stderr, "strobe-cli classify: {}\n", ranks.error().toString());
+    RunLoadOptions options;
+    options.useCache = !p.has("no-cache");
+    options.rules = &*rules;
+    auto loaded = loadRun(p.positionals(), options);
+    if (!loaded) {
+        fmt::print(stderr, "strobe-cli classify: {}\n", loaded.error().toString());
         return kExitBadInput;
+    }
+    const Dataset& ds = **loaded;
+    if (ds.ranks.empty()) {
+        fmt::print(stderr, "strobe-cli classify: no traces found in {}\n", fmt::join(p.positionals(), ", "));
+        return kExitBadInput;
+    }
+    bool failed = false;
+    for (const auto& d : ds.diagnostics) {
+        if (d.severity != Severity::Error) continue;
+        fmt::print(stderr, "strobe-cli classify: {}\n", d.toString());
+        failed = true;
     }
 
     // Aggregate by name across ranks (each rank has its own string pool).
     std::map<std::string, NameStats, std::less<>> byName;
-    for (const auto& r : *ranks) {
+    for (const auto& r : ds.ranks) {
         const auto& g = r->gpu;
         for (size_t i = 0; i < g.size(); ++i) {
             if (!all && g.kind[i] != EventKind::Kernel) continue;
@@ -194,29 +141,29 @@ int run(const std::vector<std::string>& args) {
         std::string out = fmt::format(
             "{{\"files\": {}, \"distinct_kernel_names\": {}, \"unmatched_kernel_names\": {}, "
             "\"kernel_time_ns\": {}, \"unmatched_time_ns\": {}, \"rules\": {}, \"{}\": [",
-            ranks->size(), distinctKernels, unmatchedCount, kernelNs, unmatchedNs, rules->size(),
+            ds.ranks.size(), distinctKernels, unmatchedCount, kernelNs, unmatchedNs, rules->size(),
             all ? "names" : "unmatched");
         for (size_t i = 0; i < rows.size(); ++i) {
             const Row& row = rows[i];
             out += i ? ",\n  " : "\n  ";
-            out += fmt::format("{{\"name\": \"{}\", \"count\": {}, \"total_ns\": {}", jsonEscape(*row.name),
+            out += fmt::format("{{\"name\": {}, \"count\": {}, \"total_ns\": {}", jsonQuote(*row.name),
                                row.stats->count, row.stats->totalNs);
             if (all) {
-                out += fmt::format(", \"kind\": \"{}\", \"category\": \"{}\", \"collective\": \"{}\", \"rule\": \"{}\"",
+                out += fmt::format(", \"kind\": \"{}\", \"category\": \"{}\", \"collective\": \"{}\", \"rule\": {}",
                                    toString(row.stats->kind), toString(row.cls.category),
-                                   toString(row.cls.collective), jsonEscape(ruleName(row)));
+                                   toString(row.cls.collective), jsonQuote(ruleName(row)));
             }
             out += "}";
         }
         out += rows.empty() ? "]}\n" : "\n]}\n";
         fmt::print("{}", out);
-        return kExitOk;
+        return failed ? kExitBadInput : kExitOk;
     }
 
     const double pct = kernelNs > 0 ? 100.0 * static_cast<double>(unmatchedNs) / static_cast<double>(kernelNs) : 0.0;
     fmt::print("{} of {} distinct kernel names matched no rule ({:.1f}% of {:.3f} ms kernel time); {} rules\n",
                unmatchedCount, distinctKernels, pct, static_cast<double>(kernelNs) / 1e6, rules->size());
-    if (rows.empty()) return kExitOk;
+    if (rows.empty()) return failed ? kExitBadInput : kExitOk;
     if (all) {
         fmt::print("{:>8} {:>12}  {:<13} {:<14} {:<22} {}\n", "count", "total_ms", "category", "collective", "rule",
                    "name");
@@ -233,7 +180,7 @@ int run(const std::vector<std::string>& args) {
                        *row.name);
         }
     }
-    return kExitOk;
+    return failed ? kExitBadInput : kExitOk;
 }
 
 const CommandRegistrar kRegistrar({"classify", "kernel names no classification rule matches (or --all)", kHelp, run});

@@ -1,14 +1,16 @@
 // strobe-cli summary: per-rank facts of a run (platform, GPU, rank/world, event counts, kernel time,
 // span, steps, time per kernel category, top kernels), as readable text or one JSON document.
+#include "app/cli/cmd_summary.h"
+
+#include <algorithm>
 #include <cstdio>
-#include <iterator>
 #include <filesystem>
+#include <iterator>
 #include <string>
 #include <vector>
 
 #include <fmt/format.h>
 
-#include "app/cli/cmd_summary.h"
 #include "app/cli/command.h"
 #include "core/engine/run_loader.h"
 
@@ -77,7 +79,7 @@ std::string summaryText(const RunSummary& run, const core::Dataset& ds) {
     std::string text;
     auto out = std::back_inserter(text);
     fmt::format_to(out, "Run: {} ({} rank{})\n", fmt::join(ds.sources, " "), run.ranks.size(),
-               run.ranks.size() == 1 ? "" : "s");
+                   run.ranks.size() == 1 ? "" : "s");
     for (const RankSummary& r : run.ranks) {
         fmt::format_to(out, "\nRank {}", r.rank);
         if (r.worldSize > 0) fmt::format_to(out, " of {}", r.worldSize);
@@ -95,7 +97,7 @@ std::string summaryText(const RunSummary& run, const core::Dataset& ds) {
         fmt::format_to(out, "  {:<16}{}, {} total\n", "Memcpy", r.memcpyCount, formatDuration(r.memcpyTimeNs));
         fmt::format_to(out, "  {:<16}{}, {} total\n", "Memset", r.memsetCount, formatDuration(r.memsetTimeNs));
         fmt::format_to(out, "  {:<16}{} (first start {} ns, last end {} ns)\n", "Time span", formatDuration(r.spanNs()),
-                   r.spanStart, r.spanEnd);
+                       r.spanStart, r.spanEnd);
         if (r.stepSpans.empty()) {
             fmt::format_to(out, "  {:<16}none\n", "Steps");
         } else {
@@ -110,27 +112,32 @@ std::string summaryText(const RunSummary& run, const core::Dataset& ds) {
         for (const auto& [cat, t] : r.timeByCategory) gpuTotal += t;
         if (!r.timeByCategory.empty()) {
             fmt::format_to(out, "  GPU time by category (kernels, memcpy and memset; share of {}):\n",
-                       formatDuration(gpuTotal));
-            for (size_t i = 0; i < r.timeByCategory.size(); ++i) {
+                           formatDuration(gpuTotal));
+            std::vector<size_t> order(r.timeByCategory.size());
+            for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+            std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+                return r.timeByCategory[a].second > r.timeByCategory[b].second;
+            });
+            for (size_t i : order) {
                 const auto& [cat, t] = r.timeByCategory[i];
                 fmt::format_to(out, "    {:<16}{:>14}  {:>6}  {:>8} events\n", core::toString(cat), formatDuration(t),
-                           percentOf(t, gpuTotal), r.countByCategory[i].second);
+                               percentOf(t, gpuTotal), r.countByCategory[i].second);
             }
         }
         if (!r.topKernels.empty()) {
-            fmt::format_to(out, "  Top kernels by total time:\n");
+            fmt::format_to(out, "  Top kernels by total time (share of kernel time):\n");
             for (const auto& k : r.topKernels)
                 fmt::format_to(out, "    {:>14}  {:>6}  {:>6}x  {:<14} {}\n", formatDuration(k.totalNs),
-                           percentOf(k.totalNs, r.kernelTimeNs), k.count, core::toString(k.category),
-                           shortName(k.name));
+                               percentOf(k.totalNs, r.kernelTimeNs), k.count, core::toString(k.category),
+                               shortName(k.name));
         }
         if (!r.eventsByCategory.empty()) {
             std::string cats;
             for (const auto& [cat, n] : r.eventsByCategory) {
                 if (!cats.empty()) cats += ", ";
-                cats += fmt::format("{} {}", cat.empty() ? std::string("(none)") : cat, n);
+                cats += fmt::format("{} {}", cat.empty() ? std::string("(no cat)") : cat, n);
             }
-            fmt::format_to(out, "  {:<16}{}\n", "By raw category", cats);
+            fmt::format_to(out, "  {:<16}{}\n", "Raw categories", cats);
         }
         for (const auto& w : r.warnings) fmt::format_to(out, "  warning: {}\n", w);
     }

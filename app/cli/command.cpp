@@ -199,8 +199,10 @@ std::string jsonQuote(std::string_view s) {
             case '\b': out += "\\b"; break;
             case '\f': out += "\\f"; break;
             default:
-                if (c < 0x20) out += fmt::format("\\u{:04x}", c);
-                else out.push_back(static_cast<char>(c));
+                if (c < 0x20)
+                    out += fmt::format("\\u{:04x}", c);
+                else
+                    out.push_back(static_cast<char>(c));
             }
             ++i;
             continue;

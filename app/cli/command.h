@@ -21,9 +21,9 @@ namespace strobe::app {
 enum ExitCode : int { kExitOk = 0, kExitFailure = 1, kExitUsage = 2, kExitBadInput = 3 };
 
 struct CliCommand {
-    std::string name;     // "summary"
-    std::string summary;  // one line for `strobe-cli --help`
-    std::string help;     // full text for `strobe-cli NAME --help`
+    std::string name;                                              // "summary"
+    std::string summary;                                           // one line for `strobe-cli --help`
+    std::string help;                                              // full text for `strobe-cli NAME --help`
     std::function<int(const std::vector<std::string>& args)> run;  // args after NAME
 };
 
@@ -45,10 +45,10 @@ bool wantsHelp(const std::vector<std::string>& args);
 int usageError(std::string_view command, std::string_view message);
 
 struct OptionSpec {
-    std::string name;        // long name without dashes: "top"
-    char shortName = '\0';   // 'o' for -o, '\0' for none
+    std::string name;       // long name without dashes: "top"
+    char shortName = '\0';  // 'o' for -o, '\0' for none
     bool takesValue = false;
-    bool repeatable = false; // a value option that may be given several times
+    bool repeatable = false;  // a value option that may be given several times
 };
 
 class ArgParser {

@@ -5,6 +5,9 @@
 #include <vector>
 
 #include <fmt/format.h>
+#include <spdlog/cfg/env.h>
+#include <spdlog/sinks/stdout_color_sinks.h>
+#include <spdlog/spdlog.h>
 
 #include "app/cli/command.h"
 
@@ -79,8 +82,18 @@ int dispatch(const std::vector<std::string>& args) {
 
 }  // namespace
 
+// Log messages go to stderr, never into the results on stdout (JSON must stay parseable). Warnings and errors
+// only by default; SPDLOG_LEVEL=info (or debug) shows more.
+static void setUpLogging() {
+    auto logger = spdlog::stderr_color_mt("strobe-cli");
+    spdlog::set_default_logger(logger);
+    spdlog::set_level(spdlog::level::warn);
+    spdlog::cfg::load_env_levels();
+}
+
 int main(int argc, char** argv) {
     try {
+        setUpLogging();
         const int rc = dispatch(std::vector<std::string>(argv + 1, argv + argc));
         if (std::fflush(stdout) != 0) {
             std::fputs("strobe-cli: could not write the output\n", stderr);

@@ -1,13 +1,113 @@
+// strobe — the workbench window.
+//   strobe [PATH…]                 open traces (each directory a run, loose files together one run)
+//   strobe --session FILE [PATH…]  restore a session (on PATH… instead of its own runs when given)
+//   strobe --measure-latency PATH… load, print the event-loop latency seen during the load, quit
+//   strobe --screenshot FILE …     (hidden) save a picture of the window once everything is idle, quit
+
+#include <cstdio>
+
 #include <QApplication>
-#include <QMainWindow>
+#include <QCommandLineParser>
+#include <QElapsedTimer>
+#include <QTimer>
+
+#include "app/gui/latency_probe.h"
+#include "app/gui/main_window.h"
+#include "app/gui/plot_area.h"
+#include "app/gui/run_manager.h"
+
+using strobe::app::LatencyProbe;
+using strobe::app::MainWindow;
 
 int main(int argc, char** argv) {
     QApplication app(argc, argv);
     QApplication::setApplicationName(QStringLiteral("Strobe"));
+    QApplication::setOrganizationName(QStringLiteral("Strobe"));
     QApplication::setApplicationVersion(QStringLiteral(STROBE_VERSION));
-    QMainWindow w;
-    w.setWindowTitle(QStringLiteral("Strobe"));
-    w.resize(1200, 800);
-    w.show();
+    QApplication::setStyle(QStringLiteral("Fusion"));
+
+    QCommandLineParser parser;
+    parser.setApplicationDescription(QApplication::translate("main", "Strobe — workbench for GPU performance traces"));
+    parser.addHelpOption();
+    parser.addVersionOption();
+    parser.addPositionalArgument(QStringLiteral("paths"),
+                                 QApplication::translate("main", "Trace files or run directories to open."),
+                                 QStringLiteral("[PATH…]"));
+    QCommandLineOption session(QStringLiteral("session"),
+                               QApplication::translate("main", "Restore a session (YAML); with PATHs, on those runs."),
+                               QStringLiteral("file"));
+    QCommandLineOption latency(QStringLiteral("measure-latency"),
+                               QApplication::translate("main", "Measure the event-loop latency while PATHs load, print it, quit."));
+    QCommandLineOption screenshot(QStringLiteral("screenshot"), QStringLiteral("Save the window as PNG once idle, then quit."),
+                                  QStringLiteral("file"));
+    screenshot.setFlags(QCommandLineOption::HiddenFromHelp);
+    QCommandLineOption size(QStringLiteral("size"), QStringLiteral("Window size WxH."), QStringLiteral("WxH"));
+    size.setFlags(QCommandLineOption::HiddenFromHelp);
+    QCommandLineOption theme(QStringLiteral("theme"), QApplication::translate("main", "light, dark or system."),
+                             QStringLiteral("name"));
+    parser.addOption(session);
+    parser.addOption(latency);
+    parser.addOption(screenshot);
+    parser.addOption(size);
+    parser.addOption(theme);
+    parser.process(app);
+
+    MainWindow window;
+    if (parser.isSet(theme)) {
+        const QString t = parser.value(theme);
+        window.setTheme(t == QLatin1String("dark")    ? strobe::app::Theme::Dark
+                        : t == QLatin1String("light") ? strobe::app::Theme::Light
+                                                      : strobe::app::Theme::System);
+    }
+    if (parser.isSet(size)) {
+        const QStringList wh = parser.value(size).split(QLatin1Char('x'));
+        if (wh.size() == 2) window.resize(wh[0].toInt(), wh[1].toInt());
+    }
+    window.show();
+
+    LatencyProbe probe;
+    const QStringList paths = parser.positionalArguments();
+    if (parser.isSet(latency)) {
+        if (paths.isEmpty()) {
+            std::fprintf(stderr, "strobe: --measure-latency needs PATHs to load\n");
+            return 2;
+        }
+        window.setAutoOpenDefaultPlot(false);
+        QObject::connect(&window.runs(), &strobe::app::RunManager::loadingChanged, &app, [&](bool loading) {
+            if (loading) return;
+            probe.stop();
+            QString failed;
+            for (int id : window.runs().runIds())
+                if (auto* r = window.runs().run(id); r && r->error) failed += QString::fromStdString(r->error->toString());
+            std::printf("%s\n", probe.report().toUtf8().constData());
+            for (const auto& [at, ms] : probe.worstTicks(5)) std::printf("  late tick at %.3f s: %.1f ms\n", at, ms);
+            if (!failed.isEmpty()) std::printf("load error: %s\n", failed.toUtf8().constData());
+            std::fflush(stdout);
+            QTimer::singleShot(0, &app, &QApplication::quit);
+        });
+        probe.start();
+    }
+
+    if (parser.isSet(session)) window.openSession(parser.value(session), paths);
+    else if (!paths.isEmpty()) window.openPaths(paths);
+
+    if (parser.isSet(screenshot)) {
+        // Poll until nothing loads or prepares (at most two minutes), let the last repaint land, then grab.
+        const QString file = parser.value(screenshot);
+        auto* timer = new QTimer(&app);
+        auto* clock = new QElapsedTimer();
+        clock->start();
+        QObject::connect(timer, &QTimer::timeout, &app, [&window, timer, clock, file] {
+            if (!window.isIdle() && clock->elapsed() < 120000) return;
+            timer->stop();
+            QTimer::singleShot(400, &window, [&window, file] {
+                const bool ok = window.grab().save(file);
+                std::fprintf(ok ? stdout : stderr, ok ? "screenshot: %s\n" : "strobe: cannot write %s\n",
+                             file.toUtf8().constData());
+                QApplication::exit(ok ? 0 : 1);
+            });
+        });
+        timer->start(250);
+    }
     return QApplication::exec();
 }

@@ -31,19 +31,19 @@ struct StepSpan {
 
 struct RankSummary {
     int rank = -1;
-    int worldSize = -1;               // distributedInfo.world_size, -1 when absent
+    int worldSize = -1;  // distributedInfo.world_size, -1 when absent
     RankSource rankSource = RankSource::FileOrder;
     std::string path;
     Platform platform = Platform::Unknown;
-    std::string gpuName;              // first device's name, "" for CPU-only traces
-    uint32_t gpuCount = 0;            // entries of deviceProperties
-    uint64_t events = 0;              // traceEvents kept (incl. metadata)
-    uint64_t skippedEvents = 0;       // unusable entries (each has a diagnostic)
+    std::string gpuName;         // first device's name, "" for CPU-only traces
+    uint32_t gpuCount = 0;       // entries of deviceProperties
+    uint64_t events = 0;         // traceEvents kept (incl. metadata)
+    uint64_t skippedEvents = 0;  // unusable entries (each has a diagnostic)
     bool truncated = false;
     bool fromCache = false;
     std::vector<std::pair<std::string, uint64_t>> eventsByCategory;  // raw category → count, sorted by name
-    uint64_t kernelCount = 0;        // EventKind::Kernel only
-    TimeNs kernelTimeNs = 0;         // sum of kernel durations (memcpy/memset apart)
+    uint64_t kernelCount = 0;                                        // EventKind::Kernel only
+    TimeNs kernelTimeNs = 0;                                         // sum of kernel durations (memcpy/memset apart)
     uint64_t memcpyCount = 0;
     TimeNs memcpyTimeNs = 0;
     uint64_t memsetCount = 0;
@@ -54,8 +54,8 @@ struct RankSummary {
     // GPU activities (kernels, memcpy, memset) by Strobe category, in enum order, only categories present.
     std::vector<std::pair<KernelCategory, TimeNs>> timeByCategory;
     std::vector<std::pair<KernelCategory, uint64_t>> countByCategory;  // same order as timeByCategory
-    std::vector<KernelTotal> topKernels;  // by total time, descending (ties: by name)
-    std::vector<std::string> warnings;    // the rank's warnings and errors, as "file: byte N: message"
+    std::vector<KernelTotal> topKernels;                               // by total time, descending (ties: by name)
+    std::vector<std::string> warnings;  // the rank's warnings and errors, as "file: byte N: message"
 
     TimeNs spanNs() const { return spanEnd - spanStart; }
 };

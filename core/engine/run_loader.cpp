@@ -1,12 +1,483 @@
-// STUB — replaced by the run loader work.
 #include "core/engine/run_loader.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cctype>
+#include <chrono>
+#include <exception>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <system_error>
+#include <thread>
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include "core/engine/load_cache.h"
+#include "core/formats/kineto_json.h"
+#include "core/merge/merge.h"
 
 namespace strobe::core {
 
-Result<std::vector<std::string>> expandRunPaths(const std::vector<std::string>& paths) { return paths; }
-int rankFromFileName(const std::string&) { return -1; }
-Result<DatasetPtr> loadRun(const std::vector<std::string>&, const RunLoadOptions&, const RunCallbacks&) {
-    return Error("run loader not implemented yet");
+namespace fs = std::filesystem;
+
+namespace {
+
+char lower(char c) { return static_cast<char>(std::tolower(static_cast<unsigned char>(c))); }
+bool isDigit(char c) { return c >= '0' && c <= '9'; }
+
+bool endsWithNoCase(std::string_view s, std::string_view suffix) {
+    if (s.size() < suffix.size()) return false;
+    for (size_t i = 0; i < suffix.size(); ++i)
+        if (lower(s[s.size() - suffix.size() + i]) != suffix[i]) return false;
+    return true;
+}
+
+// *.json and *.json.gz (which covers *.pt.trace.json[.gz]); hidden files (temp files, editors' backups) are not
+// traces.
+bool isTraceFileName(std::string_view name) {
+    if (name.empty() || name.front() == '.') return false;
+    return endsWithNoCase(name, ".json") || endsWithNoCase(name, ".json.gz");
+}
+
+// Natural order: digit runs compare as numbers (rank2 < rank10), letters without case; ties fall back to the
+// plain byte order so the result is a strict weak order.
+bool naturalLess(std::string_view a, std::string_view b) {
+    size_t i = 0, j = 0;
+    while (i < a.size() && j < b.size()) {
+        if (isDigit(a[i]) && isDigit(b[j])) {
+            size_t i0 = i, j0 = j;
+            while (i0 < a.size() && a[i0] == '0') ++i0;
+            while (j0 < b.size() && b[j0] == '0') ++j0;
+            size_t i1 = i0, j1 = j0;
+            while (i1 < a.size() && isDigit(a[i1])) ++i1;
+            while (j1 < b.size() && isDigit(b[j1])) ++j1;
+            if (i1 - i0 != j1 - j0) return i1 - i0 < j1 - j0;
+            const int c = a.substr(i0, i1 - i0).compare(b.substr(j0, j1 - j0));
+            if (c != 0) return c < 0;
+            i = i1;
+            j = j1;
+            continue;
+        }
+        const char ca = lower(a[i]), cb = lower(b[j]);
+        if (ca != cb) return ca < cb;
+        ++i;
+        ++j;
+    }
+    if ((a.size() - i) != (b.size() - j)) return (a.size() - i) < (b.size() - j);
+    return a < b;
+}
+
+// The trace files directly in `dir`, naturally sorted. Entries that cannot be stat'ed (dangling links, link
+// loops) are skipped.
+Result<std::vector<fs::path>> tracesIn(const fs::path& dir) {
+    std::error_code ec;
+    fs::directory_iterator it(dir, fs::directory_options::skip_permission_denied, ec);
+    if (ec) return Error(Location{dir.string()}, "cannot list the directory: " + ec.message());
+    std::vector<std::string> names;
+    for (; it != fs::directory_iterator(); it.increment(ec)) {
+        if (ec) return Error(Location{dir.string()}, "cannot list the directory: " + ec.message());
+        const std::string name = it->path().filename().string();
+        if (!isTraceFileName(name)) continue;
+        std::error_code ec2;
+        if (!fs::is_regular_file(it->path(), ec2) || ec2) continue;  // follows links; a loop is an error: skip
+        names.push_back(name);
+    }
+    if (ec) return Error(Location{dir.string()}, "cannot list the directory: " + ec.message());
+    std::sort(names.begin(), names.end(), [](const std::string& x, const std::string& y) { return naturalLess(x, y); });
+    std::vector<fs::path> out;
+    out.reserve(names.size());
+    for (const auto& n : names) out.push_back(dir / n);
+    return out;
+}
+
+// Immediate subdirectories of `dir`, naturally sorted (links to directories count; the caller goes one level
+// deep only, so a link loop cannot recurse).
+std::vector<fs::path> subdirsOf(const fs::path& dir) {
+    std::error_code ec;
+    std::vector<std::string> names;
+    fs::directory_iterator it(dir, fs::directory_options::skip_permission_denied, ec);
+    for (; !ec && it != fs::directory_iterator(); it.increment(ec)) {
+        const std::string name = it->path().filename().string();
+        if (name.empty() || name.front() == '.') continue;
+        std::error_code ec2;
+        if (fs::is_directory(it->path(), ec2) && !ec2) names.push_back(name);
+    }
+    std::sort(names.begin(), names.end(), [](const std::string& x, const std::string& y) { return naturalLess(x, y); });
+    std::vector<fs::path> out;
+    for (const auto& n : names) out.push_back(dir / n);
+    return out;
+}
+
+std::string identityOf(const std::string& p) {
+    std::error_code ec;
+    fs::path c = fs::weakly_canonical(fs::absolute(p, ec), ec);
+    return ec ? p : c.string();
+}
+
+// "0, 3-5, 9"
+std::string rangesText(const std::vector<int>& sorted) {
+    std::string s;
+    for (size_t i = 0; i < sorted.size();) {
+        size_t k = i;
+        while (k + 1 < sorted.size() && sorted[k + 1] == sorted[k] + 1) ++k;
+        if (!s.empty()) s += ", ";
+        s += k == i ? fmt::format("{}", sorted[i]) : fmt::format("{}-{}", sorted[i], sorted[k]);
+        i = k + 1;
+    }
+    return s;
+}
+
+std::string fileList(const std::vector<std::string>& files, size_t limit = 4) {
+    std::string s;
+    for (size_t i = 0; i < files.size() && i < limit; ++i) {
+        if (i) s += ", ";
+        s += files[i];
+    }
+    if (files.size() > limit) s += fmt::format(" and {} more", files.size() - limit);
+    return s;
+}
+
+}  // namespace
+
+uint64_t cacheOptionsKey(const ClassificationRules& rules) {
+    std::string s;
+    for (const ClassificationRule& r : rules.rules()) {
+        s += r.name;
+        s += '\0';
+        s += r.pattern;
+        s += '\0';
+        s += static_cast<char>(r.category);
+        s += static_cast<char>(r.collective);
+        s += r.icase ? 'i' : 'c';
+        s += '\n';
+    }
+    const uint64_t key = LoadCache::checksum(s.data(), s.size(), 0x7275'6c65'7321ULL);
+    return key == 0 ? 1 : key;  // 0 would mean "any options" to LoadCache::read
+}
+
+namespace {
+
+// Rank of a file: distributedInfo.rank, else the file name (or its directory's name), else its place in the run.
+void assignRank(RankData& r, const std::string& path, size_t fileIndex) {
+    if (r.info.distributed.present && r.info.distributed.rank >= 0) {
+        r.rank = r.info.distributed.rank;
+        r.rankSource = RankSource::DistributedInfo;
+        return;
+    }
+    int fromName = rankFromFileName(path);
+    if (fromName < 0) fromName = rankFromFileName(fs::path(path).parent_path().filename().string());
+    if (fromName >= 0) {
+        r.rank = fromName;
+        r.rankSource = RankSource::FileName;
+        return;
+    }
+    r.rank = static_cast<int>(fileIndex);
+    r.rankSource = RankSource::FileOrder;
+}
+
+struct Slot {
+    std::shared_ptr<RankData> data;
+    std::optional<Error> error;
+    std::optional<Error> cacheWriteError;
+    uint64_t bytes = 1;  // for progress; never 0
+    std::atomic<uint64_t> done{0};
+};
+
+void runDiagnostics(const std::vector<std::string>& files, const std::vector<Slot>& slots, Dataset& ds) {
+    auto warn = [&](Location where, std::string msg) {
+        spdlog::warn("{}", where.file.empty() ? msg : where.toString() + ": " + msg);
+        ds.diagnostics.push_back(Diagnostic{Severity::Warning, std::move(where), std::move(msg)});
+    };
+    for (size_t i = 0; i < slots.size(); ++i) {
+        if (slots[i].error) {
+            Location where = slots[i].error->where;
+            if (where.file.empty()) where.file = files[i];
+            warn(std::move(where), "not loaded: " + slots[i].error->message);
+        }
+        if (slots[i].cacheWriteError)
+            warn(Location{files[i]}, "load cache not written (the next open will parse again): " +
+                                         slots[i].cacheWriteError->toString());
+    }
+
+    std::map<int, std::vector<std::string>> byRank;
+    std::map<int, std::vector<std::string>> byWorld;
+    bool nameRanks = false;
+    for (size_t i = 0; i < slots.size(); ++i) {
+        const RankData* r = slots[i].data.get();
+        if (r == nullptr) continue;
+        byRank[r->rank].push_back(files[i]);
+        if (r->info.distributed.present && r->info.distributed.worldSize > 0)
+            byWorld[r->info.distributed.worldSize].push_back(files[i]);
+        if (r->rankSource == RankSource::FileName) nameRanks = true;
+    }
+    for (const auto& [rank, names] : byRank)
+        if (names.size() > 1)
+            warn(Location{}, fmt::format("rank {} appears in {} files: {}", rank, names.size(), fileList(names, 8)));
+
+    int world = -1;
+    if (byWorld.size() > 1) {
+        std::string parts;
+        for (const auto& [w, names] : byWorld) {
+            if (!parts.empty()) parts += "; ";
+            parts += fmt::format("{} ({})", w, fileList(names));
+        }
+        warn(Location{}, "files disagree on the world size: " + parts);
+        world = byWorld.rbegin()->first;
+    } else if (byWorld.size() == 1) {
+        world = byWorld.begin()->first;
+    } else if (nameRanks && !byRank.empty()) {
+        world = byRank.rbegin()->first + 1;  // ranks from file names: expect 0..max
+    }
+    if (world > 0) {
+        std::vector<int> missing;
+        for (int r = 0; r < world; ++r)
+            if (!byRank.count(r)) missing.push_back(r);
+        if (!missing.empty())
+            warn(Location{}, fmt::format("{} missing: {} (world size {})", missing.size() == 1 ? "rank" : "ranks",
+                                         rangesText(missing), world));
+        for (const auto& [rank, names] : byRank)
+            if (rank >= world)
+                warn(Location{names.front()}, fmt::format("rank {} is outside the world size {}", rank, world));
+    }
+}
+
+}  // namespace
+
+int rankFromFileName(const std::string& fileName) {
+    std::string name = fs::path(fileName).filename().string();
+    for (char& c : name) c = lower(c);
+    for (std::string_view key : {std::string_view("rank"), std::string_view("worker")}) {
+        for (size_t pos = name.find(key); pos != std::string::npos; pos = name.find(key, pos + 1)) {
+            size_t j = pos + key.size();
+            if (j < name.size() && (name[j] == '-' || name[j] == '_')) ++j;
+            size_t end = j;
+            while (end < name.size() && isDigit(name[end])) ++end;
+            if (end == j || end - j > 9) continue;  // no number, or not a plausible rank
+            return std::stoi(name.substr(j, end - j));
+        }
+    }
+    return -1;
+}
+
+Result<std::vector<std::string>> expandRunPaths(const std::vector<std::string>& paths) {
+    if (paths.empty()) return Error("no input: give a trace file or a run directory");
+    std::vector<std::string> out;
+    std::set<std::string> seen;
+    auto add = [&](const std::string& p) {
+        if (seen.insert(identityOf(p)).second) out.push_back(p);
+    };
+    for (const std::string& p : paths) {
+        std::error_code ec;
+        const fs::file_status st = fs::status(p, ec);  // follows links; a loop reports ELOOP
+        if (ec || !fs::exists(st)) {
+            const std::string why = ec ? ec.message() : std::string("no such file or directory");
+            return Error(Location{p}, why);
+        }
+        if (fs::is_regular_file(st)) {
+            add(p);
+            continue;
+        }
+        if (!fs::is_directory(st)) return Error(Location{p}, "neither a trace file nor a run directory");
+        auto top = tracesIn(p);
+        if (!top) return top.error();
+        std::vector<fs::path> found = std::move(top.value());
+        if (found.empty()) {
+            // A run whose ranks sit in subdirectories (rank0/…json): look one level down, no further.
+            for (const fs::path& sub : subdirsOf(p)) {
+                auto inner = tracesIn(sub);
+                if (!inner) continue;
+                found.insert(found.end(), inner->begin(), inner->end());
+            }
+        }
+        if (found.empty())
+            return Error(Location{p}, "no trace files (*.json, *.json.gz, *.pt.trace.json) in this directory or "
+                                      "its subdirectories");
+        for (const fs::path& f : found) add(f.string());
+    }
+    return out;
+}
+
+Result<DatasetPtr> loadRun(const std::vector<std::string>& paths, const RunLoadOptions& options,
+                           const RunCallbacks& callbacks) {
+    const auto t0 = std::chrono::steady_clock::now();
+    std::optional<ClassificationRules> ownRules;
+    const ClassificationRules* rules = options.rules;
+    if (rules == nullptr) {
+        auto loaded = ClassificationRules::loadDefault();
+        if (!loaded) return Error(loaded.error().where, "classification rules: " + loaded.error().message);
+        ownRules.emplace(std::move(loaded.value()));
+        rules = &*ownRules;
+    }
+    auto expanded = expandRunPaths(paths);
+    if (!expanded) return expanded.error();
+    const std::vector<std::string>& files = expanded.value();
+    const size_t n = files.size();
+
+    const unsigned hw = std::max(1u, std::thread::hardware_concurrency());
+    const size_t cores = options.threads > 0 ? static_cast<size_t>(options.threads) : hw;
+    const size_t workers = std::max<size_t>(1, std::min(cores, n));
+    const int perFileThreads = (n == 1 && cores >= 2) ? 2 : 1;
+    LoadCache cache(options.cacheDir);
+    cache.setVerifyData(options.verifyCache);
+    const uint64_t optionsKey = cacheOptionsKey(*rules);
+    const CancelToken cancel = callbacks.cancel;
+
+    std::vector<Slot> slots(n);
+    uint64_t totalBytes = 0;
+    for (size_t i = 0; i < n; ++i) {
+        std::error_code ec;
+        const auto sz = fs::file_size(files[i], ec);
+        slots[i].bytes = ec || sz == 0 ? 1 : sz;
+        totalBytes += slots[i].bytes;
+    }
+
+    std::mutex callbackMutex;  // callers' callbacks are never entered by two threads at once
+    ProgressThrottle throttle([&](const ProgressInfo& p) {
+        std::lock_guard lock(callbackMutex);
+        callbacks.onProgress(p);
+    });
+    auto report = [&](size_t i, const std::string& stage, bool force) {
+        if (!callbacks.onProgress) return;
+        uint64_t done = 0;
+        for (const Slot& s : slots) done += std::min(s.done.load(std::memory_order_relaxed), s.bytes);
+        ProgressInfo p;
+        p.stage = stage;
+        p.file = i < n ? files[i] : std::string();
+        p.done = done;
+        p.total = totalBytes;
+        p.fraction = static_cast<double>(done) / static_cast<double>(totalBytes);
+        throttle.report(p, force);
+    };
+    auto metadata = [&](size_t i, const TraceInfo& info) {
+        if (!callbacks.onMetadata) return;
+        std::lock_guard lock(callbackMutex);
+        callbacks.onMetadata(i, info);
+    };
+
+    auto loadOne = [&](size_t i) {
+        const std::string& path = files[i];
+        Slot& slot = slots[i];
+        auto stamp = LoadCache::stamp(path);
+        if (!stamp) {
+            slot.error = Error(Location{path}, "the file disappeared or cannot be read: " + stamp.error().message);
+            return;
+        }
+        if (options.useCache) {
+            CacheLookup lookup = CacheLookup::Missing;
+            auto hit = cache.read(path, optionsKey, &lookup);
+            if (hit) {
+                std::shared_ptr<RankData> r = std::move(hit.value());
+                assignRank(*r, path, i);
+                metadata(i, r->info);
+                slot.data = std::move(r);
+                slot.done.store(slot.bytes);
+                report(i, "cache", false);
+                return;
+            }
+            if (lookup != CacheLookup::Missing) spdlog::info("{}", hit.error().toString());
+        }
+        KinetoLoadOptions ko;
+        ko.threads = perFileThreads;
+        KinetoCallbacks kc;
+        kc.cancel = cancel;
+        kc.onMetadata = [&](const TraceInfo& info) { metadata(i, info); };
+        kc.onProgress = [&](const ProgressInfo& p) {
+            // Parsing is most of a file's cost; the merge and the cache write take the last tenth.
+            const double f = std::clamp(p.fraction, 0.0, 1.0) * 0.9;
+            slot.done.store(static_cast<uint64_t>(f * static_cast<double>(slot.bytes)), std::memory_order_relaxed);
+            report(i, p.stage.empty() ? std::string("parse") : p.stage, false);
+        };
+        auto loaded = loadKinetoTrace(path, ko, kc);
+        if (!loaded) {
+            slot.error = loaded.error();
+            return;
+        }
+        std::shared_ptr<RankData> r(std::move(loaded.value()));
+        if (cancel.cancelled()) return;
+        report(i, "merge", false);
+        Status merged = mergeRank(*r, *rules, cancel);
+        if (!merged) {
+            slot.error = merged.error();
+            return;
+        }
+        assignRank(*r, path, i);
+        r->path = path;
+        if (options.useCache && !cancel.cancelled()) {
+            Status written = cache.write(stamp.value(), *r, optionsKey);
+            if (!written) slot.cacheWriteError = written.error();
+        }
+        slot.data = std::move(r);
+        slot.done.store(slot.bytes);
+        report(i, "loaded", false);
+    };
+
+    std::atomic<size_t> next{0};
+    auto work = [&] {
+        for (;;) {
+            const size_t i = next.fetch_add(1);
+            if (i >= n || cancel.cancelled()) return;
+            try {
+                loadOne(i);
+            } catch (const std::bad_alloc&) {
+                slots[i].data.reset();
+                slots[i].error = Error(Location{files[i]}, "out of memory while loading");
+            } catch (const std::exception& e) {
+                slots[i].data.reset();
+                slots[i].error = Error(Location{files[i]}, std::string("unexpected failure: ") + e.what());
+            } catch (...) {
+                slots[i].data.reset();
+                slots[i].error = Error(Location{files[i]}, "unexpected failure");
+            }
+        }
+    };
+    std::vector<std::thread> threads;
+    for (size_t t = 1; t < workers; ++t) {
+        try {
+            threads.emplace_back(work);
+        } catch (const std::system_error& e) {
+            spdlog::warn("run loader: could not start a thread ({}); continuing with {}", e.what(), threads.size() + 1);
+            break;
+        }
+    }
+    work();  // the calling thread loads too
+    for (std::thread& t : threads) t.join();
+
+    if (cancel.cancelled()) return Error("cancelled");
+
+    size_t good = 0;
+    for (const Slot& s : slots) good += s.data ? 1 : 0;
+    if (good == 0) {
+        for (const Slot& s : slots)
+            if (s.error && n == 1) return *s.error;
+        const Slot* first = nullptr;
+        for (const Slot& s : slots)
+            if (s.error) {
+                first = &s;
+                break;
+            }
+        return Error(fmt::format("none of the {} files could be loaded; the first error: {}", n,
+                                 first ? first->error->toString() : std::string("unknown")));
+    }
+
+    auto ds = std::make_shared<Dataset>();
+    ds->generation = nextGeneration();
+    ds->sources = paths;
+    runDiagnostics(files, slots, *ds);
+    std::vector<size_t> order;
+    for (size_t i = 0; i < n; ++i)
+        if (slots[i].data) order.push_back(i);
+    std::stable_sort(order.begin(), order.end(),
+                     [&](size_t a, size_t b) { return slots[a].data->rank < slots[b].data->rank; });
+    for (size_t i : order) ds->ranks.push_back(std::move(slots[i].data));
+
+    report(n, "done", true);
+    spdlog::info("loaded {} of {} files in {:.3f} s", good, n,
+                 std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    return DatasetPtr(std::move(ds));
 }
 
 }  // namespace strobe::core

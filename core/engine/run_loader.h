@@ -4,6 +4,7 @@
 // become run-level warnings. Ranks load in parallel (one per core), each goes through the load cache.
 
 #include <cstddef>
+#include <cstdint>
 #include <filesystem>
 #include <functional>
 #include <string>
@@ -20,6 +21,7 @@ struct RunLoadOptions {
     int threads = 0;                       // 0: one per core
     bool useCache = true;                  // read/write the on-disk load cache
     std::filesystem::path cacheDir;        // empty: userCacheDir()
+    bool verifyCache = false;              // hash every cached column on reopen (LoadCache::setVerifyData)
     const ClassificationRules* rules = nullptr;  // null: ClassificationRules::loadDefault()
 };
 
@@ -29,13 +31,30 @@ struct RunCallbacks {
     CancelToken cancel;
 };
 
-// Expands directories into their trace files (*.json, *.json.gz, *.pt.trace.json ...), sorted by name.
+// Expands directories into their trace files (*.json, *.json.gz, which covers *.pt.trace.json[.gz]; hidden
+// files skipped), sorted naturally by name (rank2 before rank10). A directory without trace files of its own is
+// searched one level down (a run with one subdirectory per rank), never deeper, so link loops cannot hang.
+// Files given explicitly are kept in order (whatever their name); a file reached twice is kept once.
+// A missing path, or a directory without traces, is an Error naming it.
 Result<std::vector<std::string>> expandRunPaths(const std::vector<std::string>& paths);
 
-// Parses the rank number out of a file name (rank-3, rank3, rank_3, worker3), -1 if none.
+// Parses the rank number out of a file name (rank-3, rank3, rank_3, worker3; any case), -1 if none. Only the
+// last path component is looked at.
 int rankFromFileName(const std::string& fileName);
 
+// Loads every file of the run in parallel (options.threads or one per core; one file per thread), each through
+// the load cache when options.useCache: a current cache entry is mapped, otherwise the file is parsed, merged
+// and written to the cache (a write failure is a warning in Dataset::diagnostics). Rank = distributedInfo.rank,
+// else the file name (or its directory's name), else the file's place in the run (RankData::rankSource says
+// which). Run-level warnings: files that failed (the others still load; all failing is an Error), duplicate
+// ranks, missing ranks in 0..world-1, mixed world sizes. Callbacks are serialized (never two at once), may come
+// from worker threads, and onMetadata fires for cache hits too. A cancelled load returns Error "cancelled" after
+// every thread has stopped; nothing partial is returned.
 Result<DatasetPtr> loadRun(const std::vector<std::string>& paths, const RunLoadOptions& options = {},
                            const RunCallbacks& callbacks = {});
+
+// The key loadRun files cache entries under besides the source's identity: a fingerprint of the
+// classification rules (their output is cached), so that changed rules invalidate the entries. Never 0.
+uint64_t cacheOptionsKey(const ClassificationRules& rules);
 
 }  // namespace strobe::core

@@ -34,8 +34,15 @@ AnnotationIndex::AnnotationIndex(const RankData& rank) : m_rank(&rank) {
     uint32_t tracks = static_cast<uint32_t>(rank.tracks.size());
     if (slicesOk && !s.byTrack.empty()) tracks = std::max(tracks, s.track[s.byTrack[s.byTrack.size() - 1]] + 1);
     if (gpuOk && !g.byTrack.empty()) tracks = std::max(tracks, g.track[g.byTrack[g.byTrack.size() - 1]] + 1);
-    if (slicesOk) m_sliceBegin = trackRanges(s.byTrack, s.track, tracks);
-    else m_sliceBegin.assign(static_cast<size_t>(tracks) + 1, 0);
+    if (slicesOk) {
+        m_sliceBegin = trackRanges(s.byTrack, s.track, tracks);
+        const uint32_t* order = s.byTrack.data();
+        const TimeNs* ts = s.ts.data();
+        m_fenceTs.reserve(s.byTrack.size() / kFenceStride + 1);
+        for (size_t j = 0; j < s.byTrack.size(); j += kFenceStride) m_fenceTs.push_back(ts[order[j]]);
+    } else {
+        m_sliceBegin.assign(static_cast<size_t>(tracks) + 1, 0);
+    }
     if (gpuOk) m_gpuBegin = trackRanges(g.byTrack, g.track, tracks);
     else m_gpuBegin.assign(static_cast<size_t>(tracks) + 1, 0);
 }
@@ -55,18 +62,30 @@ std::span<const uint32_t> AnnotationIndex::gpuOn(uint32_t track) const {
 }
 
 int32_t AnnotationIndex::lastStartingAtOrBefore(uint32_t track, TimeNs t) const {
-    auto span = slicesOn(track);
-    const auto& ts = m_rank->slices.ts;
-    auto it = std::upper_bound(span.begin(), span.end(), t, [&](TimeNs key, uint32_t row) { return key < ts[row]; });
-    if (it == span.begin()) return -1;
+    if (track + 1 >= m_sliceBegin.size()) return -1;
+    const uint32_t b = m_sliceBegin[track], e = m_sliceBegin[track + 1];
+    if (b == e) return -1;
+    // Narrow [b, e) with the fences inside it (positions j * stride in [b, e)), then search the window.
+    const uint32_t jb = (b + kFenceStride - 1) / kFenceStride, je = (e + kFenceStride - 1) / kFenceStride;
+    const TimeNs* fence = m_fenceTs.data();
+    const auto j = static_cast<uint32_t>(std::upper_bound(fence + jb, fence + je, t) - fence);
+    const uint32_t lo = j == jb ? b : (j - 1) * kFenceStride;
+    const uint32_t hi = j == je ? e : j * kFenceStride;
+    const uint32_t* order = m_rank->slices.byTrack.data();
+    const TimeNs* ts = m_rank->slices.ts.data();
+    const uint32_t* it = std::upper_bound(order + lo, order + hi, t, [&](TimeNs key, uint32_t row) { return key < ts[row]; });
+    if (it == order + b) return -1;
     return static_cast<int32_t>(*(it - 1));
 }
 
 int32_t AnnotationIndex::innermostAt(uint32_t track, TimeNs t, KindMask kinds) const {
     const auto& s = m_rank->slices;
-    for (int32_t i = lastStartingAtOrBefore(track, t); i >= 0; i = s.parent[static_cast<size_t>(i)]) {
-        const auto u = static_cast<size_t>(i);
-        if (t < s.ts[u] + s.dur[u] && kinds.has(s.kind[u])) return i;
+    const TimeNs* ts = s.ts.data();
+    const TimeNs* dur = s.dur.data();
+    const int32_t* parent = s.parent.data();
+    const EventKind* kind = s.kind.data();
+    for (int32_t i = lastStartingAtOrBefore(track, t); i >= 0; i = parent[i]) {
+        if (t < ts[i] + dur[i] && kinds.has(kind[i])) return i;
     }
     return -1;
 }

@@ -1,8 +1,10 @@
 #pragma once
 // Interval queries over a merged rank: "which slices contain time t on track k", innermost first, by binary
 // search over the per-track order the merge stores (SliceTable::byTrack, GpuTable::byTrack) and the parent
-// links it derived (SliceTable::parent). Building an index is O(tracks · log n) and allocates one small vector;
-// every query is O(log n + depth). The index only reads the RankData, which must outlive it.
+// links it derived (SliceTable::parent). Building an index is O(tracks · log n + n / 64) (a sample of start
+// times every 64 slices keeps the first search in cache); every query is O(log n + depth). The index only reads
+// the RankData, which must outlive it; build it once per rank and share it (queries are const and thread-safe).
+// For one query per GPU activity or per slice, prefer a sweep over slicesOn()/gpuOn() (both in time order).
 //
 // Semantics: a slice contains t when ts <= t < ts + dur (zero-length slices contain nothing). Slices on one
 // track are assumed to nest; where a trace has partial overlaps the merge attached the later slice to the
@@ -67,7 +69,10 @@ private:
     // The last slice on `track` starting at or before t, -1 if none.
     int32_t lastStartingAtOrBefore(uint32_t track, TimeNs t) const;
 
+    static constexpr uint32_t kFenceStride = 64;
+
     const RankData* m_rank;
+    std::vector<TimeNs> m_fenceTs;       // ts of slices.byTrack[j * kFenceStride]: a cache-friendly first search
     std::vector<uint32_t> m_sliceBegin;  // per track: first position in slices.byTrack (size tracks + 1)
     std::vector<uint32_t> m_gpuBegin;    // per track: first position in gpu.byTrack (size tracks + 1)
 };

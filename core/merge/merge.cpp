@@ -11,10 +11,9 @@
 //      slice index. GPU rows left unlinked (no correlation, or one no runtime call carries) are linked through
 //      ac2g / async_cpu_to_gpu flows: the 'f' event binds to the activity on its track that contains its ts,
 //      the 's' event with the same id to the innermost runtime/driver slice containing its ts on its thread.
-//   4. gpu.cpuOp — walking up from the runtime call: the innermost CPU op / user annotation whose External id
-//      equals the runtime call's; else any CPU op with that External id; else the innermost enclosing CPU op;
-//      else the innermost enclosing user annotation that is not a ProfilerStep. Without a runtime link, the CPU
-//      op whose External id is the GPU row's own External id (if any).
+//   4. gpu.cpuOp — walking up from the runtime call on its thread: the innermost enclosing CPU op / user
+//      annotation whose External id equals the runtime call's; else the innermost enclosing CPU op; else the
+//      innermost enclosing user annotation that is not a ProfilerStep. -1 without a runtime link.
 //   5. steps — CPU-side user_annotation slices named exactly ProfilerStep#N, sorted by (start, N, slice).
 //      gpu.step: the step containing the start of the launching runtime call; without a runtime link, the step
 //      containing the GPU activity's own start (Kineto puts GPU and CPU times on one clock per rank). -1 when
@@ -28,6 +27,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <chrono>
 #include <string>
 #include <unordered_map>
 
@@ -53,9 +53,12 @@ struct SortKey {
 
 // Rows sorted by (track, ts, -dur, row): a counting pass by track (stable), then each track's run sorted by
 // time unless it already is (loaders usually emit a thread's events in order).
-std::vector<uint32_t> orderByTrack(const Column<uint32_t>& track, const Column<TimeNs>& ts,
-                                   const Column<TimeNs>* dur, uint32_t trackCount) {
-    const size_t n = track.size();
+std::vector<uint32_t> orderByTrack(const Column<uint32_t>& trackCol, const Column<TimeNs>& tsCol,
+                                   const Column<TimeNs>* durCol, uint32_t trackCount) {
+    const size_t n = trackCol.size();
+    const uint32_t* track = trackCol.data();
+    const TimeNs* ts = tsCol.data();
+    const TimeNs* dur = durCol ? durCol->data() : nullptr;
     std::vector<uint32_t> begin(static_cast<size_t>(trackCount) + 1, 0);
     for (size_t i = 0; i < n; ++i) ++begin[track[i] + 1];
     for (size_t k = 0; k < trackCount; ++k) begin[k + 1] += begin[k];
@@ -65,7 +68,7 @@ std::vector<uint32_t> orderByTrack(const Column<uint32_t>& track, const Column<T
         for (size_t i = 0; i < n; ++i) order[next[track[i]]++] = static_cast<uint32_t>(i);
     }
     auto keyOf = [&](uint32_t row) {
-        TimeNs d = dur ? std::max<TimeNs>((*dur)[row], 0) : 0;
+        TimeNs d = dur ? std::max<TimeNs>(dur[row], 0) : 0;
         return SortKey{ts[row], -d, row};
     };
     std::vector<SortKey> keys;
@@ -149,6 +152,14 @@ bool consistent(const RankData& r) {
 }  // namespace
 
 Status mergeRank(RankData& rank, const ClassificationRules& rules, const CancelToken& cancel) {
+    using Clock = std::chrono::steady_clock;
+    auto phaseStart = Clock::now();
+    std::string timings;
+    auto phase = [&](const char* name) {
+        auto now = Clock::now();
+        timings += fmt::format(" {} {:.1f} ms", name, std::chrono::duration<double, std::milli>(now - phaseStart).count());
+        phaseStart = now;
+    };
     auto cancelled = [&] { return cancel.cancelled(); };
     auto stop = [&] { return Error(Location{rank.path}, "merge cancelled"); };
     if (!consistent(rank)) return Error(Location{rank.path}, "merge: the loaded columns have inconsistent lengths");
@@ -171,6 +182,9 @@ Status mergeRank(RankData& rank, const ClassificationRules& rules, const CancelT
         parent.assign(ns, -1);
         depth.assign(ns, 0);
         const uint32_t* order = s.byTrack.data();
+        const uint32_t* track = s.track.data();
+        const TimeNs* ts = s.ts.data();
+        const TimeNs* dur = s.dur.data();
         std::vector<uint32_t> stack;
         std::vector<TimeNs> stackEnd;
         size_t partial = 0;
@@ -178,13 +192,13 @@ Status mergeRank(RankData& rank, const ClassificationRules& rules, const CancelT
         uint32_t prevTrack = UINT32_MAX;
         for (size_t pos = 0; pos < ns; ++pos) {
             const uint32_t i = order[pos];
-            if (s.track[i] != prevTrack) {
+            if (track[i] != prevTrack) {
                 stack.clear();
                 stackEnd.clear();
-                prevTrack = s.track[i];
+                prevTrack = track[i];
             }
-            const TimeNs start = s.ts[i];
-            const TimeNs end = start + std::max<TimeNs>(s.dur[i], 0);
+            const TimeNs start = ts[i];
+            const TimeNs end = start + std::max<TimeNs>(dur[i], 0);
             while (!stack.empty() && stackEnd.back() <= start) {
                 stack.pop_back();
                 stackEnd.pop_back();
@@ -209,11 +223,13 @@ Status mergeRank(RankData& rank, const ClassificationRules& rules, const CancelT
                              partial, rank.strings.view(s.name[ex]), s.ts[ex])});
         }
     }
+    phase("hierarchy");
     if (cancelled()) return stop();
 
     // 2. GPU order per stream.
     g.byTrack = Column<uint32_t>(orderByTrack(g.track, g.ts, nullptr, trackCount));
 
+    phase("gpu-order");
     // 5 (first part). Steps, needed by the index below.
     {
         std::unordered_map<StrId, int64_t> stepOfName;
@@ -245,6 +261,7 @@ Status mergeRank(RankData& rank, const ClassificationRules& rules, const CancelT
         rank.steps = std::move(steps);
     }
 
+    phase("steps");
     const AnnotationIndex index(rank);
 
     // 3. Runtime links by correlation.
@@ -252,94 +269,159 @@ Status mergeRank(RankData& rank, const ClassificationRules& rules, const CancelT
     runtime.assign(ng, -1);
     size_t linkedByCorrelation = 0, linkedByFlow = 0;
     {
-        std::vector<std::pair<int64_t, uint32_t>> rt;
+        using Cand = std::pair<int64_t, uint32_t>;  // (correlation, slice)
+        const EventKind* kind = s.kind.data();
+        const int64_t* scorr = s.correlation.data();
+        const TimeNs* sts = s.ts.data();
+        std::vector<Cand> rt;
+        int64_t lo = INT64_MAX, hi = INT64_MIN;
         for (size_t i = 0; i < ns; ++i) {
-            if (isRuntimeKind(s.kind[i]) && s.correlation[i] != kNone)
-                rt.emplace_back(s.correlation[i], static_cast<uint32_t>(i));
-        }
-        std::sort(rt.begin(), rt.end());
-        size_t dupIds = 0;
-        int64_t dupExample = kNone;
-        for (size_t i = 0; i + 1 < rt.size();) {
-            size_t j = i + 1;
-            while (j < rt.size() && rt[j].first == rt[i].first) ++j;
-            if (j - i > 1) {
-                ++dupIds;
-                if (dupExample == kNone) dupExample = rt[i].first;
+            if (isRuntimeKind(kind[i]) && scorr[i] != kNone) {
+                rt.emplace_back(scorr[i], static_cast<uint32_t>(i));
+                lo = std::min(lo, scorr[i]);
+                hi = std::max(hi, scorr[i]);
             }
-            i = j;
+        }
+        // Kineto numbers correlations consecutively: a direct table then costs O(n); otherwise sorted pairs.
+        const bool dense = !rt.empty() && hi - lo < static_cast<int64_t>(4 * rt.size() + 4096);
+        std::vector<int32_t> table;  // correlation - lo → slice; -1 none; -2 several (all of them in `multi`)
+        std::vector<Cand> multi;     // every candidate of the ids seen on several calls, sorted
+        size_t dupIds = 0;
+        if (dense) {
+            table.assign(static_cast<size_t>(hi - lo + 1), -1);
+            for (const auto& [c, i] : rt) {
+                int32_t& slot = table[static_cast<size_t>(c - lo)];
+                if (slot == -1) {
+                    slot = static_cast<int32_t>(i);
+                    continue;
+                }
+                if (slot >= 0) {
+                    multi.emplace_back(c, static_cast<uint32_t>(slot));
+                    slot = -2;
+                    ++dupIds;
+                }
+                multi.emplace_back(c, i);
+            }
+            std::sort(multi.begin(), multi.end());
+        } else {
+            if (!std::is_sorted(rt.begin(), rt.end())) std::sort(rt.begin(), rt.end());
+            for (size_t i = 0; i < rt.size();) {
+                size_t j = i + 1;
+                while (j < rt.size() && rt[j].first == rt[i].first) ++j;
+                if (j - i > 1) {
+                    ++dupIds;
+                    multi.insert(multi.end(), rt.begin() + static_cast<std::ptrdiff_t>(i),
+                                 rt.begin() + static_cast<std::ptrdiff_t>(j));
+                }
+                i = j;
+            }
         }
         if (dupIds > 0) {
             rank.diagnostics.push_back(
                 {Severity::Warning, Location{rank.path},
                  fmt::format("{} correlation id(s) appear on more than one runtime/driver call (e.g. {}); each GPU "
                              "activity was linked to the call that starts last at or before it",
-                             dupIds, dupExample)});
+                             dupIds, multi.front().first)});
         }
-        std::vector<std::pair<int64_t, uint32_t>> gk;
-        gk.reserve(ng);
-        for (size_t i = 0; i < ng; ++i) {
-            if (g.correlation[i] != kNone) gk.emplace_back(g.correlation[i], static_cast<uint32_t>(i));
-        }
-        if (!std::is_sorted(gk.begin(), gk.end())) std::sort(gk.begin(), gk.end());
-        size_t a = 0;
-        for (const auto& [corr, row] : gk) {
-            while (a < rt.size() && rt[a].first < corr) ++a;
-            if (a == rt.size()) break;
-            if (rt[a].first != corr) continue;
-            size_t b = a + 1;
-            while (b < rt.size() && rt[b].first == corr) ++b;
-            uint32_t best = rt[a].second;
-            if (b - a > 1) {
-                const TimeNs k = g.ts[row];
-                int64_t bestBefore = -1;
-                for (size_t c = a; c < b; ++c) {
-                    const uint32_t cand = rt[c].second;
-                    if (s.ts[cand] <= k && (bestBefore < 0 || s.ts[cand] > s.ts[static_cast<size_t>(bestBefore)]))
-                        bestBefore = cand;
-                }
-                if (bestBefore >= 0) {
-                    best = static_cast<uint32_t>(bestBefore);
-                } else {
-                    for (size_t c = a; c < b; ++c)
-                        if (s.ts[rt[c].second] < s.ts[best]) best = rt[c].second;
-                }
+        // Among several calls with one id: the one starting last at or before the GPU activity; if none does,
+        // the earliest; ties: the lower slice index (candidates come in index order).
+        auto choose = [&](const Cand* first, const Cand* last, TimeNs k) {
+            int64_t before = -1;
+            uint32_t earliest = first->second;
+            for (const Cand* c = first; c != last; ++c) {
+                const uint32_t cand = c->second;
+                if (sts[cand] <= k && (before < 0 || sts[cand] > sts[static_cast<size_t>(before)])) before = cand;
+                if (sts[cand] < sts[earliest]) earliest = cand;
             }
-            runtime[row] = static_cast<int32_t>(best);
-            ++linkedByCorrelation;
+            return before >= 0 ? static_cast<uint32_t>(before) : earliest;
+        };
+        auto inMulti = [&](int64_t corr, TimeNs k) -> int32_t {
+            auto range = std::equal_range(multi.begin(), multi.end(), Cand{corr, 0},
+                                          [](const Cand& x, const Cand& y) { return x.first < y.first; });
+            if (range.first == range.second) return -1;
+            return static_cast<int32_t>(choose(&*range.first, &*range.first + (range.second - range.first), k));
+        };
+        const int64_t* gcorr = g.correlation.data();
+        const TimeNs* gts = g.ts.data();
+        for (size_t row = 0; row < ng; ++row) {
+            const int64_t corr = gcorr[row];
+            if (corr == kNone || rt.empty()) continue;
+            int32_t link = -1;
+            if (dense) {
+                if (corr < lo || corr > hi) continue;
+                const int32_t v = table[static_cast<size_t>(corr - lo)];
+                link = v >= 0 ? v : v == -2 ? inMulti(corr, gts[row]) : -1;
+            } else {
+                auto it = std::lower_bound(rt.begin(), rt.end(), Cand{corr, 0});
+                if (it == rt.end() || it->first != corr) continue;
+                const bool several = it + 1 != rt.end() && (it + 1)->first == corr;
+                link = several ? inMulti(corr, gts[row]) : static_cast<int32_t>(it->second);
+            }
+            if (link >= 0) {
+                runtime[row] = link;
+                ++linkedByCorrelation;
+            }
         }
     }
     if (cancelled()) return stop();
 
+    phase("correlation");
     // 3b. Flow links for what correlation left unlinked.
     if (linkedByCorrelation < ng && rank.flows.size() > 0) {
         const auto& f = rank.flows;
-        StrId ac2g = rank.strings.find("ac2g").value_or(UINT32_MAX);
-        StrId async = rank.strings.find("async_cpu_to_gpu").value_or(UINT32_MAX);
-        auto isLaunchFlow = [&](size_t i) { return f.cat[i] == ac2g || f.cat[i] == async; };
-        std::vector<std::pair<int64_t, uint32_t>> starts;
-        for (size_t i = 0; i < f.size(); ++i) {
-            if (f.phase[i] == 's' && isLaunchFlow(i)) starts.emplace_back(f.id[i], static_cast<uint32_t>(i));
+        const StrId ac2g = rank.strings.find("ac2g").value_or(UINT32_MAX);
+        const StrId async = rank.strings.find("async_cpu_to_gpu").value_or(UINT32_MAX);
+        // One sweep per track over the flows in time order, next to that track's slices and GPU activities
+        // (also in time order): 's' binds to the innermost runtime/driver call containing it, 'f' to the GPU
+        // activity containing (or starting at) it.
+        const std::vector<uint32_t> order = orderByTrack(f.track, f.ts, nullptr, trackCount);
+        std::vector<std::pair<int64_t, int32_t>> startCall;  // (flow id, runtime slice)
+        std::vector<std::pair<int64_t, uint32_t>> endGpu;    // (flow id, GPU row)
+        const TimeNs* sts = s.ts.data();
+        const TimeNs* sdur = s.dur.data();
+        const int32_t* parent = s.parent.data();
+        const EventKind* kind = s.kind.data();
+        const TimeNs* gts = g.ts.data();
+        const TimeNs* gdur = g.dur.data();
+        size_t pos = 0;
+        while (pos < order.size()) {
+            const uint32_t track = f.track[order[pos]];
+            auto sl = index.slicesOn(track);
+            auto on = index.gpuOn(track);
+            size_t p = 0, q = 0;
+            for (; pos < order.size() && f.track[order[pos]] == track; ++pos) {
+                const uint32_t i = order[pos];
+                if (f.cat[i] != ac2g && f.cat[i] != async) continue;
+                const TimeNs t = f.ts[i];
+                if (f.phase[i] == 's') {
+                    while (p < sl.size() && sts[sl[p]] <= t) ++p;
+                    for (int32_t c = p ? static_cast<int32_t>(sl[p - 1]) : -1; c >= 0; c = parent[c]) {
+                        if (isRuntimeKind(kind[c]) && t < sts[c] + sdur[c]) {
+                            startCall.emplace_back(f.id[i], c);
+                            break;
+                        }
+                    }
+                } else if (f.phase[i] == 'f') {
+                    while (q < on.size() && gts[on[q]] <= t) ++q;
+                    if (q == 0) continue;
+                    const uint32_t row = on[q - 1];
+                    if (t == gts[row] || t < gts[row] + gdur[row]) endGpu.emplace_back(f.id[i], row);
+                }
+            }
         }
-        std::sort(starts.begin(), starts.end());
-        for (size_t i = 0; i < f.size() && !starts.empty(); ++i) {
-            if (f.phase[i] != 'f' || !isLaunchFlow(i)) continue;
-            // The GPU activity on the flow's track that contains (or starts at) the flow's ts.
-            auto on = index.gpuOn(f.track[i]);
-            const TimeNs t = f.ts[i];
-            auto it = std::upper_bound(on.begin(), on.end(), t, [&](TimeNs key, uint32_t row) { return key < g.ts[row]; });
-            if (it == on.begin()) continue;
-            const uint32_t row = *(it - 1);
-            if (!(t == g.ts[row] || t < g.ts[row] + g.dur[row]) || runtime[row] >= 0) continue;
-            auto sIt = std::lower_bound(starts.begin(), starts.end(), std::make_pair(f.id[i], uint32_t{0}));
-            if (sIt == starts.end() || sIt->first != f.id[i]) continue;
-            const uint32_t sf = sIt->second;
-            int32_t r = index.innermostAt(f.track[sf], f.ts[sf], {EventKind::Runtime, EventKind::Driver});
-            if (r < 0) continue;
-            runtime[row] = r;
+        // Join by id (both sorted; the first start of an id wins when a trace repeats one).
+        if (!std::is_sorted(startCall.begin(), startCall.end())) std::sort(startCall.begin(), startCall.end());
+        if (!std::is_sorted(endGpu.begin(), endGpu.end())) std::sort(endGpu.begin(), endGpu.end());
+        size_t a = 0;
+        for (const auto& [id, row] : endGpu) {
+            while (a < startCall.size() && startCall[a].first < id) ++a;
+            if (a == startCall.size()) break;
+            if (startCall[a].first != id || runtime[row] >= 0) continue;
+            runtime[row] = startCall[a].second;
             ++linkedByFlow;
         }
     }
+    phase("flows");
     {
         auto& launched = s.launchedGpu.mut();
         launched.assign(ns, -1);
@@ -349,64 +431,39 @@ Status mergeRank(RankData& rank, const ClassificationRules& rules, const CancelT
     }
     if (cancelled()) return stop();
 
-    // 4. CPU ops.
+    phase("launched");
+    // 4. CPU ops: only ancestors of the launching call on its own thread. (A global External id lookup is not
+    // used: in some PyTorch versions a runtime call's "External id" is its correlation id, a number that can
+    // collide with an unrelated op's External id.)
     {
         auto& cpuOp = g.cpuOp.mut();
         cpuOp.assign(ng, -1);
         std::vector<uint8_t> isStepSlice(ns, 0);
         for (int32_t sl : rank.steps.slice) isStepSlice[static_cast<size_t>(sl)] = 1;
-        // External id → CPU op (the deepest one carrying it, then the lowest index), built on first need.
-        std::vector<std::pair<int64_t, uint32_t>> byExt;
-        bool byExtBuilt = false;
-        auto lookupExt = [&](int64_t ext) -> int32_t {
-            if (!byExtBuilt) {
-                for (size_t i = 0; i < ns; ++i) {
-                    if (s.kind[i] == EventKind::CpuOp && s.externalId[i] != kNone)
-                        byExt.emplace_back(s.externalId[i], static_cast<uint32_t>(i));
-                }
-                std::sort(byExt.begin(), byExt.end(), [&](const auto& x, const auto& y) {
-                    if (x.first != y.first) return x.first < y.first;
-                    if (s.depth[x.second] != s.depth[y.second]) return s.depth[x.second] > s.depth[y.second];
-                    return x.second < y.second;
-                });
-                byExtBuilt = true;
-            }
-            auto it = std::lower_bound(byExt.begin(), byExt.end(), ext,
-                                       [](const auto& p, int64_t key) { return p.first < key; });
-            return it != byExt.end() && it->first == ext ? static_cast<int32_t>(it->second) : -1;
-        };
-        const KindMask opKinds{EventKind::CpuOp, EventKind::UserAnnotation};
+        const int32_t* parent = s.parent.data();
+        const EventKind* kind = s.kind.data();
+        const int64_t* ext = s.externalId.data();
         for (size_t row = 0; row < ng; ++row) {
             const int32_t r = runtime[row];
-            int32_t op = -1;
-            if (r >= 0) {
-                const int64_t ext = s.externalId[static_cast<size_t>(r)];
-                if (ext != kNone) {
-                    for (int32_t p = s.parent[static_cast<size_t>(r)]; p >= 0; p = s.parent[static_cast<size_t>(p)]) {
-                        if (opKinds.has(s.kind[static_cast<size_t>(p)]) && s.externalId[static_cast<size_t>(p)] == ext) {
-                            op = p;
-                            break;
-                        }
-                    }
-                    if (op < 0) op = lookupExt(ext);
+            if (r < 0) continue;
+            int32_t byExt = -1, innermostOp = -1, innermostAnnotation = -1;
+            for (int32_t p = parent[r]; p >= 0; p = parent[p]) {
+                const bool isOp = kind[p] == EventKind::CpuOp;
+                const bool isAnnotation = kind[p] == EventKind::UserAnnotation && !isStepSlice[static_cast<size_t>(p)];
+                if (!isOp && !isAnnotation) continue;
+                if (ext[r] != kNone && ext[p] == ext[r]) {
+                    byExt = p;
+                    break;
                 }
-                if (op < 0) op = index.enclosing(s.parent[static_cast<size_t>(r)], {EventKind::CpuOp});
-                if (op < 0) {
-                    for (int32_t p = s.parent[static_cast<size_t>(r)]; p >= 0; p = s.parent[static_cast<size_t>(p)]) {
-                        if (s.kind[static_cast<size_t>(p)] == EventKind::UserAnnotation && !isStepSlice[static_cast<size_t>(p)]) {
-                            op = p;
-                            break;
-                        }
-                    }
-                }
-            } else if (g.externalId[row] != kNone) {
-                op = lookupExt(g.externalId[row]);
+                if (isOp && innermostOp < 0) innermostOp = p;
+                if (isAnnotation && innermostAnnotation < 0) innermostAnnotation = p;
             }
-            cpuOp[row] = op;
+            cpuOp[row] = byExt >= 0 ? byExt : innermostOp >= 0 ? innermostOp : innermostAnnotation;
         }
     }
     if (cancelled()) return stop();
 
+    phase("cpu-ops");
     // 5 (second part). Step of each GPU activity.
     {
         auto& step = g.step.mut();
@@ -420,6 +477,7 @@ Status mergeRank(RankData& rank, const ClassificationRules& rules, const CancelT
         }
     }
 
+    phase("gpu-steps");
     // 6. GPU user annotations: a sweep per track over the stream's activities and the track's slices.
     {
         auto& annotation = g.annotation.mut();
@@ -445,6 +503,7 @@ Status mergeRank(RankData& rank, const ClassificationRules& rules, const CancelT
     }
     if (cancelled()) return stop();
 
+    phase("annotations");
     // 7. Classification, then collectives the kernel name leaves open.
     classifyGpuTable(rules, rank.strings, g);
     {
@@ -472,8 +531,9 @@ Status mergeRank(RankData& rank, const ClassificationRules& rules, const CancelT
         }
     }
 
-    spdlog::debug("merge {}: {} slices, {} GPU activities ({} linked by correlation, {} by flow), {} steps",
-                  rank.path, ns, ng, linkedByCorrelation, linkedByFlow, rank.steps.size());
+    phase("classify");
+    spdlog::debug("merge {}: {} slices, {} GPU activities ({} linked by correlation, {} by flow), {} steps;{}",
+                  rank.path, ns, ng, linkedByCorrelation, linkedByFlow, rank.steps.size(), timings);
     return Ok{};
 }
 

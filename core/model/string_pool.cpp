@@ -33,7 +33,7 @@ uint64_t StringPool::hash(std::string_view s) {
         if (n > 24) h = mix(h ^ load64(p + n / 4)) ^ load64(p + (3 * n) / 4 - 4);
     } else {
         uint64_t v = 0;
-        std::memcpy(&v, p, n);
+        if (n != 0) std::memcpy(&v, p, n);  // an empty view may have a null data(): memcpy(…, nullptr, 0) is UB
         h = mix(h ^ v);
     }
     return h;

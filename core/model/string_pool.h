@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -30,7 +31,9 @@ public:
     size_t size() const { return m_views.size(); }
     size_t bytes() const;  // approximate memory held
 
-    // Adopt strings that live in memory kept alive by `keep` (load cache): views[i] are used as-is.
+    // Adopt strings that live in memory kept alive by `keep` (load cache): views[i] are used as-is. O(1) per
+    // string: the lookup index (what find() and intern() need) is built on their first call, thread-safely,
+    // so that reopening a cached trace with millions of strings does not pay for an index it may never use.
     static StringPool adopt(std::vector<std::string_view> views, std::shared_ptr<const void> keep);
 
     // A cheap hash for long names (kernel names run to kilobytes): length, head, middle and tail words.
@@ -41,13 +44,17 @@ private:
         size_t operator()(std::string_view s) const { return static_cast<size_t>(StringPool::hash(s)); }
     };
     std::string_view store(std::string_view s);
+    void ensureIndex() const;  // builds m_index of an adopted pool once
 
     std::vector<std::unique_ptr<char[]>> m_blocks;
     size_t m_blockUsed = 0;
     size_t m_blockCap = 0;
     size_t m_storedBytes = 0;
     std::vector<std::string_view> m_views;
-    std::unordered_map<std::string_view, StrId, Hash> m_index;  // built eagerly: const reads are thread-safe
+    // Built eagerly for pools that intern, lazily (under m_indexOnce) for adopted ones: const reads stay
+    // thread-safe either way.
+    mutable std::unordered_map<std::string_view, StrId, Hash> m_index;
+    mutable std::unique_ptr<std::once_flag> m_indexOnce;  // set while an adopted pool's index is not built
     std::shared_ptr<const void> m_keep;
 };
 

@@ -1,14 +1,16 @@
 // strobe-cli summary: option parsing, exit codes, JSON validity, and the bundled 8-rank sample checked against
 // tests/data/expected/kineto_facts.json (values computed with Python's json module, outside Strobe).
-#include <gtest/gtest.h>
-#include <simdjson.h>
-
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <memory>
 #include <string>
 #include <vector>
+
+#include <gtest/gtest.h>
+#include <simdjson.h>
+#include <spdlog/sinks/stdout_color_sinks.h>
+#include <spdlog/spdlog.h>
 
 #include "app/cli/cmd_summary.h"
 #include "app/cli/command.h"
@@ -26,6 +28,12 @@ struct CliResult {
 };
 
 CliResult runSummary(const std::vector<std::string>& args) {
+    // As strobe-cli's main() does: logging goes to stderr, so stdout holds only the command's output.
+    static const bool logToStderr = [] {
+        spdlog::set_default_logger(spdlog::stderr_color_mt("summary_cli_test"));
+        return true;
+    }();
+    (void)logToStderr;
     const app::CliCommand* cmd = app::findCommand("summary");
     EXPECT_NE(cmd, nullptr);
     if (cmd == nullptr) return {};
@@ -43,8 +51,9 @@ CliResult runSummary(const std::vector<std::string>& args) {
 class TempDir {
 public:
     TempDir() {
-        m_path = fs::temp_directory_path() / ("strobe_summary_cli_" + std::to_string(::getpid()) + "_" +
-                                              testing::UnitTest::GetInstance()->current_test_info()->name());
+        m_path = fs::temp_directory_path() /
+            ("strobe_summary_cli_" + std::to_string(::getpid()) + "_" +
+             testing::UnitTest::GetInstance()->current_test_info()->name());
         fs::remove_all(m_path);
         fs::create_directories(m_path);
     }
@@ -114,8 +123,8 @@ TEST(CliArgs, RejectsWhatItDoesNotKnow) {
     EXPECT_FALSE(p.parse({"--nope"}));
     EXPECT_NE(p.error().find("--nope"), std::string::npos);
     EXPECT_FALSE(p.parse({"-q"}));
-    EXPECT_FALSE(p.parse({"--top"}));              // value missing
-    EXPECT_FALSE(p.parse({"--json=1"}));           // flag with a value
+    EXPECT_FALSE(p.parse({"--top"}));                     // value missing
+    EXPECT_FALSE(p.parse({"--json=1"}));                  // flag with a value
     EXPECT_FALSE(p.parse({"--top", "1", "--top", "2"}));  // not repeatable
     ASSERT_TRUE(p.parse({"--top", "-3"}));
     int64_t top = 0;
@@ -140,8 +149,9 @@ TEST(CliJson, QuoteAlwaysGivesValidJson) {
     std::string_view back;
     ASSERT_EQ(e.at(0).get(back), simdjson::SUCCESS);
     // The valid parts come back unchanged; the stray 0xFF and the cut 3-byte sequence become U+FFFD.
-    EXPECT_EQ(back, std::string("a\"b\\c\n\t\x01") + "\xC3\xA9" + "\xEF\xBF\xBD" + "\xEF\xBF\xBD\xEF\xBF\xBD" +
-                        "\xF0\x9F\x98\x80");
+    EXPECT_EQ(
+        back,
+        std::string("a\"b\\c\n\t\x01") + "\xC3\xA9" + "\xEF\xBF\xBD" + "\xEF\xBF\xBD\xEF\xBF\xBD" + "\xF0\x9F\x98\x80");
 }
 
 TEST(SummaryCli, JsonDocumentHasTheDocumentedKeys) {
@@ -176,7 +186,7 @@ TEST(SummaryCli, JsonDocumentHasTheDocumentedKeys) {
     ASSERT_EQ(r["memcpy"]["total_ns"].get(v), simdjson::SUCCESS);
     EXPECT_EQ(v, 200);
     ASSERT_EQ(r["span"]["start_ns"].get(v), simdjson::SUCCESS);
-    EXPECT_EQ(v, 500);   // the memcpy starts first
+    EXPECT_EQ(v, 500);  // the memcpy starts first
     ASSERT_EQ(r["span"]["end_ns"].get(v), simdjson::SUCCESS);
     EXPECT_EQ(v, 2100);  // the second kernel ends at 2000 + 100
     ASSERT_EQ(r["steps"].at(0)["number"].get(v), simdjson::SUCCESS);

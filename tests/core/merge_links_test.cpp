@@ -301,3 +301,52 @@ TEST(MergeEdgeTest, EqualIntervalsNestByIndexAndZeroLengthSlicesContainNothing) 
 
 }  // namespace
 }  // namespace strobe::core
+
+namespace strobe::core {
+namespace {
+
+// Correlation ids far apart (no direct table): the sorted-pairs path, with a duplicate.
+TEST(MergeEdgeTest, SparseCorrelationIdsWithDuplicates) {
+    RankBuilder b;
+    auto cpu = b.track(1, 1);
+    auto gpu = b.track(0, 7);
+    int32_t r1 = b.slice("cudaLaunchKernel", EventKind::Runtime, cpu, 100, 10, kNone, 5);
+    int32_t r2 = b.slice("cudaLaunchKernel", EventKind::Runtime, cpu, 200, 10, kNone, 9000000000000LL);
+    int32_t r3 = b.slice("cuLaunchKernel", EventKind::Driver, cpu, 300, 10, kNone, 9000000000000LL);
+    int32_t r4 = b.slice("cudaLaunchKernel", EventKind::Runtime, cpu, 400, 10, kNone, 77);
+    int32_t k1 = b.gpu("volta_sgemm_128x64_nn", EventKind::Kernel, gpu, 150, 10, 5);
+    int32_t k2 = b.gpu("volta_sgemm_128x64_nn", EventKind::Kernel, gpu, 350, 10, 9000000000000LL);
+    int32_t k3 = b.gpu("volta_sgemm_128x64_nn", EventKind::Kernel, gpu, 250, 10, 9000000000000LL);
+    int32_t k4 = b.gpu("volta_sgemm_128x64_nn", EventKind::Kernel, gpu, 450, 10, 78);
+    ClassificationRules none;
+    ASSERT_TRUE(mergeRank(b.rank(), none).ok());
+    const auto& rt = b.rank().gpu.runtime;
+    EXPECT_EQ(rt[static_cast<size_t>(k1)], r1);
+    EXPECT_EQ(rt[static_cast<size_t>(k2)], r3);  // 350: the driver call at 300 is the last one before it
+    EXPECT_EQ(rt[static_cast<size_t>(k3)], r2);  // 250: only the call at 200 is before it
+    EXPECT_EQ(rt[static_cast<size_t>(k4)], -1);  // 78 is on no call (77 is)
+    EXPECT_EQ(b.rank().slices.launchedGpu[static_cast<size_t>(r4)], -1);
+    ASSERT_EQ(b.rank().diagnostics.size(), 1u);
+    EXPECT_NE(b.rank().diagnostics[0].message.find("1 correlation id(s)"), std::string::npos);
+    EXPECT_NE(b.rank().diagnostics[0].message.find("9000000000000"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace strobe::core
+
+namespace strobe::core {
+namespace {
+
+TEST_F(MergeLinksTest, RunningTheMergeAgainGivesTheSameColumns) {
+    const std::vector<int32_t> runtime(rank->gpu.runtime.begin(), rank->gpu.runtime.end());
+    const std::vector<int32_t> parent(rank->slices.parent.begin(), rank->slices.parent.end());
+    const std::vector<int32_t> cpuOp(rank->gpu.cpuOp.begin(), rank->gpu.cpuOp.end());
+    ASSERT_TRUE(mergeRank(*rank, rules).ok());
+    EXPECT_EQ(std::vector<int32_t>(rank->gpu.runtime.begin(), rank->gpu.runtime.end()), runtime);
+    EXPECT_EQ(std::vector<int32_t>(rank->slices.parent.begin(), rank->slices.parent.end()), parent);
+    EXPECT_EQ(std::vector<int32_t>(rank->gpu.cpuOp.begin(), rank->gpu.cpuOp.end()), cpuOp);
+    EXPECT_EQ(rank->steps.size(), 2u);
+}
+
+}  // namespace
+}  // namespace strobe::core

@@ -1,10 +1,10 @@
 // summarizeRank on small hand-built ranks. Every expected value below is worked out by hand from the rows
 // written in the test (comments show the arithmetic), not taken from Strobe's output.
-#include <gtest/gtest.h>
+#include "core/analysis/summary.h"
 
 #include <memory>
 
-#include "core/analysis/summary.h"
+#include <gtest/gtest.h>
 
 using namespace strobe::core;
 
@@ -23,8 +23,9 @@ void addGpu(RankData& r, const GpuRow& row, bool withCategory = true) {
     g.ts.push_back(row.ts);
     g.dur.push_back(row.dur);
     g.name.push_back(r.strings.intern(row.name));
-    const char* cat = row.kind == EventKind::Kernel ? "kernel" : row.kind == EventKind::Memcpy ? "gpu_memcpy"
-                                                                                                 : "gpu_memset";
+    const char* cat = row.kind == EventKind::Kernel ? "kernel"
+        : row.kind == EventKind::Memcpy             ? "gpu_memcpy"
+                                                    : "gpu_memset";
     g.cat.push_back(r.strings.intern(cat));
     g.kind.push_back(row.kind);
     if (withCategory) g.category.push_back(row.category);
@@ -105,21 +106,25 @@ TEST(Summary, KernelsCountedApartFromMemcpyAndMemset) {
 
 TEST(Summary, SpanCoversEveryTimedEvent) {
     RankSummary s = summarizeRank(makeRank());
-    EXPECT_EQ(s.spanStart, 900);   // the step slice starts first
-    EXPECT_EQ(s.spanEnd, 6010);    // the memset ends last: 6000 + 10
+    EXPECT_EQ(s.spanStart, 900);  // the step slice starts first
+    EXPECT_EQ(s.spanEnd, 6010);   // the memset ends last: 6000 + 10
     EXPECT_EQ(s.spanNs(), 5110);
 }
 
 TEST(Summary, TimeByCategoryInEnumOrder) {
     RankSummary s = summarizeRank(makeRank());
     using P = std::pair<KernelCategory, TimeNs>;
-    std::vector<P> expected = {{KernelCategory::Gemm, 400},          {KernelCategory::Communication, 1000},
-                               {KernelCategory::Memcpy, 200},        {KernelCategory::Memset, 10},
+    std::vector<P> expected = {{KernelCategory::Gemm, 400},
+                               {KernelCategory::Communication, 1000},
+                               {KernelCategory::Memcpy, 200},
+                               {KernelCategory::Memset, 10},
                                {KernelCategory::Elementwise, 50}};
     EXPECT_EQ(s.timeByCategory, expected);
     using C = std::pair<KernelCategory, uint64_t>;
-    std::vector<C> counts = {{KernelCategory::Gemm, 2},   {KernelCategory::Communication, 1},
-                             {KernelCategory::Memcpy, 1}, {KernelCategory::Memset, 1},
+    std::vector<C> counts = {{KernelCategory::Gemm, 2},
+                             {KernelCategory::Communication, 1},
+                             {KernelCategory::Memcpy, 1},
+                             {KernelCategory::Memset, 1},
                              {KernelCategory::Elementwise, 1}};
     EXPECT_EQ(s.countByCategory, counts);
 }
@@ -159,8 +164,8 @@ TEST(Summary, StepsAndRawCategories) {
     EXPECT_EQ(s.stepSpans[0].startNs, 900);
     EXPECT_EQ(s.stepSpans[0].endNs, 5900);
     using P = std::pair<std::string, uint64_t>;
-    std::vector<P> expected = {{"", 2},          {"cpu_op", 1},     {"gpu_memcpy", 1},
-                               {"gpu_memset", 1}, {"kernel", 4},    {"user_annotation", 1}};
+    std::vector<P> expected = {{"", 2},           {"cpu_op", 1}, {"gpu_memcpy", 1},
+                               {"gpu_memset", 1}, {"kernel", 4}, {"user_annotation", 1}};
     EXPECT_EQ(s.eventsByCategory, expected);
 }
 

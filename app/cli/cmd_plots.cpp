@@ -1,0 +1,81 @@
+// strobe-cli plots [--json]: the registered plots and their parameter specs.
+#ifdef STROBE_HAVE_PLOTS
+#include <cstdio>
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+
+#include <fmt/format.h>
+
+#include "app/cli/command.h"
+#include "plots/plot_registry.h"
+
+namespace strobe::app {
+namespace {
+
+int runPlots(const std::vector<std::string>& args) {
+    bool json = false;
+    for (const auto& a : args) {
+        if (a == "--json") json = true;
+        else {
+            fmt::print(stderr, "strobe-cli plots: unknown argument '{}'\n", a);
+            return kExitUsage;
+        }
+    }
+    const plots::RunSet noRuns;
+    auto all = plots::PlotRegistry::instance().plots();
+    if (json) {
+        QJsonArray list;
+        for (const auto* p : all) {
+            QJsonObject o;
+            o["id"] = QString::fromStdString(p->id());
+            o["title"] = QString::fromStdString(p->title());
+            o["description"] = QString::fromStdString(p->description());
+            o["timeline"] = p->isTimeline();
+            QJsonArray params;
+            for (const auto& s : p->parameters(noRuns)) params.append(plots::specToJson(s));
+            o["parameters"] = params;
+            list.append(o);
+        }
+        QJsonObject root;
+        root["plots"] = list;
+        fmt::print("{}", QJsonDocument(root).toJson(QJsonDocument::Indented).toStdString());
+        return kExitOk;
+    }
+    for (const auto* p : all) {
+        fmt::print("{}  —  {}\n    {}\n", p->id(), p->title(), p->description());
+        for (const auto& s : p->parameters(noRuns)) {
+            std::string extra;
+            if ((s.type == plots::ParamType::Int || s.type == plots::ParamType::Double) && s.hasBounds())
+                extra = fmt::format(" [{}..{}]", plots::valueToString(s, s.type == plots::ParamType::Int
+                                                                             ? plots::ParamValue((long long)s.min)
+                                                                             : plots::ParamValue(s.min)),
+                                    plots::valueToString(s, s.type == plots::ParamType::Int
+                                                                ? plots::ParamValue((long long)s.max)
+                                                                : plots::ParamValue(s.max)));
+            if (s.type == plots::ParamType::Enum) {
+                extra = " {";
+                for (size_t i = 0; i < s.choices.size(); ++i) extra += (i ? "|" : "") + s.choices[i];
+                extra += "}";
+            }
+            fmt::print("    {:<18} {:<10} default={}{}{}  {}\n", s.key, plots::toString(s.type),
+                       plots::valueToString(s, s.defaultValue), extra, s.affectsPrepare ? "" : " (draw)", s.label);
+        }
+        fmt::print("\n");
+    }
+    return kExitOk;
+}
+
+const CommandRegistrar reg{CliCommand{
+    "plots", "List the plots and their parameters",
+    "Usage: strobe-cli plots [--json]\n\n"
+    "Lists every plot with its parameters (key, type, default, bounds or choices). Parameters marked (draw) only\n"
+    "change the drawing; the others re-prepare the data. --json prints\n"
+    "{\"plots\": [{\"id\",\"title\",\"description\",\"parameters\": [{\"key\",\"label\",\"type\",\"default\",\n"
+    "\"affectsPrepare\", ...}]}]}.",
+    runPlots}};
+
+}  // namespace
+}  // namespace strobe::app
+#endif

@@ -1,0 +1,166 @@
+#pragma once
+// The workbench window. Left: runs → ranks → summaries, and the searchable plot list. Centre: plots in tabs, two
+// panes side by side when split. Right: the parameter panel of the current plot and the details of what was
+// clicked. Bottom: background jobs. Status bar: load progress with Cancel, memory of loaded data and caches.
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <QMainWindow>
+#include <QPointer>
+
+#include "core/engine/job_runner.h"
+#include "core/engine/session.h"
+#include "plots/plot_engine.h"
+
+class QAction;
+class QLabel;
+class QMenu;
+class QProgressBar;
+class QTextBrowser;
+class QToolButton;
+class QFrame;
+
+namespace strobe::app {
+
+class JobList;
+class ParamPanel;
+class PlotArea;
+class PlotList;
+class PlotView;
+class RunManager;
+class RunsPanel;
+
+enum class Theme { System, Light, Dark };
+
+class MainWindow : public QMainWindow {
+    Q_OBJECT
+public:
+    explicit MainWindow(QWidget* parent = nullptr);
+    ~MainWindow() override;
+
+    // Opening. Each directory becomes a run, loose files together one run. Returns the run ids.
+    std::vector<int> openPaths(const QStringList& paths);
+    int openRun(const QStringList& sources, const QString& label = {},
+                const std::map<std::string, std::string>& parameters = {});
+    // Opens `plotId` on `runIds` in `pane` (-1: the active pane). Values: stored preferences when null.
+    PlotView* openPlot(const std::string& plotId, const std::vector<int>& runIds, int pane = -1,
+                       const plots::ParamValues* values = nullptr);
+
+    // Sessions. `replacementPaths` (non-empty): open the session's plots and parameters on these paths instead
+    // of the session's own runs ("a session reopens on new data"). Errors show inline; returns false on error.
+    bool openSession(const QString& path, const QStringList& replacementPaths = {});
+    bool saveSession(const QString& path);
+    core::Session captureSession() const;
+    void applySession(const core::Session& session, const std::vector<int>* useRuns = nullptr);
+
+    // Export of the current plot (format from the extension: png, svg, pdf; csv writes the table).
+    // Runs in the background; returns false when there is nothing to export.
+    bool exportCurrentPlot(const QString& path);
+    void copyImageToClipboard();
+
+    RunManager& runs() { return *m_runs; }
+    PlotArea* plotArea() const { return m_plotArea; }
+    ParamPanel* paramPanel() const { return m_paramPanel; }
+    RunsPanel* runsPanel() const { return m_runsPanel; }
+    PlotList* plotList() const { return m_plotList; }
+    JobList& jobs() { return *m_jobs; }
+    plots::PlotEngine& engine() { return *m_engine; }
+    QString lastError() const { return m_lastError; }
+    void setAutoOpenDefaultPlot(bool on) { m_autoOpen = on; }
+    void setTheme(Theme theme);
+    // True when nothing loads or prepares (screenshots, tests).
+    bool isIdle() const;
+
+Q_SIGNALS:
+    void idleChanged();
+
+protected:
+    void dragEnterEvent(QDragEnterEvent* e) override;
+    void dropEvent(QDropEvent* e) override;
+    void closeEvent(QCloseEvent* e) override;
+
+private:
+    void buildActions();
+    void buildMenus();
+    void buildDocks();
+    void buildStatusBar();
+    QWidget* buildWelcome();
+    void showError(const QString& text);
+    void clearError();
+    void bindPanel(PlotView* view, bool rebuild);
+    void onCurrentViewChanged(PlotView* view);
+    void onRunLoaded(int id);
+    void onRunRemoved(int id);
+    void updateLoadStatus();
+    void updateMemoryStatus();
+    void updateActions();
+    void addRecent(const QStringList& sources);
+    void fillRecentMenu();
+    void openFilesDialog();
+    void openDirectoryDialog();
+    void openSessionDialog();
+    void saveSessionDialog(bool saveAs);
+    void applySessionDialog();
+    void exportDialog(bool table);
+    void openSelectedPlot(const std::string& plotId, int pane, bool allRuns);
+    void showShortcuts();
+
+    std::unique_ptr<core::JobRunner> m_runner;
+    std::unique_ptr<plots::PlotEngine> m_engine;
+    RunManager* m_runs = nullptr;
+    JobList* m_jobs = nullptr;
+
+    PlotArea* m_plotArea = nullptr;
+    RunsPanel* m_runsPanel = nullptr;
+    PlotList* m_plotList = nullptr;
+    ParamPanel* m_paramPanel = nullptr;
+    QTextBrowser* m_selection = nullptr;
+    QPointer<PlotView> m_boundView;
+
+    QFrame* m_errorBar = nullptr;
+    QLabel* m_errorText = nullptr;
+    QLabel* m_loadLabel = nullptr;
+    QProgressBar* m_loadBar = nullptr;
+    QToolButton* m_loadCancel = nullptr;
+    QLabel* m_memoryLabel = nullptr;
+
+    QMenu* m_recentMenu = nullptr;
+    QMenu* m_viewMenu = nullptr;
+    QAction* m_actOpenFiles = nullptr;
+    QAction* m_actOpenDir = nullptr;
+    QAction* m_actOpenSample = nullptr;
+    QAction* m_actReload = nullptr;
+    QAction* m_actCloseRun = nullptr;
+    QAction* m_actCloseTab = nullptr;
+    QAction* m_actOpenSession = nullptr;
+    QAction* m_actSaveSession = nullptr;
+    QAction* m_actSaveSessionAs = nullptr;
+    QAction* m_actApplySession = nullptr;
+    QAction* m_actExport = nullptr;
+    QAction* m_actExportCsv = nullptr;
+    QAction* m_actCopyImage = nullptr;
+    QAction* m_actQuit = nullptr;
+    QAction* m_actFindPlot = nullptr;
+    QAction* m_actResetParams = nullptr;
+    QAction* m_actSplit = nullptr;
+    QAction* m_actSplitVertical = nullptr;
+    QAction* m_actMoveTab = nullptr;
+    QAction* m_actSync = nullptr;
+    QAction* m_actZoomIn = nullptr;
+    QAction* m_actZoomOut = nullptr;
+    QAction* m_actZoomReset = nullptr;
+    QAction* m_actNextTab = nullptr;
+    QAction* m_actPrevTab = nullptr;
+    QAction* m_actWatch = nullptr;
+
+    QString m_sessionPath;
+    QString m_lastError;
+    bool m_autoOpen = true;
+    bool m_autoOpened = false;
+    QPalette* m_systemPalette = nullptr;
+};
+
+}  // namespace strobe::app

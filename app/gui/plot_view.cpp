@@ -1,0 +1,463 @@
+#include "app/gui/plot_view.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <set>
+
+#include <QApplication>
+#include <QKeyEvent>
+#include <QMouseEvent>
+#include <QPainter>
+#include <QToolTip>
+#include <QWheelEvent>
+
+#include "app/gui/jobs_panel.h"
+#include "app/gui/param_values.h"
+#include "app/gui/run_manager.h"
+#include "plots/render.h"
+
+namespace strobe::app {
+
+namespace {
+
+std::atomic<int> g_viewSerial{1};
+constexpr double kWheelZoomIn = 0.8;  // per wheel notch
+constexpr int kDefaultDebounceMs = 120;
+
+QString htmlEscape(const std::string& s) { return QString::fromStdString(s).toHtmlEscaped(); }
+
+}  // namespace
+
+PlotView::PlotView(const plots::Plot& plot, plots::PlotEngine& engine, RunManager& runs, std::vector<int> runIds,
+                   const plots::ParamValues& values, JobList* jobs, QWidget* parent)
+    : QWidget(parent), m_plot(plot), m_engine(engine), m_runs(runs), m_runIds(std::move(runIds)), m_jobs(jobs) {
+    const int serial = g_viewSerial++;
+    m_slot = "plot-view-" + std::to_string(serial);
+    m_jobKey = QStringLiteral("plot-%1").arg(serial);
+    setMouseTracking(true);
+    setFocusPolicy(Qt::StrongFocus);
+    setAttribute(Qt::WA_OpaquePaintEvent);
+    setMinimumSize(200, 150);
+    m_debounce.setSingleShot(true);
+    m_debounce.setInterval(kDefaultDebounceMs);
+    connect(&m_debounce, &QTimer::timeout, this, &PlotView::requestPrepare);
+    recomputeSpecs();
+    m_values = sanitizeValues(m_specs, values);
+    if (dataReady()) requestPrepare();
+}
+
+PlotView::~PlotView() {
+    m_engine.cancel(m_slot);
+    endJob();
+}
+
+plots::RunSet PlotView::runSet() const {
+    plots::RunSet set;
+    for (int id : m_runIds) {
+        auto e = m_runs.runEntry(id);
+        if (e.dataset) set.push_back(std::move(e));
+    }
+    return set;
+}
+
+bool PlotView::dataReady() const {
+    if (m_runIds.empty()) return false;
+    for (int id : m_runIds) {
+        const RunRecord* r = m_runs.run(id);
+        if (!r || !r->dataset) return false;
+    }
+    return true;
+}
+
+std::vector<int> PlotView::ranks() const {
+    std::set<int> ranks;
+    for (int id : m_runIds)
+        if (const RunRecord* r = m_runs.run(id); r && r->dataset)
+            for (const auto& rank : r->dataset->ranks) ranks.insert(rank->rank);
+    return {ranks.begin(), ranks.end()};
+}
+
+QString PlotView::title() const {
+    QStringList labels;
+    for (int id : m_runIds)
+        if (const RunRecord* r = m_runs.run(id)) labels << r->label;
+    const QString t = QString::fromStdString(m_plot.title());
+    if (labels.isEmpty()) return t;
+    if (labels.size() > 2) return tr("%1 — %n runs", nullptr, static_cast<int>(labels.size())).arg(t);
+    return tr("%1 — %2").arg(t, labels.join(tr(" vs ")));
+}
+
+void PlotView::recomputeSpecs() { m_specs = m_plot.parameters(runSet()); }
+
+void PlotView::setValue(const std::string& key, const plots::ParamValue& value) {
+    const plots::ParamSpec* spec = plots::findSpec(m_specs, key);
+    if (!spec) return;
+    plots::ParamValues candidate = m_values;
+    candidate[key] = value;
+    candidate = sanitizeValues(m_specs, candidate);  // an invalid value keeps the old one
+    if (candidate == m_values) return;
+    m_values = std::move(candidate);
+    if (spec->affectsPrepare) {
+        m_updating = true;
+        m_progressText.clear();
+        m_debounce.start();  // five quick edits → one request
+        Q_EMIT stateChanged();
+    }
+    update();
+}
+
+void PlotView::setValues(const plots::ParamValues& values) {
+    plots::ParamValues next = sanitizeValues(m_specs, values);
+    if (next == m_values) return;
+    const bool prepareChanged = plots::prepareKey(m_specs, next) != plots::prepareKey(m_specs, m_values);
+    m_values = std::move(next);
+    if (prepareChanged) {
+        m_updating = true;
+        m_debounce.start();
+        Q_EMIT stateChanged();
+    }
+    Q_EMIT valuesChanged();
+    update();
+}
+
+void PlotView::resetAll() {
+    plots::ParamValues defaults;
+    for (const auto& s : m_specs) defaults[s.key] = s.defaultValue;
+    setValues(defaults);
+}
+
+void PlotView::refreshData() {
+    recomputeSpecs();
+    m_values = sanitizeValues(m_specs, m_values);
+    m_preparedKey.clear();  // new data: whatever we hold is from the old generation
+    if (dataReady()) {
+        m_updating = true;
+        m_debounce.stop();
+        requestPrepare();
+    }
+    Q_EMIT valuesChanged();
+    update();
+}
+
+void PlotView::requestPrepare() {
+    if (!dataReady()) return;
+    const std::string key = plots::prepareKey(m_specs, m_values);
+    if (m_prepared && key == m_preparedKey) {
+        if (m_pendingRequest != 0) m_engine.cancel(m_slot);  // the edits came back to what we already have
+        m_pendingRequest = 0;
+        endJob();
+        m_updating = false;
+        Q_EMIT stateChanged();
+        update();
+        return;
+    }
+    QPointer<PlotView> self(this);
+    plots::PrepareCallbacks cb;
+    cb.onReady = [self](plots::PreparedPtr p, uint64_t id) {
+        QMetaObject::invokeMethod(qApp, [self, p, id] { if (self) self->onReady(p, id); }, Qt::QueuedConnection);
+    };
+    cb.onError = [self](const core::Error& e, uint64_t id) {
+        QMetaObject::invokeMethod(qApp, [self, e, id] { if (self) self->onError(e, id); }, Qt::QueuedConnection);
+    };
+    cb.onProgress = [self](const core::ProgressInfo& p, uint64_t id) {
+        QMetaObject::invokeMethod(qApp, [self, p, id] { if (self) self->onProgress(p, id); }, Qt::QueuedConnection);
+    };
+    m_requestedKey = key;
+    auto res = m_engine.request(m_slot, m_plot, runSet(), m_values, std::move(cb));
+    if (res.error) {
+        m_pendingRequest = 0;
+        m_updating = false;
+        m_error = QString::fromStdString(res.error->toString());
+        endJob();
+    } else if (res.prepared) {
+        m_pendingRequest = 0;
+        m_prepared = res.prepared;
+        m_preparedKey = key;
+        m_updating = false;
+        m_error.clear();
+        endJob();
+    } else {
+        m_pendingRequest = res.requestId;
+        m_updating = true;
+        m_progressText.clear();
+        if (m_jobs) {
+            QPointer<PlotView> view(this);
+            m_jobs->begin(m_jobKey, tr("Prepare %1").arg(title()), [view] {
+                if (!view) return;
+                view->m_engine.cancel(view->m_slot);
+                view->m_pendingRequest = 0;
+                view->m_updating = false;
+                view->m_error = tr("Preparation cancelled — change a parameter or press F5 to try again.");
+                view->endJob();
+                Q_EMIT view->stateChanged();
+                view->update();
+            });
+        }
+    }
+    Q_EMIT stateChanged();
+    update();
+}
+
+void PlotView::onReady(plots::PreparedPtr prepared, uint64_t requestId) {
+    if (requestId != m_pendingRequest) return;  // superseded
+    m_pendingRequest = 0;
+    m_prepared = std::move(prepared);
+    m_preparedKey = m_requestedKey;
+    m_error.clear();
+    m_updating = m_debounce.isActive();  // another edit is already waiting
+    endJob();
+    Q_EMIT stateChanged();
+    Q_EMIT valuesChanged();  // a timeline's geometry (and so its view) is known now
+    update();
+}
+
+void PlotView::onError(const core::Error& error, uint64_t requestId) {
+    if (requestId != m_pendingRequest) return;
+    m_pendingRequest = 0;
+    m_updating = false;
+    m_error = QString::fromStdString(error.toString());
+    endJob();
+    Q_EMIT stateChanged();
+    update();
+}
+
+void PlotView::onProgress(const core::ProgressInfo& p, uint64_t requestId) {
+    if (requestId != m_pendingRequest) return;
+    m_progressText = QString::fromStdString(p.stage);
+    if (p.fraction > 0) m_progressText += QStringLiteral(" %1%").arg(static_cast<int>(p.fraction * 100));
+    if (m_jobs) m_jobs->update(m_jobKey, QString::fromStdString(p.stage), p.fraction);
+    update();
+}
+
+void PlotView::endJob() {
+    if (m_jobs) m_jobs->end(m_jobKey);
+}
+
+bool PlotView::isDark() const { return palette().color(QPalette::Window).lightness() < 128; }
+
+QRectF PlotView::plotRect() const { return QRectF(rect()); }
+
+std::optional<plots::TimelineGeometry> PlotView::geometry() const {
+    if (!m_prepared || !m_plot.isTimeline()) return std::nullopt;
+    return m_plot.timelineGeometry(*m_prepared, m_values, plotRect());
+}
+
+std::optional<plots::ViewRange> PlotView::viewRange() const {
+    auto g = geometry();
+    if (!g) return std::nullopt;
+    return plots::effectiveView(m_values, g->fullStart, g->fullEnd);
+}
+
+void PlotView::applyView(plots::ParamValues values, bool emitRange) {
+    values = sanitizeValues(m_specs, values);
+    if (values == m_values) return;
+    m_values = std::move(values);
+    update();
+    Q_EMIT valuesChanged();
+    if (emitRange)
+        if (auto r = viewRange()) Q_EMIT viewRangeChanged(r->start, r->end);
+}
+
+void PlotView::setViewRange(int64_t start, int64_t end) {
+    if (!m_plot.isTimeline()) return;
+    applyView(plots::setView(m_values, start, end), false);
+}
+
+void PlotView::zoomBy(double factor) {
+    if (auto g = geometry()) applyView(plots::zoomAt(*g, m_values, g->plotArea.center().x(), factor), true);
+}
+
+void PlotView::resetZoom() {
+    if (m_plot.isTimeline()) applyView(plots::resetView(m_values), true);
+}
+
+QImage PlotView::renderImage(QSize size) const {
+    if (!m_prepared) return {};
+    return plots::renderToImage(m_plot, *m_prepared, m_values, size, isDark());
+}
+
+// ---------------------------------------------------------------- painting
+
+void PlotView::paintEvent(QPaintEvent*) {
+    QPainter p(this);
+    const bool dark = isDark();
+    const plots::Theme theme = dark ? plots::Theme::dark() : plots::Theme::light();
+    if (m_prepared) {
+        plots::paintPlot(p, plotRect(), m_plot, *m_prepared, m_values, dark);
+    } else {
+        p.fillRect(rect(), theme.background);
+        p.setPen(theme.muted);
+        QString text;
+        if (!m_error.isEmpty()) text = QString();
+        else if (!dataReady()) text = tr("Waiting for the run to load…");
+        else text = tr("Preparing %1…").arg(QString::fromStdString(m_plot.title()));
+        if (!m_progressText.isEmpty() && m_error.isEmpty()) text += QStringLiteral("\n") + m_progressText;
+        p.drawText(rect(), Qt::AlignCenter, text);
+    }
+
+    if (m_selectedRect) {
+        p.setPen(QPen(theme.highlight, 2));
+        p.setBrush(Qt::NoBrush);
+        p.drawRect(m_selectedRect->adjusted(-1, -1, 1, 1));
+    }
+
+    if (m_drag == Drag::Box) {
+        QRectF band(QPointF(std::min(m_pressPos.x(), m_lastPos.x()), 0),
+                    QPointF(std::max(m_pressPos.x(), m_lastPos.x()), height()));
+        QColor fill = theme.highlight;
+        fill.setAlpha(50);
+        p.fillRect(band, fill);
+        p.setPen(QPen(theme.highlight, 1, Qt::DashLine));
+        p.drawRect(band);
+    }
+
+    // "updating…" badge: the last picture stays while a new one is prepared.
+    if (m_updating && m_prepared) {
+        QString text = tr("updating…");
+        if (!m_progressText.isEmpty()) text += QStringLiteral(" ") + m_progressText;
+        QFont f = font();
+        f.setBold(true);
+        p.setFont(f);
+        QFontMetrics fm(f);
+        QRectF badge(width() - fm.horizontalAdvance(text) - 24, 6, fm.horizontalAdvance(text) + 16, fm.height() + 8);
+        QColor bg = dark ? QColor(60, 60, 70, 220) : QColor(255, 248, 220, 230);
+        p.setPen(Qt::NoPen);
+        p.setBrush(bg);
+        p.drawRoundedRect(badge, 4, 4);
+        p.setPen(dark ? QColor(240, 220, 140) : QColor(120, 80, 0));
+        p.drawText(badge, Qt::AlignCenter, text);
+    }
+
+    // Errors stay inline, over the last good picture if there is one.
+    if (!m_error.isEmpty()) {
+        QFont f = font();
+        p.setFont(f);
+        QFontMetrics fm(f);
+        const QString text = tr("Cannot prepare this plot: %1").arg(m_error);
+        QRectF box(8, height() - 8 - 3 * fm.height() - 12, width() - 16, 3 * fm.height() + 12);
+        if (!m_prepared) box = QRectF(20, height() / 2.0 - 40, width() - 40, 80);
+        p.setPen(QColor(200, 40, 40));
+        p.setBrush(dark ? QColor(70, 20, 20, 235) : QColor(255, 235, 235, 235));
+        p.drawRoundedRect(box, 4, 4);
+        p.setPen(dark ? QColor(255, 190, 190) : QColor(150, 0, 0));
+        p.drawText(box.adjusted(8, 4, -8, -4), Qt::AlignVCenter | Qt::TextWordWrap, text);
+    }
+}
+
+// ---------------------------------------------------------------- mouse and keyboard
+
+void PlotView::mousePressEvent(QMouseEvent* e) {
+    m_pressPos = m_lastPos = e->position();
+    m_moved = false;
+    const bool timeline = geometry().has_value();
+    if (timeline && (e->button() == Qt::RightButton ||
+                     (e->button() == Qt::LeftButton && (e->modifiers() & Qt::ShiftModifier)))) {
+        m_drag = Drag::Box;
+    } else if (e->button() == Qt::LeftButton) {
+        m_drag = timeline ? Drag::Pan : Drag::None;
+    }
+    if (m_drag == Drag::Pan) setCursor(Qt::ClosedHandCursor);
+    e->accept();
+}
+
+void PlotView::mouseMoveEvent(QMouseEvent* e) {
+    const QPointF pos = e->position();
+    if (e->buttons() != Qt::NoButton) {
+        if ((pos - m_pressPos).manhattanLength() > 3) m_moved = true;
+        if (m_drag == Drag::Pan && m_moved) {
+            if (auto g = geometry()) applyView(plots::panBy(*g, m_values, pos.x() - m_lastPos.x()), true);
+        } else if (m_drag == Drag::Box) {
+            update();
+        }
+        m_lastPos = pos;
+        return;
+    }
+    if (!m_prepared) return;
+    if (auto tip = m_plot.tooltipAt(*m_prepared, m_values, plotRect(), pos))
+        QToolTip::showText(e->globalPosition().toPoint(), QString::fromStdString(*tip), this);
+    else
+        QToolTip::hideText();
+}
+
+void PlotView::mouseReleaseEvent(QMouseEvent* e) {
+    const Drag drag = m_drag;
+    m_drag = Drag::None;
+    unsetCursor();
+    if (drag == Drag::Box) {
+        update();
+        if (std::abs(e->position().x() - m_pressPos.x()) > 4)
+            if (auto g = geometry())
+                applyView(plots::zoomToPixels(*g, m_values, m_pressPos.x(), e->position().x()), true);
+        return;
+    }
+    if (e->button() != Qt::LeftButton || m_moved || !m_prepared) return;
+    // A click: select what is under the cursor and show its details.
+    auto hit = m_plot.hitTest(*m_prepared, m_values, plotRect(), e->position());
+    if (!hit) {
+        m_selectedRect.reset();
+        update();
+        Q_EMIT itemSelected(QString(), QString());
+        return;
+    }
+    m_selectedRect = hit->itemRect;
+    QString html = QStringLiteral("<b>%1</b><table>").arg(htmlEscape(hit->title));
+    for (const auto& [k, v] : hit->fields)
+        html += QStringLiteral("<tr><td style='padding-right:8px'>%1</td><td>%2</td></tr>").arg(htmlEscape(k), htmlEscape(v));
+    html += QStringLiteral("</table>");
+    update();
+    Q_EMIT itemSelected(QString::fromStdString(hit->title), html);
+}
+
+void PlotView::mouseDoubleClickEvent(QMouseEvent* e) {
+    if (e->button() == Qt::LeftButton) resetZoom();
+}
+
+void PlotView::wheelEvent(QWheelEvent* e) {
+    auto g = geometry();
+    if (!g) {
+        e->ignore();
+        return;
+    }
+    const QPoint delta = e->angleDelta();
+    if ((e->modifiers() & Qt::ShiftModifier) || std::abs(delta.x()) > std::abs(delta.y())) {
+        const int d = (std::abs(delta.x()) > std::abs(delta.y()) ? delta.x() : delta.y());
+        const int lanes = d > 0 ? -1 : 1;
+        applyView(plots::scrollLanes(*g, m_values, lanes), false);
+    } else if (delta.y() != 0) {
+        const double notches = delta.y() / 120.0;
+        applyView(plots::zoomAt(*g, m_values, e->position().x(), std::pow(kWheelZoomIn, notches)), true);
+    }
+    e->accept();
+}
+
+void PlotView::keyPressEvent(QKeyEvent* e) {
+    switch (e->key()) {
+        case Qt::Key_Plus:
+        case Qt::Key_Equal: zoomBy(kWheelZoomIn); return;
+        case Qt::Key_Minus: zoomBy(1.0 / kWheelZoomIn); return;
+        case Qt::Key_0: resetZoom(); return;
+        case Qt::Key_Left:
+            if (auto g = geometry()) applyView(plots::panBy(*g, m_values, g->plotArea.width() / 10), true);
+            return;
+        case Qt::Key_Right:
+            if (auto g = geometry()) applyView(plots::panBy(*g, m_values, -g->plotArea.width() / 10), true);
+            return;
+        case Qt::Key_Up:
+            if (auto g = geometry()) applyView(plots::scrollLanes(*g, m_values, -1), false);
+            return;
+        case Qt::Key_Down:
+            if (auto g = geometry()) applyView(plots::scrollLanes(*g, m_values, 1), false);
+            return;
+        default: QWidget::keyPressEvent(e);
+    }
+}
+
+void PlotView::leaveEvent(QEvent*) { QToolTip::hideText(); }
+
+void PlotView::changeEvent(QEvent* e) {
+    if (e->type() == QEvent::PaletteChange) update();  // follow the light/dark palette
+    QWidget::changeEvent(e);
+}
+
+}  // namespace strobe::app

@@ -1,0 +1,122 @@
+#pragma once
+// One plot in a tab: the canvas that paints it through the PlotEngine, and the mouse and keyboard around it.
+//
+//   - A drawing-parameter change repaints at once from the Prepared in hand (prepare() is not called).
+//   - A preparation-parameter change is debounced (quick successive edits make one request) and prepared in the
+//     background; the last picture stays on screen with an "updating…" overlay until the new one arrives.
+//   - Timelines: wheel zoom about the cursor, drag to pan, Shift+drag (or right-drag) box zoom, double-click
+//     resets; these change the view-state drawing parameters only.
+//   - Hover shows the value under the cursor; a click selects and reports the details.
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <QImage>
+#include <QPointer>
+#include <QTimer>
+#include <QWidget>
+
+#include "plots/plot.h"
+#include "plots/plot_engine.h"
+#include "plots/timeline_view.h"
+
+namespace strobe::app {
+
+class JobList;
+class RunManager;
+
+class PlotView : public QWidget {
+    Q_OBJECT
+public:
+    PlotView(const plots::Plot& plot, plots::PlotEngine& engine, RunManager& runs, std::vector<int> runIds,
+             const plots::ParamValues& values, JobList* jobs, QWidget* parent = nullptr);
+    ~PlotView() override;
+
+    const plots::Plot& plot() const { return m_plot; }
+    const std::vector<int>& runIds() const { return m_runIds; }
+    plots::RunSet runSet() const;
+    std::vector<int> ranks() const;  // rank numbers present in the runs (rank pickers)
+    const std::vector<plots::ParamSpec>& specs() const { return m_specs; }
+    const plots::ParamValues& values() const { return m_values; }
+    plots::PreparedPtr prepared() const { return m_prepared; }
+    QString title() const;
+    bool isUpdating() const { return m_updating; }
+    QString errorText() const { return m_error; }
+    bool dataReady() const;
+
+    // Parameter changes (from the panel, a session, reset).
+    void setValue(const std::string& key, const plots::ParamValue& value);
+    void setValues(const plots::ParamValues& values);  // unknown keys ignored, missing keys → default
+    void resetAll();
+    // The runs got new data (first load or reload): recompute specs and prepare again.
+    void refreshData();
+    void setPrepareDebounceMs(int ms) { m_debounce.setInterval(ms); }
+
+    // Timelines.
+    bool isTimeline() const { return m_plot.isTimeline(); }
+    std::optional<plots::ViewRange> viewRange() const;
+    void setViewRange(int64_t start, int64_t end);  // synchronised axes: no viewRangeChanged emitted
+    void zoomBy(double factor);                     // about the centre; < 1 zooms in
+    void resetZoom();
+
+    QImage renderImage(QSize size) const;  // null when nothing is prepared yet
+    bool isDark() const;
+
+Q_SIGNALS:
+    void valuesChanged();                                 // by the view itself (zoom/pan) or by setValues
+    void viewRangeChanged(qint64 start, qint64 end);      // the user zoomed or panned
+    void stateChanged();                                  // updating / ready / error
+    void itemSelected(const QString& title, const QString& details);
+
+protected:
+    void paintEvent(QPaintEvent*) override;
+    void mousePressEvent(QMouseEvent*) override;
+    void mouseMoveEvent(QMouseEvent*) override;
+    void mouseReleaseEvent(QMouseEvent*) override;
+    void mouseDoubleClickEvent(QMouseEvent*) override;
+    void wheelEvent(QWheelEvent*) override;
+    void keyPressEvent(QKeyEvent*) override;
+    void leaveEvent(QEvent*) override;
+    void changeEvent(QEvent*) override;
+
+private:
+    void recomputeSpecs();
+    void requestPrepare();
+    void onReady(plots::PreparedPtr prepared, uint64_t requestId);
+    void onError(const core::Error& error, uint64_t requestId);
+    void onProgress(const core::ProgressInfo& p, uint64_t requestId);
+    void applyView(plots::ParamValues values, bool emitRange);
+    std::optional<plots::TimelineGeometry> geometry() const;
+    QRectF plotRect() const;
+    void endJob();
+
+    const plots::Plot& m_plot;
+    plots::PlotEngine& m_engine;
+    RunManager& m_runs;
+    std::vector<int> m_runIds;
+    QPointer<JobList> m_jobs;
+    std::string m_slot;
+    QString m_jobKey;
+
+    std::vector<plots::ParamSpec> m_specs;
+    plots::ParamValues m_values;       // resolved: every spec key present
+    plots::PreparedPtr m_prepared;
+    std::string m_preparedKey;         // prepareKey() of the values m_prepared was made with
+    std::string m_requestedKey;        // prepareKey() of the request in flight
+    uint64_t m_pendingRequest = 0;
+    bool m_updating = false;
+    QString m_error;
+    QString m_progressText;
+    QTimer m_debounce;
+
+    // Mouse state.
+    enum class Drag { None, Pan, Box };
+    Drag m_drag = Drag::None;
+    QPointF m_pressPos;
+    QPointF m_lastPos;
+    bool m_moved = false;
+    std::optional<QRectF> m_selectedRect;
+};
+
+}  // namespace strobe::app

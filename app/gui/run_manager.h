@@ -1,0 +1,115 @@
+#pragma once
+// The runs open in the workbench. Each run loads in the background (core::loadRun on a worker thread); its
+// metadata (GPU, platform, rank, event estimate) shows as soon as the loader reports it, then progress in named
+// stages, then the dataset and one summary per rank. A failed load keeps what was open before (a reload that
+// fails leaves the previous dataset in place) and reports the error with the file it concerns.
+// Files of loaded runs are watched; a change on disk reloads the run after a short quiet period.
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include <QElapsedTimer>
+#include <QFileSystemWatcher>
+#include <QFutureWatcher>
+#include <QObject>
+#include <QStringList>
+#include <QTimer>
+
+#include "core/analysis/summary.h"
+#include "core/engine/progress.h"
+#include "core/engine/run_loader.h"
+#include "core/model/dataset.h"
+#include "plots/plot.h"
+
+namespace strobe::app {
+
+enum class RunState { Loading, Loaded, Failed, Cancelled };
+
+struct RunRecord {
+    int id = 0;
+    QString label;
+    QStringList sources;                           // what the user opened
+    std::map<std::string, std::string> parameters; // sweep point
+    RunState state = RunState::Loading;
+    bool reloading = false;                        // a load is running while an older dataset is shown
+
+    // While loading.
+    QStringList files;                             // expanded trace files (known once expansion is done)
+    std::map<size_t, core::TraceInfo> metadata;    // per file index, as soon as the loader reports it
+    QString stage;
+    QString stageFile;
+    double fraction = 0.0;
+    core::CancelToken cancel;
+    uint64_t loadSerial = 0;
+    QElapsedTimer clock;
+    double loadSeconds = 0.0;
+
+    // Result.
+    core::DatasetPtr dataset;
+    std::vector<core::RankSummary> summaries;      // one per rank, same order as dataset->ranks
+    std::optional<core::Error> error;              // the last load's error (names the file)
+    core::Diagnostics warnings;                    // run-level and per-file warnings of the last load
+};
+
+class RunManager : public QObject {
+    Q_OBJECT
+public:
+    explicit RunManager(QObject* parent = nullptr);
+    ~RunManager() override;  // cancels and waits for running loads
+
+    // Opens `sources` (files and/or directories) as one run and starts loading it. Returns the run id.
+    int openRun(const QStringList& sources, const QString& label = {},
+                const std::map<std::string, std::string>& parameters = {});
+    // Adds a run whose data is already in memory (produced elsewhere: tests, a collector). Not reloadable.
+    int addDataset(const QString& label, core::DatasetPtr dataset);
+    void reload(int id);
+    void reloadAll();
+    void cancel(int id);
+    void cancelAll();
+    void close(int id);
+    void closeAll();
+
+    const RunRecord* run(int id) const;
+    std::vector<int> runIds() const;  // in opening order
+    bool anyLoading() const;
+    // The run as a plot input (label, dataset, sweep parameters). Dataset null while the first load runs.
+    plots::RunEntry runEntry(int id) const;
+    size_t datasetBytes() const;
+
+    void setWatchFiles(bool on);
+    void setLoadOptions(const core::RunLoadOptions& options) { m_options = options; }
+    // Groups command-line or dropped paths into runs: each directory is a run, loose files together are one.
+    static std::vector<QStringList> groupIntoRuns(const QStringList& paths);
+    static QString defaultLabel(const QStringList& sources);
+
+Q_SIGNALS:
+    void runAdded(int id);
+    void runChanged(int id);      // metadata, progress, state, warnings
+    void runLoaded(int id);       // a new dataset is in place (first load or reload)
+    void runRemoved(int id);
+    void loadingChanged(bool anyLoading);
+
+private:
+    struct Outcome;
+    void startLoad(RunRecord& run);
+    void onLoadFinished(int id, uint64_t serial, std::shared_ptr<Outcome> outcome);
+    void watch(const RunRecord& run);
+    void unwatch(const RunRecord& run);
+    void onFileChanged(const QString& path);
+
+    std::map<int, std::unique_ptr<RunRecord>> m_runs;
+    std::vector<int> m_order;
+    int m_nextId = 1;
+    uint64_t m_nextSerial = 1;
+    core::RunLoadOptions m_options;
+    bool m_watchFiles = true;
+    QFileSystemWatcher m_watcher;
+    std::map<int, QTimer*> m_reloadTimers;
+    std::vector<std::unique_ptr<QFutureWatcher<void>>> m_futures;
+};
+
+QString runStateText(RunState s);
+
+}  // namespace strobe::app

@@ -1,0 +1,373 @@
+#include "app/gui/runs_panel.h"
+
+#include <algorithm>
+
+#include <QFileInfo>
+#include <QHeaderView>
+#include <QMenu>
+#include <QSplitter>
+#include <QStyle>
+#include <QTextBrowser>
+#include <QTreeWidget>
+#include <QVBoxLayout>
+
+#include "app/gui/format.h"
+#include "app/gui/run_manager.h"
+
+namespace strobe::app {
+
+namespace {
+
+constexpr int kRunRole = Qt::UserRole;
+constexpr int kRankRole = Qt::UserRole + 1;  // index into dataset ranks, -1 for the run row, -2 other rows
+
+QString qs(const std::string& s) { return QString::fromStdString(s); }
+QString qs(std::string_view s) { return QString::fromUtf8(s.data(), static_cast<qsizetype>(s.size())); }
+
+QString platformText(core::Platform p) {
+    switch (p) {
+        case core::Platform::Amd: return RunsPanel::tr("AMD");
+        case core::Platform::Nvidia: return RunsPanel::tr("NVIDIA");
+        default: return RunsPanel::tr("unknown platform");
+    }
+}
+
+QString rankTitle(const core::RankSummary& s) {
+    if (s.rank < 0) return RunsPanel::tr("Rank ?");
+    if (s.worldSize > 0) return RunsPanel::tr("Rank %1 / %2").arg(s.rank).arg(s.worldSize);
+    return RunsPanel::tr("Rank %1").arg(s.rank);
+}
+
+QString stepsText(const std::vector<int64_t>& steps) {
+    if (steps.empty()) return RunsPanel::tr("none");
+    if (steps.size() == 1) return QString::number(steps.front());
+    return RunsPanel::tr("%1 (%2 – %3)").arg(steps.size()).arg(steps.front()).arg(steps.back());
+}
+
+QString diagnosticText(const core::Diagnostic& d) {
+    QString where = qs(d.where.toString());
+    return where.isEmpty() ? qs(d.message) : QStringLiteral("%1: %2").arg(where, qs(d.message));
+}
+
+QTreeWidgetItem* child(QTreeWidgetItem* parent, const QString& a, const QString& b, int rankIndex = -2) {
+    auto* item = new QTreeWidgetItem(parent, {a, b});
+    item->setData(0, kRunRole, parent->data(0, kRunRole));
+    item->setData(0, kRankRole, rankIndex);
+    item->setToolTip(1, b);
+    return item;
+}
+
+}  // namespace
+
+RunsPanel::RunsPanel(RunManager& runs, QWidget* parent) : QWidget(parent), m_runs(runs) {
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    auto* split = new QSplitter(Qt::Vertical, this);
+    m_tree = new QTreeWidget(split);
+    m_tree->setObjectName(QStringLiteral("runTree"));
+    m_tree->setColumnCount(2);
+    m_tree->setHeaderLabels({tr("Run / rank"), tr("Summary")});
+    m_tree->header()->setSectionResizeMode(0, QHeaderView::ResizeToContents);
+    m_tree->header()->setStretchLastSection(true);
+    m_tree->setContextMenuPolicy(Qt::CustomContextMenu);
+    m_tree->setUniformRowHeights(true);
+    m_details = new QTextBrowser(split);
+    m_details->setObjectName(QStringLiteral("runDetails"));
+    m_details->setOpenLinks(false);
+    m_details->setPlaceholderText(tr("Select a run or a rank to see its summary."));
+    split->addWidget(m_tree);
+    split->addWidget(m_details);
+    split->setStretchFactor(0, 3);
+    split->setStretchFactor(1, 2);
+    layout->addWidget(split);
+
+    connect(&runs, &RunManager::runAdded, this, &RunsPanel::addRun);
+    connect(&runs, &RunManager::runChanged, this, &RunsPanel::refreshRun);
+    connect(&runs, &RunManager::runRemoved, this, &RunsPanel::removeRun);
+    connect(m_tree, &QTreeWidget::currentItemChanged, this, [this] {
+        showDetails();
+        Q_EMIT currentRunChanged(currentRun());
+    });
+    connect(m_tree, &QTreeWidget::customContextMenuRequested, this, &RunsPanel::contextMenu);
+    for (int id : runs.runIds()) addRun(id);
+}
+
+int RunsPanel::currentRun() const {
+    if (auto* item = m_tree->currentItem()) {
+        const int id = item->data(0, kRunRole).toInt();
+        if (m_runs.run(id)) return id;
+    }
+    auto ids = m_runs.runIds();
+    return ids.empty() ? 0 : ids.back();
+}
+
+std::vector<int> RunsPanel::selectedRuns() const {
+    std::vector<int> out;
+    for (auto* item : m_tree->selectedItems()) {
+        const int id = item->data(0, kRunRole).toInt();
+        if (m_runs.run(id) && std::find(out.begin(), out.end(), id) == out.end()) out.push_back(id);
+    }
+    return out;
+}
+
+void RunsPanel::selectRun(int id) {
+    auto it = m_items.find(id);
+    if (it != m_items.end()) m_tree->setCurrentItem(it->second);
+}
+
+void RunsPanel::addRun(int id) {
+    auto* item = new QTreeWidgetItem(m_tree);
+    item->setData(0, kRunRole, id);
+    item->setData(0, kRankRole, -1);
+    QFont f = item->font(0);
+    f.setBold(true);
+    item->setFont(0, f);
+    m_items[id] = item;
+    refreshRun(id);
+    item->setExpanded(true);
+    if (!m_tree->currentItem()) m_tree->setCurrentItem(item);
+}
+
+void RunsPanel::removeRun(int id) {
+    auto it = m_items.find(id);
+    if (it == m_items.end()) return;
+    delete it->second;
+    m_items.erase(it);
+    showDetails();
+    Q_EMIT currentRunChanged(currentRun());
+}
+
+void RunsPanel::refreshRun(int id) {
+    auto it = m_items.find(id);
+    const RunRecord* run = m_runs.run(id);
+    if (it == m_items.end() || !run) return;
+    QTreeWidgetItem* item = it->second;
+
+    // Remember which rank rows were expanded and what was selected, then rebuild the children.
+    std::vector<int> expanded;
+    for (int i = 0; i < item->childCount(); ++i)
+        if (item->child(i)->isExpanded()) expanded.push_back(item->child(i)->data(0, kRankRole).toInt());
+    int selectedRank = -3;
+    if (auto* cur = m_tree->currentItem(); cur && cur != item && cur->data(0, kRunRole).toInt() == id)
+        selectedRank = cur->data(0, kRankRole).toInt();
+    const bool blocked = m_tree->blockSignals(true);
+    qDeleteAll(item->takeChildren());
+
+    item->setText(0, run->label);
+    item->setToolTip(0, run->sources.join(QLatin1Char('\n')));
+    const QStyle* st = style();
+    QString state;
+    switch (run->state) {
+        case RunState::Loading:
+            state = tr("%1… %2%").arg(run->stage).arg(static_cast<int>(run->fraction * 100));
+            item->setIcon(0, st->standardIcon(QStyle::SP_BrowserReload));
+            break;
+        case RunState::Loaded:
+            state = tr("%n rank(s), loaded in %1 s", nullptr, run->dataset ? static_cast<int>(run->dataset->ranks.size()) : 0)
+                        .arg(run->loadSeconds, 0, 'f', 2);
+            item->setIcon(0, st->standardIcon(run->warnings.empty() ? QStyle::SP_DialogApplyButton
+                                                                     : QStyle::SP_MessageBoxWarning));
+            break;
+        case RunState::Failed:
+            state = tr("failed to load");
+            item->setIcon(0, st->standardIcon(QStyle::SP_MessageBoxCritical));
+            break;
+        case RunState::Cancelled:
+            state = tr("cancelled (F5 reloads)");
+            item->setIcon(0, st->standardIcon(QStyle::SP_DialogCancelButton));
+            break;
+    }
+    if (run->reloading) state = tr("reloading… %1%").arg(static_cast<int>(run->fraction * 100));
+    item->setText(1, state);
+
+    // Inline error with the file it concerns.
+    if (run->error) {
+        auto* err = child(item, tr("Error"), qs(run->error->toString()));
+        err->setIcon(0, st->standardIcon(QStyle::SP_MessageBoxCritical));
+        err->setForeground(1, QColor(200, 30, 30));
+        err->setToolTip(1, qs(run->error->toString()));
+    }
+    // Run-level warnings: duplicate or missing ranks, truncated files...
+    const size_t maxWarnings = 20;
+    for (size_t i = 0; i < run->warnings.size() && i < maxWarnings; ++i) {
+        auto* w = child(item, tr("Warning"), diagnosticText(run->warnings[i]));
+        w->setIcon(0, st->standardIcon(QStyle::SP_MessageBoxWarning));
+        w->setForeground(1, QColor(190, 120, 0));
+    }
+    if (run->warnings.size() > maxWarnings)
+        child(item, tr("Warning"), tr("… and %1 more").arg(run->warnings.size() - maxWarnings));
+
+    if (run->state == RunState::Loading && !run->dataset) {
+        // Metadata first: each file's rank, GPU, platform and event estimate as soon as the loader has them.
+        for (int i = 0; i < run->files.size(); ++i) {
+            auto m = run->metadata.find(static_cast<size_t>(i));
+            const QString name = QFileInfo(run->files[i]).fileName();
+            if (m == run->metadata.end()) {
+                child(item, name, tr("waiting…"));
+                continue;
+            }
+            const core::TraceInfo& info = m->second;
+            QString rank = info.distributed.rank >= 0
+                               ? tr("rank %1/%2").arg(info.distributed.rank).arg(info.distributed.worldSize)
+                               : tr("rank ?");
+            QString gpu = info.gpuName().empty() ? tr("no GPU listed") : qs(info.gpuName());
+            auto* r = child(item, name,
+                            tr("%1 · %2 · %3 · ~%4 events")
+                                .arg(rank, platformText(info.platform), gpu, formatCount(info.eventEstimate)));
+            r->setToolTip(0, run->files[i]);
+        }
+    }
+
+    if (run->dataset) {
+        for (size_t i = 0; i < run->summaries.size(); ++i) {
+            const core::RankSummary& s = run->summaries[i];
+            auto* r = child(item, rankTitle(s),
+                            tr("%1 · %2 · %3 kernels · %4")
+                                .arg(platformText(s.platform), s.gpuName.empty() ? tr("no GPU") : qs(s.gpuName),
+                                     formatCount(s.kernelCount), formatDuration(s.kernelTimeNs)),
+                            static_cast<int>(i));
+            r->setToolTip(0, qs(s.path));
+            for (const auto& w : s.warnings) {
+                auto* wi = child(r, tr("Warning"), qs(w), static_cast<int>(i));
+                wi->setIcon(0, st->standardIcon(QStyle::SP_MessageBoxWarning));
+            }
+            child(r, tr("Platform"), platformText(s.platform), static_cast<int>(i));
+            child(r, tr("GPU"), s.gpuName.empty() ? tr("none listed") : qs(s.gpuName), static_cast<int>(i));
+            child(r, tr("Rank / world"),
+                  QStringLiteral("%1 / %2").arg(s.rank).arg(s.worldSize > 0 ? QString::number(s.worldSize) : tr("?")),
+                  static_cast<int>(i));
+            child(r, tr("Events"), formatCount(s.events), static_cast<int>(i));
+            child(r, tr("Kernels"), tr("%1 (%2)").arg(formatCount(s.kernelCount), formatDuration(s.kernelTimeNs)),
+                  static_cast<int>(i));
+            child(r, tr("Memcpy / memset"),
+                  tr("%1 (%2) / %3 (%4)")
+                      .arg(formatCount(s.memcpyCount), formatDuration(s.memcpyTimeNs), formatCount(s.memsetCount),
+                           formatDuration(s.memsetTimeNs)),
+                  static_cast<int>(i));
+            child(r, tr("Span"), formatDuration(s.spanEnd - s.spanStart), static_cast<int>(i));
+            child(r, tr("Steps"), stepsText(s.steps), static_cast<int>(i));
+            if (!s.topKernels.empty())
+                child(r, tr("Top kernel"),
+                      tr("%1 (%2)").arg(qs(s.topKernels.front().name), formatDuration(s.topKernels.front().totalNs)),
+                      static_cast<int>(i));
+            if (std::find(expanded.begin(), expanded.end(), static_cast<int>(i)) != expanded.end())
+                r->setExpanded(true);
+        }
+    }
+    // Restore the selection inside this run.
+    if (selectedRank != -3) {
+        for (int i = 0; i < item->childCount(); ++i)
+            if (item->child(i)->data(0, kRankRole).toInt() == selectedRank) {
+                m_tree->setCurrentItem(item->child(i));
+                break;
+            }
+    }
+    m_tree->blockSignals(blocked);
+    if (currentRun() == id) showDetails();
+}
+
+void RunsPanel::showDetails() {
+    auto* item = m_tree->currentItem();
+    const int id = item ? item->data(0, kRunRole).toInt() : 0;
+    const RunRecord* run = m_runs.run(id);
+    if (!run) {
+        m_details->clear();
+        return;
+    }
+    const int rankIndex = item->data(0, kRankRole).toInt();
+    QString html;
+    auto row = [](const QString& k, const QString& v) {
+        return QStringLiteral("<tr><td style='padding-right:10px'><b>%1</b></td><td>%2</td></tr>").arg(k, v);
+    };
+    if (rankIndex >= 0 && static_cast<size_t>(rankIndex) < run->summaries.size()) {
+        const core::RankSummary& s = run->summaries[static_cast<size_t>(rankIndex)];
+        html += QStringLiteral("<h3>%1 — %2</h3><table>").arg(rankTitle(s), run->label.toHtmlEscaped());
+        html += row(tr("File"), qs(s.path).toHtmlEscaped());
+        html += row(tr("Platform"), platformText(s.platform));
+        html += row(tr("GPU"), qs(s.gpuName).toHtmlEscaped());
+        html += row(tr("Events"), formatCount(s.events));
+        html += row(tr("Kernels"), tr("%1, %2").arg(formatCount(s.kernelCount), formatDuration(s.kernelTimeNs)));
+        html += row(tr("Memcpy"), tr("%1, %2").arg(formatCount(s.memcpyCount), formatDuration(s.memcpyTimeNs)));
+        html += row(tr("Memset"), tr("%1, %2").arg(formatCount(s.memsetCount), formatDuration(s.memsetTimeNs)));
+        html += row(tr("Span"), formatDuration(s.spanEnd - s.spanStart));
+        html += row(tr("Steps"), stepsText(s.steps));
+        html += QStringLiteral("</table>");
+        if (!s.timeByCategory.empty()) {
+            int64_t total = 0;
+            for (const auto& [c, t] : s.timeByCategory) total += t;
+            html += QStringLiteral("<h4>%1</h4><table>").arg(tr("GPU time by category"));
+            for (const auto& [c, t] : s.timeByCategory)
+                html += QStringLiteral("<tr><td style='padding-right:10px'>%1</td><td align=right>%2</td>"
+                                       "<td align=right style='padding-left:10px'>%3%</td></tr>")
+                            .arg(qs(core::toString(c)), formatDuration(t))
+                            .arg(total > 0 ? 100.0 * static_cast<double>(t) / static_cast<double>(total) : 0.0, 0, 'f', 1);
+            html += QStringLiteral("</table>");
+        }
+        if (!s.topKernels.empty()) {
+            html += QStringLiteral("<h4>%1</h4><table><tr><th align=left>%2</th><th>%3</th><th>%4</th><th>%5</th></tr>")
+                        .arg(tr("Top kernels"), tr("Kernel"), tr("Category"), tr("Count"), tr("Total"));
+            for (const auto& k : s.topKernels) {
+                QString name = qs(k.name);
+                if (name.size() > 90) name = name.left(87) + QStringLiteral("…");
+                html += QStringLiteral("<tr><td>%1</td><td>%2</td><td align=right>%3</td><td align=right>%4</td></tr>")
+                            .arg(name.toHtmlEscaped(), qs(core::toString(k.category)), formatCount(k.count),
+                                 formatDuration(k.totalNs));
+            }
+            html += QStringLiteral("</table>");
+        }
+        if (!s.eventsByCategory.empty()) {
+            html += QStringLiteral("<h4>%1</h4><table>").arg(tr("Events by category"));
+            for (const auto& [cat, n] : s.eventsByCategory)
+                html += row(cat.empty() ? tr("(none)") : qs(cat).toHtmlEscaped(), formatCount(n));
+            html += QStringLiteral("</table>");
+        }
+    } else {
+        html += QStringLiteral("<h3>%1</h3><table>").arg(run->label.toHtmlEscaped());
+        html += row(tr("State"), runStateText(run->state));
+        QStringList sources;
+        for (const auto& src : run->sources) sources << src.toHtmlEscaped();
+        html += row(tr("Opened"), sources.join(QStringLiteral("<br>")));
+        if (run->dataset) html += row(tr("Memory"), formatBytes(run->dataset->bytes()));
+        for (const auto& [k, v] : run->parameters) html += row(qs(k).toHtmlEscaped(), qs(v).toHtmlEscaped());
+        html += QStringLiteral("</table>");
+        if (run->error)
+            html += QStringLiteral("<p style='color:#c02020'><b>%1</b> %2</p>")
+                        .arg(tr("Error:"), qs(run->error->toString()).toHtmlEscaped());
+        if (!run->warnings.empty()) {
+            html += QStringLiteral("<h4>%1</h4><ul>").arg(tr("Warnings"));
+            for (const auto& w : run->warnings)
+                html += QStringLiteral("<li>%1</li>").arg(diagnosticText(w).toHtmlEscaped());
+            html += QStringLiteral("</ul>");
+        }
+        if (!run->summaries.empty()) {
+            html += QStringLiteral("<h4>%1</h4><table><tr><th>%2</th><th>%3</th><th>%4</th><th>%5</th><th>%6</th></tr>")
+                        .arg(tr("Ranks"), tr("Rank"), tr("GPU"), tr("Events"), tr("Kernel time"), tr("Span"));
+            for (const auto& s : run->summaries)
+                html += QStringLiteral("<tr><td>%1</td><td>%2</td><td align=right>%3</td><td align=right>%4</td>"
+                                       "<td align=right>%5</td></tr>")
+                            .arg(s.rank)
+                            .arg(qs(s.gpuName).toHtmlEscaped(), formatCount(s.events), formatDuration(s.kernelTimeNs),
+                                 formatDuration(s.spanEnd - s.spanStart));
+            html += QStringLiteral("</table>");
+        }
+    }
+    m_details->setHtml(html);
+}
+
+void RunsPanel::contextMenu(const QPoint& pos) {
+    auto* item = m_tree->itemAt(pos);
+    if (!item) return;
+    const int id = item->data(0, kRunRole).toInt();
+    const RunRecord* run = m_runs.run(id);
+    if (!run) return;
+    QMenu menu(this);
+    menu.addAction(tr("Open plots for this run"), this, [this, id] { Q_EMIT openPlotsRequested(id); })
+        ->setEnabled(run->dataset != nullptr);
+    menu.addAction(tr("Reload"), this, [this, id] { Q_EMIT reloadRequested(id); });
+    if (run->state == RunState::Loading) menu.addAction(tr("Cancel loading"), this, [this, id] { m_runs.cancel(id); });
+    menu.addSeparator();
+    menu.addAction(tr("Close run"), this, [this, id] { Q_EMIT closeRequested(id); });
+    menu.exec(m_tree->viewport()->mapToGlobal(pos));
+}
+
+}  // namespace strobe::app

@@ -1,0 +1,134 @@
+// Plot drawing speed: the GPU timeline painting 1 M kernels on 8 ranks (whole range and zoomed), and a drawing-
+// parameter change turned into a new picture (engine cache hit + draw). Run:
+//   QT_QPA_PLATFORM=offscreen build/release/bench/bench_plots --benchmark_repetitions=5 --benchmark_report_aggregates_only
+#include <benchmark/benchmark.h>
+
+#include <cstdlib>
+#include <memory>
+
+#include <QGuiApplication>
+#include <QImage>
+#include <QPainter>
+
+#include "plots/plot_engine.h"
+#include "plots/plot_registry.h"
+#include "plots/render.h"
+#include "plots/timeline_view.h"
+#include "tests/plots/plot_test_data.h"
+
+using namespace strobe;
+using namespace strobe::plots;
+
+namespace {
+
+struct Fixture {
+    RunSet runs;
+    const Plot* timeline = nullptr;
+    PreparedPtr prepared;
+    ParamValues values;
+    static Fixture& get() {
+        static Fixture f = [] {
+            Fixture x;
+            x.runs = {RunEntry{"synthetic", testdata::syntheticRun(8, 125'000), {}}};  // 1 M activities
+            x.timeline = PlotRegistry::instance().find("gpu-timeline");
+            x.values = *resolveValues(x.timeline->parameters(x.runs), {});
+            x.prepared = *prepareNow(*x.timeline, x.runs);
+            return x;
+        }();
+        return f;
+    }
+};
+
+void paintInto(QImage& img, const Plot& plot, const Prepared& p, const ParamValues& v) {
+    QPainter painter(&img);
+    paintPlot(painter, QRectF(0, 0, img.width(), img.height()), plot, p, v);
+}
+
+void BM_TimelinePaint1MWhole(benchmark::State& state) {
+    auto& f = Fixture::get();
+    QImage img(1600, 900, QImage::Format_ARGB32_Premultiplied);
+    for (auto _ : state) {
+        paintInto(img, *f.timeline, *f.prepared, f.values);
+        benchmark::DoNotOptimize(img.constBits());
+    }
+    state.counters["kernels"] = 1e6;
+}
+BENCHMARK(BM_TimelinePaint1MWhole)->Unit(benchmark::kMillisecond);
+
+void BM_TimelinePaint1MZoomed(benchmark::State& state) {
+    auto& f = Fixture::get();
+    QImage img(1600, 900, QImage::Format_ARGB32_Premultiplied);
+    auto g = *f.timeline->timelineGeometry(*f.prepared, f.values, QRectF(0, 0, 1600, 900));
+    // 1% of the range around the middle: kernels wide enough to draw one by one, with names.
+    auto v = setView(f.values, g.fullEnd / 2, g.fullEnd / 2 + g.fullEnd / 100);
+    for (auto _ : state) {
+        paintInto(img, *f.timeline, *f.prepared, v);
+        benchmark::DoNotOptimize(img.constBits());
+    }
+}
+BENCHMARK(BM_TimelinePaint1MZoomed)->Unit(benchmark::kMillisecond);
+
+// Wheel zoom step: new view values → engine (cache hit, no prepare) → picture.
+void BM_TimelineZoomStepToPicture(benchmark::State& state) {
+    auto& f = Fixture::get();
+    core::JobRunner runner(1);
+    PlotEngine engine(runner);
+    engine.cache().insert(makePreparedKey(*f.timeline, f.runs, f.timeline->parameters(f.runs), f.values), f.prepared);
+    QImage img(1600, 900, QImage::Format_ARGB32_Premultiplied);
+    auto g = *f.timeline->timelineGeometry(*f.prepared, f.values, QRectF(0, 0, 1600, 900));
+    ParamValues v = f.values;
+    double factor = 0.8;
+    for (auto _ : state) {
+        v = zoomAt(g, v, 800, factor);
+        auto r = engine.request("view", *f.timeline, f.runs, v, {});
+        if (!r.prepared) state.SkipWithError("cache miss");
+        paintInto(img, *f.timeline, *r.prepared, r.values);
+        g = *f.timeline->timelineGeometry(*r.prepared, r.values, QRectF(0, 0, 1600, 900));
+        if (g.viewEnd - g.viewStart < 200'000) factor = 1.25;
+        if (g.viewEnd - g.viewStart >= g.fullEnd) factor = 0.8;
+    }
+}
+BENCHMARK(BM_TimelineZoomStepToPicture)->Unit(benchmark::kMillisecond);
+
+// A drawing parameter of a chart (kernel-breakdown "percent") toggled: cache hit + draw, for every builtin plot's
+// first drawing parameter the same path applies.
+void BM_DrawParamChangeToPicture(benchmark::State& state) {
+    auto& f = Fixture::get();
+    const Plot* plot = PlotRegistry::instance().find(state.range(0) == 0 ? "kernel-breakdown" : "kernel-durations");
+    core::JobRunner runner(1);
+    PlotEngine engine(runner);
+    auto base = *resolveValues(plot->parameters(f.runs), {});
+    engine.cache().insert(makePreparedKey(*plot, f.runs, plot->parameters(f.runs), base), *prepareNow(*plot, f.runs));
+    const char* key = state.range(0) == 0 ? "percent" : "log_scale";
+    QImage img(1400, 800, QImage::Format_ARGB32_Premultiplied);
+    bool on = false;
+    for (auto _ : state) {
+        on = !on;
+        ParamValues v = base;
+        v[key] = on;
+        auto r = engine.request("view", *plot, f.runs, v, {});
+        if (!r.prepared) state.SkipWithError("cache miss");
+        paintInto(img, *plot, *r.prepared, r.values);
+    }
+    state.SetLabel(plot->id());
+}
+BENCHMARK(BM_DrawParamChangeToPicture)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
+
+void BM_TimelinePrepare1M(benchmark::State& state) {
+    auto& f = Fixture::get();
+    for (auto _ : state) benchmark::DoNotOptimize(prepareNow(*f.timeline, f.runs));
+}
+BENCHMARK(BM_TimelinePrepare1M)->Unit(benchmark::kMillisecond)->Iterations(3);
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    if (!std::getenv("QT_QPA_PLATFORM")) setenv("QT_QPA_PLATFORM", "offscreen", 1);
+    int qargc = 1;
+    QGuiApplication app(qargc, argv);
+    benchmark::Initialize(&argc, argv);
+    if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+    benchmark::RunSpecifiedBenchmarks();
+    benchmark::Shutdown();
+    return 0;
+}

@@ -1,0 +1,202 @@
+#include "core/formats/kineto_text.h"
+
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+
+namespace strobe::core::kineto {
+
+namespace {
+
+inline bool isDigit(char c) { return c >= '0' && c <= '9'; }
+
+bool viaDouble(std::string_view text, double& v) {
+    char buf[64];
+    if (text.empty() || text.size() >= sizeof(buf)) return false;
+    std::memcpy(buf, text.data(), text.size());
+    buf[text.size()] = '\0';
+    char* end = nullptr;
+    v = std::strtod(buf, &end);
+    return end == buf + text.size() && std::isfinite(v);
+}
+
+void appendUtf8(uint32_t cp, std::string& out) {
+    if (cp < 0x80) {
+        out.push_back(static_cast<char>(cp));
+    } else if (cp < 0x800) {
+        out.push_back(static_cast<char>(0xC0 | (cp >> 6)));
+        out.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
+    } else if (cp < 0x10000) {
+        out.push_back(static_cast<char>(0xE0 | (cp >> 12)));
+        out.push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
+        out.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
+    } else {
+        out.push_back(static_cast<char>(0xF0 | (cp >> 18)));
+        out.push_back(static_cast<char>(0x80 | ((cp >> 12) & 0x3F)));
+        out.push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
+        out.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
+    }
+}
+
+bool hex4(std::string_view s, size_t at, uint32_t& v) {
+    if (at + 4 > s.size()) return false;
+    v = 0;
+    for (size_t i = at; i < at + 4; ++i) {
+        const char c = s[i];
+        v <<= 4;
+        if (c >= '0' && c <= '9') v |= static_cast<uint32_t>(c - '0');
+        else if (c >= 'a' && c <= 'f') v |= static_cast<uint32_t>(c - 'a' + 10);
+        else if (c >= 'A' && c <= 'F') v |= static_cast<uint32_t>(c - 'A' + 10);
+        else return false;
+    }
+    return true;
+}
+
+}  // namespace
+
+bool parseMicrosToNs(std::string_view t, int64_t& ns) {
+    size_t i = 0;
+    const size_t n = t.size();
+    bool neg = false;
+    if (i < n && t[i] == '-') {
+        neg = true;
+        ++i;
+    }
+    if (i >= n || !isDigit(t[i])) return false;
+    uint64_t whole = 0;
+    size_t digits = 0;
+    while (i < n && isDigit(t[i])) {
+        whole = whole * 10 + static_cast<uint64_t>(t[i] - '0');
+        if (++digits > 16) return false;  // > 9.2e15 µs cannot be held in int64 ns
+        ++i;
+    }
+    uint64_t frac = 0;
+    if (i < n && t[i] == '.') {
+        ++i;
+        if (i >= n || !isDigit(t[i])) return false;
+        int fd = 0;
+        bool roundUp = false;
+        while (i < n && isDigit(t[i])) {
+            if (fd < 3) frac = frac * 10 + static_cast<uint64_t>(t[i] - '0');
+            else if (fd == 3) roundUp = t[i] >= '5';
+            ++fd;
+            ++i;
+        }
+        for (int k = fd; k < 3; ++k) frac *= 10;
+        if (roundUp) ++frac;
+    }
+    if (i < n && (t[i] == 'e' || t[i] == 'E')) {
+        double d = 0;
+        if (!viaDouble(t, d)) return false;
+        const double scaled = std::round(d * 1000.0);
+        if (!(scaled > -9.2e18 && scaled < 9.2e18)) return false;
+        ns = static_cast<int64_t>(scaled);
+        return true;
+    }
+    if (i != n) return false;
+    const uint64_t total = whole * 1000 + frac;
+    if (total > static_cast<uint64_t>(INT64_MAX)) return false;
+    ns = neg ? -static_cast<int64_t>(total) : static_cast<int64_t>(total);
+    return true;
+}
+
+bool parseInteger(std::string_view t, int64_t& value) {
+    size_t i = 0;
+    const size_t n = t.size();
+    bool neg = false;
+    if (i < n && t[i] == '-') {
+        neg = true;
+        ++i;
+    }
+    if (i >= n || !isDigit(t[i])) return false;
+    uint64_t v = 0;
+    size_t digits = 0;
+    while (i < n && isDigit(t[i])) {
+        v = v * 10 + static_cast<uint64_t>(t[i] - '0');
+        if (++digits > 18) break;
+        ++i;
+    }
+    if (i == n) {
+        value = neg ? -static_cast<int64_t>(v) : static_cast<int64_t>(v);
+        return true;
+    }
+    double d = 0;
+    if (!viaDouble(t, d) || d != std::floor(d) || !(d > -9.2e18 && d < 9.2e18)) return false;
+    value = static_cast<int64_t>(d);
+    return true;
+}
+
+bool parseDouble(std::string_view t, double& value) {
+    int64_t iv = 0;
+    size_t i = (!t.empty() && t[0] == '-') ? 1 : 0;
+    bool simpleInt = i < t.size() && t.size() - i <= 15;
+    for (size_t k = i; simpleInt && k < t.size(); ++k) simpleInt = isDigit(t[k]);
+    if (simpleInt && parseInteger(t, iv)) {
+        value = static_cast<double>(iv);
+        return true;
+    }
+    return viaDouble(t, value);
+}
+
+bool unescapeJson(std::string_view s, std::string& out) {
+    out.clear();
+    out.reserve(s.size());
+    for (size_t i = 0; i < s.size(); ++i) {
+        const char c = s[i];
+        if (c != '\\') {
+            out.push_back(c);
+            continue;
+        }
+        if (++i >= s.size()) return false;
+        switch (s[i]) {
+        case '"': out.push_back('"'); break;
+        case '\\': out.push_back('\\'); break;
+        case '/': out.push_back('/'); break;
+        case 'b': out.push_back('\b'); break;
+        case 'f': out.push_back('\f'); break;
+        case 'n': out.push_back('\n'); break;
+        case 'r': out.push_back('\r'); break;
+        case 't': out.push_back('\t'); break;
+        case 'u': {
+            uint32_t cp = 0;
+            if (!hex4(s, i + 1, cp)) return false;
+            i += 4;
+            if (cp >= 0xD800 && cp < 0xDC00) {
+                uint32_t lo = 0;
+                if (i + 2 < s.size() && s[i + 1] == '\\' && s[i + 2] == 'u' && hex4(s, i + 3, lo) && lo >= 0xDC00 &&
+                    lo < 0xE000) {
+                    cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
+                    i += 6;
+                } else {
+                    cp = 0xFFFD;  // lone high surrogate
+                }
+            } else if (cp >= 0xDC00 && cp < 0xE000) {
+                cp = 0xFFFD;  // lone low surrogate
+            }
+            appendUtf8(cp, out);
+            break;
+        }
+        default: return false;
+        }
+    }
+    return true;
+}
+
+void appendCompactJson(std::string_view raw, std::string& out) {
+    bool inString = false;
+    bool escape = false;
+    for (const char c : raw) {
+        if (inString) {
+            out.push_back(c);
+            if (escape) escape = false;
+            else if (c == '\\') escape = true;
+            else if (c == '"') inString = false;
+            continue;
+        }
+        if (c == ' ' || c == '\n' || c == '\r' || c == '\t') continue;
+        if (c == '"') inString = true;
+        out.push_back(c);
+    }
+}
+
+}  // namespace strobe::core::kineto

@@ -1,0 +1,37 @@
+#pragma once
+// Small text helpers of the Kineto loader: exact µs → ns conversion from the raw number text, integers from
+// raw tokens, JSON string unescaping and whitespace compaction of raw JSON values. All work on views into the
+// parser's buffer; none allocates except into caller-provided scratch strings.
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace strobe::core::kineto {
+
+// A raw JSON number (or the content of a string holding one) in microseconds → nanoseconds. Integers and
+// decimals are converted exactly (digits past the third decimal are rounded half away from zero); exponent
+// forms go through double. Returns false when the text is not a number or overflows int64 ns.
+bool parseMicrosToNs(std::string_view text, int64_t& ns);
+
+// A raw JSON number that holds an integer (a decimal with a zero fraction or an exponent form is accepted when
+// its value is integral and in range). Returns false otherwise.
+bool parseInteger(std::string_view text, int64_t& value);
+
+// A raw JSON number as double. Returns false when the text is not a number.
+bool parseDouble(std::string_view text, double& value);
+
+// The content of a raw JSON string token (quotes included). Returns false if `token` is not a string.
+inline bool stringContent(std::string_view token, std::string_view& content) {
+    if (token.size() < 2 || token.front() != '"' || token.back() != '"') return false;
+    content = token.substr(1, token.size() - 2);
+    return true;
+}
+
+// Decodes JSON escapes of a string's content (without quotes) into `out`. Returns false on a malformed escape.
+bool unescapeJson(std::string_view content, std::string& out);
+
+// Appends `raw` (a JSON value as written) to `out` without whitespace outside strings.
+void appendCompactJson(std::string_view raw, std::string& out);
+
+}  // namespace strobe::core::kineto

@@ -1,0 +1,661 @@
+// GPU timeline: ranks × streams as lanes, kernels coloured by Strobe category, steps and gpu_user_annotation
+// ranges as bands. Zoom/pan through the drawing parameters of plots/timeline_view.h.
+//
+// Level of detail: prepare() builds, per lane, arrays sorted by start with a running maximum of ends, so that
+// draw() finds the visible items with two binary searches (overlapping items included). Items narrower than a
+// pixel are merged into one rect per pixel column (coloured by the longest item in it); wider items are drawn
+// one by one. Kernels that overlap on one stream go to sub-lanes, so none is hidden behind another.
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <optional>
+#include <regex>
+
+#include <QFontMetricsF>
+
+#include <fmt/format.h>
+
+#include "plots/chart.h"
+#include "plots/plot_registry.h"
+#include "plots/timeline_view.h"
+
+namespace strobe::plots {
+namespace {
+
+enum class LaneKind : uint8_t { Stream, Steps, Annotation };
+
+struct Lane {
+    LaneKind kind = LaneKind::Stream;
+    size_t run = 0;
+    const core::RankData* rank = nullptr;
+    int rankNumber = 0;
+    int device = -1;
+    int stream = -1;
+    int sub = 0;  // sub-lane index (overlapping items)
+    std::string label;
+    std::vector<int64_t> start, end;  // relative to the run's origin, sorted by start
+    std::vector<int64_t> maxEnd;      // running maximum of end (binary search for the first visible item)
+    std::vector<uint8_t> cat;         // KernelCategory
+    std::vector<uint32_t> src;        // index into the rank's gpu table (streams) or slices/steps (bands)
+
+    size_t bytes() const {
+        return start.capacity() * 8 * 3 + cat.capacity() + src.capacity() * 4 + label.capacity() + sizeof(Lane);
+    }
+};
+
+struct TimelinePrepared final : Prepared {
+    std::vector<core::DatasetPtr> keep;  // the lanes point into these
+    std::vector<int64_t> runOrigin;      // absolute ns of relative 0, per run
+    std::vector<std::string> runLabels;
+    std::vector<Lane> lanes;
+    int64_t fullEnd = 1;
+    size_t items = 0;
+    std::vector<std::string> messages;
+    size_t bytes() const override {
+        size_t b = sizeof(*this);
+        for (const auto& l : lanes) b += l.bytes();
+        return b;
+    }
+};
+
+constexpr double kGutter = 170;  // lane labels
+constexpr double kAxisH = 22;
+constexpr double kLegendH = 22;
+
+// Packs items (already sorted by start) into sub-lanes where they do not overlap; returns the sub-lane of each.
+std::vector<int> packSubLanes(const std::vector<int64_t>& start, const std::vector<int64_t>& end, int maxSub) {
+    std::vector<int> sub(start.size(), 0);
+    std::vector<int64_t> lastEnd;
+    for (size_t i = 0; i < start.size(); ++i) {
+        int s = -1;
+        for (size_t k = 0; k < lastEnd.size(); ++k)
+            if (lastEnd[k] <= start[i]) {
+                s = int(k);
+                break;
+            }
+        if (s < 0) {
+            if (int(lastEnd.size()) < maxSub) {
+                lastEnd.push_back(0);
+                s = int(lastEnd.size()) - 1;
+            } else {
+                s = maxSub - 1;  // overflow shares the last sub-lane; the running max end keeps it findable
+            }
+        }
+        lastEnd[size_t(s)] = std::max(lastEnd[size_t(s)], end[i]);
+        sub[i] = s;
+    }
+    return sub;
+}
+
+void finishLane(Lane& l) {
+    l.maxEnd.resize(l.end.size());
+    int64_t m = INT64_MIN;
+    for (size_t i = 0; i < l.end.size(); ++i) l.maxEnd[i] = m = std::max(m, l.end[i]);
+}
+
+// Items of `l` that intersect [t0, t1).
+std::pair<size_t, size_t> visibleRange(const Lane& l, int64_t t0, int64_t t1) {
+    size_t a = size_t(std::upper_bound(l.maxEnd.begin(), l.maxEnd.end(), t0) - l.maxEnd.begin());
+    size_t b = size_t(std::lower_bound(l.start.begin(), l.start.end(), t1) - l.start.begin());
+    return {a, std::max(a, b)};
+}
+
+QColor hashColor(uint32_t id) {
+    uint32_t h = id * 2654435761u;
+    return QColor::fromHsv(int(h % 360), 110 + int((h >> 9) % 100), 170 + int((h >> 17) % 60));
+}
+
+class GpuTimelinePlot final : public Plot {
+public:
+    std::string id() const override { return "gpu-timeline"; }
+    std::string title() const override { return "GPU timeline"; }
+    std::string description() const override {
+        return "Kernels, memcpy and memset of every rank and stream on a time axis, coloured by category, with "
+               "steps and GPU annotations as bands. Wheel zooms, drag pans, hover shows the kernel.";
+    }
+    int order() const override { return 10; }
+    bool isTimeline() const override { return true; }
+
+    std::vector<ParamSpec> parameters(const RunSet& runs) const override {
+        std::vector<ParamSpec> s;
+        ParamSpec ranks;
+        ranks.key = "ranks";
+        ranks.label = "Ranks";
+        ranks.tooltip = "Ranks to show (empty: all)";
+        ranks.type = ParamType::RankSet;
+        ranks.defaultValue = std::vector<std::string>{};
+        ranks.choices = rankChoices(runs);
+        s.push_back(ranks);
+        ParamSpec mem;
+        mem.key = "include_memory";
+        mem.label = "Memcpy/memset";
+        mem.tooltip = "Show memcpy and memset activities next to kernels";
+        mem.type = ParamType::Bool;
+        mem.defaultValue = true;
+        s.push_back(mem);
+        ParamSpec filter;
+        filter.key = "name_filter";
+        filter.label = "Kernel name filter";
+        filter.tooltip = "Only activities whose name matches this regular expression (empty: all)";
+        filter.type = ParamType::Regex;
+        filter.defaultValue = std::string();
+        s.push_back(filter);
+        ParamSpec colorBy;
+        colorBy.key = "color_by";
+        colorBy.label = "Colour by";
+        colorBy.tooltip = "Kernel category (Strobe classification) or kernel name";
+        colorBy.type = ParamType::Enum;
+        colorBy.choices = {"category", "name"};
+        colorBy.defaultValue = std::string("category");
+        colorBy.affectsPrepare = false;
+        s.push_back(colorBy);
+        ParamSpec steps;
+        steps.key = "show_steps";
+        steps.label = "Steps";
+        steps.tooltip = "Show ProfilerStep#N bands";
+        steps.type = ParamType::Bool;
+        steps.defaultValue = true;
+        steps.affectsPrepare = false;
+        s.push_back(steps);
+        ParamSpec ann = steps;
+        ann.key = "show_annotations";
+        ann.label = "GPU annotations";
+        ann.tooltip = "Show gpu_user_annotation ranges as bands";
+        s.push_back(ann);
+        ParamSpec lh;
+        lh.key = "lane_height";
+        lh.label = "Lane height";
+        lh.tooltip = "Height of one lane in pixels";
+        lh.type = ParamType::Int;
+        lh.defaultValue = 18LL;
+        lh.min = 6;
+        lh.max = 80;
+        lh.step = 1;
+        lh.unit = "px";
+        lh.affectsPrepare = false;
+        s.push_back(lh);
+        for (auto& v : timelineViewSpecs()) s.push_back(v);
+        return s;
+    }
+
+    core::Result<PreparedPtr> prepare(const RunSet& runs, const ParamValues& values, const core::CancelToken& cancel,
+                                      const core::ProgressFn& progress) const override {
+        auto out = std::make_shared<TimelinePrepared>();
+        auto selected = paramRanks(values, "ranks");
+        bool includeMem = paramBool(values, "include_memory", true);
+        std::string filterText = paramString(values, "name_filter");
+        std::optional<std::regex> filter;
+        if (!filterText.empty()) filter.emplace(filterText, std::regex::ECMAScript | std::regex::optimize);
+        size_t totalRanks = 0, doneRanks = 0;
+        for (const auto& run : runs)
+            if (run.dataset) totalRanks += run.dataset->ranks.size();
+
+        for (size_t ri = 0; ri < runs.size(); ++ri) {
+            const auto& run = runs[ri];
+            out->runLabels.push_back(run.label);
+            if (!run.dataset) {
+                out->runOrigin.push_back(0);
+                continue;
+            }
+            out->keep.push_back(run.dataset);
+            // The run's origin: its first GPU activity or step start.
+            int64_t origin = INT64_MAX;
+            for (const auto& r : run.dataset->ranks) {
+                if (!r || !rankSelected(selected, r->rank)) continue;
+                for (auto t : r->gpu.ts) origin = std::min(origin, t);
+                if (r->steps.size()) origin = std::min(origin, r->steps.start[0]);
+            }
+            if (origin == INT64_MAX) origin = 0;
+            out->runOrigin.push_back(origin);
+
+            for (const auto& rp : run.dataset->ranks) {
+                if (cancel.cancelled()) return cancelledError();
+                if (!rp || !rankSelected(selected, rp->rank)) continue;
+                const auto& r = *rp;
+                const auto& g = r.gpu;
+                std::string rlabel = rankLabel(runs, ri, r.rank);
+                // Steps band.
+                if (r.steps.size()) {
+                    Lane l;
+                    l.kind = LaneKind::Steps;
+                    l.run = ri;
+                    l.rank = &r;
+                    l.rankNumber = r.rank;
+                    l.label = rlabel + " steps";
+                    for (size_t k = 0; k < r.steps.size(); ++k) {
+                        l.start.push_back(r.steps.start[k] - origin);
+                        l.end.push_back(r.steps.end[k] - origin);
+                        l.cat.push_back(0);
+                        l.src.push_back(uint32_t(k));
+                    }
+                    finishLane(l);
+                    out->lanes.push_back(std::move(l));
+                }
+                // GPU annotations, packed into at most 3 sub-lanes.
+                {
+                    std::vector<uint32_t> idx;
+                    for (size_t k = 0; k < r.slices.size(); ++k)
+                        if (r.slices.kind[k] == core::EventKind::GpuUserAnnotation) idx.push_back(uint32_t(k));
+                    std::sort(idx.begin(), idx.end(), [&](uint32_t a, uint32_t b) {
+                        return r.slices.ts[a] != r.slices.ts[b] ? r.slices.ts[a] < r.slices.ts[b]
+                                                                : r.slices.dur[a] > r.slices.dur[b];
+                    });
+                    std::vector<int64_t> st, en;
+                    for (auto k : idx) {
+                        st.push_back(r.slices.ts[k] - origin);
+                        en.push_back(r.slices.ts[k] + std::max<int64_t>(0, r.slices.dur[k]) - origin);
+                    }
+                    auto sub = packSubLanes(st, en, 3);
+                    int nsub = sub.empty() ? 0 : *std::max_element(sub.begin(), sub.end()) + 1;
+                    for (int s = 0; s < nsub; ++s) {
+                        Lane l;
+                        l.kind = LaneKind::Annotation;
+                        l.run = ri;
+                        l.rank = &r;
+                        l.rankNumber = r.rank;
+                        l.sub = s;
+                        l.label = s == 0 ? rlabel + " annotations" : "";
+                        for (size_t k = 0; k < idx.size(); ++k)
+                            if (sub[k] == s) {
+                                l.start.push_back(st[k]);
+                                l.end.push_back(en[k]);
+                                l.cat.push_back(0);
+                                l.src.push_back(idx[k]);
+                            }
+                        finishLane(l);
+                        out->lanes.push_back(std::move(l));
+                    }
+                }
+                // Streams: group activities by (device, stream), sort by start, pack overlaps into sub-lanes.
+                std::vector<uint32_t> order;
+                order.reserve(g.size());
+                std::vector<uint8_t> nameOk;
+                if (filter) {
+                    nameOk.assign(r.strings.size(), 2);  // 2 = unknown
+                }
+                for (size_t k = 0; k < g.size(); ++k) {
+                    if (!includeMem && g.kind[k] != core::EventKind::Kernel) continue;
+                    if (filter) {
+                        auto id = g.name[k];
+                        if (id < nameOk.size() && nameOk[id] == 2) {
+                            auto v = r.strings.view(id);
+                            nameOk[id] = std::regex_search(v.begin(), v.end(), *filter) ? 1 : 0;
+                        }
+                        if (id >= nameOk.size() || !nameOk[id]) continue;
+                    }
+                    order.push_back(uint32_t(k));
+                }
+                auto key = [&](uint32_t k) {
+                    return std::tuple(g.device.size() ? g.device[k] : int16_t(0), g.stream.size() ? g.stream[k] : 0,
+                                      g.ts[k]);
+                };
+                std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) { return key(a) < key(b); });
+                size_t i = 0;
+                while (i < order.size()) {
+                    if (cancel.cancelled()) return cancelledError();
+                    size_t j = i;
+                    int dev = g.device.size() ? g.device[order[i]] : 0;
+                    int stream = g.stream.size() ? g.stream[order[i]] : 0;
+                    while (j < order.size() && (g.device.size() ? g.device[order[j]] : 0) == dev &&
+                           (g.stream.size() ? g.stream[order[j]] : 0) == stream)
+                        ++j;
+                    std::vector<int64_t> st, en;
+                    st.reserve(j - i);
+                    en.reserve(j - i);
+                    for (size_t k = i; k < j; ++k) {
+                        st.push_back(g.ts[order[k]] - origin);
+                        en.push_back(g.ts[order[k]] + std::max<int64_t>(0, g.dur[order[k]]) - origin);
+                    }
+                    auto sub = packSubLanes(st, en, 8);
+                    int nsub = *std::max_element(sub.begin(), sub.end()) + 1;
+                    for (int s = 0; s < nsub; ++s) {
+                        Lane l;
+                        l.kind = LaneKind::Stream;
+                        l.run = ri;
+                        l.rank = &r;
+                        l.rankNumber = r.rank;
+                        l.device = dev;
+                        l.stream = stream;
+                        l.sub = s;
+                        l.label = nsub > 1 ? fmt::format("{} stream {} ({})", rlabel, stream, s + 1)
+                                           : fmt::format("{} stream {}", rlabel, stream);
+                        size_t n = nsub == 1 ? j - i : 0;
+                        l.start.reserve(n);
+                        l.end.reserve(n);
+                        l.cat.reserve(n);
+                        l.src.reserve(n);
+                        for (size_t k = i; k < j; ++k) {
+                            if (sub[k - i] != s) continue;
+                            l.start.push_back(st[k - i]);
+                            l.end.push_back(en[k - i]);
+                            l.cat.push_back(uint8_t(activityCategory(r, order[k])));
+                            l.src.push_back(order[k]);
+                            out->fullEnd = std::max(out->fullEnd, en[k - i]);
+                        }
+                        out->items += l.start.size();
+                        finishLane(l);
+                        out->lanes.push_back(std::move(l));
+                    }
+                    i = j;
+                }
+                for (size_t k = 0; k < r.steps.size(); ++k) out->fullEnd = std::max(out->fullEnd, r.steps.end[k] - origin);
+                ++doneRanks;
+                if (progress)
+                    progress({"lanes", r.path, totalRanks ? double(doneRanks) / double(totalRanks) : 1.0, doneRanks,
+                              totalRanks});
+            }
+        }
+        if (out->items == 0) out->messages.push_back("no GPU activities (kernels, memcpy, memset) in the selection");
+        return PreparedPtr(out);
+    }
+
+    struct Layout {
+        QRectF area;      // plot area (time runs left to right), below the axis
+        QRectF axis;
+        QRectF legend;
+        double laneH = 18;
+        std::vector<int> visibleLanes;  // lane indices drawn, top to bottom
+        int totalLanes = 0;
+        int first = 0;
+        int fits = 0;
+        TimelineGeometry geo;
+    };
+
+    static std::vector<int> shownLanes(const TimelinePrepared& p, const ParamValues& v) {
+        bool steps = paramBool(v, "show_steps", true), ann = paramBool(v, "show_annotations", true);
+        std::vector<int> out;
+        for (size_t i = 0; i < p.lanes.size(); ++i) {
+            auto k = p.lanes[i].kind;
+            if ((k == LaneKind::Steps && !steps) || (k == LaneKind::Annotation && !ann)) continue;
+            out.push_back(int(i));
+        }
+        return out;
+    }
+
+    static Layout layout(const TimelinePrepared& p, const ParamValues& v, const QRectF& rect) {
+        Layout L;
+        L.laneH = double(paramInt(v, "lane_height", 18));
+        // A legend row at the bottom when colouring by category.
+        double legendH = paramString(v, "color_by", "category") == "category" ? kLegendH : 0;
+        QRectF inner = rect.adjusted(0, 0, -4, -2 - legendH);
+        L.legend = QRectF(rect.left(), inner.bottom(), rect.width(), legendH);
+        L.axis = QRectF(inner.left() + kGutter, inner.top() + 4, inner.width() - kGutter, kAxisH);
+        L.area = QRectF(L.axis.left(), L.axis.bottom(), L.axis.width(), std::max(0.0, inner.bottom() - L.axis.bottom()));
+        auto shown = shownLanes(p, v);
+        L.totalLanes = int(shown.size());
+        L.fits = std::max(1, int(L.area.height() / L.laneH));
+        int first = int(std::clamp<long long>(paramInt(v, kLaneScrollKey, 0), 0, std::max(0, L.totalLanes - L.fits)));
+        L.first = first;
+        for (int i = first; i < L.totalLanes && i < first + L.fits; ++i) L.visibleLanes.push_back(shown[size_t(i)]);
+        auto view = effectiveView(v, 0, p.fullEnd);
+        L.geo.plotArea = L.area;
+        L.geo.originNs = p.runOrigin.empty() ? 0 : p.runOrigin[0];
+        L.geo.viewStart = view.start;
+        L.geo.viewEnd = view.end;
+        L.geo.fullStart = 0;
+        L.geo.fullEnd = p.fullEnd;
+        L.geo.laneCount = L.totalLanes;
+        L.geo.visibleLanes = L.fits;
+        return L;
+    }
+
+    std::optional<TimelineGeometry> timelineGeometry(const Prepared& prepared, const ParamValues& values,
+                                                     const QRectF& rect) const override {
+        const auto* p = dynamic_cast<const TimelinePrepared*>(&prepared);
+        if (!p) return std::nullopt;
+        return layout(*p, values, rect).geo;
+    }
+
+    void draw(Canvas& c, const Prepared& prepared, const ParamValues& values) const override {
+        const auto* p = dynamic_cast<const TimelinePrepared*>(&prepared);
+        if (!p) return;
+        auto& painter = c.painter;
+        Theme t = c.theme();
+        if (p->items == 0 && p->lanes.empty()) {
+            drawMessage(c, c.rect, p->messages.empty() ? "nothing to show" : p->messages.front());
+            return;
+        }
+        Layout L = layout(*p, values, c.rect);
+        const auto& geo = L.geo;
+        bool byName = paramString(values, "color_by", "category") == "name";
+        painter.setRenderHint(QPainter::Antialiasing, false);
+        QFontMetricsF fm(painter.font());
+
+        // Time axis (relative to the first activity).
+        double span = double(geo.viewEnd - geo.viewStart);
+        auto ticks = niceTicks(double(geo.viewStart), double(geo.viewEnd), std::max(2, int(L.axis.width() / 110)));
+        double tickStep = ticks.size() > 1 ? ticks[1] - ticks[0] : span;
+        for (double tv : ticks) {
+            double x = geo.xForTime(int64_t(tv));
+            painter.setPen(QPen(t.grid, 0));
+            painter.drawLine(QPointF(x, L.area.top()), QPointF(x, L.area.bottom()));
+            painter.setPen(t.muted);
+            std::string label = tickStep < 1e3 ? fmt::format("{:.0f} ns", tv)
+                                : tickStep < 1e6 ? fmt::format("{:.6g} µs", tv / 1e3)
+                                : tickStep < 1e9 ? fmt::format("{:.6g} ms", tv / 1e6)
+                                                 : fmt::format("{:.6g} s", tv / 1e9);
+            painter.drawText(QRectF(x - 60, L.axis.top(), 120, L.axis.height()), Qt::AlignCenter,
+                             QString::fromStdString(label));
+        }
+        painter.setPen(QPen(t.foreground, 0));
+        painter.drawLine(L.axis.bottomLeft(), L.axis.bottomRight());
+
+        const int W = std::max(1, int(std::ceil(L.area.width())));
+        std::vector<int64_t> best(size_t(W) + 1);
+        std::vector<int> bestColor(size_t(W) + 1);
+        const double scale = L.area.width() / std::max(1.0, span);
+        const double left = L.area.left();
+        painter.setClipRect(L.area.united(QRectF(c.rect.left(), L.area.top(), kGutter, L.area.height())));
+
+        int prevRank = INT32_MIN;
+        size_t prevRun = SIZE_MAX;
+        for (size_t row = 0; row < L.visibleLanes.size(); ++row) {
+            const Lane& lane = p->lanes[size_t(L.visibleLanes[row])];
+            double y = L.area.top() + double(row) * L.laneH;
+            QRectF laneRect(L.area.left(), y, L.area.width(), L.laneH);
+            // Rank separator and lane label.
+            if (lane.rankNumber != prevRank || lane.run != prevRun) {
+                if (row > 0) {
+                    painter.setPen(QPen(t.foreground, 0));
+                    painter.drawLine(QPointF(c.rect.left(), y), QPointF(L.area.right(), y));
+                }
+                prevRank = lane.rankNumber;
+                prevRun = lane.run;
+            }
+            if (row % 2 == 1) painter.fillRect(laneRect, QColor(t.grid.red(), t.grid.green(), t.grid.blue(), 60));
+            painter.setPen(lane.kind == LaneKind::Stream ? t.foreground : t.muted);
+            painter.drawText(QRectF(c.rect.left() + 4, y, kGutter - 8, L.laneH), Qt::AlignLeft | Qt::AlignVCenter,
+                             elided(painter, lane.label, kGutter - 8));
+
+            auto [a, b] = visibleRange(lane, geo.viewStart, geo.viewEnd);
+            double pad = L.laneH > 8 ? 2 : 1;
+            double top = y + pad, h = L.laneH - 2 * pad;
+            if (lane.kind != LaneKind::Stream) {
+                // Bands: few items, drawn one by one with their names.
+                for (size_t k = a; k < b; ++k) {
+                    double x0 = left + double(lane.start[k] - geo.viewStart) * scale;
+                    double x1 = left + double(lane.end[k] - geo.viewStart) * scale;
+                    x0 = std::max(x0, left - 1);
+                    x1 = std::min(x1, L.area.right() + 1);
+                    QRectF r(x0, top, std::max(1.0, x1 - x0), h);
+                    std::string name;
+                    QColor col;
+                    if (lane.kind == LaneKind::Steps) {
+                        int64_t num = lane.rank->steps.number[lane.src[k]];
+                        name = fmt::format("step {}", num);
+                        col = (num % 2) ? QColor(120, 144, 156, 150) : QColor(176, 190, 197, 150);
+                    } else {
+                        uint32_t nid = lane.rank->slices.name[lane.src[k]];
+                        name = std::string(lane.rank->strings.view(nid));
+                        col = hashColor(nid);
+                        col.setAlpha(150);
+                    }
+                    painter.fillRect(r, col);
+                    if (r.width() > 30) {
+                        painter.setPen(t.foreground);
+                        painter.drawText(r.adjusted(3, 0, -2, 0), Qt::AlignLeft | Qt::AlignVCenter,
+                                         elided(painter, name, r.width() - 5));
+                    }
+                }
+                continue;
+            }
+            // Streams: level of detail.
+            std::fill(best.begin(), best.end(), -1);
+            for (size_t k = a; k < b; ++k) {
+                double x0 = (double(lane.start[k] - geo.viewStart)) * scale;
+                double x1 = (double(lane.end[k] - geo.viewStart)) * scale;
+                int color = byName ? int(lane.rank->gpu.name[lane.src[k]]) : int(lane.cat[k]);
+                if (x1 - x0 >= 1.5) {
+                    QRectF r(left + std::max(x0, -1.0), top, std::min(x1, double(W) + 1) - std::max(x0, -1.0), h);
+                    QColor col = byName ? hashColor(uint32_t(color)) : categoryColor(core::KernelCategory(color));
+                    painter.fillRect(r, col);
+                    if (r.width() > 40 && h >= fm.height() - 2) {
+                        painter.setPen(Qt::white);
+                        auto nm = lane.rank->strings.view(lane.rank->gpu.name[lane.src[k]]);
+                        painter.drawText(r.adjusted(2, 0, -2, 0), Qt::AlignLeft | Qt::AlignVCenter,
+                                         elided(painter, std::string(nm), r.width() - 4));
+                    }
+                } else {
+                    int col = int(std::clamp(x0, 0.0, double(W)));
+                    int64_t d = lane.end[k] - lane.start[k];
+                    if (d > best[size_t(col)]) {
+                        best[size_t(col)] = d;
+                        bestColor[size_t(col)] = color;
+                    }
+                }
+            }
+            // One rect per run of adjacent columns of the same colour.
+            int x = 0;
+            while (x <= W) {
+                if (best[size_t(x)] < 0) {
+                    ++x;
+                    continue;
+                }
+                int x2 = x + 1;
+                while (x2 <= W && best[size_t(x2)] >= 0 && bestColor[size_t(x2)] == bestColor[size_t(x)]) ++x2;
+                QColor col = byName ? hashColor(uint32_t(bestColor[size_t(x)]))
+                                    : categoryColor(core::KernelCategory(bestColor[size_t(x)]));
+                painter.fillRect(QRectF(left + x, top, x2 - x, h), col);
+                x = x2;
+            }
+        }
+        painter.setClipping(false);
+        // Scroll hint.
+        if (L.totalLanes > L.fits) {
+            painter.setPen(t.muted);
+            painter.drawText(QRectF(c.rect.left() + 4, L.axis.top(), kGutter - 8, L.axis.height()),
+                             Qt::AlignLeft | Qt::AlignVCenter,
+                             QString::fromStdString(fmt::format("lanes {}–{} of {}", L.first + 1,
+                                                                L.first + int(L.visibleLanes.size()), L.totalLanes)));
+        }
+        if (!byName && L.legend.height() > 0) {
+            // Only the categories present in the data.
+            bool present[size_t(core::KernelCategory::Count)] = {};
+            for (const auto& lane : p->lanes)
+                if (lane.kind == LaneKind::Stream)
+                    for (auto cat : lane.cat) present[std::min<size_t>(cat, size_t(core::KernelCategory::Count) - 1)] = true;
+            std::vector<LegendEntry> entries;
+            for (size_t k = 0; k < size_t(core::KernelCategory::Count); ++k)
+                if (present[k])
+                    entries.push_back({std::string(core::toString(core::KernelCategory(k))), categoryColor(core::KernelCategory(k))});
+            drawLegend(c, L.legend, entries);
+        }
+        if (!byName && L.totalLanes <= L.fits) {
+            painter.setPen(t.muted);
+            painter.drawText(QRectF(c.rect.left() + 4, L.axis.top(), kGutter - 8, L.axis.height()),
+                             Qt::AlignLeft | Qt::AlignVCenter, QStringLiteral("time since first activity"));
+        }
+    }
+
+    std::optional<HitInfo> hitTest(const Prepared& prepared, const ParamValues& values, const QRectF& rect,
+                                   QPointF pt) const override {
+        const auto* p = dynamic_cast<const TimelinePrepared*>(&prepared);
+        if (!p) return std::nullopt;
+        Layout L = layout(*p, values, rect);
+        if (!L.area.contains(pt)) return std::nullopt;
+        auto row = size_t((pt.y() - L.area.top()) / L.laneH);
+        if (row >= L.visibleLanes.size()) return std::nullopt;
+        const Lane& lane = p->lanes[size_t(L.visibleLanes[row])];
+        const auto& geo = L.geo;
+        int64_t tNs = geo.timeForX(pt.x());
+        double nsPerPx = double(geo.viewEnd - geo.viewStart) / std::max(1.0, L.area.width());
+        auto tol = int64_t(std::ceil(2 * nsPerPx));
+        auto [a, b] = visibleRange(lane, tNs - tol, tNs + tol + 1);
+        if (a >= b) return std::nullopt;
+        // Prefer an item that contains the point, else the longest near it.
+        size_t pick = SIZE_MAX;
+        for (size_t k = a; k < b; ++k) {
+            bool contains = lane.start[k] <= tNs && tNs < lane.end[k];
+            if (pick == SIZE_MAX || (contains && !(lane.start[pick] <= tNs && tNs < lane.end[pick])) ||
+                (contains == (lane.start[pick] <= tNs && tNs < lane.end[pick]) &&
+                 lane.end[k] - lane.start[k] > lane.end[pick] - lane.start[pick]))
+                pick = k;
+        }
+        const auto& r = *lane.rank;
+        HitInfo h;
+        double y = L.area.top() + double(row) * L.laneH;
+        double x0 = geo.xForTime(lane.start[pick]), x1 = geo.xForTime(lane.end[pick]);
+        h.itemRect = QRectF(x0, y, std::max(1.0, x1 - x0), L.laneH);
+        int64_t dur = lane.end[pick] - lane.start[pick];
+        int64_t absStart = lane.start[pick] + p->runOrigin[lane.run];
+        if (lane.kind == LaneKind::Steps) {
+            h.title = fmt::format("ProfilerStep#{}", r.steps.number[lane.src[pick]]);
+            h.fields = {{"rank", std::to_string(r.rank)}, {"duration", formatDuration(double(dur))}};
+            return h;
+        }
+        if (lane.kind == LaneKind::Annotation) {
+            h.title = r.strings.str(r.slices.name[lane.src[pick]]);
+            h.fields = {{"rank", std::to_string(r.rank)}, {"duration", formatDuration(double(dur))},
+                        {"kind", "gpu_user_annotation"}};
+            return h;
+        }
+        const auto& g = r.gpu;
+        size_t i = lane.src[pick];
+        h.title = r.strings.str(g.name[i]);
+        h.fields.push_back({"duration", formatDuration(double(dur))});
+        h.fields.push_back({"start", fmt::format("{} (+{})", absStart, formatDuration(double(lane.start[pick])))});
+        h.fields.push_back({"category", std::string(core::toString(activityCategory(r, i)))});
+        h.fields.push_back({"rank", std::to_string(r.rank)});
+        h.fields.push_back({"stream", std::to_string(lane.stream)});
+        if (g.device.size()) h.fields.push_back({"device", std::to_string(g.device[i])});
+        int64_t step = activityStep(r, i);
+        h.fields.push_back({"step", step >= 0 ? std::to_string(step) : "-"});
+        if (g.cpuOp.size() == g.size() && g.cpuOp[i] >= 0 && size_t(g.cpuOp[i]) < r.slices.size())
+            h.fields.push_back({"launched by", r.strings.str(r.slices.name[size_t(g.cpuOp[i])])});
+        if (g.runtime.size() == g.size() && g.runtime[i] >= 0 && size_t(g.runtime[i]) < r.slices.size())
+            h.fields.push_back({"runtime call", r.strings.str(r.slices.name[size_t(g.runtime[i])])});
+        if (g.gridX.size() == g.size() && g.gridX[i] > 0)
+            h.fields.push_back({"grid / block", fmt::format("[{},{},{}] / [{},{},{}]", g.gridX[i], g.gridY[i], g.gridZ[i],
+                                                            g.blockX[i], g.blockY[i], g.blockZ[i])});
+        return h;
+    }
+
+    core::Table table(const Prepared& prepared, const ParamValues& values) const override {
+        core::Table t;
+        t.columns = {"run", "rank", "stream", "name", "category", "start_ns", "dur_ns", "step"};
+        const auto* p = dynamic_cast<const TimelinePrepared*>(&prepared);
+        if (!p) return t;
+        auto view = effectiveView(values, 0, p->fullEnd);
+        for (const auto& lane : p->lanes) {
+            if (lane.kind != LaneKind::Stream) continue;
+            auto [a, b] = visibleRange(lane, view.start, view.end);
+            const auto& r = *lane.rank;
+            for (size_t k = a; k < b; ++k) {
+                size_t i = lane.src[k];
+                t.rows.push_back({p->runLabels[lane.run], int64_t(r.rank), int64_t(lane.stream), r.strings.str(r.gpu.name[i]),
+                                  std::string(core::toString(core::KernelCategory(lane.cat[k]))),
+                                  lane.start[k] + p->runOrigin[lane.run], lane.end[k] - lane.start[k],
+                                  activityStep(r, i)});
+            }
+        }
+        t.messages = p->messages;
+        return t;
+    }
+};
+
+}  // namespace
+}  // namespace strobe::plots
+
+using strobe::plots::GpuTimelinePlot;
+STROBE_REGISTER_PLOT(GpuTimelinePlot)

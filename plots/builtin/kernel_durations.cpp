@@ -1,0 +1,453 @@
+// Kernel duration distribution: box plots and violins (QPainter) of kernel durations grouped by Strobe category
+// or by kernel name (optionally only names matching a regex), pooled across the selected ranks and steps, or
+// split per rank / per run.
+//
+// Statistics: percentiles by linear interpolation between closest ranks (numpy's default), standard deviation
+// with n−1 (sample), cv = stddev / mean. Box = p25..p75, whiskers = p5..p95, line = median. The violin is a
+// Gaussian kernel density (Silverman's bandwidth) on the linear or the log10 axis, both computed in prepare().
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <optional>
+#include <regex>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "plots/chart.h"
+#include "plots/plot_registry.h"
+
+namespace strobe::plots {
+namespace {
+
+constexpr int kDensityPoints = 64;
+
+struct Group {
+    std::string label;
+    QColor color;
+    std::vector<int64_t> dur;  // sorted
+    int64_t total = 0;
+    double mean = 0, stddev = 0;
+    double p5 = 0, p25 = 0, median = 0, p75 = 0, p95 = 0;
+    std::vector<double> densityLin, densityLog;  // kDensityPoints samples over [min,max] (lin) / [log min, log max]
+};
+
+struct DurationsPrepared final : Prepared {
+    std::vector<Group> groups;
+    std::string subtitle;
+    std::vector<std::string> messages;
+    size_t bytes() const override {
+        size_t b = sizeof(*this);
+        for (const auto& g : groups) b += g.dur.capacity() * 8 + 2 * kDensityPoints * 8 + 128;
+        return b;
+    }
+};
+
+double percentile(const std::vector<int64_t>& sorted, double q) {
+    if (sorted.empty()) return 0;
+    double pos = q * double(sorted.size() - 1);
+    auto lo = size_t(std::floor(pos));
+    size_t hi = std::min(sorted.size() - 1, lo + 1);
+    double f = pos - double(lo);
+    return double(sorted[lo]) + (double(sorted[hi]) - double(sorted[lo])) * f;
+}
+
+// Gaussian KDE of `xs` evaluated at kDensityPoints points spanning [lo, hi], scaled to max 1. Uses binning into
+// 512 bins first so that a million values cost O(n + bins × points).
+std::vector<double> density(const std::vector<double>& xs, double lo, double hi) {
+    std::vector<double> out(kDensityPoints, 0.0);
+    if (xs.empty()) return out;
+    if (hi <= lo) {
+        std::fill(out.begin(), out.end(), 1.0);
+        return out;
+    }
+    double mean = 0;
+    for (double x : xs) mean += x;
+    mean /= double(xs.size());
+    double var = 0;
+    for (double x : xs) var += (x - mean) * (x - mean);
+    double sd = xs.size() > 1 ? std::sqrt(var / double(xs.size() - 1)) : 0;
+    double bw = 1.06 * std::max(sd, (hi - lo) / 100.0) * std::pow(double(xs.size()), -0.2);
+    bw = std::max(bw, (hi - lo) / 200.0);
+    constexpr int kBins = 512;
+    std::vector<double> bins(kBins, 0.0);
+    for (double x : xs) {
+        int b = int((x - lo) / (hi - lo) * (kBins - 1) + 0.5);
+        bins[size_t(std::clamp(b, 0, kBins - 1))] += 1;
+    }
+    double mx = 0;
+    for (int k = 0; k < kDensityPoints; ++k) {
+        double at = lo + (hi - lo) * k / (kDensityPoints - 1);
+        double d = 0;
+        for (int b = 0; b < kBins; ++b) {
+            if (bins[size_t(b)] == 0) continue;
+            double c = lo + (hi - lo) * b / (kBins - 1);
+            double z = (at - c) / bw;
+            if (z > 6 || z < -6) continue;
+            d += bins[size_t(b)] * std::exp(-0.5 * z * z);
+        }
+        out[size_t(k)] = d;
+        mx = std::max(mx, d);
+    }
+    if (mx > 0)
+        for (auto& d : out) d /= mx;
+    return out;
+}
+
+class KernelDurationsPlot final : public Plot {
+public:
+    std::string id() const override { return "kernel-durations"; }
+    std::string title() const override { return "Kernel duration distribution"; }
+    std::string description() const override {
+        return "Box and violin plots of kernel durations by category or by kernel name (regex), across ranks and "
+               "steps.";
+    }
+    int order() const override { return 80; }
+
+    std::vector<ParamSpec> parameters(const RunSet& runs) const override {
+        std::vector<ParamSpec> s;
+        ParamSpec groupBy;
+        groupBy.key = "group_by";
+        groupBy.label = "Group by";
+        groupBy.tooltip = "One distribution per kernel category or per kernel name";
+        groupBy.type = ParamType::Enum;
+        groupBy.choices = {"category", "name"};
+        groupBy.defaultValue = std::string("category");
+        s.push_back(groupBy);
+        ParamSpec regex;
+        regex.key = "name_regex";
+        regex.label = "Kernel name regex";
+        regex.tooltip = "Only kernels whose name matches (ECMAScript, searched anywhere in the name; empty: all)";
+        regex.type = ParamType::Regex;
+        regex.defaultValue = std::string();
+        s.push_back(regex);
+        ParamSpec split;
+        split.key = "split_by";
+        split.label = "Split by";
+        split.tooltip = "Pool every rank, or one distribution per rank or per run within each group";
+        split.type = ParamType::Enum;
+        split.choices = {"none", "rank", "run"};
+        split.defaultValue = std::string("none");
+        s.push_back(split);
+        ParamSpec topN;
+        topN.key = "top_n";
+        topN.label = "Max groups";
+        topN.tooltip = "Show the groups with the most total time, at most this many";
+        topN.type = ParamType::Int;
+        topN.defaultValue = 12LL;
+        topN.min = 1;
+        topN.max = 64;
+        topN.step = 1;
+        s.push_back(topN);
+        ParamSpec ranks;
+        ranks.key = "ranks";
+        ranks.label = "Ranks";
+        ranks.tooltip = "Ranks to include (empty: all)";
+        ranks.type = ParamType::RankSet;
+        ranks.defaultValue = std::vector<std::string>{};
+        ranks.choices = rankChoices(runs);
+        s.push_back(ranks);
+        ParamSpec steps;
+        steps.key = "steps";
+        steps.label = "Steps";
+        steps.tooltip = "ProfilerStep numbers to include (empty: every kernel, inside steps or not)";
+        steps.type = ParamType::StringList;
+        steps.defaultValue = std::vector<std::string>{};
+        {
+            std::set<int64_t> nums;
+            for (const auto& run : runs)
+                if (run.dataset)
+                    for (const auto& r : run.dataset->ranks)
+                        if (r)
+                            for (auto n : r->steps.number) nums.insert(n);
+            for (auto n : nums) steps.choices.push_back(std::to_string(n));
+        }
+        s.push_back(steps);
+        ParamSpec style;
+        style.key = "style";
+        style.label = "Style";
+        style.tooltip = "Box plot, violin, or both";
+        style.type = ParamType::Enum;
+        style.choices = {"box+violin", "box", "violin"};
+        style.defaultValue = std::string("box+violin");
+        style.affectsPrepare = false;
+        s.push_back(style);
+        ParamSpec logScale;
+        logScale.key = "log_scale";
+        logScale.label = "Log scale";
+        logScale.tooltip = "Logarithmic duration axis";
+        logScale.type = ParamType::Bool;
+        logScale.defaultValue = true;
+        logScale.affectsPrepare = false;
+        s.push_back(logScale);
+        return s;
+    }
+
+    core::Result<PreparedPtr> prepare(const RunSet& runs, const ParamValues& values, const core::CancelToken& cancel,
+                                      const core::ProgressFn& progress) const override {
+        auto out = std::make_shared<DurationsPrepared>();
+        bool byName = paramString(values, "group_by", "category") == "name";
+        std::string split = paramString(values, "split_by", "none");
+        auto selected = paramRanks(values, "ranks");
+        auto topN = size_t(paramInt(values, "top_n", 12));
+        std::set<int64_t> steps;
+        for (const auto& s : paramList(values, "steps")) {
+            try {
+                steps.insert(std::stoll(s));
+            } catch (...) {
+                return core::Error(fmt::format("parameter 'steps': '{}' is not a step number", s));
+            }
+        }
+        std::string re = paramString(values, "name_regex");
+        std::optional<std::regex> filter;
+        if (!re.empty()) filter.emplace(re, std::regex::ECMAScript | std::regex::optimize);
+
+        std::map<std::string, Group> groups;  // key "group\x1fsplit"
+        size_t nranks = 0, done = 0;
+        for (const auto& run : runs)
+            if (run.dataset) nranks += run.dataset->ranks.size();
+        for (size_t ri = 0; ri < runs.size(); ++ri) {
+            if (!runs[ri].dataset) continue;
+            for (const auto& rp : runs[ri].dataset->ranks) {
+                if (cancel.cancelled()) return cancelledError();
+                if (!rp || !rankSelected(selected, rp->rank)) continue;
+                const auto& r = *rp;
+                const auto& g = r.gpu;
+                std::vector<int8_t> nameOk(filter ? r.strings.size() : 0, -1);
+                std::string suffix = split == "rank"  ? rankLabel(runs, ri, r.rank)
+                                     : split == "run" ? runs[ri].label
+                                                      : std::string();
+                std::map<uint32_t, Group*> cache;
+                for (size_t i = 0; i < g.size(); ++i) {
+                    if (g.kind[i] != core::EventKind::Kernel) continue;
+                    if (filter) {
+                        auto id = g.name[i];
+                        if (id >= nameOk.size()) continue;
+                        if (nameOk[id] < 0) {
+                            auto v = r.strings.view(id);
+                            nameOk[id] = std::regex_search(v.begin(), v.end(), *filter) ? 1 : 0;
+                        }
+                        if (!nameOk[id]) continue;
+                    }
+                    if (!steps.empty() && !steps.count(activityStep(r, i))) continue;
+                    uint32_t gk = byName ? g.name[i] : uint32_t(activityCategory(r, i));
+                    auto it = cache.find(gk);
+                    Group* grp;
+                    if (it == cache.end()) {
+                        std::string label = byName ? r.strings.str(gk)
+                                                   : std::string(core::toString(core::KernelCategory(gk)));
+                        std::string key = label + '\x1f' + suffix;
+                        grp = &groups[key];
+                        if (grp->label.empty()) {
+                            grp->label = suffix.empty() ? label : label + " — " + suffix;
+                            grp->color = byName ? seriesColor(int(groups.size()) - 1)
+                                                : categoryColor(core::KernelCategory(gk));
+                        }
+                        cache[gk] = grp;
+                    } else {
+                        grp = it->second;
+                    }
+                    grp->dur.push_back(std::max<int64_t>(0, g.dur[i]));
+                }
+                ++done;
+                if (progress) progress({"collect", r.path, nranks ? double(done) / double(nranks) * 0.5 : 0.5, done, nranks});
+            }
+        }
+        std::vector<Group> all;
+        for (auto& [k, grp] : groups) {
+            for (auto d : grp.dur) grp.total += d;
+            all.push_back(std::move(grp));
+        }
+        std::stable_sort(all.begin(), all.end(), [](const Group& a, const Group& b) { return a.total > b.total; });
+        if (all.size() > topN) {
+            out->messages.push_back(fmt::format("{} of {} groups shown (most total time first)", topN, all.size()));
+            all.resize(topN);
+        }
+        for (size_t k = 0; k < all.size(); ++k) {
+            if (cancel.cancelled()) return cancelledError();
+            auto& grp = all[k];
+            if (byName) grp.color = seriesColor(int(k));
+            std::sort(grp.dur.begin(), grp.dur.end());
+            double n = double(grp.dur.size());
+            grp.mean = double(grp.total) / n;
+            double var = 0;
+            for (auto d : grp.dur) var += (double(d) - grp.mean) * (double(d) - grp.mean);
+            grp.stddev = grp.dur.size() > 1 ? std::sqrt(var / (n - 1)) : 0;
+            grp.p5 = percentile(grp.dur, 0.05);
+            grp.p25 = percentile(grp.dur, 0.25);
+            grp.median = percentile(grp.dur, 0.5);
+            grp.p75 = percentile(grp.dur, 0.75);
+            grp.p95 = percentile(grp.dur, 0.95);
+            std::vector<double> xs(grp.dur.begin(), grp.dur.end());
+            grp.densityLin = density(xs, double(grp.dur.front()), double(grp.dur.back()));
+            for (auto& x : xs) x = std::log10(std::max(1.0, x));
+            grp.densityLog = density(xs, std::log10(std::max<double>(1, double(grp.dur.front()))),
+                                     std::log10(std::max<double>(1, double(grp.dur.back()))));
+            if (progress) progress({"statistics", "", 0.5 + 0.5 * double(k + 1) / double(all.size()), k + 1, all.size()});
+        }
+        out->groups = std::move(all);
+        out->subtitle = fmt::format("kernels by {}{}{}", byName ? "name" : "category",
+                                    re.empty() ? "" : fmt::format(" matching /{}/", re),
+                                    split == "none" ? "" : fmt::format(", split by {}", split));
+        if (out->groups.empty()) out->messages.insert(out->messages.begin(), "no kernels match the selection");
+        return PreparedPtr(out);
+    }
+
+    struct Geometry {
+        QRectF plot;
+        bool log = true;
+        double lo = 0, hi = 1;  // axis range (log10 when log)
+    };
+
+    static Geometry geometry(const DurationsPrepared& p, const ParamValues& v, const QRectF& area) {
+        Geometry g;
+        g.log = paramBool(v, "log_scale", true);
+        g.plot = area.adjusted(230, 8, -24, -36);
+        double mn = INFINITY, mx = -INFINITY;
+        for (const auto& grp : p.groups) {
+            mn = std::min(mn, double(grp.dur.front()));
+            mx = std::max(mx, double(grp.dur.back()));
+        }
+        if (!std::isfinite(mn)) mn = 0, mx = 1;
+        if (g.log) {
+            g.lo = std::floor(std::log10(std::max(1.0, mn)));
+            g.hi = std::ceil(std::log10(std::max(10.0, mx)));
+            if (g.hi <= g.lo) g.hi = g.lo + 1;
+        } else {
+            g.lo = 0;
+            g.hi = std::max(1.0, mx * 1.05);
+        }
+        return g;
+    }
+
+    static double xOf(const Geometry& g, double ns) {
+        double v = g.log ? std::log10(std::max(1.0, ns)) : ns;
+        return g.plot.left() + (v - g.lo) / (g.hi - g.lo) * g.plot.width();
+    }
+
+    void draw(Canvas& c, const Prepared& prepared, const ParamValues& values) const override {
+        const auto* p = dynamic_cast<const DurationsPrepared*>(&prepared);
+        if (!p) return;
+        QRectF area = drawTitle(c, c.rect, title(), p->subtitle);
+        if (p->groups.empty()) {
+            drawMessage(c, area, p->messages.empty() ? "nothing to show" : p->messages.front());
+            return;
+        }
+        Geometry g = geometry(*p, values, area);
+        std::string style = paramString(values, "style", "box+violin");
+        bool box = style != "violin", violin = style != "box";
+        auto& painter = c.painter;
+        Theme t = c.theme();
+        if (g.log) {
+            // Decades.
+            for (double e = g.lo; e <= g.hi + 1e-9; e += 1) {
+                double x = g.plot.left() + (e - g.lo) / (g.hi - g.lo) * g.plot.width();
+                painter.setPen(QPen(t.grid, 0));
+                painter.drawLine(QPointF(x, g.plot.top()), QPointF(x, g.plot.bottom()));
+                painter.setPen(t.muted);
+                painter.drawText(QRectF(x - 45, g.plot.bottom() + 3, 90, 16), Qt::AlignHCenter | Qt::AlignTop,
+                                 QString::fromStdString(formatDuration(std::pow(10.0, e))));
+            }
+            painter.setPen(QPen(t.foreground, 0));
+            painter.drawLine(g.plot.bottomLeft(), g.plot.bottomRight());
+            painter.setPen(t.muted);
+            painter.drawText(QRectF(g.plot.left(), g.plot.bottom() + 18, g.plot.width(), 16), Qt::AlignCenter,
+                             QStringLiteral("kernel duration (log scale)"));
+        } else {
+            drawValueAxis(c, g.plot, g.lo, g.hi, false, [](double v) { return formatDuration(v); }, "kernel duration");
+        }
+        std::vector<std::string> labels;
+        for (const auto& grp : p->groups) labels.push_back(fmt::format("{} (n={})", grp.label, grp.dur.size()));
+        drawBandLabels(c, g.plot, labels, false);
+        double band = g.plot.height() / double(p->groups.size());
+        painter.setRenderHint(QPainter::Antialiasing, true);
+        for (size_t k = 0; k < p->groups.size(); ++k) {
+            const auto& grp = p->groups[k];
+            double cy = g.plot.top() + band * (double(k) + 0.5);
+            double half = band * 0.42;
+            if (violin) {
+                const auto& dens = g.log ? grp.densityLog : grp.densityLin;
+                double lo = g.log ? std::log10(std::max<double>(1, double(grp.dur.front()))) : double(grp.dur.front());
+                double hi = g.log ? std::log10(std::max<double>(1, double(grp.dur.back()))) : double(grp.dur.back());
+                QPolygonF poly;
+                for (int i = 0; i < kDensityPoints; ++i) {
+                    double v = lo + (hi - lo) * i / (kDensityPoints - 1);
+                    double x = g.plot.left() + (v - g.lo) / (g.hi - g.lo) * g.plot.width();
+                    poly << QPointF(x, cy - dens[size_t(i)] * half);
+                }
+                for (int i = kDensityPoints - 1; i >= 0; --i) {
+                    double v = lo + (hi - lo) * i / (kDensityPoints - 1);
+                    double x = g.plot.left() + (v - g.lo) / (g.hi - g.lo) * g.plot.width();
+                    poly << QPointF(x, cy + dens[size_t(i)] * half);
+                }
+                QColor fill = grp.color;
+                fill.setAlpha(box ? 90 : 170);
+                painter.setPen(QPen(grp.color.darker(120), 1));
+                painter.setBrush(fill);
+                painter.drawPolygon(poly);
+            }
+            if (box) {
+                double bh = violin ? half * 0.35 : half * 0.7;
+                double x5 = xOf(g, grp.p5), x25 = xOf(g, grp.p25), x50 = xOf(g, grp.median), x75 = xOf(g, grp.p75),
+                       x95 = xOf(g, grp.p95);
+                painter.setPen(QPen(t.foreground, 1));
+                painter.drawLine(QPointF(x5, cy), QPointF(x25, cy));
+                painter.drawLine(QPointF(x75, cy), QPointF(x95, cy));
+                painter.drawLine(QPointF(x5, cy - bh / 2), QPointF(x5, cy + bh / 2));
+                painter.drawLine(QPointF(x95, cy - bh / 2), QPointF(x95, cy + bh / 2));
+                QColor fill = grp.color;
+                fill.setAlpha(violin ? 220 : 160);
+                painter.setBrush(fill);
+                painter.drawRect(QRectF(x25, cy - bh, std::max(1.0, x75 - x25), 2 * bh));
+                painter.setPen(QPen(t.foreground, 2));
+                painter.drawLine(QPointF(x50, cy - bh), QPointF(x50, cy + bh));
+            }
+        }
+        painter.setBrush(Qt::NoBrush);
+    }
+
+    std::optional<HitInfo> hitTest(const Prepared& prepared, const ParamValues& values, const QRectF& rect,
+                                   QPointF pt) const override {
+        const auto* p = dynamic_cast<const DurationsPrepared*>(&prepared);
+        if (!p || p->groups.empty()) return std::nullopt;
+        QImage scratch(1, 1, QImage::Format_ARGB32);
+        QPainter painter(&scratch);
+        Canvas c{painter, rect, false};
+        QRectF area = drawTitle(c, rect, title(), p->subtitle);
+        Geometry g = geometry(*p, values, area);
+        if (!g.plot.contains(pt)) return std::nullopt;
+        auto k = size_t((pt.y() - g.plot.top()) / (g.plot.height() / double(p->groups.size())));
+        if (k >= p->groups.size()) return std::nullopt;
+        const auto& grp = p->groups[k];
+        HitInfo h;
+        h.title = grp.label;
+        h.fields = {{"count", std::to_string(grp.dur.size())},
+                    {"total", formatDuration(double(grp.total))},
+                    {"mean", formatDuration(grp.mean)},
+                    {"median", formatDuration(grp.median)},
+                    {"p5 / p95", formatDuration(grp.p5) + " / " + formatDuration(grp.p95)},
+                    {"stddev", formatDuration(grp.stddev)},
+                    {"cv", fmt::format("{:.3f}", grp.mean > 0 ? grp.stddev / grp.mean : 0.0)}};
+        return h;
+    }
+
+    core::Table table(const Prepared& prepared, const ParamValues&) const override {
+        core::Table t;
+        t.columns = {"group", "count", "total_ns", "mean_ns", "median_ns", "p5_ns", "p25_ns", "p75_ns", "p95_ns",
+                     "min_ns", "max_ns", "stddev_ns", "cv"};
+        const auto* p = dynamic_cast<const DurationsPrepared*>(&prepared);
+        if (!p) return t;
+        for (const auto& g : p->groups)
+            t.rows.push_back({g.label, int64_t(g.dur.size()), g.total, g.mean, g.median, g.p5, g.p25, g.p75, g.p95,
+                              g.dur.front(), g.dur.back(), g.stddev, g.mean > 0 ? g.stddev / g.mean : 0.0});
+        t.messages = p->messages;
+        return t;
+    }
+};
+
+}  // namespace
+}  // namespace strobe::plots
+
+using strobe::plots::KernelDurationsPlot;
+STROBE_REGISTER_PLOT(KernelDurationsPlot)

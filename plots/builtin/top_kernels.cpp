@@ -1,0 +1,245 @@
+// Top kernels table (analysis `kernels`): kernel statistics by name or category, across ranks or per rank,
+// drawn as a table image; sorted and filtered by drawing parameters (no re-preparation).
+
+#include <algorithm>
+#include <numeric>
+#include <regex>
+
+#include <QFontMetricsF>
+
+#include <fmt/format.h>
+
+#include "core/analysis/kernel_stats.h"
+#include "plots/analysis_plot.h"
+#include "plots/chart.h"
+#include "plots/plot_registry.h"
+
+namespace strobe::plots {
+namespace {
+
+const std::vector<std::string> kSortColumns = {"total_ns", "count",     "mean_ns", "median_ns", "p95_ns",
+                                               "max_ns",   "stddev_ns", "cv",      "name"};
+
+class TopKernelsPlot final : public Plot {
+public:
+    std::string id() const override { return "top-kernels"; }
+    std::string title() const override { return "Top kernels"; }
+    std::string description() const override {
+        return "Kernel statistics (count, total, mean, median, p5/p95, stddev, cv) as a sortable, filterable table.";
+    }
+    int order() const override { return 90; }
+
+    std::vector<ParamSpec> parameters(const RunSet& runs) const override {
+        auto s = analysisWindowSpecs(runs, "all");
+        ParamSpec groupBy;
+        groupBy.key = "group_by";
+        groupBy.label = "Group by";
+        groupBy.tooltip = "Kernel name or category";
+        groupBy.type = ParamType::Enum;
+        groupBy.choices = {"name", "category"};
+        groupBy.defaultValue = std::string("name");
+        s.push_back(groupBy);
+        ParamSpec across;
+        across.key = "across_ranks";
+        across.label = "Across ranks";
+        across.tooltip = "One row per kernel over every rank (off: one row per rank and kernel)";
+        across.type = ParamType::Bool;
+        across.defaultValue = true;
+        s.push_back(across);
+        ParamSpec sort;
+        sort.key = "sort_by";
+        sort.label = "Sort by";
+        sort.tooltip = "Column to sort by";
+        sort.type = ParamType::Enum;
+        sort.choices = kSortColumns;
+        sort.defaultValue = std::string("total_ns");
+        sort.affectsPrepare = false;
+        s.push_back(sort);
+        ParamSpec desc;
+        desc.key = "descending";
+        desc.label = "Descending";
+        desc.tooltip = "Largest first";
+        desc.type = ParamType::Bool;
+        desc.defaultValue = true;
+        desc.affectsPrepare = false;
+        s.push_back(desc);
+        ParamSpec filter;
+        filter.key = "filter";
+        filter.label = "Name filter";
+        filter.tooltip = "Only rows whose name matches this regular expression (empty: all)";
+        filter.type = ParamType::Regex;
+        filter.defaultValue = std::string();
+        filter.affectsPrepare = false;
+        s.push_back(filter);
+        ParamSpec rows;
+        rows.key = "max_rows";
+        rows.label = "Rows";
+        rows.tooltip = "Rows drawn (the CSV has every row that passes the filter)";
+        rows.type = ParamType::Int;
+        rows.defaultValue = 30LL;
+        rows.min = 1;
+        rows.max = 500;
+        rows.step = 5;
+        rows.affectsPrepare = false;
+        s.push_back(rows);
+        return s;
+    }
+
+    core::Result<PreparedPtr> prepare(const RunSet& runs, const ParamValues& values, const core::CancelToken& cancel,
+                                      const core::ProgressFn& progress) const override {
+        core::KernelStatsOptions o;
+        o.groupBy = paramString(values, "group_by", "name") == "category" ? core::KernelGroupBy::Category
+                                                                           : core::KernelGroupBy::Name;
+        o.acrossRanks = paramBool(values, "across_ranks", true);
+        auto r = runAnalysisOnRuns(runs, values, cancel, progress,
+                                   [o](core::AnalysisContext& ctx, const core::WindowSpec& w) {
+                                       return core::kernelStatistics(ctx, w, o);
+                                   });
+        if (!r) return r.error();
+        return PreparedPtr(r.value());
+    }
+
+    // Row indices of the combined table after the drawing parameters' filter and sort.
+    static std::vector<size_t> view(const core::Table& t, const ParamValues& v) {
+        std::vector<size_t> rows;
+        std::string f = paramString(v, "filter");
+        std::optional<std::regex> re;
+        if (!f.empty()) {
+            try {
+                re.emplace(f, std::regex::ECMAScript);
+            } catch (const std::regex_error&) {
+                re.reset();
+            }
+        }
+        for (size_t i = 0; i < t.rows.size(); ++i)
+            if (!re || std::regex_search(cellText(t, i, "name"), *re)) rows.push_back(i);
+        std::string key = paramString(v, "sort_by", "total_ns");
+        bool desc = paramBool(v, "descending", true);
+        std::stable_sort(rows.begin(), rows.end(), [&](size_t a, size_t b) {
+            if (key == "name") {
+                auto x = cellText(t, a, "name"), y = cellText(t, b, "name");
+                return desc ? x > y : x < y;
+            }
+            double x = cellNumber(t, a, key), y = cellNumber(t, b, key);
+            return desc ? x > y : x < y;
+        });
+        return rows;
+    }
+
+    void draw(Canvas& c, const Prepared& prepared, const ParamValues& values) const override {
+        const auto* p = dynamic_cast<const AnalysisTables*>(&prepared);
+        if (!p) return;
+        const auto& t = p->combined;
+        auto rows = view(t, values);
+        QRectF area = drawTitle(c, c.rect, title(),
+                                fmt::format("{} of {} rows, sorted by {} {}; window: {}",
+                                            std::min<size_t>(rows.size(), size_t(paramInt(values, "max_rows", 30))),
+                                            t.rows.size(), paramString(values, "sort_by", "total_ns"),
+                                            paramBool(values, "descending", true) ? "descending" : "ascending",
+                                            p->window));
+        if (rows.empty()) {
+            drawMessage(c, area, t.messages.empty() ? "no kernels match" : t.messages.front());
+            return;
+        }
+        auto& painter = c.painter;
+        Theme th = c.theme();
+        QFontMetricsF fm(painter.font());
+        double rowH = fm.height() + 6;
+        struct Col {
+            std::string key, header;
+            double width;
+            bool duration;
+        };
+        std::vector<Col> cols;
+        if (t.columnIndex("run") >= 0) cols.push_back({"run", "run", 90, false});
+        cols.push_back({"rank", "rank", 50, false});
+        cols.push_back({"name", "name", 0, false});
+        cols.push_back({"category", "category", 120, false});
+        cols.push_back({"count", "count", 70, false});
+        for (const char* k : {"total_ns", "mean_ns", "median_ns", "p5_ns", "p95_ns", "stddev_ns"})
+            cols.push_back({k, std::string(k).substr(0, std::string(k).size() - 3), 82, true});
+        cols.push_back({"cv", "cv", 56, false});
+        double fixed = 0;
+        for (const auto& col : cols) fixed += col.width;
+        double nameW = std::max(120.0, area.width() - 16 - fixed);
+        for (auto& col : cols)
+            if (col.width == 0) col.width = nameW;
+        double x0 = area.left() + 8, y = area.top() + 4;
+        std::string sortKey = paramString(values, "sort_by", "total_ns");
+        // Header.
+        QFont f = painter.font(), bold = f;
+        bold.setBold(true);
+        painter.setFont(bold);
+        double x = x0;
+        for (const auto& col : cols) {
+            painter.setPen(col.key == sortKey ? th.highlight : th.foreground);
+            bool right = col.key != "name" && col.key != "category" && col.key != "run";
+            painter.drawText(QRectF(x + 4, y, col.width - 8, rowH), (right ? Qt::AlignRight : Qt::AlignLeft) | Qt::AlignVCenter,
+                             QString::fromStdString(col.header + (col.key == sortKey ? (paramBool(values, "descending", true) ? " ▼" : " ▲") : "")));
+            x += col.width;
+        }
+        painter.setFont(f);
+        y += rowH;
+        painter.setPen(QPen(th.foreground, 0));
+        painter.drawLine(QPointF(x0, y), QPointF(x, y));
+        auto maxRows = size_t(paramInt(values, "max_rows", 30));
+        for (size_t k = 0; k < rows.size() && k < maxRows && y + rowH <= area.bottom(); ++k) {
+            size_t r = rows[k];
+            if (k % 2 == 1) painter.fillRect(QRectF(x0, y, x - x0, rowH), QColor(th.grid.red(), th.grid.green(), th.grid.blue(), 110));
+            double xx = x0;
+            for (const auto& col : cols) {
+                std::string text;
+                if (col.duration) text = formatDuration(cellNumber(t, r, col.key));
+                else if (col.key == "cv") text = fmt::format("{:.3f}", cellNumber(t, r, "cv"));
+                else text = cellText(t, r, col.key);
+                bool right = col.key != "name" && col.key != "category" && col.key != "run";
+                painter.setPen(th.foreground);
+                painter.drawText(QRectF(xx + 4, y, col.width - 8, rowH), (right ? Qt::AlignRight : Qt::AlignLeft) | Qt::AlignVCenter,
+                                 elided(painter, text, col.width - 8));
+                xx += col.width;
+            }
+            y += rowH;
+        }
+    }
+
+    std::optional<HitInfo> hitTest(const Prepared& prepared, const ParamValues& values, const QRectF& rect,
+                                   QPointF pt) const override {
+        const auto* p = dynamic_cast<const AnalysisTables*>(&prepared);
+        if (!p) return std::nullopt;
+        QImage scratch(1, 1, QImage::Format_ARGB32);
+        QPainter painter(&scratch);
+        Canvas c{painter, rect, false};
+        QRectF area = drawTitle(c, rect, title(), "x");
+        QFontMetricsF fm(painter.font());
+        double rowH = fm.height() + 6;
+        double y0 = area.top() + 4 + rowH;
+        if (pt.y() < y0) return std::nullopt;
+        auto k = size_t((pt.y() - y0) / rowH);
+        auto rows = view(p->combined, values);
+        if (k >= rows.size() || k >= size_t(paramInt(values, "max_rows", 30))) return std::nullopt;
+        const auto& t = p->combined;
+        size_t r = rows[k];
+        HitInfo h;
+        h.title = cellText(t, r, "name");
+        for (const auto& col : t.columns)
+            if (col != "name") h.fields.push_back({col, cellText(t, r, col)});
+        return h;
+    }
+
+    // The analysis rows that pass the filter, in the drawn order (every row, not only the drawn ones).
+    core::Table table(const Prepared& prepared, const ParamValues& values) const override {
+        const auto* p = dynamic_cast<const AnalysisTables*>(&prepared);
+        if (!p) return {};
+        core::Table out;
+        out.columns = p->combined.columns;
+        out.messages = p->combined.messages;
+        for (size_t r : view(p->combined, values)) out.rows.push_back(p->combined.rows[r]);
+        return out;
+    }
+};
+
+}  // namespace
+}  // namespace strobe::plots
+
+using strobe::plots::TopKernelsPlot;
+STROBE_REGISTER_PLOT(TopKernelsPlot)

@@ -1,0 +1,152 @@
+// The canvas and the engine: a drawing-parameter change calls draw() and not prepare(); a preparation-parameter
+// changed five times quickly calls prepare() once, with the last value. Uses an instrumented plot registered here.
+#include "app/gui/plot_view.h"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+
+#include "app/gui/jobs_panel.h"
+#include "app/gui/run_manager.h"
+#include "core/engine/job_runner.h"
+#include "plots/plot_engine.h"
+#include "plots/plot_registry.h"
+#include "test_support.h"
+
+using namespace strobe;
+
+namespace {
+
+std::atomic<int> g_prepareCalls{0};
+std::atomic<int> g_drawCalls{0};
+std::atomic<long long> g_lastPreparedBins{-1};
+
+struct CountingPrepared final : plots::Prepared {
+    long long bins = 0;
+    size_t bytes() const override { return sizeof(*this); }
+};
+
+class InstrumentedPlot final : public plots::Plot {
+public:
+    std::string id() const override { return "test-instrumented"; }
+    std::string title() const override { return "Instrumented"; }
+    std::string description() const override { return "Counts prepare() and draw() calls (tests only)."; }
+    std::vector<plots::ParamSpec> parameters(const plots::RunSet&) const override {
+        plots::ParamSpec bins;
+        bins.key = "bins";
+        bins.label = "Bins";
+        bins.type = plots::ParamType::Int;
+        bins.defaultValue = 10LL;
+        bins.min = 1;
+        bins.max = 1000;
+        bins.affectsPrepare = true;
+        plots::ParamSpec color;
+        color.key = "color";
+        color.label = "Colour";
+        color.type = plots::ParamType::Color;
+        color.defaultValue = std::string("#336699");
+        color.affectsPrepare = false;
+        return {bins, color};
+    }
+    core::Result<plots::PreparedPtr> prepare(const plots::RunSet&, const plots::ParamValues& values,
+                                             const core::CancelToken&, const core::ProgressFn&) const override {
+        ++g_prepareCalls;
+        auto p = std::make_shared<CountingPrepared>();
+        p->bins = plots::paramInt(values, "bins");
+        g_lastPreparedBins = p->bins;
+        return plots::PreparedPtr(p);
+    }
+    void draw(plots::Canvas& canvas, const plots::Prepared&, const plots::ParamValues& values) const override {
+        ++g_drawCalls;
+        canvas.painter.fillRect(canvas.rect.adjusted(10, 10, -10, -10),
+                                QColor(QString::fromStdString(plots::paramString(values, "color"))));
+    }
+    core::Table table(const plots::Prepared&, const plots::ParamValues&) const override { return {}; }
+};
+
+}  // namespace
+
+STROBE_REGISTER_PLOT(InstrumentedPlot)
+
+class PlotViewTest : public ::testing::Test {
+protected:
+    void SetUp() override {
+        test::app();
+        runner = std::make_unique<core::JobRunner>(2);
+        engine = std::make_unique<plots::PlotEngine>(*runner);
+        runs = std::make_unique<app::RunManager>();
+        runId = runs->addDataset(QStringLiteral("memory"), test::makeDataset(2));
+        plot = plots::PlotRegistry::instance().find("test-instrumented");
+        ASSERT_NE(plot, nullptr);
+    }
+    void TearDown() override {
+        view.reset();
+        runner->waitIdle();
+    }
+    void openView() {
+        view = std::make_unique<app::PlotView>(*plot, *engine, *runs, std::vector<int>{runId}, plots::ParamValues{},
+                                               &jobs);
+        view->resize(400, 300);
+        view->show();
+        ASSERT_TRUE(test::waitFor([&] { return view->prepared() != nullptr && !view->isUpdating(); }));
+    }
+
+    std::unique_ptr<core::JobRunner> runner;
+    std::unique_ptr<plots::PlotEngine> engine;
+    std::unique_ptr<app::RunManager> runs;
+    app::JobList jobs;
+    std::unique_ptr<app::PlotView> view;
+    const plots::Plot* plot = nullptr;
+    int runId = 0;
+};
+
+TEST_F(PlotViewTest, DrawingParameterRedrawsWithoutPreparing) {
+    openView();
+    const auto prepared = view->prepared();
+    g_prepareCalls = 0;
+    g_drawCalls = 0;
+    view->setValue("color", std::string("#ff0000"));
+    view->repaint();
+    EXPECT_GE(g_drawCalls.load(), 1);
+    // Let anything queued run: still no prepare(), same Prepared.
+    test::waitFor([] { return false; }, 300);
+    EXPECT_EQ(g_prepareCalls.load(), 0);
+    EXPECT_EQ(view->prepared(), prepared);
+    EXPECT_FALSE(view->isUpdating());
+    EXPECT_EQ(plots::paramString(view->values(), "color"), "#ff0000");
+    // The picture shows the new colour at once.
+    const QImage shot = view->grab().toImage();
+    EXPECT_EQ(shot.pixelColor(200, 150), QColor(QStringLiteral("#ff0000")));
+}
+
+TEST_F(PlotViewTest, PreparationParameterChangedFiveTimesPreparesOnce) {
+    openView();
+    const auto before = view->prepared();
+    g_prepareCalls = 0;
+    for (long long bins = 11; bins <= 15; ++bins) view->setValue("bins", bins);
+    EXPECT_TRUE(view->isUpdating());
+    EXPECT_EQ(view->prepared(), before);  // the last picture stays meanwhile
+    ASSERT_TRUE(test::waitFor([&] { return !view->isUpdating(); }));
+    EXPECT_EQ(g_prepareCalls.load(), 1);
+    EXPECT_EQ(g_lastPreparedBins.load(), 15);
+    ASSERT_NE(view->prepared(), nullptr);
+    EXPECT_EQ(static_cast<const CountingPrepared&>(*view->prepared()).bins, 15);
+}
+
+TEST_F(PlotViewTest, InvalidValueIsIgnored) {
+    openView();
+    view->setValue("bins", 5000LL);  // outside [1, 1000]
+    EXPECT_EQ(plots::paramInt(view->values(), "bins"), 10);
+    view->setValue("no_such_key", true);
+    EXPECT_EQ(view->values().count("no_such_key"), 0u);
+}
+
+TEST_F(PlotViewTest, PreparationShowsAsAJob) {
+    openView();
+    std::atomic<bool> sawJob{false};
+    QObject::connect(&jobs, &app::JobList::jobAdded, &jobs, [&] { sawJob = true; });
+    view->setValue("bins", 99LL);
+    ASSERT_TRUE(test::waitFor([&] { return !view->isUpdating(); }));
+    EXPECT_TRUE(sawJob.load());
+    EXPECT_TRUE(jobs.jobs().empty());  // and is gone when done
+}

@@ -1,0 +1,328 @@
+// Bad input: each case gives an Error naming the file, the place and what was expected, or a warning when the
+// rest is usable. Offsets were worked out from the files' text (python3: text.index(...)), noted per case.
+#include <gtest/gtest.h>
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "core/formats/kineto_json.h"
+
+using namespace strobe::core;
+
+namespace {
+
+std::string bad(const std::string& name) { return std::string(STROBE_TEST_DATA_DIR) + "/bad/" + name; }
+std::string small(const std::string& name) { return std::string(STROBE_TEST_DATA_DIR) + "/small/" + name; }
+
+std::string readFile(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+}
+
+bool contains(const std::string& s, std::string_view part) { return s.find(part) != std::string::npos; }
+
+const Diagnostic* findDiag(const RankData& r, std::string_view part) {
+    for (const auto& d : r.diagnostics)
+        if (contains(d.message, part)) return &d;
+    return nullptr;
+}
+
+}  // namespace
+
+TEST(KinetoBadInput, EmptyFile) {
+    auto r = loadKinetoTrace(bad("empty.json"));
+    ASSERT_FALSE(r.ok());
+    EXPECT_EQ(r.error().where.file, bad("empty.json"));
+    EXPECT_EQ(r.error().where.byteOffset, 0);
+    EXPECT_TRUE(contains(r.error().message, "empty"));
+    EXPECT_TRUE(contains(r.error().message, "expected"));
+    EXPECT_TRUE(contains(r.error().toString(), "empty.json"));
+}
+
+TEST(KinetoBadInput, NotJsonAndBinary) {
+    auto r = loadKinetoTrace(bad("not_json.txt"));
+    ASSERT_FALSE(r.ok());
+    EXPECT_EQ(r.error().where.byteOffset, 0);
+    EXPECT_TRUE(contains(r.error().message, "expected '{' or '['"));
+    EXPECT_TRUE(contains(r.error().message, "'t'"));
+
+    auto b = loadKinetoTrace(bad("binary.bin"));
+    ASSERT_FALSE(b.ok());
+    EXPECT_EQ(b.error().where.file, bad("binary.bin"));
+    EXPECT_EQ(b.error().where.byteOffset, 0);
+    EXPECT_TRUE(contains(b.error().message, "0x00"));
+}
+
+TEST(KinetoBadInput, MissingTraceEvents) {
+    auto r = loadKinetoTrace(bad("no_trace_events.json"));
+    ASSERT_FALSE(r.ok());
+    EXPECT_TRUE(contains(r.error().message, "traceEvents"));
+    EXPECT_EQ(r.error().where.byteOffset, 43);  // the closing '}' of {"schemaVersion": 1, "deviceProperties": []}
+
+    auto n = loadKinetoTrace(bad("trace_events_not_array.json"));
+    ASSERT_FALSE(n.ok());
+    EXPECT_TRUE(contains(n.error().message, "must be an array"));
+    EXPECT_EQ(n.error().where.byteOffset, 36);  // the '{' after "traceEvents":
+}
+
+TEST(KinetoBadInput, WronglyTypedFieldsAreSkippedWithWarnings) {
+    auto r = loadKinetoTrace(bad("wrong_types.json"));
+    ASSERT_TRUE(r.ok()) << r.error().toString();
+    const RankData& d = **r;
+    // good0, bad_args (kept, args ignored) and good1 survive; ts/pid/dur/ph errors and the bare 42 are skipped.
+    EXPECT_EQ(d.stats.events, 3u);
+    EXPECT_EQ(d.stats.skippedEvents, 5u);
+    ASSERT_EQ(d.slices.size(), 3u);
+    EXPECT_EQ(d.strings.view(d.slices.name[2]), "good1");
+    const Diagnostic* ts = findDiag(d, "\"ts\"");
+    ASSERT_NE(ts, nullptr);
+    EXPECT_EQ(ts->where.eventIndex, 1);
+    EXPECT_EQ(ts->where.byteOffset, 105);  // text.index('{"ph": "X", "cat": "cpu_op", "name": "bad_ts"')
+    EXPECT_EQ(ts->where.file, bad("wrong_types.json"));
+    EXPECT_TRUE(contains(ts->message, "expected"));
+    const Diagnostic* notObject = findDiag(d, "expected an event object");
+    ASSERT_NE(notObject, nullptr);
+    EXPECT_EQ(notObject->where.eventIndex, 4);
+    EXPECT_EQ(notObject->where.byteOffset, 384);  // text.index('42,')
+    ASSERT_NE(findDiag(d, "\"pid\""), nullptr);
+    EXPECT_EQ(findDiag(d, "\"pid\"")->where.eventIndex, 2);
+    ASSERT_NE(findDiag(d, "\"dur\""), nullptr);
+    EXPECT_EQ(findDiag(d, "\"dur\"")->where.eventIndex, 3);
+    ASSERT_NE(findDiag(d, "\"args\""), nullptr);
+    EXPECT_EQ(findDiag(d, "\"args\"")->where.eventIndex, 5);
+    ASSERT_NE(findDiag(d, "\"ph\""), nullptr);
+    EXPECT_EQ(findDiag(d, "\"ph\"")->where.eventIndex, 6);
+}
+
+TEST(KinetoBadInput, NegativeAndMissingDurAreClampedWithWarnings) {
+    auto r = loadKinetoTrace(bad("negative_dur.json"));
+    ASSERT_TRUE(r.ok());
+    const RankData& d = **r;
+    ASSERT_EQ(d.slices.size(), 3u);
+    EXPECT_EQ(d.slices.dur[0], 2000);
+    EXPECT_EQ(d.slices.dur[1], 0);
+    EXPECT_EQ(d.slices.dur[2], 0);
+    const Diagnostic* neg = findDiag(d, "negative");
+    ASSERT_NE(neg, nullptr);
+    EXPECT_EQ(neg->severity, Severity::Warning);
+    EXPECT_EQ(neg->where.eventIndex, 1);
+    EXPECT_EQ(neg->where.byteOffset, 102);  // start of the "negative" event
+    EXPECT_EQ(neg->where.file, bad("negative_dur.json"));
+    const Diagnostic* missing = findDiag(d, "without \"dur\"");
+    ASSERT_NE(missing, nullptr);
+    EXPECT_EQ(missing->where.eventIndex, 2);
+}
+
+TEST(KinetoBadInput, ManyBadEventsAreSummarisedNotListedOneByOne) {
+    std::string text = "[";
+    for (int i = 0; i < 1000; ++i) text += R"({"ph":"X","cat":"cpu_op","name":"a","pid":1,"tid":1,"ts":1,"dur":-1},)";
+    text += "]";
+    auto r = loadKinetoText(text, "many.json");
+    ASSERT_TRUE(r.ok());
+    EXPECT_EQ((*r)->slices.size(), 1000u);
+    EXPECT_LE((*r)->diagnostics.size(), 10u);
+    EXPECT_NE(findDiag(**r, "1000 X events with a negative dur"), nullptr);
+    EXPECT_NE(findDiag(**r, "comma before the closing"), nullptr);  // [..., ] is tolerated
+}
+
+TEST(KinetoBadInput, SyntaxErrorNamesEventAndOffset) {
+    auto r = loadKinetoTrace(bad("syntax_error.json"));
+    ASSERT_FALSE(r.ok());
+    EXPECT_EQ(r.error().where.eventIndex, 1);
+    EXPECT_EQ(r.error().where.byteOffset, 82);  // text.index('{"ph": "X" "name"')
+    EXPECT_TRUE(contains(r.error().message, "expected a valid JSON event object"));
+}
+
+TEST(KinetoBadInput, TruncatedKeepsCompleteEvents) {
+    auto r = loadKinetoTrace(bad("truncated.json"));
+    ASSERT_TRUE(r.ok()) << r.error().toString();
+    const RankData& d = **r;
+    EXPECT_TRUE(d.stats.truncated);
+    EXPECT_EQ(d.stats.events, 2u);  // ProfilerStep#7 and aten::mm
+    const Diagnostic* w = findDiag(d, "truncated");
+    ASSERT_NE(w, nullptr);
+    EXPECT_EQ(w->where.byteOffset, 1104);  // the file's size
+    EXPECT_TRUE(contains(w->message, "1104"));
+    EXPECT_TRUE(contains(w->message, "kept the 2 complete events"));
+    EXPECT_EQ(d.info.devices.size(), 1u);  // the keys before traceEvents are kept too
+}
+
+TEST(KinetoBadInput, TruncationAtEveryByteNeverCrashesAndIsMonotone) {
+    const std::string full = readFile(small("current_schema.json"));
+    ASSERT_EQ(full.size(), 4142u);
+    uint64_t previous = 0;
+    const size_t lastBrace = full.rfind('}');
+    for (size_t n = 0; n <= full.size(); ++n) {
+        KinetoLoadOptions opt;
+        opt.chunkBytes = 256;  // many cuts, even in this small file
+        opt.threads = (n % 2) ? 2 : 1;
+        auto r = loadKinetoText(std::string_view(full).substr(0, n), "cut.json", opt);
+        const uint64_t events = r.ok() ? (*r)->stats.events : 0;
+        ASSERT_GE(events, previous) << "prefix " << n;
+        previous = events;
+        if (r.ok() && n <= lastBrace) {
+            bool warned = false;
+            for (const auto& d : (*r)->diagnostics) warned |= d.severity == Severity::Warning;
+            ASSERT_TRUE(warned) << "prefix " << n << " loaded without a warning";
+        }
+        if (!r.ok()) {
+            ASSERT_EQ(r.error().where.file, "cut.json");
+        }
+    }
+    EXPECT_EQ(previous, 19u);
+}
+
+TEST(KinetoBadInput, TruncatedGzipAtEveryByteNeverCrashes) {
+    const std::string gz = readFile(small("current_schema.json.gz"));
+    uint64_t previous = 0;
+    for (size_t n = 0; n <= gz.size(); ++n) {
+        auto r = loadKinetoText(std::string_view(gz).substr(0, n), "cut.json.gz");
+        const uint64_t events = r.ok() ? (*r)->stats.events : 0;
+        ASSERT_GE(events, previous) << "prefix " << n;
+        previous = events;
+    }
+    EXPECT_EQ(previous, 19u);
+}
+
+TEST(KinetoBadInput, CorruptGzipNamesBothOffsets) {
+    auto r = loadKinetoTrace(bad("corrupt.json.gz"));
+    ASSERT_FALSE(r.ok());
+    EXPECT_EQ(r.error().where.file, bad("corrupt.json.gz"));
+    EXPECT_TRUE(contains(r.error().message, "corrupt gzip stream at compressed byte"));
+    EXPECT_TRUE(contains(r.error().message, "decompressed byte"));
+    // Bytes 300..339 of the compressed file were flipped: zlib notices at or after byte 300.
+    EXPECT_GE(r.error().where.byteOffset, 0);
+}
+
+TEST(KinetoBadInput, TrailingGarbageAfterGzipIsAWarning) {
+    auto r = loadKinetoTrace(bad("trailing_garbage.json.gz"));
+    ASSERT_TRUE(r.ok()) << r.error().toString();
+    EXPECT_EQ((*r)->stats.events, 19u);
+    const Diagnostic* w = findDiag(**r, "after the end of the gzip stream");
+    ASSERT_NE(w, nullptr);
+    EXPECT_TRUE(contains(w->message, "8 bytes"));
+    EXPECT_TRUE(contains(w->message, "compressed byte 1336"));  // the size of the valid gzip stream
+}
+
+TEST(KinetoBadInput, TruncatedGzipKeepsWhatWasDecompressed) {
+    auto r = loadKinetoTrace(bad("truncated.json.gz"));
+    ASSERT_TRUE(r.ok()) << r.error().toString();
+    EXPECT_TRUE((*r)->stats.truncated);
+    EXPECT_GT((*r)->stats.events, 0u);
+    EXPECT_LT((*r)->stats.events, 19u);
+    EXPECT_NE(findDiag(**r, "gzip stream ends early"), nullptr);
+}
+
+TEST(KinetoBadInput, DuplicateCorrelationIdsAreBothKept) {
+    auto r = loadKinetoTrace(bad("duplicate_correlation.json"));
+    ASSERT_TRUE(r.ok());
+    ASSERT_EQ((*r)->gpu.size(), 2u);
+    EXPECT_EQ((*r)->gpu.correlation[0], 5);
+    EXPECT_EQ((*r)->gpu.correlation[1], 5);
+}
+
+TEST(KinetoBadInput, MissingUnreadableAndDirectory) {
+    const std::string missing = bad("does_not_exist.json");
+    auto r = loadKinetoTrace(missing);
+    ASSERT_FALSE(r.ok());
+    EXPECT_EQ(r.error().where.file, missing);
+    EXPECT_TRUE(contains(r.error().message, "cannot open"));
+
+    auto dir = loadKinetoTrace(std::string(STROBE_TEST_DATA_DIR) + "/bad");
+    ASSERT_FALSE(dir.ok());
+    EXPECT_TRUE(contains(dir.error().message, "directory"));
+
+    // A file that disappears between listing and loading.
+    const auto tmp = std::filesystem::temp_directory_path() / "strobe_kineto_vanishing.json";
+    std::ofstream(tmp) << "[]";
+    std::filesystem::remove(tmp);
+    auto gone = loadKinetoTrace(tmp.string());
+    ASSERT_FALSE(gone.ok());
+    EXPECT_TRUE(contains(gone.error().toString(), "strobe_kineto_vanishing.json"));
+
+    if (geteuid() != 0) {  // root reads anything: only meaningful for a normal user
+        const auto locked = std::filesystem::temp_directory_path() / "strobe_kineto_locked.json";
+        std::ofstream(locked) << "[]";
+        ::chmod(locked.c_str(), 0);
+        auto denied = loadKinetoTrace(locked.string());
+        ASSERT_FALSE(denied.ok());
+        EXPECT_TRUE(contains(denied.error().message, "cannot open"));
+        std::filesystem::remove(locked);
+    }
+}
+
+TEST(KinetoBadInput, HostileShapesNeverCrash) {
+    // Deep nesting inside args.
+    std::string deep = R"([{"ph":"X","cat":"cpu_op","name":"a","pid":1,"tid":1,"ts":1,"dur":1,"args":{"x":)";
+    deep += std::string(5000, '[') + std::string(5000, ']') + "}}]";
+    auto d = loadKinetoText(deep, "deep.json");
+    if (!d.ok()) {
+        EXPECT_EQ(d.error().where.eventIndex, 0);
+    }
+
+    // A huge string (larger than the chunk) with escapes.
+    std::string huge = R"([{"ph":"X","cat":"cpu_op","name":")";
+    for (int i = 0; i < 200000; ++i) huge += "ab\\\"";
+    huge += R"(","pid":1,"tid":1,"ts":1,"dur":1},{"ph":"X","cat":"cpu_op","name":"b","pid":1,"tid":1,"ts":2,"dur":1}])";
+    KinetoLoadOptions small;
+    small.chunkBytes = 4096;
+    auto h = loadKinetoText(huge, "huge.json", small);
+    ASSERT_TRUE(h.ok()) << h.error().toString();
+    ASSERT_EQ((*h)->slices.size(), 2u);
+    EXPECT_EQ((*h)->strings.view((*h)->slices.name[0]).size(), 200000u * 3);
+
+    // NUL bytes inside and outside strings.
+    std::string nul = R"([{"ph":"X","cat":"cpu_op","name":"a)";
+    nul += std::string(1, '\0');
+    nul += R"(b","pid":1,"tid":1,"ts":1,"dur":1},)";
+    nul += std::string(3, '\0');
+    nul += "]";
+    auto n = loadKinetoText(nul, "nul.json");
+    if (!n.ok()) {
+        EXPECT_EQ(n.error().where.file, "nul.json");
+    }
+
+    // Invalid UTF-8: replaced by '?', with a warning naming the first bad byte and its event.
+    std::string utf = R"([{"ph":"X","cat":"cpu_op","name":"ok","pid":1,"tid":1,"ts":1,"dur":1},)"
+                      R"({"ph":"X","cat":"cpu_op","name":")"
+                      "\xff\xfe"
+                      R"(","pid":1,"tid":1,"ts":1,"dur":1}])";
+    auto u = loadKinetoText(utf, "utf8.json");
+    ASSERT_TRUE(u.ok()) << u.error().toString();
+    ASSERT_EQ((*u)->slices.size(), 2u);
+    EXPECT_EQ((*u)->strings.view((*u)->slices.name[1]), "??");
+    const Diagnostic* bad8 = nullptr;
+    for (const auto& diag : (*u)->diagnostics)
+        if (diag.message.find("UTF-8") != std::string::npos) bad8 = &diag;
+    ASSERT_NE(bad8, nullptr);
+    EXPECT_EQ(bad8->where.byteOffset, static_cast<int64_t>(utf.find('\xff')));
+    EXPECT_EQ(bad8->where.eventIndex, 1);
+
+    // Random bytes after a valid start, at several seeds.
+    uint32_t state = 12345;
+    for (int round = 0; round < 50; ++round) {
+        std::string text = "[";
+        for (int i = 0; i < 2000; ++i) {
+            state = state * 1103515245u + 12345u;
+            text.push_back(static_cast<char>("{}[]\",:\\ae1 "[(state >> 16) % 12]));
+        }
+        auto rr = loadKinetoText(text, "random.json");
+        (void)rr;
+    }
+    SUCCEED();
+}
+
+TEST(KinetoBadInput, CancelReturnsAnError) {
+    KinetoCallbacks cb;
+    cb.cancel.cancel();
+    auto r = loadKinetoTrace(small("current_schema.json"), {}, cb);
+    ASSERT_FALSE(r.ok());
+    EXPECT_EQ(r.error().message, "cancelled");
+}

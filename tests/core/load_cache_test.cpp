@@ -1,0 +1,708 @@
+// The on-disk load cache: a hand-made RankData with distinctive values in every column, every string and every
+// metadata field round-trips exactly; a changed source is stale; a corrupted, truncated, extended or foreign
+// file gives an Error (never a crash, never wrong data); a write that cannot happen is an Error, not a crash.
+
+#include <gtest/gtest.h>
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <string>
+#include <thread>
+#include <atomic>
+#include <type_traits>
+#include <vector>
+
+#include "core/engine/load_cache.h"
+
+using namespace strobe::core;
+namespace fs = std::filesystem;
+
+namespace {
+
+// A fresh directory per test under the system temp dir (never the user's cache).
+class TempDir {
+public:
+    TempDir() {
+        std::string tmpl = (fs::temp_directory_path() / "strobe-cache-test-XXXXXX").string();
+        char* p = ::mkdtemp(tmpl.data());
+        EXPECT_NE(p, nullptr);
+        m_path = tmpl;
+    }
+    ~TempDir() {
+        std::error_code ec;
+        fs::remove_all(m_path, ec);
+    }
+    const fs::path& path() const { return m_path; }
+
+private:
+    fs::path m_path;
+};
+
+void writeFile(const fs::path& p, const std::string& content) {
+    std::ofstream f(p, std::ios::binary | std::ios::trunc);
+    f << content;
+}
+
+std::string readAll(const fs::path& p) {
+    std::ifstream f(p, std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(f), {});
+}
+
+// Distinctive value for row i of the c-th column: different per column and per row, and of the right type.
+template <class T>
+T patternValue(size_t column, size_t i) {
+    if constexpr (std::is_enum_v<T>) {
+        using U = std::underlying_type_t<T>;
+        return static_cast<T>(static_cast<U>((column * 7 + i) % 5));
+    } else if constexpr (std::is_floating_point_v<T>) {
+        return static_cast<T>(column) * 1000.0 + static_cast<T>(i) * 0.25 - 3.5;
+    } else {
+        // Wraps for narrow types on purpose; negative values for signed ones.
+        const uint64_t v = column * 1000003ULL + i * 7919ULL + 11;
+        return static_cast<T>(std::is_signed_v<T> && (i % 3 == 1) ? -static_cast<int64_t>(v % 100000) : v);
+    }
+}
+
+// Fills every column of every table (through the generic visitors) with patternValue; table t gets rows[t] rows.
+void fillTables(RankData& r) {
+    const size_t rows[] = {1000, 777, 33, 5, 0};  // slices, gpu, flows, counters, steps (steps left empty)
+    size_t table = 0, column = 0;
+    r.visitTables([&](const char*, auto& t) {
+        const size_t n = rows[table++];
+        t.visitColumns([&](const char*, auto& col) {
+            using T = typename std::remove_reference_t<decltype(col)>::value_type;
+            for (size_t i = 0; i < n; ++i) col.push_back(patternValue<T>(column, i));
+            ++column;
+        });
+    });
+    // One derived column left empty while its table has rows: a legal state (not merged yet) that must survive.
+    r.gpu.copyDirection = Column<CopyDirection>();
+}
+
+RankData makeRank() {
+    RankData r;
+    r.rank = 5;
+    r.rankSource = RankSource::FileName;
+    r.path = "/somewhere/worker5.pt.trace.json";
+    r.strings.intern("ProfilerStep#12");
+    r.strings.intern("void at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<float>>");
+    r.strings.intern(std::string(5000, 'k') + "tail");
+    r.strings.intern(std::string("nul\0inside", 10));
+    r.strings.intern("ünïcødé ✓");
+    r.strings.intern("{\"Input Dims\": [[8, 1024], [1024]], \"Ev Idx\": 17}");
+    for (int i = 0; i < 300; ++i) r.strings.intern("name_" + std::to_string(i));
+
+    r.tracks = std::vector<Track>{{1, 2, 0, 0}, {-7, 3, 1, 2}, {0, 0, 4, 5}};
+    r.processes = std::vector<ProcessMeta>{{1, 0, 1, 2, 7}, {9, 3, 4, 0, INT32_MIN}};
+    r.threads = std::vector<ThreadMeta>{{0, 2, -1}, {2, 6, 42}};
+    fillTables(r);
+
+    TraceInfo& in = r.info;
+    in.path = "/somewhere/worker5.pt.trace.json";
+    in.fileSize = 123456789;
+    in.gzip = true;
+    in.platform = Platform::Amd;
+    DeviceProperties d0;
+    d0.id = 0;
+    d0.name = "AMD Instinct MI300X";
+    d0.totalGlobalMem = 206141652992;
+    d0.computeMajor = 9;
+    d0.computeMinor = 4;
+    d0.warpSize = 64;
+    d0.numSms = 304;
+    d0.maxThreadsPerBlock = 1024;
+    d0.maxThreadsPerMultiprocessor = 2048;
+    d0.regsPerBlock = 65536;
+    d0.sharedMemPerBlock = 65536;
+    d0.rawJson = R"({"id": 0, "name": "AMD Instinct MI300X"})";
+    DeviceProperties d1 = d0;
+    d1.id = 1;
+    d1.name = "second";
+    in.devices = {d0, d1};
+    in.distributed.present = true;
+    in.distributed.backend = "nccl";
+    in.distributed.rank = 5;
+    in.distributed.worldSize = 8;
+    in.distributed.ncclVersion = "2.18.3";
+    in.distributed.processGroups = {{"0", "default_pg", "cuda:nccl", 8, {0, 1, 2, 3, 4, 5, 6, 7}},
+                                    {"1", "sub", "", 2, {4, 5}}};
+    in.roctracerVersion = "4.1";
+    in.rocprofilerSdkVersion = "0.5.0";
+    in.cuptiVersion = "";
+    in.baseTimeNanoseconds = 1694128201545000000LL;
+    in.displayTimeUnit = "ms";
+    in.traceName = "worker5";
+    in.schemaVersion = 1;
+    in.eventEstimate = 424242;
+    in.otherKeys = {{"custom", "[1, 2, {\"x\": null}]"}, {"empty", ""}};
+
+    r.stats.events = 1815;
+    r.stats.metadataEvents = 12;
+    r.stats.skippedEvents = 3;
+    r.stats.bytesRead = 987654;
+    r.stats.truncated = true;
+    r.stats.loadSeconds = 0.125;
+    r.stats.eventsByCategory = {{1, 1000}, {2, 777}, {0, 38}};
+
+    Location where{"/somewhere/worker5.pt.trace.json"};
+    where.byteOffset = 4096;
+    where.eventIndex = 17;
+    r.diagnostics = {{Severity::Warning, where, "the text ends early; 1815 events kept"},
+                     {Severity::Info, Location{}, "no closing bracket"}};
+    return r;
+}
+
+// Compares every column (generic) and every string and metadata field.
+void expectSame(RankData& a, RankData& b) {
+    EXPECT_EQ(a.rank, b.rank);
+    EXPECT_EQ(a.rankSource, b.rankSource);
+
+    ASSERT_EQ(a.strings.size(), b.strings.size());
+    for (StrId i = 0; i < a.strings.size(); ++i) {
+        ASSERT_EQ(a.strings.view(i), b.strings.view(i)) << "string " << i;
+        auto found = b.strings.find(a.strings.view(i));
+        ASSERT_TRUE(found.has_value()) << "string " << i;
+        EXPECT_EQ(*found, i);
+    }
+
+    auto columnsOf = [](RankData& r) {
+        std::vector<std::pair<std::string, std::string>> cols;
+        auto add = [&](const std::string& name, const auto& col) {
+            cols.emplace_back(name, std::string(reinterpret_cast<const char*>(col.data()),
+                                                col.size() * sizeof(*col.data())));
+        };
+        add("tracks", r.tracks);
+        add("processes", r.processes);
+        add("threads", r.threads);
+        r.visitTables([&](const char* t, auto& table) {
+            table.visitColumns([&](const char* c, const auto& col) { add(std::string(t) + "." + c, col); });
+        });
+        return cols;
+    };
+    auto ca = columnsOf(a), cb = columnsOf(b);
+    ASSERT_EQ(ca.size(), cb.size());
+    for (size_t i = 0; i < ca.size(); ++i) {
+        EXPECT_EQ(ca[i].first, cb[i].first);
+        EXPECT_EQ(ca[i].second.size(), cb[i].second.size()) << ca[i].first;
+        EXPECT_TRUE(ca[i].second == cb[i].second) << "column " << ca[i].first << " differs";
+    }
+
+    const TraceInfo& x = a.info;
+    const TraceInfo& y = b.info;
+    EXPECT_EQ(x.fileSize, y.fileSize);
+    EXPECT_EQ(x.gzip, y.gzip);
+    EXPECT_EQ(x.platform, y.platform);
+    ASSERT_EQ(x.devices.size(), y.devices.size());
+    for (size_t i = 0; i < x.devices.size(); ++i) {
+        const auto &p = x.devices[i], &q = y.devices[i];
+        EXPECT_EQ(p.id, q.id);
+        EXPECT_EQ(p.name, q.name);
+        EXPECT_EQ(p.totalGlobalMem, q.totalGlobalMem);
+        EXPECT_EQ(p.computeMajor, q.computeMajor);
+        EXPECT_EQ(p.computeMinor, q.computeMinor);
+        EXPECT_EQ(p.warpSize, q.warpSize);
+        EXPECT_EQ(p.numSms, q.numSms);
+        EXPECT_EQ(p.maxThreadsPerBlock, q.maxThreadsPerBlock);
+        EXPECT_EQ(p.maxThreadsPerMultiprocessor, q.maxThreadsPerMultiprocessor);
+        EXPECT_EQ(p.regsPerBlock, q.regsPerBlock);
+        EXPECT_EQ(p.sharedMemPerBlock, q.sharedMemPerBlock);
+        EXPECT_EQ(p.rawJson, q.rawJson);
+    }
+    EXPECT_EQ(x.distributed.present, y.distributed.present);
+    EXPECT_EQ(x.distributed.backend, y.distributed.backend);
+    EXPECT_EQ(x.distributed.rank, y.distributed.rank);
+    EXPECT_EQ(x.distributed.worldSize, y.distributed.worldSize);
+    EXPECT_EQ(x.distributed.ncclVersion, y.distributed.ncclVersion);
+    ASSERT_EQ(x.distributed.processGroups.size(), y.distributed.processGroups.size());
+    for (size_t i = 0; i < x.distributed.processGroups.size(); ++i) {
+        const auto &p = x.distributed.processGroups[i], &q = y.distributed.processGroups[i];
+        EXPECT_EQ(p.name, q.name);
+        EXPECT_EQ(p.desc, q.desc);
+        EXPECT_EQ(p.backendConfig, q.backendConfig);
+        EXPECT_EQ(p.size, q.size);
+        EXPECT_EQ(p.ranks, q.ranks);
+    }
+    EXPECT_EQ(x.roctracerVersion, y.roctracerVersion);
+    EXPECT_EQ(x.rocprofilerSdkVersion, y.rocprofilerSdkVersion);
+    EXPECT_EQ(x.cuptiVersion, y.cuptiVersion);
+    EXPECT_EQ(x.baseTimeNanoseconds, y.baseTimeNanoseconds);
+    EXPECT_EQ(x.displayTimeUnit, y.displayTimeUnit);
+    EXPECT_EQ(x.traceName, y.traceName);
+    EXPECT_EQ(x.schemaVersion, y.schemaVersion);
+    EXPECT_EQ(x.eventEstimate, y.eventEstimate);
+    EXPECT_EQ(x.otherKeys, y.otherKeys);
+
+    EXPECT_EQ(a.stats.events, b.stats.events);
+    EXPECT_EQ(a.stats.metadataEvents, b.stats.metadataEvents);
+    EXPECT_EQ(a.stats.skippedEvents, b.stats.skippedEvents);
+    EXPECT_EQ(a.stats.bytesRead, b.stats.bytesRead);
+    EXPECT_EQ(a.stats.truncated, b.stats.truncated);
+    EXPECT_EQ(a.stats.eventsByCategory, b.stats.eventsByCategory);
+
+    ASSERT_EQ(a.diagnostics.size(), b.diagnostics.size());
+    for (size_t i = 0; i < a.diagnostics.size(); ++i) {
+        EXPECT_EQ(a.diagnostics[i].severity, b.diagnostics[i].severity);
+        EXPECT_EQ(a.diagnostics[i].message, b.diagnostics[i].message);
+        EXPECT_EQ(a.diagnostics[i].where.file, b.diagnostics[i].where.file);
+        EXPECT_EQ(a.diagnostics[i].where.byteOffset, b.diagnostics[i].where.byteOffset);
+        EXPECT_EQ(a.diagnostics[i].where.line, b.diagnostics[i].where.line);
+        EXPECT_EQ(a.diagnostics[i].where.eventIndex, b.diagnostics[i].where.eventIndex);
+    }
+}
+
+struct Fixture {
+    TempDir tmp;
+    fs::path source = tmp.path() / "worker5.pt.trace.json";
+    LoadCache cache{tmp.path() / "cache"};
+    RankData rank = makeRank();
+
+    Fixture() { writeFile(source, "{\"traceEvents\": []}"); }
+    fs::path entry() const { return cache.entryFor(source.string()); }
+};
+
+}  // namespace
+
+TEST(LoadCache, RoundTripsEveryColumnStringAndField) {
+    Fixture f;
+    ASSERT_TRUE(f.cache.write(f.source.string(), f.rank).ok());
+    CacheLookup lookup = CacheLookup::Missing;
+    auto back = f.cache.read(f.source.string(), 0, &lookup);
+    ASSERT_TRUE(back.ok()) << back.error().toString();
+    EXPECT_EQ(lookup, CacheLookup::Hit);
+    RankData& r = **back;
+    expectSame(f.rank, r);
+    EXPECT_TRUE(r.stats.fromCache);
+    EXPECT_EQ(r.path, f.source.string());
+    EXPECT_EQ(r.info.path, f.source.string());
+
+    // Spot checks against the values the test put in (not against the writer).
+    ASSERT_EQ(r.slices.size(), 1000u);
+    ASSERT_EQ(r.gpu.size(), 777u);
+    EXPECT_EQ(r.flows.size(), 33u);
+    EXPECT_EQ(r.counters.size(), 5u);
+    EXPECT_EQ(r.steps.size(), 0u);
+    EXPECT_EQ(r.gpu.copyDirection.size(), 0u);
+    EXPECT_EQ(r.slices.ts[0], 11);                                // column 0, row 0: 0 + 0 + 11
+    EXPECT_EQ(r.slices.ts[2], 2 * 7919 + 11);                     // column 0, row 2
+    EXPECT_EQ(r.slices.dur[1], -((1000003 + 7919 + 11) % 100000)); // column 1, row 1: negative on purpose
+    EXPECT_EQ(r.tracks[1].pid, -7);
+    EXPECT_EQ(r.processes[1].sortIndex, INT32_MIN);
+    EXPECT_EQ(r.threads[1].sortIndex, 42);
+    EXPECT_TRUE(r.strings.view(4) == std::string_view("nul\0inside", 10));
+    EXPECT_EQ(r.strings.view(3).size(), 5004u);
+    EXPECT_EQ(r.strings.view(3).substr(5000), "tail");
+    EXPECT_EQ(r.info.devices[1].name, "second");
+    EXPECT_EQ(r.info.distributed.processGroups[1].ranks, (std::vector<int>{4, 5}));
+    EXPECT_EQ(*r.info.baseTimeNanoseconds, 1694128201545000000LL);
+}
+
+TEST(LoadCache, ColumnsAreAlignedZeroCopyViewsThatOutliveTheFile) {
+    Fixture f;
+    ASSERT_TRUE(f.cache.write(f.source.string(), f.rank).ok());
+    std::shared_ptr<RankData> r;
+    {
+        LoadCache other(f.cache.dir());
+        auto back = other.read(f.source.string());
+        ASSERT_TRUE(back.ok()) << back.error().toString();
+        r = std::move(back.value());
+    }
+    EXPECT_TRUE(r->slices.ts.isView());
+    EXPECT_TRUE(r->gpu.name.isView());
+    EXPECT_TRUE(r->tracks.isView());
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(r->slices.ts.data()) % 64, 0u);
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(r->counters.value.data()) % 64, 0u);
+
+    // Replacing and then deleting the entry leaves the mapped data intact.
+    RankData changed = makeRank();
+    changed.slices.ts.at(0) = 999;
+    ASSERT_TRUE(f.cache.write(f.source.string(), changed).ok());
+    fs::remove(f.entry());
+    EXPECT_EQ(r->slices.ts[0], 11);
+    expectSame(f.rank, *r);
+}
+
+TEST(LoadCache, EmptyRankRoundTrips) {
+    Fixture f;
+    RankData empty;
+    ASSERT_TRUE(f.cache.write(f.source.string(), empty).ok());
+    auto back = f.cache.read(f.source.string());
+    ASSERT_TRUE(back.ok()) << back.error().toString();
+    EXPECT_EQ((*back)->strings.size(), 1u);
+    EXPECT_EQ((*back)->slices.size(), 0u);
+    EXPECT_FALSE((*back)->info.baseTimeNanoseconds.has_value());
+    expectSame(empty, **back);
+}
+
+TEST(LoadCache, WriteLeavesOnlyTheEntryAndNamesItAfterThePath) {
+    Fixture f;
+    ASSERT_TRUE(f.cache.write(f.source.string(), f.rank).ok());
+    ASSERT_TRUE(f.cache.write(f.source.string(), f.rank).ok());  // replacing is fine too
+    // A temp file left by a writer that died an hour ago is cleaned up by the next write of that entry; a
+    // recent one (a writer that may still be running) is left alone.
+    const fs::path oldTemp = f.cache.dir() / ("." + f.entry().filename().string() + ".tmp-1-0");
+    const fs::path newTemp = f.cache.dir() / ("." + f.entry().filename().string() + ".tmp-2-0");
+    writeFile(oldTemp, "partial");
+    writeFile(newTemp, "partial");
+    fs::last_write_time(oldTemp, fs::file_time_type::clock::now() - std::chrono::hours(1));
+    ASSERT_TRUE(f.cache.write(f.source.string(), f.rank).ok());
+    EXPECT_FALSE(fs::exists(oldTemp));
+    EXPECT_TRUE(fs::exists(newTemp));
+    fs::remove(newTemp);
+    std::vector<std::string> names;
+    for (const auto& e : fs::directory_iterator(f.cache.dir())) names.push_back(e.path().filename().string());
+    ASSERT_EQ(names.size(), 1u);
+    EXPECT_EQ(names[0], f.entry().filename().string());
+    EXPECT_NE(names[0].find("worker5.pt.trace.json"), std::string::npos);
+    // Another spelling of the same path maps to the same entry; another file to another entry.
+    const std::string dotted = (f.tmp.path() / "." / "worker5.pt.trace.json").string();
+    EXPECT_EQ(f.cache.entryFor(dotted), f.entry());
+    EXPECT_NE(f.cache.entryFor((f.tmp.path() / "worker6.pt.trace.json").string()), f.entry());
+    EXPECT_TRUE(f.cache.entryFor("").empty());
+}
+
+TEST(LoadCache, DefaultDirectoryFollowsXdgCacheHome) {
+    TempDir tmp;
+    const char* old = std::getenv("XDG_CACHE_HOME");
+    std::string saved = old ? old : "";
+    ::setenv("XDG_CACHE_HOME", tmp.path().c_str(), 1);
+    LoadCache c;
+    EXPECT_EQ(c.dir(), tmp.path() / "strobe");
+    if (old) ::setenv("XDG_CACHE_HOME", saved.c_str(), 1);
+    else ::unsetenv("XDG_CACHE_HOME");
+}
+
+TEST(LoadCache, MissingEntryOrSourceIsAMiss) {
+    Fixture f;
+    CacheLookup lookup = CacheLookup::Hit;
+    auto r = f.cache.read(f.source.string(), 0, &lookup);
+    ASSERT_FALSE(r.ok());
+    EXPECT_EQ(lookup, CacheLookup::Missing);
+    auto gone = f.cache.read((f.tmp.path() / "absent.json").string(), 0, &lookup);
+    ASSERT_FALSE(gone.ok());
+    EXPECT_EQ(lookup, CacheLookup::Missing);
+    EXPECT_NE(gone.error().toString().find("absent.json"), std::string::npos);
+}
+
+TEST(LoadCache, ChangedSourceOrOptionsAreStale) {
+    Fixture f;
+    ASSERT_TRUE(f.cache.write(f.source.string(), f.rank, 77).ok());
+    ASSERT_TRUE(f.cache.read(f.source.string(), 77).ok());
+
+    CacheLookup lookup = CacheLookup::Hit;
+    auto otherKey = f.cache.read(f.source.string(), 78, &lookup);
+    EXPECT_FALSE(otherKey.ok());
+    EXPECT_EQ(lookup, CacheLookup::Stale);
+    EXPECT_TRUE(f.cache.read(f.source.string(), 0).ok());  // key 0: any options (inspection tools)
+
+    // Touch: same size, another mtime.
+    fs::last_write_time(f.source, fs::last_write_time(f.source) + std::chrono::seconds(3));
+    auto touched = f.cache.read(f.source.string(), 77, &lookup);
+    ASSERT_FALSE(touched.ok());
+    EXPECT_EQ(lookup, CacheLookup::Stale);
+    EXPECT_NE(touched.error().message.find("changed"), std::string::npos);
+
+    // Rewritten for the touched file, then the size changes.
+    ASSERT_TRUE(f.cache.write(f.source.string(), f.rank, 77).ok());
+    ASSERT_TRUE(f.cache.read(f.source.string(), 77).ok());
+    const auto mtime = fs::last_write_time(f.source);
+    writeFile(f.source, "{\"traceEvents\": [ ]}");
+    fs::last_write_time(f.source, mtime);  // same mtime, other size
+    EXPECT_FALSE(f.cache.read(f.source.string(), 77, &lookup).ok());
+    EXPECT_EQ(lookup, CacheLookup::Stale);
+}
+
+TEST(LoadCache, StampTakenBeforeTheLoadMakesALaterChangeStale) {
+    Fixture f;
+    auto before = LoadCache::stamp(f.source.string());
+    ASSERT_TRUE(before.ok());
+    // The source changes while it is being loaded; the entry is written with the stamp from before.
+    fs::last_write_time(f.source, fs::last_write_time(f.source) + std::chrono::seconds(5));
+    ASSERT_TRUE(f.cache.write(*before, f.rank).ok());
+    CacheLookup lookup = CacheLookup::Hit;
+    EXPECT_FALSE(f.cache.read(f.source.string(), 0, &lookup).ok());
+    EXPECT_EQ(lookup, CacheLookup::Stale);
+}
+
+TEST(LoadCache, ForeignFilesAreRejected) {
+    Fixture f;
+    fs::create_directories(f.cache.dir());
+    CacheLookup lookup = CacheLookup::Hit;
+
+    writeFile(f.entry(), "{\"this is\": \"not a cache file\"}");
+    EXPECT_FALSE(f.cache.read(f.source.string(), 0, &lookup).ok());
+    EXPECT_EQ(lookup, CacheLookup::Foreign);
+
+    writeFile(f.entry(), "");
+    auto empty = f.cache.read(f.source.string(), 0, &lookup);
+    EXPECT_FALSE(empty.ok());
+    EXPECT_EQ(lookup, CacheLookup::Corrupt);  // an empty file is a truncated one
+
+    // The entry of another source with the same size and mtime copied under this source's name.
+    const fs::path twin = f.tmp.path() / "twin.json";
+    writeFile(twin, readAll(f.source));
+    fs::last_write_time(twin, fs::last_write_time(f.source));
+    ASSERT_TRUE(f.cache.write(twin.string(), f.rank).ok());
+    fs::copy_file(f.cache.entryFor(twin.string()), f.entry(), fs::copy_options::overwrite_existing);
+    auto foreign = f.cache.read(f.source.string(), 0, &lookup);
+    ASSERT_FALSE(foreign.ok());
+    EXPECT_EQ(lookup, CacheLookup::Foreign);
+    EXPECT_NE(foreign.error().message.find("twin.json"), std::string::npos);
+
+    // Other byte order: flip the endianness tag (bytes 8..11) — reported before any checksum.
+    ASSERT_TRUE(f.cache.write(f.source.string(), f.rank).ok());
+    std::string bytes = readAll(f.entry());
+    std::swap(bytes[8], bytes[11]);
+    std::swap(bytes[9], bytes[10]);
+    writeFile(f.entry(), bytes);
+    EXPECT_FALSE(f.cache.read(f.source.string(), 0, &lookup).ok());
+    EXPECT_EQ(lookup, CacheLookup::Foreign);
+}
+
+namespace {
+// Overwrites one byte of a file in place and keeps the source's stamp unchanged.
+void pokeByte(const fs::path& p, size_t offset, char value) {
+    int fd = ::open(p.c_str(), O_WRONLY);
+    ASSERT_GE(fd, 0);
+    ASSERT_EQ(::pwrite(fd, &value, 1, static_cast<off_t>(offset)), 1);
+    ::close(fd);
+}
+}  // namespace
+
+TEST(LoadCache, EveryCorruptedByteIsCaughtOrHarmless) {
+    Fixture f;
+    f.cache.setVerifyData(true);
+    ASSERT_TRUE(f.cache.write(f.source.string(), f.rank).ok());
+    const std::string original = readAll(f.entry());
+    ASSERT_GT(original.size(), 4096u);
+    size_t rejected = 0, accepted = 0;
+    // Every byte of the header, metadata and directory region, then every 61st byte of the data (each column
+    // is hit several times).
+    for (size_t off = 0; off < original.size(); off += off < 4096 ? 1 : 61) {
+        pokeByte(f.entry(), off, static_cast<char>(original[off] ^ 0x5a));
+        CacheLookup lookup = CacheLookup::Hit;
+        auto r = f.cache.read(f.source.string(), 0, &lookup);
+        if (r.ok()) {
+            // Only padding may change unnoticed: the data read back must still be the original.
+            ++accepted;
+            expectSame(f.rank, **r);
+        } else {
+            ++rejected;
+            EXPECT_TRUE(lookup == CacheLookup::Corrupt || lookup == CacheLookup::Foreign ||
+                        lookup == CacheLookup::Stale)
+                << "offset " << off << ": " << toString(lookup);
+        }
+        pokeByte(f.entry(), off, original[off]);
+        if (HasFailure()) {
+            ADD_FAILURE() << "first failure at offset " << off;
+            return;
+        }
+    }
+    EXPECT_GT(rejected, accepted);  // the file is mostly data, all of it checked
+    ASSERT_TRUE(f.cache.read(f.source.string()).ok());  // restored
+}
+
+TEST(LoadCache, WithoutDataVerificationStructureIsStillChecked) {
+    Fixture f;
+    f.cache.setVerifyData(false);
+    ASSERT_TRUE(f.cache.write(f.source.string(), f.rank).ok());
+    const std::string original = readAll(f.entry());
+    std::mt19937_64 rng(12345);
+    // Random multi-byte garbage anywhere: never a crash (ASan/UBSan watch this), and any accepted read has
+    // in-range string views and the directory's counts.
+    for (int round = 0; round < 400; ++round) {
+        std::string bytes = original;
+        const int n = 1 + static_cast<int>(rng() % 8);
+        for (int k = 0; k < n; ++k) bytes[rng() % bytes.size()] = static_cast<char>(rng());
+        writeFile(f.entry(), bytes);
+        auto r = f.cache.read(f.source.string());
+        if (r.ok()) {
+            EXPECT_EQ((*r)->slices.size(), 1000u);
+            EXPECT_EQ((*r)->strings.size(), f.rank.strings.size());
+            for (StrId i = 0; i < (*r)->strings.size(); ++i)
+                ASSERT_EQ((*r)->strings.view(i).size(), f.rank.strings.view(i).size());
+        }
+    }
+    // A corrupted directory or string offset is caught even without data verification.
+    std::string bytes = original;
+    bytes[400] ^= 1;  // inside the metadata (starts at 256)
+    writeFile(f.entry(), bytes);
+    EXPECT_FALSE(f.cache.read(f.source.string()).ok());
+}
+
+TEST(LoadCache, TruncatedOrExtendedFilesAreCorrupt) {
+    Fixture f;
+    ASSERT_TRUE(f.cache.write(f.source.string(), f.rank).ok());
+    const std::string original = readAll(f.entry());
+    std::vector<size_t> lengths = {0, 1, 7, 8, 9, 255, 256, 257, original.size() - 1};
+    for (size_t n = 300; n < original.size(); n += 997) lengths.push_back(n);
+    for (size_t n : lengths) {
+        writeFile(f.entry(), original.substr(0, n));
+        CacheLookup lookup = CacheLookup::Hit;
+        auto r = f.cache.read(f.source.string(), 0, &lookup);
+        ASSERT_FALSE(r.ok()) << "length " << n;
+        EXPECT_EQ(lookup, CacheLookup::Corrupt) << "length " << n << ": " << r.error().toString();
+    }
+    writeFile(f.entry(), original + std::string(64, '\0'));
+    CacheLookup lookup = CacheLookup::Hit;
+    EXPECT_FALSE(f.cache.read(f.source.string(), 0, &lookup).ok());
+    EXPECT_EQ(lookup, CacheLookup::Corrupt);
+}
+
+namespace {
+// White-box: the layout constants of load_cache.cpp (header 256 bytes; dirOffset at 80, dirCount at 88,
+// dirChecksum at 96, headerChecksum at 248; directory entries of 80 bytes with a 48-byte name, then
+// elemSize). Rewrites a directory entry and fixes the checksums so that only the column set differs.
+template <class Edit>
+std::string editDirectory(std::string bytes, Edit&& edit) {
+    uint64_t dirOffset, dirCount;
+    std::memcpy(&dirOffset, bytes.data() + 80, 8);
+    std::memcpy(&dirCount, bytes.data() + 88, 8);
+    for (uint64_t i = 0; i < dirCount; ++i) edit(bytes.data() + dirOffset + i * 80);
+    const uint64_t dirSum = LoadCache::checksum(bytes.data() + dirOffset, dirCount * 80);
+    std::memcpy(bytes.data() + 96, &dirSum, 8);
+    const uint64_t headSum = LoadCache::checksum(bytes.data(), 248);
+    std::memcpy(bytes.data() + 248, &headSum, 8);
+    return bytes;
+}
+}  // namespace
+
+namespace {
+// White-box: the data offset of a named column (see editDirectory for the layout).
+uint64_t columnOffset(const std::string& bytes, std::string_view name) {
+    uint64_t dirOffset, dirCount;
+    std::memcpy(&dirOffset, bytes.data() + 80, 8);
+    std::memcpy(&dirCount, bytes.data() + 88, 8);
+    for (uint64_t i = 0; i < dirCount; ++i) {
+        const char* e = bytes.data() + dirOffset + i * 80;
+        if (std::string_view(e) == name) {
+            uint64_t off;
+            std::memcpy(&off, e + 64, 8);
+            return off;
+        }
+    }
+    return 0;
+}
+}  // namespace
+
+TEST(LoadCache, DataVerificationCatchesAFlippedColumnBit) {
+    Fixture f;
+    ASSERT_TRUE(f.cache.write(f.source.string(), f.rank).ok());
+    std::string bytes = readAll(f.entry());
+    const uint64_t off = columnOffset(bytes, "gpu.dur");
+    ASSERT_GT(off, 0u);
+    bytes[off + 8 * 100 + 1] ^= 0x10;  // row 100 of gpu.dur
+    writeFile(f.entry(), bytes);
+
+    f.cache.setVerifyData(true);
+    CacheLookup lookup = CacheLookup::Hit;
+    auto checked = f.cache.read(f.source.string(), 0, &lookup);
+    ASSERT_FALSE(checked.ok());
+    EXPECT_EQ(lookup, CacheLookup::Corrupt);
+    EXPECT_NE(checked.error().message.find("gpu.dur"), std::string::npos);
+
+    // Documented trade-off: without it the structure is sound and only that value differs.
+    f.cache.setVerifyData(false);
+    auto unchecked = f.cache.read(f.source.string());
+    ASSERT_TRUE(unchecked.ok()) << unchecked.error().toString();
+    EXPECT_NE((*unchecked)->gpu.dur[100], f.rank.gpu.dur[100]);
+    EXPECT_EQ((*unchecked)->gpu.dur[99], f.rank.gpu.dur[99]);
+}
+
+TEST(LoadCache, AdoptedStringsAreFoundFromManyThreads) {
+    Fixture f;
+    ASSERT_TRUE(f.cache.write(f.source.string(), f.rank).ok());
+    auto back = f.cache.read(f.source.string());
+    ASSERT_TRUE(back.ok()) << back.error().toString();
+    std::shared_ptr<const RankData> r = std::move(back.value());
+    // The lookup index of an adopted pool is built on first use; concurrent first uses must agree (TSan).
+    std::vector<std::thread> threads;
+    std::atomic<int> found{0};
+    for (int t = 0; t < 4; ++t)
+        threads.emplace_back([&, t] {
+            for (int i = t; i < 300; i += 4)
+                if (r->strings.find("name_" + std::to_string(i)) == f.rank.strings.find("name_" + std::to_string(i)))
+                    found.fetch_add(1);
+        });
+    for (auto& th : threads) th.join();
+    EXPECT_EQ(found.load(), 300);
+    EXPECT_FALSE(r->strings.find("name_300").has_value());
+}
+
+TEST(LoadCache, ADifferentColumnSetIsStale) {
+    Fixture f;
+    ASSERT_TRUE(f.cache.write(f.source.string(), f.rank).ok());
+    const std::string original = readAll(f.entry());
+    CacheLookup lookup = CacheLookup::Hit;
+
+    // A column this build does not know (renamed gpu.stream → gpu.streaX): written by another build.
+    writeFile(f.entry(), editDirectory(original, [](char* e) {
+                  if (std::string_view(e) == "gpu.stream") e[9] = 'X';
+              }));
+    auto renamed = f.cache.read(f.source.string(), 0, &lookup);
+    ASSERT_FALSE(renamed.ok());
+    EXPECT_EQ(lookup, CacheLookup::Stale);
+    EXPECT_NE(renamed.error().message.find("gpu.stream"), std::string::npos);
+
+    // Same column, another element size.
+    writeFile(f.entry(), editDirectory(original, [](char* e) {
+                  if (std::string_view(e) == "flows.track") {
+                      uint32_t size = 8;
+                      uint64_t count;
+                      std::memcpy(&count, e + 56, 8);
+                      count /= 2;
+                      std::memcpy(e + 48, &size, 4);
+                      std::memcpy(e + 56, &count, 8);
+                  }
+              }));
+    auto resized = f.cache.read(f.source.string(), 0, &lookup);
+    ASSERT_FALSE(resized.ok());
+    EXPECT_EQ(lookup, CacheLookup::Stale);
+    EXPECT_NE(resized.error().message.find("flows.track"), std::string::npos);
+
+    // A count that runs past the end of the file, with valid checksums: caught by the range check.
+    writeFile(f.entry(), editDirectory(original, [](char* e) {
+                  if (std::string_view(e) == "slices.ts") {
+                      uint64_t count = uint64_t{1} << 60;
+                      std::memcpy(e + 56, &count, 8);
+                  }
+              }));
+    EXPECT_FALSE(f.cache.read(f.source.string(), 0, &lookup).ok());
+    EXPECT_EQ(lookup, CacheLookup::Corrupt);
+}
+
+TEST(LoadCache, WriteFailureIsAnErrorNotACrash) {
+    Fixture f;
+    // A regular file where the cache directory should be: creating the directory fails, even as root.
+    const fs::path blocker = f.tmp.path() / "blocker";
+    writeFile(blocker, "x");
+    LoadCache blocked(blocker / "cache");
+    Status s = blocked.write(f.source.string(), f.rank);
+    ASSERT_FALSE(s.ok());
+    EXPECT_NE(s.error().toString().find("blocker"), std::string::npos);
+    EXPECT_FALSE(blocked.read(f.source.string()).ok());
+
+    // A source that does not exist cannot be stamped.
+    EXPECT_FALSE(f.cache.write((f.tmp.path() / "absent.json").string(), f.rank).ok());
+
+    ASSERT_TRUE(f.cache.write(f.source.string(), f.rank).ok());
+    EXPECT_TRUE(f.cache.read(f.source.string()).ok());
+}
+
+TEST(LoadCache, ChecksumSeesEveryByteAndPiecesMatter) {
+    std::string a(1000, 'a');
+    const uint64_t base = LoadCache::checksum(a.data(), a.size());
+    for (size_t i = 0; i < a.size(); i += 37) {
+        std::string b = a;
+        b[i] = 'b';
+        EXPECT_NE(LoadCache::checksum(b.data(), b.size()), base) << i;
+    }
+    EXPECT_NE(LoadCache::checksum(a.data(), 999), base);
+    EXPECT_NE(LoadCache::checksum(a.data(), a.size(), 1), base);
+}

@@ -1,0 +1,158 @@
+// Session model: YAML round trip, types that survive a reload, and errors that name the file and the line.
+#include "core/engine/session.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+
+using namespace strobe::core;
+
+namespace {
+
+Session sampleSession() {
+    Session s;
+    s.runs.push_back({"dlrm", {"/data/param-dlrm-8rank"}, {{"NCCL_NCHANNELS", "16"}}});
+    s.runs.push_back({"", {"/a/rank0.json", "/a/rank1.json.gz"}, {}});
+    SessionPlot p;
+    p.plotId = "gpu_timeline";
+    p.runs = {0};
+    p.values["show_annotations"] = true;
+    p.values["lane_height"] = 18LL;
+    p.values["zoom"] = 2.5;
+    p.values["whole"] = 3.0;         // a double without fraction must stay a double
+    p.values["name"] = std::string("true");   // text that looks like a bool stays text
+    p.values["number_text"] = std::string("42");
+    p.values["regex"] = std::string("^nccl.*: \"x\" #1");
+    p.values["ranks"] = std::vector<std::string>{"0", "3", "7"};
+    p.values["empty_list"] = std::vector<std::string>{};
+    p.values["negative"] = -7LL;
+    p.values["tiny"] = 1e-300;
+    SessionPlot q;
+    q.plotId = "kernel_breakdown";
+    q.runs = {0, 1};
+    q.pane = 1;
+    q.title = "Breakdown — both runs";
+    s.plots = {p, q};
+    s.layout.split = true;
+    s.layout.splitSizes = {700, 500};
+    s.layout.currentTab = {0, 0};
+    s.layout.syncTimeAxes = false;
+    s.layout.windowGeometry = "AdnQywADAAAAAA==";
+    return s;
+}
+
+}  // namespace
+
+TEST(Session, YamlRoundTripIsExact) {
+    const Session s = sampleSession();
+    auto back = sessionFromYaml(sessionToYaml(s), "mem.yaml");
+    ASSERT_TRUE(back.ok()) << back.error().toString();
+    EXPECT_EQ(back.value(), s);
+    // Types survive: a whole double stays a double, text that looks like a bool or a number stays text.
+    const auto& v = back->plots[0].values;
+    EXPECT_TRUE(std::holds_alternative<double>(v.at("whole")));
+    EXPECT_TRUE(std::holds_alternative<std::string>(v.at("name")));
+    EXPECT_TRUE(std::holds_alternative<std::string>(v.at("number_text")));
+    EXPECT_TRUE(std::holds_alternative<long long>(v.at("lane_height")));
+    EXPECT_TRUE(std::holds_alternative<bool>(v.at("show_annotations")));
+}
+
+TEST(Session, NonFiniteDoublesRoundTrip) {
+    Session s;
+    s.plots.push_back({"p", {}, {{"a", HUGE_VAL}, {"b", -HUGE_VAL}, {"c", std::nan("")}}, 0, ""});
+    auto back = sessionFromYaml(sessionToYaml(s));
+    ASSERT_TRUE(back.ok()) << back.error().toString();
+    EXPECT_EQ(std::get<double>(back->plots[0].values.at("a")), HUGE_VAL);
+    EXPECT_EQ(std::get<double>(back->plots[0].values.at("b")), -HUGE_VAL);
+    EXPECT_TRUE(std::isnan(std::get<double>(back->plots[0].values.at("c"))));
+}
+
+TEST(Session, FileRoundTrip) {
+    const auto dir = std::filesystem::temp_directory_path() / "strobe_session_test";
+    std::filesystem::create_directories(dir);
+    const auto path = (dir / "s.yaml").string();
+    const Session s = sampleSession();
+    ASSERT_TRUE(saveSession(s, path).ok());
+    EXPECT_FALSE(std::filesystem::exists(path + ".tmp"));
+    auto back = loadSession(path);
+    ASSERT_TRUE(back.ok()) << back.error().toString();
+    EXPECT_EQ(back.value(), s);
+    std::filesystem::remove_all(dir);
+}
+
+TEST(Session, HandWrittenPlainValuesGetNaturalTypes) {
+    const char* text =
+        "strobe_session: 1\n"
+        "runs:\n"
+        "  - paths: [a.json]\n"
+        "plots:\n"
+        "  - id: top_kernels\n"
+        "    runs: [0]\n"
+        "    values:\n"
+        "      n: 20\n"
+        "      scale: 0.5\n"
+        "      log: false\n"
+        "      filter: nccl\n";
+    auto s = sessionFromYaml(text, "hand.yaml");
+    ASSERT_TRUE(s.ok()) << s.error().toString();
+    const auto& v = s->plots.at(0).values;
+    EXPECT_EQ(std::get<long long>(v.at("n")), 20);
+    EXPECT_EQ(std::get<double>(v.at("scale")), 0.5);
+    EXPECT_EQ(std::get<bool>(v.at("log")), false);
+    EXPECT_EQ(std::get<std::string>(v.at("filter")), "nccl");
+    EXPECT_EQ(s->runs.at(0).paths, std::vector<std::string>{"a.json"});
+    EXPECT_TRUE(s->runs.at(0).label.empty());
+}
+
+TEST(Session, ErrorsNameFileAndLine) {
+    // Line 6 refers to run 3 of a session with one run.
+    const char* badRun =
+        "strobe_session: 1\n"
+        "runs:\n"
+        "  - paths: [a.json]\n"
+        "plots:\n"
+        "  - id: x\n"
+        "    runs: [0, 3]\n";
+    auto r = sessionFromYaml(badRun, "bad.yaml");
+    ASSERT_FALSE(r.ok());
+    EXPECT_EQ(r.error().where.file, "bad.yaml");
+    EXPECT_EQ(r.error().where.line, 6);
+    EXPECT_NE(r.error().message.find("run 3"), std::string::npos) << r.error().message;
+
+    // Syntax error: an unclosed flow sequence starting on line 3.
+    auto syntax = sessionFromYaml("strobe_session: 1\nruns:\n  - paths: [a.json\n", "syn.yaml");
+    ASSERT_FALSE(syntax.ok());
+    EXPECT_EQ(syntax.error().where.file, "syn.yaml");
+    EXPECT_GE(syntax.error().where.line, 3);
+
+    // Wrong type on line 2.
+    auto type = sessionFromYaml("strobe_session: 1\nlayout: [1, 2]\n", "t.yaml");
+    ASSERT_FALSE(type.ok());
+    EXPECT_EQ(type.error().where.line, 2);
+}
+
+TEST(Session, RejectsWhatIsNotASession) {
+    EXPECT_FALSE(sessionFromYaml("", "e.yaml").ok());
+    EXPECT_FALSE(sessionFromYaml("just text", "e.yaml").ok());
+    EXPECT_FALSE(sessionFromYaml("runs: []\n", "e.yaml").ok());            // no version key
+    EXPECT_FALSE(sessionFromYaml("strobe_session: 99\n", "e.yaml").ok());  // from the future
+    EXPECT_FALSE(sessionFromYaml("strobe_session: 1\nplots:\n  - runs: [0]\n", "e.yaml").ok());  // no id
+    EXPECT_FALSE(sessionFromYaml("strobe_session: 1\nlayout:\n  split: maybe\n", "e.yaml").ok());
+    EXPECT_FALSE(sessionFromYaml("{{{{", "e.yaml").ok());
+    auto missing = loadSession("/nonexistent/dir/s.yaml");
+    ASSERT_FALSE(missing.ok());
+    EXPECT_EQ(missing.error().where.file, "/nonexistent/dir/s.yaml");
+}
+
+TEST(Session, TruncatedAtEveryByteNeverCrashes) {
+    const std::string text = sessionToYaml(sampleSession());
+    for (size_t n = 0; n < text.size(); ++n) {
+        auto r = sessionFromYaml(text.substr(0, n), "cut.yaml");
+        if (!r.ok()) {
+            EXPECT_EQ(r.error().where.file, "cut.yaml");
+        }
+    }
+    SUCCEED();
+}

@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer targets with clang (ASan + UBSan) and runs each for SECONDS (default 60).
+# Usage: tests/fuzz/run.sh [SECONDS] [TARGET...]
+# Corpora grow in build/fuzz/corpus/<target> (seeded from tests/data and tests/fuzz/seeds); a crash is written to
+# build/fuzz/crashes/<target>/ and makes the script fail: copy it into tests/fuzz/regressions/<target>/ once fixed.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/../.." && pwd)
+secs=${1:-60}
+shift || true
+build="$root/build/fuzz"
+cmake -S "$root" -B "$build" -G Ninja \
+  -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++ \
+  -DCMAKE_CXX_FLAGS="-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer" \
+  -DSTROBE_FUZZ=ON -DSTROBE_BUILD_GUI=OFF -DSTROBE_BUILD_TESTS=OFF -DSTROBE_BUILD_BENCH=OFF >/dev/null
+targets=("$@")
+if [ ${#targets[@]} -eq 0 ]; then
+  targets=()
+  for f in "$root"/tests/fuzz/fuzz_*.cpp; do t=$(basename "$f" .cpp); targets+=("${t#fuzz_}"); done
+fi
+cmake --build "$build" -j"$(nproc)" --target $(printf 'fuzz_%s ' "${targets[@]}") >/dev/null
+
+seed() {  # seed TARGET DIR: fill the corpus dir of TARGET from the project's own files
+  local t=$1 dir=$2
+  mkdir -p "$dir"
+  [ -d "$root/tests/fuzz/seeds/$t" ] && cp -n "$root/tests/fuzz/seeds/$t"/* "$dir"/ 2>/dev/null || true
+  [ -d "$root/tests/fuzz/regressions/$t" ] && cp -n "$root/tests/fuzz/regressions/$t"/* "$dir"/ 2>/dev/null || true
+  case $t in
+    kineto_json)
+      for f in "$root"/tests/data/small/*.json "$root"/tests/data/bad/*; do
+        [ -f "$f" ] || continue
+        [ "$(stat -c %s "$f")" -lt 65536 ] || continue
+        { printf '\000'; cat "$f"; } > "$dir/$(basename "$f").seed"
+      done
+      for f in "$root"/tests/data/kineto/hta/amd_trace/*.json.gz "$root"/tests/data/kineto/hta/cpu_only/*.json.gz; do
+        { printf '\001'; gzip -dc "$f"; } > "$dir/$(basename "$f" .gz).seed"
+      done ;;
+    kineto_gzip)
+      for f in $(find "$root/tests/data/kineto" -name '*.json.gz' -size -64k); do cp "$f" "$dir/"; done ;;
+    classification_yaml)
+      cp "$root/resources/classification.yaml" "$dir/" 2>/dev/null || true ;;
+    session_yaml)
+      for f in "$root"/tests/data/sessions/*.yaml; do [ -f "$f" ] && cp "$f" "$dir/"; done ;;
+  esac
+}
+
+status=0
+for t in "${targets[@]}"; do
+  corpus="$build/corpus/$t"; crashes="$build/crashes/$t"
+  seed "$t" "$corpus"; mkdir -p "$crashes"
+  dict=()
+  case $t in kineto_*) dict=(-dict="$root/tests/fuzz/kineto.dict") ;; esac
+  echo "=== fuzz $t for ${secs}s ($(ls "$corpus" | wc -l) corpus inputs)"
+  if ! STROBE_RESOURCE_DIR="$root/resources" "$build/tests/fuzz/fuzz_$t" "$corpus" "${dict[@]}" \
+      -max_total_time="$secs" -max_len=262144 -rss_limit_mb=3072 -timeout=20 \
+      -artifact_prefix="$crashes/" -print_final_stats=1 2>"$build/fuzz_$t.log"; then
+    echo "!!! fuzz $t found a defect: see $crashes and $build/fuzz_$t.log"; tail -40 "$build/fuzz_$t.log"; status=1
+  fi
+  grep -E '^#[0-9]+ +DONE|stat::number_of_executed_units|stat::peak_rss_mb' "$build/fuzz_$t.log" | sed "s/^/  $t: /" || true
+done
+exit $status
