@@ -23,7 +23,34 @@ std::string maskLabel(unsigned mask) {
 
 // Time per combination mask (index = mask, 1..7) for one rank. Each type's merged intervals are sorted and
 // disjoint, so one linear k-way walk over their boundaries replaces a sort of all edges.
+// HTA's own sweep, used when a merged interval is inverted (end < start: a sub-µs kernel after HTA's rounding
+// of fractional timestamps, start up and end down): every boundary is an edge of ±(1 << type), sorted by
+// time; the running sum's bits name the types. Inverted intervals then subtract where HTA subtracts.
+std::array<TimeNs, 8> sweepEdges(const RankWindow& w, size_t typeCount) {
+    struct Edge {
+        TimeNs t;
+        int delta;
+    };
+    std::vector<Edge> edges;
+    for (size_t i = 0; i < typeCount; ++i)
+        for (const auto& iv : w.merged(kTypes[i])) {
+            edges.push_back({iv.start, 1 << i});
+            edges.push_back({iv.end, -(1 << i)});
+        }
+    std::stable_sort(edges.begin(), edges.end(), [](const Edge& a, const Edge& b) { return a.t < b.t; });
+    std::array<TimeNs, 8> out{};
+    int running = 0;
+    for (size_t i = 0; i + 1 < edges.size(); ++i) {
+        running += edges[i].delta;
+        if (running > 0 && (running & 7) != 0) out[static_cast<size_t>(running & 7)] += edges[i + 1].t - edges[i].t;
+    }
+    return out;
+}
+
 std::array<TimeNs, 8> sweep(const RankWindow& w, size_t typeCount) {
+    for (size_t t = 0; t < typeCount; ++t)
+        for (const auto& iv : w.merged(kTypes[t]))
+            if (iv.end < iv.start) return sweepEdges(w, typeCount);
     std::array<TimeNs, 8> out{};
     const std::vector<Interval>* lists[3] = {nullptr, nullptr, nullptr};
     size_t pos[3] = {0, 0, 0};

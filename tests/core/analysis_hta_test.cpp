@@ -130,6 +130,17 @@ DatasetPtr loadOrSkip(const std::vector<std::string>& paths, std::string& skip) 
     return r.value();
 }
 
+// Where Strobe must differ from HTA: in the 8-rank DLRM sample, ranks 1 and 3 have 64 kernels on stream 7 whose
+// correlation id matches no CPU-side event (and HTA does not filter this run: one ProfilerStep name). HTA then
+// joins them to the trace's event #0 (its "index_correlation" 0 means "no match", but the join on the index
+// finds event 0, an unrelated cpu_op) and compares that op's start with the previous kernel's end, calling 63
+// of these gaps host waits. Strobe has no launching call for them, so the gaps fall under kernel wait or other
+// by their length. Verified outside Strobe: the same rules in Python with "no match → not a host wait" give
+// Strobe's split (host 17356 / kernel 208 µs on rank 1); the stream's total idle agrees with HTA exactly.
+bool knownIdleDifference(const std::string& folder, const std::string& rank, const std::string& stream) {
+    return folder.rfind("param-dlrm-8rank", 0) == 0 && (rank == "1" || rank == "3") && stream == "7";
+}
+
 class HtaAgreement : public testing::TestWithParam<Case> {};
 
 }  // namespace
@@ -238,9 +249,20 @@ TEST_P(HtaAgreement, MatchesHtaOutputs) {
         const std::string key = e.at("rank") + "|" + e.at("stream") + "|" + e.at("idle_category");
         auto it = idleRow.find(key);
         ASSERT_NE(it, idleRow.end()) << c.folder << ": no idle row " << key;
+        if (knownIdleDifference(c.folder, e.at("rank"), e.at("stream"))) continue;  // checked below
         expectUs(cellD(idle, it->second, "idle_ns"), toD(e.at("idle_time")), c.folder + " idle " + key);
         expectPct(cellD(idle, it->second, "ratio"), e.at("idle_time_ratio"), 0.005, c.folder + " idle ratio " + key);
     }
+    // Where Strobe differs on purpose (see knownIdleDifference): the stream's total idle time still agrees.
+    std::map<std::string, std::pair<double, double>> idleTotals;  // rank|stream → (HTA µs, Strobe ns)
+    for (const auto& e : expectedIdle)
+        if (knownIdleDifference(c.folder, e.at("rank"), e.at("stream")))
+            idleTotals[e.at("rank") + "|" + e.at("stream")].first += toD(e.at("idle_time"));
+    for (size_t i = 0; i < idle.rows.size(); ++i) {
+        auto it = idleTotals.find(cellS(idle, i, "rank") + "|" + cellS(idle, i, "stream"));
+        if (it != idleTotals.end()) it->second.second += cellD(idle, i, "idle_ns");
+    }
+    for (const auto& [k, v] : idleTotals) expectUs(v.second, v.first, c.folder + " total idle " + k);
     size_t ourIdleRows = 0;
     for (size_t i = 0; i < idle.rows.size(); ++i) ourIdleRows += idleRanks.count(cellS(idle, i, "rank"));
     EXPECT_EQ(ourIdleRows, expectedIdle.size()) << c.folder;
@@ -248,6 +270,7 @@ TEST_P(HtaAgreement, MatchesHtaOutputs) {
         const std::string key = e.at("rank") + "|" + e.at("stream") + "|" + e.at("idle_category");
         auto it = idleRow.find(key);
         ASSERT_NE(it, idleRow.end()) << key;
+        if (knownIdleDifference(c.folder, e.at("rank"), e.at("stream"))) continue;
         EXPECT_EQ(cellD(idle, it->second, "count"), toD(e.at("count"))) << c.folder << " idle count " << key;
         if (!e.at("max").empty()) expectUs(cellD(idle, it->second, "max_ns"), toD(e.at("max")), c.folder + " idle max " + key);
     }
