@@ -177,6 +177,10 @@ void JobRunner::workerLoop() {
             }
         }
         if (obs->onFinished) obs->onFinished(job->slot, job->generation, end);
+        // Release what the job holds (its work may own a whole run) before reporting idle: a waitIdle() caller
+        // that then drops its last reference must see the run freed, not kept alive by a finished job.
+        deliver = nullptr;
+        job.reset();
         {
             std::lock_guard lock(m_mutex);
             --m_running;
