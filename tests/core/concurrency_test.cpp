@@ -94,10 +94,19 @@ protected:
 TEST_F(Concurrency, CancelLoadAtRandomStages) {
     const std::vector<size_t> full = shapeOf(**s_reference);
     ASSERT_EQ((*s_reference)->ranks.size(), 8u);
+    // Spread the cancels over the whole load: delays up to 1.5× how long one uncancelled load takes here (measured,
+    // not asserted), so every stage (expand, parse, merge, cache write/read, run diagnostics) gets hit.
+    RunLoadOptions timed;
+    timed.threads = 2;
+    timed.useCache = false;
+    const auto t0 = std::chrono::steady_clock::now();
+    ASSERT_TRUE(loadRun({sampleRun()}, timed).ok());
+    const auto loadUs = std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - t0);
     std::mt19937 rng(12345);  // fixed seed: the delays are random in spread, repeatable per run
-    std::uniform_int_distribution<int> delayUs(0, 60000);
+    std::uniform_int_distribution<long> delayUs(0, std::max<long>(1000, static_cast<long>(loadUs.count()) * 3 / 2));
+    constexpr int kIterations = 24;
     int completed = 0, cancelled = 0;
-    for (int it = 0; it < 12; ++it) {
+    for (int it = 0; it < kIterations; ++it) {
         RunLoadOptions o;
         o.threads = 2;
         o.cacheDir = *s_cache;
@@ -105,7 +114,7 @@ TEST_F(Concurrency, CancelLoadAtRandomStages) {
         RunCallbacks cb;
         std::atomic<int> progressCalls{0};
         cb.onProgress = [&](const ProgressInfo&) { progressCalls.fetch_add(1); };
-        const int delay = delayUs(rng);
+        const long delay = delayUs(rng);
         std::thread canceller([token = cb.cancel, delay] {
             std::this_thread::sleep_for(std::chrono::microseconds(delay));
             token.cancel();
@@ -120,8 +129,8 @@ TEST_F(Concurrency, CancelLoadAtRandomStages) {
             EXPECT_EQ(r.error().message, "cancelled") << r.error().toString();
         }
     }
-    EXPECT_EQ(completed + cancelled, 12);
-    std::printf("[concurrency] 12 loads: %d completed, %d cancelled\n", completed, cancelled);
+    EXPECT_EQ(completed + cancelled, kIterations);
+    std::printf("[concurrency] %d loads: %d completed, %d cancelled\n", kIterations, completed, cancelled);
 }
 
 // Load 8 ranks in a JobRunner slot while "prepare" jobs over an already loaded run are submitted and superseded in
