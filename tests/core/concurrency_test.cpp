@@ -140,13 +140,11 @@ TEST_F(Concurrency, LoadWhilePreparingAndCancelling) {
     const int64_t expected = gpuTimeOf(*loaded, CancelToken());
     JobRunner runner(2);
     std::atomic<int> loadsDelivered{0}, preparesDelivered{0};
-    std::atomic<uint64_t> lastPrepareGen{0};
     std::atomic<int64_t> lastPrepareValue{-1};
     std::mutex resultMutex;
     DatasetPtr loadResult;
-    uint64_t loadGen = 0;
     for (int round = 0; round < 3; ++round) {
-        loadGen = runner.submit("load", "load run", [&](const JobContext& ctx) -> std::function<void()> {
+        runner.submit("load", "load run", [&](const JobContext& ctx) -> std::function<void()> {
             RunLoadOptions o;
             o.threads = 2;
             o.cacheDir = *s_cache;
@@ -167,24 +165,25 @@ TEST_F(Concurrency, LoadWhilePreparingAndCancelling) {
             };
         });
         for (int k = 0; k < 20; ++k) {
-            const uint64_t g = runner.submit("plot", "prepare", [&, loaded](const JobContext& ctx) -> std::function<void()> {
+            runner.submit("plot", "prepare", [&, loaded](const JobContext& ctx) -> std::function<void()> {
                 const int64_t v = gpuTimeOf(*loaded, ctx.cancel);
                 if (v < 0) return {};
                 const uint64_t gen = ctx.generation;
                 return [&, v, gen] {
                     preparesDelivered.fetch_add(1);
-                    lastPrepareGen.store(gen);
+                    EXPECT_GT(gen, 0u);
                     lastPrepareValue.store(v);
                 };
             });
-            lastPrepareGen.load();
-            (void)g;
             std::this_thread::sleep_for(1ms);
         }
         if (round < 2) runner.cancel("load");  // the first two loads are cancelled wherever they are
     }
     withTimeout([&] { runner.waitIdle(); return 0; }, 300s);
-    EXPECT_EQ(loadsDelivered.load(), 1);  // only the last, uncancelled load
+    // The last load is never cancelled, so it delivers; a cancelled one delivers only if it had already finished
+    // before its cancel came.
+    EXPECT_GE(loadsDelivered.load(), 1);
+    EXPECT_LE(loadsDelivered.load(), 3);
     {
         std::lock_guard lock(resultMutex);
         ASSERT_TRUE(loadResult);
@@ -193,7 +192,6 @@ TEST_F(Concurrency, LoadWhilePreparingAndCancelling) {
     EXPECT_GE(preparesDelivered.load(), 1);
     EXPECT_EQ(lastPrepareValue.load(), expected);
     EXPECT_FALSE(runner.busy("load"));
-    (void)loadGen;
 }
 
 // Supersede a prepare 500 times in one slot: the newest generation delivers, no older one after it.
