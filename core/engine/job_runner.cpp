@@ -18,6 +18,7 @@ const char* toString(JobEnd e) {
 JobRunner::JobRunner(int threads) {
     if (threads <= 0) threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
     m_observer = std::make_shared<JobObserver>();
+    (void)spdlog::default_logger_raw();  // create spdlog's registry before the workers may log (see run_loader)
     m_threads.reserve(static_cast<size_t>(threads));
     for (int i = 0; i < threads; ++i) m_threads.emplace_back([this] { workerLoop(); });
 }

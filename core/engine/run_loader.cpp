@@ -437,6 +437,9 @@ Result<DatasetPtr> loadRun(const std::vector<std::string>& paths, const RunLoadO
         }
     };
     std::vector<std::thread> threads;
+    // Create spdlog's registry here, before the workers: its lazy creation inside the (uninstrumented) library
+    // by a worker, then a read by this thread, is what ThreadSanitizer reports otherwise.
+    (void)spdlog::default_logger_raw();
     for (size_t t = 1; t < workers; ++t) {
         try {
             threads.emplace_back(work);
