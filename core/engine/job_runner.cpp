@@ -18,6 +18,7 @@ const char* toString(JobEnd e) {
 JobRunner::JobRunner(int threads) {
     if (threads <= 0) threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
     m_observer = std::make_shared<JobObserver>();
+    (void)spdlog::default_logger_raw();  // create spdlog's registry before the workers may log (see run_loader)
     m_threads.reserve(static_cast<size_t>(threads));
     for (int i = 0; i < threads; ++i) m_threads.emplace_back([this] { workerLoop(); });
 }
@@ -177,6 +178,10 @@ void JobRunner::workerLoop() {
             }
         }
         if (obs->onFinished) obs->onFinished(job->slot, job->generation, end);
+        // Release what the job holds (its work may own a whole run) before reporting idle: a waitIdle() caller
+        // that then drops its last reference must see the run freed, not kept alive by a finished job.
+        deliver = nullptr;
+        job.reset();
         {
             std::lock_guard lock(m_mutex);
             --m_running;

@@ -17,6 +17,7 @@
 #include <spdlog/spdlog.h>
 
 #include "core/engine/load_cache.h"
+#include "core/engine/memory_budget.h"
 #include "core/formats/kineto_json.h"
 #include "core/merge/merge.h"
 
@@ -321,6 +322,7 @@ Result<DatasetPtr> loadRun(const std::vector<std::string>& paths, const RunLoadO
     const size_t cores = options.threads > 0 ? static_cast<size_t>(options.threads) : hw;
     const size_t workers = std::max<size_t>(1, std::min(cores, n));
     const int perFileThreads = (n == 1 && cores >= 2) ? 2 : 1;
+    if (Status fits = MemoryBudget(options.memoryLimitBytes).check(files, workers); !fits) return fits.error();
     LoadCache cache(options.cacheDir);
     cache.setVerifyData(options.verifyCache);
     const uint64_t optionsKey = cacheOptionsKey(*rules);
@@ -435,6 +437,9 @@ Result<DatasetPtr> loadRun(const std::vector<std::string>& paths, const RunLoadO
         }
     };
     std::vector<std::thread> threads;
+    // Create spdlog's registry here, before the workers: its lazy creation inside the (uninstrumented) library
+    // by a worker, then a read by this thread, is what ThreadSanitizer reports otherwise.
+    (void)spdlog::default_logger_raw();
     for (size_t t = 1; t < workers; ++t) {
         try {
             threads.emplace_back(work);

@@ -23,6 +23,10 @@ struct RunLoadOptions {
     std::filesystem::path cacheDir;        // empty: userCacheDir()
     bool verifyCache = false;              // hash every cached column on reopen (LoadCache::setVerifyData)
     const ClassificationRules* rules = nullptr;  // null: ClassificationRules::loadDefault()
+    // Refuse up front (Error naming the file, the estimate and the limit) a run whose concurrently loading files
+    // would need more memory than this (see MemoryBudget). 0: 75% of the available RAM; the environment variable
+    // STROBE_MEMORY_LIMIT ("512M", "2G") overrides.
+    uint64_t memoryLimitBytes = 0;
 };
 
 struct RunCallbacks {
