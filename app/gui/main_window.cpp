@@ -573,7 +573,7 @@ void MainWindow::openSelectedPlot(const std::string& plotId, int pane, bool allR
             if (const RunRecord* r = m_runs->run(id); r && r->state != RunState::Failed) ids.push_back(id);
     } else {
         ids = m_runsPanel->selectedRuns();
-        if (ids.size() > 1) ids.resize(1);
+        if (ids.size() > 1) ids.erase(ids.begin() + 1, ids.end());  // not resize(1): GCC 12 -O3 warns falsely
         if (ids.empty())
             if (int id = m_runsPanel->currentRun()) ids.push_back(id);
     }
