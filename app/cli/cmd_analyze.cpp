@@ -113,6 +113,7 @@ int runAnalyze(const std::vector<std::string>& args) {
     }
     core::RunLoadOptions options;
     options.useCache = !p.has("no-cache");
+    logToStderr();
     auto loaded = core::loadRun(p.positionals(), options);
     if (!loaded) {
         fmt::print(stderr, "strobe-cli analyze: {}\n", loaded.error().toString());

@@ -49,8 +49,7 @@ int run(const std::vector<std::string>& args) {
                              {"no-cache", '\0', false}});
     if (!p.parse(args)) return usageError("classify", p.error());
     // Results go to stdout (--json must stay parseable): the loaders' log lines go to stderr.
-    spdlog::set_default_logger(
-        std::make_shared<spdlog::logger>("strobe-cli", std::make_shared<spdlog::sinks::stderr_color_sink_mt>()));
+    logToStderr();
     if (p.positionals().empty()) return usageError("classify", "no trace file or directory given");
     const bool all = p.has("all");
     const bool json = p.has("json");

@@ -106,6 +106,7 @@ int runPlot(const std::vector<std::string>& args) {
     std::unique_ptr<QGuiApplication> app;
     if (!QGuiApplication::instance()) app = std::make_unique<QGuiApplication>(argc, argv);
 
+    logToStderr();
     auto loaded = core::loadRun(paths);
     if (!loaded) {
         fmt::print(stderr, "strobe-cli plot: {}\n", loaded.error().toString());

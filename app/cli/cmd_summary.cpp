@@ -233,6 +233,7 @@ int runSummary(const std::vector<std::string>& args) {
 
     core::RunLoadOptions options;
     options.useCache = !p.has("no-cache");
+    logToStderr();
     auto loaded = core::loadRun(p.positionals(), options);
     if (!loaded) {
         fmt::print(stderr, "strobe-cli summary: {}\n", loaded.error().toString());

@@ -5,6 +5,9 @@
 
 #include <fmt/format.h>
 
+#include <spdlog/sinks/stdout_color_sinks.h>
+#include <spdlog/spdlog.h>
+
 namespace strobe::app {
 
 namespace {
@@ -55,6 +58,14 @@ const CliCommand* findCommand(std::string_view name) {
     for (const auto& c : registry())
         if (c.name == name) return &c;
     return nullptr;
+}
+
+void logToStderr() {
+    auto current = spdlog::default_logger();
+    if (current && current->name() == "strobe-cli") return;  // already set up by main() or an earlier command
+    auto logger = std::make_shared<spdlog::logger>("strobe-cli", std::make_shared<spdlog::sinks::stderr_color_sink_mt>());
+    logger->set_level(current ? current->level() : spdlog::level::info);
+    spdlog::set_default_logger(std::move(logger));
 }
 
 bool hasFlag(const std::vector<std::string>& args, const std::string& flag) {

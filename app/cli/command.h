@@ -43,6 +43,9 @@ bool wantsHelp(const std::vector<std::string>& args);
 
 // Prints "strobe-cli COMMAND: message" and a --help hint to stderr; returns kExitUsage.
 int usageError(std::string_view command, std::string_view message);
+// Results go to stdout (so --json and --csv - stay parseable); loaders' log lines go to stderr. Commands call
+// this before loading, so the rule holds however they are invoked (strobe-cli's main, or a test).
+void logToStderr();
 
 struct OptionSpec {
     std::string name;       // long name without dashes: "top"
