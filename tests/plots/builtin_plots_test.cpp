@@ -224,8 +224,9 @@ TEST(GpuTimeline, ViewParametersZoomWithoutReprepare) {
     double cx = g.plotArea.center().x();
     int64_t under = g.timeForX(cx);
     auto zoomed = zoomAt(g, values, cx, 0.25);
+    const auto specs = plot.parameters(runs);  // findSpec points into it: keep it alive
     for (const auto* k : {kViewStartKey, kViewEndKey, kLaneScrollKey}) {
-        const ParamSpec* s = findSpec(plot.parameters(runs), k);
+        const ParamSpec* s = findSpec(specs, k);
         ASSERT_NE(s, nullptr) << k;
         EXPECT_FALSE(s->affectsPrepare) << k;
     }
