@@ -561,10 +561,10 @@ public:
                     entries.push_back({std::string(core::toString(core::KernelCategory(k))), categoryColor(core::KernelCategory(k))});
             drawLegend(c, L.legend, entries);
         }
-        if (!byName && L.totalLanes <= L.fits) {
+        if (L.legend.height() > 0) {
             painter.setPen(t.muted);
-            painter.drawText(QRectF(c.rect.left() + 4, L.axis.top(), kGutter - 8, L.axis.height()),
-                             Qt::AlignLeft | Qt::AlignVCenter, QStringLiteral("time since first activity"));
+            painter.drawText(L.legend.adjusted(0, 0, -8, 0), Qt::AlignRight | Qt::AlignVCenter,
+                             QStringLiteral("time axis: since the first GPU activity"));
         }
     }
 
