@@ -80,6 +80,7 @@ public:
 
     void setWatchFiles(bool on);
     void setLoadOptions(const core::RunLoadOptions& options) { m_options = options; }
+    const core::RunLoadOptions& loadOptions() const { return m_options; }
     // Groups command-line or dropped paths into runs: each directory is a run, loose files together are one.
     static std::vector<QStringList> groupIntoRuns(const QStringList& paths);
     static QString defaultLabel(const QStringList& sources);
