@@ -23,6 +23,7 @@
 
 #include "core/engine/resources.h"
 #include "core/io/mapped_file.h"
+#include "core/model/validate.h"
 
 namespace strobe::core {
 
@@ -749,23 +750,71 @@ Status LoadCache::write(const SourceStamp& source, const RankData& rank, uint64_
     return Ok{};
 }
 
+bool LoadCache::reseal(std::string& image) {
+    if (image.size() < kHeaderSize) return false;
+    char* base = image.data();
+    const uint64_t size = image.size();
+    Header h;
+    std::memcpy(&h, base, sizeof(h));
+    bool whole = true;
+    if (inRange(h.metaOffset, h.metaSize, size))
+        h.metaChecksum = checksum(base + h.metaOffset, static_cast<size_t>(h.metaSize));
+    else
+        whole = false;
+    if (h.dirCount <= size / sizeof(DirEntry) && inRange(h.dirOffset, h.dirCount * sizeof(DirEntry), size)) {
+        for (uint64_t i = 0; i < h.dirCount; ++i) {
+            DirEntry d;
+            char* at = base + h.dirOffset + i * sizeof(DirEntry);
+            std::memcpy(&d, at, sizeof(d));
+            if (d.elemSize != 0 && d.count <= size / d.elemSize && inRange(d.offset, d.count * d.elemSize, size))
+                d.checksum = checksum(base + d.offset, static_cast<size_t>(d.count * d.elemSize));
+            else
+                whole = false;
+            std::memcpy(at, &d, sizeof(d));
+        }
+        h.dirChecksum = checksum(base + h.dirOffset, static_cast<size_t>(h.dirCount * sizeof(DirEntry)));
+    } else {
+        whole = false;
+    }
+    h.headerChecksum = checksum(&h, kHeaderChecked);
+    std::memcpy(base, &h, sizeof(h));
+    return whole;
+}
+
 Result<std::shared_ptr<RankData>> LoadCache::read(const std::string& sourcePath, uint64_t optionsKey,
                                                   CacheLookup* lookup) const {
+    auto st = stamp(sourcePath);
+    if (!st) {
+        if (lookup != nullptr) *lookup = CacheLookup::Missing;
+        return Error(Location{sourcePath}, std::string(lookupPrefix(CacheLookup::Missing)) + "source: " +
+                                               st.error().toString());
+    }
+    const fs::path entry = entryFor(st->absolutePath);
+    std::error_code ec;
+    if (!fs::exists(entry, ec)) {
+        if (lookup != nullptr) *lookup = CacheLookup::Missing;
+        return Error(Location{entry.string()},
+                     std::string(lookupPrefix(CacheLookup::Missing)) + "no entry for " + st->absolutePath);
+    }
+    auto rank = readFile(entry, &*st, optionsKey, lookup);
+    if (rank) {
+        (*rank)->path = sourcePath;
+        (*rank)->info.path = sourcePath;
+    }
+    return rank;
+}
+
+Result<std::shared_ptr<RankData>> LoadCache::readFile(const fs::path& entry, const SourceStamp* source,
+                                                      uint64_t optionsKey, CacheLookup* lookup) const {
     const auto t0 = std::chrono::steady_clock::now();
-    std::string entryName;
+    const std::string entryName = entry.string();
     auto fail = [&](CacheLookup l, int64_t offset, std::string msg) -> Error {
         if (lookup != nullptr) *lookup = l;
-        Location where{entryName.empty() ? sourcePath : entryName};
+        Location where{entryName};
         where.byteOffset = offset;
         return Error(std::move(where), std::string(lookupPrefix(l)) + msg);
     };
 
-    auto st = stamp(sourcePath);
-    if (!st) return fail(CacheLookup::Missing, -1, "source: " + st.error().toString());
-    const fs::path entry = entryFor(st->absolutePath);
-    entryName = entry.string();
-    std::error_code ec;
-    if (!fs::exists(entry, ec)) return fail(CacheLookup::Missing, -1, "no entry for " + st->absolutePath);
     auto mapped = MappedFile::open(entryName);
     if (!mapped) return fail(CacheLookup::Missing, -1, mapped.error().message);
     std::shared_ptr<const MappedFile> file = std::move(mapped.value());
@@ -802,10 +851,10 @@ Result<std::shared_ptr<RankData>> LoadCache::read(const std::string& sourcePath,
         return fail(CacheLookup::Stale, offsetof(Header, loaderVersion),
                     fmt::format("written by loader version {}, this build is version {}", h.loaderVersion,
                                 kLoaderVersion));
-    if (h.sourceSize != st->size || h.sourceMtimeNs != st->mtimeNs)
+    if (source != nullptr && (h.sourceSize != source->size || h.sourceMtimeNs != source->mtimeNs))
         return fail(CacheLookup::Stale, -1,
-                    fmt::format("{} changed (size {} → {}, mtime {} → {} ns)", st->absolutePath, h.sourceSize,
-                                st->size, h.sourceMtimeNs, st->mtimeNs));
+                    fmt::format("{} changed (size {} → {}, mtime {} → {} ns)", source->absolutePath, h.sourceSize,
+                                source->size, h.sourceMtimeNs, source->mtimeNs));
     if (optionsKey != 0 && h.optionsKey != optionsKey)
         return fail(CacheLookup::Stale, offsetof(Header, optionsKey),
                     "written with other loader options (classification rules changed)");
@@ -822,9 +871,9 @@ Result<std::shared_ptr<RankData>> LoadCache::read(const std::string& sourcePath,
     const std::string storedPath = readMeta(mr, *rank);
     if (!mr.ok())
         return fail(CacheLookup::Corrupt, static_cast<int64_t>(h.metaOffset + mr.failAt()), "metadata: " + mr.why());
-    if (storedPath != st->absolutePath)
+    if (source != nullptr && storedPath != source->absolutePath)
         return fail(CacheLookup::Foreign, static_cast<int64_t>(h.metaOffset),
-                    fmt::format("the entry belongs to {}, not {}", storedPath, st->absolutePath));
+                    fmt::format("the entry belongs to {}, not {}", storedPath, source->absolutePath));
 
     // Directory.
     if (h.dirCount > size / sizeof(DirEntry) || h.dirOffset % kAlign != 0 ||
@@ -929,9 +978,19 @@ Result<std::shared_ptr<RankData>> LoadCache::read(const std::string& sourcePath,
             return fail(CacheLookup::Stale, static_cast<int64_t>(h.dirOffset + i * sizeof(DirEntry)),
                         fmt::format("column {} is unknown to this build", std::string_view(dir[i].name)));
 
+    // Checksums say the bytes are the ones written; these say that what is written cannot make a reader go out
+    // of bounds (a file with matching checksums is not proof of that: it may come from another tool or a bug).
+    if (auto valid = validateRankData(*rank); !valid)
+        return fail(CacheLookup::Corrupt, -1, valid.error().message);
+
     rank->strings = StringPool::adopt(std::move(views), keep);
-    rank->path = sourcePath;
-    rank->info.path = sourcePath;
+    if (source != nullptr) {
+        rank->path = source->absolutePath;
+        rank->info.path = source->absolutePath;
+    } else {
+        rank->path = storedPath;
+        rank->info.path = storedPath;
+    }
     rank->stats.fromCache = true;
     rank->stats.loadSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     if (lookup != nullptr) *lookup = CacheLookup::Hit;

@@ -21,7 +21,7 @@ struct RunLoadOptions {
     int threads = 0;                       // 0: one per core
     bool useCache = true;                  // read/write the on-disk load cache
     std::filesystem::path cacheDir;        // empty: userCacheDir()
-    bool verifyCache = false;              // hash every cached column on reopen (LoadCache::setVerifyData)
+    bool verifyCache = true;               // hash every cached column on reopen (LoadCache::setVerifyData)
     const ClassificationRules* rules = nullptr;  // null: ClassificationRules::loadDefault()
     // Refuse up front (Error naming the file, the estimate and the limit) a run whose concurrently loading files
     // would need more memory than this (see MemoryBudget). 0: 75% of the available RAM; the environment variable

@@ -83,8 +83,41 @@ void fillTables(RankData& r) {
             ++column;
         });
     });
-    // One derived column left empty while its table has rows: a legal state (not merged yet) that must survive.
-    r.gpu.copyDirection = Column<CopyDirection>();
+}
+
+// Makes the patterned tables structurally valid (what validateRankData checks on every read): row references
+// and track indices inside their tables, durations non-negative. Values stay distinctive per row.
+void makeReferencesValid(RankData& r) {
+    const auto tracks = static_cast<int64_t>(r.tracks.size());
+    const auto slices = static_cast<int64_t>(r.slices.size());
+    const auto gpu = static_cast<int64_t>(r.gpu.size());
+    const auto steps = static_cast<int64_t>(r.steps.size());
+    auto ref = [](size_t i, int64_t n, size_t salt) -> int64_t {
+        // -1 ("none") for every third row, else a row that depends on i and the column
+        return (n == 0 || i % 3 == 0) ? -1 : static_cast<int64_t>((i * 31 + salt) % static_cast<size_t>(n));
+    };
+    auto& s = r.slices;
+    for (size_t i = 0; i < s.size(); ++i) {
+        s.track.at(i) = static_cast<uint32_t>(i % static_cast<size_t>(tracks));
+        s.parent.at(i) = static_cast<int32_t>(ref(i, slices, 1));
+        s.byTrack.at(i) = static_cast<uint32_t>((i * 7) % s.size());
+        s.launchedGpu.at(i) = static_cast<int32_t>(ref(i, gpu, 2));
+        if (s.dur[i] < 0) s.dur.at(i) = -s.dur[i];
+    }
+    auto& g = r.gpu;
+    for (size_t i = 0; i < g.size(); ++i) {
+        g.track.at(i) = static_cast<uint32_t>((i + 1) % static_cast<size_t>(tracks));
+        g.runtime.at(i) = static_cast<int32_t>(ref(i, slices, 3));
+        g.cpuOp.at(i) = static_cast<int32_t>(ref(i, slices, 4));
+        g.step.at(i) = static_cast<int32_t>(ref(i, steps, 5));
+        g.annotation.at(i) = static_cast<int32_t>(ref(i, slices, 6));
+        g.byTrack.at(i) = static_cast<uint32_t>((i * 5) % g.size());
+        if (g.dur[i] < 0) g.dur.at(i) = -g.dur[i];
+    }
+    for (size_t i = 0; i < r.flows.size(); ++i) r.flows.track.at(i) = static_cast<uint32_t>(i % static_cast<size_t>(tracks));
+    for (size_t i = 0; i < r.counters.size(); ++i)
+        r.counters.track.at(i) = static_cast<uint32_t>(i % static_cast<size_t>(tracks));
+    for (size_t i = 0; i < r.steps.size(); ++i) r.steps.slice.at(i) = static_cast<int32_t>(ref(i, slices, 7));
 }
 
 RankData makeRank() {
@@ -104,6 +137,7 @@ RankData makeRank() {
     r.processes = std::vector<ProcessMeta>{{1, 0, 1, 2, 7}, {9, 3, 4, 0, INT32_MIN}};
     r.threads = std::vector<ThreadMeta>{{0, 2, -1}, {2, 6, 42}};
     fillTables(r);
+    makeReferencesValid(r);
 
     TraceInfo& in = r.info;
     in.path = "/somewhere/worker5.pt.trace.json";
@@ -289,10 +323,10 @@ TEST(LoadCache, RoundTripsEveryColumnStringAndField) {
     EXPECT_EQ(r.flows.size(), 33u);
     EXPECT_EQ(r.counters.size(), 5u);
     EXPECT_EQ(r.steps.size(), 0u);
-    EXPECT_EQ(r.gpu.copyDirection.size(), 0u);
+    EXPECT_EQ(r.gpu.copyDirection.size(), 777u);
     EXPECT_EQ(r.slices.ts[0], 11);                                // column 0, row 0: 0 + 0 + 11
     EXPECT_EQ(r.slices.ts[2], 2 * 7919 + 11);                     // column 0, row 2
-    EXPECT_EQ(r.slices.dur[1], -((1000003 + 7919 + 11) % 100000)); // column 1, row 1: negative on purpose
+    EXPECT_EQ(r.slices.dur[1], (1000003 + 7919 + 11) % 100000);   // column 1, row 1: made non-negative
     EXPECT_EQ(r.tracks[1].pid, -7);
     EXPECT_EQ(r.processes[1].sortIndex, INT32_MIN);
     EXPECT_EQ(r.threads[1].sortIndex, 42);
@@ -713,4 +747,77 @@ TEST(LoadCache, ChecksumSeesEveryByteAndPiecesMatter) {
     }
     EXPECT_NE(LoadCache::checksum(a.data(), 999), base);
     EXPECT_NE(LoadCache::checksum(a.data(), a.size(), 1), base);
+}
+
+// A file whose checksums all match (LoadCache::reseal) but whose contents would send a reader out of bounds:
+// validateRankData refuses it, naming the column and row.
+TEST(LoadCache, MatchingChecksumsDoNotMakeBadReferencesAcceptable) {
+    Fixture f;
+    ASSERT_TRUE(f.cache.write(f.source.string(), f.rank).ok());
+    const std::string original = readAll(f.entry());
+    {
+        std::string same = original;
+        EXPECT_TRUE(LoadCache::reseal(same));
+        EXPECT_EQ(same, original);  // resealing an intact file changes nothing
+    }
+    auto expectCorrupt = [&](std::string bytes, const std::string& needle) {
+        LoadCache::reseal(bytes);
+        writeFile(f.entry(), bytes);
+        CacheLookup lookup = CacheLookup::Hit;
+        auto r = f.cache.read(f.source.string(), 0, &lookup);
+        ASSERT_FALSE(r.ok()) << needle;
+        EXPECT_EQ(lookup, CacheLookup::Corrupt) << needle;
+        EXPECT_NE(r.error().message.find(needle), std::string::npos) << r.error().toString();
+        EXPECT_NE(r.error().toString().find(f.entry().filename().string()), std::string::npos);
+    };
+    auto poke32 = [&](const char* column, size_t row, int32_t value) {
+        std::string bytes = original;
+        const uint64_t off = columnOffset(bytes, column);
+        EXPECT_GT(off, 0u) << column;
+        std::memcpy(bytes.data() + off + 4 * row, &value, 4);
+        return bytes;
+    };
+    const auto slices = static_cast<int32_t>(f.rank.slices.size());
+    expectCorrupt(poke32("gpu.runtime", 10, slices + 5), "gpu.runtime row 10");
+    expectCorrupt(poke32("gpu.cpuOp", 11, -2), "gpu.cpuOp row 11");
+    expectCorrupt(poke32("slices.parent", 12, slices), "slices.parent row 12");
+    expectCorrupt(poke32("slices.track", 13, 3), "slices.track row 13");  // 3 tracks: 0..2
+    {
+        std::string bytes = original;
+        const uint64_t off = columnOffset(bytes, "gpu.category");
+        bytes[off + 7] = static_cast<char>(KernelCategory::Count);
+        expectCorrupt(bytes, "gpu.category row 7");
+    }
+    {
+        std::string bytes = original;
+        const int64_t negative = -5;
+        std::memcpy(bytes.data() + columnOffset(bytes, "gpu.dur") + 8 * 3, &negative, 8);
+        expectCorrupt(bytes, "gpu row 3");
+    }
+    // One column shorter than its table.
+    expectCorrupt(editDirectory(original, [](char* e) {
+                      if (std::string_view(e) == "gpu.dur") {
+                          uint64_t count;
+                          std::memcpy(&count, e + 56, 8);
+                          --count;
+                          std::memcpy(e + 56, &count, 8);
+                      }
+                  }),
+                  "gpu.dur has 776 rows, the table has 777");
+    // Restored: reads again.
+    writeFile(f.entry(), original);
+    EXPECT_TRUE(f.cache.read(f.source.string()).ok());
+}
+
+TEST(LoadCache, ReadFileOpensAnEntryWithoutItsSource) {
+    Fixture f;
+    ASSERT_TRUE(f.cache.write(f.source.string(), f.rank).ok());
+    fs::remove(f.source);  // the trace is gone; the entry still reads by its own path
+    EXPECT_FALSE(f.cache.read(f.source.string()).ok());
+    CacheLookup lookup = CacheLookup::Missing;
+    auto r = f.cache.readFile(f.entry(), nullptr, 0, &lookup);
+    ASSERT_TRUE(r.ok()) << r.error().toString();
+    EXPECT_EQ(lookup, CacheLookup::Hit);
+    EXPECT_EQ((*r)->path, fs::absolute(f.source).string());
+    expectSame(f.rank, **r);
 }

@@ -77,8 +77,15 @@ RankData smallRank(const std::string& name, bool distributed, int rank, int worl
     r.info.distributed.rank = rank;
     r.info.distributed.worldSize = world;
     r.strings.intern("kernel_" + name);
+    r.tracks = std::vector<Track>{Track{}};
     r.gpu.ts = std::vector<TimeNs>{100, 200};
     r.gpu.dur = std::vector<TimeNs>{10, 20};
+    // Every other GPU column present (as after a merge; the cache refuses a table with missing columns), no
+    // CPU-side links.
+    r.gpu.visitColumns([](const char*, auto& col) { col.resize(2); });
+    for (auto* link : {&r.gpu.runtime, &r.gpu.cpuOp, &r.gpu.step, &r.gpu.annotation})
+        *link = std::vector<int32_t>{-1, -1};
+    r.gpu.byTrack = std::vector<uint32_t>{0, 1};
     r.stats.events = 2;
     return r;
 }

@@ -17,7 +17,7 @@ if [ ${#targets[@]} -eq 0 ]; then
   targets=()
   for f in "$root"/tests/fuzz/fuzz_*.cpp; do t=$(basename "$f" .cpp); targets+=("${t#fuzz_}"); done
 fi
-cmake --build "$build" -j"$(nproc)" --target $(printf 'fuzz_%s ' "${targets[@]}") >/dev/null
+cmake --build "$build" -j"$(nproc)" --target make_cache_seeds $(printf 'fuzz_%s ' "${targets[@]}") >/dev/null
 
 seed() {  # seed TARGET DIR: fill the corpus dir of TARGET from the project's own files
   local t=$1 dir=$2
@@ -36,6 +36,13 @@ seed() {  # seed TARGET DIR: fill the corpus dir of TARGET from the project's ow
       done ;;
     kineto_gzip)
       for f in $(find "$root/tests/data/kineto" -name '*.json.gz' -size -64k); do cp "$f" "$dir/"; done ;;
+    load_cache)  # cache files of real traces, written by this build (their column set is the build's)
+      local tmp; tmp=$(mktemp -d)
+      STROBE_RESOURCE_DIR="$root/resources" "$build/tests/fuzz/make_cache_seeds" "$tmp" \
+        "$root"/tests/data/small/*.json "$root"/tests/data/small/*.json.gz \
+        $(find "$root/tests/data/kineto" -name '*.json*' -size -200k | sort | head -8) 2>/dev/null || true
+      for f in "$tmp"/*; do [ -f "$f" ] && cp "$f" "$dir/"; done
+      rm -rf "$tmp" ;;
     classification_yaml)
       cp "$root/resources/classification.yaml" "$dir/" 2>/dev/null || true ;;
     session_yaml)
