@@ -1,0 +1,208 @@
+// Concurrency of the plot engine on real data (issue 5): the 8-rank sample loads in the background while two
+// views keep changing preparation parameters of real plots, some requests are cancelled, and runs are dropped
+// while their prepares are in flight. Built for ThreadSanitizer (the CI selection '[Cc]oncurrency' includes this
+// suite) and ASan: the assertions check outcomes (each view ends with exactly its newest request's picture, equal
+// to a direct prepare with the same values; a dropped run is freed once its jobs finish), the sanitizers check
+// races, use-after-free and leaks. Every wait has a timeout, so a hang fails instead of blocking CI.
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <filesystem>
+#include <future>
+#include <memory>
+#include <mutex>
+#include <random>
+#include <sstream>
+#include <string>
+#include <thread>
+
+#include "core/engine/job_runner.h"
+#include "core/engine/run_loader.h"
+#include "plots/plot_engine.h"
+#include "plots/plot_registry.h"
+
+using namespace strobe;
+using namespace strobe::plots;
+namespace fs = std::filesystem;
+using namespace std::chrono_literals;
+
+namespace {
+
+template <class F>
+void withTimeout(F&& f, std::chrono::seconds limit) {
+    auto fut = std::async(std::launch::async, std::forward<F>(f));
+    if (fut.wait_for(limit) != std::future_status::ready) {
+        ADD_FAILURE() << "hang: no result after " << limit.count() << " s";
+        std::abort();
+    }
+    fut.get();
+}
+
+std::string csvOf(const Plot& plot, const Prepared& prepared, const ParamValues& values) {
+    std::ostringstream out;
+    plot.table(prepared, values).writeCsv(out);
+    return out.str();
+}
+
+// What one view was last asked for and what it last received.
+struct View {
+    std::mutex mutex;
+    uint64_t newestRequest = 0;
+    uint64_t deliveredRequest = 0;
+    PreparedPtr delivered;
+    int deliveries = 0;
+    int errors = 0;
+    PrepareCallbacks callbacks() {
+        return {[this](PreparedPtr p, uint64_t id) {
+                    std::lock_guard lock(mutex);
+                    // Deliveries of one view never go backwards: an older request never lands after a newer one.
+                    EXPECT_GT(id, deliveredRequest);
+                    deliveredRequest = id;
+                    delivered = std::move(p);
+                    ++deliveries;
+                },
+                [this](const core::Error& e, uint64_t) {
+                    std::lock_guard lock(mutex);
+                    ADD_FAILURE() << "prepare failed: " << e.toString();
+                    ++errors;
+                },
+                {}};
+    }
+};
+
+core::DatasetPtr loadSample(const fs::path& cacheDir, const core::CancelToken& cancel = {}, bool useCache = true) {
+    core::RunLoadOptions o;
+    o.threads = 2;
+    o.cacheDir = cacheDir;
+    o.useCache = useCache;
+    core::RunCallbacks cb;
+    cb.cancel = cancel;
+    auto r = core::loadRun({std::string(STROBE_RESOURCE_DIR) + "/sample/param-dlrm-8rank"}, o, cb);
+    if (!r.ok()) return nullptr;
+    return r.value();
+}
+
+}  // namespace
+
+TEST(PlotConcurrency, ViewsChangeParametersWhileRunsLoadAndClose) {
+    const fs::path cache = fs::temp_directory_path() / ("strobe_plot_concurrency_" + std::to_string(::getpid()));
+    fs::remove_all(cache);
+    core::DatasetPtr first = loadSample(cache);
+    ASSERT_TRUE(first);
+
+    const Plot* breakdown = PlotRegistry::instance().find("kernel-breakdown");
+    const Plot* durations = PlotRegistry::instance().find("kernel-durations");
+    ASSERT_TRUE(breakdown && durations);
+
+    core::JobRunner runner(2);
+    PlotEngine engine(runner);
+    View left, right;
+    std::weak_ptr<const core::Dataset> dropped;
+    std::atomic<int> loadsDelivered{0};
+    core::DatasetPtr loaded;  // written by the load job's delivery, read after waitIdle
+    std::mutex loadedMutex;
+    RunSet runs{RunEntry{"sample", first, {}}};
+    ParamValues lastLeft, lastRight;
+
+    withTimeout(
+        [&] {
+            std::mt19937 rng(7);
+            for (int round = 0; round < 24; ++round) {
+                if (round % 8 == 0) {
+                    // A reload in the background (cache disabled half the time so it really parses).
+                    runner.submit("load", "load sample", [&, round](const core::JobContext& ctx) -> std::function<void()> {
+                        auto ds = loadSample(cache, ctx.cancel, round % 16 != 0);
+                        if (!ds) return {};
+                        return [&, ds] {
+                            std::lock_guard lock(loadedMutex);
+                            loaded = ds;
+                            ++loadsDelivered;
+                        };
+                    });
+                }
+                if (round == 12) {
+                    // Close the run the views show while their prepares are in flight: the views move to a
+                    // fresh load, the old dataset must be freed once the jobs holding it are done.
+                    core::DatasetPtr fresh = loadSample(cache);
+                    ASSERT_TRUE(fresh);
+                    dropped = runs.front().dataset;
+                    runs = RunSet{RunEntry{"sample", fresh, {}}};
+                    first.reset();
+                }
+                lastLeft = {{"group_by", std::string(rng() % 2 ? "kernel" : "category")},
+                            {"per", std::string(rng() % 2 ? "rank" : "step")},
+                            {"top_n", static_cast<long long>(1 + rng() % 20)}};
+                auto l = engine.request("left", *breakdown, runs, lastLeft, left.callbacks());
+                ASSERT_FALSE(l.error) << l.error->toString();
+                {
+                    std::lock_guard lock(left.mutex);
+                    left.newestRequest = l.requestId;
+                }
+                lastRight = {{"group_by", std::string("category")}, {"top_n", static_cast<long long>(1 + rng() % 30)}};
+                auto r = engine.request("right", *durations, runs, lastRight, right.callbacks());
+                ASSERT_FALSE(r.error) << r.error->toString();
+                {
+                    std::lock_guard lock(right.mutex);
+                    right.newestRequest = r.requestId;
+                }
+                if (rng() % 5 == 0) engine.cancel("right");  // the user closes the view; it is reopened next round
+                if (round < 16 && rng() % 3 == 0) runner.cancel("load");  // the last load (round 16) is kept
+                std::this_thread::sleep_for(std::chrono::milliseconds(rng() % 4));
+            }
+            // Final requests, never cancelled.
+            auto l = engine.request("left", *breakdown, runs, lastLeft, left.callbacks());
+            auto r = engine.request("right", *durations, runs, lastRight, right.callbacks());
+            {
+                std::lock_guard lock(left.mutex);
+                left.newestRequest = l.requestId;
+                if (!l.pending) {  // served from the cache at once
+                    left.delivered = l.prepared;
+                    left.deliveredRequest = l.requestId;
+                }
+            }
+            {
+                std::lock_guard lock(right.mutex);
+                right.newestRequest = r.requestId;
+                if (!r.pending) {
+                    right.delivered = r.prepared;
+                    right.deliveredRequest = r.requestId;
+                }
+            }
+            runner.waitIdle();
+        },
+        600s);
+
+    for (auto* v : {&left, &right}) {
+        std::lock_guard lock(v->mutex);
+        EXPECT_EQ(v->errors, 0);
+        EXPECT_EQ(v->deliveredRequest, v->newestRequest);  // each view shows its newest request
+        ASSERT_TRUE(v->delivered);
+    }
+    // ...and that picture is what a direct, uncontended prepare with the same values gives.
+    auto direct = [&](const Plot& plot, const ParamValues& values) {
+        auto resolved = resolveValues(plot.parameters(runs), values);
+        EXPECT_TRUE(resolved.ok());
+        auto p = plot.prepare(runs, *resolved, core::CancelToken(), {});
+        EXPECT_TRUE(p.ok());
+        return csvOf(plot, *p.value(), *resolved);
+    };
+    const auto leftValues = resolveValues(breakdown->parameters(runs), lastLeft);
+    const auto rightValues = resolveValues(durations->parameters(runs), lastRight);
+    ASSERT_TRUE(leftValues.ok() && rightValues.ok());
+    EXPECT_EQ(csvOf(*breakdown, *left.delivered, *leftValues), direct(*breakdown, lastLeft));
+    EXPECT_EQ(csvOf(*durations, *right.delivered, *rightValues), direct(*durations, lastRight));
+
+    // The closed run is gone once nothing holds it (the engine's cache may keep prepared data, never the run).
+    EXPECT_TRUE(dropped.expired());
+    {
+        std::lock_guard lock(loadedMutex);
+        EXPECT_GE(loadsDelivered.load(), 1);
+        EXPECT_LE(loadsDelivered.load(), 3);
+        ASSERT_TRUE(loaded);
+        EXPECT_EQ(loaded->ranks.size(), 8u);  // a delivered load is whole, never partial
+    }
+    fs::remove_all(cache);
+}
