@@ -978,12 +978,11 @@ Result<std::shared_ptr<RankData>> LoadCache::readFile(const fs::path& entry, con
             return fail(CacheLookup::Stale, static_cast<int64_t>(h.dirOffset + i * sizeof(DirEntry)),
                         fmt::format("column {} is unknown to this build", std::string_view(dir[i].name)));
 
+    rank->strings = StringPool::adopt(std::move(views), keep);
     // Checksums say the bytes are the ones written; these say that what is written cannot make a reader go out
     // of bounds (a file with matching checksums is not proof of that: it may come from another tool or a bug).
     if (auto valid = validateRankData(*rank); !valid)
         return fail(CacheLookup::Corrupt, -1, valid.error().message);
-
-    rank->strings = StringPool::adopt(std::move(views), keep);
     if (source != nullptr) {
         rank->path = source->absolutePath;
         rank->info.path = source->absolutePath;

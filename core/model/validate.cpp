@@ -85,6 +85,7 @@ Status validateRankData(const RankData& rank) {
     const int64_t slices = static_cast<int64_t>(rank.slices.size());
     const int64_t gpu = static_cast<int64_t>(rank.gpu.size());
     const int64_t steps = static_cast<int64_t>(rank.steps.size());
+    const int64_t strings = static_cast<int64_t>(rank.strings.size());
 
     c.sameLength("slices", r.slices, rank.slices.size());
     c.sameLength("gpu", r.gpu, rank.gpu.size());
@@ -92,9 +93,36 @@ Status validateRankData(const RankData& rank) {
     c.sameLength("counters", r.counters, rank.counters.size());
     c.sameLength("steps", r.steps, rank.steps.size());
 
-    for (size_t i = 0; c.ok() && i < rank.threads.size(); ++i)
+    // Analyses keep per-string tables indexed by string id, so every id must be one of the pool's.
+    auto str = [&](const char* where, size_t row, StrId id) {
+        if (c.ok() && static_cast<int64_t>(id) >= strings)
+            c.fail(fmt::format("{} row {}: string {} is not in the pool (0..{})", where, row, id, strings - 1));
+    };
+    for (size_t i = 0; c.ok() && i < rank.threads.size(); ++i) {
         if (static_cast<int64_t>(rank.threads[i].track) >= tracks)
             c.fail(fmt::format("threads row {}: track {} is not a track (0..{})", i, rank.threads[i].track, tracks - 1));
+        str("threads.name", i, rank.threads[i].name);
+    }
+    for (size_t i = 0; c.ok() && i < rank.tracks.size(); ++i) {
+        str("tracks.pidStr", i, rank.tracks[i].pidStr);
+        str("tracks.tidStr", i, rank.tracks[i].tidStr);
+    }
+    for (size_t i = 0; c.ok() && i < rank.processes.size(); ++i) {
+        str("processes.pidStr", i, rank.processes[i].pidStr);
+        str("processes.name", i, rank.processes[i].name);
+        str("processes.labels", i, rank.processes[i].labels);
+    }
+    for (const auto& [cat, n] : rank.stats.eventsByCategory) str("stats.eventsByCategory", 0, cat);
+    c.range("slices", "name", rank.slices.name, 0, strings, "a string");
+    c.range("slices", "cat", rank.slices.cat, 0, strings, "a string");
+    c.range("slices", "args", rank.slices.args, 0, strings, "a string");
+    c.range("gpu", "name", rank.gpu.name, 0, strings, "a string");
+    c.range("gpu", "cat", rank.gpu.cat, 0, strings, "a string");
+    c.range("gpu", "args", rank.gpu.args, 0, strings, "a string");
+    c.range("flows", "cat", rank.flows.cat, 0, strings, "a string");
+    c.range("flows", "name", rank.flows.name, 0, strings, "a string");
+    c.range("counters", "name", rank.counters.name, 0, strings, "a string");
+    c.range("counters", "series", rank.counters.series, 0, strings, "a string");
 
     const auto& s = rank.slices;
     c.range("slices", "track", s.track, 0, tracks, "a track");

@@ -1,7 +1,7 @@
 #pragma once
 // Structural checks of a RankData that did not come out of this process's own loader (the load cache, later
-// other binary imports): every column of a table has the table's length, every row reference and track index
-// points inside its table, every enum value is one this build knows. After these hold, no consumer can read
+// other binary imports): every column of a table has the table's length, every row reference, track index and
+// string id points inside its table or pool, every enum value is one this build knows, every interval is valid. After these hold, no consumer can read
 // out of bounds, whatever the values are. O(rows), no allocation.
 
 #include "core/io/error.h"

@@ -85,8 +85,8 @@ void fillTables(RankData& r) {
     });
 }
 
-// Makes the patterned tables structurally valid (what validateRankData checks on every read): row references
-// and track indices inside their tables, durations non-negative. Values stay distinctive per row.
+// Makes the patterned tables structurally valid (what validateRankData checks on every read): row references,
+// track indices and string ids inside their tables and pool, durations non-negative. Values stay distinctive per row.
 void makeReferencesValid(RankData& r) {
     const auto tracks = static_cast<int64_t>(r.tracks.size());
     const auto slices = static_cast<int64_t>(r.slices.size());
@@ -113,6 +113,14 @@ void makeReferencesValid(RankData& r) {
         g.annotation.at(i) = static_cast<int32_t>(ref(i, slices, 6));
         g.byTrack.at(i) = static_cast<uint32_t>((i * 5) % g.size());
         if (g.dur[i] < 0) g.dur.at(i) = -g.dur[i];
+    }
+    // String ids: a different string per row and column, all inside the pool.
+    const size_t nStrings = r.strings.size();
+    size_t salt = 0;
+    for (auto* col : {&s.name, &s.cat, &s.args, &g.name, &g.cat, &g.args, &r.flows.cat, &r.flows.name,
+                      &r.counters.name, &r.counters.series}) {
+        ++salt;
+        for (size_t i = 0; i < col->size(); ++i) col->at(i) = static_cast<StrId>((i * 13 + salt) % nStrings);
     }
     for (size_t i = 0; i < r.flows.size(); ++i) r.flows.track.at(i) = static_cast<uint32_t>(i % static_cast<size_t>(tracks));
     for (size_t i = 0; i < r.counters.size(); ++i)
@@ -782,6 +790,7 @@ TEST(LoadCache, MatchingChecksumsDoNotMakeBadReferencesAcceptable) {
     expectCorrupt(poke32("gpu.cpuOp", 11, -2), "gpu.cpuOp row 11");
     expectCorrupt(poke32("slices.parent", 12, slices), "slices.parent row 12");
     expectCorrupt(poke32("slices.track", 13, 3), "slices.track row 13");  // 3 tracks: 0..2
+    expectCorrupt(poke32("gpu.name", 14, static_cast<int32_t>(f.rank.strings.size())), "gpu.name row 14");
     {
         std::string bytes = original;
         const uint64_t off = columnOffset(bytes, "gpu.category");
