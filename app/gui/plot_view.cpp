@@ -204,6 +204,7 @@ void PlotView::onReady(plots::PreparedPtr prepared, uint64_t requestId) {
     m_pendingRequest = 0;
     m_prepared = std::move(prepared);
     m_preparedKey = m_requestedKey;
+    m_selection.reset();  // new data: the item may not exist any more
     m_error.clear();
     m_updating = m_debounce.isActive();  // another edit is already waiting
     endJob();
@@ -272,6 +273,41 @@ void PlotView::resetZoom() {
     if (m_plot.isTimeline()) applyView(plots::resetView(m_values), true);
 }
 
+std::optional<QRectF> PlotView::selectionRect() const {
+    if (!m_selection || !m_prepared) return std::nullopt;
+    const Selection& sel = *m_selection;
+    QPointF point = sel.point;
+    const QRectF now = plotRect();
+    if (m_plot.isTimeline()) {
+        // Same time and lane as when clicked, in the current view.
+        const auto thenGeometry = m_plot.timelineGeometry(*m_prepared, sel.values, sel.plotRect);
+        const auto g = geometry();
+        if (!g || !thenGeometry) return std::nullopt;
+        const plots::TimelineGeometry& then = *thenGeometry;
+        // The first lane shown: the scroll value as the timeline clamps it.
+        auto firstLane = [](const plots::TimelineGeometry& geo, const plots::ParamValues& v) {
+            return static_cast<double>(std::clamp<long long>(plots::paramInt(v, plots::kLaneScrollKey), 0,
+                                                             std::max(0, geo.laneCount - geo.visibleLanes)));
+        };
+        auto laneHeight = [](const plots::ParamValues& v) {
+            return static_cast<double>(std::max(1LL, plots::paramInt(v, "lane_height", 18)));
+        };
+        const double lane = firstLane(then, sel.values) + (point.y() - then.plotArea.top()) / laneHeight(sel.values);
+        // The item's time span now, clipped to the view: hit-test in the middle of what is visible of it.
+        const double x0 = std::max(g->xForTime(then.timeForX(sel.itemRect.left())), g->plotArea.left());
+        const double x1 = std::min(g->xForTime(then.timeForX(sel.itemRect.right())), g->plotArea.right());
+        if (x1 < x0) return std::nullopt;  // panned or zoomed out of sight
+        point = QPointF((x0 + x1) / 2, g->plotArea.top() + (lane - firstLane(*g, m_values)) * laneHeight(m_values));
+        if (!g->plotArea.contains(point)) return std::nullopt;  // its lane is scrolled out of sight
+    } else if (sel.values != m_values || sel.plotRect != now) {
+        return std::nullopt;  // another layout: the click point no longer means the same item
+    }
+    auto hit = m_plot.hitTest(*m_prepared, m_values, now, point);
+    if (!hit || !hit->itemRect) return std::nullopt;
+    if (auto g = geometry()) return hit->itemRect->intersected(g->plotArea);  // an item running off the view
+    return hit->itemRect;
+}
+
 QImage PlotView::renderImage(QSize size) const {
     if (!m_prepared) return {};
     return plots::renderToImage(m_plot, *m_prepared, m_values, size, isDark());
@@ -296,10 +332,10 @@ void PlotView::paintEvent(QPaintEvent*) {
         p.drawText(rect(), Qt::AlignCenter, text);
     }
 
-    if (m_selectedRect) {
+    if (auto selected = selectionRect()) {
         p.setPen(QPen(theme.highlight, 2));
         p.setBrush(Qt::NoBrush);
-        p.drawRect(m_selectedRect->adjusted(-1, -1, 1, 1));
+        p.drawRect(selected->adjusted(-1, -1, 1, 1));
     }
 
     if (m_drag == Drag::Box) {
@@ -395,12 +431,13 @@ void PlotView::mouseReleaseEvent(QMouseEvent* e) {
     // A click: select what is under the cursor and show its details.
     auto hit = m_plot.hitTest(*m_prepared, m_values, plotRect(), e->position());
     if (!hit) {
-        m_selectedRect.reset();
+        m_selection.reset();
         update();
         Q_EMIT itemSelected(QString(), QString());
         return;
     }
-    m_selectedRect = hit->itemRect;
+    m_selection = Selection{e->position(), hit->itemRect.value_or(QRectF(e->position(), QSizeF(1, 1))), m_values,
+                            plotRect()};
     QString html = QStringLiteral("<b>%1</b><table>").arg(htmlEscape(hit->title));
     for (const auto& [k, v] : hit->fields)
         html += QStringLiteral("<tr><td style='padding-right:8px'>%1</td><td>%2</td></tr>").arg(htmlEscape(k), htmlEscape(v));

@@ -116,7 +116,17 @@ private:
     QPointF m_pressPos;
     QPointF m_lastPos;
     bool m_moved = false;
-    std::optional<QRectF> m_selectedRect;
+    // The clicked item, kept as where it was clicked and the view it was clicked in, so that after a zoom, pan,
+    // lane scroll or resize the highlight follows the item (selectionRect() maps the point into the current
+    // view and hit-tests again) instead of staying at stale pixels.
+    struct Selection {
+        QPointF point;
+        QRectF itemRect;  // where the item was drawn then
+        plots::ParamValues values;
+        QRectF plotRect;
+    };
+    std::optional<Selection> m_selection;
+    std::optional<QRectF> selectionRect() const;
 };
 
 }  // namespace strobe::app
