@@ -1,6 +1,7 @@
 #include "core/formats/kineto_event_parser.h"
 
 #include <cstring>
+#include <limits>
 
 #include <fmt/format.h>
 
@@ -46,8 +47,9 @@ inline bool hasBackslash(std::string_view s) { return !s.empty() && std::memchr(
 
 inline bool isGpuKind(EventKind k) { return k == EventKind::Kernel || k == EventKind::Memcpy || k == EventKind::Memset; }
 
-// "[512, 1, 1]" → three integers.
-bool parseDim3(std::string_view raw, int32_t (&out)[3]) {
+// "[512, 1, 1]" → three integers; `result` is only written when all three are read.
+bool parseDim3(std::string_view raw, int32_t (&result)[3]) {
+    int32_t out[3] = {0, 0, 0};
     size_t i = 0;
     auto skipWs = [&] {
         while (i < raw.size() && (raw[i] == ' ' || raw[i] == '\n' || raw[i] == '\t' || raw[i] == '\r')) ++i;
@@ -69,10 +71,24 @@ bool parseDim3(std::string_view raw, int32_t (&out)[3]) {
             ++i;
         }
     }
-    return raw[i] == ']';
+    if (raw[i] != ']') return false;
+    std::memcpy(result, out, sizeof out);
+    return true;
 }
 
 inline bool tokenIsString(std::string_view tok) { return !tok.empty() && tok.front() == '"'; }
+
+// The whole text of an array or object value: raw_json_token() gives only its opening bracket.
+simdjson::error_code containerText(od::value& v, bool isArray, std::string_view& raw) {
+    if (isArray) {
+        od::array a;
+        if (auto e = v.get_array().get(a)) return e;
+        return a.raw_json().get(raw);
+    }
+    od::object o;
+    if (auto e = v.get_object().get(o)) return e;
+    return o.raw_json().get(raw);
+}
 
 // ts/dur: a number or a string holding one.
 inline bool timeFromToken(std::string_view tok, int64_t& ns) {
@@ -90,6 +106,22 @@ inline bool int32FromRaw(std::string_view raw, int32_t& out) {
     out = static_cast<int32_t>(v);
     return true;
 }
+
+// An id or count arg: an integer in [0, max], written as a number or a string holding one. `out` is left alone
+// otherwise (the caller then reports the value and keeps its default).
+template <class T>
+inline bool countFromRaw(std::string_view raw, T& out, int64_t max = std::numeric_limits<T>::max()) {
+    int64_t v = 0;
+    if (!parseIntegerToken(raw, v) || v < 0 || v > max) return false;
+    out = static_cast<T>(v);
+    return true;
+}
+
+// What the rejected values were expected to be, as the warnings say it.
+constexpr std::string_view kExpectCount = "a non-negative integer";
+constexpr std::string_view kExpectDevice = "an integer from 0 to 32767";
+constexpr std::string_view kExpectInt32 = "an integer from 0 to 2147483647";
+constexpr std::string_view kExpectDim3 = "an array of 3 integers";
 
 std::string shortToken(std::string_view tok) {
     if (tok.empty()) return "nothing";
@@ -120,6 +152,7 @@ std::string_view KinetoEventParser::describe(Warn kind) {
     case Warn::NotObject: return "traceEvents entries that are not objects (skipped)";
     case Warn::BadArgs: return "events whose args is not an object (args ignored)";
     case Warn::BadUtf8: return "parts of the file with invalid UTF-8 (replaced by '?')";
+    case Warn::BadValue: return "ids or attributes with a wrong type or out of range (ignored, events kept)";
     default: return "events";
     }
 }
@@ -131,6 +164,19 @@ void KinetoEventParser::warn(Warn kind, uint64_t offset, uint64_t localIndex, st
     where.byteOffset = static_cast<int64_t>(offset);
     where.eventIndex = static_cast<int64_t>(localIndex);
     m_out.diagnostics.push_back({Severity::Warning, std::move(where), std::move(message)});
+}
+
+bool KinetoEventParser::ignoreValue(std::string_view key, std::string_view raw, std::string_view expected,
+                                    uint64_t offset, uint64_t localIndex) {
+    auto& n = m_warnCounts[static_cast<size_t>(Warn::BadValue)];
+    if (n >= kListedPerKind) {
+        ++n;  // counted for the summary; not worth formatting a message nobody will see
+        return false;
+    }
+    warn(Warn::BadValue, offset, localIndex,
+         fmt::format("expected \"{}\" to be {}, got {}: ignored (the event is kept without it)", key, expected,
+                     describeJsonValue(raw)));
+    return false;
 }
 
 StrId KinetoEventParser::intern(std::string_view s) {
@@ -217,26 +263,9 @@ bool KinetoEventParser::parseIdToken(std::string_view tok, int64_t& id) {
         id = kNone;
         return true;
     }
-    if (!tokenIsString(tok)) return parseInteger(tok, id);
+    if (parseIntegerToken(tok, id)) return id >= 0;  // kNone (-1) marks "no id"
     std::string_view content;
     if (!stringContent(tok, content)) return false;
-    if (parseInteger(content, id)) return true;
-    if (content.size() > 2 && content[0] == '0' && (content[1] == 'x' || content[1] == 'X')) {
-        uint64_t v = 0;
-        bool ok = content.size() <= 18;
-        for (size_t i = 2; ok && i < content.size(); ++i) {
-            const char c = content[i];
-            v <<= 4;
-            if (c >= '0' && c <= '9') v |= static_cast<uint64_t>(c - '0');
-            else if (c >= 'a' && c <= 'f') v |= static_cast<uint64_t>(c - 'a' + 10);
-            else if (c >= 'A' && c <= 'F') v |= static_cast<uint64_t>(c - 'A' + 10);
-            else ok = false;
-        }
-        if (ok) {
-            id = static_cast<int64_t>(v & static_cast<uint64_t>(INT64_MAX));
-            return true;
-        }
-    }
     // Any other string id: a stable 63-bit hash of its text.
     id = static_cast<int64_t>(StringPool::hash(content) & static_cast<uint64_t>(INT64_MAX));
     return true;
@@ -308,7 +337,12 @@ simdjson::error_code KinetoEventParser::parseEvent(od::object& obj, uint64_t off
             if (keyIs(k, "dur")) f.dur = token(v);
             break;
         case 'i':
-            if (keyIs(k, "id")) f.id = token(v);
+            if (keyIs(k, "id")) {
+                f.id = token(v);
+                // An array or object id is unusable: its whole text is taken only for the warning (rare).
+                if (!f.id.empty() && (f.id.front() == '[' || f.id.front() == '{'))
+                    if (auto e = containerText(v, f.id.front() == '[', f.id)) return e;
+            }
             break;
         case 'b':
             if (keyIs(k, "bp")) f.bp = token(v);
@@ -329,20 +363,14 @@ simdjson::error_code KinetoEventParser::parseEvent(od::object& obj, uint64_t off
                     od::value& av = af.value();
                     od::json_type t{};
                     if (auto e3 = av.type().get(t)) return e3;
+                    const bool container = t == od::json_type::array || t == od::json_type::object;
                     std::string_view raw;
-                    if (t == od::json_type::array) {
-                        od::array arr;
-                        if (auto e4 = av.get_array().get(arr)) return e4;
-                        if (auto e5 = arr.raw_json().get(raw)) return e5;
-                    } else if (t == od::json_type::object) {
-                        od::object o;
-                        if (auto e4 = av.get_object().get(o)) return e4;
-                        if (auto e5 = o.raw_json().get(raw)) return e5;
+                    if (container) {
+                        if (auto e4 = containerText(av, t == od::json_type::array, raw)) return e4;
                     } else {
                         raw = token(av);
                     }
-                    m_args.push_back({std::string_view(kr, keyLength(kr)), raw,
-                                      t == od::json_type::array || t == od::json_type::object});
+                    m_args.push_back({std::string_view(kr, keyLength(kr)), raw, container});
                 }
             }
             break;
@@ -422,6 +450,10 @@ void KinetoEventParser::emit(Fields& f, uint64_t offset, uint64_t localIndex) {
         if (!timeFromToken(f.dur, dur) || dur < 0) dur = 0;
     }
     if (f.argsBad) warn(Warn::BadArgs, offset, localIndex, "expected \"args\" to be an object: ignored");
+    // A link or attribute value that cannot be used: reported (cold path), the event is kept without it.
+    auto ignore = [&](std::string_view key, std::string_view raw, std::string_view expected) {
+        return ignoreValue(key, raw, expected, offset, localIndex);
+    };
 
     const uint32_t ci = categoryIndex(catContent, !f.cat.empty());
     CategoryInfo& cat = m_categories[ci];
@@ -458,7 +490,10 @@ void KinetoEventParser::emit(Fields& f, uint64_t offset, uint64_t localIndex) {
     case 't':
     case 'f': {
         int64_t id = kNone;
-        if (!parseIdToken(f.id, id)) id = kNone;
+        if (!parseIdToken(f.id, id)) {
+            id = kNone;
+            ignore("id", f.id, "a non-negative integer or a string");
+        }
         m_f.id->push_back(id);
         m_f.ts->push_back(ts);
         m_f.track->push_back(track);
@@ -500,12 +535,28 @@ void KinetoEventParser::emit(Fields& f, uint64_t offset, uint64_t localIndex) {
             const std::string_view raw = m_args[i].raw;
             bool used = false;
             switch (key.size()) {
-            case 4: used = eq(key, "grid") ? parseDim3(raw, grid) : false; break;
-            case 5: used = eq(key, "block") ? parseDim3(raw, block) : eq(key, "bytes") ? parseInteger(raw, bytes) : false; break;
-            case 6: used = eq(key, "device") ? parseInteger(raw, device) : eq(key, "stream") ? parseInteger(raw, stream) : false; break;
-            case 11: used = eq(key, "correlation") ? parseInteger(raw, correlation) : (eq(key, "External id") || eq(key, "external id")) ? parseInteger(raw, externalId) : false; break;
-            case 13: used = eq(key, "shared memory") ? int32FromRaw(raw, shared) : false; break;
-            case 20: used = eq(key, "registers per thread") ? int32FromRaw(raw, registers) : false; break;
+            case 4:
+                if (eq(key, "grid")) used = parseDim3(raw, grid) || ignore(key, raw, kExpectDim3);
+                break;
+            case 5:
+                if (eq(key, "block")) used = parseDim3(raw, block) || ignore(key, raw, kExpectDim3);
+                else if (eq(key, "bytes")) used = countFromRaw(raw, bytes) || ignore(key, raw, kExpectCount);
+                break;
+            case 6:
+                if (eq(key, "device")) used = countFromRaw(raw, device, INT16_MAX) || ignore(key, raw, kExpectDevice);
+                else if (eq(key, "stream")) used = countFromRaw(raw, stream, INT32_MAX) || ignore(key, raw, kExpectInt32);
+                break;
+            case 11:
+                if (eq(key, "correlation")) used = countFromRaw(raw, correlation) || ignore(key, raw, kExpectCount);
+                else if (eq(key, "External id") || eq(key, "external id"))
+                    used = countFromRaw(raw, externalId) || ignore(key, raw, kExpectCount);
+                break;
+            case 13:
+                if (eq(key, "shared memory")) used = countFromRaw(raw, shared) || ignore(key, raw, kExpectInt32);
+                break;
+            case 20:
+                if (eq(key, "registers per thread")) used = countFromRaw(raw, registers) || ignore(key, raw, kExpectInt32);
+                break;
             default: break;
             }
             m_argUsed[i] = used ? 1 : 0;
@@ -542,8 +593,15 @@ void KinetoEventParser::emit(Fields& f, uint64_t offset, uint64_t localIndex) {
         switch (key.size()) {
         case 6: used = eq(key, "Ev Idx"); break;  // dropped: the profiler's own event counter
         case 9: used = eq(key, "Python id"); break;  // dropped: see header
-        case 11: used = (eq(key, "External id") || eq(key, "external id")) ? parseInteger(raw, externalId) : eq(key, "correlation") ? parseInteger(raw, correlation) : false; break;
-        case 15: used = eq(key, "Sequence number") ? parseInteger(raw, sequence) : false; break;
+        case 11:
+            if (eq(key, "External id") || eq(key, "external id"))
+                used = countFromRaw(raw, externalId) || ignore(key, raw, kExpectCount);
+            else if (eq(key, "correlation"))
+                used = countFromRaw(raw, correlation) || ignore(key, raw, kExpectCount);
+            break;
+        case 15:
+            if (eq(key, "Sequence number")) used = countFromRaw(raw, sequence) || ignore(key, raw, kExpectCount);
+            break;
         case 16: used = eq(key, "Python parent id"); break;
         case 18: used = eq(key, "Record function id"); break;
         default: break;

@@ -7,6 +7,10 @@
 //  - X without dur or with a negative dur: kept with dur 0, warning.
 //  - a wrongly-typed ts/pid/tid/ph, or an array element that is not an object: skipped, warning.
 //  - args that is not an object: ignored for that event, warning.
+//  - a link or attribute value Strobe reads (flow "id"; args "External id", "correlation", "Sequence number",
+//    "device", "stream", "bytes", "grid", "block", "shared memory", "registers per thread") of the wrong type or
+//    out of range: that value is ignored (left in the residual args text), the event kept, warning. Integers may
+//    be written as numbers or as strings holding one (decimal or 0x-hex); ids and counts are never negative.
 //  - phases other than X/B/E/i/I/s/t/f/M/C: kept as slices with their phase character (info).
 //  - args keys that Strobe turns into columns are not repeated in the residual args text; "Ev Idx",
 //    "Record function id", "Python id" and "Python parent id" are dropped: they are the profiler's internal
@@ -54,7 +58,7 @@ public:
     // Moves counters into out.stats (events, metadata, skipped, eventsByCategory). Call once at the end.
     void finish();
 
-    enum class Warn : uint8_t { MissingDur, NegativeDur, BadField, NotObject, BadArgs, BadUtf8, Count };
+    enum class Warn : uint8_t { MissingDur, NegativeDur, BadField, NotObject, BadArgs, BadUtf8, BadValue, Count };
     static constexpr size_t kListedPerKind = 5;  // detailed diagnostics per kind and parser; the rest counted
     using WarnCounts = std::array<uint64_t, static_cast<size_t>(Warn::Count)>;
     const WarnCounts& warnCounts() const { return m_warnCounts; }
@@ -72,6 +76,9 @@ private:
     simdjson::error_code parseEvent(simdjson::ondemand::object& obj, uint64_t offset, uint64_t localIndex);
     void emit(Fields& f, uint64_t offset, uint64_t localIndex);
     void warn(Warn kind, uint64_t offset, uint64_t localIndex, std::string message);
+    // Reports an unusable link/attribute value (Warn::BadValue); always returns false. Error path only.
+    [[gnu::cold]] [[gnu::noinline]] bool ignoreValue(std::string_view key, std::string_view raw,
+                                                     std::string_view expected, uint64_t offset, uint64_t localIndex);
 
     StrId intern(std::string_view s);
     StrId internToken(std::string_view stringToken, bool& ok);  // raw "..." token → id (unescaping if needed)

@@ -1,5 +1,8 @@
 #include "core/formats/kineto_header.h"
 
+#include <cmath>
+#include <limits>
+
 #include <simdjson.h>
 
 #include <fmt/format.h>
@@ -36,24 +39,51 @@ bool intOf(element e, int64_t& out) {
         out = static_cast<int64_t>(u);
         return true;
     }
-    double d = 0;
-    if (e.get_double().get(d) == simdjson::SUCCESS && d == static_cast<double>(static_cast<int64_t>(d))) {
+    double d = 0;  // 4.0; beyond int64 (2^70 arrives as a double) it is out of range
+    if (e.get_double().get(d) == simdjson::SUCCESS && d > -9.2e18 && d < 9.2e18 && d == std::floor(d)) {
         out = static_cast<int64_t>(d);
         return true;
     }
     std::string_view s;  // "rank": "3" happens in hand-written traces
-    if (e.get_string().get(s) == simdjson::SUCCESS && parseInteger(s, i)) {
+    if (e.get_string().get(s) == simdjson::SUCCESS && parseQuotedInteger(s, i)) {
         out = i;
         return true;
     }
     return false;
 }
 
+// Where the header's warnings point (the file and the byte offset of the top-level key's value) and how they read:
+// "key": expected ..., got ...; ignored.
+struct Reporter {
+    const std::string& file;
+    uint64_t offset;
+    Diagnostics& diagnostics;
+
+    void ignored(std::string_view key, element value, std::string_view expected, std::string_view note = {}) const {
+        Location where{file};
+        where.byteOffset = static_cast<int64_t>(offset);
+        diagnostics.push_back({Severity::Warning, where,
+                               fmt::format("key \"{}\": expected {}, got {}; ignored{}", key, expected,
+                                           describeJsonValue(simdjson::minify(value)), note)});
+    }
+};
+
+// An integer field in [0, max of T] (a number or a string holding one); a value of another type or out of range is
+// reported as "<path>.<key>" and leaves `out` unchanged.
 template <class T>
-void setInt(element obj, const char* key, T& out) {
+void setInt(const Reporter& report, element obj, const char* key, std::string_view path, T& out,
+            std::string_view note = {}) {
     element v;
+    if (obj[key].get(v) != simdjson::SUCCESS) return;
+    constexpr int64_t kMax = std::numeric_limits<T>::max();
     int64_t i = 0;
-    if (obj[key].get(v) == simdjson::SUCCESS && intOf(v, i)) out = static_cast<T>(i);
+    if (intOf(v, i) && i >= 0 && i <= kMax) {
+        out = static_cast<T>(i);
+        return;
+    }
+    report.ignored(fmt::format("{}.{}", path, key), v,
+                   kMax == INT64_MAX ? std::string("a non-negative integer") : fmt::format("an integer from 0 to {}", kMax),
+                   note);
 }
 
 void setString(element obj, const char* key, std::string& out) {
@@ -65,12 +95,7 @@ void setString(element obj, const char* key, std::string& out) {
 
 void applyTopLevelKey(TraceInfo& info, std::string_view key, std::string_view rawValue, const std::string& file,
                       uint64_t offset, Diagnostics& diagnostics) {
-    auto warnType = [&](std::string_view expected) {
-        Location where{file};
-        where.byteOffset = static_cast<int64_t>(offset);
-        diagnostics.push_back({Severity::Warning, where,
-                               fmt::format("top-level key \"{}\": expected {}; ignored", key, expected)});
-    };
+    const Reporter report{file, offset, diagnostics};
     simdjson::dom::parser parser;
     simdjson::padded_string text(rawValue);
     element root;
@@ -86,49 +111,73 @@ void applyTopLevelKey(TraceInfo& info, std::string_view key, std::string_view ra
     if (key == "schemaVersion") {
         int64_t v = 0;
         if (intOf(root, v)) info.schemaVersion = static_cast<int>(v);
-        else warnType("an integer");
+        else report.ignored(key, root, "an integer");
     } else if (key == "deviceProperties") {
         simdjson::dom::array arr;
-        if (root.get_array().get(arr)) return warnType("an array of device objects");
+        if (root.get_array().get(arr)) return report.ignored(key, root, "an array of device objects");
+        size_t index = 0;
         for (element d : arr) {
-            if (!d.is_object()) continue;
+            const std::string path = fmt::format("deviceProperties[{}]", index++);
+            if (!d.is_object()) {
+                report.ignored(path, d, "a device object");
+                continue;
+            }
             DeviceProperties p;
-            setInt(d, "id", p.id);
+            setInt(report, d, "id", path, p.id);
             setString(d, "name", p.name);
-            setInt(d, "totalGlobalMem", p.totalGlobalMem);
-            setInt(d, "computeMajor", p.computeMajor);
-            setInt(d, "computeMinor", p.computeMinor);
-            setInt(d, "warpSize", p.warpSize);
-            setInt(d, "numSms", p.numSms);
-            setInt(d, "maxThreadsPerBlock", p.maxThreadsPerBlock);
-            setInt(d, "maxThreadsPerMultiprocessor", p.maxThreadsPerMultiprocessor);
-            setInt(d, "regsPerBlock", p.regsPerBlock);
-            setInt(d, "sharedMemPerBlock", p.sharedMemPerBlock);
+            setInt(report, d, "totalGlobalMem", path, p.totalGlobalMem);
+            setInt(report, d, "computeMajor", path, p.computeMajor);
+            setInt(report, d, "computeMinor", path, p.computeMinor);
+            setInt(report, d, "warpSize", path, p.warpSize);
+            setInt(report, d, "numSms", path, p.numSms);
+            setInt(report, d, "maxThreadsPerBlock", path, p.maxThreadsPerBlock);
+            setInt(report, d, "maxThreadsPerMultiprocessor", path, p.maxThreadsPerMultiprocessor);
+            setInt(report, d, "regsPerBlock", path, p.regsPerBlock);
+            setInt(report, d, "sharedMemPerBlock", path, p.sharedMemPerBlock);
             p.rawJson = simdjson::minify(d);
             info.devices.push_back(std::move(p));
         }
     } else if (key == "distributedInfo") {
-        if (!root.is_object()) return warnType("an object");
+        if (!root.is_object()) return report.ignored(key, root, "an object");
         DistributedInfo& di = info.distributed;
         di.present = true;
         setString(root, "backend", di.backend);
-        setInt(root, "rank", di.rank);
-        setInt(root, "world_size", di.worldSize);
+        setInt(report, root, "rank", key, di.rank, " (the rank comes from the file name or its place in the run)");
+        setInt(report, root, "world_size", key, di.worldSize);
         setString(root, "nccl_version", di.ncclVersion);
-        simdjson::dom::array groups;
-        if (root["pg_config"].get_array().get(groups) == simdjson::SUCCESS) {
+        element pgConfig;
+        if (root["pg_config"].get(pgConfig) == simdjson::SUCCESS) {
+            simdjson::dom::array groups;
+            if (pgConfig.get_array().get(groups))
+                return report.ignored("distributedInfo.pg_config", pgConfig, "an array of process-group objects");
+            size_t index = 0;
             for (element g : groups) {
-                if (!g.is_object()) continue;
+                const std::string path = fmt::format("distributedInfo.pg_config[{}]", index++);
+                if (!g.is_object()) {
+                    report.ignored(path, g, "a process-group object");
+                    continue;
+                }
                 ProcessGroupConfig pg;
                 setString(g, "pg_name", pg.name);
                 setString(g, "pg_desc", pg.desc);
                 setString(g, "backend_config", pg.backendConfig);
-                setInt(g, "pg_size", pg.size);
-                simdjson::dom::array ranks;
-                if (g["ranks"].get_array().get(ranks) == simdjson::SUCCESS) {
-                    for (element r : ranks) {
-                        int64_t v = 0;
-                        if (intOf(r, v)) pg.ranks.push_back(static_cast<int>(v));
+                setInt(report, g, "pg_size", path, pg.size);
+                element ranks;
+                if (g["ranks"].get(ranks) == simdjson::SUCCESS) {
+                    // All or nothing: a list with holes would name the wrong ranks.
+                    simdjson::dom::array list;
+                    bool good = ranks.get_array().get(list) == simdjson::SUCCESS;
+                    if (good) {
+                        for (element r : list) {
+                            int64_t v = 0;
+                            good = intOf(r, v) && v >= 0 && v <= INT32_MAX;
+                            if (!good) break;
+                            pg.ranks.push_back(static_cast<int>(v));
+                        }
+                    }
+                    if (!good) {
+                        pg.ranks.clear();
+                        report.ignored(path + ".ranks", ranks, "an array of non-negative integers");
                     }
                 }
                 di.processGroups.push_back(std::move(pg));
@@ -143,7 +192,7 @@ void applyTopLevelKey(TraceInfo& info, std::string_view key, std::string_view ra
     } else if (key == "baseTimeNanoseconds") {
         int64_t v = 0;
         if (intOf(root, v)) info.baseTimeNanoseconds = v;
-        else warnType("an integer");
+        else report.ignored(key, root, "an integer");
     } else if (key == "displayTimeUnit") {
         info.displayTimeUnit = scalarText(root);
     } else if (key == "traceName") {

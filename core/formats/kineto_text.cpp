@@ -38,17 +38,24 @@ void appendUtf8(uint32_t cp, std::string& out) {
     }
 }
 
-bool hex4(std::string_view s, size_t at, uint32_t& v) {
-    if (at + 4 > s.size()) return false;
+// s[begin, end) as hexadecimal digits (at most 16). False on any other character.
+bool hexDigits(std::string_view s, size_t begin, size_t end, uint64_t& v) {
     v = 0;
-    for (size_t i = at; i < at + 4; ++i) {
+    for (size_t i = begin; i < end; ++i) {
         const char c = s[i];
         v <<= 4;
-        if (c >= '0' && c <= '9') v |= static_cast<uint32_t>(c - '0');
-        else if (c >= 'a' && c <= 'f') v |= static_cast<uint32_t>(c - 'a' + 10);
-        else if (c >= 'A' && c <= 'F') v |= static_cast<uint32_t>(c - 'A' + 10);
+        if (c >= '0' && c <= '9') v |= static_cast<uint64_t>(c - '0');
+        else if (c >= 'a' && c <= 'f') v |= static_cast<uint64_t>(c - 'a' + 10);
+        else if (c >= 'A' && c <= 'F') v |= static_cast<uint64_t>(c - 'A' + 10);
         else return false;
     }
+    return true;
+}
+
+bool hex4(std::string_view s, size_t at, uint32_t& v) {
+    uint64_t wide = 0;
+    if (at + 4 > s.size() || !hexDigits(s, at, at + 4, wide)) return false;
+    v = static_cast<uint32_t>(wide);
     return true;
 }
 
@@ -136,6 +143,30 @@ bool parseDouble(std::string_view t, double& value) {
         return true;
     }
     return viaDouble(t, value);
+}
+
+bool parseQuotedInteger(std::string_view content, int64_t& value) {
+    if (parseInteger(content, value)) return true;
+    if (content.size() <= 2 || content.size() > 18 || content[0] != '0' || (content[1] != 'x' && content[1] != 'X'))
+        return false;
+    uint64_t v = 0;
+    if (!hexDigits(content, 2, content.size(), v) || v > static_cast<uint64_t>(INT64_MAX)) return false;
+    value = static_cast<int64_t>(v);
+    return true;
+}
+
+std::string describeJsonValue(std::string_view raw) {
+    constexpr size_t kShown = 40;
+    std::string text;
+    appendCompactJson(raw, text);
+    if (text.size() > kShown) text = text.substr(0, kShown) + "...";
+    if (text.empty()) return "nothing";
+    switch (text.front()) {
+    case '{': return "an object " + text;
+    case '[': return "an array " + text;
+    case '"': return "a string " + text;
+    default: return text;  // true, false, null or a number
+    }
 }
 
 bool unescapeJson(std::string_view s, std::string& out) {

@@ -21,12 +21,27 @@ bool parseInteger(std::string_view text, int64_t& value);
 // A raw JSON number as double. Returns false when the text is not a number.
 bool parseDouble(std::string_view text, double& value);
 
+// The content of a JSON string holding an integer, as some tools write ids: decimal ("123", parseInteger's rules)
+// or 0x-hexadecimal ("0x1f", at most 16 digits). Returns false otherwise or when the value exceeds int64.
+bool parseQuotedInteger(std::string_view content, int64_t& value);
+
 // The content of a raw JSON string token (quotes included). Returns false if `token` is not a string.
 inline bool stringContent(std::string_view token, std::string_view& content) {
     if (token.size() < 2 || token.front() != '"' || token.back() != '"') return false;
     content = token.substr(1, token.size() - 2);
     return true;
 }
+
+// A raw JSON token holding an integer: a number (parseInteger) or a string holding one (parseQuotedInteger).
+inline bool parseIntegerToken(std::string_view token, int64_t& value) {
+    if (token.empty() || token.front() != '"') return parseInteger(token, value);
+    std::string_view content;
+    return stringContent(token, content) && parseQuotedInteger(content, value);
+}
+
+// A raw JSON value described for a message: "an object {...}", "an array [...]", "a string \"...\"", or the
+// literal/number as written; long values are cut at 40 characters. Allocates: for error paths.
+std::string describeJsonValue(std::string_view raw);
 
 // Decodes JSON escapes of a string's content (without quotes) into `out`. Returns false on a malformed escape.
 bool unescapeJson(std::string_view content, std::string& out);

@@ -210,6 +210,10 @@ INSTANTIATE_TEST_SUITE_P(
         Case{"ts_2pow70.json", Expect::Warning, {"event 0", "\"ts\"", "1180591620717411303424"}, true, 1, 2},
         Case{"dur_negative_huge.json", Expect::Warning, {"event 0", "\"dur\"", "-1e300"}, true, 1, 2},
         Case{"pid_2pow70.json", Expect::Warning, {"event 0", "\"pid\"", "1180591620717411303424"}, true, 1, 2},
+        // an id that does not fit: the value is ignored, the event kept (a kernel is then linked by its flow only)
+        Case{"correlation_2pow70.json", Expect::Warning, {"event 2", "\"correlation\"", "got 1180591620717411303424", "ignored"}, true, 2, 2},
+        Case{"correlation_negative.json", Expect::Warning, {"event 2", "\"correlation\"", "non-negative", "got -42", "ignored"}, true, 2, 2},
+        Case{"rank_2pow40.json", Expect::Warning, {"byte 113", "\"distributedInfo.rank\"", "got 1099511627776", "ignored"}, true, 2, 2},
         // nesting and duplicates: args are kept as text, never recursed into
         Case{"deep_args_10k.json", Expect::Clean, {}, false, 2, 2},
         Case{"deep_args_objects_10k.json", Expect::Clean, {}, false, 2, 2},
@@ -224,20 +228,21 @@ INSTANTIATE_TEST_SUITE_P(
         Case{"wrong_type_ts.json", Expect::Warning, {"event 0", "\"ts\"", "\"abc\""}, true, 1, 2},
         Case{"wrong_type_dur.json", Expect::Warning, {"event 0", "\"dur\"", "true"}, true, 1, 2},
         Case{"wrong_type_args.json", Expect::Warning, {"event 0", "\"args\"", "ignored"}, true, 2, 2},
-        // wrong types of link/attribute keys: the event is kept, the value is not used (no warning yet: reported)
-        Case{"wrong_type_id.json", Expect::Clean, {}, false, 2, 2},
-        Case{"wrong_type_external_id.json", Expect::Clean, {}, false, 2, 2},
-        Case{"wrong_type_correlation.json", Expect::Clean, {}, false, 2, 2},
-        Case{"wrong_type_device.json", Expect::Clean, {}, false, 2, 2},
-        Case{"wrong_type_stream.json", Expect::Clean, {}, false, 2, 2},
-        Case{"wrong_type_grid.json", Expect::Clean, {}, false, 2, 2},
-        Case{"wrong_type_block.json", Expect::Clean, {}, false, 2, 2},
-        Case{"wrong_type_bytes.json", Expect::Clean, {}, false, 2, 2},
-        // trace-level keys
+        // wrong types of link/attribute keys: the event is kept, the value is not used, a warning names it
+        Case{"wrong_type_id.json", Expect::Warning, {"event 4", "\"id\"", "got an object {\"i\":42}", "ignored"}, true, 2, 2},
+        Case{"wrong_type_external_id.json", Expect::Warning, {"event 0", "\"External id\"", "got a string \"seven\"", "ignored"}, true, 2, 2},
+        Case{"wrong_type_correlation.json", Expect::Warning, {"event 1", "\"correlation\"", "got an array [42]", "ignored"}, true, 2, 2},
+        Case{"wrong_type_device.json", Expect::Warning, {"event 2", "\"device\"", "got a string \"zero\"", "ignored"}, true, 2, 2},
+        Case{"wrong_type_stream.json", Expect::Warning, {"event 2", "\"stream\"", "got an object {\"s\":7}", "ignored"}, true, 2, 2},
+        Case{"wrong_type_grid.json", Expect::Warning, {"event 2", "\"grid\"", "array of 3 integers", "got a string \"1,1,1\"", "ignored"}, true, 2, 2},
+        Case{"wrong_type_block.json", Expect::Warning, {"event 2", "\"block\"", "array of 3 integers", "got 128", "ignored"}, true, 2, 2},
+        Case{"wrong_type_bytes.json", Expect::Warning, {"event 3", "\"bytes\"", "got a string \"lots\"", "ignored"}, true, 2, 2},
+        Case{"ids_as_strings.json", Expect::Clean, {}, false, 2, 2},
+        // trace-level keys; byte N is where the key's value starts (just after its ':'), e.g. 113 for distributedInfo
         Case{"wrong_type_deviceProperties.json", Expect::Warning, {"byte 40", "deviceProperties", "ignored"}, true, 2, 2},
-        Case{"wrong_type_rank.json", Expect::Clean, {}, false, 2, 2},
-        Case{"wrong_type_world_size.json", Expect::Clean, {}, false, 2, 2},
-        Case{"wrong_type_pg_config.json", Expect::Clean, {}, false, 2, 2},
+        Case{"wrong_type_rank.json", Expect::Warning, {"byte 113", "\"distributedInfo.rank\"", "got a string \"zero\"", "ignored"}, true, 2, 2},
+        Case{"wrong_type_world_size.json", Expect::Warning, {"byte 113", "\"distributedInfo.world_size\"", "got an array [1]", "ignored"}, true, 2, 2},
+        Case{"wrong_type_pg_config.json", Expect::Warning, {"byte 113", "\"distributedInfo.pg_config\"", "got 17", "ignored"}, true, 2, 2},
         Case{"wrong_type_schemaVersion.json", Expect::Warning, {"byte 17", "schemaVersion", "ignored"}, true, 2, 2},
         Case{"wrong_type_traceEvents_string.json", Expect::Error, {"byte 178", "\"traceEvents\" must be an array"}, true},
         Case{"wrong_type_traceEvents_null.json", Expect::Error, {"byte 178", "\"traceEvents\" must be an array"}, true},
@@ -262,6 +267,86 @@ INSTANTIATE_TEST_SUITE_P(
         Case{"zero_bytes.json", Expect::Error, {"byte 0", "empty"}, true},
         Case{"whitespace_only.json", Expect::Error, {"empty"}, true},
         Case{"not_traces", Expect::Error, {"no trace files"}, false}));
+
+// What "ignored" means for the values and what the accepted string forms give, from make_suite.py: the base trace's
+// cudaLaunchKernel carries correlation 42, gemm_kernel correlation 42 on device 0 stream 7 with grid [1,1,1] and
+// block [128,1,1], the memcpy 1024 bytes, and the ac2g flow id 42 ties the launch to the kernel.
+TEST_F(BadInputSuite, IgnoredValuesAreNotUsedAndQuotedIdsAreRead) {
+    auto rowNamed = [](const RankData& r, const auto& table, std::string_view name) {
+        for (size_t i = 0; i < table.size(); ++i)
+            if (r.strings.view(table.name[i]) == name) return static_cast<int64_t>(i);
+        return int64_t{-1};
+    };
+    {  // numbers written as strings: read as the numbers, the kernel is linked as in the base trace
+        auto r = load({suite("ids_as_strings.json")});
+        ASSERT_TRUE(r.ok()) << r.error().toString();
+        const RankData& rank = *r.value()->ranks.at(0);
+        const int64_t mm = rowNamed(rank, rank.slices, "aten::mm");
+        const int64_t launch = rowNamed(rank, rank.slices, "cudaLaunchKernel");
+        const int64_t kernel = rowNamed(rank, rank.gpu, "gemm_kernel");
+        const int64_t copy = rowNamed(rank, rank.gpu, "Memcpy HtoD");
+        ASSERT_TRUE(mm >= 0 && launch >= 0 && kernel >= 0 && copy >= 0);
+        EXPECT_EQ(rank.slices.externalId[mm], 7);
+        EXPECT_EQ(rank.slices.correlation[launch], 42);
+        EXPECT_EQ(rank.gpu.device[kernel], 0);
+        EXPECT_EQ(rank.gpu.stream[kernel], 7);
+        EXPECT_EQ(rank.gpu.bytes[copy], 1024);  // "0x400"
+        EXPECT_EQ(rank.gpu.runtime[kernel], launch);
+        EXPECT_EQ(rank.gpu.cpuOp[kernel], mm);
+        ASSERT_EQ(rank.flows.size(), 2u);
+        EXPECT_EQ(rank.flows.id[0], 42);
+        EXPECT_EQ(rank.flows.id[1], 42);
+    }
+    {  // the launch's correlation is unusable: it has none, the kernel keeps its own and is linked by the flow only
+        auto r = load({suite("wrong_type_correlation.json")});
+        ASSERT_TRUE(r.ok()) << r.error().toString();
+        const RankData& rank = *r.value()->ranks.at(0);
+        const int64_t launch = rowNamed(rank, rank.slices, "cudaLaunchKernel");
+        const int64_t kernel = rowNamed(rank, rank.gpu, "gemm_kernel");
+        ASSERT_TRUE(launch >= 0 && kernel >= 0);
+        EXPECT_EQ(rank.slices.correlation[launch], kNone);
+        EXPECT_EQ(rank.gpu.correlation[kernel], 42);
+        EXPECT_EQ(rank.gpu.runtime[kernel], launch);  // through ac2g id 42
+        EXPECT_TRUE(contains(std::string(rank.strings.view(rank.slices.args[launch])), "\"correlation\":[42]"))
+            << "the ignored value stays visible in the event's args";
+    }
+    {  // the flow start has no usable id: the flow pair is broken, the kernel is still linked by correlation
+        auto r = load({suite("wrong_type_id.json")});
+        ASSERT_TRUE(r.ok()) << r.error().toString();
+        const RankData& rank = *r.value()->ranks.at(0);
+        ASSERT_EQ(rank.flows.size(), 2u);
+        EXPECT_EQ(rank.flows.id[0], kNone);
+        EXPECT_EQ(rank.gpu.runtime[rowNamed(rank, rank.gpu, "gemm_kernel")], rowNamed(rank, rank.slices, "cudaLaunchKernel"));
+    }
+    {  // device, stream, grid, block, bytes: the defaults (device/stream from pid/tid 0/7, dims 0, bytes 0)
+        auto device = load({suite("wrong_type_device.json")});
+        auto stream = load({suite("wrong_type_stream.json")});
+        auto grid = load({suite("wrong_type_grid.json")});
+        auto block = load({suite("wrong_type_block.json")});
+        auto bytes = load({suite("wrong_type_bytes.json")});
+        ASSERT_TRUE(device.ok() && stream.ok() && grid.ok() && block.ok() && bytes.ok());
+        const RankData& d = *device.value()->ranks.at(0);
+        const RankData& s = *stream.value()->ranks.at(0);
+        const RankData& g = *grid.value()->ranks.at(0);
+        const RankData& b = *block.value()->ranks.at(0);
+        const RankData& y = *bytes.value()->ranks.at(0);
+        EXPECT_EQ(d.gpu.device[rowNamed(d, d.gpu, "gemm_kernel")], 0);
+        EXPECT_EQ(s.gpu.stream[rowNamed(s, s.gpu, "gemm_kernel")], 7);
+        const int64_t gk = rowNamed(g, g.gpu, "gemm_kernel");
+        EXPECT_EQ(g.gpu.gridX[gk], 0);
+        EXPECT_EQ(g.gpu.blockX[gk], 128);
+        const int64_t bk = rowNamed(b, b.gpu, "gemm_kernel");
+        EXPECT_EQ(b.gpu.gridX[bk], 1);
+        EXPECT_EQ(b.gpu.blockX[bk], 0);
+        EXPECT_EQ(y.gpu.bytes[rowNamed(y, y.gpu, "Memcpy HtoD")], 0);
+    }
+    {  // a rank that does not fit: not truncated into some other rank; it comes from the file order instead
+        auto r = load({suite("rank_2pow40.json")});
+        ASSERT_TRUE(r.ok()) << r.error().toString();
+        EXPECT_EQ(r.value()->ranks.at(0)->info.distributed.rank, -1);
+    }
+    expectSampleUnchanged();
+}
 
 // A 10 MB string (a kernel name as long as the file): loads, keeps the name whole.
 TEST_F(BadInputSuite, TenMegabyteStringLoadsWhole) {

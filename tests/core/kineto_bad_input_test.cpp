@@ -132,6 +132,76 @@ TEST(KinetoBadInput, ManyBadEventsAreSummarisedNotListedOneByOne) {
     EXPECT_NE(findDiag(**r, "comma before the closing"), nullptr);  // [..., ] is tolerated
 }
 
+// Link and attribute values (ids, device, stream, dims, counts): a number or a string holding an integer is read;
+// anything else, a fraction or a value out of the column's range is ignored with a warning and the event kept.
+TEST(KinetoBadInput, UnusableIdsAndAttributesAreIgnoredWithWarnings) {
+    const std::string text =
+        R"([{"ph":"X","cat":"kernel","name":"k0","pid":0,"tid":7,"ts":1,"dur":1,"args":{"correlation":42.5,"device":70000}},)"
+        R"({"ph":"X","cat":"kernel","name":"k1","pid":0,"tid":7,"ts":2,"dur":1,"args":{"correlation":"0x2a","stream":-1,"grid":[1,"a",1],"block":[1,2]}},)"
+        R"({"ph":"X","cat":"cpu_op","name":"op","pid":1,"tid":1,"ts":3,"dur":1,"args":{"External id":true,"Sequence number":null}},)"
+        R"({"ph":"s","id":"flow-a","pid":1,"tid":1,"ts":4,"cat":"ac2g","name":"ac2g"},)"
+        R"({"ph":"f","id":4.5,"pid":0,"tid":7,"ts":5,"cat":"ac2g","name":"ac2g","bp":"e"}])";
+    auto r = loadKinetoText(text, "values.json");
+    ASSERT_TRUE(r.ok()) << r.error().toString();
+    const RankData& d = **r;
+    ASSERT_EQ(d.gpu.size(), 2u);  // every event kept
+    ASSERT_EQ(d.slices.size(), 1u);
+    ASSERT_EQ(d.flows.size(), 2u);
+    EXPECT_EQ(d.stats.skippedEvents, 0u);
+    // k0: neither value used; device falls back to the pid (0).
+    EXPECT_EQ(d.gpu.correlation[0], kNone);
+    EXPECT_EQ(d.gpu.device[0], 0);
+    // k1: "0x2a" is 42; the stream falls back to the tid (7); bad dims stay 0.
+    EXPECT_EQ(d.gpu.correlation[1], 42);
+    EXPECT_EQ(d.gpu.stream[1], 7);
+    EXPECT_EQ(d.gpu.gridX[1], 0);
+    EXPECT_EQ(d.gpu.blockX[1], 0);
+    EXPECT_EQ(d.slices.externalId[0], kNone);
+    EXPECT_EQ(d.slices.sequence[0], kNone);
+    EXPECT_GE(d.flows.id[0], 0);  // any string is a valid flow id (hashed): no warning for it
+    EXPECT_EQ(d.flows.id[1], kNone);
+
+    struct Expected {
+        std::string_view key, got;
+        int64_t event;
+    };
+    // Only the first 5 of a kind are listed per file: the first five of the eight bad values, in event order.
+    const Expected listed[] = {{"\"correlation\"", "got 42.5", 0},
+                               {"\"device\"", "from 0 to 32767, got 70000", 0},
+                               {"\"stream\"", "got -1", 1},
+                               {"\"grid\"", "got an array [1,\"a\",1]", 1},
+                               {"\"block\"", "got an array [1,2]", 1}};
+    for (const auto& e : listed) {
+        const Diagnostic* diag = nullptr;
+        for (const auto& dg : d.diagnostics)
+            if (contains(dg.message, e.key) && contains(dg.message, e.got)) diag = &dg;
+        ASSERT_NE(diag, nullptr) << e.key << " " << e.got;
+        EXPECT_EQ(diag->severity, Severity::Warning);
+        EXPECT_EQ(diag->where.eventIndex, e.event) << diag->toString();
+        EXPECT_TRUE(contains(diag->message, "ignored")) << diag->toString();
+    }
+    EXPECT_EQ(findDiag(d, "\"External id\""), nullptr);  // the sixth and later are counted, not listed
+    EXPECT_NE(findDiag(d, "8 ids or attributes with a wrong type or out of range"), nullptr);
+}
+
+TEST(KinetoBadInput, AMillionBadIdsAreCountedNotListed) {
+    // 100 000 kernels, each with an unusable correlation: one summary line, not one diagnostic per event.
+    std::string text = "[";
+    for (int i = 0; i < 100000; ++i)
+        text += R"({"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,"ts":1,"dur":1,"args":{"correlation":"x"}},)";
+    text.back() = ']';
+    for (int threads : {1, 2}) {
+        KinetoLoadOptions o;
+        o.threads = threads;
+        o.chunkBytes = 64 << 10;
+        auto r = loadKinetoText(text, "many_ids.json", o);
+        ASSERT_TRUE(r.ok()) << r.error().toString();
+        EXPECT_EQ((*r)->gpu.size(), 100000u);
+        EXPECT_LE((*r)->diagnostics.size(), 1u + 5u * static_cast<size_t>(threads));
+        EXPECT_NE(findDiag(**r, "100000 ids or attributes"), nullptr);
+    }
+}
+
 TEST(KinetoBadInput, SyntaxErrorNamesEventAndOffset) {
     auto r = loadKinetoTrace(bad("syntax_error.json"));
     ASSERT_FALSE(r.ok());

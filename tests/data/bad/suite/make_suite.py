@@ -66,6 +66,9 @@ write('ts_1e400.json', replace(0, '"ts": 100.000', '"ts": 1e400'))
 write('ts_2pow70.json', replace(0, '"ts": 100.000', '"ts": %d' % (2 ** 70)))
 write('dur_negative_huge.json', replace(0, '"dur": 50.000', '"dur": -1e300'))
 write('pid_2pow70.json', replace(0, '"pid": 1', '"pid": %d' % (2 ** 70)))
+write('correlation_2pow70.json', replace(2, '"correlation": 42', '"correlation": %d' % (2 ** 70)))
+write('correlation_negative.json', replace(2, '"correlation": 42', '"correlation": -42'))
+write('rank_2pow40.json', trace(head=HEAD.replace('"rank": 0', '"rank": %d' % (2 ** 40))))
 # --- nesting and duplicates
 deep = '[' * 10000 + ']' * 10000
 write('deep_args_10k.json', replace(0, '"args": {"External id": 7}', '"args": {"External id": 7, "deep": %s}' % deep))
@@ -102,6 +105,14 @@ write('wrong_type_pg_config.json', trace(head=HEAD.replace('"world_size": 1', '"
 write('wrong_type_schemaVersion.json', trace(head=HEAD.replace('"schemaVersion": 1', '"schemaVersion": "one"')))
 write('wrong_type_traceEvents_string.json', HEAD.replace('"traceEvents": [\n', '"traceEvents": "none"}\n'))
 write('wrong_type_traceEvents_null.json', HEAD.replace('"traceEvents": [\n', '"traceEvents": null}\n'))
+# --- ids and counts written as strings holding integers (some tools quote them): the legitimate form, accepted
+quoted = [EVENTS[0].replace('"External id": 7', '"External id": "7"'),
+          EVENTS[1].replace('"correlation": 42', '"correlation": "42"'),
+          EVENTS[2].replace('"device": 0', '"device": "0"').replace('"stream": 7', '"stream": "7"'),
+          EVENTS[3].replace('"bytes": 1024', '"bytes": "0x400"'),
+          EVENTS[4].replace('"id": 42', '"id": "42"'),
+          EVENTS[5]]
+write('ids_as_strings.json', trace(quoted))
 write('event_not_object.json', trace(EVENTS[:2] + ['17', '"text"'] + EVENTS[2:]))
 # --- semantics: order, durations, clocks, flows, links
 write('events_out_of_order.json', trace(list(reversed(EVENTS))))
