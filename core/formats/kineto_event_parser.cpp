@@ -449,6 +449,15 @@ void KinetoEventParser::emit(Fields& f, uint64_t offset, uint64_t localIndex) {
     } else if (!f.dur.empty() && ph != 'i' && ph != 'I' && ph != 'B' && ph != 'E') {
         if (!timeFromToken(f.dur, dur) || dur < 0) dur = 0;
     }
+    // Times far outside any real clock would overflow ends and differences downstream: refused here, once.
+    if (ts < -kMaxTimeNs || ts > kMaxTimeNs || dur > kMaxTimeNs - ts) {
+        ++m_skipped;
+        warn(Warn::BadField, offset, localIndex,
+             fmt::format("\"ts\" {} / \"dur\" {} µs lie outside the representable time range (±{} µs)",
+                         shortToken(f.ts), f.dur.empty() ? std::string("0") : shortToken(f.dur),
+                         kMaxTimeNs / 1000));
+        return;
+    }
     if (f.argsBad) warn(Warn::BadArgs, offset, localIndex, "expected \"args\" to be an object: ignored");
     // A link or attribute value that cannot be used: reported (cold path), the event is kept without it.
     auto ignore = [&](std::string_view key, std::string_view raw, std::string_view expected) {

@@ -7,6 +7,9 @@
 namespace strobe::core {
 
 using TimeNs = int64_t;  // nanoseconds on the rank's own clock
+// Every start and end time lies in [-kMaxTimeNs, kMaxTimeNs] (±146 years around the epoch; real traces use µs
+// since 1970, ~1.7e18 ns), so that ts + dur and the difference of any two times fit in int64 with no check.
+inline constexpr TimeNs kMaxTimeNs = TimeNs{1} << 62;
 inline constexpr int64_t kNone = -1;  // "no id" / "no index" in int columns
 
 // Event kind: Kineto's current and 2021 category spellings both map here (the raw `cat` string is kept too,

@@ -56,12 +56,11 @@ public:
                 return;
             }
     }
-    // dur >= 0 and ts + dur representable: every reader computes end = ts + dur.
+    // dur >= 0 and start and end within ±kMaxTimeNs: readers compute ends and differences unchecked.
     void spans(const char* tableName, const Column<TimeNs>& ts, const Column<TimeNs>& dur) {
         if (!ok() || ts.size() != dur.size()) return;
         for (size_t i = 0; i < ts.size(); ++i) {
-            int64_t end = 0;
-            if (dur[i] < 0 || __builtin_add_overflow(ts[i], dur[i], &end)) {
+            if (dur[i] < 0 || ts[i] < -kMaxTimeNs || ts[i] > kMaxTimeNs || dur[i] > kMaxTimeNs - ts[i]) {
                 m_error = fmt::format("{} row {}: ts {} ns, dur {} ns is not a valid interval", tableName, i, ts[i],
                                       dur[i]);
                 return;

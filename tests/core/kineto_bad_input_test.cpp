@@ -396,3 +396,29 @@ TEST(KinetoBadInput, CancelReturnsAnError) {
     ASSERT_FALSE(r.ok());
     EXPECT_EQ(r.error().message, "cancelled");
 }
+
+// Times beyond ±2^62 ns (±146 years) would overflow ends and differences downstream: such events are skipped
+// with a warning naming the event; a trace with real epoch times (~1.7e15 µs) is untouched.
+TEST(KinetoBadInput, TimesOutsideTheRepresentableRangeAreSkipped) {
+    const std::string text = R"({"traceEvents": [
+  {"ph": "X", "cat": "kernel", "name": "real", "pid": 0, "tid": 7, "ts": 1694128201545000, "dur": 12},
+  {"ph": "X", "cat": "kernel", "name": "ends_too_late", "pid": 0, "tid": 7, "ts": 4000000000000000, "dur": 1000000000000000},
+  {"ph": "X", "cat": "kernel", "name": "starts_too_early", "pid": 0, "tid": 7, "ts": -5000000000000000, "dur": 1},
+  {"ph": "i", "cat": "cpu_instant_event", "name": "instant_too_late", "pid": 0, "tid": 1, "ts": 4700000000000000}
+]})";
+    auto r = loadKinetoText(text, "times.json");
+    ASSERT_TRUE(r.ok()) << r.error().toString();
+    const RankData& d = **r;
+    ASSERT_EQ(d.gpu.size(), 1u);
+    EXPECT_EQ(d.gpu.ts[0], 1694128201545000000LL);
+    EXPECT_EQ(d.slices.size(), 0u);
+    EXPECT_EQ(d.stats.skippedEvents, 3u);
+    int outside = 0;
+    for (const auto& diag : d.diagnostics)
+        if (contains(diag.message, "representable time range")) {
+            ++outside;
+            EXPECT_EQ(diag.severity, Severity::Warning);
+            EXPECT_GE(diag.where.eventIndex, 1);
+        }
+    EXPECT_EQ(outside, 3);
+}
