@@ -123,6 +123,7 @@ int runAnalyze(const std::vector<std::string>& args) {
         fmt::print(stderr, "strobe-cli analyze: no traces found in {}\n", fmt::join(p.positionals(), ", "));
         return kExitBadInput;
     }
+    const bool loadFailed = reportLoadDiagnostics("analyze", *loaded.value());
     core::AnalysisContext ctx(loaded.value());
     auto table = core::runAnalysis(ctx, name, req);
     if (!table) return usageError("analyze", table.error().message);  // option values the analysis refused
@@ -151,7 +152,7 @@ int runAnalyze(const std::vector<std::string>& args) {
         fmt::print("{} (window: {})\n\n{}", name, windowText, textTable(*table));
         for (const auto& m : table->messages) fmt::print("note: {}\n", m);
     }
-    return kExitOk;
+    return loadFailed ? kExitBadInput : kExitOk;  // a file that failed while others loaded
 }
 
 const CommandRegistrar kRegistrar({"analyze", "Run an analysis (temporal, overlap, idle, straggler ...) on a run",

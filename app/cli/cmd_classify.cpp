@@ -88,12 +88,7 @@ int run(const std::vector<std::string>& args) {
         fmt::print(stderr, "strobe-cli classify: no traces found in {}\n", fmt::join(p.positionals(), ", "));
         return kExitBadInput;
     }
-    bool failed = false;
-    for (const auto& d : ds.diagnostics) {
-        if (d.severity != Severity::Error) continue;
-        fmt::print(stderr, "strobe-cli classify: {}\n", d.toString());
-        failed = true;
-    }
+    const bool failed = reportLoadDiagnostics("classify", ds);
 
     // Aggregate by name across ranks (each rank has its own string pool).
     std::map<std::string, NameStats, std::less<>> byName;

@@ -1,8 +1,10 @@
 // strobe-cli plot ID PATH... [--set key=value]... -o out.png|svg|pdf [--csv table.csv] [--size WxH] [--dark]
+//                [--compare] [--no-cache]
 // Renders a plot headless with the same code as the GUI.
 #ifdef STROBE_HAVE_PLOTS
 #include <cstdio>
 #include <cstdlib>
+#include <iostream>
 #include <memory>
 
 #include <QGuiApplication>
@@ -19,9 +21,12 @@ namespace {
 
 const char* kHelp =
     "Usage: strobe-cli plot ID PATH... [--set key=value]... -o OUT.png|svg|pdf [--csv TABLE.csv]\n"
-    "                       [--size WxH] [--dark] [--label NAME]\n\n"
+    "                       [--size WxH] [--dark] [--label NAME] [--compare] [--no-cache]\n\n"
     "Loads PATH... (trace files or a run directory) as one run and renders plot ID (see 'strobe-cli plots').\n"
-    "Without --set the defaults give a meaningful picture. --csv also writes the table behind the plot.\n"
+    "With --compare each PATH is a run of its own (e.g. one directory per sweep point), labelled by its\n"
+    "name, and the plot compares them (kernel-durations: --set split_by=run).\n"
+    "Without --set the defaults give a meaningful picture. --csv also writes the table behind the plot\n"
+    "('-' for stdout).\n"
     "--size defaults to 1400x800. Exit codes: 0 ok, 1 render/write failure, 2 usage error, 3 unreadable input.";
 
 bool parseSize(const std::string& s, int& w, int& h) {
@@ -41,7 +46,7 @@ int runPlot(const std::vector<std::string>& args) {
     std::string id, out, csv, label;
     std::vector<std::string> paths, sets;
     int w = 1400, h = 800;
-    bool dark = false;
+    bool dark = false, compare = false, noCache = false;
     for (size_t i = 0; i < args.size(); ++i) {
         const auto& a = args[i];
         auto next = [&](std::string& dst) {
@@ -64,6 +69,10 @@ int runPlot(const std::vector<std::string>& args) {
                 return fmt::print(stderr, "strobe-cli plot: --size expects WxH (16..20000), e.g. 1600x900\n"), kExitUsage;
         } else if (a == "--dark") {
             dark = true;
+        } else if (a == "--compare") {
+            compare = true;
+        } else if (a == "--no-cache") {
+            noCache = true;
         } else if (a.size() > 1 && a[0] == '-') {
             return fmt::print(stderr, "strobe-cli plot: unknown option '{}'\n", a), kExitUsage;
         } else if (id.empty()) {
@@ -107,12 +116,33 @@ int runPlot(const std::vector<std::string>& args) {
     if (!QGuiApplication::instance()) app = std::make_unique<QGuiApplication>(argc, argv);
 
     logToStderr();
-    auto loaded = core::loadRun(paths);
-    if (!loaded) {
-        fmt::print(stderr, "strobe-cli plot: {}\n", loaded.error().toString());
-        return kExitBadInput;
+    core::RunLoadOptions options;
+    options.useCache = !noCache;
+    plots::RunSet runs;
+    bool loadFailed = false;
+    // One run of every PATH (--compare), or one run of all of them.
+    std::vector<std::vector<std::string>> groups;
+    if (compare) {
+        for (const auto& path : paths) groups.push_back({path});
+    } else {
+        groups.push_back(paths);
     }
-    plots::RunSet runs{plots::RunEntry{label.empty() ? paths.front() : label, loaded.value(), {}}};
+    for (const auto& group : groups) {
+        auto loaded = core::loadRun(group, options);
+        if (!loaded) {
+            fmt::print(stderr, "strobe-cli plot: {}\n", loaded.error().toString());
+            return kExitBadInput;
+        }
+        loadFailed = reportLoadDiagnostics("plot", *loaded.value()) || loadFailed;
+        std::string name = compare || label.empty() ? group.front() : label;
+        if (compare) {  // the directory or file name, as a sweep point is usually named
+            std::string trimmed = name;
+            while (trimmed.size() > 1 && trimmed.back() == '/') trimmed.pop_back();
+            if (auto slash = trimmed.find_last_of('/'); slash != std::string::npos) trimmed = trimmed.substr(slash + 1);
+            name = trimmed;
+        }
+        runs.push_back(plots::RunEntry{name, loaded.value(), {}});
+    }
     auto resolved = plots::resolveValues(plot->parameters(runs), values);
     if (!resolved) {
         fmt::print(stderr, "strobe-cli plot: {}\n", resolved.error().toString());
@@ -127,13 +157,16 @@ int runPlot(const std::vector<std::string>& args) {
         fmt::print(stderr, "strobe-cli plot: {}\n", st.error().toString());
         return kExitFailure;
     }
-    if (!csv.empty())
+    if (csv == "-") {
+        plot->table(**prepared, *resolved).writeCsv(std::cout);
+        std::cout.flush();
+    } else if (!csv.empty())
         if (auto st = plots::writeTableCsv(*plot, **prepared, *resolved, csv); !st) {
             fmt::print(stderr, "strobe-cli plot: {}\n", st.error().toString());
             return kExitFailure;
         }
     for (const auto& m : plot->table(**prepared, *resolved).messages) fmt::print(stderr, "note: {}\n", m);
-    return kExitOk;
+    return loadFailed ? kExitBadInput : kExitOk;
 }
 
 const CommandRegistrar reg{CliCommand{"plot", "Render a plot to PNG, SVG or PDF (and its table to CSV)", kHelp, runPlot}};

@@ -250,13 +250,7 @@ int runSummary(const std::vector<std::string>& args) {
     std::fflush(stdout);
 
     // A file that failed to load (while others loaded) is a run-level error: shown, and exit 3.
-    bool failed = false;
-    for (const auto& d : ds.diagnostics) {
-        if (d.severity != core::Severity::Error) continue;
-        fmt::print(stderr, "strobe-cli summary: {}\n", d.toString());
-        failed = true;
-    }
-    return failed ? kExitBadInput : kExitOk;
+    return reportLoadDiagnostics("summary", ds) ? kExitBadInput : kExitOk;
 }
 
 const CommandRegistrar kRegistrar(CliCommand{

@@ -68,6 +68,31 @@ void logToStderr() {
     spdlog::set_default_logger(std::move(logger));
 }
 
+bool reportLoadDiagnostics(std::string_view command, const core::Dataset& dataset, size_t perRank) {
+    for (const auto& rank : dataset.ranks) {
+        size_t shown = 0, more = 0;
+        for (const auto& d : rank->diagnostics) {
+            if (d.severity < core::Severity::Warning) continue;
+            if (shown == perRank) {
+                ++more;
+                continue;
+            }
+            fmt::print(stderr, "strobe-cli {}: {}\n", command, d.toString());
+            ++shown;
+        }
+        if (more > 0)
+            fmt::print(stderr, "strobe-cli {}: {}: {} more warnings (`strobe-cli summary --json` lists them all)\n",
+                       command, rank->path, more);
+    }
+    bool failed = false;
+    for (const auto& d : dataset.diagnostics) {
+        if (d.severity != core::Severity::Error) continue;
+        fmt::print(stderr, "strobe-cli {}: {}\n", command, d.toString());
+        failed = true;
+    }
+    return failed;
+}
+
 bool hasFlag(const std::vector<std::string>& args, const std::string& flag) {
     return std::find(args.begin(), args.end(), flag) != args.end();
 }

@@ -15,6 +15,8 @@
 #include <string_view>
 #include <vector>
 
+#include "core/model/dataset.h"
+
 namespace strobe::app {
 
 // Exit codes of strobe-cli.
@@ -46,6 +48,12 @@ int usageError(std::string_view command, std::string_view message);
 // Results go to stdout (so --json and --csv - stay parseable); loaders' log lines go to stderr. Commands call
 // this before loading, so the rule holds however they are invoked (strobe-cli's main, or a test).
 void logToStderr();
+
+// After a load: each rank's warnings and errors to stderr ("strobe-cli COMMAND: file: where: message"), at most
+// `perRank` per file and then a count of the rest; and the run-level errors (a file that failed while others
+// loaded). Returns true when there was a run-level error (the command then exits with kExitBadInput).
+// Run-level warnings are logged by the loader itself.
+bool reportLoadDiagnostics(std::string_view command, const core::Dataset& dataset, size_t perRank = 10);
 
 struct OptionSpec {
     std::string name;       // long name without dashes: "top"
