@@ -135,14 +135,25 @@ Result<Table> phaseStructure(AnalysisContext& ctx, const WindowSpec& window, Lay
                                        [](const M& m, TimeNs v) { return m.s < v; });
             TimeNs fwdS = INT64_MAX, bwdS = INT64_MAX, bwdE = INT64_MIN, optS = INT64_MAX, optE = INT64_MIN;
             int64_t nf = 0, nb = 0, no = 0;
+            std::vector<const M*> optimizerMarkers;
             for (auto it = lo; it != markers.end() && it->s < sp.end; ++it) {
                 switch (it->k) {
                 case Marker::Forward: fwdS = std::min(fwdS, it->s); ++nf; break;
                 case Marker::Backward: bwdS = std::min(bwdS, it->s); bwdE = std::max(bwdE, it->e); ++nb; break;
-                case Marker::Optimizer: optS = std::min(optS, it->s); optE = std::max(optE, it->e); ++no; break;
+                case Marker::Optimizer: optimizerMarkers.push_back(&*it); break;
                 default: break;
                 }
             }
+            // The optimizer phase is the optimizer work after the forward pass began (after backward when there
+            // is one): a zero_grad at the top of the step is not part of it, or the "phase" would span the
+            // whole step and overlap forward and backward.
+            const TimeNs optFrom = nb > 0 ? bwdS : (nf > 0 ? fwdS : INT64_MIN);
+            for (const M* m : optimizerMarkers)
+                if (m->s >= optFrom) {
+                    optS = std::min(optS, m->s);
+                    optE = std::max(optE, m->e);
+                    ++no;
+                }
             if (nb == 0 && no == 0) continue;
             anyPhase = true;
             Cell step;

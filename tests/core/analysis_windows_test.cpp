@@ -264,6 +264,29 @@ TEST(AnalysisPhases, ForwardBackwardOptimizerAndVllm) {
     EXPECT_EQ(got["decode"], std::make_pair(2200.0, 2250.0));
 }
 
+TEST(AnalysisPhases, ZeroGradAtTheTopOfTheStepIsNotPartOfTheOptimizerPhase) {
+    // As in the DLRM sample: zero_grad first, then forward, backward and the optimizer step.
+    RankBuilder b(0);
+    b.step(1, 0, 1000);
+    b.slice("Optimizer.zero_grad#SGD.zero_grad", 5, 20);
+    b.slice("aten::mm", 50, 100);
+    b.slice("autograd::engine::evaluate_function: MmBackward0", 400, 100);
+    b.slice("Optimizer.step#SGD.step", 700, 200);
+    AnalysisContext ctx(testutil::makeDataset({b.build()}));
+    auto t = phaseStructure(ctx, WindowSpec{});
+    ASSERT_TRUE(t.ok());
+    std::map<std::string, std::pair<double, double>> got;
+    std::map<std::string, double> count;
+    for (size_t i = 0; i < t->rows.size(); ++i) {
+        got[Table::text(t->at(i, "phase"))] = {num(*t, i, "start_ns"), num(*t, i, "end_ns")};
+        count[Table::text(t->at(i, "phase"))] = num(*t, i, "count");
+    }
+    EXPECT_EQ(got["forward"], std::make_pair(0.0, 400.0));
+    EXPECT_EQ(got["backward"], std::make_pair(400.0, 500.0));
+    EXPECT_EQ(got["optimizer"], std::make_pair(700.0, 900.0));  // not 5..900
+    EXPECT_EQ(count["optimizer"], 1);
+}
+
 TEST(AnalysisPhases, LayersFromAttentionAndGemmPatterns) {
     // gemm gemm attn gemm elementwise | gemm gemm attn gemm: the second layer starts at the GEMM run before the
     // second attention kernel (index 5).
