@@ -1,5 +1,6 @@
-// GPU timeline: ranks × streams as lanes, kernels coloured by Strobe category, steps and gpu_user_annotation
-// ranges as bands. Zoom/pan through the drawing parameters of plots/timeline_view.h.
+// GPU timeline: ranks × streams as lanes, kernels coloured by Strobe category, steps, gpu_user_annotation
+// ranges, training phases (forward / backward / optimizer, vLLM prefill / decode) and transformer layers (from
+// core/analysis/phases: annotations, else repeated attention + GEMM kernel patterns) as bands. Zoom/pan through the drawing parameters of plots/timeline_view.h.
 //
 // Level of detail: prepare() builds, per lane, arrays sorted by start with a running maximum of ends, so that
 // draw() finds the visible items with two binary searches (overlapping items included). Items narrower than a
@@ -16,6 +17,7 @@
 
 #include <fmt/format.h>
 
+#include "core/analysis/phases.h"
 #include "plots/chart.h"
 #include "plots/plot_registry.h"
 #include "plots/timeline_view.h"
@@ -23,7 +25,32 @@
 namespace strobe::plots {
 namespace {
 
-enum class LaneKind : uint8_t { Stream, Steps, Annotation };
+enum class LaneKind : uint8_t { Stream, Steps, Annotation, Phases, Layers };
+
+// Phase bands: `cat` holds one of these, `src` indexes TimelinePrepared::bandNames.
+enum class PhaseKind : uint8_t { Forward, Backward, Optimizer, Prefill, Decode, Mixed, Layer, Other };
+PhaseKind phaseKind(const std::string& phase) {
+    if (phase == "forward") return PhaseKind::Forward;
+    if (phase == "backward") return PhaseKind::Backward;
+    if (phase == "optimizer") return PhaseKind::Optimizer;
+    if (phase == "prefill") return PhaseKind::Prefill;
+    if (phase == "decode") return PhaseKind::Decode;
+    if (phase == "mixed") return PhaseKind::Mixed;
+    if (phase == "layer") return PhaseKind::Layer;
+    return PhaseKind::Other;
+}
+QColor phaseColor(PhaseKind k, size_t index) {
+    switch (k) {
+    case PhaseKind::Forward: return QColor(66, 133, 244, 140);
+    case PhaseKind::Backward: return QColor(251, 140, 0, 140);
+    case PhaseKind::Optimizer: return QColor(142, 36, 170, 120);
+    case PhaseKind::Prefill: return QColor(0, 137, 123, 140);
+    case PhaseKind::Decode: return QColor(124, 179, 66, 140);
+    case PhaseKind::Mixed: return QColor(141, 110, 99, 140);
+    case PhaseKind::Layer: return (index % 2) ? QColor(120, 144, 156, 130) : QColor(176, 190, 197, 130);
+    default: return QColor(158, 158, 158, 130);
+    }
+}
 
 struct Lane {
     LaneKind kind = LaneKind::Stream;
@@ -49,12 +76,14 @@ struct TimelinePrepared final : Prepared {
     std::vector<int64_t> runOrigin;      // absolute ns of relative 0, per run
     std::vector<std::string> runLabels;
     std::vector<Lane> lanes;
+    std::vector<std::string> bandNames;  // names of phase and layer bands
     int64_t fullEnd = 1;
     size_t items = 0;
     std::vector<std::string> messages;
     size_t bytes() const override {
         size_t b = sizeof(*this);
         for (const auto& l : lanes) b += l.bytes();
+        for (const auto& n : bandNames) b += sizeof(n) + n.capacity();
         return b;
     }
 };
@@ -163,6 +192,12 @@ public:
         ann.label = "GPU annotations";
         ann.tooltip = "Show gpu_user_annotation ranges as bands";
         s.push_back(ann);
+        ParamSpec phases = steps;
+        phases.key = "show_phases";
+        phases.label = "Phases and layers";
+        phases.tooltip = "Show forward / backward / optimizer (or vLLM prefill / decode) and transformer layers as "
+                         "bands";
+        s.push_back(phases);
         ParamSpec lh;
         lh.key = "lane_height";
         lh.label = "Lane height";
@@ -177,6 +212,62 @@ public:
         s.push_back(lh);
         for (auto& v : timelineViewSpecs()) s.push_back(v);
         return s;
+    }
+
+    // A "phases" lane (forward/backward/optimizer, prefill/decode; overlaps go to a second sub-lane) and a
+    // "layers" lane for rank `r`, from the rows of core::phaseStructure.
+    static void addPhaseLanes(TimelinePrepared& out, const core::Table& t, size_t run, const core::RankData& r,
+                              const std::string& rlabel, int64_t origin) {
+        struct Band {
+            int64_t start, end;
+            PhaseKind kind;
+            uint32_t name;
+        };
+        std::vector<Band> phases, layers;
+        for (size_t i = 0; i < t.rows.size(); ++i) {
+            if (int64_t(core::Table::number(t.at(i, "rank"), -1)) != r.rank) continue;
+            const PhaseKind k = phaseKind(core::Table::text(t.at(i, "phase")));
+            if (k == PhaseKind::Other) continue;  // steps have their own lane; "layers" summaries are not bands
+            const auto start = int64_t(core::Table::number(t.at(i, "start_ns"))) - origin;
+            const auto end = int64_t(core::Table::number(t.at(i, "end_ns"))) - origin;
+            if (end < start) continue;
+            std::string name = core::Table::text(t.at(i, "name"));
+            if (const auto step = core::Table::text(t.at(i, "step")); !step.empty() && k != PhaseKind::Layer)
+                name += " (step " + step + ")";
+            out.bandNames.push_back(std::move(name));
+            (k == PhaseKind::Layer ? layers : phases)
+                .push_back({start, end, k, uint32_t(out.bandNames.size() - 1)});
+        }
+        auto addLanes = [&](std::vector<Band>& bands, LaneKind kind, const std::string& label, int maxSub) {
+            std::sort(bands.begin(), bands.end(), [](const Band& a, const Band& b) { return a.start < b.start; });
+            std::vector<int64_t> st, en;
+            for (const auto& b : bands) {
+                st.push_back(b.start);
+                en.push_back(b.end);
+            }
+            auto sub = packSubLanes(st, en, maxSub);
+            const int nsub = sub.empty() ? 0 : *std::max_element(sub.begin(), sub.end()) + 1;
+            for (int s = 0; s < nsub; ++s) {
+                Lane l;
+                l.kind = kind;
+                l.run = run;
+                l.rank = &r;
+                l.rankNumber = r.rank;
+                l.sub = s;
+                l.label = s == 0 ? rlabel + " " + label : "";
+                for (size_t k = 0; k < bands.size(); ++k)
+                    if (sub[k] == s) {
+                        l.start.push_back(bands[k].start);
+                        l.end.push_back(bands[k].end);
+                        l.cat.push_back(uint8_t(bands[k].kind));
+                        l.src.push_back(bands[k].name);
+                    }
+                finishLane(l);
+                out.lanes.push_back(std::move(l));
+            }
+        };
+        addLanes(phases, LaneKind::Phases, "phases", 2);
+        addLanes(layers, LaneKind::Layers, "layers", 1);
     }
 
     core::Result<PreparedPtr> prepare(const RunSet& runs, const ParamValues& values, const core::CancelToken& cancel,
@@ -208,6 +299,15 @@ public:
             }
             if (origin == INT64_MAX) origin = 0;
             out->runOrigin.push_back(origin);
+
+            // Phases and layers of every rank (one analysis pass per run).
+            std::optional<core::Table> phaseTable;
+            {
+                core::AnalysisContext actx(run.dataset);
+                auto t = core::phaseStructure(actx, core::WindowSpec{}, core::LayerRows::Rows);
+                if (t) phaseTable = std::move(t.value());
+            }
+            if (cancel.cancelled()) return cancelledError();
 
             for (const auto& rp : run.dataset->ranks) {
                 if (cancel.cancelled()) return cancelledError();
@@ -267,6 +367,7 @@ public:
                         out->lanes.push_back(std::move(l));
                     }
                 }
+                if (phaseTable) addPhaseLanes(*out, *phaseTable, ri, r, rlabel, origin);
                 // Streams: group activities by (device, stream), sort by start, pack overlaps into sub-lanes.
                 std::vector<uint32_t> order;
                 order.reserve(g.size());
@@ -364,10 +465,13 @@ public:
 
     static std::vector<int> shownLanes(const TimelinePrepared& p, const ParamValues& v) {
         bool steps = paramBool(v, "show_steps", true), ann = paramBool(v, "show_annotations", true);
+        bool phases = paramBool(v, "show_phases", true);
         std::vector<int> out;
         for (size_t i = 0; i < p.lanes.size(); ++i) {
             auto k = p.lanes[i].kind;
-            if ((k == LaneKind::Steps && !steps) || (k == LaneKind::Annotation && !ann)) continue;
+            if ((k == LaneKind::Steps && !steps) || (k == LaneKind::Annotation && !ann) ||
+                ((k == LaneKind::Phases || k == LaneKind::Layers) && !phases))
+                continue;
             out.push_back(int(i));
         }
         return out;
@@ -485,6 +589,9 @@ public:
                         int64_t num = lane.rank->steps.number[lane.src[k]];
                         name = fmt::format("step {}", num);
                         col = (num % 2) ? QColor(120, 144, 156, 150) : QColor(176, 190, 197, 150);
+                    } else if (lane.kind == LaneKind::Phases || lane.kind == LaneKind::Layers) {
+                        name = p->bandNames[lane.src[k]];
+                        col = phaseColor(PhaseKind(lane.cat[k]), k);
                     } else {
                         uint32_t nid = lane.rank->slices.name[lane.src[k]];
                         name = std::string(lane.rank->strings.view(nid));
@@ -602,6 +709,15 @@ public:
         if (lane.kind == LaneKind::Steps) {
             h.title = fmt::format("ProfilerStep#{}", r.steps.number[lane.src[pick]]);
             h.fields = {{"rank", std::to_string(r.rank)}, {"duration", formatDuration(double(dur))}};
+            return h;
+        }
+        if (lane.kind == LaneKind::Phases || lane.kind == LaneKind::Layers) {
+            h.title = p->bandNames[lane.src[pick]];
+            h.fields = {{"rank", std::to_string(r.rank)},
+                        {"duration", formatDuration(double(dur))},
+                        {"start", fmt::format("{} (+{})", absStart, formatDuration(double(lane.start[pick])))},
+                        {"from", lane.kind == LaneKind::Layers ? "layer detection (annotations or kernel patterns)"
+                                                               : "CPU-side annotations"}};
             return h;
         }
         if (lane.kind == LaneKind::Annotation) {

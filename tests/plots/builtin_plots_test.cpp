@@ -211,6 +211,66 @@ TEST(GpuTimeline, KeepsOverlappingKernelsAndFindsThemByHitTest) {
     EXPECT_TRUE(hasDuration) << hit2->toText();
 }
 
+TEST(GpuTimeline, PhaseAndLayerBandsFromAnnotationsAndKernelPatterns) {
+    using C = core::KernelCategory;
+    // Two transformer layers by kernel pattern (QKV GEMMs, attention, output GEMM), forward [0, 400) and backward
+    // [400, 600) from CPU-side autograd annotations, an optimizer step [700, 900) inside ProfilerStep#1.
+    auto rank = testdata::makeRank(0,
+                                   {{100, 10, "sm90_gemm_qkv", 7, C::Gemm},
+                                    {120, 10, "sm90_gemm_qkv", 7, C::Gemm},
+                                    {140, 20, "flash_fwd_kernel", 7, C::Attention},
+                                    {170, 10, "sm90_gemm_out", 7, C::Gemm},
+                                    {200, 10, "sm90_gemm_qkv", 7, C::Gemm},
+                                    {220, 10, "sm90_gemm_qkv", 7, C::Gemm},
+                                    {240, 20, "flash_fwd_kernel", 7, C::Attention},
+                                    {270, 10, "sm90_gemm_out", 7, C::Gemm}},
+                                   {{1, 0, 1000}});
+    auto& sl = rank->slices;
+    auto addSlice = [&](const std::string& name, int64_t ts, int64_t dur) {
+        sl.ts.push_back(ts);
+        sl.dur.push_back(dur);
+        sl.name.push_back(rank->strings.intern(name));
+        sl.cat.push_back(rank->strings.intern("cpu_op"));
+        sl.kind.push_back(core::EventKind::CpuOp);
+        sl.phase.push_back('X');
+        sl.track.push_back(1);
+        sl.externalId.push_back(core::kNone);
+        sl.correlation.push_back(core::kNone);
+        sl.sequence.push_back(core::kNone);
+        sl.args.push_back(core::kEmptyStr);
+        sl.parent.push_back(-1);
+        sl.depth.push_back(0);
+    };
+    addSlice("autograd::engine::evaluate_function: MmBackward0", 400, 200);
+    addSlice("Optimizer.step#SGD.step", 700, 200);
+    auto runs = runOf(testdata::makeDataset({rank}));
+    const Plot& plot = plotById("gpu-timeline");
+    auto values = *resolveValues(plot.parameters(runs), {});
+    auto prepared = *prepareNow(plot, runs);
+    QRectF rect(0, 0, 1000, 400);
+    auto geo = plot.timelineGeometry(*prepared, values, rect);
+    ASSERT_TRUE(geo.has_value());
+    const double lh = double(paramInt(values, "lane_height"));
+    // Lanes top to bottom: steps, phases, layers, stream 7.
+    auto titleAt = [&](int64_t t, int lane) {
+        auto hit = plot.hitTest(*prepared, values, rect, QPointF(geo->xForTime(t), geo->plotArea.top() + lh * (lane + 0.5)));
+        return hit ? hit->title : std::string("(nothing)");
+    };
+    EXPECT_EQ(titleAt(50, 0), "ProfilerStep#1");
+    EXPECT_EQ(titleAt(300, 1), "forward (step 1)");
+    EXPECT_EQ(titleAt(500, 1), "backward (step 1)");
+    EXPECT_EQ(titleAt(800, 1), "optimizer (step 1)");
+    EXPECT_EQ(titleAt(105, 2), "layer 0");
+    EXPECT_EQ(titleAt(205, 2), "layer 1");
+    EXPECT_EQ(titleAt(145, 3), "flash_fwd_kernel");
+    // Hidden with the drawing switch, without preparing again: the stream is then the first lane after steps.
+    auto hidden = values;
+    hidden["show_phases"] = false;
+    auto hitStream = plot.hitTest(*prepared, hidden, rect, QPointF(geo->xForTime(145), geo->plotArea.top() + lh * 1.5));
+    ASSERT_TRUE(hitStream.has_value());
+    EXPECT_EQ(hitStream->title, "flash_fwd_kernel");
+}
+
 TEST(GpuTimeline, ViewParametersZoomWithoutReprepare) {
     const Plot& plot = plotById("gpu-timeline");
     auto runs = runOf(testdata::syntheticRun(2, 2000));
