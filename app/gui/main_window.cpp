@@ -264,7 +264,7 @@ void MainWindow::buildDocks() {
     selDock->setWidget(m_selection);
     addDockWidget(Qt::RightDockWidgetArea, selDock);
     splitDockWidget(paramDock, selDock, Qt::Vertical);
-    resizeDocks({paramDock, selDock}, {620, 200}, Qt::Vertical);
+    resizeDocks({paramDock, selDock}, {500, 320}, Qt::Vertical);
     resizeDocks({runsDock, paramDock}, {430, 330}, Qt::Horizontal);
 
     auto* jobsDock = new QDockWidget(tr("Jobs"), this);
