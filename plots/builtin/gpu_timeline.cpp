@@ -576,12 +576,18 @@ public:
             double pad = L.laneH > 8 ? 2 : 1;
             double top = y + pad, h = L.laneH - 2 * pad;
             if (lane.kind != LaneKind::Stream) {
-                // Bands: few items, drawn one by one with their names.
+                // Bands: drawn one by one with their names; many narrower than a pixel (thousands of layers at
+                // full zoom-out) share one rect per pixel column, so the cost is bounded by the width.
+                double lastColumn = -1e300;
                 for (size_t k = a; k < b; ++k) {
                     double x0 = left + double(lane.start[k] - geo.viewStart) * scale;
                     double x1 = left + double(lane.end[k] - geo.viewStart) * scale;
                     x0 = std::max(x0, left - 1);
                     x1 = std::min(x1, L.area.right() + 1);
+                    if (x1 - x0 < 1.0) {
+                        if (std::floor(x0) == lastColumn) continue;
+                        lastColumn = std::floor(x0);
+                    }
                     QRectF r(x0, top, std::max(1.0, x1 - x0), h);
                     std::string name;
                     QColor col;
