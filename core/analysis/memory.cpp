@@ -1,11 +1,14 @@
 #include "core/analysis/memory.h"
 
 #include <array>
+#include <limits>
 #include <map>
 
 #include <fmt/format.h>
 
 namespace strobe::core {
+
+__extension__ using Int128 = __int128;  // GCC and clang
 
 Result<Table> memoryTraffic(AnalysisContext& ctx, const WindowSpec& window) {
     auto sel = ctx.select(window);
@@ -16,7 +19,8 @@ Result<Table> memoryTraffic(AnalysisContext& ctx, const WindowSpec& window) {
     for (const RankWindow& w : sel.value()->ranks) {
         const RankData& r = *w.data;
         struct Acc {
-            int64_t count = 0, bytes = 0, missingBytes = 0;
+            int64_t count = 0, missingBytes = 0;
+            Int128 bytes = 0;  // byte counts are as written (up to 2^63 each): their sum may not fit int64
             TimeNs ns = 0;
         };
         std::map<std::pair<int, std::string>, Acc> acc;  // (0 memcpy / 1 memset, direction)
@@ -56,7 +60,10 @@ Result<Table> memoryTraffic(AnalysisContext& ctx, const WindowSpec& window) {
         for (const auto& [key, a] : acc) {
             Cell bw;
             if (a.ns > 0 && a.bytes > 0) bw = static_cast<double>(a.bytes) / static_cast<double>(a.ns);
-            t.addRow({int64_t{w.rank}, std::string(key.first == 0 ? "memcpy" : "memset"), key.second, a.count, a.bytes,
+            // Exact while it fits int64 (always, on real traces), else the nearest double: never a wrapped sum.
+            Cell bytes = a.bytes <= std::numeric_limits<int64_t>::max() ? Cell{static_cast<int64_t>(a.bytes)}
+                                                                        : Cell{static_cast<double>(a.bytes)};
+            t.addRow({int64_t{w.rank}, std::string(key.first == 0 ? "memcpy" : "memset"), key.second, a.count, bytes,
                       a.ns, bw, static_cast<double>(a.bytes) / static_cast<double>(a.count)});
             if (a.missingBytes > 0)
                 t.messages.push_back(fmt::format("memory: rank {}: {} of {} {} {} activities carry no byte count",

@@ -458,6 +458,13 @@ void KinetoEventParser::emit(Fields& f, uint64_t offset, uint64_t localIndex) {
                          kMaxTimeNs / 1000));
         return;
     }
+    if (dur > kMaxDurationNs) {
+        ++m_skipped;
+        warn(Warn::BadField, offset, localIndex,
+             fmt::format("\"dur\" {} µs is longer than {} µs (19.5 hours): not a profiled event", shortToken(f.dur),
+                         kMaxDurationNs / 1000));
+        return;
+    }
     if (f.argsBad) warn(Warn::BadArgs, offset, localIndex, "expected \"args\" to be an object: ignored");
     // A link or attribute value that cannot be used: reported (cold path), the event is kept without it.
     auto ignore = [&](std::string_view key, std::string_view raw, std::string_view expected) {

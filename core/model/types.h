@@ -10,6 +10,9 @@ using TimeNs = int64_t;  // nanoseconds on the rank's own clock
 // Every start and end time lies in [-kMaxTimeNs, kMaxTimeNs] (±146 years around the epoch; real traces use µs
 // since 1970, ~1.7e18 ns), so that ts + dur and the difference of any two times fit in int64 with no check.
 inline constexpr TimeNs kMaxTimeNs = TimeNs{1} << 62;
+// Every duration is at most kMaxDurationNs (2^46 ns, 19.5 hours: far beyond any profiled event), so that sums of
+// durations over any real trace, and over any input a fuzzer can build, fit in int64 unchecked.
+inline constexpr TimeNs kMaxDurationNs = TimeNs{1} << 46;
 inline constexpr int64_t kNone = -1;  // "no id" / "no index" in int columns
 
 // Event kind: Kineto's current and 2021 category spellings both map here (the raw `cat` string is kept too,

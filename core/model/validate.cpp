@@ -56,11 +56,13 @@ public:
                 return;
             }
     }
-    // dur >= 0 and start and end within ±kMaxTimeNs: readers compute ends and differences unchecked.
+    // 0 <= dur <= kMaxDurationNs, start and end within ±kMaxTimeNs: readers compute ends, differences and sums
+    // of durations unchecked.
     void spans(const char* tableName, const Column<TimeNs>& ts, const Column<TimeNs>& dur) {
         if (!ok() || ts.size() != dur.size()) return;
         for (size_t i = 0; i < ts.size(); ++i) {
-            if (dur[i] < 0 || ts[i] < -kMaxTimeNs || ts[i] > kMaxTimeNs || dur[i] > kMaxTimeNs - ts[i]) {
+            if (dur[i] < 0 || dur[i] > kMaxDurationNs || ts[i] < -kMaxTimeNs || ts[i] > kMaxTimeNs ||
+                dur[i] > kMaxTimeNs - ts[i]) {
                 m_error = fmt::format("{} row {}: ts {} ns, dur {} ns is not a valid interval", tableName, i, ts[i],
                                       dur[i]);
                 return;

@@ -422,3 +422,21 @@ TEST(KinetoBadInput, TimesOutsideTheRepresentableRangeAreSkipped) {
         }
     EXPECT_EQ(outside, 3);
 }
+
+// A duration longer than 2^46 ns (19.5 hours) is not a profiled event: skipped with a warning, so that sums of
+// durations can never overflow; 19 hours is kept.
+TEST(KinetoBadInput, DurationsBeyondNineteenHoursAreSkipped) {
+    const std::string text = R"({"traceEvents": [
+  {"ph": "X", "cat": "user_annotation", "name": "nineteen_hours", "pid": 0, "tid": 1, "ts": 1000, "dur": 68400000000},
+  {"ph": "X", "cat": "user_annotation", "name": "twenty_hours", "pid": 0, "tid": 1, "ts": 1000, "dur": 72000000000}
+]})";
+    auto r = loadKinetoText(text, "long.json");
+    ASSERT_TRUE(r.ok()) << r.error().toString();
+    const RankData& d = **r;
+    ASSERT_EQ(d.slices.size(), 1u);
+    EXPECT_EQ(d.strings.view(d.slices.name[0]), "nineteen_hours");
+    EXPECT_EQ(d.slices.dur[0], 68400000000000LL);
+    const Diagnostic* w = findDiag(d, "19.5 hours");
+    ASSERT_NE(w, nullptr);
+    EXPECT_EQ(w->where.eventIndex, 1);
+}
