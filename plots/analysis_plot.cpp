@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <set>
 
 #include <fmt/format.h>
 
@@ -25,30 +24,19 @@ size_t AnalysisTables::bytes() const {
     return b + tableBytes(combined);
 }
 
+std::string AnalysisTables::rankLabel(size_t run, int rank) const {
+    return plots::rankLabel(run < runLabels.size() ? runLabels[run] : std::string(), perRun.size() > 1, rank);
+}
+
 std::vector<ParamSpec> analysisWindowSpecs(const RunSet& runs, const std::string& defaultWindow) {
-    ParamSpec window;
-    window.key = "window";
-    window.label = "Window";
-    window.tooltip =
-        "Which GPU activities to analyse: auto (steady-state steps), all, steps (span of every ProfilerStep), hta "
-        "(Holistic Trace Analysis' default: launched before the last step), hta-include-last";
-    window.type = ParamType::Enum;
-    window.choices = {"auto", "all", "steps", "hta", "hta-include-last"};
-    window.defaultValue = defaultWindow;
-    ParamSpec steps;
-    steps.key = "steps";
-    steps.label = "Steps";
-    steps.tooltip = "Analyse only these ProfilerStep numbers (overrides the window when set)";
-    steps.type = ParamType::StringList;
-    steps.defaultValue = std::vector<std::string>{};
-    std::set<int64_t> nums;
-    for (const auto& run : runs)
-        if (run.dataset)
-            for (const auto& r : run.dataset->ranks)
-                if (r)
-                    for (auto n : r->steps.number) nums.insert(n);
-    for (auto n : nums) steps.choices.push_back(std::to_string(n));
-    return {window, steps};
+    return {makeSpec(ParamType::Enum, "window", "Window",
+                     "Which GPU activities to analyse: auto (steady-state steps), all, steps (span of every "
+                     "ProfilerStep), hta (Holistic Trace Analysis' default: launched before the last step), "
+                     "hta-include-last",
+                     defaultWindow, {"auto", "all", "steps", "hta", "hta-include-last"}),
+            makeSpec(ParamType::StringList, "steps", "Steps",
+                     "Analyse only these ProfilerStep numbers (overrides the window when set)",
+                     std::vector<std::string>{}, stepChoices(runs))};
 }
 
 core::Result<std::shared_ptr<AnalysisTables>> runAnalysisOnRuns(const RunSet& runs, const ParamValues& values,
@@ -117,109 +105,30 @@ std::string cellText(const core::Table& t, size_t row, const std::string& column
     return {};
 }
 
-namespace {
-
-struct BarGeometry {
-    QRectF plot;
-    double maxValue = 1;
-};
-
-BarGeometry barLayout(Canvas& c, const BarChart& chart, bool horizontal) {
-    QRectF area = drawTitle(c, c.rect, chart.title, chart.subtitle);
-    std::vector<LegendEntry> legend;
-    for (size_t s = 0; s < chart.series.size(); ++s) legend.push_back({chart.series[s], chart.colors[s]});
-    area = drawLegend(c, area, legend);
-    BarGeometry g;
-    g.plot = horizontal ? area.adjusted(170, 8, -24, -40) : area.adjusted(96, 8, -16, -28);
-    double mx = 0;
-    for (const auto& row : chart.values) {
-        double s = 0;
-        for (double v : row) s = chart.stacked ? s + std::max(0.0, v) : std::max(s, v);
-        mx = std::max(mx, s);
-    }
-    g.maxValue = chart.percentAxis ? 100.0 : (mx > 0 ? mx * 1.05 : 1.0);
-    return g;
+core::Result<PreparedPtr> AnalysisPlot::prepare(const RunSet& runs, const ParamValues& values,
+                                                const core::CancelToken& cancel,
+                                                const core::ProgressFn& progress) const {
+    auto r = runAnalysisOnRuns(
+        runs, values, cancel, progress,
+        [&](core::AnalysisContext& ctx, const core::WindowSpec& w) { return analyse(ctx, w, values); });
+    if (!r) return r.error();
+    return PreparedPtr(r.value());
 }
 
-QRectF segmentRect(const BarChart& chart, const BarGeometry& g, bool horizontal, size_t b, size_t s, double acc) {
-    double band = (horizontal ? g.plot.height() : g.plot.width()) / double(chart.bars.size());
-    double thick = std::min(band * 0.7, 90.0);
-    size_t ns = chart.series.size();
-    double v = std::max(0.0, chart.values[b][s]);
-    double off = band * double(b) + (band - thick) / 2;
-    double a0 = acc / g.maxValue, a1 = (acc + v) / g.maxValue;
-    if (!chart.stacked) {
-        thick /= double(std::max<size_t>(1, ns));
-        off += thick * double(s);
-        a0 = 0;
-        a1 = v / g.maxValue;
-    }
-    if (horizontal)
-        return QRectF(g.plot.left() + a0 * g.plot.width(), g.plot.top() + off, (a1 - a0) * g.plot.width(), thick);
-    return QRectF(g.plot.left() + off, g.plot.bottom() - a1 * g.plot.height(), thick, (a1 - a0) * g.plot.height());
+core::Table AnalysisPlot::table(const Prepared& prepared, const ParamValues&) const {
+    const auto* p = dynamic_cast<const AnalysisTables*>(&prepared);
+    return p ? p->combined : core::Table{};
 }
 
-}  // namespace
-
-void drawBarChart(Canvas& c, const BarChart& chart, bool horizontal) {
-    if (chart.bars.empty()) {
-        QRectF area = drawTitle(c, c.rect, chart.title, chart.subtitle);
-        drawMessage(c, area, chart.messages.empty() ? "nothing to show" : chart.messages.front());
-        return;
-    }
-    BarGeometry g = barLayout(c, chart, horizontal);
-    TickFormatter f = chart.percentAxis    ? TickFormatter([](double v) { return formatPercent(v); })
-                      : chart.durationAxis ? TickFormatter([](double v) { return formatDuration(v); })
-                                           : TickFormatter([](double v) { return formatNumber(v); });
-    drawValueAxis(c, g.plot, 0, g.maxValue, !horizontal, f, chart.valueLabel);
-    drawBandLabels(c, g.plot, chart.bars, !horizontal, chart.highlightBar);
-    Theme t = c.theme();
-    for (size_t b = 0; b < chart.bars.size(); ++b) {
-        double acc = 0;
-        QRectF all;
-        for (size_t s = 0; s < chart.series.size(); ++s) {
-            QRectF r = segmentRect(chart, g, horizontal, b, s, acc);
-            if (chart.stacked) acc += std::max(0.0, chart.values[b][s]);
-            if (r.width() <= 0 || r.height() <= 0) continue;
-            c.painter.fillRect(r, chart.colors[s]);
-            all = all.isNull() ? r : all.united(r);
-        }
-        if (int(b) == chart.highlightBar && !all.isNull()) {
-            c.painter.setPen(QPen(t.highlight, 2.5));
-            c.painter.setBrush(Qt::NoBrush);
-            c.painter.drawRect(all.adjusted(-2, -2, 2, 2));
-        }
-    }
+void AnalysisBarPlot::draw(Canvas& c, const Prepared& prepared, const ParamValues& values) const {
+    if (const auto* p = dynamic_cast<const AnalysisTables*>(&prepared)) drawBarChart(c, chart(*p, values));
 }
 
-std::optional<HitInfo> hitBarChart(const BarChart& chart, bool horizontal, const QRectF& rect, QPointF pt) {
-    if (chart.bars.empty()) return std::nullopt;
-    QImage scratch(1, 1, QImage::Format_ARGB32);
-    QPainter painter(&scratch);
-    Canvas c{painter, rect, false};
-    BarGeometry g = barLayout(c, chart, horizontal);
-    for (size_t b = 0; b < chart.bars.size(); ++b) {
-        double acc = 0;
-        double total = 0;
-        for (double v : chart.values[b]) total += std::max(0.0, v);
-        for (size_t s = 0; s < chart.series.size(); ++s) {
-            QRectF r = segmentRect(chart, g, horizontal, b, s, acc);
-            if (chart.stacked) acc += std::max(0.0, chart.values[b][s]);
-            if (!r.adjusted(-1, -1, 1, 1).contains(pt)) continue;
-            HitInfo h;
-            h.title = chart.series[s];
-            double v = chart.values[b][s];
-            h.fields.push_back({"bar", chart.bars[b]});
-            h.fields.push_back({"value", chart.percentAxis    ? formatPercent(v)
-                                         : chart.durationAxis ? formatDuration(v)
-                                                              : formatNumber(v)});
-            if (chart.stacked && !chart.percentAxis && total > 0)
-                h.fields.push_back({"share", formatPercent(v / total * 100)});
-            h.itemRect = r;
-            return h;
-        }
-    }
-    return std::nullopt;
+std::optional<HitInfo> AnalysisBarPlot::hitTest(const Prepared& prepared, const ParamValues& values, const QRectF& rect,
+                                                QPointF pt) const {
+    const auto* p = dynamic_cast<const AnalysisTables*>(&prepared);
+    if (!p) return std::nullopt;
+    return hitBarChart(chart(*p, values), rect, pt);
 }
 
 }  // namespace strobe::plots

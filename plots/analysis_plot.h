@@ -10,6 +10,7 @@
 
 #include "core/analysis/context.h"
 #include "core/analysis/table.h"
+#include "plots/chart.h"
 #include "plots/plot.h"
 
 namespace strobe::plots {
@@ -20,6 +21,8 @@ struct AnalysisTables final : Prepared {
     core::Table combined;             // perRun concatenated; a "run" column first when there are several runs
     std::string window;               // the window as resolved, for subtitles
     size_t bytes() const override;
+    // "rank N", or "run / rank N" when several runs are shown.
+    std::string rankLabel(size_t run, int rank) const;
 };
 
 using AnalysisFn = std::function<core::Result<core::Table>(core::AnalysisContext&, const core::WindowSpec&)>;
@@ -37,20 +40,28 @@ core::Result<std::shared_ptr<AnalysisTables>> runAnalysisOnRuns(const RunSet& ru
 double cellNumber(const core::Table& t, size_t row, const std::string& column, double fallback = 0.0);
 std::string cellText(const core::Table& t, size_t row, const std::string& column);
 
-// Stacked (or grouped) bars: one bar per label, one segment per series. Shared by the analysis plots.
-struct BarChart {
-    std::string title, subtitle, valueLabel;
-    std::vector<std::string> bars;
-    std::vector<std::string> series;
-    std::vector<QColor> colors;
-    std::vector<std::vector<double>> values;  // [bar][series], ≥ 0
-    bool stacked = true;                      // false: series side by side within a bar's band
-    bool percentAxis = false;                 // the values are percentages (axis 0..100)
-    bool durationAxis = true;                 // format the axis as durations (ns), else as numbers
-    int highlightBar = -1;                    // drawn with an outline and a bold label
-    std::vector<std::string> messages;
+// A plot that shows one analysis: prepare() runs analyse() on every run (runAnalysisOnRuns) and table() is the
+// combined table.
+class AnalysisPlot : public Plot {
+public:
+    core::Result<PreparedPtr> prepare(const RunSet& runs, const ParamValues& values, const core::CancelToken& cancel,
+                                      const core::ProgressFn& progress) const override;
+    core::Table table(const Prepared& prepared, const ParamValues& values) const override;
+
+protected:
+    virtual core::Result<core::Table> analyse(core::AnalysisContext& ctx, const core::WindowSpec& window,
+                                              const ParamValues& values) const = 0;
 };
-void drawBarChart(Canvas& c, const BarChart& chart, bool horizontal);
-std::optional<HitInfo> hitBarChart(const BarChart& chart, bool horizontal, const QRectF& rect, QPointF pt);
+
+// An analysis drawn as stacked or grouped bars: draw() and hitTest() show chart().
+class AnalysisBarPlot : public AnalysisPlot {
+public:
+    void draw(Canvas& c, const Prepared& prepared, const ParamValues& values) const override;
+    std::optional<HitInfo> hitTest(const Prepared& prepared, const ParamValues& values, const QRectF& rect,
+                                   QPointF pt) const override;
+
+protected:
+    virtual BarChart chart(const AnalysisTables& tables, const ParamValues& values) const = 0;
+};
 
 }  // namespace strobe::plots

@@ -1,14 +1,19 @@
 #pragma once
 // Small QPainter chart toolkit shared by the builtin plots: colours, number/duration formatting, nice axis
-// ticks, axes, legends, messages. Widget-free; everything takes a Canvas or a QPainter and a Theme.
-
-#include <functional>
-#include <string>
-#include <vector>
+// ticks, axes laid out from the font's metrics (linear, log10 or bands of labels), stacked/grouped bar charts,
+// legends, label eliding, messages; and the parameter and data helpers the plots share. Widget-free; everything
+// takes a Canvas or a QPainter and a Theme.
 
 #include <QColor>
+#include <QFontMetricsF>
+#include <QImage>
 #include <QRectF>
 #include <QString>
+#include <functional>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "core/model/dataset.h"
 #include "plots/plot.h"
@@ -16,37 +21,166 @@
 namespace strobe::plots {
 
 QColor categoryColor(core::KernelCategory c);
-QColor seriesColor(int index);  // a qualitative palette, cycles
+QColor seriesColor(int index);           // a qualitative palette of 10 colours, cycles
+Qt::PenStyle seriesPenStyle(int index);  // solid for the first 10 series, then dashed, dotted...: lines stay apart
+                                         // when seriesColor repeats
 
 std::string formatDuration(double ns);  // "850 ns", "12.3 µs", "4.56 ms", "1.23 s"
 std::string formatNumber(double v);     // 3 significant digits, k/M suffixes
 std::string formatPercent(double pct);  // "42.1%"
 
-// About `count` round tick values covering [lo, hi].
+// ---- ticks ----
+
+// About `count` round tick values (steps of 1, 2 or 5 × 10^k) covering [lo, hi].
 std::vector<double> niceTicks(double lo, double hi, int count = 6);
+
+enum class TickUnit { Number, Duration, Percent };
+// Labels for evenly spaced ticks, all with the same unit and number of decimals: as many decimals as the step
+// needs to tell neighbours apart, durations (ns) in the unit of the largest tick ({0, 5e5, 1e6} → "0.0 ms",
+// "0.5 ms", "1.0 ms"), percentages without decimals when the step is whole ("0%", "20%").
+std::vector<std::string> tickLabels(const std::vector<double>& ticks, TickUnit unit);
+// One value with the unit's usual format (durations and numbers with 3 significant digits).
+std::string formatValue(double v, TickUnit unit);
+
+// Ticks of a log10 axis over the decades 10^lo .. 10^hi: a labelled major tick at every decade; with at least
+// 60 px per decade also minor ticks at 2× and 5×, labelled when there are at least 200 px per decade.
+struct LogTick {
+    double value = 0;
+    bool major = true;
+    bool labelled = true;
+};
+std::vector<LogTick> logTicks(int lo, int hi, double pxPerDecade);
+
+// ---- text ----
+
+// Right-elided to `width` pixels with the painter's font.
+QString elided(const QPainter& p, const std::string& text, double width);
+// Elided to `width` when it does not fit: cut in the middle, keeping the start (`headShare` of the characters
+// kept) and the end, joined by "…". When the text shares its first `sharedPrefix` characters with another label
+// and a plain middle cut would hide where it differs, the cut goes inside that shared prefix instead: a short
+// start, "…", then the text from where it differs (from the token it differs in), cut at the right when still
+// too long. So long kernel names sharing a template prefix stay apart. `measure` gives a text's width.
+QString elideMiddle(const QString& text, double width, const std::function<double(const QString&)>& measure,
+                    qsizetype sharedPrefix = 0, double headShare = 0.6);
+QString elideMiddle(const QFontMetricsF& fm, const std::string& text, double width, qsizetype sharedPrefix = 0);
+// For each label, the length of the longest prefix it shares with another text of the set (copies of the same
+// text do not count); 0 when it differs from all from its first character or is all the start of another.
+std::vector<qsizetype> sharedPrefixLengths(const std::vector<QString>& labels);
+std::vector<qsizetype> sharedPrefixLengths(const std::vector<std::string>& labels);
+// Width of a gutter for labels whose widest is `widest` px: that plus `padding`, at least `minWidth`, at most
+// `maxShare` of `total` (labels wider than that are elided).
+double labelGutterWidth(double widest, double total, double padding = 12, double maxShare = 0.4, double minWidth = 24);
+// How many bands one label spans so that labels `labelSize` px apart (along the axis) do not overlap: 1 when
+// every band has room, 2 for every other label, ...
+size_t labelStride(double bandSize, double labelSize);
+
+// ---- layout and axes ----
+
+// One axis of a chart: a value axis (linear or log10) or bands of labels (one per bar/group).
+struct ChartAxis {
+    enum class Kind { Linear, Log, Bands };
+    Kind kind = Kind::Linear;
+    double lo = 0, hi = 1;  // Linear: the value range; Log: whole decimal exponents (10^lo .. 10^hi)
+    TickUnit unit = TickUnit::Number;
+    std::string title;               // drawn along the axis ("" = none)
+    std::vector<std::string> bands;  // Bands: one label per band, the first at the left (x) or the top (y)
+    int highlight = -1;              // Bands: this label bold in the theme's highlight colour
+
+    static ChartAxis linear(double lo, double hi, TickUnit unit, std::string title = {});
+    // The whole decades around [minValue, maxValue] (values ≤ 1 count as 1).
+    static ChartAxis log(double minValue, double maxValue, TickUnit unit, std::string title = {});
+    static ChartAxis bandsOf(std::vector<std::string> labels, std::string title = {}, int highlight = -1);
+    // Position of a value along the axis as a fraction of its length (0 = lo). Log: values ≤ 0 → lo.
+    double fraction(double value) const;
+};
+
+// Where the data goes: `area` less the room for tick and band labels and the axis titles, measured with the
+// font. Band labels along x turn vertical when they do not fit their bands; along y they get a gutter as wide
+// as the widest label, up to 40% of the width, and are elided in the middle beyond that.
+struct ChartLayout {
+    QRectF plot;
+    ChartAxis x, y;
+    bool xLabelsRotated = false;
+    double xLabelDepth = 0;  // px below the plot for x tick/band labels
+    double yLabelWidth = 0;  // px left of the plot for y tick/band labels
+
+    double xAt(double value) const;  // pixel of a value on a Linear/Log x axis
+    double yAt(double value) const;  // pixel of a value on a Linear/Log y axis (lo at the bottom)
+    double bandSize(bool alongX) const;
+    double bandStart(bool alongX, size_t band) const;  // left (x) or top (y) edge of a band
+    // The band under `pt`: inside the plot or beside it among the band labels.
+    std::optional<size_t> bandAt(bool alongX, QPointF pt) const;
+};
+ChartLayout layoutChart(const QFontMetricsF& fm, const QRectF& area, ChartAxis x, ChartAxis y);
+// Grid lines, ticks and their labels, band labels, axis lines and titles of a layout.
+void drawAxes(Canvas& c, const ChartLayout& layout);
 
 // Draws the title line at the top of `area` and returns the area below it.
 QRectF drawTitle(Canvas& c, const QRectF& area, const std::string& title, const std::string& subtitle = {});
 // A centred message (empty data, errors).
 void drawMessage(Canvas& c, const QRectF& area, const std::string& text);
 
-using TickFormatter = std::function<std::string(double)>;
-// Value axis along the left (vertical) or bottom (horizontal) edge of `plot`, with grid lines across it.
-void drawValueAxis(Canvas& c, const QRectF& plot, double lo, double hi, bool vertical, const TickFormatter& fmt,
-                   const std::string& label = {});
-// Category labels below (vertical bars) or left of (horizontal bars) `plot`, one per band.
-void drawBandLabels(Canvas& c, const QRectF& plot, const std::vector<std::string>& labels, bool alongX,
-                    int highlight = -1);
-
 struct LegendEntry {
     std::string label;
     QColor color;
+    bool line = false;                   // a line sample (line charts) instead of a filled square
+    Qt::PenStyle style = Qt::SolidLine;  // with `line`
 };
-// A legend row (wrapping) at the bottom of `area`; returns the area above it.
+// Legend rows (wrapping) at the bottom of `area`; returns the area above it. An entry takes at most half the
+// width (longer labels are elided, see elideMiddle); the legend takes at most a third of the height, the entries
+// that do not fit are counted in a last "+N more".
 QRectF drawLegend(Canvas& c, const QRectF& area, const std::vector<LegendEntry>& entries);
+// The same layout without drawing: how many rows (each `rowHeight` high) and how many entries are shown, for
+// entries `widths` px wide (sample and padding included) in `width` px, at most `maxRows` rows; when some do not
+// fit, the last row keeps room for the "+N more" of width `moreWidth`.
+struct LegendFit {
+    size_t rows = 0;
+    size_t shown = 0;
+};
+LegendFit fitLegend(const std::vector<double>& widths, double width, size_t maxRows, double moreWidth);
 
-// Elides `text` to `width` pixels with the painter's font.
-QString elided(const QPainter& p, const std::string& text, double width);
+// A painter on a 1×1 image, for hit tests that redo draw()'s layout with the same font.
+struct LayoutCanvas {
+    explicit LayoutCanvas(const QRectF& rect);
+    QImage image;
+    QPainter painter;
+    Canvas canvas;
+};
+
+// ---- bar charts ----
+
+// Stacked (or grouped) bars: one bar per label, one segment per series.
+struct BarChart {
+    using Fields = std::vector<std::pair<std::string, std::string>>;
+    std::string title, subtitle, valueLabel, bandLabel;
+    std::vector<std::string> bars;
+    std::vector<std::string> series;
+    std::vector<QColor> colors;
+    std::vector<std::vector<double>> values;  // [bar][series], ≥ 0
+    bool stacked = true;                      // false: series side by side within a bar's band
+    bool horizontal = false;                  // bars left to right, labels on the left
+    bool percentAxis = false;                 // the values are percentages (axis 0..100)
+    bool durationAxis = true;                 // format the axis as durations (ns), else as numbers
+    bool valueLabels = true;                  // totals after stacked bars, values after grouped ones (where
+                                              // they fit; never on a percent axis)
+    int highlightBar = -1;                    // drawn with an outline and a bold label
+    // Hover fields of segment (bar, series); default: bar, value and share of the bar.
+    std::function<Fields(size_t bar, size_t series)> hitFields;
+    std::vector<std::string> messages;
+};
+void drawBarChart(Canvas& c, const BarChart& chart);
+// A segment under `pt`, or the whole bar (every series) when `pt` is on the bar's label.
+std::optional<HitInfo> hitBarChart(const BarChart& chart, const QRectF& rect, QPointF pt);
+
+// ---- parameters shared by plots ----
+
+// The RankSet parameter "ranks" (empty = all); its choices list every rank of every run.
+ParamSpec ranksSpec(const RunSet& runs, const std::string& tooltip = "Ranks to include (empty: all)",
+                    bool affectsPrepare = true);
+// The drawing parameters of a bar chart: "percent" and "horizontal".
+std::vector<ParamSpec> barStyleSpecs(const std::string& percentTooltip, bool percentDefault, bool horizontalDefault);
+// Every ProfilerStep number of every rank of every run, ascending, as text.
+std::vector<std::string> stepChoices(const RunSet& runs);
 
 // ---- data helpers shared by plots ----
 
@@ -57,9 +191,16 @@ int64_t activityStep(const core::RankData& r, size_t i);
 
 // "run/rank N" when several runs, "rank N" otherwise.
 std::string rankLabel(const RunSet& runs, size_t runIndex, int rank);
+std::string rankLabel(const std::string& runLabel, bool severalRuns, int rank);
 
 // The RankSet parameter "ranks" filter (empty = all); choices list every rank of every run.
 bool rankSelected(const std::vector<int>& selected, int rank);
 std::vector<std::string> rankChoices(const RunSet& runs);
+
+// Calls fn(run index, rank) for every loaded rank of `runs` that `selected` keeps, reporting progress as
+// `stage` from `from` to `to`. False when `cancel` was seen (fn is then not called again).
+bool forEachSelectedRank(const RunSet& runs, const std::vector<int>& selected, const core::CancelToken& cancel,
+                         const core::ProgressFn& progress, const std::string& stage, double from, double to,
+                         const std::function<void(size_t, const core::RankData&)>& fn);
 
 }  // namespace strobe::plots

@@ -438,4 +438,28 @@ std::vector<int> paramRanks(const ParamValues& v, const std::string& key) {
     return out;
 }
 
+ParamSpec makeSpec(ParamType type, std::string key, std::string label, std::string tooltip, ParamValue defaultValue,
+                   std::vector<std::string> choices) {
+    ParamSpec s;
+    s.key = std::move(key);
+    s.label = std::move(label);
+    s.tooltip = std::move(tooltip);
+    s.type = type;
+    s.defaultValue = std::move(defaultValue);
+    s.choices = std::move(choices);
+    return s;
+}
+
+ParamSpec drawOnly(ParamSpec spec) {
+    spec.affectsPrepare = false;
+    return spec;
+}
+
+ParamSpec bounded(ParamSpec spec, double min, double max, double step) {
+    spec.min = min;
+    spec.max = max;
+    spec.step = step;
+    return spec;
+}
+
 }  // namespace strobe::plots

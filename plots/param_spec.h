@@ -78,6 +78,14 @@ core::Status applyAssignment(const std::vector<ParamSpec>& specs, std::string_vi
 // Canonical text of the values of affectsPrepare parameters only (the prepared-cache key part).
 std::string prepareKey(const std::vector<ParamSpec>& specs, const ParamValues& values);
 
+// Builders for the usual shapes, so that a plot's parameters() reads as a list: a spec of `type` (choices for
+// Enum, or the data's choices for StringList/RankSet); drawOnly() marks a drawing parameter (affectsPrepare =
+// false); bounded() sets Int/Double bounds and step.
+ParamSpec makeSpec(ParamType type, std::string key, std::string label, std::string tooltip, ParamValue defaultValue,
+                   std::vector<std::string> choices = {});
+ParamSpec drawOnly(ParamSpec spec);
+ParamSpec bounded(ParamSpec spec, double min, double max, double step);
+
 // Typed reads with a fallback when the key is absent or holds another alternative.
 bool paramBool(const ParamValues& v, const std::string& key, bool fallback = false);
 long long paramInt(const ParamValues& v, const std::string& key, long long fallback = 0);

@@ -5,13 +5,12 @@
 
 #include "core/analysis/overlap.h"
 #include "plots/analysis_plot.h"
-#include "plots/chart.h"
 #include "plots/plot_registry.h"
 
 namespace strobe::plots {
 namespace {
 
-class CommCompOverlapPlot final : public Plot {
+class CommCompOverlapPlot final : public AnalysisBarPlot {
 public:
     std::string id() const override { return "comm-comp-overlap"; }
     std::string title() const override { return "Communication/computation overlap"; }
@@ -22,37 +21,23 @@ public:
 
     std::vector<ParamSpec> parameters(const RunSet& runs) const override {
         auto s = analysisWindowSpecs(runs);
-        ParamSpec pct;
-        pct.key = "percent";
-        pct.label = "Percent";
-        pct.tooltip = "Show overlapped/exposed as shares of communication time instead of time";
-        pct.type = ParamType::Bool;
-        pct.defaultValue = true;
-        pct.affectsPrepare = false;
-        s.push_back(pct);
-        ParamSpec horiz = pct;
-        horiz.key = "horizontal";
-        horiz.label = "Horizontal bars";
-        horiz.tooltip = "Draw bars left to right";
-        horiz.defaultValue = true;
-        s.push_back(horiz);
+        for (auto& spec :
+             barStyleSpecs("Show overlapped/exposed as shares of communication time instead of time", true, true))
+            s.push_back(spec);
         return s;
     }
 
-    core::Result<PreparedPtr> prepare(const RunSet& runs, const ParamValues& values, const core::CancelToken& cancel,
-                                      const core::ProgressFn& progress) const override {
-        auto r = runAnalysisOnRuns(runs, values, cancel, progress,
-                                   [](core::AnalysisContext& ctx, const core::WindowSpec& w) {
-                                       return core::commCompOverlap(ctx, w);
-                                   });
-        if (!r) return r.error();
-        return PreparedPtr(r.value());
+protected:
+    core::Result<core::Table> analyse(core::AnalysisContext& ctx, const core::WindowSpec& w,
+                                      const ParamValues&) const override {
+        return core::commCompOverlap(ctx, w);
     }
 
-    BarChart chart(const AnalysisTables& p, const ParamValues& v) const {
+    BarChart chart(const AnalysisTables& p, const ParamValues& v) const override {
         BarChart c;
         c.title = title();
         bool pct = paramBool(v, "percent", true);
+        c.horizontal = paramBool(v, "horizontal", true);
         c.subtitle = fmt::format("communication time overlapped by computation; window: {}", p.window);
         c.series = {"overlapped by computation", "exposed communication"};
         c.colors = {QColor(0x2c, 0xa0, 0x2c), QColor(0xd6, 0x27, 0x28)};
@@ -65,9 +50,7 @@ public:
                 if (comm <= 0) continue;
                 double ov = cellNumber(t, row, "overlap_ns", 0);
                 auto rank = int(cellNumber(t, row, "rank", -1));
-                std::string label = p.perRun.size() > 1 ? fmt::format("{} / rank {}", p.runLabels[ri], rank)
-                                                        : fmt::format("rank {}", rank);
-                c.bars.push_back(fmt::format("{} ({:.1f}%)", label, cellNumber(t, row, "overlap_pct")));
+                c.bars.push_back(fmt::format("{} ({:.1f}%)", p.rankLabel(ri, rank), cellNumber(t, row, "overlap_pct")));
                 if (pct) c.values.push_back({ov / comm * 100.0, (comm - ov) / comm * 100.0});
                 else c.values.push_back({ov, comm - ov});
             }
@@ -75,21 +58,6 @@ public:
         c.messages = p.combined.messages;
         if (c.bars.empty()) c.messages.insert(c.messages.begin(), "no rank has communication kernels in the window");
         return c;
-    }
-
-    void draw(Canvas& c, const Prepared& prepared, const ParamValues& values) const override {
-        if (const auto* p = dynamic_cast<const AnalysisTables*>(&prepared))
-            drawBarChart(c, chart(*p, values), paramBool(values, "horizontal", true));
-    }
-    std::optional<HitInfo> hitTest(const Prepared& prepared, const ParamValues& values, const QRectF& rect,
-                                   QPointF pt) const override {
-        const auto* p = dynamic_cast<const AnalysisTables*>(&prepared);
-        if (!p) return std::nullopt;
-        return hitBarChart(chart(*p, values), paramBool(values, "horizontal", true), rect, pt);
-    }
-    core::Table table(const Prepared& prepared, const ParamValues&) const override {
-        const auto* p = dynamic_cast<const AnalysisTables*>(&prepared);
-        return p ? p->combined : core::Table{};
     }
 };
 

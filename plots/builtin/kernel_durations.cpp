@@ -107,80 +107,25 @@ public:
 
     std::vector<ParamSpec> parameters(const RunSet& runs) const override {
         std::vector<ParamSpec> s;
-        ParamSpec groupBy;
-        groupBy.key = "group_by";
-        groupBy.label = "Group by";
-        groupBy.tooltip = "One distribution per kernel category or per kernel name";
-        groupBy.type = ParamType::Enum;
-        groupBy.choices = {"category", "name"};
-        groupBy.defaultValue = std::string("category");
-        s.push_back(groupBy);
-        ParamSpec regex;
-        regex.key = "name_regex";
-        regex.label = "Kernel name regex";
-        regex.tooltip = "Only kernels whose name matches (ECMAScript, searched anywhere in the name; empty: all)";
-        regex.type = ParamType::Regex;
-        regex.defaultValue = std::string();
-        s.push_back(regex);
-        ParamSpec split;
-        split.key = "split_by";
-        split.label = "Split by";
-        split.tooltip = "Pool every rank, or one distribution per rank or per run within each group";
-        split.type = ParamType::Enum;
-        split.choices = {"none", "rank", "run"};
-        split.defaultValue = std::string("none");
-        s.push_back(split);
-        ParamSpec topN;
-        topN.key = "top_n";
-        topN.label = "Max groups";
-        topN.tooltip = "Show the groups with the most total time, at most this many";
-        topN.type = ParamType::Int;
-        topN.defaultValue = 12LL;
-        topN.min = 1;
-        topN.max = 64;
-        topN.step = 1;
-        s.push_back(topN);
-        ParamSpec ranks;
-        ranks.key = "ranks";
-        ranks.label = "Ranks";
-        ranks.tooltip = "Ranks to include (empty: all)";
-        ranks.type = ParamType::RankSet;
-        ranks.defaultValue = std::vector<std::string>{};
-        ranks.choices = rankChoices(runs);
-        s.push_back(ranks);
-        ParamSpec steps;
-        steps.key = "steps";
-        steps.label = "Steps";
-        steps.tooltip = "ProfilerStep numbers to include (empty: every kernel, inside steps or not)";
-        steps.type = ParamType::StringList;
-        steps.defaultValue = std::vector<std::string>{};
-        {
-            std::set<int64_t> nums;
-            for (const auto& run : runs)
-                if (run.dataset)
-                    for (const auto& r : run.dataset->ranks)
-                        if (r)
-                            for (auto n : r->steps.number) nums.insert(n);
-            for (auto n : nums) steps.choices.push_back(std::to_string(n));
-        }
-        s.push_back(steps);
-        ParamSpec style;
-        style.key = "style";
-        style.label = "Style";
-        style.tooltip = "Box plot, violin, or both";
-        style.type = ParamType::Enum;
-        style.choices = {"box+violin", "box", "violin"};
-        style.defaultValue = std::string("box+violin");
-        style.affectsPrepare = false;
-        s.push_back(style);
-        ParamSpec logScale;
-        logScale.key = "log_scale";
-        logScale.label = "Log scale";
-        logScale.tooltip = "Logarithmic duration axis";
-        logScale.type = ParamType::Bool;
-        logScale.defaultValue = true;
-        logScale.affectsPrepare = false;
-        s.push_back(logScale);
+        s.push_back(makeSpec(ParamType::Enum, "group_by", "Group by",
+                             "One distribution per kernel category or per kernel name", std::string("category"),
+                             {"category", "name"}));
+        s.push_back(makeSpec(ParamType::Regex, "name_regex", "Kernel name regex",
+                             "Only kernels whose name matches (ECMAScript, searched anywhere in the name; empty: all)",
+                             std::string()));
+        s.push_back(makeSpec(ParamType::Enum, "split_by", "Split by",
+                             "Pool every rank, or one distribution per rank or per run within each group",
+                             std::string("none"), {"none", "rank", "run"}));
+        s.push_back(bounded(makeSpec(ParamType::Int, "top_n", "Max groups",
+                                     "Show the groups with the most total time, at most this many", 12LL),
+                            1, 64, 1));
+        s.push_back(ranksSpec(runs));
+        s.push_back(makeSpec(ParamType::StringList, "steps", "Steps",
+                             "ProfilerStep numbers to include (empty: every kernel, inside steps or not)",
+                             std::vector<std::string>{}, stepChoices(runs)));
+        s.push_back(drawOnly(makeSpec(ParamType::Enum, "style", "Style", "Box plot, violin, or both",
+                                      std::string("box+violin"), {"box+violin", "box", "violin"})));
+        s.push_back(drawOnly(makeSpec(ParamType::Bool, "log_scale", "Log scale", "Logarithmic duration axis", true)));
         return s;
     }
 
@@ -204,56 +149,47 @@ public:
         if (!re.empty()) filter.emplace(re, std::regex::ECMAScript | std::regex::optimize);
 
         std::map<std::string, Group> groups;  // key "group\x1fsplit"
-        size_t nranks = 0, done = 0;
-        for (const auto& run : runs)
-            if (run.dataset) nranks += run.dataset->ranks.size();
-        for (size_t ri = 0; ri < runs.size(); ++ri) {
-            if (!runs[ri].dataset) continue;
-            for (const auto& rp : runs[ri].dataset->ranks) {
-                if (cancel.cancelled()) return cancelledError();
-                if (!rp || !rankSelected(selected, rp->rank)) continue;
-                const auto& r = *rp;
-                const auto& g = r.gpu;
-                std::vector<int8_t> nameOk(filter ? r.strings.size() : 0, -1);
-                std::string suffix = split == "rank"  ? rankLabel(runs, ri, r.rank)
-                                     : split == "run" ? runs[ri].label
-                                                      : std::string();
-                std::map<uint32_t, Group*> cache;
-                for (size_t i = 0; i < g.size(); ++i) {
-                    if (g.kind[i] != core::EventKind::Kernel) continue;
-                    if (filter) {
-                        auto id = g.name[i];
-                        if (id >= nameOk.size()) continue;
-                        if (nameOk[id] < 0) {
-                            auto v = r.strings.view(id);
-                            nameOk[id] = std::regex_search(v.begin(), v.end(), *filter) ? 1 : 0;
-                        }
-                        if (!nameOk[id]) continue;
+        auto collectRank = [&](size_t ri, const core::RankData& r) {
+            const auto& g = r.gpu;
+            std::vector<int8_t> nameOk(filter ? r.strings.size() : 0, -1);
+            std::string suffix = split == "rank" ? rankLabel(runs, ri, r.rank)
+                : split == "run"                 ? runs[ri].label
+                                                 : std::string();
+            std::map<uint32_t, Group*> cache;
+            for (size_t i = 0; i < g.size(); ++i) {
+                if (g.kind[i] != core::EventKind::Kernel) continue;
+                if (filter) {
+                    auto id = g.name[i];
+                    if (id >= nameOk.size()) continue;
+                    if (nameOk[id] < 0) {
+                        auto v = r.strings.view(id);
+                        nameOk[id] = std::regex_search(v.begin(), v.end(), *filter) ? 1 : 0;
                     }
-                    if (!steps.empty() && !steps.count(activityStep(r, i))) continue;
-                    uint32_t gk = byName ? g.name[i] : uint32_t(activityCategory(r, i));
-                    auto it = cache.find(gk);
-                    Group* grp;
-                    if (it == cache.end()) {
-                        std::string label = byName ? r.strings.str(gk)
-                                                   : std::string(core::toString(core::KernelCategory(gk)));
-                        std::string key = label + '\x1f' + suffix;
-                        grp = &groups[key];
-                        if (grp->label.empty()) {
-                            grp->label = suffix.empty() ? label : label + " — " + suffix;
-                            grp->color = byName ? seriesColor(int(groups.size()) - 1)
-                                                : categoryColor(core::KernelCategory(gk));
-                        }
-                        cache[gk] = grp;
-                    } else {
-                        grp = it->second;
-                    }
-                    grp->dur.push_back(std::max<int64_t>(0, g.dur[i]));
+                    if (!nameOk[id]) continue;
                 }
-                ++done;
-                if (progress) progress({"collect", r.path, nranks ? double(done) / double(nranks) * 0.5 : 0.5, done, nranks});
+                if (!steps.empty() && !steps.count(activityStep(r, i))) continue;
+                uint32_t gk = byName ? g.name[i] : uint32_t(activityCategory(r, i));
+                auto it = cache.find(gk);
+                Group* grp;
+                if (it == cache.end()) {
+                    std::string label =
+                        byName ? r.strings.str(gk) : std::string(core::toString(core::KernelCategory(gk)));
+                    std::string key = label + '\x1f' + suffix;
+                    grp = &groups[key];
+                    if (grp->label.empty()) {
+                        grp->label = suffix.empty() ? label : label + " — " + suffix;
+                        grp->color =
+                            byName ? seriesColor(int(groups.size()) - 1) : categoryColor(core::KernelCategory(gk));
+                    }
+                    cache[gk] = grp;
+                } else {
+                    grp = it->second;
+                }
+                grp->dur.push_back(std::max<int64_t>(0, g.dur[i]));
             }
-        }
+        };
+        if (!forEachSelectedRank(runs, selected, cancel, progress, "collect", 0, 0.5, collectRank))
+            return cancelledError();
         std::vector<Group> all;
         for (auto& [k, grp] : groups) {
             for (auto d : grp.dur) grp.total += d;
@@ -294,93 +230,39 @@ public:
         return PreparedPtr(out);
     }
 
-    struct Geometry {
-        QRectF plot;
-        bool log = true;
-        double lo = 0, hi = 1;  // axis range (log10 when log)
-    };
-
-    static Geometry geometry(const DurationsPrepared& p, const ParamValues& v, const QRectF& area) {
-        Geometry g;
-        g.log = paramBool(v, "log_scale", true);
-        g.plot = area.adjusted(230, 8, -24, -36);
-        double mn = INFINITY, mx = -INFINITY;
-        for (const auto& grp : p.groups) {
-            mn = std::min(mn, double(grp.dur.front()));
-            mx = std::max(mx, double(grp.dur.back()));
-        }
-        if (!std::isfinite(mn)) mn = 0, mx = 1;
-        if (g.log) {
-            g.lo = std::floor(std::log10(std::max(1.0, mn)));
-            g.hi = std::ceil(std::log10(std::max(10.0, mx)));
-            if (g.hi <= g.lo) g.hi = g.lo + 1;
-        } else {
-            g.lo = 0;
-            g.hi = std::max(1.0, mx * 1.05);
-        }
-        return g;
-    }
-
-    static double xOf(const Geometry& g, double ns) {
-        double v = g.log ? std::log10(std::max(1.0, ns)) : ns;
-        return g.plot.left() + (v - g.lo) / (g.hi - g.lo) * g.plot.width();
-    }
-
     void draw(Canvas& c, const Prepared& prepared, const ParamValues& values) const override {
         const auto* p = dynamic_cast<const DurationsPrepared*>(&prepared);
         if (!p) return;
-        QRectF area = drawTitle(c, c.rect, title(), p->subtitle);
         if (p->groups.empty()) {
+            QRectF area = drawTitle(c, c.rect, title(), p->subtitle);
             drawMessage(c, area, p->messages.empty() ? "nothing to show" : p->messages.front());
             return;
         }
-        Geometry g = geometry(*p, values, area);
+        ChartLayout g = layout(c, *p, values);
+        drawAxes(c, g);
         std::string style = paramString(values, "style", "box+violin");
         bool box = style != "violin", violin = style != "box";
         auto& painter = c.painter;
         Theme t = c.theme();
-        if (g.log) {
-            // Decades.
-            for (double e = g.lo; e <= g.hi + 1e-9; e += 1) {
-                double x = g.plot.left() + (e - g.lo) / (g.hi - g.lo) * g.plot.width();
-                painter.setPen(QPen(t.grid, 0));
-                painter.drawLine(QPointF(x, g.plot.top()), QPointF(x, g.plot.bottom()));
-                painter.setPen(t.muted);
-                painter.drawText(QRectF(x - 45, g.plot.bottom() + 3, 90, 16), Qt::AlignHCenter | Qt::AlignTop,
-                                 QString::fromStdString(formatDuration(std::pow(10.0, e))));
-            }
-            painter.setPen(QPen(t.foreground, 0));
-            painter.drawLine(g.plot.bottomLeft(), g.plot.bottomRight());
-            painter.setPen(t.muted);
-            painter.drawText(QRectF(g.plot.left(), g.plot.bottom() + 18, g.plot.width(), 16), Qt::AlignCenter,
-                             QStringLiteral("kernel duration (log scale)"));
-        } else {
-            drawValueAxis(c, g.plot, g.lo, g.hi, false, [](double v) { return formatDuration(v); }, "kernel duration");
-        }
-        std::vector<std::string> labels;
-        for (const auto& grp : p->groups) labels.push_back(fmt::format("{} (n={})", grp.label, grp.dur.size()));
-        drawBandLabels(c, g.plot, labels, false);
-        double band = g.plot.height() / double(p->groups.size());
+        bool log = g.x.kind == ChartAxis::Kind::Log;
+        double band = g.bandSize(false);
         painter.setRenderHint(QPainter::Antialiasing, true);
         for (size_t k = 0; k < p->groups.size(); ++k) {
             const auto& grp = p->groups[k];
-            double cy = g.plot.top() + band * (double(k) + 0.5);
+            double cy = g.bandStart(false, k) + band / 2;
             double half = band * 0.42;
             if (violin) {
-                const auto& dens = g.log ? grp.densityLog : grp.densityLin;
-                double lo = g.log ? std::log10(std::max<double>(1, double(grp.dur.front()))) : double(grp.dur.front());
-                double hi = g.log ? std::log10(std::max<double>(1, double(grp.dur.back()))) : double(grp.dur.back());
+                // The density was sampled evenly over [min, max] on the axis' own scale (log10 or linear).
+                const auto& dens = log ? grp.densityLog : grp.densityLin;
+                double lo = log ? std::log10(std::max<double>(1, double(grp.dur.front()))) : double(grp.dur.front());
+                double hi = log ? std::log10(std::max<double>(1, double(grp.dur.back()))) : double(grp.dur.back());
+                auto xOf = [&](int i) {
+                    double v = lo + (hi - lo) * i / (kDensityPoints - 1);
+                    return g.xAt(log ? std::pow(10.0, v) : v);
+                };
                 QPolygonF poly;
-                for (int i = 0; i < kDensityPoints; ++i) {
-                    double v = lo + (hi - lo) * i / (kDensityPoints - 1);
-                    double x = g.plot.left() + (v - g.lo) / (g.hi - g.lo) * g.plot.width();
-                    poly << QPointF(x, cy - dens[size_t(i)] * half);
-                }
-                for (int i = kDensityPoints - 1; i >= 0; --i) {
-                    double v = lo + (hi - lo) * i / (kDensityPoints - 1);
-                    double x = g.plot.left() + (v - g.lo) / (g.hi - g.lo) * g.plot.width();
-                    poly << QPointF(x, cy + dens[size_t(i)] * half);
-                }
+                for (int i = 0; i < kDensityPoints; ++i) poly << QPointF(xOf(i), cy - dens[size_t(i)] * half);
+                for (int i = kDensityPoints - 1; i >= 0; --i) poly << QPointF(xOf(i), cy + dens[size_t(i)] * half);
                 QColor fill = grp.color;
                 fill.setAlpha(box ? 90 : 170);
                 painter.setPen(QPen(grp.color.darker(120), 1));
@@ -388,9 +270,10 @@ public:
                 painter.drawPolygon(poly);
             }
             if (box) {
+                auto xOf = [&](double ns) { return g.xAt(log ? std::max(1.0, ns) : ns); };
                 double bh = violin ? half * 0.35 : half * 0.7;
-                double x5 = xOf(g, grp.p5), x25 = xOf(g, grp.p25), x50 = xOf(g, grp.median), x75 = xOf(g, grp.p75),
-                       x95 = xOf(g, grp.p95);
+                double x5 = xOf(grp.p5), x25 = xOf(grp.p25), x50 = xOf(grp.median), x75 = xOf(grp.p75),
+                       x95 = xOf(grp.p95);
                 painter.setPen(QPen(t.foreground, 1));
                 painter.drawLine(QPointF(x5, cy), QPointF(x25, cy));
                 painter.drawLine(QPointF(x75, cy), QPointF(x95, cy));
@@ -407,19 +290,15 @@ public:
         painter.setBrush(Qt::NoBrush);
     }
 
+    // The group under the point, on its row or on its (possibly elided) label.
     std::optional<HitInfo> hitTest(const Prepared& prepared, const ParamValues& values, const QRectF& rect,
                                    QPointF pt) const override {
         const auto* p = dynamic_cast<const DurationsPrepared*>(&prepared);
         if (!p || p->groups.empty()) return std::nullopt;
-        QImage scratch(1, 1, QImage::Format_ARGB32);
-        QPainter painter(&scratch);
-        Canvas c{painter, rect, false};
-        QRectF area = drawTitle(c, rect, title(), p->subtitle);
-        Geometry g = geometry(*p, values, area);
-        if (!g.plot.contains(pt)) return std::nullopt;
-        auto k = size_t((pt.y() - g.plot.top()) / (g.plot.height() / double(p->groups.size())));
-        if (k >= p->groups.size()) return std::nullopt;
-        const auto& grp = p->groups[k];
+        LayoutCanvas lc(rect);
+        auto k = layout(lc.canvas, *p, values).bandAt(false, pt);
+        if (!k) return std::nullopt;
+        const auto& grp = p->groups[*k];
         HitInfo h;
         h.title = grp.label;
         h.fields = {{"count", std::to_string(grp.dur.size())},
@@ -443,6 +322,26 @@ public:
                               g.dur.front(), g.dur.back(), g.stddev, g.mean > 0 ? g.stddev / g.mean : 0.0});
         t.messages = p->messages;
         return t;
+    }
+
+private:
+    // Title and axes as draw() lays them out: one row per group, durations along x.
+    ChartLayout layout(Canvas& c, const DurationsPrepared& p, const ParamValues& v) const {
+        bool box = paramString(v, "style", "box+violin") != "violin";
+        QRectF area =
+            drawTitle(c, c.rect, title(), p.subtitle + (box ? "; box: p25–p75, whiskers: p5–p95, line: median" : ""));
+        double mn = INFINITY, mx = -INFINITY;
+        for (const auto& grp : p.groups) {
+            mn = std::min(mn, double(grp.dur.front()));
+            mx = std::max(mx, double(grp.dur.back()));
+        }
+        if (!std::isfinite(mn)) mn = 0, mx = 1;
+        auto x = paramBool(v, "log_scale", true)
+            ? ChartAxis::log(mn, mx, TickUnit::Duration, "kernel duration (log scale)")
+            : ChartAxis::linear(0, std::max(1.0, mx * 1.05), TickUnit::Duration, "kernel duration");
+        std::vector<std::string> labels;
+        for (const auto& grp : p.groups) labels.push_back(fmt::format("{} (n={})", grp.label, grp.dur.size()));
+        return layoutChart(QFontMetricsF(c.painter.font()), area, x, ChartAxis::bandsOf(std::move(labels)));
     }
 };
 

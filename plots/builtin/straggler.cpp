@@ -1,17 +1,17 @@
 // Straggler view (analysis `straggler`, summary view): per rank, the time it waited in collectives for the
 // others and the wait it caused them (it arrived last); the rank that made the others wait most is highlighted.
 
+#include "core/analysis/straggler.h"
+
 #include <fmt/format.h>
 
-#include "core/analysis/straggler.h"
 #include "plots/analysis_plot.h"
-#include "plots/chart.h"
 #include "plots/plot_registry.h"
 
 namespace strobe::plots {
 namespace {
 
-class StragglerPlot final : public Plot {
+class StragglerPlot final : public AnalysisBarPlot {
 public:
     std::string id() const override { return "straggler"; }
     std::string title() const override { return "Stragglers"; }
@@ -23,29 +23,20 @@ public:
 
     std::vector<ParamSpec> parameters(const RunSet& runs) const override {
         auto s = analysisWindowSpecs(runs, "all");
-        ParamSpec metric;
-        metric.key = "metric";
-        metric.label = "Metric";
-        metric.tooltip = "Collective waits (needs no common clock) or how late each rank ends annotated regions";
-        metric.type = ParamType::Enum;
-        metric.choices = {"collective-wait", "region-end-lag"};
-        metric.defaultValue = std::string("collective-wait");
-        metric.affectsPrepare = false;
-        s.push_back(metric);
+        s.push_back(
+            drawOnly(makeSpec(ParamType::Enum, "metric", "Metric",
+                              "Collective waits (needs no common clock) or how late each rank ends annotated regions",
+                              std::string("collective-wait"), {"collective-wait", "region-end-lag"})));
         return s;
     }
 
-    core::Result<PreparedPtr> prepare(const RunSet& runs, const ParamValues& values, const core::CancelToken& cancel,
-                                      const core::ProgressFn& progress) const override {
-        auto r = runAnalysisOnRuns(runs, values, cancel, progress,
-                                   [](core::AnalysisContext& ctx, const core::WindowSpec& w) {
-                                       return core::stragglerAnalysis(ctx, w, "summary");
-                                   });
-        if (!r) return r.error();
-        return PreparedPtr(r.value());
+protected:
+    core::Result<core::Table> analyse(core::AnalysisContext& ctx, const core::WindowSpec& w,
+                                      const ParamValues&) const override {
+        return core::stragglerAnalysis(ctx, w, "summary");
     }
 
-    BarChart chart(const AnalysisTables& p, const ParamValues& v) const {
+    BarChart chart(const AnalysisTables& p, const ParamValues& v) const override {
         BarChart c;
         c.title = title();
         bool regions = paramString(v, "metric", "collective-wait") == "region-end-lag";
@@ -65,8 +56,7 @@ public:
             const auto& t = p.perRun[ri];
             for (size_t row = 0; row < t.rows.size(); ++row) {
                 auto rank = int(cellNumber(t, row, "rank", -1));
-                std::string label = p.perRun.size() > 1 ? fmt::format("{} / rank {}", p.runLabels[ri], rank)
-                                                        : fmt::format("rank {}", rank);
+                std::string label = p.rankLabel(ri, rank);
                 double a = regions ? cellNumber(t, row, "mean_region_end_lag_ns") : cellNumber(t, row, "wait_ns");
                 double b = regions ? cellNumber(t, row, "max_region_end_lag_ns") : cellNumber(t, row, "caused_wait_ns");
                 double key = regions ? a : b;
@@ -87,20 +77,6 @@ public:
         c.messages = p.combined.messages;
         if (c.bars.empty()) c.messages.insert(c.messages.begin(), "no collectives or regions matched across ranks");
         return c;
-    }
-
-    void draw(Canvas& c, const Prepared& prepared, const ParamValues& values) const override {
-        if (const auto* p = dynamic_cast<const AnalysisTables*>(&prepared)) drawBarChart(c, chart(*p, values), false);
-    }
-    std::optional<HitInfo> hitTest(const Prepared& prepared, const ParamValues& values, const QRectF& rect,
-                                   QPointF pt) const override {
-        const auto* p = dynamic_cast<const AnalysisTables*>(&prepared);
-        if (!p) return std::nullopt;
-        return hitBarChart(chart(*p, values), false, rect, pt);
-    }
-    core::Table table(const Prepared& prepared, const ParamValues&) const override {
-        const auto* p = dynamic_cast<const AnalysisTables*>(&prepared);
-        return p ? p->combined : core::Table{};
     }
 };
 

@@ -1,17 +1,15 @@
 // Top kernels table (analysis `kernels`): kernel statistics by name or category, across ranks or per rank,
 // drawn as a table image; sorted and filtered by drawing parameters (no re-preparation).
 
+#include <QFontMetricsF>
 #include <algorithm>
 #include <numeric>
 #include <regex>
-
-#include <QFontMetricsF>
 
 #include <fmt/format.h>
 
 #include "core/analysis/kernel_stats.h"
 #include "plots/analysis_plot.h"
-#include "plots/chart.h"
 #include "plots/plot_registry.h"
 
 namespace strobe::plots {
@@ -20,7 +18,7 @@ namespace {
 const std::vector<std::string> kSortColumns = {"total_ns", "count",     "mean_ns", "median_ns", "p95_ns",
                                                "max_ns",   "stddev_ns", "cv",      "name"};
 
-class TopKernelsPlot final : public Plot {
+class TopKernelsPlot final : public AnalysisPlot {
 public:
     std::string id() const override { return "top-kernels"; }
     std::string title() const override { return "Top kernels"; }
@@ -31,72 +29,20 @@ public:
 
     std::vector<ParamSpec> parameters(const RunSet& runs) const override {
         auto s = analysisWindowSpecs(runs, "all");
-        ParamSpec groupBy;
-        groupBy.key = "group_by";
-        groupBy.label = "Group by";
-        groupBy.tooltip = "Kernel name or category";
-        groupBy.type = ParamType::Enum;
-        groupBy.choices = {"name", "category"};
-        groupBy.defaultValue = std::string("name");
-        s.push_back(groupBy);
-        ParamSpec across;
-        across.key = "across_ranks";
-        across.label = "Across ranks";
-        across.tooltip = "One row per kernel over every rank (off: one row per rank and kernel)";
-        across.type = ParamType::Bool;
-        across.defaultValue = true;
-        s.push_back(across);
-        ParamSpec sort;
-        sort.key = "sort_by";
-        sort.label = "Sort by";
-        sort.tooltip = "Column to sort by";
-        sort.type = ParamType::Enum;
-        sort.choices = kSortColumns;
-        sort.defaultValue = std::string("total_ns");
-        sort.affectsPrepare = false;
-        s.push_back(sort);
-        ParamSpec desc;
-        desc.key = "descending";
-        desc.label = "Descending";
-        desc.tooltip = "Largest first";
-        desc.type = ParamType::Bool;
-        desc.defaultValue = true;
-        desc.affectsPrepare = false;
-        s.push_back(desc);
-        ParamSpec filter;
-        filter.key = "filter";
-        filter.label = "Name filter";
-        filter.tooltip = "Only rows whose name matches this regular expression (empty: all)";
-        filter.type = ParamType::Regex;
-        filter.defaultValue = std::string();
-        filter.affectsPrepare = false;
-        s.push_back(filter);
-        ParamSpec rows;
-        rows.key = "max_rows";
-        rows.label = "Rows";
-        rows.tooltip = "Rows drawn (the CSV has every row that passes the filter)";
-        rows.type = ParamType::Int;
-        rows.defaultValue = 30LL;
-        rows.min = 1;
-        rows.max = 500;
-        rows.step = 5;
-        rows.affectsPrepare = false;
-        s.push_back(rows);
+        s.push_back(makeSpec(ParamType::Enum, "group_by", "Group by", "Kernel name or category", std::string("name"),
+                             {"name", "category"}));
+        s.push_back(makeSpec(ParamType::Bool, "across_ranks", "Across ranks",
+                             "One row per kernel over every rank (off: one row per rank and kernel)", true));
+        s.push_back(drawOnly(makeSpec(ParamType::Enum, "sort_by", "Sort by", "Column to sort by",
+                                      std::string("total_ns"), kSortColumns)));
+        s.push_back(drawOnly(makeSpec(ParamType::Bool, "descending", "Descending", "Largest first", true)));
+        s.push_back(
+            drawOnly(makeSpec(ParamType::Regex, "filter", "Name filter",
+                              "Only rows whose name matches this regular expression (empty: all)", std::string())));
+        s.push_back(bounded(drawOnly(makeSpec(ParamType::Int, "max_rows", "Rows",
+                                              "Rows drawn (the CSV has every row that passes the filter)", 30LL)),
+                            1, 500, 5));
         return s;
-    }
-
-    core::Result<PreparedPtr> prepare(const RunSet& runs, const ParamValues& values, const core::CancelToken& cancel,
-                                      const core::ProgressFn& progress) const override {
-        core::KernelStatsOptions o;
-        o.groupBy = paramString(values, "group_by", "name") == "category" ? core::KernelGroupBy::Category
-                                                                           : core::KernelGroupBy::Name;
-        o.acrossRanks = paramBool(values, "across_ranks", true);
-        auto r = runAnalysisOnRuns(runs, values, cancel, progress,
-                                   [o](core::AnalysisContext& ctx, const core::WindowSpec& w) {
-                                       return core::kernelStatistics(ctx, w, o);
-                                   });
-        if (!r) return r.error();
-        return PreparedPtr(r.value());
     }
 
     // Row indices of the combined table after the drawing parameters' filter and sort.
@@ -183,6 +129,10 @@ public:
         painter.setPen(QPen(th.foreground, 0));
         painter.drawLine(QPointF(x0, y), QPointF(x, y));
         auto maxRows = size_t(paramInt(values, "max_rows", 30));
+        // Long names are cut where they differ from the other names drawn.
+        std::vector<std::string> names;
+        for (size_t k = 0; k < rows.size() && k < maxRows; ++k) names.push_back(cellText(t, rows[k], "name"));
+        auto shared = sharedPrefixLengths(names);
         for (size_t k = 0; k < rows.size() && k < maxRows && y + rowH <= area.bottom(); ++k) {
             size_t r = rows[k];
             if (k % 2 == 1) painter.fillRect(QRectF(x0, y, x - x0, rowH), QColor(th.grid.red(), th.grid.green(), th.grid.blue(), 110));
@@ -194,8 +144,10 @@ public:
                 else text = cellText(t, r, col.key);
                 bool right = col.key != "name" && col.key != "category" && col.key != "run";
                 painter.setPen(th.foreground);
-                painter.drawText(QRectF(xx + 4, y, col.width - 8, rowH), (right ? Qt::AlignRight : Qt::AlignLeft) | Qt::AlignVCenter,
-                                 elided(painter, text, col.width - 8));
+                painter.drawText(
+                    QRectF(xx + 4, y, col.width - 8, rowH), (right ? Qt::AlignRight : Qt::AlignLeft) | Qt::AlignVCenter,
+                    col.key == "name" ? elideMiddle(fm, text, col.width - 8, shared[k])
+                                      : elided(painter, text, col.width - 8));
                 xx += col.width;
             }
             y += rowH;
@@ -206,11 +158,9 @@ public:
                                    QPointF pt) const override {
         const auto* p = dynamic_cast<const AnalysisTables*>(&prepared);
         if (!p) return std::nullopt;
-        QImage scratch(1, 1, QImage::Format_ARGB32);
-        QPainter painter(&scratch);
-        Canvas c{painter, rect, false};
-        QRectF area = drawTitle(c, rect, title(), "x");
-        QFontMetricsF fm(painter.font());
+        LayoutCanvas lc(rect);
+        QRectF area = drawTitle(lc.canvas, rect, title(), "x");
+        QFontMetricsF fm(lc.painter.font());
         double rowH = fm.height() + 6;
         double y0 = area.top() + 4 + rowH;
         if (pt.y() < y0) return std::nullopt;
@@ -235,6 +185,16 @@ public:
         out.messages = p->combined.messages;
         for (size_t r : view(p->combined, values)) out.rows.push_back(p->combined.rows[r]);
         return out;
+    }
+
+protected:
+    core::Result<core::Table> analyse(core::AnalysisContext& ctx, const core::WindowSpec& w,
+                                      const ParamValues& values) const override {
+        core::KernelStatsOptions o;
+        o.groupBy = paramString(values, "group_by", "name") == "category" ? core::KernelGroupBy::Category
+                                                                          : core::KernelGroupBy::Name;
+        o.acrossRanks = paramBool(values, "across_ranks", true);
+        return core::kernelStatistics(ctx, w, o);
     }
 };
 
