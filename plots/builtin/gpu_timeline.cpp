@@ -655,12 +655,15 @@ public:
         }
         painter.setClipping(false);
         // Scroll hint.
-        if (L.totalLanes > L.fits) {
+        {
+            // The axis gutter says what 0 is, or which lanes are shown when they do not all fit.
             painter.setPen(t.muted);
+            const std::string text = L.totalLanes > L.fits
+                                         ? fmt::format("lanes {}–{} of {}", L.first + 1,
+                                                       L.first + int(L.visibleLanes.size()), L.totalLanes)
+                                         : std::string("0 = first GPU activity");
             painter.drawText(QRectF(c.rect.left() + 4, L.axis.top(), kGutter - 8, L.axis.height()),
-                             Qt::AlignLeft | Qt::AlignVCenter,
-                             QString::fromStdString(fmt::format("lanes {}–{} of {}", L.first + 1,
-                                                                L.first + int(L.visibleLanes.size()), L.totalLanes)));
+                             Qt::AlignLeft | Qt::AlignVCenter, elided(painter, text, kGutter - 8));
         }
         if (!byName && L.legend.height() > 0) {
             // Only the categories present in the data.
@@ -674,11 +677,7 @@ public:
                     entries.push_back({std::string(core::toString(core::KernelCategory(k))), categoryColor(core::KernelCategory(k))});
             drawLegend(c, L.legend, entries);
         }
-        if (L.legend.height() > 0) {
-            painter.setPen(t.muted);
-            painter.drawText(L.legend.adjusted(0, 0, -8, 0), Qt::AlignRight | Qt::AlignVCenter,
-                             QStringLiteral("time axis: since the first GPU activity"));
-        }
+
     }
 
     std::optional<HitInfo> hitTest(const Prepared& prepared, const ParamValues& values, const QRectF& rect,
