@@ -18,10 +18,13 @@
 
 #include "core/engine/job_runner.h"
 #include "core/engine/run_loader.h"
+#include "tests/with_timeout.h"
 
 using namespace strobe::core;
 namespace fs = std::filesystem;
 using namespace std::chrono_literals;
+
+using strobe::testing::withTimeout;
 
 namespace {
 
@@ -46,15 +49,6 @@ std::vector<size_t> shapeOf(const Dataset& ds) {
     return s;
 }
 
-template <class F>
-auto withTimeout(F&& f, std::chrono::seconds limit) {
-    auto fut = std::async(std::launch::async, std::forward<F>(f));
-    if (fut.wait_for(limit) != std::future_status::ready) {
-        ADD_FAILURE() << "hang: no result after " << limit.count() << " s";
-        std::abort();
-    }
-    return fut.get();
-}
 
 int64_t gpuTimeOf(const Dataset& ds, const CancelToken& cancel) {
     int64_t sum = 0;

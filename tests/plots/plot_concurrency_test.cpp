@@ -23,23 +23,17 @@
 #include "core/engine/run_loader.h"
 #include "plots/plot_engine.h"
 #include "plots/plot_registry.h"
+#include "tests/with_timeout.h"
 
 using namespace strobe;
 using namespace strobe::plots;
 namespace fs = std::filesystem;
 using namespace std::chrono_literals;
 
+using strobe::testing::withTimeout;
+
 namespace {
 
-template <class F>
-void withTimeout(F&& f, std::chrono::seconds limit) {
-    auto fut = std::async(std::launch::async, std::forward<F>(f));
-    if (fut.wait_for(limit) != std::future_status::ready) {
-        ADD_FAILURE() << "hang: no result after " << limit.count() << " s";
-        std::abort();
-    }
-    fut.get();
-}
 
 std::string csvOf(const Plot& plot, const Prepared& prepared, const ParamValues& values) {
     std::ostringstream out;
