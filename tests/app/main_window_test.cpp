@@ -4,10 +4,15 @@
 
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <filesystem>
 #include <fstream>
 
+#include <QDropEvent>
+#include <QMimeData>
 #include <QTextBrowser>
+#include <QUrl>
 #include <QTreeWidget>
 
 #include "app/gui/plot_area.h"
@@ -210,5 +215,59 @@ TEST(MainWindow, TimelineZoomIsSynchronisedAndPlotsExport) {
     std::string header;
     std::getline(csv, header);
     EXPECT_NE(header.find("name"), std::string::npos) << header;
+    std::filesystem::remove_all(dir);
+}
+
+// Dropping files from a file manager opens them as a run.
+TEST(MainWindow, DroppedFilesOpenAsARun) {
+    test::app();
+    app::MainWindow w;
+    w.setAutoOpenDefaultPlot(false);
+    QMimeData mime;
+    mime.setUrls({QUrl::fromLocalFile(QStringLiteral(STROBE_TEST_DATA_DIR "/small/current_schema.json"))});
+    QDragEnterEvent enter(QPoint(10, 10), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+    QCoreApplication::sendEvent(&w, &enter);
+    EXPECT_TRUE(enter.isAccepted());
+    QDropEvent drop(QPointF(10, 10), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+    QCoreApplication::sendEvent(&w, &drop);
+    ASSERT_EQ(w.runs().runIds().size(), 1u);
+    ASSERT_TRUE(test::waitFor([&] { return !w.runs().anyLoading(); }, 60000));
+    const app::RunRecord* run = w.runs().run(w.runs().runIds().front());
+    ASSERT_NE(run, nullptr);
+    ASSERT_EQ(run->state, app::RunState::Loaded) << (run->error ? run->error->toString() : "");
+    EXPECT_GT(run->dataset->ranks.front()->gpu.size(), 0u);
+}
+
+// A trace rewritten on disk (a profiler still writing, a re-run) is reloaded: a new dataset generation appears.
+TEST(MainWindow, ChangedFileIsReloaded) {
+    test::app();
+    const auto dir = std::filesystem::temp_directory_path() / ("strobe_reload_" + std::to_string(::getpid()));
+    std::filesystem::create_directories(dir);
+    const auto file = dir / "rank0.json";
+    std::filesystem::copy_file(STROBE_TEST_DATA_DIR "/small/current_schema.json", file,
+                               std::filesystem::copy_options::overwrite_existing);
+    {
+        app::MainWindow w;
+        w.setAutoOpenDefaultPlot(false);
+        const auto ids = w.openPaths({QString::fromStdString(file.string())});
+        ASSERT_EQ(ids.size(), 1u);
+        ASSERT_TRUE(test::waitFor([&] { return !w.runs().anyLoading(); }, 60000));
+        const app::RunRecord* run = w.runs().run(ids[0]);
+        ASSERT_TRUE(run && run->dataset);
+        const uint64_t before = run->dataset->generation;
+        const size_t kernelsBefore = run->dataset->ranks.front()->gpu.size();
+        {
+            std::ofstream out(file, std::ios::app);
+            out << "\n\n";  // same events, new size and mtime
+        }
+        ASSERT_TRUE(test::waitFor(
+            [&] {
+                const app::RunRecord* r = w.runs().run(ids[0]);
+                return r && r->dataset && r->dataset->generation != before && !w.runs().anyLoading();
+            },
+            60000))
+            << "no reload after the file changed";
+        EXPECT_EQ(w.runs().run(ids[0])->dataset->ranks.front()->gpu.size(), kernelsBefore);
+    }
     std::filesystem::remove_all(dir);
 }
