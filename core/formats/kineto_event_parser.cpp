@@ -1,5 +1,6 @@
 #include "core/formats/kineto_event_parser.h"
 
+#include <algorithm>
 #include <cstring>
 #include <limits>
 
@@ -33,7 +34,7 @@ inline size_t keyLength(const char* raw) {
 // closing brace: trim it.
 inline std::string_view token(od::value& v) {
     std::string_view t = v.raw_json_token();
-    while (!t.empty() && (t.back() == ' ' || t.back() == '\n' || t.back() == '\r' || t.back() == '\t')) t.remove_suffix(1);
+    while (!t.empty() && isJsonSpace(t.back())) t.remove_suffix(1);
     return t;
 }
 
@@ -52,7 +53,7 @@ bool parseDim3(std::string_view raw, int32_t (&result)[3]) {
     int32_t out[3] = {0, 0, 0};
     size_t i = 0;
     auto skipWs = [&] {
-        while (i < raw.size() && (raw[i] == ' ' || raw[i] == '\n' || raw[i] == '\t' || raw[i] == '\r')) ++i;
+        while (i < raw.size() && isJsonSpace(raw[i])) ++i;
     };
     skipWs();
     if (i >= raw.size() || raw[i] != '[') return false;
@@ -60,7 +61,7 @@ bool parseDim3(std::string_view raw, int32_t (&result)[3]) {
     for (int k = 0; k < 3; ++k) {
         skipWs();
         size_t start = i;
-        while (i < raw.size() && raw[i] != ',' && raw[i] != ']' && raw[i] != ' ') ++i;
+        while (i < raw.size() && raw[i] != ',' && raw[i] != ']' && !isJsonSpace(raw[i])) ++i;
         int64_t v = 0;
         if (!parseInteger(raw.substr(start, i - start), v) || v < INT32_MIN || v > INT32_MAX) return false;
         out[k] = static_cast<int32_t>(v);
@@ -100,13 +101,6 @@ inline bool timeFromToken(std::string_view tok, int64_t& ns) {
     return parseMicrosToNs(tok, ns);
 }
 
-inline bool int32FromRaw(std::string_view raw, int32_t& out) {
-    int64_t v = 0;
-    if (!parseInteger(raw, v) || v < INT32_MIN || v > INT32_MAX) return false;
-    out = static_cast<int32_t>(v);
-    return true;
-}
-
 // An id or count arg: an integer in [0, max], written as a number or a string holding one. `out` is left alone
 // otherwise (the caller then reports the value and keeps its default).
 template <class T>
@@ -122,6 +116,8 @@ constexpr std::string_view kExpectCount = "a non-negative integer";
 constexpr std::string_view kExpectDevice = "an integer from 0 to 32767";
 constexpr std::string_view kExpectInt32 = "an integer from 0 to 2147483647";
 constexpr std::string_view kExpectDim3 = "an array of 3 integers";
+constexpr std::string_view kExpectString = "a string";
+constexpr std::string_view kExpectSortIndex = "an integer from -2147483648 to 2147483647";
 
 std::string shortToken(std::string_view tok) {
     if (tok.empty()) return "nothing";
@@ -135,6 +131,16 @@ std::string shortToken(std::string_view tok) {
 struct KinetoEventParser::Fields {
     std::string_view ph, cat, name, ts, dur, pid, tid, id, bp;  // raw tokens, empty when absent
     bool argsBad = false;
+};
+
+// An event whose common fields passed the checks: what every table needs.
+struct KinetoEventParser::Event {
+    uint64_t offset = 0, localIndex = 0;  // where it is, for warnings
+    char ph = '?';
+    uint32_t track = 0;
+    StrId name = kEmptyStr;
+    std::string_view catContent;  // escaped, without quotes
+    TimeNs ts = 0, dur = 0;
 };
 
 KinetoEventParser::KinetoEventParser(RankData& out, std::string fileName, uint64_t expectedBytes)
@@ -158,24 +164,28 @@ std::string_view KinetoEventParser::describe(Warn kind) {
 }
 
 void KinetoEventParser::warn(Warn kind, uint64_t offset, uint64_t localIndex, std::string message) {
-    auto& n = m_warnCounts[static_cast<size_t>(kind)];
-    if (++n > kListedPerKind) return;
+    const auto k = static_cast<size_t>(kind);
+    ++m_warnCounts[k];
+    // The first few distinct messages of each kind are listed; a message already listed is only counted.
+    auto& listed = m_listed[k];
+    if (listed.size() >= kListedPerKind || std::find(listed.begin(), listed.end(), message) != listed.end()) return;
+    listed.push_back(message);
     Location where{m_file};
     where.byteOffset = static_cast<int64_t>(offset);
     where.eventIndex = static_cast<int64_t>(localIndex);
     m_out.diagnostics.push_back({Severity::Warning, std::move(where), std::move(message)});
+    m_diagKinds.push_back(kind);
 }
 
 bool KinetoEventParser::ignoreValue(std::string_view key, std::string_view raw, std::string_view expected,
-                                    uint64_t offset, uint64_t localIndex) {
-    auto& n = m_warnCounts[static_cast<size_t>(Warn::BadValue)];
-    if (n >= kListedPerKind) {
-        ++n;  // counted for the summary; not worth formatting a message nobody will see
+                                    const Event& ev, std::string_view context, std::string_view note) {
+    if (m_listed[static_cast<size_t>(Warn::BadValue)].size() >= kListedPerKind) {
+        ++m_warnCounts[static_cast<size_t>(Warn::BadValue)];  // counted; not worth formatting a message nobody sees
         return false;
     }
-    warn(Warn::BadValue, offset, localIndex,
-         fmt::format("expected \"{}\" to be {}, got {}: ignored (the event is kept without it)", key, expected,
-                     describeJsonValue(raw)));
+    warn(Warn::BadValue, ev.offset, ev.localIndex,
+         fmt::format("{}expected \"{}\" to be {}, got {}: ignored{}", context, key, expected, describeJsonValue(raw),
+                     note));
     return false;
 }
 
@@ -381,227 +391,229 @@ simdjson::error_code KinetoEventParser::parseEvent(od::object& obj, uint64_t off
     return simdjson::SUCCESS;
 }
 
-void KinetoEventParser::emit(Fields& f, uint64_t offset, uint64_t localIndex) {
-    // Phase.
-    char ph = '?';
+// Refuses an event: counted as skipped, reported (BadField). Always returns false.
+bool KinetoEventParser::skip(const Event& ev, std::string message) {
+    ++m_skipped;
+    warn(Warn::BadField, ev.offset, ev.localIndex, std::move(message));
+    return false;
+}
+
+// Step 1: phase, track, name and category. False when the event is skipped (reported).
+bool KinetoEventParser::readIdentity(const Fields& f, Event& ev) {
     if (!f.ph.empty()) {
         std::string_view content;
-        if (!stringContent(f.ph, content) || content.empty()) {
-            ++m_skipped;
-            warn(Warn::BadField, offset, localIndex,
-                 fmt::format("expected \"ph\" to be a one-letter string, got {}", shortToken(f.ph)));
-            return;
-        }
-        ph = content[0];
+        if (!stringContent(f.ph, content) || content.empty())
+            return skip(ev, fmt::format("expected \"ph\" to be a one-letter string, got {}", shortToken(f.ph)));
+        ev.ph = content[0];
     }
-    // Track.
-    uint32_t track = 0;
-    if (!trackFor(f.pid, f.tid, track)) {
-        ++m_skipped;
-        warn(Warn::BadField, offset, localIndex,
-             fmt::format("expected \"pid\" and \"tid\" to be numbers or strings, got {} and {}", shortToken(f.pid),
-                         shortToken(f.tid)));
-        return;
-    }
-    // Name.
-    bool ok = true;
-    StrId name = kEmptyStr;
+    if (!trackFor(f.pid, f.tid, ev.track))
+        return skip(ev, fmt::format("expected \"pid\" and \"tid\" to be numbers or strings, got {} and {}",
+                                    shortToken(f.pid), shortToken(f.tid)));
     if (!f.name.empty()) {
-        name = internToken(f.name, ok);
-        if (!ok) {
-            ++m_skipped;
-            warn(Warn::BadField, offset, localIndex,
-                 fmt::format("expected \"name\" to be a string, got {}", shortToken(f.name)));
-            return;
-        }
+        bool ok = true;
+        ev.name = internToken(f.name, ok);
+        if (!ok) return skip(ev, fmt::format("expected \"name\" to be a string, got {}", shortToken(f.name)));
     }
-    std::string_view catContent;
-    if (!f.cat.empty() && !stringContent(f.cat, catContent)) {
-        ++m_skipped;
-        warn(Warn::BadField, offset, localIndex, fmt::format("expected \"cat\" to be a string, got {}", shortToken(f.cat)));
-        return;
-    }
-    // Time: every phase but M needs ts.
-    int64_t ts = 0;
-    if (ph != 'M') {
-        if (f.ts.empty() || !timeFromToken(f.ts, ts)) {
-            ++m_skipped;
-            warn(Warn::BadField, offset, localIndex,
-                 f.ts.empty() ? std::string("expected a \"ts\" field (µs)")
-                              : fmt::format("expected \"ts\" to be a number of µs, got {}", shortToken(f.ts)));
-            return;
-        }
-    }
-    int64_t dur = 0;
+    if (!f.cat.empty() && !stringContent(f.cat, ev.catContent))
+        return skip(ev, fmt::format("expected \"cat\" to be a string, got {}", shortToken(f.cat)));
+    return true;
+}
+
+// Step 2: ts (every phase but M) and dur (X; other phases that carry one keep a valid one). False when skipped.
+bool KinetoEventParser::readTimes(const Fields& f, Event& ev) {
+    const char ph = ev.ph;
+    if (ph != 'M' && (f.ts.empty() || !timeFromToken(f.ts, ev.ts)))
+        return skip(ev, f.ts.empty() ? std::string("expected a \"ts\" field (µs)")
+                                     : fmt::format("expected \"ts\" to be a number of µs, got {}", shortToken(f.ts)));
     if (ph == 'X') {
         if (f.dur.empty()) {
-            warn(Warn::MissingDur, offset, localIndex, "X event without \"dur\": kept with dur 0");
-        } else if (!timeFromToken(f.dur, dur)) {
-            ++m_skipped;
-            warn(Warn::BadField, offset, localIndex,
-                 fmt::format("expected \"dur\" to be a number of µs, got {}", shortToken(f.dur)));
-            return;
-        } else if (dur < 0) {
-            warn(Warn::NegativeDur, offset, localIndex,
+            warn(Warn::MissingDur, ev.offset, ev.localIndex, "X event without \"dur\": kept with dur 0");
+        } else if (!timeFromToken(f.dur, ev.dur)) {
+            return skip(ev, fmt::format("expected \"dur\" to be a number of µs, got {}", shortToken(f.dur)));
+        } else if (ev.dur < 0) {
+            warn(Warn::NegativeDur, ev.offset, ev.localIndex,
                  fmt::format("negative \"dur\" {}: kept with dur 0", shortToken(f.dur)));
-            dur = 0;
+            ev.dur = 0;
         }
     } else if (!f.dur.empty() && ph != 'i' && ph != 'I' && ph != 'B' && ph != 'E') {
-        if (!timeFromToken(f.dur, dur) || dur < 0) dur = 0;
+        if (!timeFromToken(f.dur, ev.dur) || ev.dur < 0) ev.dur = 0;
     }
     // Times far outside any real clock would overflow ends and differences downstream: refused here, once.
-    if (ts < -kMaxTimeNs || ts > kMaxTimeNs || dur > kMaxTimeNs - ts) {
-        ++m_skipped;
-        warn(Warn::BadField, offset, localIndex,
-             fmt::format("\"ts\" {} / \"dur\" {} µs lie outside the representable time range (±{} µs)",
-                         shortToken(f.ts), f.dur.empty() ? std::string("0") : shortToken(f.dur),
-                         kMaxTimeNs / 1000));
-        return;
-    }
-    if (dur > kMaxDurationNs) {
-        ++m_skipped;
-        warn(Warn::BadField, offset, localIndex,
-             fmt::format("\"dur\" {} µs is longer than {} µs (19.5 hours): not a profiled event", shortToken(f.dur),
-                         kMaxDurationNs / 1000));
-        return;
-    }
-    if (f.argsBad) warn(Warn::BadArgs, offset, localIndex, "expected \"args\" to be an object: ignored");
-    // A link or attribute value that cannot be used: reported (cold path), the event is kept without it.
-    auto ignore = [&](std::string_view key, std::string_view raw, std::string_view expected) {
-        return ignoreValue(key, raw, expected, offset, localIndex);
-    };
+    if (ev.ts < -kMaxTimeNs || ev.ts > kMaxTimeNs || ev.dur > kMaxTimeNs - ev.ts)
+        return skip(ev, fmt::format("\"ts\" {} / \"dur\" {} µs lie outside the representable time range (±{} µs)",
+                                    shortToken(f.ts), f.dur.empty() ? std::string("0") : shortToken(f.dur),
+                                    kMaxTimeNs / 1000));
+    if (ev.dur > kMaxDurationNs)
+        return skip(ev, fmt::format("\"dur\" {} µs is longer than {} µs (19.5 hours): not a profiled event",
+                                    shortToken(f.dur), kMaxDurationNs / 1000));
+    return true;
+}
 
-    const uint32_t ci = categoryIndex(catContent, !f.cat.empty());
-    CategoryInfo& cat = m_categories[ci];
+void KinetoEventParser::emit(const Fields& f, uint64_t offset, uint64_t localIndex) {
+    Event ev;
+    ev.offset = offset;
+    ev.localIndex = localIndex;
+    if (!readIdentity(f, ev) || !readTimes(f, ev)) return;
+    if (f.argsBad) warn(Warn::BadArgs, offset, localIndex, "expected \"args\" to be an object: ignored");
+
+    CategoryInfo& cat = m_categories[categoryIndex(ev.catContent, !f.cat.empty())];
     ++cat.count;
     ++m_events;
-    ++m_phaseCounts[static_cast<unsigned char>(ph)];
+    ++m_phaseCounts[static_cast<unsigned char>(ev.ph)];
     m_argUsed.assign(m_args.size(), 0);
 
-    switch (ph) {
-    case 'M': {
-        ++m_metadata;
-        const std::string_view metaName = m_out.strings.view(name);
-        auto argString = [&](std::string_view key) -> StrId {
-            for (size_t i = 0; i < m_args.size(); ++i) {
-                if (m_args[i].key != key) continue;
-                bool good = true;
-                StrId id = internToken(m_args[i].raw, good);
-                return good ? id : kEmptyStr;
-            }
-            return kEmptyStr;
-        };
-        auto argInt = [&](std::string_view key, int32_t& out) {
-            for (const auto& a : m_args)
-                if (a.key == key) int32FromRaw(a.raw, out);
-        };
-        if (eq(metaName, "process_name")) processFor(track).name = argString("name");
-        else if (eq(metaName, "process_labels")) processFor(track).labels = argString("labels");
-        else if (eq(metaName, "process_sort_index")) argInt("sort_index", processFor(track).sortIndex);
-        else if (eq(metaName, "thread_name")) threadFor(track).name = argString("name");
-        else if (eq(metaName, "thread_sort_index")) argInt("sort_index", threadFor(track).sortIndex);
-        return;
-    }
+    switch (ev.ph) {
+    case 'M': return emitMetadata(ev);
     case 's':
     case 't':
-    case 'f': {
-        int64_t id = kNone;
-        if (!parseIdToken(f.id, id)) {
-            id = kNone;
-            ignore("id", f.id, "a non-negative integer or a string");
-        }
-        m_f.id->push_back(id);
-        m_f.ts->push_back(ts);
-        m_f.track->push_back(track);
-        m_f.phase->push_back(ph);
-        m_f.cat->push_back(cat.id);
-        m_f.name->push_back(name);
-        m_f.bindEnclosing->push_back(f.bp == "\"e\"" ? 1 : 0);
-        return;
-    }
-    case 'C': {
-        for (const auto& a : m_args) {
-            double value = 0;
-            if (!parseDouble(a.raw, value)) continue;
-            StrId series = kEmptyStr;
-            if (hasBackslash(a.key) && unescapeJson(a.key, m_scratch))
-                series = intern(m_scratch);
-            else
-                series = intern(a.key);
-            m_c.ts->push_back(ts);
-            m_c.track->push_back(track);
-            m_c.name->push_back(name);
-            m_c.series->push_back(series);
-            m_c.value->push_back(value);
-        }
-        return;
-    }
+    case 'f': return emitFlow(f, ev, cat.id);
+    case 'C': return emitCounter(ev);
     default: break;
     }
+    // X of GPU categories go to the GPU table; everything else is a slice: X of CPU-side categories,
+    // gpu_user_annotation, instants, B/E and other phases.
+    if (ev.ph == 'X' && isGpuKind(cat.kind)) emitGpu(ev, cat);
+    else emitSlice(ev, cat);
+}
 
-    if (ph == 'X' && isGpuKind(cat.kind)) {
-        const Track& tr = m_out.tracks[track];
-        int64_t device = tr.pidStr == kEmptyStr ? tr.pid : -1;
-        int64_t stream = tr.tidStr == kEmptyStr ? tr.tid : -1;
-        int64_t correlation = kNone, externalId = kNone, bytes = 0;
-        int32_t grid[3] = {0, 0, 0}, block[3] = {0, 0, 0};
-        int32_t registers = 0, shared = 0;
-        for (size_t i = 0; i < m_args.size(); ++i) {
-            const std::string_view key = m_args[i].key;
-            const std::string_view raw = m_args[i].raw;
-            bool used = false;
-            switch (key.size()) {
-            case 4:
-                if (eq(key, "grid")) used = parseDim3(raw, grid) || ignore(key, raw, kExpectDim3);
-                break;
-            case 5:
-                if (eq(key, "block")) used = parseDim3(raw, block) || ignore(key, raw, kExpectDim3);
-                else if (eq(key, "bytes")) used = countFromRaw(raw, bytes) || ignore(key, raw, kExpectCount);
-                break;
-            case 6:
-                if (eq(key, "device")) used = countFromRaw(raw, device, INT16_MAX) || ignore(key, raw, kExpectDevice);
-                else if (eq(key, "stream")) used = countFromRaw(raw, stream, INT32_MAX) || ignore(key, raw, kExpectInt32);
-                break;
-            case 11:
-                if (eq(key, "correlation")) used = countFromRaw(raw, correlation) || ignore(key, raw, kExpectCount);
-                else if (eq(key, "External id") || eq(key, "external id"))
-                    used = countFromRaw(raw, externalId) || ignore(key, raw, kExpectCount);
-                break;
-            case 13:
-                if (eq(key, "shared memory")) used = countFromRaw(raw, shared) || ignore(key, raw, kExpectInt32);
-                break;
-            case 20:
-                if (eq(key, "registers per thread")) used = countFromRaw(raw, registers) || ignore(key, raw, kExpectInt32);
-                break;
-            default: break;
-            }
-            m_argUsed[i] = used ? 1 : 0;
+// Metadata: process and thread names, labels and sort indices. A value of the wrong type is reported and ignored
+// (whatever an earlier event set stays).
+void KinetoEventParser::emitMetadata(const Event& ev) {
+    ++m_metadata;
+    const std::string_view metaName = m_out.strings.view(ev.name);
+    auto context = [&] { return fmt::format("\"{}\" metadata: ", metaName); };
+    auto argString = [&](std::string_view key, StrId& out) {
+        for (const auto& a : m_args) {
+            if (a.key != key) continue;
+            bool good = true;
+            const StrId id = internToken(a.raw, good);
+            if (good) out = id;
+            else ignoreValue(key, a.raw, kExpectString, ev, context(), "");
         }
-        m_g.ts->push_back(ts);
-        m_g.dur->push_back(dur);
-        m_g.name->push_back(name);
-        m_g.cat->push_back(cat.id);
-        m_g.kind->push_back(cat.kind);
-        m_g.track->push_back(track);
-        m_g.device->push_back(static_cast<int16_t>(device));
-        m_g.stream->push_back(static_cast<int32_t>(stream));
-        m_g.correlation->push_back(correlation);
-        m_g.externalId->push_back(externalId);
-        m_g.gridX->push_back(grid[0]);
-        m_g.gridY->push_back(grid[1]);
-        m_g.gridZ->push_back(grid[2]);
-        m_g.blockX->push_back(block[0]);
-        m_g.blockY->push_back(block[1]);
-        m_g.blockZ->push_back(block[2]);
-        m_g.registers->push_back(registers);
-        m_g.sharedMemory->push_back(shared);
-        m_g.bytes->push_back(bytes);
-        m_g.args->push_back(residualArgs(m_args, m_argUsed));
-        return;
-    }
+    };
+    auto argInt = [&](std::string_view key, int32_t& out) {
+        for (const auto& a : m_args) {
+            if (a.key != key) continue;
+            int64_t v = 0;
+            if (parseIntegerToken(a.raw, v) && v >= INT32_MIN && v <= INT32_MAX) out = static_cast<int32_t>(v);
+            else ignoreValue(key, a.raw, kExpectSortIndex, ev, context(), "");
+        }
+    };
+    if (eq(metaName, "process_name")) argString("name", processFor(ev.track).name);
+    else if (eq(metaName, "process_labels")) argString("labels", processFor(ev.track).labels);
+    else if (eq(metaName, "process_sort_index")) argInt("sort_index", processFor(ev.track).sortIndex);
+    else if (eq(metaName, "thread_name")) argString("name", threadFor(ev.track).name);
+    else if (eq(metaName, "thread_sort_index")) argInt("sort_index", threadFor(ev.track).sortIndex);
+}
 
-    // Everything else is a slice: X of CPU-side categories, gpu_user_annotation, instants, B/E and other phases.
+void KinetoEventParser::emitFlow(const Fields& f, const Event& ev, StrId cat) {
+    int64_t id = kNone;
+    if (!parseIdToken(f.id, id)) {
+        id = kNone;
+        ignoreValue("id", f.id, "a non-negative integer or a string", ev);
+    }
+    m_f.id->push_back(id);
+    m_f.ts->push_back(ev.ts);
+    m_f.track->push_back(ev.track);
+    m_f.phase->push_back(ev.ph);
+    m_f.cat->push_back(cat);
+    m_f.name->push_back(ev.name);
+    m_f.bindEnclosing->push_back(f.bp == "\"e\"" ? 1 : 0);
+}
+
+// Counters: one row per args member holding a number (or a string holding one); any other value is reported.
+void KinetoEventParser::emitCounter(const Event& ev) {
+    for (const auto& a : m_args) {
+        double value = 0;
+        std::string_view content;
+        const bool number = tokenIsString(a.raw) ? stringContent(a.raw, content) && parseDouble(content, value)
+                                                 : !a.container && parseDouble(a.raw, value);
+        if (!number) {
+            ignoreValue(a.key, a.raw, "a number", ev,
+                        fmt::format("counter \"{}\": ", m_out.strings.view(ev.name)), " (the other series are kept)");
+            continue;
+        }
+        StrId series = kEmptyStr;
+        if (hasBackslash(a.key) && unescapeJson(a.key, m_scratch))
+            series = intern(m_scratch);
+        else
+            series = intern(a.key);
+        m_c.ts->push_back(ev.ts);
+        m_c.track->push_back(ev.track);
+        m_c.name->push_back(ev.name);
+        m_c.series->push_back(series);
+        m_c.value->push_back(value);
+    }
+}
+
+void KinetoEventParser::emitGpu(const Event& ev, const CategoryInfo& cat) {
+    const Track& tr = m_out.tracks[ev.track];
+    int64_t device = tr.pidStr == kEmptyStr ? tr.pid : -1;
+    int64_t stream = tr.tidStr == kEmptyStr ? tr.tid : -1;
+    int64_t correlation = kNone, externalId = kNone, bytes = 0;
+    int32_t grid[3] = {0, 0, 0}, block[3] = {0, 0, 0};
+    int32_t registers = 0, shared = 0;
+    auto ignore = [&](std::string_view key, std::string_view raw, std::string_view expected) {
+        return ignoreValue(key, raw, expected, ev);
+    };
+    for (size_t i = 0; i < m_args.size(); ++i) {
+        const std::string_view key = m_args[i].key;
+        const std::string_view raw = m_args[i].raw;
+        bool used = false;
+        switch (key.size()) {
+        case 4:
+            if (eq(key, "grid")) used = parseDim3(raw, grid) || ignore(key, raw, kExpectDim3);
+            break;
+        case 5:
+            if (eq(key, "block")) used = parseDim3(raw, block) || ignore(key, raw, kExpectDim3);
+            else if (eq(key, "bytes")) used = countFromRaw(raw, bytes) || ignore(key, raw, kExpectCount);
+            break;
+        case 6:
+            if (eq(key, "device")) used = countFromRaw(raw, device, INT16_MAX) || ignore(key, raw, kExpectDevice);
+            else if (eq(key, "stream")) used = countFromRaw(raw, stream, INT32_MAX) || ignore(key, raw, kExpectInt32);
+            break;
+        case 11:
+            if (eq(key, "correlation")) used = countFromRaw(raw, correlation) || ignore(key, raw, kExpectCount);
+            else if (eq(key, "External id") || eq(key, "external id"))
+                used = countFromRaw(raw, externalId) || ignore(key, raw, kExpectCount);
+            break;
+        case 13:
+            if (eq(key, "shared memory")) used = countFromRaw(raw, shared) || ignore(key, raw, kExpectInt32);
+            break;
+        case 20:
+            if (eq(key, "registers per thread")) used = countFromRaw(raw, registers) || ignore(key, raw, kExpectInt32);
+            break;
+        default: break;
+        }
+        m_argUsed[i] = used ? 1 : 0;
+    }
+    m_g.ts->push_back(ev.ts);
+    m_g.dur->push_back(ev.dur);
+    m_g.name->push_back(ev.name);
+    m_g.cat->push_back(cat.id);
+    m_g.kind->push_back(cat.kind);
+    m_g.track->push_back(ev.track);
+    m_g.device->push_back(static_cast<int16_t>(device));
+    m_g.stream->push_back(static_cast<int32_t>(stream));
+    m_g.correlation->push_back(correlation);
+    m_g.externalId->push_back(externalId);
+    m_g.gridX->push_back(grid[0]);
+    m_g.gridY->push_back(grid[1]);
+    m_g.gridZ->push_back(grid[2]);
+    m_g.blockX->push_back(block[0]);
+    m_g.blockY->push_back(block[1]);
+    m_g.blockZ->push_back(block[2]);
+    m_g.registers->push_back(registers);
+    m_g.sharedMemory->push_back(shared);
+    m_g.bytes->push_back(bytes);
+    m_g.args->push_back(residualArgs(m_args, m_argUsed));
+}
+
+void KinetoEventParser::emitSlice(const Event& ev, const CategoryInfo& cat) {
     int64_t externalId = kNone, correlation = kNone, sequence = kNone;
+    auto ignore = [&](std::string_view key, std::string_view raw, std::string_view expected) {
+        return ignoreValue(key, raw, expected, ev);
+    };
     for (size_t i = 0; i < m_args.size(); ++i) {
         const std::string_view key = m_args[i].key;
         const std::string_view raw = m_args[i].raw;
@@ -624,13 +636,13 @@ void KinetoEventParser::emit(Fields& f, uint64_t offset, uint64_t localIndex) {
         }
         m_argUsed[i] = used ? 1 : 0;
     }
-    m_s.ts->push_back(ts);
-    m_s.dur->push_back(dur);
-    m_s.name->push_back(name);
+    m_s.ts->push_back(ev.ts);
+    m_s.dur->push_back(ev.dur);
+    m_s.name->push_back(ev.name);
     m_s.cat->push_back(cat.id);
     m_s.kind->push_back(cat.kind);
-    m_s.phase->push_back(ph);
-    m_s.track->push_back(track);
+    m_s.phase->push_back(ev.ph);
+    m_s.track->push_back(ev.track);
     m_s.externalId->push_back(externalId);
     m_s.correlation->push_back(correlation);
     m_s.sequence->push_back(sequence);

@@ -59,11 +59,15 @@ public:
     void finish();
 
     enum class Warn : uint8_t { MissingDur, NegativeDur, BadField, NotObject, BadArgs, BadUtf8, BadValue, Count };
-    static constexpr size_t kListedPerKind = 5;  // detailed diagnostics per kind and parser; the rest counted
+    // Detailed diagnostics per kind and parser: the first kListedPerKind distinct messages (a message repeated word
+    // for word is listed once); every occurrence is counted.
+    static constexpr size_t kListedPerKind = 5;
     using WarnCounts = std::array<uint64_t, static_cast<size_t>(Warn::Count)>;
     const WarnCounts& warnCounts() const { return m_warnCounts; }
     const std::array<uint64_t, 256>& phaseCounts() const { return m_phaseCounts; }
     static std::string_view describe(Warn kind);
+    // The kind of each diagnostic this parser added to its RankData, in the same order.
+    const std::vector<Warn>& diagnosticKinds() const { return m_diagKinds; }
 
 private:
     struct ArgEntry {
@@ -73,12 +77,27 @@ private:
     };
     struct Fields;
 
+    struct Event;
+    struct CategoryInfo;
+
     simdjson::error_code parseEvent(simdjson::ondemand::object& obj, uint64_t offset, uint64_t localIndex);
-    void emit(Fields& f, uint64_t offset, uint64_t localIndex);
+    // emit: the checked event goes to its table, in named steps.
+    void emit(const Fields& f, uint64_t offset, uint64_t localIndex);
+    bool readIdentity(const Fields& f, Event& ev);  // ph, pid/tid → track, name, cat; false: skipped (reported)
+    bool readTimes(const Fields& f, Event& ev);     // ts, dur and their range; false: skipped (reported)
+    bool skip(const Event& ev, std::string message);
+    void emitMetadata(const Event& ev);
+    void emitFlow(const Fields& f, const Event& ev, StrId cat);
+    void emitCounter(const Event& ev);
+    void emitGpu(const Event& ev, const CategoryInfo& cat);
+    void emitSlice(const Event& ev, const CategoryInfo& cat);
+
     void warn(Warn kind, uint64_t offset, uint64_t localIndex, std::string message);
     // Reports an unusable link/attribute value (Warn::BadValue); always returns false. Error path only.
     [[gnu::cold]] [[gnu::noinline]] bool ignoreValue(std::string_view key, std::string_view raw,
-                                                     std::string_view expected, uint64_t offset, uint64_t localIndex);
+                                                     std::string_view expected, const Event& ev,
+                                                     std::string_view context = {},
+                                                     std::string_view note = " (the event is kept without it)");
 
     StrId intern(std::string_view s);
     StrId internToken(std::string_view stringToken, bool& ok);  // raw "..." token → id (unescaping if needed)
@@ -178,6 +197,8 @@ private:
     uint64_t m_metadata = 0;
     uint64_t m_skipped = 0;
     WarnCounts m_warnCounts{};
+    std::array<std::vector<std::string>, static_cast<size_t>(Warn::Count)> m_listed;  // messages listed, per kind
+    std::vector<Warn> m_diagKinds;
     std::array<uint64_t, 256> m_phaseCounts{};
 };
 

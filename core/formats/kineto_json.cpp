@@ -20,6 +20,7 @@
 #include "core/formats/kineto_event_parser.h"
 #include "core/formats/kineto_reader.h"
 #include "core/io/file_source.h"
+#include "core/model/platform_hints.h"
 
 namespace strobe::core {
 
@@ -236,6 +237,189 @@ void pairBeginEnd(RankData& r) {
 
 namespace {
 
+// Several threads' RankData (each holding the chunks it parsed) → one, in file order: strings, tracks, processes
+// and threads are remapped into thread 0's, then every table is concatenated chunk by chunk.
+std::unique_ptr<RankData> stitchWorkers(std::vector<Worker>& workers,
+                                        const std::vector<std::pair<uint64_t, size_t>>& order) {
+    std::unique_ptr<RankData> out = std::move(workers[0].data);
+    // Strings and tracks of the other threads, remapped into thread 0's.
+    std::vector<std::vector<StrId>> strRemap(workers.size());
+    std::vector<std::vector<uint32_t>> trackRemap(workers.size());
+    struct TrackKeyHash {
+        size_t operator()(const std::tuple<int64_t, int64_t, StrId, StrId>& k) const {
+            return std::hash<int64_t>()(std::get<0>(k) * 1000003 ^ std::get<1>(k)) ^
+                   (static_cast<size_t>(std::get<2>(k)) << 20) ^ std::get<3>(k);
+        }
+    };
+    std::unordered_map<std::tuple<int64_t, int64_t, StrId, StrId>, uint32_t, TrackKeyHash> trackIds;
+    for (uint32_t i = 0; i < out->tracks.size(); ++i) {
+        const Track& t = out->tracks[i];
+        trackIds.emplace(std::make_tuple(t.pid, t.tid, t.pidStr, t.tidStr), i);
+    }
+    std::map<std::pair<int64_t, StrId>, size_t> processIds;
+    for (size_t i = 0; i < out->processes.size(); ++i)
+        processIds.emplace(std::make_pair(out->processes[i].pid, out->processes[i].pidStr), i);
+    std::unordered_map<uint32_t, size_t> threadIds;
+    for (size_t i = 0; i < out->threads.size(); ++i) threadIds.emplace(out->threads[i].track, i);
+
+    for (size_t w = 1; w < workers.size(); ++w) {
+        RankData& part = *workers[w].data;
+        auto& sr = strRemap[w];
+        sr.resize(part.strings.size());
+        for (StrId id = 0; id < part.strings.size(); ++id) sr[id] = out->strings.intern(part.strings.view(id));
+        auto& tr = trackRemap[w];
+        tr.resize(part.tracks.size());
+        for (uint32_t i = 0; i < part.tracks.size(); ++i) {
+            Track t = part.tracks[i];
+            t.pidStr = sr[t.pidStr];
+            t.tidStr = sr[t.tidStr];
+            auto key = std::make_tuple(t.pid, t.tid, t.pidStr, t.tidStr);
+            auto it = trackIds.find(key);
+            if (it == trackIds.end()) {
+                it = trackIds.emplace(key, static_cast<uint32_t>(out->tracks.size())).first;
+                out->tracks.push_back(t);
+            }
+            tr[i] = it->second;
+        }
+        for (const ProcessMeta& pm : part.processes) {
+            ProcessMeta p = pm;
+            p.pidStr = sr[p.pidStr];
+            p.name = sr[p.name];
+            p.labels = sr[p.labels];
+            auto key = std::make_pair(p.pid, p.pidStr);
+            auto it = processIds.find(key);
+            if (it == processIds.end()) {
+                processIds.emplace(key, out->processes.size());
+                out->processes.push_back(p);
+            } else {
+                ProcessMeta& q = out->processes.at(it->second);
+                if (p.name != kEmptyStr) q.name = p.name;
+                if (p.labels != kEmptyStr) q.labels = p.labels;
+                if (p.sortIndex != INT32_MIN) q.sortIndex = p.sortIndex;
+            }
+        }
+        for (const ThreadMeta& tm : part.threads) {
+            ThreadMeta t = tm;
+            t.track = tr[t.track];
+            t.name = sr[t.name];
+            auto it = threadIds.find(t.track);
+            if (it == threadIds.end()) {
+                threadIds.emplace(t.track, out->threads.size());
+                out->threads.push_back(t);
+            } else {
+                ThreadMeta& q = out->threads.at(it->second);
+                if (t.name != kEmptyStr) q.name = t.name;
+                if (t.sortIndex != INT32_MIN) q.sortIndex = t.sortIndex;
+            }
+        }
+        out->stats.events += part.stats.events;
+        out->stats.metadataEvents += part.stats.metadataEvents;
+        out->stats.skippedEvents += part.stats.skippedEvents;
+        for (const auto& [cat, count] : part.stats.eventsByCategory) {
+            const StrId id = sr[cat];
+            auto it = std::find_if(out->stats.eventsByCategory.begin(), out->stats.eventsByCategory.end(),
+                                   [&](const auto& e) { return e.first == id; });
+            if (it == out->stats.eventsByCategory.end()) out->stats.eventsByCategory.emplace_back(id, count);
+            else it->second += count;
+        }
+    }
+
+    // Tables, in file order. Thread 0's RankData is both a part and the output: move its tables out first.
+    auto stitch = [&](auto member, size_t ChunkRecord::*start) {
+        using Table = std::remove_reference_t<decltype(out.get()->*member)>;
+        Table first = std::move(out.get()->*member);
+        std::vector<Table*> parts;
+        std::vector<size_t> sizes;
+        parts.push_back(&first);
+        sizes.push_back(first.size());
+        for (size_t w = 1; w < workers.size(); ++w) {
+            parts.push_back(&(workers[w].data.get()->*member));
+            sizes.push_back(parts.back()->size());
+        }
+        auto pieces = piecesFor<Table>(workers, order, start, sizes);
+        Table merged;
+        concatTable(merged, parts, pieces, strRemap, trackRemap);
+        out.get()->*member = std::move(merged);
+    };
+    stitch(&RankData::slices, &ChunkRecord::slices);
+    stitch(&RankData::gpu, &ChunkRecord::gpu);
+    stitch(&RankData::flows, &ChunkRecord::flows);
+    stitch(&RankData::counters, &ChunkRecord::counters);
+    workers.clear();
+    out->tracks.shrinkToFit();
+    return out;
+}
+
+// Runtime API calls by vendor prefix (each distinct name looked at once).
+PlatformHints platformHints(const RankData& r) {
+    PlatformHints h;
+    std::unordered_map<StrId, int> vendorOf;  // 1 cuda, 2 hip, 0 neither
+    for (size_t i = 0; i < r.slices.size(); ++i) {
+        const EventKind k = r.slices.kind[i];
+        if (k != EventKind::Runtime && k != EventKind::Driver) continue;
+        auto [it, fresh] = vendorOf.try_emplace(r.slices.name[i], 0);
+        if (fresh) {
+            const std::string_view n = r.strings.view(r.slices.name[i]);
+            it->second = n.substr(0, 2) == "cu" ? 1 : n.substr(0, 3) == "hip" ? 2 : 0;  // cudaX, cuX (driver), hipX
+        }
+        if (it->second == 1) ++h.cudaCalls;
+        else if (it->second == 2) ++h.hipCalls;
+    }
+    return h;
+}
+
+// Event indices of each chunk's diagnostics are chunk-local: add the number of array elements before the chunk.
+// Returns each chunk's base (by sequence number).
+std::map<uint64_t, uint64_t> rebaseEventIndices(std::vector<Worker>& workers,
+                                                const std::vector<std::pair<uint64_t, size_t>>& order) {
+    std::map<uint64_t, uint64_t> baseOfSeq;
+    std::vector<size_t> cursor(workers.size(), 0);
+    uint64_t base = 0;
+    for (const auto& [seq, w] : order) {
+        const ChunkRecord& rec = workers[w].records[cursor[w]++];
+        baseOfSeq[seq] = base;
+        for (size_t d = rec.diagBegin; d < rec.diagEnd; ++d) {
+            auto& diag = workers[w].data->diagnostics[d];
+            if (diag.where.eventIndex >= 0) diag.where.eventIndex += static_cast<int64_t>(base);
+        }
+        base += rec.elements;
+    }
+    return baseOfSeq;
+}
+
+// The parsers' warnings of every thread, in file order, capped over the whole file as each parser caps its own:
+// per kind, the first kListedPerKind distinct messages (a message repeated word for word is listed once).
+// `listed` receives how many of each kind are kept. The workers' diagnostics are moved out.
+std::vector<Diagnostic> parserWarnings(std::vector<Worker>& workers,
+                                       std::array<uint64_t, static_cast<size_t>(KinetoEventParser::Warn::Count)>& listed) {
+    struct Tagged {
+        Diagnostic diag;
+        KinetoEventParser::Warn kind;
+    };
+    std::vector<Tagged> all;
+    for (auto& w : workers) {
+        auto& diags = w.data->diagnostics;
+        const auto& kinds = w.parser->diagnosticKinds();
+        for (size_t i = 0; i < diags.size(); ++i)
+            all.push_back({std::move(diags[i]), i < kinds.size() ? kinds[i] : KinetoEventParser::Warn::BadValue});
+        diags.clear();
+    }
+    std::stable_sort(all.begin(), all.end(),
+                     [](const Tagged& a, const Tagged& b) { return a.diag.where.eventIndex < b.diag.where.eventIndex; });
+    std::array<std::vector<std::string_view>, static_cast<size_t>(KinetoEventParser::Warn::Count)> seen;
+    std::vector<Diagnostic> out;
+    for (auto& t : all) {
+        auto& kindSeen = seen[static_cast<size_t>(t.kind)];
+        if (kindSeen.size() >= KinetoEventParser::kListedPerKind ||
+            std::find(kindSeen.begin(), kindSeen.end(), t.diag.message) != kindSeen.end())
+            continue;
+        kindSeen.push_back(t.diag.message);
+        out.push_back(std::move(t.diag));
+    }
+    for (size_t k = 0; k < listed.size(); ++k) listed[k] = seen[k].size();
+    return out;
+}
+
 Result<std::unique_ptr<RankData>> loadFromSource(FileSource& source, const KinetoLoadOptions& options,
                                                  const KinetoCallbacks& callbacks) {
     const auto t0 = std::chrono::steady_clock::now();
@@ -293,21 +477,7 @@ Result<std::unique_ptr<RankData>> loadFromSource(FileSource& source, const Kinet
     for (size_t w = 0; w < workers.size(); ++w)
         for (const auto& r : workers[w].records) order.emplace_back(r.seq, w);
     std::sort(order.begin(), order.end());
-    std::map<uint64_t, uint64_t> baseOfSeq;
-    {
-        std::vector<const ChunkRecord*> bySeq;
-        std::vector<size_t> cursor(workers.size(), 0);
-        uint64_t base = 0;
-        for (const auto& [seq, w] : order) {
-            const ChunkRecord& rec = workers[w].records[cursor[w]++];
-            baseOfSeq[seq] = base;
-            base += rec.elements;
-            for (size_t d = rec.diagBegin; d < rec.diagEnd; ++d) {
-                auto& diag = workers[w].data->diagnostics[d];
-                if (diag.where.eventIndex >= 0) diag.where.eventIndex += static_cast<int64_t>(base - rec.elements);
-            }
-        }
-    }
+    const std::map<uint64_t, uint64_t> baseOfSeq = rebaseEventIndices(workers, order);
     if (st.firstError) {
         Error e = std::move(st.firstError->second);
         auto it = baseOfSeq.find(st.firstError->first);
@@ -323,131 +493,28 @@ Result<std::unique_ptr<RankData>> loadFromSource(FileSource& source, const Kinet
     for (auto& w : workers)
         for (size_t k = 0; k < 256; ++k) phaseCounts[k] += w.parser->phaseCounts()[k];
 
+    std::array<uint64_t, static_cast<size_t>(KinetoEventParser::Warn::Count)> listed{};
+    std::vector<Diagnostic> warnings = parserWarnings(workers, listed);
+
     std::unique_ptr<RankData> out;
     if (workers.size() == 1) {
         out = std::move(workers[0].data);
         shrinkAll(*out);
     } else {
-        out = std::move(workers[0].data);
-        // Strings and tracks of the other threads, remapped into thread 0's.
-        std::vector<std::vector<StrId>> strRemap(workers.size());
-        std::vector<std::vector<uint32_t>> trackRemap(workers.size());
-        struct TrackKeyHash {
-            size_t operator()(const std::tuple<int64_t, int64_t, StrId, StrId>& k) const {
-                return std::hash<int64_t>()(std::get<0>(k) * 1000003 ^ std::get<1>(k)) ^
-                       (static_cast<size_t>(std::get<2>(k)) << 20) ^ std::get<3>(k);
-            }
-        };
-        std::unordered_map<std::tuple<int64_t, int64_t, StrId, StrId>, uint32_t, TrackKeyHash> trackIds;
-        for (uint32_t i = 0; i < out->tracks.size(); ++i) {
-            const Track& t = out->tracks[i];
-            trackIds.emplace(std::make_tuple(t.pid, t.tid, t.pidStr, t.tidStr), i);
-        }
-        std::map<std::pair<int64_t, StrId>, size_t> processIds;
-        for (size_t i = 0; i < out->processes.size(); ++i)
-            processIds.emplace(std::make_pair(out->processes[i].pid, out->processes[i].pidStr), i);
-        std::unordered_map<uint32_t, size_t> threadIds;
-        for (size_t i = 0; i < out->threads.size(); ++i) threadIds.emplace(out->threads[i].track, i);
-
-        for (size_t w = 1; w < workers.size(); ++w) {
-            RankData& part = *workers[w].data;
-            auto& sr = strRemap[w];
-            sr.resize(part.strings.size());
-            for (StrId id = 0; id < part.strings.size(); ++id) sr[id] = out->strings.intern(part.strings.view(id));
-            auto& tr = trackRemap[w];
-            tr.resize(part.tracks.size());
-            for (uint32_t i = 0; i < part.tracks.size(); ++i) {
-                Track t = part.tracks[i];
-                t.pidStr = sr[t.pidStr];
-                t.tidStr = sr[t.tidStr];
-                auto key = std::make_tuple(t.pid, t.tid, t.pidStr, t.tidStr);
-                auto it = trackIds.find(key);
-                if (it == trackIds.end()) {
-                    it = trackIds.emplace(key, static_cast<uint32_t>(out->tracks.size())).first;
-                    out->tracks.push_back(t);
-                }
-                tr[i] = it->second;
-            }
-            for (const ProcessMeta& pm : part.processes) {
-                ProcessMeta p = pm;
-                p.pidStr = sr[p.pidStr];
-                p.name = sr[p.name];
-                p.labels = sr[p.labels];
-                auto key = std::make_pair(p.pid, p.pidStr);
-                auto it = processIds.find(key);
-                if (it == processIds.end()) {
-                    processIds.emplace(key, out->processes.size());
-                    out->processes.push_back(p);
-                } else {
-                    ProcessMeta& q = out->processes.at(it->second);
-                    if (p.name != kEmptyStr) q.name = p.name;
-                    if (p.labels != kEmptyStr) q.labels = p.labels;
-                    if (p.sortIndex != INT32_MIN) q.sortIndex = p.sortIndex;
-                }
-            }
-            for (const ThreadMeta& tm : part.threads) {
-                ThreadMeta t = tm;
-                t.track = tr[t.track];
-                t.name = sr[t.name];
-                auto it = threadIds.find(t.track);
-                if (it == threadIds.end()) {
-                    threadIds.emplace(t.track, out->threads.size());
-                    out->threads.push_back(t);
-                } else {
-                    ThreadMeta& q = out->threads.at(it->second);
-                    if (t.name != kEmptyStr) q.name = t.name;
-                    if (t.sortIndex != INT32_MIN) q.sortIndex = t.sortIndex;
-                }
-            }
-            out->stats.events += part.stats.events;
-            out->stats.metadataEvents += part.stats.metadataEvents;
-            out->stats.skippedEvents += part.stats.skippedEvents;
-            for (const auto& [cat, count] : part.stats.eventsByCategory) {
-                const StrId id = sr[cat];
-                auto it = std::find_if(out->stats.eventsByCategory.begin(), out->stats.eventsByCategory.end(),
-                                       [&](const auto& e) { return e.first == id; });
-                if (it == out->stats.eventsByCategory.end()) out->stats.eventsByCategory.emplace_back(id, count);
-                else it->second += count;
-            }
-            for (auto& d : part.diagnostics) out->diagnostics.push_back(std::move(d));
-        }
-        std::stable_sort(out->diagnostics.begin(), out->diagnostics.end(),
-                         [](const Diagnostic& a, const Diagnostic& b) { return a.where.eventIndex < b.where.eventIndex; });
-
-        // Tables, in file order. Thread 0's RankData is both a part and the output: move its tables out first.
-        auto stitch = [&](auto member, size_t ChunkRecord::*start) {
-            using Table = std::remove_reference_t<decltype(out.get()->*member)>;
-            Table first = std::move(out.get()->*member);
-            std::vector<Table*> parts;
-            std::vector<size_t> sizes;
-            parts.push_back(&first);
-            sizes.push_back(first.size());
-            for (size_t w = 1; w < workers.size(); ++w) {
-                parts.push_back(&(workers[w].data.get()->*member));
-                sizes.push_back(parts.back()->size());
-            }
-            auto pieces = piecesFor<Table>(workers, order, start, sizes);
-            Table merged;
-            concatTable(merged, parts, pieces, strRemap, trackRemap);
-            out.get()->*member = std::move(merged);
-        };
-        stitch(&RankData::slices, &ChunkRecord::slices);
-        stitch(&RankData::gpu, &ChunkRecord::gpu);
-        stitch(&RankData::flows, &ChunkRecord::flows);
-        stitch(&RankData::counters, &ChunkRecord::counters);
-        workers.clear();
-        out->tracks.shrinkToFit();
+        out = stitchWorkers(workers, order);
     }
+    out->diagnostics = std::move(warnings);
 
     if (phaseCounts[static_cast<unsigned char>('B')] || phaseCounts[static_cast<unsigned char>('E')]) pairBeginEnd(*out);
 
     // Summaries of repeated warnings.
     for (size_t k = 0; k < warnCounts.size(); ++k) {
-        if (warnCounts[k] <= KinetoEventParser::kListedPerKind) continue;
+        if (warnCounts[k] <= listed[k]) continue;
         out->diagnostics.push_back(
             {Severity::Warning, Location{file},
-             fmt::format("{} {} in all (only the first ones are listed)", warnCounts[k],
-                         KinetoEventParser::describe(static_cast<KinetoEventParser::Warn>(k)))});
+             fmt::format("{} {} in all (the first {} distinct message{} listed)", warnCounts[k],
+                         KinetoEventParser::describe(static_cast<KinetoEventParser::Warn>(k)), listed[k],
+                         listed[k] == 1 ? " is" : "s are")});
     }
     static constexpr std::string_view kKnownPhases = "XBEiIstfMC";
     for (size_t ph = 0; ph < 256; ++ph) {
@@ -475,7 +542,7 @@ Result<std::unique_ptr<RankData>> loadFromSource(FileSource& source, const Kinet
     out->path = file;
     out->stats.bytesRead = source.produced();
     out->info = std::move(info);
-    out->info.platform = detectPlatform(out->info);
+    out->info.platform = detectPlatform(out->info, platformHints(*out));
     if (out->info.distributed.present && out->info.distributed.rank >= 0) {
         out->rank = out->info.distributed.rank;
         out->rankSource = RankSource::DistributedInfo;

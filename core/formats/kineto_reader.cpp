@@ -14,8 +14,6 @@ namespace strobe::core::kineto {
 namespace {
 constexpr size_t kPadding = simdjson::SIMDJSON_PADDING;
 
-inline bool isSpace(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
-
 std::string describeByte(int c) {
     if (c >= 0x20 && c < 0x7f) return fmt::format("'{}'", static_cast<char>(c));
     return fmt::format("byte 0x{:02x}", c);
@@ -67,7 +65,7 @@ Result<int> KinetoReader::peekNonSpace() {
     for (;;) {
         while (m_hpos < m_hbuf.size()) {
             const char c = m_hbuf[m_hpos];
-            if (!isSpace(c)) return static_cast<int>(static_cast<unsigned char>(c));
+            if (!isJsonSpace(c)) return static_cast<int>(static_cast<unsigned char>(c));
             ++m_hpos;
         }
         auto more = fill();
@@ -134,7 +132,7 @@ Result<bool> KinetoReader::captureValue(size_t& begin, size_t& end) {
                 if (--depth == 0) goto done;
                 continue;
             }
-            if (depth == 0 && (c == ',' || isSpace(c))) goto done;
+            if (depth == 0 && (c == ',' || isJsonSpace(c))) goto done;
             ++m_hpos;
         }
         {
@@ -388,7 +386,7 @@ Status KinetoReader::nextChunk(ChunkBuffer& buf, ChunkJob& job) {
             bool partial = false;
             for (size_t i = chunkEnd; i < buf.size; ++i) {
                 const char ch = buf.data[i];
-                if (!isSpace(ch) && ch != ',') {
+                if (!isJsonSpace(ch) && ch != ',') {
                     partial = true;
                     break;
                 }
@@ -410,7 +408,7 @@ Status KinetoReader::nextChunk(ChunkBuffer& buf, ChunkJob& job) {
     if (arrayClosed) {
         // A comma before the closing bracket ([{...},]) is not JSON, but writers produce it: tolerate it.
         size_t k = chunkEnd;
-        while (k > 1 && isSpace(buf.data[k - 1])) --k;
+        while (k > 1 && isJsonSpace(buf.data[k - 1])) --k;
         if (k > 1 && buf.data[k - 1] == ',') {
             buf.data[k - 1] = ' ';
             Location where{m_source.name()};
@@ -436,7 +434,7 @@ Status KinetoReader::nextChunk(ChunkBuffer& buf, ChunkJob& job) {
     size_t begin = 0;
     if (!m_firstChunk) {
         size_t i = 1;
-        while (i < chunkEnd && isSpace(buf.data[i])) ++i;
+        while (i < chunkEnd && isJsonSpace(buf.data[i])) ++i;
         if (i < chunkEnd && buf.data[i] == ',') {
             buf.data[i] = '[';
             begin = i;

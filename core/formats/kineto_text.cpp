@@ -224,7 +224,7 @@ void appendCompactJson(std::string_view raw, std::string& out) {
             else if (c == '"') inString = false;
             continue;
         }
-        if (c == ' ' || c == '\n' || c == '\r' || c == '\t') continue;
+        if (isJsonSpace(c)) continue;
         if (c == '"') inString = true;
         out.push_back(c);
     }

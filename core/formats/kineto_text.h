@@ -9,6 +9,10 @@
 
 namespace strobe::core::kineto {
 
+// The four whitespace characters JSON allows between tokens (RFC 8259): every raw-text scan of the loader stops or
+// skips on all four, so that a pretty-printed trace (newlines, CRLF, tabs) reads like a minified one.
+constexpr bool isJsonSpace(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
+
 // A raw JSON number (or the content of a string holding one) in microseconds → nanoseconds. Integers and
 // decimals are converted exactly (digits past the third decimal are rounded half away from zero); exponent
 // forms go through double. Returns false when the text is not a number or overflows int64 ns.

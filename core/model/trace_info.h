@@ -60,11 +60,11 @@ struct TraceInfo {
     uint64_t eventEstimate = 0;    // from file size before the parse; exact count in RankData after
     std::vector<std::pair<std::string, std::string>> otherKeys;  // other top-level keys: key, raw JSON value
 
-    // First GPU's name, or "" for CPU-only traces.
+    // First GPU's name, or "" when the trace lists no device (deviceProperties absent or empty).
     std::string gpuName() const { return devices.empty() ? std::string() : devices.front().name; }
 };
 
-// AMD when the trace has roctracer or rocprofiler-sdk version keys, or a device with warpSize 64; else NVIDIA.
+// The platform from the trace-level keys alone: detectPlatform(info, {}) (core/model/platform_hints.h).
 Platform detectPlatform(const TraceInfo& info);
 
 }  // namespace strobe::core

@@ -228,6 +228,10 @@ INSTANTIATE_TEST_SUITE_P(
         Case{"wrong_type_ts.json", Expect::Warning, {"event 0", "\"ts\"", "\"abc\""}, true, 1, 2},
         Case{"wrong_type_dur.json", Expect::Warning, {"event 0", "\"dur\"", "true"}, true, 1, 2},
         Case{"wrong_type_args.json", Expect::Warning, {"event 0", "\"args\"", "ignored"}, true, 2, 2},
+        Case{"wrong_type_metadata.json", Expect::Warning,
+             {"event 1", "\"process_name\" metadata", "got 5", "event 4", "\"thread_name\" metadata", "ignored"}, true, 2, 0},
+        Case{"wrong_type_counter.json", Expect::Warning, {"event 2", "counter \"memory\"", "\"reserved\"", "got a string \"lots\"", "ignored"}, true, 2, 0},
+        Case{"many_bad_values.json", Expect::Warning, {"\"alpha\"", "\"echo\"", "8 ids or attributes", "the first 5 distinct messages"}, true, 1, 8},
         // wrong types of link/attribute keys: the event is kept, the value is not used, a warning names it
         Case{"wrong_type_id.json", Expect::Warning, {"event 4", "\"id\"", "got an object {\"i\":42}", "ignored"}, true, 2, 2},
         Case{"wrong_type_external_id.json", Expect::Warning, {"event 0", "\"External id\"", "got a string \"seven\"", "ignored"}, true, 2, 2},

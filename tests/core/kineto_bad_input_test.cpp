@@ -197,7 +197,8 @@ TEST(KinetoBadInput, AMillionBadIdsAreCountedNotListed) {
         auto r = loadKinetoText(text, "many_ids.json", o);
         ASSERT_TRUE(r.ok()) << r.error().toString();
         EXPECT_EQ((*r)->gpu.size(), 100000u);
-        EXPECT_LE((*r)->diagnostics.size(), 1u + 5u * static_cast<size_t>(threads));
+        // One message, repeated word for word: listed once (over both threads), plus the count.
+        EXPECT_EQ((*r)->diagnostics.size(), 2u);
         EXPECT_NE(findDiag(**r, "100000 ids or attributes"), nullptr);
     }
 }
@@ -439,4 +440,93 @@ TEST(KinetoBadInput, DurationsBeyondNineteenHoursAreSkipped) {
     const Diagnostic* w = findDiag(d, "19.5 hours");
     ASSERT_NE(w, nullptr);
     EXPECT_EQ(w->where.eventIndex, 1);
+}
+
+std::string suiteFile(const std::string& name) { return bad("suite/" + name); }
+
+// The cap lists the first 5 *distinct* messages of a kind: a value repeated word for word is listed once, so later
+// different values are not hidden behind it. many_bad_values.json: kernels at events 1-8 with correlation "alpha"
+// (three times), then "bravo", "charlie", "delta", "echo", "foxtrot" (its generator is in the suite's README).
+TEST(KinetoBadInput, TheFirstDistinctMessagesOfAKindAreListed) {
+    for (int threads : {1, 2}) {
+        SCOPED_TRACE(threads);
+        KinetoLoadOptions o;
+        o.threads = threads;
+        o.chunkBytes = 256;  // several chunks, so that both threads list some
+        auto r = loadKinetoTrace(suiteFile("many_bad_values.json"), o);
+        ASSERT_TRUE(r.ok()) << r.error().toString();
+        const RankData& d = **r;
+        EXPECT_EQ(d.gpu.size(), 8u);
+        const std::pair<std::string_view, int64_t> listed[] = {
+            {"\"alpha\"", 1}, {"\"bravo\"", 4}, {"\"charlie\"", 5}, {"\"delta\"", 6}, {"\"echo\"", 7}};
+        for (const auto& [word, event] : listed) {
+            int count = 0;
+            for (const auto& dg : d.diagnostics) {
+                if (!contains(dg.message, word)) continue;
+                ++count;
+                EXPECT_EQ(dg.where.eventIndex, event) << dg.toString();
+                EXPECT_TRUE(contains(dg.message, "expected \"correlation\" to be a non-negative integer")) << dg.message;
+            }
+            EXPECT_EQ(count, 1) << word;
+        }
+        EXPECT_EQ(findDiag(d, "foxtrot"), nullptr);
+        EXPECT_NE(findDiag(d, "8 ids or attributes with a wrong type or out of range (ignored, events kept) in all "
+                              "(the first 5 distinct messages are listed)"),
+                  nullptr);
+        EXPECT_EQ(d.diagnostics.size(), 6u);
+    }
+}
+
+// Metadata args of the wrong type: a warning naming the metadata event, the key and what was found, "ignored"; the
+// name set by an earlier event stays. wrong_type_metadata.json: events 0-5 are metadata, event 0 the good name.
+TEST(KinetoBadInput, MetadataOfTheWrongTypeIsIgnoredWithWarnings) {
+    auto r = loadKinetoTrace(suiteFile("wrong_type_metadata.json"));
+    ASSERT_TRUE(r.ok()) << r.error().toString();
+    const RankData& d = **r;
+    EXPECT_EQ(d.slices.size(), 2u);
+    ASSERT_EQ(d.processes.size(), 1u);
+    EXPECT_EQ(d.strings.view(d.processes[0].name), "python");
+    EXPECT_EQ(d.processes[0].labels, kEmptyStr);
+    EXPECT_EQ(d.processes[0].sortIndex, INT32_MIN);
+    ASSERT_EQ(d.threads.size(), 1u);
+    EXPECT_EQ(d.threads[0].name, kEmptyStr);
+    EXPECT_EQ(d.threads[0].sortIndex, INT32_MIN);
+    const std::pair<std::string_view, int64_t> expected[] = {
+        {"\"process_name\" metadata: expected \"name\" to be a string, got 5: ignored", 1},
+        {"\"process_labels\" metadata: expected \"labels\" to be a string, got an array [\"CPU\"]: ignored", 2},
+        {"\"process_sort_index\" metadata: expected \"sort_index\" to be an integer from -2147483648 to 2147483647, "
+         "got a string \"first\": ignored",
+         3},
+        {"\"thread_name\" metadata: expected \"name\" to be a string, got an object {\"text\":\"main\"}: ignored", 4},
+        {"\"thread_sort_index\" metadata: expected \"sort_index\" to be an integer from -2147483648 to 2147483647, "
+         "got 1.5: ignored",
+         5}};
+    for (const auto& [text, event] : expected) {
+        const Diagnostic* diag = findDiag(d, text);
+        ASSERT_NE(diag, nullptr) << text;
+        EXPECT_EQ(diag->severity, Severity::Warning);
+        EXPECT_EQ(diag->where.eventIndex, event);
+        EXPECT_GE(diag->where.byteOffset, 0);
+    }
+}
+
+// Counter values: a number, or a string holding one, makes a row; anything else a warning naming the counter, the
+// series and what was found. wrong_type_counter.json: event 2 is "memory" with allocated 1024, reserved "lots",
+// cached [1] and free "2048".
+TEST(KinetoBadInput, CounterValuesOfTheWrongTypeAreIgnoredWithWarnings) {
+    auto r = loadKinetoTrace(suiteFile("wrong_type_counter.json"));
+    ASSERT_TRUE(r.ok()) << r.error().toString();
+    const RankData& d = **r;
+    ASSERT_EQ(d.counters.size(), 2u);
+    EXPECT_EQ(d.strings.view(d.counters.series[0]), "allocated");
+    EXPECT_EQ(d.counters.value[0], 1024.0);
+    EXPECT_EQ(d.strings.view(d.counters.series[1]), "free");
+    EXPECT_EQ(d.counters.value[1], 2048.0);
+    for (std::string_view text :
+         {"counter \"memory\": expected \"reserved\" to be a number, got a string \"lots\": ignored",
+          "counter \"memory\": expected \"cached\" to be a number, got an array [1]: ignored"}) {
+        const Diagnostic* diag = findDiag(d, text);
+        ASSERT_NE(diag, nullptr) << text;
+        EXPECT_EQ(diag->where.eventIndex, 2);
+    }
 }

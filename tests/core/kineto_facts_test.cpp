@@ -116,7 +116,7 @@ void checkFacts(const Facts& f, const RankData& r) {
 
 TEST(KinetoFacts, EveryRealTraceMatchesExpectedFactsOneThread) {
     const auto facts = readFacts();
-    ASSERT_EQ(facts.size(), 19u);
+    ASSERT_EQ(facts.size(), 21u);
     for (const auto& f : facts) {
         auto r = loadKinetoTrace(fullPath(f.rel));
         ASSERT_TRUE(r.ok()) << r.error().toString();
