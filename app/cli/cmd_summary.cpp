@@ -73,6 +73,15 @@ std::string shortName(const std::string& name, size_t max = 100) {
     return name.substr(0, max - 3) + "...";
 }
 
+// What the trace says about its platform and GPUs, and no more.
+std::string platformText(const RankSummary& r) {
+    const std::string_view platform = core::toString(r.platform);
+    if (r.cpuOnly) return fmt::format("{} (CPU only: no GPU activity and no deviceProperties in the trace)", platform);
+    std::string gpu = r.gpuName.empty() ? std::string("GPU not named (no deviceProperties in the trace)") : r.gpuName;
+    if (r.gpuCount > 1) gpu += fmt::format(" (x{} devices)", r.gpuCount);
+    return fmt::format("{}, {}", platform, gpu);
+}
+
 }  // namespace
 
 std::string summaryText(const RunSummary& run, const core::Dataset& ds) {
@@ -85,9 +94,7 @@ std::string summaryText(const RunSummary& run, const core::Dataset& ds) {
         if (r.worldSize > 0) fmt::format_to(out, " of {}", r.worldSize);
         fmt::format_to(out, "  {}\n", displayName(r.path));
         fmt::format_to(out, "  {:<16}{}\n", "File", r.path);
-        std::string gpu = r.gpuName.empty() ? std::string("no GPU in trace") : r.gpuName;
-        if (r.gpuCount > 1) gpu += fmt::format(" (x{} devices)", r.gpuCount);
-        fmt::format_to(out, "  {:<16}{}, {}\n", "Platform", core::toString(r.platform), gpu);
+        fmt::format_to(out, "  {:<16}{}\n", "Platform", platformText(r));
         std::string events = fmt::format("{}", r.events);
         if (r.skippedEvents != 0) events += fmt::format(" ({} skipped)", r.skippedEvents);
         if (r.truncated) events += " (file truncated)";
@@ -174,8 +181,9 @@ std::string summaryJson(const RunSummary& run, const core::Dataset& ds) {
         j += fmt::format("\"rank\": {}, \"world_size\": {}, \"rank_source\": \"{}\", \"path\": {},\n", r.rank,
                          r.worldSize > 0 ? fmt::format("{}", r.worldSize) : "null", rankSourceName(r.rankSource),
                          jsonQuote(r.path));
-        j += fmt::format("      \"platform\": {}, \"gpu_name\": {}, \"gpu_count\": {},\n",
-                         jsonQuote(core::toString(r.platform)), jsonQuote(r.gpuName), r.gpuCount);
+        j += fmt::format("      \"platform\": {}, \"gpu_name\": {}, \"gpu_count\": {}, \"cpu_only\": {},\n",
+                         jsonQuote(core::toString(r.platform)), r.gpuCount == 0 ? "null" : jsonQuote(r.gpuName),
+                         r.gpuCount, r.cpuOnly);
         j += fmt::format("      \"events\": {}, \"skipped_events\": {}, \"truncated\": {}, \"from_cache\": {},\n",
                          r.events, r.skippedEvents, r.truncated, r.fromCache);
         j += "      \"events_by_category\": {";

@@ -10,6 +10,7 @@
 #include <spdlog/spdlog.h>
 
 #include "core/analysis/window.h"
+#include "core/model/profiler_step.h"
 
 namespace strobe::core {
 
@@ -199,11 +200,6 @@ bool htaKeepsSlice(const RankData& r, size_t i) {
     return r.strings.view(cat) != "Trace";
 }
 
-bool parseStepNumber(std::string_view name, int64_t& n) {
-    constexpr std::string_view kPrefix = "ProfilerStep#";
-    if (name.substr(0, kPrefix.size()) != kPrefix) return false;
-    return parseInt(name.substr(kPrefix.size()), n);
-}
 }  // namespace
 
 TimeNs RankWindow::runtimeStart(size_t i) const {
@@ -239,9 +235,8 @@ const std::vector<StepSpan>& AnalysisContext::steps(size_t ri) {
         // The merge has not filled the step table: find CPU-side ProfilerStep#N slices ourselves.
         for (size_t i = 0; i < r.slices.size(); ++i) {
             EventKind k = r.slices.kind.size() > i ? r.slices.kind[i] : EventKind::Unknown;
-            if (k == EventKind::GpuUserAnnotation) continue;
-            int64_t n = 0;
-            if (!parseStepNumber(r.strings.view(r.slices.name[i]), n)) continue;
+            const int64_t n = isProfilerStepKind(k) ? profilerStepNumber(r.strings.view(r.slices.name[i])) : -1;
+            if (n < 0) continue;
             c.steps.push_back({n, r.slices.ts[i], r.slices.ts[i] + r.slices.dur[i], static_cast<int32_t>(i)});
         }
         std::sort(c.steps.begin(), c.steps.end(),

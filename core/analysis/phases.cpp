@@ -4,6 +4,8 @@
 #include <cctype>
 #include <charconv>
 #include <cmath>
+#include <set>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -64,6 +66,59 @@ bool isGemm(const RankData& r, uint32_t g, std::string_view n) {
     return containsNoCase(n, "gemm") || startsWith(n, "Cijk_") || startsWith(n, "nvjet") || containsNoCase(n, "xmma") ||
            containsNoCase(n, "cutlass") || containsNoCase(n, "wvsplitk");
 }
+
+// Marker slices, by kind and time.
+struct M {
+    TimeNs s, e;
+    Marker k;
+};
+
+// Autograd's own operators as the profiler names them: the engine's nodes ("ConvolutionBackward0",
+// "CudnnBatchNormBackward", "ReluBackward1"), the aten backward kernels ("aten::cudnn_batch_norm_backward",
+// "aten::_log_softmax_backward_data") and gradient accumulation ("torch::autograd::AccumulateGrad").
+bool isAutogradOp(std::string_view n) {
+    if (n == "torch::autograd::AccumulateGrad" || n.find("_backward") != std::string_view::npos) return true;
+    size_t e = n.size();
+    while (e > 0 && n[e - 1] >= '0' && n[e - 1] <= '9') --e;
+    constexpr std::string_view kNode = "Backward";
+    return e >= kNode.size() && n.substr(e - kNode.size(), kNode.size()) == kNode;
+}
+
+// Per slice: 1 when it is backward work, from what the trace holds (see the header): backward annotations,
+// autograd operators, the backward ends of fwdbwd flows, and every operator of an autograd thread.
+std::vector<uint8_t> backwardSlices(const RankData& r, const std::vector<StepSpan>& steps) {
+    const SliceTable& s = r.slices;
+    const size_t n = s.size();
+    std::vector<uint8_t> out(n, 0);
+    // fwdbwd flows end ('f') at the start of the backward operator, on its thread.
+    const FlowTable& fl = r.flows;
+    std::set<std::pair<uint32_t, TimeNs>> flowEnds;
+    if (fl.phase.size() == fl.size() && fl.cat.size() == fl.size() && fl.track.size() == fl.size())
+        for (size_t i = 0; i < fl.size(); ++i)
+            if (fl.phase[i] == 'f' && r.strings.view(fl.cat[i]) == "fwdbwd") flowEnds.emplace(fl.track[i], fl.ts[i]);
+    uint32_t tracks = static_cast<uint32_t>(r.tracks.size());
+    for (size_t i = 0; i < n; ++i) tracks = std::max(tracks, s.track[i] + 1);
+    std::vector<uint8_t> stepTrack(tracks, 0), autogradTrack(tracks, 0);
+    for (const auto& st : steps)
+        if (st.slice >= 0 && static_cast<size_t>(st.slice) < n) stepTrack[s.track[static_cast<size_t>(st.slice)]] = 1;
+    std::vector<uint8_t> nameClass(r.strings.size(), 255);  // 0 none, 1 annotation, 2 autograd operator
+    for (size_t i = 0; i < n; ++i) {
+        const EventKind k = s.kind[i];
+        if (k != EventKind::CpuOp && k != EventKind::UserAnnotation) continue;
+        uint8_t& c = nameClass[s.name[i]];
+        if (c == 255) {
+            const std::string_view nm = r.strings.view(s.name[i]);
+            c = markerOf(nm) == Marker::Backward ? 1 : isAutogradOp(nm) ? 2 : 0;
+        }
+        const bool op = (c == 2 && k == EventKind::CpuOp) || flowEnds.count({s.track[i], s.ts[i]}) != 0;
+        if (c == 1 || op) out[i] = 1;
+        if (op && !stepTrack[s.track[i]]) autogradTrack[s.track[i]] = 1;
+    }
+    for (size_t i = 0; i < n; ++i)
+        if (s.kind[i] == EventKind::CpuOp && autogradTrack[s.track[i]]) out[i] = 1;
+    return out;
+}
+
 }  // namespace
 
 Result<Table> phaseStructure(AnalysisContext& ctx, const WindowSpec& window, LayerRows layers) {
@@ -85,10 +140,7 @@ Result<Table> phaseStructure(AnalysisContext& ctx, const WindowSpec& window, Lay
                       s.end, s.end - s.start, int64_t{1}});
 
         // Marker slices by kind, in start order.
-        struct M {
-            TimeNs s, e;
-            Marker k;
-        };
+        const std::vector<uint8_t> backward = backwardSlices(r, steps);
         std::vector<M> markers;
         bool layerAnnotated = false;
         int64_t vllmPrefill = 0, vllmDecode = 0, vllmMixed = 0;
@@ -104,8 +156,8 @@ Result<Table> phaseStructure(AnalysisContext& ctx, const WindowSpec& window, Lay
                 if (containsNoCase(nm, "layer") && r.slices.kind[i] != EventKind::CpuOp) c = 20;
             }
             if (c == 20) layerAnnotated = true;
-            if (c >= 1 && c <= 3)
-                markers.push_back({r.slices.ts[i], r.slices.ts[i] + r.slices.dur[i], static_cast<Marker>(c)});
+            const Marker k = backward[i] ? Marker::Backward : c >= 1 && c <= 3 ? static_cast<Marker>(c) : Marker::None;
+            if (k != Marker::None) markers.push_back({r.slices.ts[i], r.slices.ts[i] + r.slices.dur[i], k});
             if (c == 10) {
                 int64_t a = 0, b = 0;
                 parseVllm(nm, a, b);

@@ -1,12 +1,18 @@
 #pragma once
 // Phases and structure of a run, per rank:
-//  - step: each ProfilerStep#N;
-//  - forward / backward / optimizer inside each step (or over the whole trace without steps), from CPU-side
-//    annotations: backward = autograd's "autograd::engine::evaluate_function: …" ops and FSDP's backward hooks
-//    (v1 "FullyShardedDataParallel._pre_backward_hook"/"_post_backward_hook", v2 "FSDP::pre_backward"/
-//    "FSDP::post_backward…"); optimizer = "Optimizer.step#…" and "Optimizer.zero_grad#…"; forward = from the
-//    first forward marker (v1 "FullyShardedDataParallel.forward", v2 "FSDP::pre_forward"/"FSDP::root_pre_forward",
-//    "## forward ##") or the step start, to the first backward (or optimizer) marker;
+//  - step: each ProfilerStep#N (the one definition in core/model/profiler_step.h, as the summary and the plots);
+//  - forward / backward / optimizer inside each step (or over the whole trace without steps). Backward work is
+//    found from what the trace holds: backward annotations (autograd's "autograd::engine::evaluate_function: …",
+//    FSDP's backward hooks: v1 "FullyShardedDataParallel._pre_backward_hook"/"_post_backward_hook", v2
+//    "FSDP::pre_backward"/"FSDP::post_backward…", "## backward"), autograd operators (CPU ops named "…Backward"
+//    or "…Backward<N>", "…_backward…", "torch::autograd::AccumulateGrad"), the operators at the backward end of
+//    fwdbwd flows, and every CPU op of an autograd thread (a thread holding such operators and no ProfilerStep:
+//    the engine runs backward on its own thread). backward = first to last backward slice of the step;
+//    optimizer = "Optimizer.step#…"/"Optimizer.zero_grad#…"/"## optimizer" starting after backward began (after
+//    the forward marker without backward: a zero_grad at the top of the step is not part of it); forward = from
+//    the first forward marker (v1 "FullyShardedDataParallel.forward", v2 "FSDP::pre_forward"/
+//    "FSDP::root_pre_forward", "## forward") or the step start, to backward (or the optimizer). count = backward
+//    slices for backward, marker slices otherwise;
 //  - prefill / decode / mixed: vLLM's "execute_context_C(T)_generation_G(U)" annotations (C context requests,
 //    G generation requests): C > 0 and G = 0 prefill, C = 0 decode, both mixed;
 //  - layer: transformer layers found from repeated kernel patterns when no annotation names a layer: each

@@ -96,6 +96,7 @@ RankSummary summarizeRank(const RankData& rank, size_t topN) {
     if (s.platform == Platform::Unknown && !rank.info.devices.empty()) s.platform = detectPlatform(rank.info);
     s.gpuName = rank.info.gpuName();
     s.gpuCount = static_cast<uint32_t>(rank.info.devices.size());
+    s.cpuOnly = s.gpuCount == 0 && rank.gpu.size() == 0;
     s.events = rank.stats.events;
     s.skippedEvents = rank.stats.skippedEvents;
     s.truncated = rank.stats.truncated;
@@ -192,7 +193,7 @@ RankSummary summarizeRank(const RankData& rank, size_t topN) {
     s.stepSpans.reserve(st.size());
     for (size_t i = 0; i < st.size(); ++i) {
         s.steps.push_back(st.number[i]);
-        s.stepSpans.push_back(StepSpan{st.number[i], st.start[i], st.end[i]});
+        s.stepSpans.push_back(StepRange{st.number[i], st.start[i], st.end[i]});
     }
 
     for (const Diagnostic& d : rank.diagnostics)

@@ -22,8 +22,9 @@ struct KernelTotal {
     TimeNs maxNs = 0;
 };
 
-// One ProfilerStep#N range (from RankData::steps).
-struct StepSpan {
+// One ProfilerStep#N range (from RankData::steps). Not named StepSpan: core/analysis/context.h has one, and two
+// types of one name in one namespace would break the one-definition rule.
+struct StepRange {
     int64_t number = 0;
     TimeNs startNs = 0;
     TimeNs endNs = 0;
@@ -35,8 +36,9 @@ struct RankSummary {
     RankSource rankSource = RankSource::FileOrder;
     std::string path;
     Platform platform = Platform::Unknown;
-    std::string gpuName;         // first device's name, "" for CPU-only traces
+    std::string gpuName;         // first device's name, "" when deviceProperties lists none
     uint32_t gpuCount = 0;       // entries of deviceProperties
+    bool cpuOnly = false;        // no GPU activity (kernel, memcpy, memset) and no device listed
     uint64_t events = 0;         // traceEvents kept (incl. metadata)
     uint64_t skippedEvents = 0;  // unusable entries (each has a diagnostic)
     bool truncated = false;
@@ -50,7 +52,7 @@ struct RankSummary {
     TimeNs memsetTimeNs = 0;
     TimeNs spanStart = 0, spanEnd = 0;  // first start, last end over all timed events (0, 0 when none)
     std::vector<int64_t> steps;         // ProfilerStep numbers, in time order
-    std::vector<StepSpan> stepSpans;    // the same steps with their ranges
+    std::vector<StepRange> stepSpans;   // the same steps with their ranges
     // GPU activities (kernels, memcpy, memset) by Strobe category, in enum order, only categories present.
     std::vector<std::pair<KernelCategory, TimeNs>> timeByCategory;
     std::vector<std::pair<KernelCategory, uint64_t>> countByCategory;  // same order as timeByCategory

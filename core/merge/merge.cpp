@@ -14,7 +14,7 @@
 //   4. gpu.cpuOp — walking up from the runtime call on its thread: the innermost enclosing CPU op / user
 //      annotation whose External id equals the runtime call's; else the innermost enclosing CPU op; else the
 //      innermost enclosing user annotation that is not a ProfilerStep. -1 without a runtime link.
-//   5. steps — CPU-side user_annotation slices named exactly ProfilerStep#N, sorted by (start, N, slice).
+//   5. steps — CPU-side slices named exactly ProfilerStep#N (core/model/profiler_step.h), sorted by (start, N, slice).
 //      gpu.step: the step containing the start of the launching runtime call; without a runtime link, the step
 //      containing the GPU activity's own start (Kineto puts GPU and CPU times on one clock per rank). -1 when
 //      no step contains that time.
@@ -35,6 +35,7 @@
 #include <spdlog/spdlog.h>
 
 #include "core/merge/annotation_index.h"
+#include "core/model/profiler_step.h"
 
 namespace strobe::core {
 
@@ -93,17 +94,6 @@ std::vector<uint32_t> orderByTrack(const Column<uint32_t>& trackCol, const Colum
 }
 
 bool isRuntimeKind(EventKind k) { return k == EventKind::Runtime || k == EventKind::Driver; }
-
-// "ProfilerStep#N" → N, or -1.
-int64_t profilerStepNumber(std::string_view name) {
-    constexpr std::string_view prefix = "ProfilerStep#";
-    if (name.size() <= prefix.size() || name.substr(0, prefix.size()) != prefix) return -1;
-    std::string_view digits = name.substr(prefix.size());
-    int64_t v = -1;
-    auto [p, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), v);
-    if (ec != std::errc{} || p != digits.data() + digits.size() || v < 0) return -1;
-    return v;
-}
 
 std::string lower(std::string_view s) {
     std::string out(s);
@@ -240,7 +230,7 @@ Status mergeRank(RankData& rank, const ClassificationRules& rules, const CancelT
         };
         std::vector<StepRow> rows;
         for (size_t i = 0; i < ns; ++i) {
-            if (s.kind[i] != EventKind::UserAnnotation) continue;
+            if (!isProfilerStepKind(s.kind[i])) continue;
             auto [it, fresh] = stepOfName.try_emplace(s.name[i], -1);
             if (fresh) it->second = profilerStepNumber(rank.strings.view(s.name[i]));
             if (it->second < 0) continue;

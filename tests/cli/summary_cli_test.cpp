@@ -9,11 +9,10 @@
 
 #include <gtest/gtest.h>
 #include <simdjson.h>
-#include <spdlog/sinks/stdout_color_sinks.h>
-#include <spdlog/spdlog.h>
 
 #include "app/cli/cmd_summary.h"
 #include "app/cli/command.h"
+#include "tests/cli/cli_capture.h"
 #include "core/analysis/summary.h"
 
 using namespace strobe;
@@ -21,32 +20,9 @@ namespace fs = std::filesystem;
 
 namespace {
 
-struct CliResult {
-    int code = -1;
-    std::string out;
-    std::string err;
-};
+using test::CliResult;
 
-CliResult runSummary(const std::vector<std::string>& args) {
-    // As strobe-cli's main() does: logging goes to stderr, so stdout holds only the command's output.
-    static const bool logToStderr = [] {
-        spdlog::set_default_logger(spdlog::stderr_color_mt("summary_cli_test"));
-        return true;
-    }();
-    (void)logToStderr;
-    const app::CliCommand* cmd = app::findCommand("summary");
-    EXPECT_NE(cmd, nullptr);
-    if (cmd == nullptr) return {};
-    CliResult r;
-    testing::internal::CaptureStdout();
-    testing::internal::CaptureStderr();
-    r.code = cmd->run(args);
-    std::fflush(stdout);
-    std::fflush(stderr);
-    r.out = testing::internal::GetCapturedStdout();
-    r.err = testing::internal::GetCapturedStderr();
-    return r;
-}
+CliResult runSummary(const std::vector<std::string>& args) { return test::runCli("summary", args); }
 
 class TempDir {
 public:
@@ -322,4 +298,65 @@ TEST(SummaryCli, SampleRunMatchesExpectedFacts) {
         ++seen;
     }
     EXPECT_EQ(seen, 8);
+}
+
+// A CPU-only trace (no GPU activity, no deviceProperties; gloo, rank 34 of 300): the platform is not guessed.
+// Facts from tests/data/expected/kineto_facts.json ("gpus": [], "kernels": 0, "platform": "unknown").
+TEST(SummaryCli, CpuOnlyTraceSaysWhatIsKnownAndNoMore) {
+    const std::string path = std::string(STROBE_TEST_DATA_DIR) + "/kineto/hta/cpu_only";
+    auto r = runSummary({"--json", "--no-cache", path});
+    ASSERT_EQ(r.code, app::kExitOk) << r.err;
+    simdjson::dom::parser parser;
+    simdjson::dom::element root;
+    auto padded = pad(r.out);
+    ASSERT_EQ(parser.parse(padded).get(root), simdjson::SUCCESS) << r.out;
+    simdjson::dom::element rank;
+    ASSERT_EQ(root["ranks"].at(0).get(rank), simdjson::SUCCESS);
+    std::string_view sv;
+    ASSERT_EQ(rank["platform"].get(sv), simdjson::SUCCESS);
+    EXPECT_EQ(sv, "unknown");
+    EXPECT_TRUE(rank["gpu_name"].is_null()) << r.out;
+    int64_t v = -1;
+    ASSERT_EQ(rank["gpu_count"].get(v), simdjson::SUCCESS);
+    EXPECT_EQ(v, 0);
+    bool cpuOnly = false;
+    ASSERT_EQ(rank["cpu_only"].get(cpuOnly), simdjson::SUCCESS);
+    EXPECT_TRUE(cpuOnly);
+    ASSERT_EQ(rank["kernels"]["count"].get(v), simdjson::SUCCESS);
+    EXPECT_EQ(v, 0);
+
+    auto text = runSummary({"--no-cache", path});
+    ASSERT_EQ(text.code, app::kExitOk) << text.err;
+    EXPECT_NE(text.out.find("Platform        unknown (CPU only"), std::string::npos) << text.out;
+    EXPECT_EQ(text.out.find("NVIDIA"), std::string::npos) << text.out;
+}
+
+// A trace with GPU activity: cpu_only is false and the GPU is named (kineto_facts.json: the ResNet-50 run on
+// "Tesla V100-DGXS-32GB" x4, NVIDIA). Its steps are ProfilerStep#5..#10 (category Operator in the 2021 schema).
+TEST(SummaryCli, ResNetTraceHasItsGpuAndItsSteps) {
+    auto r = runSummary({"--json", "--no-cache",
+                         std::string(STROBE_TEST_DATA_DIR) + "/kineto/kineto-configs/resnet50_num_workers_0"});
+    ASSERT_EQ(r.code, app::kExitOk) << r.err;
+    simdjson::dom::parser parser;
+    simdjson::dom::element root;
+    auto padded = pad(r.out);
+    ASSERT_EQ(parser.parse(padded).get(root), simdjson::SUCCESS) << r.out;
+    simdjson::dom::element rank;
+    ASSERT_EQ(root["ranks"].at(0).get(rank), simdjson::SUCCESS);
+    std::string_view sv;
+    ASSERT_EQ(rank["platform"].get(sv), simdjson::SUCCESS);
+    EXPECT_EQ(sv, "NVIDIA");
+    ASSERT_EQ(rank["gpu_name"].get(sv), simdjson::SUCCESS);
+    EXPECT_EQ(sv, "Tesla V100-DGXS-32GB");
+    bool cpuOnly = true;
+    ASSERT_EQ(rank["cpu_only"].get(cpuOnly), simdjson::SUCCESS);
+    EXPECT_FALSE(cpuOnly);
+    simdjson::dom::array steps;
+    ASSERT_EQ(rank["steps"].get(steps), simdjson::SUCCESS);
+    std::vector<int64_t> numbers;
+    for (auto s : steps) numbers.push_back(s["number"].get_int64().value_unsafe());
+    EXPECT_EQ(numbers, (std::vector<int64_t>{5, 6, 7, 8, 9, 10}));
+    simdjson::dom::array warnings;
+    ASSERT_EQ(rank["warnings"].get(warnings), simdjson::SUCCESS);
+    EXPECT_EQ(warnings.size(), 0u) << r.out;  // no false type warning on grid/block (pretty-printed arrays)
 }
