@@ -28,10 +28,6 @@ using namespace strobe;
 
 namespace {
 
-bool loaderIsStub(const app::RunRecord* r) {
-    return r && r->error && r->error->message.find("not implemented") != std::string::npos;
-}
-
 QTreeWidgetItem* runItem(app::MainWindow& w, int runId) {
     QTreeWidget* tree = w.runsPanel()->tree();
     for (int i = 0; i < tree->topLevelItemCount(); ++i)
@@ -106,7 +102,6 @@ TEST(MainWindow, OpensTheSampleWithEightRanks) {
     ASSERT_TRUE(test::waitFor([&] { return !w.runs().anyLoading(); }, 180000));
     const app::RunRecord* run = w.runs().run(ids[0]);
     ASSERT_NE(run, nullptr);
-    if (loaderIsStub(run)) FAIL() << "core::loadRun failed as a stub would";
     ASSERT_EQ(run->state, app::RunState::Loaded) << (run->error ? run->error->toString() : "");
     ASSERT_NE(run->dataset, nullptr);
     ASSERT_EQ(run->summaries.size(), 8u);
@@ -151,9 +146,7 @@ TEST(MainWindow, BadFileShowsInlineErrorAndKeepsOtherRun) {
     ASSERT_NE(bad, nullptr);
     EXPECT_EQ(bad->state, app::RunState::Failed);
     ASSERT_TRUE(bad->error.has_value());
-    if (!loaderIsStub(bad)) {
-        EXPECT_NE(bad->error->toString().find("strobe_bad_trace.json"), std::string::npos) << bad->error->toString();
-    }
+    EXPECT_NE(bad->error->toString().find("strobe_bad_trace.json"), std::string::npos) << bad->error->toString();
     // Inline: an "Error" row under the bad run in the tree, and the error bar — no dialog, no crash.
     QTreeWidgetItem* item = runItem(w, ids[0]);
     ASSERT_NE(item, nullptr);
@@ -178,7 +171,6 @@ TEST(MainWindow, TimelineZoomIsSynchronisedAndPlotsExport) {
     const auto ids = w.openPaths({QStringLiteral(STROBE_RESOURCE_DIR "/sample/param-dlrm-8rank")});
     ASSERT_TRUE(test::waitFor([&] { return !w.runs().anyLoading(); }, 180000));
     const app::RunRecord* run = w.runs().run(ids.at(0));
-    if (loaderIsStub(run)) FAIL() << "core::loadRun failed as a stub would";
     if (!plots::PlotRegistry::instance().find("gpu-timeline")) FAIL() << "no gpu-timeline plot registered";
     app::PlotView* left = w.openPlot("gpu-timeline", {ids[0]}, 0);
     app::PlotView* right = w.openPlot("gpu-timeline", {ids[0]}, 1);
