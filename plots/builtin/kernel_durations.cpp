@@ -230,6 +230,12 @@ public:
         return PreparedPtr(out);
     }
 
+    std::optional<std::string> emptyMessage(const Prepared& prepared, const ParamValues&) const override {
+        const auto* p = dynamic_cast<const DurationsPrepared*>(&prepared);
+        if (!p || !p->groups.empty()) return std::nullopt;
+        return emptyReason(p->messages, "no kernels match the selection");
+    }
+
     void draw(Canvas& c, const Prepared& prepared, const ParamValues& values) const override {
         const auto* p = dynamic_cast<const DurationsPrepared*>(&prepared);
         if (!p) return;

@@ -42,6 +42,12 @@ public:
         return s;
     }
 
+    std::optional<std::string> emptyMessage(const Prepared& prepared, const ParamValues& values) const override {
+        const auto* p = dynamic_cast<const AnalysisTables*>(&prepared);
+        if (!p || !curves(*p, values).empty()) return std::nullopt;
+        return emptyReason(p->combined.messages, "no launched kernels match the selection");
+    }
+
     void draw(Canvas& c, const Prepared& prepared, const ParamValues& values) const override {
         const auto* p = dynamic_cast<const AnalysisTables*>(&prepared);
         if (!p) return;
