@@ -130,6 +130,12 @@ std::optional<std::string> AnalysisBarPlot::emptyMessage(const Prepared& prepare
     return barChartEmptyMessage(chart(*p, values), "nothing matched in the window");
 }
 
+std::optional<ChartData> AnalysisBarPlot::chartData(const Prepared& prepared, const ParamValues& values) const {
+    const auto* p = dynamic_cast<const AnalysisTables*>(&prepared);
+    if (!p || emptyMessage(prepared, values)) return std::nullopt;
+    return toChartData(chart(*p, values));
+}
+
 std::optional<HitInfo> AnalysisBarPlot::hitTest(const Prepared& prepared, const ParamValues& values, const QRectF& rect,
                                                 QPointF pt) const {
     const auto* p = dynamic_cast<const AnalysisTables*>(&prepared);

@@ -778,6 +778,27 @@ void drawBarChart(Canvas& c, const BarChart& chart) {
     }
 }
 
+ChartData toChartData(const BarChart& chart) {
+    ChartData d;
+    d.kind = ChartData::Kind::Bars;
+    d.title = chart.title;
+    d.subtitle = chart.subtitle;
+    d.categories = chart.bars;
+    d.stacked = chart.stacked;
+    d.horizontal = chart.horizontal;
+    d.valueUnit = chart.percentAxis ? ChartData::Unit::Percent
+                                    : (chart.durationAxis ? ChartData::Unit::Duration : ChartData::Unit::Number);
+    d.valueLabel = chart.valueLabel;
+    for (size_t s = 0; s < chart.series.size(); ++s) {
+        ChartData::Series series;
+        series.name = chart.series[s];
+        series.color = s < chart.colors.size() ? chart.colors[s] : seriesColor(int(s));
+        for (const auto& bar : chart.values) series.values.push_back(s < bar.size() ? bar[s] : 0.0);
+        d.series.push_back(std::move(series));
+    }
+    return d;
+}
+
 std::optional<std::string> barChartEmptyMessage(const BarChart& chart, const std::string& fallback) {
     for (const auto& bar : chart.values)
         for (double v : bar)

@@ -173,6 +173,8 @@ struct BarChart {
     std::vector<std::string> messages;
 };
 void drawBarChart(Canvas& c, const BarChart& chart);
+// The bar chart as plain data (Plot::chartData).
+ChartData toChartData(const BarChart& chart);
 // Why a bar chart has nothing to draw: no bars, or every value zero or not a number (bars of no height on a
 // 0–1 axis would look like data); nullopt when some bar has a value. The reason is the chart's messages.
 std::optional<std::string> barChartEmptyMessage(const BarChart& chart, const std::string& fallback);

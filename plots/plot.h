@@ -20,6 +20,7 @@
 #include "core/engine/progress.h"
 #include "core/io/error.h"
 #include "core/model/dataset.h"
+#include "plots/chart_data.h"
 #include "plots/param_spec.h"
 
 namespace strobe::plots {
@@ -106,6 +107,11 @@ public:
     // every value zero...): paintPlot() then shows the title and this reason instead of empty axes, in the GUI
     // and in every exported file alike. nullopt when the picture has something to show.
     virtual std::optional<std::string> emptyMessage(const Prepared& /*prepared*/, const ParamValues& /*values*/) const {
+        return std::nullopt;
+    }
+    // The numbers of a bar, line or box chart as plain data, for views other than draw() (the GUI's interactive
+    // chart); nullopt for plots that are not such charts (timelines, tables) or have nothing to draw.
+    virtual std::optional<ChartData> chartData(const Prepared& /*prepared*/, const ParamValues& /*values*/) const {
         return std::nullopt;
     }
     // The table behind the picture (CSV export); must match the analysis it shows.
