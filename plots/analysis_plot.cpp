@@ -124,6 +124,18 @@ void AnalysisBarPlot::draw(Canvas& c, const Prepared& prepared, const ParamValue
     if (const auto* p = dynamic_cast<const AnalysisTables*>(&prepared)) drawBarChart(c, chart(*p, values));
 }
 
+std::optional<std::string> AnalysisBarPlot::emptyMessage(const Prepared& prepared, const ParamValues& values) const {
+    const auto* p = dynamic_cast<const AnalysisTables*>(&prepared);
+    if (!p) return std::nullopt;
+    return barChartEmptyMessage(chart(*p, values), "nothing matched in the window");
+}
+
+std::optional<ChartData> AnalysisBarPlot::chartData(const Prepared& prepared, const ParamValues& values) const {
+    const auto* p = dynamic_cast<const AnalysisTables*>(&prepared);
+    if (!p || emptyMessage(prepared, values)) return std::nullopt;
+    return toChartData(chart(*p, values));
+}
+
 std::optional<HitInfo> AnalysisBarPlot::hitTest(const Prepared& prepared, const ParamValues& values, const QRectF& rect,
                                                 QPointF pt) const {
     const auto* p = dynamic_cast<const AnalysisTables*>(&prepared);

@@ -59,6 +59,8 @@ public:
     void draw(Canvas& c, const Prepared& prepared, const ParamValues& values) const override;
     std::optional<HitInfo> hitTest(const Prepared& prepared, const ParamValues& values, const QRectF& rect,
                                    QPointF pt) const override;
+    std::optional<std::string> emptyMessage(const Prepared& prepared, const ParamValues& values) const override;
+    std::optional<ChartData> chartData(const Prepared& prepared, const ParamValues& values) const override;
 
 protected:
     virtual BarChart chart(const AnalysisTables& tables, const ParamValues& values) const = 0;

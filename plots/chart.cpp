@@ -526,6 +526,47 @@ void drawMessage(Canvas& c, const QRectF& area, const std::string& text) {
     c.painter.drawText(area.adjusted(16, 16, -16, -16), Qt::AlignCenter | Qt::TextWordWrap, QString::fromStdString(text));
 }
 
+void drawEmptyState(Canvas& c, const QRectF& area, const std::string& reason) {
+    auto& p = c.painter;
+    QFont f = p.font();
+    QFont bold = f;
+    bold.setBold(true);
+    bold.setPointSizeF(f.pointSizeF() * 1.2);
+    QFontMetricsF fb(bold);
+    QRectF inner = area.adjusted(24, 16, -24, -16);
+    if (inner.width() <= 0 || inner.height() <= 0) return;
+    // The reason wraps at a readable width; the heading sits just above it, the pair centred in the area.
+    QFontMetricsF fm(f);
+    const double width = std::min(inner.width(), std::max(240.0, fm.averageCharWidth() * 100));
+    const QString text = QString::fromStdString(reason);
+    QRectF textBox = fm.boundingRect(QRectF(0, 0, width, 1e6), Qt::AlignHCenter | Qt::TextWordWrap, text);
+    const double total = fb.height() + 8 + textBox.height();
+    const double top = inner.top() + std::max(0.0, (inner.height() - total) / 2);
+    const double left = inner.left() + (inner.width() - width) / 2;
+    p.setFont(bold);
+    p.setPen(c.theme().foreground);
+    p.drawText(QRectF(left, top, width, fb.height()), Qt::AlignHCenter | Qt::AlignVCenter, QStringLiteral("Nothing to draw"));
+    p.setFont(f);
+    p.setPen(c.theme().muted);
+    p.drawText(QRectF(left, top + fb.height() + 8, width, std::max(textBox.height(), inner.bottom() - top)),
+               Qt::AlignHCenter | Qt::AlignTop | Qt::TextWordWrap, text);
+}
+
+std::string emptyReason(const std::vector<std::string>& messages, const std::string& fallback) {
+    std::string out;
+    size_t shown = 0;
+    for (const auto& m : messages) {
+        if (m.empty()) continue;
+        if (shown == 3) {
+            out += fmt::format("\n(+{} more notes)", messages.size() - 3);
+            break;
+        }
+        out += (out.empty() ? "" : "\n") + m;
+        ++shown;
+    }
+    return out.empty() ? fallback : out;
+}
+
 // ---- legend ----
 
 LegendFit fitLegend(const std::vector<double>& widths, double width, size_t maxRows, double moreWidth) {
@@ -735,6 +776,35 @@ void drawBarChart(Canvas& c, const BarChart& chart) {
             c.painter.drawRect(all.adjusted(-2, -2, 2, 2));
         }
     }
+}
+
+ChartData toChartData(const BarChart& chart) {
+    ChartData d;
+    d.kind = ChartData::Kind::Bars;
+    d.title = chart.title;
+    d.subtitle = chart.subtitle;
+    d.categories = chart.bars;
+    d.stacked = chart.stacked;
+    d.horizontal = chart.horizontal;
+    d.valueUnit = chart.percentAxis ? ChartData::Unit::Percent
+                                    : (chart.durationAxis ? ChartData::Unit::Duration : ChartData::Unit::Number);
+    d.valueLabel = chart.valueLabel;
+    for (size_t s = 0; s < chart.series.size(); ++s) {
+        ChartData::Series series;
+        series.name = chart.series[s];
+        series.color = s < chart.colors.size() ? chart.colors[s] : seriesColor(int(s));
+        for (const auto& bar : chart.values) series.values.push_back(s < bar.size() ? bar[s] : 0.0);
+        d.series.push_back(std::move(series));
+    }
+    return d;
+}
+
+std::optional<std::string> barChartEmptyMessage(const BarChart& chart, const std::string& fallback) {
+    for (const auto& bar : chart.values)
+        for (double v : bar)
+            if (std::isfinite(v) && v > 0) return std::nullopt;
+    if (chart.bars.empty()) return emptyReason(chart.messages, fallback);
+    return emptyReason(chart.messages, "every value is zero");
 }
 
 std::optional<HitInfo> hitBarChart(const BarChart& chart, const QRectF& rect, QPointF pt) {

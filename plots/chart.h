@@ -119,6 +119,10 @@ void drawAxes(Canvas& c, const ChartLayout& layout);
 QRectF drawTitle(Canvas& c, const QRectF& area, const std::string& title, const std::string& subtitle = {});
 // A centred message (empty data, errors).
 void drawMessage(Canvas& c, const QRectF& area, const std::string& text);
+// The empty state of a plot that has nothing to draw: "Nothing to draw" and the reason below it, centred.
+void drawEmptyState(Canvas& c, const QRectF& area, const std::string& reason);
+// The reason a plot shows nothing, from the analysis' messages (the first three, one per line), else `fallback`.
+std::string emptyReason(const std::vector<std::string>& messages, const std::string& fallback);
 
 struct LegendEntry {
     std::string label;
@@ -169,6 +173,11 @@ struct BarChart {
     std::vector<std::string> messages;
 };
 void drawBarChart(Canvas& c, const BarChart& chart);
+// The bar chart as plain data (Plot::chartData).
+ChartData toChartData(const BarChart& chart);
+// Why a bar chart has nothing to draw: no bars, or every value zero or not a number (bars of no height on a
+// 0–1 axis would look like data); nullopt when some bar has a value. The reason is the chart's messages.
+std::optional<std::string> barChartEmptyMessage(const BarChart& chart, const std::string& fallback);
 // A segment under `pt`, or the whole bar (every series) when `pt` is on the bar's label.
 std::optional<HitInfo> hitBarChart(const BarChart& chart, const QRectF& rect, QPointF pt);
 

@@ -20,6 +20,7 @@
 #include "core/engine/progress.h"
 #include "core/io/error.h"
 #include "core/model/dataset.h"
+#include "plots/chart_data.h"
 #include "plots/param_spec.h"
 
 namespace strobe::plots {
@@ -102,6 +103,17 @@ public:
     // Cheap. Must tolerate `prepared` made with other prepare-parameter values (the last good picture is
     // redrawn while a new one is prepared).
     virtual void draw(Canvas& canvas, const Prepared& prepared, const ParamValues& values) const = 0;
+    // Why there is nothing to draw, when there is nothing (no GPU activity, one rank where matching needs two,
+    // every value zero...): paintPlot() then shows the title and this reason instead of empty axes, in the GUI
+    // and in every exported file alike. nullopt when the picture has something to show.
+    virtual std::optional<std::string> emptyMessage(const Prepared& /*prepared*/, const ParamValues& /*values*/) const {
+        return std::nullopt;
+    }
+    // The numbers of a bar, line or box chart as plain data, for views other than draw() (the GUI's interactive
+    // chart); nullopt for plots that are not such charts (timelines, tables) or have nothing to draw.
+    virtual std::optional<ChartData> chartData(const Prepared& /*prepared*/, const ParamValues& /*values*/) const {
+        return std::nullopt;
+    }
     // The table behind the picture (CSV export); must match the analysis it shows.
     virtual core::Table table(const Prepared& prepared, const ParamValues& values) const = 0;
     // The item under `point` when drawn in `rect`, if any.

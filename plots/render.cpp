@@ -11,6 +11,8 @@
 
 #include <fmt/format.h>
 
+#include "plots/chart.h"
+
 namespace strobe::plots {
 
 const char* toString(ImageFormat f) {
@@ -41,7 +43,12 @@ void paintPlot(QPainter& painter, const QRectF& rect, const Plot& plot, const Pr
     Canvas canvas{painter, rect, dark};
     painter.fillRect(rect, canvas.theme().background);
     painter.setClipRect(rect);
-    plot.draw(canvas, prepared, values);
+    if (auto why = plot.emptyMessage(prepared, values)) {
+        QRectF area = drawTitle(canvas, rect, plot.title());
+        drawEmptyState(canvas, area, *why);
+    } else {
+        plot.draw(canvas, prepared, values);
+    }
     painter.restore();
 }
 

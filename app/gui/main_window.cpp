@@ -35,6 +35,7 @@
 #include <QVBoxLayout>
 #include <QtConcurrent/QtConcurrentRun>
 
+#include "app/gui/chart_panel.h"
 #include "app/gui/format.h"
 #include "app/gui/jobs_panel.h"
 #include "app/gui/param_editor.h"
@@ -272,6 +273,14 @@ void MainWindow::buildDocks() {
     jobsDock->setWidget(new JobsPanel(*m_jobs, this));
     addDockWidget(Qt::RightDockWidgetArea, jobsDock);
     tabifyDockWidget(selDock, jobsDock);
+
+    // The current plot's numbers as an interactive Qt Charts chart (zoom, hover values, legend toggling).
+    m_chartPanel = new ChartPanel(this);
+    auto* chartDock = new QDockWidget(tr("Chart"), this);
+    chartDock->setObjectName(QStringLiteral("chartDock"));
+    chartDock->setWidget(m_chartPanel);
+    addDockWidget(Qt::RightDockWidgetArea, chartDock);
+    tabifyDockWidget(jobsDock, chartDock);
     selDock->raise();
 }
 
@@ -582,6 +591,7 @@ void MainWindow::openSelectedPlot(const std::string& plotId, int pane, bool allR
 
 void MainWindow::onCurrentViewChanged(PlotView* view) {
     bindPanel(view, true);
+    m_chartPanel->setView(view);
     updateActions();
 }
 

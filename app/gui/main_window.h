@@ -25,6 +25,7 @@ class QFrame;
 
 namespace strobe::app {
 
+class ChartPanel;
 class JobList;
 class ParamPanel;
 class PlotArea;
@@ -117,6 +118,7 @@ private:
     RunsPanel* m_runsPanel = nullptr;
     PlotList* m_plotList = nullptr;
     ParamPanel* m_paramPanel = nullptr;
+    ChartPanel* m_chartPanel = nullptr;
     QTextBrowser* m_selection = nullptr;
     QPointer<PlotView> m_boundView;
 

@@ -511,6 +511,12 @@ public:
         return layout(*p, values, rect).geo;
     }
 
+    std::optional<std::string> emptyMessage(const Prepared& prepared, const ParamValues&) const override {
+        const auto* p = dynamic_cast<const TimelinePrepared*>(&prepared);
+        if (!p || p->items > 0) return std::nullopt;
+        return emptyReason(p->messages, "no GPU activities in the selection");
+    }
+
     void draw(Canvas& c, const Prepared& prepared, const ParamValues& values) const override {
         const auto* p = dynamic_cast<const TimelinePrepared*>(&prepared);
         if (!p) return;

@@ -209,6 +209,18 @@ public:
         if (const auto* p = dynamic_cast<const BreakdownPrepared*>(&prepared)) drawBarChart(c, chart(*p, values));
     }
 
+    std::optional<std::string> emptyMessage(const Prepared& prepared, const ParamValues& values) const override {
+        const auto* p = dynamic_cast<const BreakdownPrepared*>(&prepared);
+        if (!p) return std::nullopt;
+        return barChartEmptyMessage(chart(*p, values), "no GPU activity in the selection");
+    }
+
+    std::optional<ChartData> chartData(const Prepared& prepared, const ParamValues& values) const override {
+        const auto* p = dynamic_cast<const BreakdownPrepared*>(&prepared);
+        if (!p || emptyMessage(prepared, values)) return std::nullopt;
+        return toChartData(chart(*p, values));
+    }
+
     std::optional<HitInfo> hitTest(const Prepared& prepared, const ParamValues& values, const QRectF& rect,
                                    QPointF pt) const override {
         const auto* p = dynamic_cast<const BreakdownPrepared*>(&prepared);

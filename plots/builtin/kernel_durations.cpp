@@ -230,6 +230,28 @@ public:
         return PreparedPtr(out);
     }
 
+    std::optional<std::string> emptyMessage(const Prepared& prepared, const ParamValues&) const override {
+        const auto* p = dynamic_cast<const DurationsPrepared*>(&prepared);
+        if (!p || !p->groups.empty()) return std::nullopt;
+        return emptyReason(p->messages, "no kernels match the selection");
+    }
+
+    std::optional<ChartData> chartData(const Prepared& prepared, const ParamValues&) const override {
+        const auto* p = dynamic_cast<const DurationsPrepared*>(&prepared);
+        if (!p || p->groups.empty()) return std::nullopt;
+        ChartData d;
+        d.kind = ChartData::Kind::Boxes;
+        d.title = title();
+        d.subtitle = p->subtitle;
+        d.valueUnit = ChartData::Unit::Duration;
+        d.valueLabel = "kernel duration (whiskers p5–p95)";
+        for (const auto& g : p->groups) {
+            d.categories.push_back(g.label);
+            d.boxes.push_back({g.p5, g.p25, g.median, g.p75, g.p95, g.color});
+        }
+        return d;
+    }
+
     void draw(Canvas& c, const Prepared& prepared, const ParamValues& values) const override {
         const auto* p = dynamic_cast<const DurationsPrepared*>(&prepared);
         if (!p) return;

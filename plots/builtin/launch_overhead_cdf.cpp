@@ -42,6 +42,34 @@ public:
         return s;
     }
 
+    std::optional<std::string> emptyMessage(const Prepared& prepared, const ParamValues& values) const override {
+        const auto* p = dynamic_cast<const AnalysisTables*>(&prepared);
+        if (!p || !curves(*p, values).empty()) return std::nullopt;
+        return emptyReason(p->combined.messages, "no launched kernels match the selection");
+    }
+
+    std::optional<ChartData> chartData(const Prepared& prepared, const ParamValues& values) const override {
+        const auto* p = dynamic_cast<const AnalysisTables*>(&prepared);
+        if (!p) return std::nullopt;
+        auto cs = curves(*p, values);
+        if (cs.empty()) return std::nullopt;
+        ChartData d;
+        d.kind = ChartData::Kind::Lines;
+        d.title = title();
+        d.subtitle = subtitle(*p, values);
+        d.valueUnit = ChartData::Unit::Percent;
+        d.valueLabel = "share of kernels ≤ x";
+        d.xUnit = ChartData::Unit::Duration;
+        d.xLabel = "launch delay";
+        d.logX = paramBool(values, "log_scale", true);
+        for (size_t i = 0; i < cs.size(); ++i) {
+            ChartData::Series s{cs[i].label, seriesColor(int(i)), {}, {}};
+            for (auto [x, q] : cs[i].points) s.points.push_back({x, q});
+            d.series.push_back(std::move(s));
+        }
+        return d;
+    }
+
     void draw(Canvas& c, const Prepared& prepared, const ParamValues& values) const override {
         const auto* p = dynamic_cast<const AnalysisTables*>(&prepared);
         if (!p) return;

@@ -72,6 +72,12 @@ public:
         return rows;
     }
 
+    std::optional<std::string> emptyMessage(const Prepared& prepared, const ParamValues& values) const override {
+        const auto* p = dynamic_cast<const AnalysisTables*>(&prepared);
+        if (!p || !view(p->combined, values).empty()) return std::nullopt;
+        return emptyReason(p->combined.messages, "no kernels match");
+    }
+
     void draw(Canvas& c, const Prepared& prepared, const ParamValues& values) const override {
         const auto* p = dynamic_cast<const AnalysisTables*>(&prepared);
         if (!p) return;
