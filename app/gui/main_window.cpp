@@ -45,7 +45,7 @@
 #include "app/gui/plot_view.h"
 #include "app/gui/run_manager.h"
 #include "app/gui/runs_panel.h"
-#include "core/engine/resources.h"
+#include "core/io/resources.h"
 #include "plots/plot_registry.h"
 #include "plots/render.h"
 

@@ -21,8 +21,8 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
-#include "core/engine/resources.h"
 #include "core/io/mapped_file.h"
+#include "core/io/resources.h"
 #include "core/model/validate.h"
 
 namespace strobe::core {
