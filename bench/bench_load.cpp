@@ -32,11 +32,11 @@
 
 #include "bench/kineto_gen.h"
 #include "bench/proc_status.h"
-#include "core/analysis/classify.h"
 #include "core/engine/load_cache.h"
 #include "core/engine/run_loader.h"
 #include "core/formats/kineto_json.h"
 #include "core/merge/merge.h"
+#include "core/model/classification.h"
 
 namespace fs = std::filesystem;
 namespace core = strobe::core;

@@ -10,11 +10,11 @@
 #include <QImage>
 #include <QPainter>
 
+#include "bench/synthetic_dataset.h"
 #include "plots/plot_engine.h"
 #include "plots/plot_registry.h"
 #include "plots/render.h"
 #include "plots/timeline_view.h"
-#include "tests/plots/plot_test_data.h"
 
 using namespace strobe;
 using namespace strobe::plots;

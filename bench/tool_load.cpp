@@ -20,11 +20,11 @@
 #include <vector>
 
 #include "bench/proc_status.h"
-#include "core/analysis/classify.h"
 #include "core/engine/load_cache.h"
 #include "core/engine/run_loader.h"
 #include "core/formats/kineto_json.h"
 #include "core/merge/merge.h"
+#include "core/model/classification.h"
 
 namespace core = strobe::core;
 using strobe::bench::procStatusBytes;

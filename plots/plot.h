@@ -17,8 +17,8 @@
 #include <QRectF>
 
 #include "core/analysis/table.h"
-#include "core/engine/progress.h"
 #include "core/io/error.h"
+#include "core/io/progress.h"
 #include "core/model/dataset.h"
 #include "plots/chart_data.h"
 #include "plots/param_spec.h"

@@ -14,8 +14,8 @@
 #include <spdlog/spdlog.h>
 
 #include "app/cli/command.h"
-#include "core/analysis/classify.h"
 #include "core/engine/run_loader.h"
+#include "core/model/classification.h"
 
 namespace strobe::app {
 

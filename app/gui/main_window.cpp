@@ -5,7 +5,6 @@
 #include <QAction>
 #include <QActionGroup>
 #include <QApplication>
-#include <QClipboard>
 #include <QCloseEvent>
 #include <QDialog>
 #include <QDir>
@@ -14,8 +13,6 @@
 #include <QDropEvent>
 #include <QFileDialog>
 #include <QFileInfo>
-#include <QFrame>
-#include <QFutureWatcher>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
@@ -33,9 +30,9 @@
 #include <QTimer>
 #include <QToolButton>
 #include <QVBoxLayout>
-#include <QtConcurrent/QtConcurrentRun>
 
 #include "app/gui/chart_panel.h"
+#include "app/gui/error_bar.h"
 #include "app/gui/format.h"
 #include "app/gui/jobs_panel.h"
 #include "app/gui/param_editor.h"
@@ -46,9 +43,8 @@
 #include "app/gui/plot_view.h"
 #include "app/gui/run_manager.h"
 #include "app/gui/runs_panel.h"
-#include "core/engine/resources.h"
+#include "core/io/resources.h"
 #include "plots/plot_registry.h"
-#include "plots/render.h"
 
 namespace strobe::app {
 
@@ -84,11 +80,6 @@ QString sampleRunPath() {
     return QString::fromStdString(core::resourcePath("sample/param-dlrm-8rank").string());
 }
 
-bool isSessionFile(const QString& path) {
-    return path.endsWith(QLatin1String(".yaml"), Qt::CaseInsensitive) ||
-           path.endsWith(QLatin1String(".yml"), Qt::CaseInsensitive);
-}
-
 }  // namespace
 
 MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
@@ -108,26 +99,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     auto* centreLayout = new QVBoxLayout(centre);
     centreLayout->setContentsMargins(0, 0, 0, 0);
     centreLayout->setSpacing(0);
-    m_errorBar = new QFrame(centre);
-    m_errorBar->setObjectName(QStringLiteral("errorBar"));
-    m_errorBar->setStyleSheet(QStringLiteral(
-        "QFrame#errorBar { background: #fbe3e3; border-bottom: 1px solid #d08080; } QLabel { color: #7a0000; }"));
-    auto* barLayout = new QHBoxLayout(m_errorBar);
-    barLayout->setContentsMargins(8, 4, 4, 4);
-    auto* icon = new QLabel(m_errorBar);
-    icon->setPixmap(style()->standardIcon(QStyle::SP_MessageBoxWarning).pixmap(16, 16));
-    m_errorText = new QLabel(m_errorBar);
-    m_errorText->setWordWrap(true);
-    m_errorText->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    auto* closeBar = new QToolButton(m_errorBar);
-    closeBar->setIcon(style()->standardIcon(QStyle::SP_TitleBarCloseButton));
-    closeBar->setAutoRaise(true);
-    closeBar->setToolTip(tr("Dismiss"));
-    connect(closeBar, &QToolButton::clicked, this, &MainWindow::clearError);
-    barLayout->addWidget(icon);
-    barLayout->addWidget(m_errorText, 1);
-    barLayout->addWidget(closeBar);
-    m_errorBar->hide();
+    m_errorBar = new ErrorBar(centre);
     centreLayout->addWidget(m_errorBar);
     m_plotArea = new PlotArea(buildWelcome(), centre);
     centreLayout->addWidget(m_plotArea, 1);
@@ -637,227 +609,10 @@ void MainWindow::showError(const QString& text) {
     if (text.isEmpty()) return clearError();
     m_lastError = text;
     qWarning("%s", qUtf8Printable(text));  // also on stderr, for command-line use
-    m_errorText->setText(text);
-    m_errorBar->show();
+    m_errorBar->showMessage(text);
 }
 
-void MainWindow::clearError() {
-    m_errorBar->hide();
-    m_errorText->clear();
-}
-
-// ---------------------------------------------------------------- sessions
-
-core::Session MainWindow::captureSession() const {
-    core::Session s;
-    std::map<int, int> index;
-    for (int id : m_runs->runIds()) {
-        const RunRecord* r = m_runs->run(id);
-        if (!r) continue;
-        index[id] = static_cast<int>(s.runs.size());
-        core::SessionRun run;
-        run.label = r->label.toStdString();
-        for (const auto& src : r->sources) run.paths.push_back(src.toStdString());
-        run.parameters = r->parameters;
-        s.runs.push_back(std::move(run));
-    }
-    for (int pane = 0; pane < 2; ++pane) {
-        for (PlotView* v : m_plotArea->views(pane)) {
-            core::SessionPlot p;
-            p.plotId = v->plot().id();
-            for (int id : v->runIds())
-                if (auto it = index.find(id); it != index.end()) p.runs.push_back(it->second);
-            for (const auto& [k, val] : v->values()) p.values[k] = val;  // same variant as core::SessionValue
-            p.pane = pane;
-            s.plots.push_back(std::move(p));
-        }
-    }
-    s.layout.split = m_plotArea->isSplit();
-    s.layout.splitVertical = m_plotArea->isVertical();
-    for (int size : m_plotArea->splitSizes()) s.layout.splitSizes.push_back(size);
-    s.layout.currentTab = {m_plotArea->currentIndex(0), m_plotArea->currentIndex(1)};
-    s.layout.syncTimeAxes = m_plotArea->syncTimeAxes();
-    s.layout.windowGeometry = saveGeometry().toBase64().toStdString();
-    s.layout.windowState = saveState().toBase64().toStdString();
-    return s;
-}
-
-void MainWindow::applySession(const core::Session& s, const std::vector<int>* useRuns) {
-    m_plotArea->closeAll();
-    std::vector<int> ids;
-    if (useRuns) {
-        ids = *useRuns;
-    } else {
-        m_runs->closeAll();
-        for (const auto& r : s.runs) {
-            QStringList sources;
-            for (const auto& p : r.paths) sources << QString::fromStdString(p);
-            ids.push_back(openRun(sources, QString::fromStdString(r.label), r.parameters));
-        }
-    }
-    m_autoOpened = true;  // the session says which plots to show
-    if (!s.layout.windowGeometry.empty())
-        restoreGeometry(QByteArray::fromBase64(QByteArray::fromStdString(s.layout.windowGeometry)));
-    if (!s.layout.windowState.empty())
-        restoreState(QByteArray::fromBase64(QByteArray::fromStdString(s.layout.windowState)));
-    m_plotArea->setVertical(s.layout.splitVertical);
-    m_plotArea->setSyncTimeAxes(s.layout.syncTimeAxes);
-    m_actSync->setChecked(s.layout.syncTimeAxes);
-    m_actSplitVertical->setChecked(s.layout.splitVertical);
-    QStringList missing;
-    for (const auto& p : s.plots) {
-        std::vector<int> runIds;
-        for (int i : p.runs) {
-            if (ids.empty()) break;
-            // On new data with fewer runs, plots of the missing runs go to the last one.
-            runIds.push_back(ids[static_cast<size_t>(std::min<int>(i, static_cast<int>(ids.size()) - 1))]);
-        }
-        if (runIds.empty() && !ids.empty()) runIds.push_back(ids.front());
-        if (!plots::PlotRegistry::instance().find(p.plotId)) {
-            missing << QString::fromStdString(p.plotId);
-            continue;
-        }
-        plots::ParamValues values(p.values.begin(), p.values.end());
-        openPlot(p.plotId, runIds, p.pane, &values);
-    }
-    m_plotArea->setSplit(s.layout.split && !m_plotArea->views(1).empty());
-    if (s.layout.splitSizes.size() == 2) m_plotArea->setSplitSizes({s.layout.splitSizes[0], s.layout.splitSizes[1]});
-    for (size_t i = 0; i < s.layout.currentTab.size() && i < 2; ++i)
-        m_plotArea->setCurrentIndex(static_cast<int>(i), s.layout.currentTab[i]);
-    if (!missing.isEmpty()) showError(tr("The session names plots this Strobe does not have: %1").arg(missing.join(QStringLiteral(", "))));
-    updateActions();
-}
-
-bool MainWindow::openSession(const QString& path, const QStringList& replacementPaths) {
-    auto loaded = core::loadSession(path.toStdString());
-    if (!loaded) {
-        showError(tr("Cannot open the session: %1").arg(QString::fromStdString(loaded.error().toString())));
-        return false;
-    }
-    m_sessionPath = path;
-    if (!replacementPaths.isEmpty()) {
-        m_plotArea->closeAll();
-        m_runs->closeAll();
-        std::vector<int> ids;
-        for (const auto& group : RunManager::groupIntoRuns(replacementPaths)) ids.push_back(openRun(group));
-        applySession(loaded.value(), &ids);
-    } else {
-        applySession(loaded.value());
-    }
-    statusBar()->showMessage(tr("Session %1 opened").arg(QFileInfo(path).fileName()), 5000);
-    return true;
-}
-
-bool MainWindow::saveSession(const QString& path) {
-    auto st = core::saveSession(captureSession(), path.toStdString());
-    if (!st) {
-        showError(tr("Cannot save the session: %1").arg(QString::fromStdString(st.error().toString())));
-        return false;
-    }
-    m_sessionPath = path;
-    updateActions();
-    statusBar()->showMessage(tr("Session saved to %1").arg(path), 5000);
-    return true;
-}
-
-void MainWindow::openSessionDialog() {
-    const QString path = QFileDialog::getOpenFileName(this, tr("Open session"), QString(),
-                                                      tr("Strobe sessions (*.yaml *.yml);;All files (*)"));
-    if (!path.isEmpty()) openSession(path);
-}
-
-void MainWindow::saveSessionDialog(bool saveAs) {
-    QString path = m_sessionPath;
-    if (saveAs || path.isEmpty())
-        path = QFileDialog::getSaveFileName(this, tr("Save session"), path.isEmpty() ? QStringLiteral("session.yaml") : path,
-                                            tr("Strobe sessions (*.yaml *.yml)"));
-    if (path.isEmpty()) return;
-    if (!isSessionFile(path)) path += QStringLiteral(".yaml");
-    saveSession(path);
-}
-
-void MainWindow::applySessionDialog() {
-    const QString path = QFileDialog::getOpenFileName(this, tr("Apply a session's plots and parameters to the open runs"),
-                                                      QString(), tr("Strobe sessions (*.yaml *.yml);;All files (*)"));
-    if (path.isEmpty()) return;
-    auto loaded = core::loadSession(path.toStdString());
-    if (!loaded) {
-        showError(tr("Cannot open the session: %1").arg(QString::fromStdString(loaded.error().toString())));
-        return;
-    }
-    const auto ids = m_runs->runIds();
-    applySession(loaded.value(), &ids);
-}
-
-// ---------------------------------------------------------------- export
-
-bool MainWindow::exportCurrentPlot(const QString& path) {
-    PlotView* view = m_plotArea->currentView();
-    if (!view || !view->prepared()) {
-        showError(tr("Nothing to export yet: the plot is still being prepared."));
-        return false;
-    }
-    const plots::Plot* plot = &view->plot();
-    const plots::PreparedPtr prepared = view->prepared();
-    const plots::ParamValues values = view->values();
-    const QSize size = view->size().expandedTo(QSize(640, 400));
-    const bool dark = view->isDark();
-    const std::string file = path.toStdString();
-    const bool csv = path.endsWith(QLatin1String(".csv"), Qt::CaseInsensitive);
-    // Rendering and writing run off the GUI thread (the Prepared is immutable, draw() is const).
-    const QString key = QStringLiteral("export-%1").arg(path);
-    m_jobs->begin(key, tr("Export %1").arg(QFileInfo(path).fileName()), {});
-    auto* watcher = new QFutureWatcher<core::Status>(this);
-    connect(watcher, &QFutureWatcher<core::Status>::finished, this, [this, watcher, key, path] {
-        const core::Status st = watcher->result();
-        m_jobs->end(key);
-        if (st.ok()) statusBar()->showMessage(tr("Exported %1").arg(path), 5000);
-        else showError(tr("Export failed: %1").arg(QString::fromStdString(st.error().toString())));
-        watcher->deleteLater();
-    });
-    watcher->setFuture(QtConcurrent::run([plot, prepared, values, size, dark, file, csv]() -> core::Status {
-        if (csv) return plots::writeTableCsv(*plot, *prepared, values, file);
-        return plots::renderToFile(*plot, *prepared, values, size, file, std::nullopt, dark);
-    }));
-    return true;
-}
-
-void MainWindow::exportDialog(bool table) {
-    PlotView* view = m_plotArea->currentView();
-    if (!view) return;
-    QString base = QString::fromStdString(view->plot().id());
-    QString filter;
-    if (table) {
-        base += QStringLiteral(".csv");
-        filter = tr("CSV table (*.csv)");
-    } else {
-        base += QStringLiteral(".png");
-        filter = tr("PNG image (*.png);;SVG vector image (*.svg);;PDF document (*.pdf);;CSV table (*.csv)");
-    }
-    QString selected;
-    QString path = QFileDialog::getSaveFileName(this, table ? tr("Export plot table") : tr("Export plot"), base, filter,
-                                                &selected);
-    if (path.isEmpty()) return;
-    if (QFileInfo(path).suffix().isEmpty()) {
-        if (selected.contains(QLatin1String("*.svg"))) path += QStringLiteral(".svg");
-        else if (selected.contains(QLatin1String("*.pdf"))) path += QStringLiteral(".pdf");
-        else if (selected.contains(QLatin1String("*.csv"))) path += QStringLiteral(".csv");
-        else path += QStringLiteral(".png");
-    }
-    exportCurrentPlot(path);
-}
-
-void MainWindow::copyImageToClipboard() {
-    PlotView* view = m_plotArea->currentView();
-    if (!view) return;
-    const QImage img = view->renderImage(view->size());
-    if (img.isNull()) {
-        showError(tr("Nothing to copy yet: the plot is still being prepared."));
-        return;
-    }
-    QGuiApplication::clipboard()->setImage(img);
-    statusBar()->showMessage(tr("Plot image copied to the clipboard"), 4000);
-}
+void MainWindow::clearError() { m_errorBar->dismiss(); }
 
 // ---------------------------------------------------------------- open dialogs, recent files, drag and drop
 
@@ -935,10 +690,7 @@ void MainWindow::setTheme(Theme theme) {
         case Theme::Dark: QApplication::setPalette(darkPalette()); break;
     }
     const bool dark = QApplication::palette().color(QPalette::Window).lightness() < 128;
-    m_errorBar->setStyleSheet(dark ? QStringLiteral("QFrame#errorBar { background: #4a1f1f; border-bottom: 1px solid #803030; }"
-                                                    " QLabel { color: #ffd0d0; }")
-                                   : QStringLiteral("QFrame#errorBar { background: #fbe3e3; border-bottom: 1px solid #d08080; }"
-                                                    " QLabel { color: #7a0000; }"));
+    m_errorBar->setDark(dark);
 }
 
 void MainWindow::showShortcuts() {

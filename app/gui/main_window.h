@@ -21,11 +21,11 @@ class QMenu;
 class QProgressBar;
 class QTextBrowser;
 class QToolButton;
-class QFrame;
 
 namespace strobe::app {
 
 class ChartPanel;
+class ErrorBar;
 class JobList;
 class ParamPanel;
 class PlotArea;
@@ -54,8 +54,12 @@ public:
     // of the session's own runs ("a session reopens on new data"). Errors show inline; returns false on error.
     bool openSession(const QString& path, const QStringList& replacementPaths = {});
     bool saveSession(const QString& path);
+    // The session shown now: runs, plots, values, and the layout (app/gui/session_layout.h).
     core::Session captureSession() const;
-    void applySession(const core::Session& session, const std::vector<int>* useRuns = nullptr);
+    // Shows `session` (on `useRuns` when given). A layout field of the wrong type shows an error naming
+    // `sourceName` and its line, and changes nothing; returns false then.
+    bool applySession(const core::Session& session, const std::vector<int>* useRuns = nullptr,
+                      const QString& sourceName = QStringLiteral("<session>"));
 
     // Export of the current plot (format from the extension: png, svg, pdf; csv writes the table).
     // Runs in the background; returns false when there is nothing to export.
@@ -108,6 +112,7 @@ private:
     void exportDialog(bool table);
     void openSelectedPlot(const std::string& plotId, int pane, bool allRuns);
     void showShortcuts();
+    static bool isSessionFile(const QString& path);
 
     std::unique_ptr<core::JobRunner> m_runner;
     std::unique_ptr<plots::PlotEngine> m_engine;
@@ -122,8 +127,7 @@ private:
     QTextBrowser* m_selection = nullptr;
     QPointer<PlotView> m_boundView;
 
-    QFrame* m_errorBar = nullptr;
-    QLabel* m_errorText = nullptr;
+    ErrorBar* m_errorBar = nullptr;
     QLabel* m_loadLabel = nullptr;
     QProgressBar* m_loadBar = nullptr;
     QToolButton* m_loadCancel = nullptr;

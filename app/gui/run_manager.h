@@ -18,8 +18,8 @@
 #include <QTimer>
 
 #include "core/analysis/summary.h"
-#include "core/engine/progress.h"
 #include "core/engine/run_loader.h"
+#include "core/io/progress.h"
 #include "core/model/dataset.h"
 #include "plots/plot.h"
 

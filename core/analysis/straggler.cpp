@@ -33,16 +33,17 @@ struct Hit {
     TimeNs start, end;
 };
 using Key = std::tuple<std::string, int64_t, std::string>;  // group, seq, name
-}  // namespace
 
-Result<Table> stragglerAnalysis(AnalysisContext& ctx, const WindowSpec& window, const std::string& view) {
-    auto sel = ctx.select(window);
-    if (!sel) return sel.error();
-    const auto& ranks = sel.value()->ranks;
-    Table t;
+struct RankAcc {
+    int64_t collectives = 0, timesLast = 0, regions = 0;
+    TimeNs wait = 0, caused = 0, regionLagMax = 0;
+    long double startLag = 0, regionLag = 0;
+};
+
+// Communication kernels matched across ranks by (process group, sequence number, name); without a sequence
+// number in the args, the kernel's occurrence of its name in its process group stands for it.
+std::map<Key, std::vector<Hit>> collectCollectives(const std::vector<RankWindow>& ranks) {
     const size_t nr = ranks.size();
-
-    // --- collectives
     std::map<Key, std::vector<Hit>> coll;
     for (size_t rp = 0; rp < nr; ++rp) {
         const RankWindow& w = ranks[rp];
@@ -76,12 +77,12 @@ Result<Table> stragglerAnalysis(AnalysisContext& ctx, const WindowSpec& window, 
             coll[Key{pg, s, r.strings.str(name)}].push_back({rp, r.gpu.ts[g], r.gpu.ts[g] + r.gpu.dur[g]});
         }
     }
-    struct RankAcc {
-        int64_t collectives = 0, timesLast = 0, regions = 0;
-        TimeNs wait = 0, caused = 0, regionLagMax = 0;
-        long double startLag = 0, regionLag = 0;
-    };
-    std::vector<RankAcc> acc(nr);
+    return coll;
+}
+
+// One row per collective seen on two ranks or more; the rank with the shortest kernel arrived last.
+Table matchCollectives(const std::map<Key, std::vector<Hit>>& coll, const std::vector<RankWindow>& ranks,
+                       std::vector<RankAcc>& acc) {
     Table collTable;
     collTable.columns = {"process_group", "seq", "name", "ranks", "straggler_rank", "max_wait_ns", "total_wait_ns",
                          "start_spread_ns"};
@@ -113,8 +114,13 @@ Result<Table> stragglerAnalysis(AnalysisContext& ctx, const WindowSpec& window, 
         collTable.addRow({std::get<0>(key), std::get<1>(key), std::get<2>(key), static_cast<int64_t>(hits.size()),
                           int64_t{ranks[last].rank}, maxWait, total, maxStart - minStart});
     }
+    return collTable;
+}
 
-    // --- annotated regions (CPU user annotations, ProfilerStep#N included), by name and occurrence
+// CPU user annotations (ProfilerStep#N included) matched across ranks by name and occurrence.
+std::map<std::pair<std::string, int64_t>, std::vector<Hit>> collectRegions(const std::vector<RankWindow>& ranks,
+                                                                           const WindowSpec& spec) {
+    const size_t nr = ranks.size();
     std::map<std::pair<std::string, int64_t>, std::vector<Hit>> regions;
     for (size_t rp = 0; rp < nr; ++rp) {
         const RankData& r = *ranks[rp].data;
@@ -123,7 +129,6 @@ Result<Table> stragglerAnalysis(AnalysisContext& ctx, const WindowSpec& window, 
         for (size_t i = 0; i < r.slices.size(); ++i)
             if (r.slices.kind[i] == EventKind::UserAnnotation && r.slices.dur[i] > 0) idx.push_back(i);
         std::sort(idx.begin(), idx.end(), [&](size_t a, size_t b) { return r.slices.ts[a] < r.slices.ts[b]; });
-        const auto& spec = sel.value()->spec;
         for (size_t i : idx) {
             TimeNs s = r.slices.ts[i], e = s + r.slices.dur[i];
             if (spec.kind == WindowKind::Range && (e <= spec.from || s >= spec.to)) continue;
@@ -131,6 +136,12 @@ Result<Table> stragglerAnalysis(AnalysisContext& ctx, const WindowSpec& window, 
             regions[{r.strings.str(id), occ[id]++}].push_back({rp, s, e});
         }
     }
+    return regions;
+}
+
+// One row per region seen on two ranks or more; the rank that ends it last is the slowest.
+Table matchRegions(const std::map<std::pair<std::string, int64_t>, std::vector<Hit>>& regions,
+                   const std::vector<RankWindow>& ranks, std::vector<RankAcc>& acc) {
     Table regTable;
     regTable.columns = {"name", "occurrence", "ranks", "slowest_rank", "end_spread_ns", "mean_dur_ns"};
     for (const auto& [key, hits] : regions) {
@@ -155,6 +166,21 @@ Result<Table> stragglerAnalysis(AnalysisContext& ctx, const WindowSpec& window, 
         regTable.addRow({key.first, key.second, static_cast<int64_t>(hits.size()), int64_t{ranks[slow].rank},
                          maxEnd - minEnd, static_cast<double>(durSum / static_cast<long double>(hits.size()))});
     }
+    return regTable;
+}
+
+}  // namespace
+
+Result<Table> stragglerAnalysis(AnalysisContext& ctx, const WindowSpec& window, const std::string& view) {
+    auto sel = ctx.select(window);
+    if (!sel) return sel.error();
+    const auto& ranks = sel.value()->ranks;
+    Table t;
+    const size_t nr = ranks.size();
+
+    std::vector<RankAcc> acc(nr);
+    Table collTable = matchCollectives(collectCollectives(ranks), ranks, acc);
+    Table regTable = matchRegions(collectRegions(ranks, sel.value()->spec), ranks, acc);
 
     if (nr < 2) t.messages.push_back("straggler: the run has one rank; matching across ranks needs two or more");
     size_t withoutInfo = 0;

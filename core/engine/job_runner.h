@@ -17,7 +17,7 @@
 #include <thread>
 #include <vector>
 
-#include "core/engine/progress.h"
+#include "core/io/progress.h"
 
 namespace strobe::core {
 

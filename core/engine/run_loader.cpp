@@ -5,6 +5,7 @@
 #include <cctype>
 #include <chrono>
 #include <exception>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -246,6 +247,77 @@ void runDiagnostics(const std::vector<std::string>& files, const std::vector<Slo
     }
 }
 
+// Runs loadOne(i) for every file, on `workers` threads (the calling thread is one of them), until all are done or
+// `cancel` fires. A failure inside loadOne (out of memory, anything thrown) becomes the slot's error.
+void runOnWorkers(const std::vector<std::string>& files, std::vector<Slot>& slots, size_t workers,
+                  const CancelToken& cancel, const std::function<void(size_t)>& loadOne) {
+    const size_t n = files.size();
+    std::atomic<size_t> next{0};
+    auto work = [&] {
+        for (;;) {
+            const size_t i = next.fetch_add(1);
+            if (i >= n || cancel.cancelled()) return;
+            try {
+                loadOne(i);
+            } catch (const std::bad_alloc&) {
+                slots[i].data.reset();
+                slots[i].error = Error(Location{files[i]}, "out of memory while loading");
+            } catch (const std::exception& e) {
+                slots[i].data.reset();
+                slots[i].error = Error(Location{files[i]}, std::string("unexpected failure: ") + e.what());
+            } catch (...) {
+                slots[i].data.reset();
+                slots[i].error = Error(Location{files[i]}, "unexpected failure");
+            }
+        }
+    };
+    std::vector<std::thread> threads;
+    // Create spdlog's registry here, before the workers: its lazy creation inside the (uninstrumented) library
+    // by a worker, then a read by this thread, is what ThreadSanitizer reports otherwise.
+    (void)spdlog::default_logger_raw();
+    for (size_t t = 1; t < workers; ++t) {
+        try {
+            threads.emplace_back(work);
+        } catch (const std::system_error& e) {
+            spdlog::warn("run loader: could not start a thread ({}); continuing with {}", e.what(), threads.size() + 1);
+            break;
+        }
+    }
+    work();  // the calling thread loads too
+    for (std::thread& t : threads) t.join();
+}
+
+// The error of a run none of whose files loaded: a single file's own error, else the first one.
+Error noFileLoaded(const std::vector<Slot>& slots) {
+    const size_t n = slots.size();
+    for (const Slot& s : slots)
+        if (s.error && n == 1) return *s.error;
+    const Slot* first = nullptr;
+    for (const Slot& s : slots)
+        if (s.error) {
+            first = &s;
+            break;
+        }
+    return Error(fmt::format("none of the {} files could be loaded; the first error: {}", n,
+                             first ? first->error->toString() : std::string("unknown")));
+}
+
+// The dataset of the loaded ranks, ordered by rank, with the run's diagnostics. Takes the slots' data.
+DatasetPtr assembleDataset(const std::vector<std::string>& paths, const std::vector<std::string>& files,
+                           std::vector<Slot>& slots) {
+    auto ds = std::make_shared<Dataset>();
+    ds->generation = nextGeneration();
+    ds->sources = paths;
+    runDiagnostics(files, slots, *ds);
+    std::vector<size_t> order;
+    for (size_t i = 0; i < slots.size(); ++i)
+        if (slots[i].data) order.push_back(i);
+    std::stable_sort(order.begin(), order.end(),
+                     [&](size_t a, size_t b) { return slots[a].data->rank < slots[b].data->rank; });
+    for (size_t i : order) ds->ranks.push_back(std::move(slots[i].data));
+    return ds;
+}
+
 }  // namespace
 
 int rankFromFileName(const std::string& fileName) {
@@ -417,72 +489,17 @@ Result<DatasetPtr> loadRun(const std::vector<std::string>& paths, const RunLoadO
         report(i, "loaded", false);
     };
 
-    std::atomic<size_t> next{0};
-    auto work = [&] {
-        for (;;) {
-            const size_t i = next.fetch_add(1);
-            if (i >= n || cancel.cancelled()) return;
-            try {
-                loadOne(i);
-            } catch (const std::bad_alloc&) {
-                slots[i].data.reset();
-                slots[i].error = Error(Location{files[i]}, "out of memory while loading");
-            } catch (const std::exception& e) {
-                slots[i].data.reset();
-                slots[i].error = Error(Location{files[i]}, std::string("unexpected failure: ") + e.what());
-            } catch (...) {
-                slots[i].data.reset();
-                slots[i].error = Error(Location{files[i]}, "unexpected failure");
-            }
-        }
-    };
-    std::vector<std::thread> threads;
-    // Create spdlog's registry here, before the workers: its lazy creation inside the (uninstrumented) library
-    // by a worker, then a read by this thread, is what ThreadSanitizer reports otherwise.
-    (void)spdlog::default_logger_raw();
-    for (size_t t = 1; t < workers; ++t) {
-        try {
-            threads.emplace_back(work);
-        } catch (const std::system_error& e) {
-            spdlog::warn("run loader: could not start a thread ({}); continuing with {}", e.what(), threads.size() + 1);
-            break;
-        }
-    }
-    work();  // the calling thread loads too
-    for (std::thread& t : threads) t.join();
-
+    runOnWorkers(files, slots, workers, cancel, loadOne);
     if (cancel.cancelled()) return Error("cancelled");
 
     size_t good = 0;
     for (const Slot& s : slots) good += s.data ? 1 : 0;
-    if (good == 0) {
-        for (const Slot& s : slots)
-            if (s.error && n == 1) return *s.error;
-        const Slot* first = nullptr;
-        for (const Slot& s : slots)
-            if (s.error) {
-                first = &s;
-                break;
-            }
-        return Error(fmt::format("none of the {} files could be loaded; the first error: {}", n,
-                                 first ? first->error->toString() : std::string("unknown")));
-    }
-
-    auto ds = std::make_shared<Dataset>();
-    ds->generation = nextGeneration();
-    ds->sources = paths;
-    runDiagnostics(files, slots, *ds);
-    std::vector<size_t> order;
-    for (size_t i = 0; i < n; ++i)
-        if (slots[i].data) order.push_back(i);
-    std::stable_sort(order.begin(), order.end(),
-                     [&](size_t a, size_t b) { return slots[a].data->rank < slots[b].data->rank; });
-    for (size_t i : order) ds->ranks.push_back(std::move(slots[i].data));
-
+    if (good == 0) return noFileLoaded(slots);
+    DatasetPtr ds = assembleDataset(paths, files, slots);
     report(n, "done", true);
     spdlog::info("loaded {} of {} files in {:.3f} s", good, n,
                  std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
-    return DatasetPtr(std::move(ds));
+    return ds;
 }
 
 }  // namespace strobe::core

@@ -10,9 +10,9 @@
 #include <string>
 #include <vector>
 
-#include "core/analysis/classify.h"
-#include "core/engine/progress.h"
 #include "core/io/error.h"
+#include "core/io/progress.h"
+#include "core/model/classification.h"
 #include "core/model/dataset.h"
 
 namespace strobe::core {

@@ -59,6 +59,28 @@ void emitIntList(YAML::Emitter& out, const std::vector<int>& v) {
     out << YAML::EndSeq;
 }
 
+void emitViewValue(YAML::Emitter& out, const SessionViewValue& v) {
+    std::visit(
+        [&](const auto& x) {
+            using T = std::decay_t<decltype(x)>;
+            if constexpr (std::is_same_v<T, std::vector<long long>>) {
+                out << YAML::Flow << YAML::BeginSeq;
+                for (long long i : x) out << i;
+                out << YAML::EndSeq;
+            } else {
+                emitValue(out, SessionValue(x));
+            }
+        },
+        v);
+}
+
+void emitViewFields(YAML::Emitter& out, const SessionViewFields& fields) {
+    for (const auto& f : fields) {
+        out << YAML::Key << f.key << YAML::Value;
+        emitViewValue(out, f.value);
+    }
+}
+
 // ---------------------------------------------------------------- reading
 
 // yaml-cpp reports problems by exception; they stay inside this file and become an Error with the line.
@@ -90,14 +112,6 @@ int readSmallInt(const YAML::Node& n, const char* what) {
     long long v = readInt(n, what);
     if (v < INT32_MIN || v > INT32_MAX) fail(n, fmt::format("'{}' is out of range: {}", what, v));
     return static_cast<int>(v);
-}
-
-bool readBool(const YAML::Node& n, const char* what) {
-    if (n.IsScalar()) {
-        if (n.Scalar() == "true") return true;
-        if (n.Scalar() == "false") return false;
-    }
-    fail(n, fmt::format("expected true or false for '{}'", what));
 }
 
 std::vector<int> readIntList(const YAML::Node& n, const char* what) {
@@ -151,6 +165,39 @@ SessionValue readValue(const YAML::Node& n, const std::string& key) {
     return s;  // plain text written by hand
 }
 
+// A front end's value (see SessionViewValue): a scalar typed as readValue does, or a list of integers or texts.
+SessionViewValue readViewValue(const YAML::Node& n, const std::string& key) {
+    if (n.IsSequence()) {
+        bool allInts = true;
+        std::vector<long long> ints;
+        std::vector<std::string> texts;
+        for (const auto& e : n) {
+            if (!e.IsScalar()) fail(e, fmt::format("'{}': expected a list of values", key));
+            texts.push_back(e.Scalar());
+            long long i = 0;
+            const std::string& t = e.Scalar();
+            auto [p, ec] = std::from_chars(t.data(), t.data() + t.size(), i);
+            if (isPlain(e) && ec == std::errc() && p == t.data() + t.size())
+                ints.push_back(i);
+            else
+                allInts = false;
+        }
+        if (allInts) return ints;
+        return texts;
+    }
+    if (!n.IsScalar()) fail(n, fmt::format("'{}': expected a value or a list", key));
+    SessionValue v = readValue(n, key);
+    return std::visit([](auto&& x) -> SessionViewValue { return std::move(x); }, std::move(v));
+}
+
+SessionViewField readViewField(const YAML::Node& key, const YAML::Node& value) {
+    SessionViewField f;
+    f.key = readString(key, "key");
+    f.value = readViewValue(value, f.key);
+    if (key.Mark().line >= 0) f.line = key.Mark().line + 1;
+    return f;
+}
+
 SessionRun readRun(const YAML::Node& n) {
     if (!n.IsMap()) fail(n, "expected a run (a mapping with 'paths')");
     SessionRun r;
@@ -177,11 +224,6 @@ SessionPlot readPlot(const YAML::Node& n, size_t runCount) {
                                        p.runs[i], runCount));
         }
     }
-    if (auto v = n["pane"]) {
-        p.pane = readSmallInt(v, "pane");
-        if (p.pane != 0 && p.pane != 1) fail(v, "'pane' must be 0 or 1");
-    }
-    if (auto v = n["title"]) p.title = readString(v, "title");
     if (auto v = n["values"]) {
         if (!v.IsMap()) fail(v, "expected a mapping of parameter values for 'values'");
         for (const auto& kv : v) {
@@ -189,20 +231,20 @@ SessionPlot readPlot(const YAML::Node& n, size_t runCount) {
             p.values[key] = readValue(kv.second, key);
         }
     }
+    for (const auto& kv : n) {
+        const std::string key = readString(kv.first, "plot");
+        if (key != "id" && key != "runs" && key != "values") p.view.push_back(readViewField(kv.first, kv.second));
+    }
     return p;
 }
 
-SessionLayout readLayout(const YAML::Node& n) {
-    if (!n.IsMap()) fail(n, "expected a mapping for 'layout'");
-    SessionLayout l;
-    if (auto v = n["split"]) l.split = readBool(v, "split");
-    if (auto v = n["split_vertical"]) l.splitVertical = readBool(v, "split_vertical");
-    if (auto v = n["split_sizes"]) l.splitSizes = readIntList(v, "split_sizes");
-    if (auto v = n["current_tab"]) l.currentTab = readIntList(v, "current_tab");
-    if (auto v = n["sync_time_axes"]) l.syncTimeAxes = readBool(v, "sync_time_axes");
-    if (auto v = n["window_geometry"]) l.windowGeometry = readString(v, "window_geometry");
-    if (auto v = n["window_state"]) l.windowState = readString(v, "window_state");
-    return l;
+SessionSection readSection(const std::string& name, const YAML::Node& n) {
+    if (!n.IsMap()) fail(n, fmt::format("expected a mapping for '{}'", name));
+    SessionSection section;
+    section.name = name;
+    if (n.Mark().line >= 0) section.line = n.Mark().line + 1;
+    for (const auto& kv : n) section.fields.push_back(readViewField(kv.first, kv.second));
+    return section;
 }
 
 Session readSession(const YAML::Node& root) {
@@ -222,7 +264,10 @@ Session readSession(const YAML::Node& root) {
         if (!plots.IsSequence()) fail(plots, "expected a list for 'plots'");
         for (const auto& p : plots) s.plots.push_back(readPlot(p, s.runs.size()));
     }
-    if (auto layout = root["layout"]) s.layout = readLayout(layout);
+    for (const auto& kv : root) {
+        const std::string key = readString(kv.first, "session");
+        if (key != "strobe_session" && key != "runs" && key != "plots") s.sections.push_back(readSection(key, kv.second));
+    }
     return s;
 }
 
@@ -235,6 +280,12 @@ Error makeError(const std::string& source, const YAML::Mark& mark, const std::st
 }
 
 }  // namespace
+
+const SessionViewField* findViewField(const SessionViewFields& fields, std::string_view key) {
+    for (const auto& f : fields)
+        if (f.key == key) return &f;
+    return nullptr;
+}
 
 std::string sessionToYaml(const Session& s) {
     YAML::Emitter out;
@@ -269,11 +320,7 @@ std::string sessionToYaml(const Session& s) {
         emitString(out, p.plotId);
         out << YAML::Key << "runs" << YAML::Value;
         emitIntList(out, p.runs);
-        out << YAML::Key << "pane" << YAML::Value << p.pane;
-        if (!p.title.empty()) {
-            out << YAML::Key << "title" << YAML::Value;
-            emitString(out, p.title);
-        }
+        emitViewFields(out, p.view);
         out << YAML::Key << "values" << YAML::Value << YAML::BeginMap;
         for (const auto& [k, v] : p.values) {
             out << YAML::Key;
@@ -285,20 +332,11 @@ std::string sessionToYaml(const Session& s) {
         out << YAML::EndMap;
     }
     out << YAML::EndSeq;
-    const auto& l = s.layout;
-    out << YAML::Key << "layout" << YAML::Value << YAML::BeginMap;
-    out << YAML::Key << "split" << YAML::Value << (l.split ? "true" : "false");
-    out << YAML::Key << "split_vertical" << YAML::Value << (l.splitVertical ? "true" : "false");
-    out << YAML::Key << "split_sizes" << YAML::Value;
-    emitIntList(out, l.splitSizes);
-    out << YAML::Key << "current_tab" << YAML::Value;
-    emitIntList(out, l.currentTab);
-    out << YAML::Key << "sync_time_axes" << YAML::Value << (l.syncTimeAxes ? "true" : "false");
-    out << YAML::Key << "window_geometry" << YAML::Value;
-    emitString(out, l.windowGeometry);
-    out << YAML::Key << "window_state" << YAML::Value;
-    emitString(out, l.windowState);
-    out << YAML::EndMap;
+    for (const auto& section : s.sections) {
+        out << YAML::Key << section.name << YAML::Value << YAML::BeginMap;
+        emitViewFields(out, section.fields);
+        out << YAML::EndMap;
+    }
     out << YAML::EndMap;
     std::string text = out.c_str();
     text += '\n';

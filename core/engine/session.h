@@ -1,13 +1,19 @@
 #pragma once
-// A workbench session: the runs that were open, the plots with their parameter values, and the window layout.
-// Saved and restored as YAML. Qt-free (the GUI converts to and from its own types) so that it can be unit-tested
-// and fuzzed. Loading never throws: a malformed file gives an Error naming the file and the line.
+// A workbench session: the runs that were open and the plots with their parameter values. Saved and restored as
+// YAML. Qt-free so that it can be unit-tested and fuzzed. Loading never throws: a malformed file gives an Error
+// naming the file and the line.
+//
+// What a front end keeps beside that (the GUI's panes, tab titles, split and window geometry:
+// app/gui/session_layout.h) travels as view fields: the other keys of each plot's mapping, and the other
+// top-level mappings of the file (the GUI's `layout:`). Core reads, keeps and writes them back in their order
+// and with their types, without knowing what they mean.
 //
 // A session reopens on new data: the plots refer to runs by index, so replacing the runs (other paths, a newer
 // trace of the same job) keeps every plot and every parameter value.
 
 #include <map>
 #include <string>
+#include <string_view>
 #include <variant>
 #include <vector>
 
@@ -26,26 +32,35 @@ struct SessionRun {
     bool operator==(const SessionRun&) const = default;
 };
 
+// A front end's value: written as true/false, an integer, a double, a quoted text or a flow list of integers or
+// of quoted texts; read back as the same type (an empty list reads as a list of integers).
+using SessionViewValue =
+    std::variant<bool, long long, double, std::string, std::vector<long long>, std::vector<std::string>>;
+
+struct SessionViewField {
+    std::string key;
+    SessionViewValue value;
+    int line = -1;  // 1-based line in the file it was read from (-1: not read from a file); not compared
+
+    bool operator==(const SessionViewField& o) const { return key == o.key && value == o.value; }
+};
+using SessionViewFields = std::vector<SessionViewField>;  // in file order
+
 struct SessionPlot {
     std::string plotId;                              // registry id ("gpu_timeline" ...)
     std::vector<int> runs;                           // indices into Session::runs
     std::map<std::string, SessionValue> values;      // parameter key → value (only what the plot declares)
-    int pane = 0;                                    // 0: left/top tab pane, 1: the second pane of the split
-    std::string title;                               // tab title when the user renamed it, else empty
+    SessionViewFields view;                          // the plot's other keys (written between runs and values)
 
     bool operator==(const SessionPlot&) const = default;
 };
 
-struct SessionLayout {
-    bool split = false;                  // two panes side by side
-    bool splitVertical = false;          // panes stacked instead of side by side
-    std::vector<int> splitSizes;         // pixel sizes of the two panes
-    std::vector<int> currentTab;         // current tab index per pane
-    bool syncTimeAxes = true;            // timelines in the two panes share their time range
-    std::string windowGeometry;          // opaque (base64) blobs the GUI writes and reads back
-    std::string windowState;
+struct SessionSection {
+    std::string name;          // top-level key ("layout")
+    SessionViewFields fields;
+    int line = -1;             // where the section starts; not compared
 
-    bool operator==(const SessionLayout&) const = default;
+    bool operator==(const SessionSection& o) const { return name == o.name && fields == o.fields; }
 };
 
 struct Session {
@@ -53,10 +68,13 @@ struct Session {
     int version = kFormatVersion;
     std::vector<SessionRun> runs;
     std::vector<SessionPlot> plots;
-    SessionLayout layout;
+    std::vector<SessionSection> sections;  // other top-level mappings, written after the plots
 
     bool operator==(const Session&) const = default;
 };
+
+// The field `key` of `fields`, or null.
+const SessionViewField* findViewField(const SessionViewFields& fields, std::string_view key);
 
 // YAML text of a session. Strings are always quoted so that "true" or "3" stay strings on reload; doubles always
 // carry a decimal point or exponent so that they stay doubles.

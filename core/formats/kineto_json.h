@@ -9,8 +9,8 @@
 #include <memory>
 #include <string>
 
-#include "core/engine/progress.h"
 #include "core/io/error.h"
+#include "core/io/progress.h"
 #include "core/model/dataset.h"
 
 namespace strobe::core {

@@ -139,6 +139,401 @@ bool consistent(const RankData& r) {
            r.flows.phase.size() == r.flows.size() && r.flows.cat.size() == r.flows.size();
 }
 
+uint32_t trackCountOf(const RankData& rank) {
+    uint32_t trackCount = static_cast<uint32_t>(rank.tracks.size());
+    for (uint32_t t : rank.slices.track) trackCount = std::max(trackCount, t + 1);
+    for (uint32_t t : rank.gpu.track) trackCount = std::max(trackCount, t + 1);
+    for (uint32_t t : rank.flows.track) trackCount = std::max(trackCount, t + 1);
+    return trackCount;
+}
+
+// 1. Slice hierarchy: parent and depth of every slice, one stack pass per track over slices.byTrack.
+void buildSliceHierarchy(RankData& rank) {
+    SliceTable& s = rank.slices;
+    const size_t ns = s.size();
+    auto& parent = s.parent.mut();
+    auto& depth = s.depth.mut();
+    parent.assign(ns, -1);
+    depth.assign(ns, 0);
+    const uint32_t* order = s.byTrack.data();
+    const uint32_t* track = s.track.data();
+    const TimeNs* ts = s.ts.data();
+    const TimeNs* dur = s.dur.data();
+    std::vector<uint32_t> stack;
+    std::vector<TimeNs> stackEnd;
+    size_t partial = 0;
+    int64_t partialExample = -1;
+    uint32_t prevTrack = UINT32_MAX;
+    for (size_t pos = 0; pos < ns; ++pos) {
+        const uint32_t i = order[pos];
+        if (track[i] != prevTrack) {
+            stack.clear();
+            stackEnd.clear();
+            prevTrack = track[i];
+        }
+        const TimeNs start = ts[i];
+        const TimeNs end = start + std::max<TimeNs>(dur[i], 0);
+        while (!stack.empty() && stackEnd.back() <= start) {
+            stack.pop_back();
+            stackEnd.pop_back();
+        }
+        while (!stack.empty() && stackEnd.back() < end) {  // partial overlap: not nested in the top
+            ++partial;
+            if (partialExample < 0) partialExample = i;
+            stack.pop_back();
+            stackEnd.pop_back();
+        }
+        parent[i] = stack.empty() ? -1 : static_cast<int32_t>(stack.back());
+        depth[i] = static_cast<uint16_t>(std::min<size_t>(stack.size(), UINT16_MAX));
+        stack.push_back(i);
+        stackEnd.push_back(end);
+    }
+    if (partial > 0) {
+        const auto ex = static_cast<size_t>(partialExample);
+        rank.diagnostics.push_back(
+            {Severity::Warning, Location{rank.path},
+             fmt::format("{} slice(s) partially overlap an enclosing slice on the same thread (e.g. '{}' at "
+                         "ts {} ns); each was attached to the nearest slice that wholly contains it",
+                         partial, rank.strings.view(s.name[ex]), s.ts[ex])});
+    }
+}
+
+// 5 (first part). Steps: the CPU-side ProfilerStep#N user annotations, sorted by (start, N, slice).
+void buildSteps(RankData& rank) {
+    const SliceTable& s = rank.slices;
+    const size_t ns = s.size();
+    std::unordered_map<StrId, int64_t> stepOfName;
+    struct StepRow {
+        TimeNs start, end;
+        int64_t number;
+        int32_t slice;
+    };
+    std::vector<StepRow> rows;
+    for (size_t i = 0; i < ns; ++i) {
+        if (!isProfilerStepKind(s.kind[i])) continue;
+        auto [it, fresh] = stepOfName.try_emplace(s.name[i], -1);
+        if (fresh) it->second = profilerStepNumber(rank.strings.view(s.name[i]));
+        if (it->second < 0) continue;
+        rows.push_back({s.ts[i], s.ts[i] + std::max<TimeNs>(s.dur[i], 0), it->second, static_cast<int32_t>(i)});
+    }
+    std::sort(rows.begin(), rows.end(), [](const StepRow& a, const StepRow& b) {
+        if (a.start != b.start) return a.start < b.start;
+        if (a.number != b.number) return a.number < b.number;
+        return a.slice < b.slice;
+    });
+    StepTable steps;
+    for (const auto& r : rows) {
+        steps.number.push_back(r.number);
+        steps.start.push_back(r.start);
+        steps.end.push_back(r.end);
+        steps.slice.push_back(r.slice);
+    }
+    rank.steps = std::move(steps);
+}
+
+// The runtime/driver calls by correlation id: a direct table when the ids are dense (Kineto numbers them
+// consecutively, so lookups are O(1)), else sorted (id, slice) pairs. Ids found on several calls keep all
+// their candidates in `multi`.
+struct CorrelationIndex {
+    using Cand = std::pair<int64_t, uint32_t>;  // (correlation, slice)
+    std::vector<Cand> rt;
+    int64_t lo = INT64_MAX, hi = INT64_MIN;
+    bool dense = false;
+    std::vector<int32_t> table;  // correlation - lo → slice; -1 none; -2 several (all of them in `multi`)
+    std::vector<Cand> multi;     // every candidate of the ids seen on several calls, sorted
+    size_t dupIds = 0;
+
+    explicit CorrelationIndex(const SliceTable& s) {
+        const size_t ns = s.size();
+        const EventKind* kind = s.kind.data();
+        const int64_t* scorr = s.correlation.data();
+        for (size_t i = 0; i < ns; ++i) {
+            if (isRuntimeKind(kind[i]) && scorr[i] != kNone) {
+                rt.emplace_back(scorr[i], static_cast<uint32_t>(i));
+                lo = std::min(lo, scorr[i]);
+                hi = std::max(hi, scorr[i]);
+            }
+        }
+        dense = !rt.empty() && hi - lo < static_cast<int64_t>(4 * rt.size() + 4096);
+        if (dense)
+            buildTable();
+        else
+            collectSorted();
+    }
+
+    void buildTable() {
+        table.assign(static_cast<size_t>(hi - lo + 1), -1);
+        for (const auto& [c, i] : rt) {
+            int32_t& slot = table[static_cast<size_t>(c - lo)];
+            if (slot == -1) {
+                slot = static_cast<int32_t>(i);
+                continue;
+            }
+            if (slot >= 0) {
+                multi.emplace_back(c, static_cast<uint32_t>(slot));
+                slot = -2;
+                ++dupIds;
+            }
+            multi.emplace_back(c, i);
+        }
+        std::sort(multi.begin(), multi.end());
+    }
+
+    void collectSorted() {
+        if (!std::is_sorted(rt.begin(), rt.end())) std::sort(rt.begin(), rt.end());
+        for (size_t i = 0; i < rt.size();) {
+            size_t j = i + 1;
+            while (j < rt.size() && rt[j].first == rt[i].first) ++j;
+            if (j - i > 1) {
+                ++dupIds;
+                multi.insert(multi.end(), rt.begin() + static_cast<std::ptrdiff_t>(i),
+                             rt.begin() + static_cast<std::ptrdiff_t>(j));
+            }
+            i = j;
+        }
+    }
+
+    // Among several calls with one id: the one starting last at or before the GPU activity at `k`; if none
+    // does, the earliest; ties: the lower slice index (candidates come in index order).
+    static uint32_t choose(const Cand* first, const Cand* last, TimeNs k, const TimeNs* sts) {
+        int64_t before = -1;
+        uint32_t earliest = first->second;
+        for (const Cand* c = first; c != last; ++c) {
+            const uint32_t cand = c->second;
+            if (sts[cand] <= k && (before < 0 || sts[cand] > sts[static_cast<size_t>(before)])) before = cand;
+            if (sts[cand] < sts[earliest]) earliest = cand;
+        }
+        return before >= 0 ? static_cast<uint32_t>(before) : earliest;
+    }
+
+    int32_t inMulti(int64_t corr, TimeNs k, const TimeNs* sts) const {
+        auto range = std::equal_range(multi.begin(), multi.end(), Cand{corr, 0},
+                                      [](const Cand& x, const Cand& y) { return x.first < y.first; });
+        if (range.first == range.second) return -1;
+        return static_cast<int32_t>(choose(&*range.first, &*range.first + (range.second - range.first), k, sts));
+    }
+
+    // The runtime slice that launched a GPU activity with correlation `corr` starting at `k`, or -1.
+    int32_t find(int64_t corr, TimeNs k, const TimeNs* sts) const {
+        if (corr == kNone || rt.empty()) return -1;
+        if (dense) {
+            if (corr < lo || corr > hi) return -1;
+            const int32_t v = table[static_cast<size_t>(corr - lo)];
+            return v >= 0 ? v : v == -2 ? inMulti(corr, k, sts) : -1;
+        }
+        auto it = std::lower_bound(rt.begin(), rt.end(), Cand{corr, 0});
+        if (it == rt.end() || it->first != corr) return -1;
+        const bool several = it + 1 != rt.end() && (it + 1)->first == corr;
+        return several ? inMulti(corr, k, sts) : static_cast<int32_t>(it->second);
+    }
+};
+
+// 3. Runtime links by correlation id. Returns how many GPU activities were linked.
+size_t linkByCorrelation(RankData& rank) {
+    const SliceTable& s = rank.slices;
+    GpuTable& g = rank.gpu;
+    const size_t ng = g.size();
+    auto& runtime = g.runtime.mut();
+    runtime.assign(ng, -1);
+    const CorrelationIndex calls(s);
+    if (calls.dupIds > 0) {
+        rank.diagnostics.push_back(
+            {Severity::Warning, Location{rank.path},
+             fmt::format("{} correlation id(s) appear on more than one runtime/driver call (e.g. {}); each GPU "
+                         "activity was linked to the call that starts last at or before it",
+                         calls.dupIds, calls.multi.front().first)});
+    }
+    const TimeNs* sts = s.ts.data();
+    const int64_t* gcorr = g.correlation.data();
+    const TimeNs* gts = g.ts.data();
+    size_t linked = 0;
+    for (size_t row = 0; row < ng; ++row) {
+        const int32_t link = calls.find(gcorr[row], gts[row], sts);
+        if (link >= 0) {
+            runtime[row] = link;
+            ++linked;
+        }
+    }
+    return linked;
+}
+
+// 3b. Flow links for what correlation left unlinked. Returns how many GPU activities were linked.
+size_t linkByFlows(RankData& rank, const AnnotationIndex& index, uint32_t trackCount) {
+    const SliceTable& s = rank.slices;
+    GpuTable& g = rank.gpu;
+    auto& runtime = g.runtime.mut();
+    const auto& f = rank.flows;
+    const StrId ac2g = rank.strings.find("ac2g").value_or(UINT32_MAX);
+    const StrId async = rank.strings.find("async_cpu_to_gpu").value_or(UINT32_MAX);
+    // One sweep per track over the flows in time order, next to that track's slices and GPU activities
+    // (also in time order): 's' binds to the innermost runtime/driver call containing it, 'f' to the GPU
+    // activity containing (or starting at) it.
+    const std::vector<uint32_t> order = orderByTrack(f.track, f.ts, nullptr, trackCount);
+    std::vector<std::pair<int64_t, int32_t>> startCall;  // (flow id, runtime slice)
+    std::vector<std::pair<int64_t, uint32_t>> endGpu;    // (flow id, GPU row)
+    const TimeNs* sts = s.ts.data();
+    const TimeNs* sdur = s.dur.data();
+    const int32_t* parent = s.parent.data();
+    const EventKind* kind = s.kind.data();
+    const TimeNs* gts = g.ts.data();
+    const TimeNs* gdur = g.dur.data();
+    size_t pos = 0;
+    while (pos < order.size()) {
+        const uint32_t track = f.track[order[pos]];
+        auto sl = index.slicesOn(track);
+        auto on = index.gpuOn(track);
+        size_t p = 0, q = 0;
+        for (; pos < order.size() && f.track[order[pos]] == track; ++pos) {
+            const uint32_t i = order[pos];
+            if (f.cat[i] != ac2g && f.cat[i] != async) continue;
+            const TimeNs t = f.ts[i];
+            if (f.phase[i] == 's') {
+                while (p < sl.size() && sts[sl[p]] <= t) ++p;
+                for (int32_t c = p ? static_cast<int32_t>(sl[p - 1]) : -1; c >= 0; c = parent[c]) {
+                    if (isRuntimeKind(kind[c]) && t < sts[c] + sdur[c]) {
+                        startCall.emplace_back(f.id[i], c);
+                        break;
+                    }
+                }
+            } else if (f.phase[i] == 'f') {
+                while (q < on.size() && gts[on[q]] <= t) ++q;
+                if (q == 0) continue;
+                const uint32_t row = on[q - 1];
+                if (t == gts[row] || t < gts[row] + gdur[row]) endGpu.emplace_back(f.id[i], row);
+            }
+        }
+    }
+    // Join by id (both sorted; the first start of an id wins when a trace repeats one).
+    if (!std::is_sorted(startCall.begin(), startCall.end())) std::sort(startCall.begin(), startCall.end());
+    if (!std::is_sorted(endGpu.begin(), endGpu.end())) std::sort(endGpu.begin(), endGpu.end());
+    size_t linked = 0;
+    size_t a = 0;
+    for (const auto& [id, row] : endGpu) {
+        while (a < startCall.size() && startCall[a].first < id) ++a;
+        if (a == startCall.size()) break;
+        if (startCall[a].first != id || runtime[row] >= 0) continue;
+        runtime[row] = startCall[a].second;
+        ++linked;
+    }
+    return linked;
+}
+
+// slices.launchedGpu: the GPU activity each runtime call launched (the first one when it launched several).
+void fillLaunchedGpu(RankData& rank) {
+    const auto& runtime = rank.gpu.runtime;
+    auto& launched = rank.slices.launchedGpu.mut();
+    launched.assign(rank.slices.size(), -1);
+    for (size_t i = rank.gpu.size(); i-- > 0;) {
+        if (runtime[i] >= 0) launched[static_cast<size_t>(runtime[i])] = static_cast<int32_t>(i);
+    }
+}
+
+// 4. CPU ops: only ancestors of the launching call on its own thread. (A global External id lookup is not
+// used: in some PyTorch versions a runtime call's "External id" is its correlation id, a number that can
+// collide with an unrelated op's External id.)
+void attachCpuOps(RankData& rank) {
+    const SliceTable& s = rank.slices;
+    GpuTable& g = rank.gpu;
+    const size_t ng = g.size();
+    const auto& runtime = g.runtime;
+    auto& cpuOp = g.cpuOp.mut();
+    cpuOp.assign(ng, -1);
+    std::vector<uint8_t> isStepSlice(s.size(), 0);
+    for (int32_t sl : rank.steps.slice) isStepSlice[static_cast<size_t>(sl)] = 1;
+    const int32_t* parent = s.parent.data();
+    const EventKind* kind = s.kind.data();
+    const int64_t* ext = s.externalId.data();
+    for (size_t row = 0; row < ng; ++row) {
+        const int32_t r = runtime[row];
+        if (r < 0) continue;
+        int32_t byExt = -1, innermostOp = -1, innermostAnnotation = -1;
+        for (int32_t p = parent[r]; p >= 0; p = parent[p]) {
+            const bool isOp = kind[p] == EventKind::CpuOp;
+            const bool isAnnotation = kind[p] == EventKind::UserAnnotation && !isStepSlice[static_cast<size_t>(p)];
+            if (!isOp && !isAnnotation) continue;
+            if (ext[r] != kNone && ext[p] == ext[r]) {
+                byExt = p;
+                break;
+            }
+            if (isOp && innermostOp < 0) innermostOp = p;
+            if (isAnnotation && innermostAnnotation < 0) innermostAnnotation = p;
+        }
+        cpuOp[row] = byExt >= 0 ? byExt : innermostOp >= 0 ? innermostOp : innermostAnnotation;
+    }
+}
+
+// 5 (second part). Step of each GPU activity: the step containing its launching call, else its own start.
+void assignGpuSteps(RankData& rank, const AnnotationIndex& index) {
+    const SliceTable& s = rank.slices;
+    GpuTable& g = rank.gpu;
+    const size_t ng = g.size();
+    const auto& runtime = g.runtime;
+    auto& step = g.step.mut();
+    step.assign(ng, -1);
+    if (rank.steps.start.empty()) return;
+    for (size_t row = 0; row < ng; ++row) {
+        const int32_t r = runtime[row];
+        const TimeNs t = r >= 0 ? s.ts[static_cast<size_t>(r)] : g.ts[row];
+        step[row] = index.stepAt(t);
+    }
+}
+
+// 6. GPU user annotations: a sweep per track over the stream's activities and the track's slices.
+void attachGpuAnnotations(RankData& rank, const AnnotationIndex& index, uint32_t trackCount) {
+    const SliceTable& s = rank.slices;
+    GpuTable& g = rank.gpu;
+    auto& annotation = g.annotation.mut();
+    annotation.assign(g.size(), -1);
+    for (uint32_t k = 0; k < trackCount; ++k) {
+        auto sl = index.slicesOn(k);
+        if (sl.empty()) continue;
+        auto on = index.gpuOn(k);
+        size_t p = 0;
+        for (uint32_t row : on) {
+            const TimeNs t = g.ts[row];
+            while (p < sl.size() && s.ts[sl[p]] <= t) ++p;
+            if (p == 0) continue;
+            for (auto i = static_cast<int32_t>(sl[p - 1]); i >= 0; i = s.parent[static_cast<size_t>(i)]) {
+                const auto u = static_cast<size_t>(i);
+                if (s.kind[u] == EventKind::GpuUserAnnotation && t < s.ts[u] + s.dur[u]) {
+                    annotation[row] = i;
+                    break;
+                }
+            }
+        }
+    }
+}
+
+// 7 (second part). Communication kernels whose name leaves the collective open: the collective named by the
+// launching CPU op chain.
+void resolveCollectives(RankData& rank) {
+    const SliceTable& s = rank.slices;
+    GpuTable& g = rank.gpu;
+    auto& collective = g.collective.mut();
+    const auto& cpuOp = g.cpuOp;
+    const auto& runtime = g.runtime;
+    std::unordered_map<StrId, Collective> byName;
+    auto fromSlice = [&](size_t i) {
+        StrId name = s.name[i];
+        auto [it, fresh] = byName.try_emplace(name, Collective::None);
+        if (fresh) it->second = collectiveFromText(rank.strings.view(name));
+        if (it->second != Collective::None) return it->second;
+        auto arg = collectiveNameArg(rank.strings.view(s.args[i]));
+        return arg.empty() ? Collective::None : collectiveFromText(arg);
+    };
+    for (size_t row = 0; row < g.size(); ++row) {
+        if (g.category[row] != KernelCategory::Communication || collective[row] != Collective::Other) continue;
+        int32_t start = cpuOp[row] >= 0 ? cpuOp[row] : runtime[row];
+        for (int32_t p = start; p >= 0; p = s.parent[static_cast<size_t>(p)]) {
+            Collective c = fromSlice(static_cast<size_t>(p));
+            if (c != Collective::None) {
+                collective[row] = c;
+                break;
+            }
+        }
+    }
+}
+
 }  // namespace
 
 Status mergeRank(RankData& rank, const ClassificationRules& rules, const CancelToken& cancel) {
@@ -154,376 +549,45 @@ Status mergeRank(RankData& rank, const ClassificationRules& rules, const CancelT
     auto stop = [&] { return Error(Location{rank.path}, "merge cancelled"); };
     if (!consistent(rank)) return Error(Location{rank.path}, "merge: the loaded columns have inconsistent lengths");
 
+    const uint32_t trackCount = trackCountOf(rank);
     SliceTable& s = rank.slices;
-    GpuTable& g = rank.gpu;
-    const size_t ns = s.size();
-    const size_t ng = g.size();
-
-    uint32_t trackCount = static_cast<uint32_t>(rank.tracks.size());
-    for (uint32_t t : s.track) trackCount = std::max(trackCount, t + 1);
-    for (uint32_t t : g.track) trackCount = std::max(trackCount, t + 1);
-    for (uint32_t t : rank.flows.track) trackCount = std::max(trackCount, t + 1);
-
-    // 1. Slice hierarchy.
     s.byTrack = Column<uint32_t>(orderByTrack(s.track, s.ts, &s.dur, trackCount));
-    {
-        auto& parent = s.parent.mut();
-        auto& depth = s.depth.mut();
-        parent.assign(ns, -1);
-        depth.assign(ns, 0);
-        const uint32_t* order = s.byTrack.data();
-        const uint32_t* track = s.track.data();
-        const TimeNs* ts = s.ts.data();
-        const TimeNs* dur = s.dur.data();
-        std::vector<uint32_t> stack;
-        std::vector<TimeNs> stackEnd;
-        size_t partial = 0;
-        int64_t partialExample = -1;
-        uint32_t prevTrack = UINT32_MAX;
-        for (size_t pos = 0; pos < ns; ++pos) {
-            const uint32_t i = order[pos];
-            if (track[i] != prevTrack) {
-                stack.clear();
-                stackEnd.clear();
-                prevTrack = track[i];
-            }
-            const TimeNs start = ts[i];
-            const TimeNs end = start + std::max<TimeNs>(dur[i], 0);
-            while (!stack.empty() && stackEnd.back() <= start) {
-                stack.pop_back();
-                stackEnd.pop_back();
-            }
-            while (!stack.empty() && stackEnd.back() < end) {  // partial overlap: not nested in the top
-                ++partial;
-                if (partialExample < 0) partialExample = i;
-                stack.pop_back();
-                stackEnd.pop_back();
-            }
-            parent[i] = stack.empty() ? -1 : static_cast<int32_t>(stack.back());
-            depth[i] = static_cast<uint16_t>(std::min<size_t>(stack.size(), UINT16_MAX));
-            stack.push_back(i);
-            stackEnd.push_back(end);
-        }
-        if (partial > 0) {
-            const auto ex = static_cast<size_t>(partialExample);
-            rank.diagnostics.push_back(
-                {Severity::Warning, Location{rank.path},
-                 fmt::format("{} slice(s) partially overlap an enclosing slice on the same thread (e.g. '{}' at "
-                             "ts {} ns); each was attached to the nearest slice that wholly contains it",
-                             partial, rank.strings.view(s.name[ex]), s.ts[ex])});
-        }
-    }
+    buildSliceHierarchy(rank);
     phase("hierarchy");
     if (cancelled()) return stop();
 
-    // 2. GPU order per stream.
-    g.byTrack = Column<uint32_t>(orderByTrack(g.track, g.ts, nullptr, trackCount));
-
+    rank.gpu.byTrack = Column<uint32_t>(orderByTrack(rank.gpu.track, rank.gpu.ts, nullptr, trackCount));
     phase("gpu-order");
-    // 5 (first part). Steps, needed by the index below.
-    {
-        std::unordered_map<StrId, int64_t> stepOfName;
-        struct StepRow {
-            TimeNs start, end;
-            int64_t number;
-            int32_t slice;
-        };
-        std::vector<StepRow> rows;
-        for (size_t i = 0; i < ns; ++i) {
-            if (!isProfilerStepKind(s.kind[i])) continue;
-            auto [it, fresh] = stepOfName.try_emplace(s.name[i], -1);
-            if (fresh) it->second = profilerStepNumber(rank.strings.view(s.name[i]));
-            if (it->second < 0) continue;
-            rows.push_back({s.ts[i], s.ts[i] + std::max<TimeNs>(s.dur[i], 0), it->second, static_cast<int32_t>(i)});
-        }
-        std::sort(rows.begin(), rows.end(), [](const StepRow& a, const StepRow& b) {
-            if (a.start != b.start) return a.start < b.start;
-            if (a.number != b.number) return a.number < b.number;
-            return a.slice < b.slice;
-        });
-        StepTable steps;
-        for (const auto& r : rows) {
-            steps.number.push_back(r.number);
-            steps.start.push_back(r.start);
-            steps.end.push_back(r.end);
-            steps.slice.push_back(r.slice);
-        }
-        rank.steps = std::move(steps);
-    }
-
+    buildSteps(rank);  // needed by the index below
     phase("steps");
     const AnnotationIndex index(rank);
 
-    // 3. Runtime links by correlation.
-    auto& runtime = g.runtime.mut();
-    runtime.assign(ng, -1);
-    size_t linkedByCorrelation = 0, linkedByFlow = 0;
-    {
-        using Cand = std::pair<int64_t, uint32_t>;  // (correlation, slice)
-        const EventKind* kind = s.kind.data();
-        const int64_t* scorr = s.correlation.data();
-        const TimeNs* sts = s.ts.data();
-        std::vector<Cand> rt;
-        int64_t lo = INT64_MAX, hi = INT64_MIN;
-        for (size_t i = 0; i < ns; ++i) {
-            if (isRuntimeKind(kind[i]) && scorr[i] != kNone) {
-                rt.emplace_back(scorr[i], static_cast<uint32_t>(i));
-                lo = std::min(lo, scorr[i]);
-                hi = std::max(hi, scorr[i]);
-            }
-        }
-        // Kineto numbers correlations consecutively: a direct table then costs O(n); otherwise sorted pairs.
-        const bool dense = !rt.empty() && hi - lo < static_cast<int64_t>(4 * rt.size() + 4096);
-        std::vector<int32_t> table;  // correlation - lo → slice; -1 none; -2 several (all of them in `multi`)
-        std::vector<Cand> multi;     // every candidate of the ids seen on several calls, sorted
-        size_t dupIds = 0;
-        if (dense) {
-            table.assign(static_cast<size_t>(hi - lo + 1), -1);
-            for (const auto& [c, i] : rt) {
-                int32_t& slot = table[static_cast<size_t>(c - lo)];
-                if (slot == -1) {
-                    slot = static_cast<int32_t>(i);
-                    continue;
-                }
-                if (slot >= 0) {
-                    multi.emplace_back(c, static_cast<uint32_t>(slot));
-                    slot = -2;
-                    ++dupIds;
-                }
-                multi.emplace_back(c, i);
-            }
-            std::sort(multi.begin(), multi.end());
-        } else {
-            if (!std::is_sorted(rt.begin(), rt.end())) std::sort(rt.begin(), rt.end());
-            for (size_t i = 0; i < rt.size();) {
-                size_t j = i + 1;
-                while (j < rt.size() && rt[j].first == rt[i].first) ++j;
-                if (j - i > 1) {
-                    ++dupIds;
-                    multi.insert(multi.end(), rt.begin() + static_cast<std::ptrdiff_t>(i),
-                                 rt.begin() + static_cast<std::ptrdiff_t>(j));
-                }
-                i = j;
-            }
-        }
-        if (dupIds > 0) {
-            rank.diagnostics.push_back(
-                {Severity::Warning, Location{rank.path},
-                 fmt::format("{} correlation id(s) appear on more than one runtime/driver call (e.g. {}); each GPU "
-                             "activity was linked to the call that starts last at or before it",
-                             dupIds, multi.front().first)});
-        }
-        // Among several calls with one id: the one starting last at or before the GPU activity; if none does,
-        // the earliest; ties: the lower slice index (candidates come in index order).
-        auto choose = [&](const Cand* first, const Cand* last, TimeNs k) {
-            int64_t before = -1;
-            uint32_t earliest = first->second;
-            for (const Cand* c = first; c != last; ++c) {
-                const uint32_t cand = c->second;
-                if (sts[cand] <= k && (before < 0 || sts[cand] > sts[static_cast<size_t>(before)])) before = cand;
-                if (sts[cand] < sts[earliest]) earliest = cand;
-            }
-            return before >= 0 ? static_cast<uint32_t>(before) : earliest;
-        };
-        auto inMulti = [&](int64_t corr, TimeNs k) -> int32_t {
-            auto range = std::equal_range(multi.begin(), multi.end(), Cand{corr, 0},
-                                          [](const Cand& x, const Cand& y) { return x.first < y.first; });
-            if (range.first == range.second) return -1;
-            return static_cast<int32_t>(choose(&*range.first, &*range.first + (range.second - range.first), k));
-        };
-        const int64_t* gcorr = g.correlation.data();
-        const TimeNs* gts = g.ts.data();
-        for (size_t row = 0; row < ng; ++row) {
-            const int64_t corr = gcorr[row];
-            if (corr == kNone || rt.empty()) continue;
-            int32_t link = -1;
-            if (dense) {
-                if (corr < lo || corr > hi) continue;
-                const int32_t v = table[static_cast<size_t>(corr - lo)];
-                link = v >= 0 ? v : v == -2 ? inMulti(corr, gts[row]) : -1;
-            } else {
-                auto it = std::lower_bound(rt.begin(), rt.end(), Cand{corr, 0});
-                if (it == rt.end() || it->first != corr) continue;
-                const bool several = it + 1 != rt.end() && (it + 1)->first == corr;
-                link = several ? inMulti(corr, gts[row]) : static_cast<int32_t>(it->second);
-            }
-            if (link >= 0) {
-                runtime[row] = link;
-                ++linkedByCorrelation;
-            }
-        }
-    }
+    const size_t linkedByCorrelation = linkByCorrelation(rank);
     if (cancelled()) return stop();
-
     phase("correlation");
-    // 3b. Flow links for what correlation left unlinked.
-    if (linkedByCorrelation < ng && rank.flows.size() > 0) {
-        const auto& f = rank.flows;
-        const StrId ac2g = rank.strings.find("ac2g").value_or(UINT32_MAX);
-        const StrId async = rank.strings.find("async_cpu_to_gpu").value_or(UINT32_MAX);
-        // One sweep per track over the flows in time order, next to that track's slices and GPU activities
-        // (also in time order): 's' binds to the innermost runtime/driver call containing it, 'f' to the GPU
-        // activity containing (or starting at) it.
-        const std::vector<uint32_t> order = orderByTrack(f.track, f.ts, nullptr, trackCount);
-        std::vector<std::pair<int64_t, int32_t>> startCall;  // (flow id, runtime slice)
-        std::vector<std::pair<int64_t, uint32_t>> endGpu;    // (flow id, GPU row)
-        const TimeNs* sts = s.ts.data();
-        const TimeNs* sdur = s.dur.data();
-        const int32_t* parent = s.parent.data();
-        const EventKind* kind = s.kind.data();
-        const TimeNs* gts = g.ts.data();
-        const TimeNs* gdur = g.dur.data();
-        size_t pos = 0;
-        while (pos < order.size()) {
-            const uint32_t track = f.track[order[pos]];
-            auto sl = index.slicesOn(track);
-            auto on = index.gpuOn(track);
-            size_t p = 0, q = 0;
-            for (; pos < order.size() && f.track[order[pos]] == track; ++pos) {
-                const uint32_t i = order[pos];
-                if (f.cat[i] != ac2g && f.cat[i] != async) continue;
-                const TimeNs t = f.ts[i];
-                if (f.phase[i] == 's') {
-                    while (p < sl.size() && sts[sl[p]] <= t) ++p;
-                    for (int32_t c = p ? static_cast<int32_t>(sl[p - 1]) : -1; c >= 0; c = parent[c]) {
-                        if (isRuntimeKind(kind[c]) && t < sts[c] + sdur[c]) {
-                            startCall.emplace_back(f.id[i], c);
-                            break;
-                        }
-                    }
-                } else if (f.phase[i] == 'f') {
-                    while (q < on.size() && gts[on[q]] <= t) ++q;
-                    if (q == 0) continue;
-                    const uint32_t row = on[q - 1];
-                    if (t == gts[row] || t < gts[row] + gdur[row]) endGpu.emplace_back(f.id[i], row);
-                }
-            }
-        }
-        // Join by id (both sorted; the first start of an id wins when a trace repeats one).
-        if (!std::is_sorted(startCall.begin(), startCall.end())) std::sort(startCall.begin(), startCall.end());
-        if (!std::is_sorted(endGpu.begin(), endGpu.end())) std::sort(endGpu.begin(), endGpu.end());
-        size_t a = 0;
-        for (const auto& [id, row] : endGpu) {
-            while (a < startCall.size() && startCall[a].first < id) ++a;
-            if (a == startCall.size()) break;
-            if (startCall[a].first != id || runtime[row] >= 0) continue;
-            runtime[row] = startCall[a].second;
-            ++linkedByFlow;
-        }
-    }
+    size_t linkedByFlow = 0;
+    if (linkedByCorrelation < rank.gpu.size() && rank.flows.size() > 0)
+        linkedByFlow = linkByFlows(rank, index, trackCount);
     phase("flows");
-    {
-        auto& launched = s.launchedGpu.mut();
-        launched.assign(ns, -1);
-        for (size_t i = ng; i-- > 0;) {
-            if (runtime[i] >= 0) launched[static_cast<size_t>(runtime[i])] = static_cast<int32_t>(i);
-        }
-    }
+    fillLaunchedGpu(rank);
     if (cancelled()) return stop();
-
     phase("launched");
-    // 4. CPU ops: only ancestors of the launching call on its own thread. (A global External id lookup is not
-    // used: in some PyTorch versions a runtime call's "External id" is its correlation id, a number that can
-    // collide with an unrelated op's External id.)
-    {
-        auto& cpuOp = g.cpuOp.mut();
-        cpuOp.assign(ng, -1);
-        std::vector<uint8_t> isStepSlice(ns, 0);
-        for (int32_t sl : rank.steps.slice) isStepSlice[static_cast<size_t>(sl)] = 1;
-        const int32_t* parent = s.parent.data();
-        const EventKind* kind = s.kind.data();
-        const int64_t* ext = s.externalId.data();
-        for (size_t row = 0; row < ng; ++row) {
-            const int32_t r = runtime[row];
-            if (r < 0) continue;
-            int32_t byExt = -1, innermostOp = -1, innermostAnnotation = -1;
-            for (int32_t p = parent[r]; p >= 0; p = parent[p]) {
-                const bool isOp = kind[p] == EventKind::CpuOp;
-                const bool isAnnotation = kind[p] == EventKind::UserAnnotation && !isStepSlice[static_cast<size_t>(p)];
-                if (!isOp && !isAnnotation) continue;
-                if (ext[r] != kNone && ext[p] == ext[r]) {
-                    byExt = p;
-                    break;
-                }
-                if (isOp && innermostOp < 0) innermostOp = p;
-                if (isAnnotation && innermostAnnotation < 0) innermostAnnotation = p;
-            }
-            cpuOp[row] = byExt >= 0 ? byExt : innermostOp >= 0 ? innermostOp : innermostAnnotation;
-        }
-    }
-    if (cancelled()) return stop();
 
+    attachCpuOps(rank);
+    if (cancelled()) return stop();
     phase("cpu-ops");
-    // 5 (second part). Step of each GPU activity.
-    {
-        auto& step = g.step.mut();
-        step.assign(ng, -1);
-        if (!rank.steps.start.empty()) {
-            for (size_t row = 0; row < ng; ++row) {
-                const int32_t r = runtime[row];
-                const TimeNs t = r >= 0 ? s.ts[static_cast<size_t>(r)] : g.ts[row];
-                step[row] = index.stepAt(t);
-            }
-        }
-    }
-
+    assignGpuSteps(rank, index);
     phase("gpu-steps");
-    // 6. GPU user annotations: a sweep per track over the stream's activities and the track's slices.
-    {
-        auto& annotation = g.annotation.mut();
-        annotation.assign(ng, -1);
-        for (uint32_t k = 0; k < trackCount; ++k) {
-            auto sl = index.slicesOn(k);
-            if (sl.empty()) continue;
-            auto on = index.gpuOn(k);
-            size_t p = 0;
-            for (uint32_t row : on) {
-                const TimeNs t = g.ts[row];
-                while (p < sl.size() && s.ts[sl[p]] <= t) ++p;
-                if (p == 0) continue;
-                for (auto i = static_cast<int32_t>(sl[p - 1]); i >= 0; i = s.parent[static_cast<size_t>(i)]) {
-                    const auto u = static_cast<size_t>(i);
-                    if (s.kind[u] == EventKind::GpuUserAnnotation && t < s.ts[u] + s.dur[u]) {
-                        annotation[row] = i;
-                        break;
-                    }
-                }
-            }
-        }
-    }
+    attachGpuAnnotations(rank, index, trackCount);
     if (cancelled()) return stop();
-
     phase("annotations");
-    // 7. Classification, then collectives the kernel name leaves open.
-    classifyGpuTable(rules, rank.strings, g);
-    {
-        auto& collective = g.collective.mut();
-        const auto& cpuOp = g.cpuOp;
-        std::unordered_map<StrId, Collective> byName;
-        auto fromSlice = [&](size_t i) {
-            StrId name = s.name[i];
-            auto [it, fresh] = byName.try_emplace(name, Collective::None);
-            if (fresh) it->second = collectiveFromText(rank.strings.view(name));
-            if (it->second != Collective::None) return it->second;
-            auto arg = collectiveNameArg(rank.strings.view(s.args[i]));
-            return arg.empty() ? Collective::None : collectiveFromText(arg);
-        };
-        for (size_t row = 0; row < ng; ++row) {
-            if (g.category[row] != KernelCategory::Communication || collective[row] != Collective::Other) continue;
-            int32_t start = cpuOp[row] >= 0 ? cpuOp[row] : runtime[row];
-            for (int32_t p = start; p >= 0; p = s.parent[static_cast<size_t>(p)]) {
-                Collective c = fromSlice(static_cast<size_t>(p));
-                if (c != Collective::None) {
-                    collective[row] = c;
-                    break;
-                }
-            }
-        }
-    }
 
+    classifyGpuTable(rules, rank.strings, rank.gpu);
+    resolveCollectives(rank);
     phase("classify");
     spdlog::debug("merge {}: {} slices, {} GPU activities ({} linked by correlation, {} by flow), {} steps;{}",
-                  rank.path, ns, ng, linkedByCorrelation, linkedByFlow, rank.steps.size(), timings);
+                  rank.path, rank.slices.size(), rank.gpu.size(), linkedByCorrelation, linkedByFlow,
+                  rank.steps.size(), timings);
     return Ok{};
 }
 

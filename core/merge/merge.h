@@ -13,9 +13,9 @@
 // The rules behind each (tie-breaks, fallbacks) are documented at the top of merge.cpp; interval queries over
 // the result are in core/merge/annotation_index.h.
 
-#include "core/analysis/classify.h"
-#include "core/engine/progress.h"
 #include "core/io/error.h"
+#include "core/io/progress.h"
+#include "core/model/classification.h"
 #include "core/model/dataset.h"
 
 namespace strobe::core {

@@ -20,6 +20,7 @@
 #include "app/gui/jobs_panel.h"
 #include "app/gui/run_manager.h"
 #include "app/gui/runs_panel.h"
+#include "app/gui/session_layout.h"
 #include "core/engine/session.h"
 #include "plots/plot_registry.h"
 #include "test_support.h"
@@ -53,9 +54,13 @@ TEST(MainWindow, SessionRoundTrip) {
     const core::Session captured = w.captureSession();
     ASSERT_EQ(captured.plots.size(), 3u);
     EXPECT_EQ(std::get<long long>(captured.plots[0].values.at("bins")), 42);
-    EXPECT_EQ(captured.plots[1].pane, 1);
+    auto capturedLayout = app::readLayout(captured);
+    ASSERT_TRUE(capturedLayout.ok()) << capturedLayout.error().toString();
+    ASSERT_EQ(capturedLayout->plots.size(), 3u);
+    EXPECT_EQ(capturedLayout->plots[0].pane, 0);
+    EXPECT_EQ(capturedLayout->plots[1].pane, 1);
     EXPECT_EQ(captured.plots[2].runs, (std::vector<int>{0, 1}));
-    EXPECT_TRUE(captured.layout.split);
+    EXPECT_TRUE(capturedLayout->split);
 
     // YAML file → load → equal.
     const auto path = (std::filesystem::temp_directory_path() / "strobe_window_session.yaml").string();
@@ -66,16 +71,18 @@ TEST(MainWindow, SessionRoundTrip) {
 
     // Reopen on the same (in-memory) runs: the same plots, parameters and split come back.
     const std::vector<int> ids{a, b};
-    w.applySession(loaded.value(), &ids);
+    ASSERT_TRUE(w.applySession(loaded.value(), &ids));
     const core::Session again = w.captureSession();
+    auto againLayout = app::readLayout(again);
+    ASSERT_TRUE(againLayout.ok()) << againLayout.error().toString();
     ASSERT_EQ(again.plots.size(), captured.plots.size());
     for (size_t i = 0; i < again.plots.size(); ++i) {
         EXPECT_EQ(again.plots[i].plotId, captured.plots[i].plotId);
         EXPECT_EQ(again.plots[i].runs, captured.plots[i].runs);
         EXPECT_EQ(again.plots[i].values, captured.plots[i].values);
-        EXPECT_EQ(again.plots[i].pane, captured.plots[i].pane);
+        EXPECT_EQ(againLayout->plots[i].pane, capturedLayout->plots[i].pane);
     }
-    EXPECT_EQ(again.layout.split, captured.layout.split);
+    EXPECT_EQ(againLayout->split, capturedLayout->split);
     std::filesystem::remove(path);
 }
 
@@ -90,6 +97,16 @@ TEST(MainWindow, SessionErrorIsInline) {
     EXPECT_FALSE(w.openSession(QString::fromStdString(path)));
     EXPECT_TRUE(w.lastError().contains(QString::fromStdString(path))) << w.lastError().toStdString();
     EXPECT_TRUE(w.lastError().contains(QStringLiteral("line 4"))) << w.lastError().toStdString();
+
+    // A layout field of the wrong type (read by the GUI, not by core) also names the file and its line.
+    {
+        std::ofstream out(path);
+        out << "strobe_session: 1\nplots: []\nlayout:\n  split: maybe\n";
+    }
+    EXPECT_FALSE(w.openSession(QString::fromStdString(path)));
+    EXPECT_TRUE(w.lastError().contains(QString::fromStdString(path))) << w.lastError().toStdString();
+    EXPECT_TRUE(w.lastError().contains(QStringLiteral("line 4"))) << w.lastError().toStdString();
+    EXPECT_TRUE(w.lastError().contains(QStringLiteral("split"))) << w.lastError().toStdString();
     std::filesystem::remove(path);
 }
 

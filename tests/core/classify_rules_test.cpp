@@ -10,7 +10,7 @@
 
 #include <unistd.h>
 
-#include "core/analysis/classify.h"
+#include "core/model/classification.h"
 
 namespace strobe::core {
 namespace {

@@ -32,14 +32,16 @@ Session sampleSession() {
     SessionPlot q;
     q.plotId = "kernel_breakdown";
     q.runs = {0, 1};
-    q.pane = 1;
-    q.title = "Breakdown — both runs";
+    // A front end's fields (the GUI's pane, title and layout; core does not know their meaning).
+    q.view = {{"pane", 1LL}, {"title", std::string("Breakdown — both runs")}};
     s.plots = {p, q};
-    s.layout.split = true;
-    s.layout.splitSizes = {700, 500};
-    s.layout.currentTab = {0, 0};
-    s.layout.syncTimeAxes = false;
-    s.layout.windowGeometry = "AdnQywADAAAAAA==";
+    s.sections.push_back({"layout",
+                          {{"split", true},
+                           {"split_sizes", std::vector<long long>{700, 500}},
+                           {"labels", std::vector<std::string>{"a", "7"}},
+                           {"ratio", 0.5},
+                           {"window_geometry", std::string("AdnQywADAAAAAA==")},
+                           {"empty", std::vector<long long>{}}}});
     return s;
 }
 
@@ -57,11 +59,58 @@ TEST(Session, YamlRoundTripIsExact) {
     EXPECT_TRUE(std::holds_alternative<std::string>(v.at("number_text")));
     EXPECT_TRUE(std::holds_alternative<long long>(v.at("lane_height")));
     EXPECT_TRUE(std::holds_alternative<bool>(v.at("show_annotations")));
+    // View fields keep their order and types, and remember their line.
+    ASSERT_EQ(back->plots[1].view.size(), 2u);
+    EXPECT_EQ(back->plots[1].view[0].key, "pane");
+    EXPECT_GT(back->plots[1].view[0].line, 0);
+    ASSERT_EQ(back->sections.size(), 1u);
+    EXPECT_EQ(back->sections[0].fields[2].key, "labels");
+    EXPECT_TRUE(std::holds_alternative<std::vector<std::string>>(back->sections[0].fields[2].value));
+}
+
+TEST(Session, OldFileKeepsTheFrontEndFields) {
+    // The format written before the GUI's layout moved out of core: pane, title and layout are kept as view
+    // fields, in file order, with their natural types.
+    const char* text =
+        "strobe_session: 1\n"
+        "runs:\n"
+        "  - label: \"\"\n"
+        "    paths: [\"a.json\"]\n"
+        "plots:\n"
+        "  - id: \"gpu-timeline\"\n"
+        "    runs: [0]\n"
+        "    pane: 1\n"
+        "    title: \"T\"\n"
+        "    values:\n"
+        "      {}\n"
+        "layout:\n"
+        "  split: true\n"
+        "  split_sizes: [700, 500]\n"
+        "  window_state: \"\"\n";
+    auto s = sessionFromYaml(text, "old.yaml");
+    ASSERT_TRUE(s.ok()) << s.error().toString();
+    ASSERT_EQ(s->plots.size(), 1u);
+    const auto& view = s->plots[0].view;
+    ASSERT_EQ(view.size(), 2u);
+    EXPECT_EQ(std::get<long long>(view[0].value), 1);
+    EXPECT_EQ(view[0].line, 8);
+    EXPECT_EQ(std::get<std::string>(view[1].value), "T");
+    ASSERT_EQ(s->sections.size(), 1u);
+    EXPECT_EQ(s->sections[0].name, "layout");
+    const auto* sizes = findViewField(s->sections[0].fields, "split_sizes");
+    ASSERT_NE(sizes, nullptr);
+    EXPECT_EQ(std::get<std::vector<long long>>(sizes->value), (std::vector<long long>{700, 500}));
+    EXPECT_EQ(sizes->line, 14);
+    // Written back: the same keys in the same places (plot fields between runs and values, layout last).
+    const std::string again = sessionToYaml(s.value());
+    EXPECT_LT(again.find("runs: [0]"), again.find("pane: 1"));
+    EXPECT_LT(again.find("pane: 1"), again.find("values:"));
+    EXPECT_NE(again.find("split_sizes: [700, 500]"), std::string::npos) << again;
 }
 
 TEST(Session, NonFiniteDoublesRoundTrip) {
     Session s;
-    s.plots.push_back({"p", {}, {{"a", HUGE_VAL}, {"b", -HUGE_VAL}, {"c", std::nan("")}}, 0, ""});
+    s.plots.push_back({"p", {}, {{"a", HUGE_VAL}, {"b", -HUGE_VAL}, {"c", std::nan("")}}, {}});
     auto back = sessionFromYaml(sessionToYaml(s));
     ASSERT_TRUE(back.ok()) << back.error().toString();
     EXPECT_EQ(std::get<double>(back->plots[0].values.at("a")), HUGE_VAL);
@@ -139,7 +188,7 @@ TEST(Session, RejectsWhatIsNotASession) {
     EXPECT_FALSE(sessionFromYaml("runs: []\n", "e.yaml").ok());            // no version key
     EXPECT_FALSE(sessionFromYaml("strobe_session: 99\n", "e.yaml").ok());  // from the future
     EXPECT_FALSE(sessionFromYaml("strobe_session: 1\nplots:\n  - runs: [0]\n", "e.yaml").ok());  // no id
-    EXPECT_FALSE(sessionFromYaml("strobe_session: 1\nlayout:\n  split: maybe\n", "e.yaml").ok());
+    EXPECT_FALSE(sessionFromYaml("strobe_session: 1\nlayout:\n  split: [[1]]\n", "e.yaml").ok());  // no such value
     EXPECT_FALSE(sessionFromYaml("{{{{", "e.yaml").ok());
     auto missing = loadSession("/nonexistent/dir/s.yaml");
     ASSERT_FALSE(missing.ok());

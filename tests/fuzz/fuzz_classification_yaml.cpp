@@ -3,7 +3,7 @@
 #include <cstdint>
 #include <string>
 
-#include "core/analysis/classify.h"
+#include "core/model/classification.h"
 #include "tests/fuzz/fuzz_common.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

@@ -4,10 +4,10 @@
 
 #include <cstdlib>
 
-#include "core/analysis/classify.h"
 #include "core/analysis/registry.h"
 #include "core/io/error.h"
 #include "core/merge/merge.h"
+#include "core/model/classification.h"
 #include "core/model/dataset.h"
 
 namespace strobe::fuzz {

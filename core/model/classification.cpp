@@ -1,4 +1,4 @@
-#include "core/analysis/classify.h"
+#include "core/model/classification.h"
 
 #include <algorithm>
 #include <cctype>
@@ -11,7 +11,7 @@
 #include <spdlog/spdlog.h>
 #include <yaml-cpp/yaml.h>
 
-#include "core/engine/resources.h"
+#include "core/io/resources.h"
 
 namespace strobe::core {
 

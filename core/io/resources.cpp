@@ -1,4 +1,4 @@
-#include "core/engine/resources.h"
+#include "core/io/resources.h"
 
 #include <cstdlib>
 #include <system_error>

@@ -1,0 +1,88 @@
+// MainWindow: export of the current plot (PNG, SVG, PDF, CSV) in the background, and copying its image.
+#include <optional>
+
+#include <QClipboard>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QFutureWatcher>
+#include <QGuiApplication>
+#include <QStatusBar>
+#include <QtConcurrent/QtConcurrentRun>
+
+#include "app/gui/jobs_panel.h"
+#include "app/gui/main_window.h"
+#include "app/gui/plot_area.h"
+#include "app/gui/plot_view.h"
+#include "plots/render.h"
+
+namespace strobe::app {
+
+bool MainWindow::exportCurrentPlot(const QString& path) {
+    PlotView* view = m_plotArea->currentView();
+    if (!view || !view->prepared()) {
+        showError(tr("Nothing to export yet: the plot is still being prepared."));
+        return false;
+    }
+    const plots::Plot* plot = &view->plot();
+    const plots::PreparedPtr prepared = view->prepared();
+    const plots::ParamValues values = view->values();
+    const QSize size = view->size().expandedTo(QSize(640, 400));
+    const bool dark = view->isDark();
+    const std::string file = path.toStdString();
+    const bool csv = path.endsWith(QLatin1String(".csv"), Qt::CaseInsensitive);
+    // Rendering and writing run off the GUI thread (the Prepared is immutable, draw() is const).
+    const QString key = QStringLiteral("export-%1").arg(path);
+    m_jobs->begin(key, tr("Export %1").arg(QFileInfo(path).fileName()), {});
+    auto* watcher = new QFutureWatcher<core::Status>(this);
+    connect(watcher, &QFutureWatcher<core::Status>::finished, this, [this, watcher, key, path] {
+        const core::Status st = watcher->result();
+        m_jobs->end(key);
+        if (st.ok()) statusBar()->showMessage(tr("Exported %1").arg(path), 5000);
+        else showError(tr("Export failed: %1").arg(QString::fromStdString(st.error().toString())));
+        watcher->deleteLater();
+    });
+    watcher->setFuture(QtConcurrent::run([plot, prepared, values, size, dark, file, csv]() -> core::Status {
+        if (csv) return plots::writeTableCsv(*plot, *prepared, values, file);
+        return plots::renderToFile(*plot, *prepared, values, size, file, std::nullopt, dark);
+    }));
+    return true;
+}
+
+void MainWindow::exportDialog(bool table) {
+    PlotView* view = m_plotArea->currentView();
+    if (!view) return;
+    QString base = QString::fromStdString(view->plot().id());
+    QString filter;
+    if (table) {
+        base += QStringLiteral(".csv");
+        filter = tr("CSV table (*.csv)");
+    } else {
+        base += QStringLiteral(".png");
+        filter = tr("PNG image (*.png);;SVG vector image (*.svg);;PDF document (*.pdf);;CSV table (*.csv)");
+    }
+    QString selected;
+    QString path = QFileDialog::getSaveFileName(this, table ? tr("Export plot table") : tr("Export plot"), base, filter,
+                                                &selected);
+    if (path.isEmpty()) return;
+    if (QFileInfo(path).suffix().isEmpty()) {
+        if (selected.contains(QLatin1String("*.svg"))) path += QStringLiteral(".svg");
+        else if (selected.contains(QLatin1String("*.pdf"))) path += QStringLiteral(".pdf");
+        else if (selected.contains(QLatin1String("*.csv"))) path += QStringLiteral(".csv");
+        else path += QStringLiteral(".png");
+    }
+    exportCurrentPlot(path);
+}
+
+void MainWindow::copyImageToClipboard() {
+    PlotView* view = m_plotArea->currentView();
+    if (!view) return;
+    const QImage img = view->renderImage(view->size());
+    if (img.isNull()) {
+        showError(tr("Nothing to copy yet: the plot is still being prepared."));
+        return;
+    }
+    QGuiApplication::clipboard()->setImage(img);
+    statusBar()->showMessage(tr("Plot image copied to the clipboard"), 4000);
+}
+
+}  // namespace strobe::app

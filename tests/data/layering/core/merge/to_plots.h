@@ -1,0 +1,3 @@
+#pragma once
+// Fixture: merge must not include plots.
+#include "plots/plot.h"
