@@ -188,6 +188,8 @@ TEST(MainWindow, TimelineZoomIsSynchronisedAndPlotsExport) {
     const auto ids = w.openPaths({QStringLiteral(STROBE_RESOURCE_DIR "/sample/param-dlrm-8rank")});
     ASSERT_TRUE(test::waitFor([&] { return !w.runs().anyLoading(); }, 180000));
     const app::RunRecord* run = w.runs().run(ids.at(0));
+    ASSERT_NE(run, nullptr);
+    ASSERT_EQ(run->state, app::RunState::Loaded) << (run->error ? run->error->toString() : "");
     if (!plots::PlotRegistry::instance().find("gpu-timeline")) FAIL() << "no gpu-timeline plot registered";
     app::PlotView* left = w.openPlot("gpu-timeline", {ids[0]}, 0);
     app::PlotView* right = w.openPlot("gpu-timeline", {ids[0]}, 1);
