@@ -563,23 +563,33 @@ TEST(LoadCache, TruncatedOrExtendedFilesAreCorrupt) {
 namespace {
 // White-box: the layout constants of load_cache.cpp (header 256 bytes; dirOffset at 80, dirCount at 88,
 // dirChecksum at 96, headerChecksum at 248; directory entries of 80 bytes with a 48-byte name, then
-// elemSize). Rewrites a directory entry and fixes the checksums so that only the column set differs.
+// elemSize). Rewrites the directory entry of `column` and fixes the checksums so that only the column set differs.
 template <class Edit>
-std::string editDirectory(std::string bytes, Edit&& edit) {
+std::string editEntry(std::string bytes, std::string_view column, Edit&& edit) {
     uint64_t dirOffset, dirCount;
     std::memcpy(&dirOffset, bytes.data() + 80, 8);
     std::memcpy(&dirCount, bytes.data() + 88, 8);
-    for (uint64_t i = 0; i < dirCount; ++i) edit(bytes.data() + dirOffset + i * 80);
+    for (uint64_t i = 0; i < dirCount; ++i) {
+        char* e = bytes.data() + dirOffset + i * 80;
+        if (std::string_view(e) == column) edit(e);
+    }
     const uint64_t dirSum = LoadCache::checksum(bytes.data() + dirOffset, dirCount * 80);
     std::memcpy(bytes.data() + 96, &dirSum, 8);
     const uint64_t headSum = LoadCache::checksum(bytes.data(), 248);
     std::memcpy(bytes.data() + 248, &headSum, 8);
     return bytes;
 }
+// A directory entry's element count (at byte 56 of the entry).
+uint64_t entryCount(const char* e) {
+    uint64_t count;
+    std::memcpy(&count, e + 56, 8);
+    return count;
+}
+void setEntryCount(char* e, uint64_t count) { std::memcpy(e + 56, &count, 8); }
 }  // namespace
 
 namespace {
-// White-box: the data offset of a named column (see editDirectory for the layout).
+// White-box: the data offset of a named column (see editEntry for the layout).
 uint64_t columnOffset(const std::string& bytes, std::string_view name) {
     uint64_t dirOffset, dirCount;
     std::memcpy(&dirOffset, bytes.data() + 80, 8);
@@ -647,24 +657,17 @@ TEST(LoadCache, ADifferentColumnSetIsStale) {
     CacheLookup lookup = CacheLookup::Hit;
 
     // A column this build does not know (renamed gpu.stream → gpu.streaX): written by another build.
-    writeFile(f.entry(), editDirectory(original, [](char* e) {
-                  if (std::string_view(e) == "gpu.stream") e[9] = 'X';
-              }));
+    writeFile(f.entry(), editEntry(original, "gpu.stream", [](char* e) { e[9] = 'X'; }));
     auto renamed = f.cache.read(f.source.string(), 0, &lookup);
     ASSERT_FALSE(renamed.ok());
     EXPECT_EQ(lookup, CacheLookup::Stale);
     EXPECT_NE(renamed.error().message.find("gpu.stream"), std::string::npos);
 
     // Same column, another element size.
-    writeFile(f.entry(), editDirectory(original, [](char* e) {
-                  if (std::string_view(e) == "flows.track") {
-                      uint32_t size = 8;
-                      uint64_t count;
-                      std::memcpy(&count, e + 56, 8);
-                      count /= 2;
-                      std::memcpy(e + 48, &size, 4);
-                      std::memcpy(e + 56, &count, 8);
-                  }
+    writeFile(f.entry(), editEntry(original, "flows.track", [](char* e) {
+                  const uint32_t size = 8;
+                  std::memcpy(e + 48, &size, 4);
+                  setEntryCount(e, entryCount(e) / 2);
               }));
     auto resized = f.cache.read(f.source.string(), 0, &lookup);
     ASSERT_FALSE(resized.ok());
@@ -672,12 +675,7 @@ TEST(LoadCache, ADifferentColumnSetIsStale) {
     EXPECT_NE(resized.error().message.find("flows.track"), std::string::npos);
 
     // A count that runs past the end of the file, with valid checksums: caught by the range check.
-    writeFile(f.entry(), editDirectory(original, [](char* e) {
-                  if (std::string_view(e) == "slices.ts") {
-                      uint64_t count = uint64_t{1} << 60;
-                      std::memcpy(e + 56, &count, 8);
-                  }
-              }));
+    writeFile(f.entry(), editEntry(original, "slices.ts", [](char* e) { setEntryCount(e, uint64_t{1} << 60); }));
     EXPECT_FALSE(f.cache.read(f.source.string(), 0, &lookup).ok());
     EXPECT_EQ(lookup, CacheLookup::Corrupt);
 }
@@ -759,14 +757,7 @@ TEST(LoadCache, MatchingChecksumsDoNotMakeBadReferencesAcceptable) {
         expectCorrupt(bytes, "gpu row 3");
     }
     // One column shorter than its table.
-    expectCorrupt(editDirectory(original, [](char* e) {
-                      if (std::string_view(e) == "gpu.dur") {
-                          uint64_t count;
-                          std::memcpy(&count, e + 56, 8);
-                          --count;
-                          std::memcpy(e + 56, &count, 8);
-                      }
-                  }),
+    expectCorrupt(editEntry(original, "gpu.dur", [](char* e) { setEntryCount(e, entryCount(e) - 1); }),
                   "gpu.dur has 776 rows, the table has 777");
     // Restored: reads again.
     writeFile(f.entry(), original);
