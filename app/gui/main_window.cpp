@@ -209,49 +209,40 @@ QWidget* MainWindow::buildWelcome() {
 }
 
 void MainWindow::buildDocks() {
+    // A dock holding `widget`; window state is saved and restored by the object names.
+    auto addDock = [this](const QString& title, const QString& objectName, QWidget* widget, Qt::DockWidgetArea area) {
+        auto* dock = new QDockWidget(title, this);
+        dock->setObjectName(objectName);
+        dock->setWidget(widget);
+        addDockWidget(area, dock);
+        return dock;
+    };
     m_runsPanel = new RunsPanel(*m_runs, this);
-    auto* runsDock = new QDockWidget(tr("Runs"), this);
-    runsDock->setObjectName(QStringLiteral("runsDock"));
-    runsDock->setWidget(m_runsPanel);
-    addDockWidget(Qt::LeftDockWidgetArea, runsDock);
+    auto* runsDock = addDock(tr("Runs"), QStringLiteral("runsDock"), m_runsPanel, Qt::LeftDockWidgetArea);
 
     m_plotList = new PlotList(this);
-    auto* plotsDock = new QDockWidget(tr("Plots"), this);
-    plotsDock->setObjectName(QStringLiteral("plotsDock"));
-    plotsDock->setWidget(m_plotList);
-    addDockWidget(Qt::LeftDockWidgetArea, plotsDock);
+    auto* plotsDock = addDock(tr("Plots"), QStringLiteral("plotsDock"), m_plotList, Qt::LeftDockWidgetArea);
     splitDockWidget(runsDock, plotsDock, Qt::Vertical);
     resizeDocks({runsDock, plotsDock}, {560, 260}, Qt::Vertical);
 
     m_paramPanel = new ParamPanel(this);
-    auto* paramDock = new QDockWidget(tr("Parameters"), this);
-    paramDock->setObjectName(QStringLiteral("paramDock"));
-    paramDock->setWidget(m_paramPanel);
-    addDockWidget(Qt::RightDockWidgetArea, paramDock);
+    auto* paramDock = addDock(tr("Parameters"), QStringLiteral("paramDock"), m_paramPanel, Qt::RightDockWidgetArea);
 
     m_selection = new QTextBrowser(this);
     m_selection->setObjectName(QStringLiteral("selectionDetails"));
     m_selection->setPlaceholderText(tr("Click an item in a plot to see its details here."));
-    auto* selDock = new QDockWidget(tr("Selection"), this);
-    selDock->setObjectName(QStringLiteral("selectionDock"));
-    selDock->setWidget(m_selection);
-    addDockWidget(Qt::RightDockWidgetArea, selDock);
+    auto* selDock = addDock(tr("Selection"), QStringLiteral("selectionDock"), m_selection, Qt::RightDockWidgetArea);
     splitDockWidget(paramDock, selDock, Qt::Vertical);
     resizeDocks({paramDock, selDock}, {500, 320}, Qt::Vertical);
     resizeDocks({runsDock, paramDock}, {430, 330}, Qt::Horizontal);
 
-    auto* jobsDock = new QDockWidget(tr("Jobs"), this);
-    jobsDock->setObjectName(QStringLiteral("jobsDock"));
-    jobsDock->setWidget(new JobsPanel(*m_jobs, this));
-    addDockWidget(Qt::RightDockWidgetArea, jobsDock);
+    auto* jobsDock =
+        addDock(tr("Jobs"), QStringLiteral("jobsDock"), new JobsPanel(*m_jobs, this), Qt::RightDockWidgetArea);
     tabifyDockWidget(selDock, jobsDock);
 
     // The current plot's numbers as an interactive Qt Charts chart (zoom, hover values, legend toggling).
     m_chartPanel = new ChartPanel(this);
-    auto* chartDock = new QDockWidget(tr("Chart"), this);
-    chartDock->setObjectName(QStringLiteral("chartDock"));
-    chartDock->setWidget(m_chartPanel);
-    addDockWidget(Qt::RightDockWidgetArea, chartDock);
+    auto* chartDock = addDock(tr("Chart"), QStringLiteral("chartDock"), m_chartPanel, Qt::RightDockWidgetArea);
     tabifyDockWidget(jobsDock, chartDock);
     selDock->raise();
 }

@@ -546,6 +546,17 @@ void KinetoEventParser::emitCounter(const Event& ev) {
     }
 }
 
+// `take(key, raw, ignore)` says whether an arg went into a column (or is dropped on purpose); ignore(expected)
+// reports a value of the wrong type, and such an arg is used up too. The others stay for the residual args.
+template <class F>
+void KinetoEventParser::takeArgs(const Event& ev, F&& take) {
+    for (size_t i = 0; i < m_args.size(); ++i) {
+        const std::string_view key = m_args[i].key, raw = m_args[i].raw;
+        auto ignore = [&](std::string_view expected) { return ignoreValue(key, raw, expected, ev); };
+        m_argUsed[i] = take(key, raw, ignore) ? 1 : 0;
+    }
+}
+
 void KinetoEventParser::emitGpu(const Event& ev, const CategoryInfo& cat) {
     const Track& tr = m_out.tracks[ev.track];
     int64_t device = tr.pidStr == kEmptyStr ? tr.pid : -1;
@@ -553,40 +564,35 @@ void KinetoEventParser::emitGpu(const Event& ev, const CategoryInfo& cat) {
     int64_t correlation = kNone, externalId = kNone, bytes = 0;
     int32_t grid[3] = {0, 0, 0}, block[3] = {0, 0, 0};
     int32_t registers = 0, shared = 0;
-    auto ignore = [&](std::string_view key, std::string_view raw, std::string_view expected) {
-        return ignoreValue(key, raw, expected, ev);
-    };
-    for (size_t i = 0; i < m_args.size(); ++i) {
-        const std::string_view key = m_args[i].key;
-        const std::string_view raw = m_args[i].raw;
+    takeArgs(ev, [&](std::string_view key, std::string_view raw, auto ignore) {
         bool used = false;
         switch (key.size()) {
         case 4:
-            if (eq(key, "grid")) used = parseDim3(raw, grid) || ignore(key, raw, kExpectDim3);
+            if (eq(key, "grid")) used = parseDim3(raw, grid) || ignore(kExpectDim3);
             break;
         case 5:
-            if (eq(key, "block")) used = parseDim3(raw, block) || ignore(key, raw, kExpectDim3);
-            else if (eq(key, "bytes")) used = countFromRaw(raw, bytes) || ignore(key, raw, kExpectCount);
+            if (eq(key, "block")) used = parseDim3(raw, block) || ignore(kExpectDim3);
+            else if (eq(key, "bytes")) used = countFromRaw(raw, bytes) || ignore(kExpectCount);
             break;
         case 6:
-            if (eq(key, "device")) used = countFromRaw(raw, device, INT16_MAX) || ignore(key, raw, kExpectDevice);
-            else if (eq(key, "stream")) used = countFromRaw(raw, stream, INT32_MAX) || ignore(key, raw, kExpectInt32);
+            if (eq(key, "device")) used = countFromRaw(raw, device, INT16_MAX) || ignore(kExpectDevice);
+            else if (eq(key, "stream")) used = countFromRaw(raw, stream, INT32_MAX) || ignore(kExpectInt32);
             break;
         case 11:
-            if (eq(key, "correlation")) used = countFromRaw(raw, correlation) || ignore(key, raw, kExpectCount);
+            if (eq(key, "correlation")) used = countFromRaw(raw, correlation) || ignore(kExpectCount);
             else if (eq(key, "External id") || eq(key, "external id"))
-                used = countFromRaw(raw, externalId) || ignore(key, raw, kExpectCount);
+                used = countFromRaw(raw, externalId) || ignore(kExpectCount);
             break;
         case 13:
-            if (eq(key, "shared memory")) used = countFromRaw(raw, shared) || ignore(key, raw, kExpectInt32);
+            if (eq(key, "shared memory")) used = countFromRaw(raw, shared) || ignore(kExpectInt32);
             break;
         case 20:
-            if (eq(key, "registers per thread")) used = countFromRaw(raw, registers) || ignore(key, raw, kExpectInt32);
+            if (eq(key, "registers per thread")) used = countFromRaw(raw, registers) || ignore(kExpectInt32);
             break;
         default: break;
         }
-        m_argUsed[i] = used ? 1 : 0;
-    }
+        return used;
+    });
     m_g.ts->push_back(ev.ts);
     m_g.dur->push_back(ev.dur);
     m_g.name->push_back(ev.name);
@@ -611,31 +617,26 @@ void KinetoEventParser::emitGpu(const Event& ev, const CategoryInfo& cat) {
 
 void KinetoEventParser::emitSlice(const Event& ev, const CategoryInfo& cat) {
     int64_t externalId = kNone, correlation = kNone, sequence = kNone;
-    auto ignore = [&](std::string_view key, std::string_view raw, std::string_view expected) {
-        return ignoreValue(key, raw, expected, ev);
-    };
-    for (size_t i = 0; i < m_args.size(); ++i) {
-        const std::string_view key = m_args[i].key;
-        const std::string_view raw = m_args[i].raw;
+    takeArgs(ev, [&](std::string_view key, std::string_view raw, auto ignore) {
         bool used = false;
         switch (key.size()) {
         case 6: used = eq(key, "Ev Idx"); break;  // dropped: the profiler's own event counter
         case 9: used = eq(key, "Python id"); break;  // dropped: see header
         case 11:
             if (eq(key, "External id") || eq(key, "external id"))
-                used = countFromRaw(raw, externalId) || ignore(key, raw, kExpectCount);
+                used = countFromRaw(raw, externalId) || ignore(kExpectCount);
             else if (eq(key, "correlation"))
-                used = countFromRaw(raw, correlation) || ignore(key, raw, kExpectCount);
+                used = countFromRaw(raw, correlation) || ignore(kExpectCount);
             break;
         case 15:
-            if (eq(key, "Sequence number")) used = countFromRaw(raw, sequence) || ignore(key, raw, kExpectCount);
+            if (eq(key, "Sequence number")) used = countFromRaw(raw, sequence) || ignore(kExpectCount);
             break;
         case 16: used = eq(key, "Python parent id"); break;
         case 18: used = eq(key, "Record function id"); break;
         default: break;
         }
-        m_argUsed[i] = used ? 1 : 0;
-    }
+        return used;
+    });
     m_s.ts->push_back(ev.ts);
     m_s.dur->push_back(ev.dur);
     m_s.name->push_back(ev.name);

@@ -91,6 +91,8 @@ private:
     void emitCounter(const Event& ev);
     void emitGpu(const Event& ev, const CategoryInfo& cat);
     void emitSlice(const Event& ev, const CategoryInfo& cat);
+    template <class F>
+    void takeArgs(const Event& ev, F&& take);  // marks m_argUsed from take(key, raw, ignore)
 
     void warn(Warn kind, uint64_t offset, uint64_t localIndex, std::string message);
     // Reports an unusable link/attribute value (Warn::BadValue); always returns false. Error path only.

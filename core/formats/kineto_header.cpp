@@ -91,6 +91,19 @@ void setString(element obj, const char* key, std::string& out) {
     if (obj[key].get(v) == simdjson::SUCCESS) out = scalarText(v);
 }
 
+// Calls each(object, path) for each object in `arr`, path being "<prefix>[index]"; any other element is reported as
+// ignored (`expected`: what it should have been).
+template <class F>
+void forEachObject(const Reporter& report, simdjson::dom::array arr, std::string_view prefix, std::string_view expected,
+                   F&& each) {
+    size_t index = 0;
+    for (element e : arr) {
+        const std::string path = fmt::format("{}[{}]", prefix, index++);
+        if (e.is_object()) each(e, path);
+        else report.ignored(path, e, expected);
+    }
+}
+
 }  // namespace
 
 void applyTopLevelKey(TraceInfo& info, std::string_view key, std::string_view rawValue, const std::string& file,
@@ -115,13 +128,7 @@ void applyTopLevelKey(TraceInfo& info, std::string_view key, std::string_view ra
     } else if (key == "deviceProperties") {
         simdjson::dom::array arr;
         if (root.get_array().get(arr)) return report.ignored(key, root, "an array of device objects");
-        size_t index = 0;
-        for (element d : arr) {
-            const std::string path = fmt::format("deviceProperties[{}]", index++);
-            if (!d.is_object()) {
-                report.ignored(path, d, "a device object");
-                continue;
-            }
+        forEachObject(report, arr, "deviceProperties", "a device object", [&](element d, const std::string& path) {
             DeviceProperties p;
             setInt(report, d, "id", path, p.id);
             setString(d, "name", p.name);
@@ -136,7 +143,7 @@ void applyTopLevelKey(TraceInfo& info, std::string_view key, std::string_view ra
             setInt(report, d, "sharedMemPerBlock", path, p.sharedMemPerBlock);
             p.rawJson = simdjson::minify(d);
             info.devices.push_back(std::move(p));
-        }
+        });
     } else if (key == "distributedInfo") {
         if (!root.is_object()) return report.ignored(key, root, "an object");
         DistributedInfo& di = info.distributed;
@@ -150,13 +157,7 @@ void applyTopLevelKey(TraceInfo& info, std::string_view key, std::string_view ra
             simdjson::dom::array groups;
             if (pgConfig.get_array().get(groups))
                 return report.ignored("distributedInfo.pg_config", pgConfig, "an array of process-group objects");
-            size_t index = 0;
-            for (element g : groups) {
-                const std::string path = fmt::format("distributedInfo.pg_config[{}]", index++);
-                if (!g.is_object()) {
-                    report.ignored(path, g, "a process-group object");
-                    continue;
-                }
+            auto readGroup = [&](element g, const std::string& path) {
                 ProcessGroupConfig pg;
                 setString(g, "pg_name", pg.name);
                 setString(g, "pg_desc", pg.desc);
@@ -181,7 +182,8 @@ void applyTopLevelKey(TraceInfo& info, std::string_view key, std::string_view ra
                     }
                 }
                 di.processGroups.push_back(std::move(pg));
-            }
+            };
+            forEachObject(report, groups, "distributedInfo.pg_config", "a process-group object", readGroup);
         }
     } else if (key == "roctracer_version") {
         info.roctracerVersion = scalarText(root);

@@ -259,25 +259,23 @@ void KinetoReader::enterEvents() {
 Status KinetoReader::readTrailer() {
     // m_hbuf holds the bytes after the events array's ']' (m_hoff is their offset).
     std::string key;
-    if (m_arrayForm) {
-        auto c = peekNonSpace();
-        if (!c.ok()) return c.error();
-        if (*c >= 0) {
-            Location where{m_source.name()};
-            where.byteOffset = static_cast<int64_t>(hOffset());
-            m_diagnostics.push_back({Severity::Warning, where,
-                                     fmt::format("unexpected data after the closing ']' of the trace array (found "
-                                                 "{}): ignored",
-                                                 describeByte(*c))});
-        }
-        return Ok{};
-    }
-    auto truncatedHere = [&](std::string_view what) {
+    // A warning at the current trailer position.
+    auto warnHere = [&](std::string message) {
         Location where{m_source.name()};
         where.byteOffset = static_cast<int64_t>(hOffset());
-        m_diagnostics.push_back(
-            {Severity::Warning, where,
-             fmt::format("the file ends at byte {} {} (after traceEvents): every event was kept", hOffset(), what)});
+        m_diagnostics.push_back({Severity::Warning, where, std::move(message)});
+    };
+    // Anything but white space after the end of the JSON text is reported and ignored.
+    auto endOfText = [&](std::string_view after) -> Status {
+        auto c = peekNonSpace();
+        if (!c.ok()) return c.error();
+        if (*c >= 0) warnHere(fmt::format("unexpected data after {} (found {}): ignored", after, describeByte(*c)));
+        return Ok{};
+    };
+    if (m_arrayForm) return endOfText("the closing ']' of the trace array");
+    auto truncatedHere = [&](std::string_view what) {
+        warnHere(fmt::format("the file ends at byte {} {} (after traceEvents): every event was kept",
+                             hOffset(), what));
     };
     for (;;) {
         auto c = peekNonSpace();
@@ -291,12 +289,8 @@ Status KinetoReader::readTrailer() {
             break;
         }
         if (*c != ',') {
-            Location where{m_source.name()};
-            where.byteOffset = static_cast<int64_t>(hOffset());
-            m_diagnostics.push_back({Severity::Warning, where,
-                                     fmt::format("expected ',' or '}}' after traceEvents, found {}: the rest of the "
-                                                 "file was ignored",
-                                                 describeByte(*c))});
+            warnHere(fmt::format("expected ',' or '}}' after traceEvents, found {}: the rest of the file was "
+                                 "ignored", describeByte(*c)));
             return Ok{};
         }
         ++m_hpos;
@@ -307,12 +301,8 @@ Status KinetoReader::readTrailer() {
                 truncatedHere("inside the top-level object");
                 return Ok{};
             }
-            Location where{m_source.name()};
-            where.byteOffset = static_cast<int64_t>(hOffset());
-            m_diagnostics.push_back({Severity::Warning, where,
-                                     fmt::format("expected a quoted key after traceEvents, found {}: the rest of the "
-                                                 "file was ignored",
-                                                 describeByte(*c))});
+            warnHere(fmt::format("expected a quoted key after traceEvents, found {}: the rest of the file was "
+                                 "ignored", describeByte(*c)));
             return Ok{};
         }
         auto s = readString(key);
@@ -337,16 +327,7 @@ Status KinetoReader::readTrailer() {
         applyTopLevelKey(m_info, unescaped, std::string_view(m_hbuf.data() + b, e - b), m_source.name(), valueOffset,
                          m_diagnostics);
     }
-    auto c = peekNonSpace();
-    if (!c.ok()) return c.error();
-    if (*c >= 0) {
-        Location where{m_source.name()};
-        where.byteOffset = static_cast<int64_t>(hOffset());
-        m_diagnostics.push_back({Severity::Warning, where,
-                                 fmt::format("unexpected data after the end of the JSON object (found {}): ignored",
-                                             describeByte(*c))});
-    }
-    return Ok{};
+    return endOfText("the end of the JSON object");
 }
 
 Status KinetoReader::nextChunk(ChunkBuffer& buf, ChunkJob& job) {

@@ -59,24 +59,26 @@ bool hex4(std::string_view s, size_t at, uint32_t& v) {
     return true;
 }
 
+// Reads an optional '-' and then at most `maxDigits` decimal digits from t[i], leaving i on the first character not
+// read. False when no digit follows the sign.
+bool readSignAndDigits(std::string_view t, size_t& i, bool& neg, uint64_t& v, size_t maxDigits) {
+    neg = i < t.size() && t[i] == '-';
+    if (neg) ++i;
+    if (i >= t.size() || !isDigit(t[i])) return false;
+    for (size_t digits = 0; digits < maxDigits && i < t.size() && isDigit(t[i]); ++digits, ++i)
+        v = v * 10 + static_cast<uint64_t>(t[i] - '0');
+    return true;
+}
+
 }  // namespace
 
 bool parseMicrosToNs(std::string_view t, int64_t& ns) {
     size_t i = 0;
     const size_t n = t.size();
     bool neg = false;
-    if (i < n && t[i] == '-') {
-        neg = true;
-        ++i;
-    }
-    if (i >= n || !isDigit(t[i])) return false;
     uint64_t whole = 0;
-    size_t digits = 0;
-    while (i < n && isDigit(t[i])) {
-        whole = whole * 10 + static_cast<uint64_t>(t[i] - '0');
-        if (++digits > 16) return false;  // > 9.2e15 µs cannot be held in int64 ns
-        ++i;
-    }
+    if (!readSignAndDigits(t, i, neg, whole, 16)) return false;
+    if (i < n && isDigit(t[i])) return false;  // > 9.2e15 µs cannot be held in int64 ns
     uint64_t frac = 0;
     if (i < n && t[i] == '.') {
         ++i;
@@ -111,18 +113,8 @@ bool parseInteger(std::string_view t, int64_t& value) {
     size_t i = 0;
     const size_t n = t.size();
     bool neg = false;
-    if (i < n && t[i] == '-') {
-        neg = true;
-        ++i;
-    }
-    if (i >= n || !isDigit(t[i])) return false;
     uint64_t v = 0;
-    size_t digits = 0;
-    while (i < n && isDigit(t[i])) {
-        v = v * 10 + static_cast<uint64_t>(t[i] - '0');
-        if (++digits > 18) break;
-        ++i;
-    }
+    if (!readSignAndDigits(t, i, neg, v, 18)) return false;  // more digits: i != n, read as a double below
     if (i == n) {
         value = neg ? -static_cast<int64_t>(v) : static_cast<int64_t>(v);
         return true;

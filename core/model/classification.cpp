@@ -45,19 +45,25 @@ size_t skipBracket(std::string_view p, size_t i) {
     return std::min(i + 1, p.size());
 }
 
+// When p[i] starts an escape or a bracket expression, moves i past it whole and returns true.
+bool skipEscapeOrBracket(std::string_view p, size_t& i) {
+    if (p[i] == '\\') {
+        i += 2;
+        return true;
+    }
+    if (p[i] == '[') {
+        i = skipBracket(p, i);
+        return true;
+    }
+    return false;
+}
+
 // Index just past a group starting at `i` ('(').
 size_t skipGroup(std::string_view p, size_t i) {
     int depth = 0;
     while (i < p.size()) {
-        char c = p[i];
-        if (c == '\\') {
-            i += 2;
-            continue;
-        }
-        if (c == '[') {
-            i = skipBracket(p, i);
-            continue;
-        }
+        if (skipEscapeOrBracket(p, i)) continue;
+        const char c = p[i];
         if (c == '(') ++depth;
         if (c == ')' && --depth == 0) return i + 1;
         ++i;
@@ -87,15 +93,8 @@ std::vector<std::string_view> splitTopLevel(std::string_view p) {
     size_t start = 0, i = 0;
     int depth = 0;
     while (i < p.size()) {
-        char c = p[i];
-        if (c == '\\') {
-            i += 2;
-            continue;
-        }
-        if (c == '[') {
-            i = skipBracket(p, i);
-            continue;
-        }
+        if (skipEscapeOrBracket(p, i)) continue;
+        const char c = p[i];
         if (c == '(') ++depth;
         if (c == ')') --depth;
         if (c == '|' && depth == 0) {
@@ -328,6 +327,9 @@ Result<ClassificationRules> ClassificationRules::fromYamlText(const std::string&
                 if (!v.IsScalar())
                     return err(vline, fmt::format("'{}' must be a plain value (line {})", key, yamlLine(v)));
                 auto value = v.as<std::string>();
+                auto unknownValue = [&](std::string_view what, std::string_view choices) {
+                    return err(vline, fmt::format("unknown {} '{}' (expected one of {})", what, value, choices));
+                };
                 if (key == "name") {
                     rule.name = value;
                     haveName = true;
@@ -336,17 +338,13 @@ Result<ClassificationRules> ClassificationRules::fromYamlText(const std::string&
                     havePattern = true;
                 } else if (key == "category") {
                     if (!parseKernelCategory(value, rule.category))
-                        return err(vline, fmt::format("unknown category '{}' (expected one of other, gemm, "
-                                                      "attention, communication, memcpy, memset, convolution, "
-                                                      "normalization, elementwise, reduction)",
-                                                      value));
+                        return unknownValue("category", "other, gemm, attention, communication, memcpy, "
+                                            "memset, convolution, normalization, elementwise, reduction");
                     haveCategory = true;
                 } else if (key == "collective") {
                     if (!parseCollective(value, rule.collective))
-                        return err(vline, fmt::format("unknown collective '{}' (expected one of none, all_reduce, "
-                                                      "all_gather, reduce_scatter, all_to_all, send_recv, "
-                                                      "broadcast, reduce, other)",
-                                                      value));
+                        return unknownValue("collective", "none, all_reduce, all_gather, reduce_scatter, "
+                                            "all_to_all, send_recv, broadcast, reduce, other");
                 } else if (key == "icase") {
                     if (value == "true" || value == "yes") rule.icase = true;
                     else if (value == "false" || value == "no") rule.icase = false;

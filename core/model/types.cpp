@@ -4,13 +4,35 @@
 
 namespace strobe::core {
 
+namespace {
+
+// names[e], or `fallback` for a value past the table.
+template <class E, size_t N>
+std::string_view nameIn(const std::array<std::string_view, N>& names, E e, std::string_view fallback) {
+    const auto i = static_cast<size_t>(e);
+    return i < N ? names[i] : fallback;
+}
+
+// The value below E::Count whose toString is `s`; false (and `out` untouched) when there is none.
+template <class E>
+bool parseByName(std::string_view s, E& out) {
+    for (size_t i = 0; i < static_cast<size_t>(E::Count); ++i) {
+        if (toString(static_cast<E>(i)) == s) {
+            out = static_cast<E>(i);
+            return true;
+        }
+    }
+    return false;
+}
+
+}  // namespace
+
 std::string_view toString(EventKind k) {
     static constexpr std::array<std::string_view, static_cast<size_t>(EventKind::Count)> names = {
         "unknown", "cpu_op", "user_annotation", "gpu_user_annotation", "runtime", "driver", "kernel",
         "gpu_memcpy", "gpu_memset", "python_function", "cpu_instant_event", "cuda_sync", "trace", "overhead",
         "async"};
-    auto i = static_cast<size_t>(k);
-    return i < names.size() ? names[i] : "unknown";
+    return nameIn(names, k, "unknown");
 }
 
 EventKind eventKindFromCategory(std::string_view c) {
@@ -36,43 +58,24 @@ std::string_view toString(KernelCategory c) {
     static constexpr std::array<std::string_view, static_cast<size_t>(KernelCategory::Count)> names = {
         "other", "gemm", "attention", "communication", "memcpy", "memset", "convolution", "normalization",
         "elementwise", "reduction"};
-    auto i = static_cast<size_t>(c);
-    return i < names.size() ? names[i] : "other";
+    return nameIn(names, c, "other");
 }
 
-bool parseKernelCategory(std::string_view s, KernelCategory& out) {
-    for (size_t i = 0; i < static_cast<size_t>(KernelCategory::Count); ++i) {
-        if (toString(static_cast<KernelCategory>(i)) == s) {
-            out = static_cast<KernelCategory>(i);
-            return true;
-        }
-    }
-    return false;
-}
+bool parseKernelCategory(std::string_view s, KernelCategory& out) { return parseByName(s, out); }
 
 std::string_view toString(Collective c) {
     static constexpr std::array<std::string_view, static_cast<size_t>(Collective::Count)> names = {
         "none", "all_reduce", "all_gather", "reduce_scatter", "all_to_all", "send_recv", "broadcast", "reduce",
         "other"};
-    auto i = static_cast<size_t>(c);
-    return i < names.size() ? names[i] : "other";
+    return nameIn(names, c, "other");
 }
 
-bool parseCollective(std::string_view s, Collective& out) {
-    for (size_t i = 0; i < static_cast<size_t>(Collective::Count); ++i) {
-        if (toString(static_cast<Collective>(i)) == s) {
-            out = static_cast<Collective>(i);
-            return true;
-        }
-    }
-    return false;
-}
+bool parseCollective(std::string_view s, Collective& out) { return parseByName(s, out); }
 
 std::string_view toString(CopyDirection d) {
     static constexpr std::array<std::string_view, static_cast<size_t>(CopyDirection::Count)> names = {
         "none", "HtoD", "DtoH", "DtoD", "HtoH", "PtoP", "unknown"};
-    auto i = static_cast<size_t>(d);
-    return i < names.size() ? names[i] : "unknown";
+    return nameIn(names, d, "unknown");
 }
 
 CopyDirection copyDirectionFromName(std::string_view n) {

@@ -13,6 +13,7 @@
 #include "app/cli/cmd_summary.h"
 #include "app/cli/command.h"
 #include "tests/cli/cli_capture.h"
+#include "tests/test_files.h"
 #include "core/analysis/summary.h"
 
 using namespace strobe;
@@ -24,23 +25,9 @@ using test::CliResult;
 
 CliResult runSummary(const std::vector<std::string>& args) { return test::runCli("summary", args); }
 
-class TempDir {
-public:
-    TempDir() {
-        m_path = fs::temp_directory_path() /
-            ("strobe_summary_cli_" + std::to_string(::getpid()) + "_" +
-             testing::UnitTest::GetInstance()->current_test_info()->name());
-        fs::remove_all(m_path);
-        fs::create_directories(m_path);
-    }
-    ~TempDir() {
-        std::error_code ec;
-        fs::remove_all(m_path, ec);
-    }
-    const fs::path& path() const { return m_path; }
-
-private:
-    fs::path m_path;
+// A fresh directory per test, removed when it ends.
+struct TempDir : strobe::test::TempDir {
+    TempDir() : strobe::test::TempDir("strobe-summary-cli") {}
 };
 
 // A run of one hand-built rank: two kernels (300 + 100 ns), one memcpy (200 ns), one step.
@@ -78,7 +65,36 @@ std::shared_ptr<core::Dataset> handBuiltRun() {
     return ds;
 }
 
-simdjson::padded_string pad(const std::string& s) { return simdjson::padded_string(s); }
+// A JSON document, parsed; `ok` says whether it parsed. The parser owns what `root` points into.
+struct JsonDoc {
+    explicit JsonDoc(const std::string& text) : padded(text) {
+        ok = parser.parse(padded).get(root) == simdjson::SUCCESS;
+    }
+    simdjson::dom::parser parser;
+    simdjson::padded_string padded;
+    simdjson::dom::element root;
+    bool ok = false;
+};
+
+// `summary --json` output and its first rank; `ok`: it parsed and has one.
+struct SummaryDoc : JsonDoc {
+    explicit SummaryDoc(const std::string& text) : JsonDoc(text) {
+        ok = ok && root["ranks"].at(0).get(rank) == simdjson::SUCCESS;
+    }
+    simdjson::dom::element rank;
+};
+
+// The string at `key` of `e`, or "(no string)" when there is none, so that a comparison with it fails.
+std::string_view stringAt(simdjson::dom::element e, std::string_view key) {
+    std::string_view sv;
+    return e[key].get(sv) == simdjson::SUCCESS ? sv : "(no string)";
+}
+
+// The integer at `key` of `e`, or INT64_MIN when there is none.
+int64_t intAt(simdjson::dom::element e, std::string_view key) {
+    int64_t v = 0;
+    return e[key].get(v) == simdjson::SUCCESS ? v : INT64_MIN;
+}
 
 }  // namespace
 
@@ -118,12 +134,10 @@ TEST(CliArgs, HelpStopsAtDoubleDash) {
 TEST(CliJson, QuoteAlwaysGivesValidJson) {
     const std::string raw = std::string("a\"b\\c\n\t\x01") + "\xC3\xA9" + "\xff" + "\xE2\x82" + "\xF0\x9F\x98\x80";
     const std::string doc = "[" + app::jsonQuote(raw) + "]";
-    simdjson::dom::parser parser;
-    simdjson::dom::element e;
-    auto padded = pad(doc);
-    ASSERT_EQ(parser.parse(padded).get(e), simdjson::SUCCESS) << doc;
+    JsonDoc parsed(doc);
+    ASSERT_TRUE(parsed.ok) << doc;
     std::string_view back;
-    ASSERT_EQ(e.at(0).get(back), simdjson::SUCCESS);
+    ASSERT_EQ(parsed.root.at(0).get(back), simdjson::SUCCESS);
     // The valid parts come back unchanged; the stray 0xFF and the cut 3-byte sequence become U+FFFD.
     EXPECT_EQ(
         back,
@@ -133,13 +147,10 @@ TEST(CliJson, QuoteAlwaysGivesValidJson) {
 TEST(SummaryCli, JsonDocumentHasTheDocumentedKeys) {
     auto ds = handBuiltRun();
     const std::string doc = app::summaryJson(core::summarizeRun(*ds, 5), *ds);
-    simdjson::dom::parser parser;
-    simdjson::dom::element root;
-    auto padded = pad(doc);
-    ASSERT_EQ(parser.parse(padded).get(root), simdjson::SUCCESS) << doc;
-    int64_t world = 0;
-    ASSERT_EQ(root["world_size"].get(world), simdjson::SUCCESS);
-    EXPECT_EQ(world, 2);
+    JsonDoc json(doc);
+    ASSERT_TRUE(json.ok) << doc;
+    const simdjson::dom::element root = json.root;
+    EXPECT_EQ(intAt(root, "world_size"), 2);
     simdjson::dom::array warnings;
     ASSERT_EQ(root["warnings"].get(warnings), simdjson::SUCCESS);
     EXPECT_EQ(warnings.size(), 1u);
@@ -230,14 +241,11 @@ TEST(SummaryCli, SampleRunMatchesExpectedFacts) {
     simdjson::dom::element expected;
     ASSERT_EQ(expectedParser.load(std::string(STROBE_TEST_DATA_DIR) + "/expected/kineto_facts.json").get(expected),
               simdjson::SUCCESS);
-    simdjson::dom::parser parser;
-    simdjson::dom::element root;
-    auto padded = pad(r.out);
-    ASSERT_EQ(parser.parse(padded).get(root), simdjson::SUCCESS) << r.out;
+    JsonDoc json(r.out);
+    ASSERT_TRUE(json.ok) << r.out;
+    const simdjson::dom::element root = json.root;
 
-    int64_t world = 0;
-    ASSERT_EQ(root["world_size"].get(world), simdjson::SUCCESS);
-    EXPECT_EQ(world, 8);
+    EXPECT_EQ(intAt(root, "world_size"), 8);
     simdjson::dom::array ranks;
     ASSERT_EQ(root["ranks"].get(ranks), simdjson::SUCCESS);
     ASSERT_EQ(ranks.size(), 8u);
@@ -300,24 +308,16 @@ TEST(SummaryCli, SampleRunMatchesExpectedFacts) {
     EXPECT_EQ(seen, 8);
 }
 
-// The first rank object of a summary --json document (parsed by `parser`, which owns it).
-bool firstRank(simdjson::dom::parser& parser, const std::string& doc, simdjson::dom::element& rank) {
-    simdjson::dom::element root;
-    return parser.parse(pad(doc)).get(root) == simdjson::SUCCESS && root["ranks"].at(0).get(rank) == simdjson::SUCCESS;
-}
-
 // A CPU-only trace (no GPU activity, no deviceProperties; gloo, rank 34 of 300): the platform is not guessed.
 // Facts from tests/data/expected/kineto_facts.json ("gpus": [], "kernels": 0, "platform": "unknown").
 TEST(SummaryCli, CpuOnlyTraceSaysWhatIsKnownAndNoMore) {
     const std::string path = std::string(STROBE_TEST_DATA_DIR) + "/kineto/hta/cpu_only";
     auto r = runSummary({"--json", "--no-cache", path});
     ASSERT_EQ(r.code, app::kExitOk) << r.err;
-    simdjson::dom::parser parser;
-    simdjson::dom::element rank;
-    ASSERT_TRUE(firstRank(parser, r.out, rank)) << r.out;
-    std::string_view sv;
-    ASSERT_EQ(rank["platform"].get(sv), simdjson::SUCCESS);
-    EXPECT_EQ(sv, "unknown");
+    SummaryDoc json(r.out);
+    ASSERT_TRUE(json.ok) << r.out;
+    const simdjson::dom::element rank = json.rank;
+    EXPECT_EQ(stringAt(rank, "platform"), "unknown");
     EXPECT_TRUE(rank["gpu_name"].is_null()) << r.out;
     int64_t v = -1;
     ASSERT_EQ(rank["gpu_count"].get(v), simdjson::SUCCESS);
@@ -340,14 +340,11 @@ TEST(SummaryCli, ResNetTraceHasItsGpuAndItsSteps) {
     auto r = runSummary({"--json", "--no-cache",
                          std::string(STROBE_TEST_DATA_DIR) + "/kineto/kineto-configs/resnet50_num_workers_0"});
     ASSERT_EQ(r.code, app::kExitOk) << r.err;
-    simdjson::dom::parser parser;
-    simdjson::dom::element rank;
-    ASSERT_TRUE(firstRank(parser, r.out, rank)) << r.out;
-    std::string_view sv;
-    ASSERT_EQ(rank["platform"].get(sv), simdjson::SUCCESS);
-    EXPECT_EQ(sv, "NVIDIA");
-    ASSERT_EQ(rank["gpu_name"].get(sv), simdjson::SUCCESS);
-    EXPECT_EQ(sv, "Tesla V100-DGXS-32GB");
+    SummaryDoc json(r.out);
+    ASSERT_TRUE(json.ok) << r.out;
+    const simdjson::dom::element rank = json.rank;
+    EXPECT_EQ(stringAt(rank, "platform"), "NVIDIA");
+    EXPECT_EQ(stringAt(rank, "gpu_name"), "Tesla V100-DGXS-32GB");
     bool cpuOnly = true;
     ASSERT_EQ(rank["cpu_only"].get(cpuOnly), simdjson::SUCCESS);
     EXPECT_FALSE(cpuOnly);

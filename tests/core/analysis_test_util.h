@@ -7,6 +7,7 @@
 
 #include "core/analysis/context.h"
 #include "core/model/dataset.h"
+#include "tests/core/raw_rows.h"
 
 namespace strobe::core::testutil {
 
@@ -21,19 +22,9 @@ public:
     // A CPU-side complete event; returns its slice index.
     int32_t slice(const std::string& name, TimeNs ts, TimeNs dur, EventKind kind = EventKind::CpuOp,
                   int64_t correlation = kNone, uint32_t track = 0) {
-        auto& s = m_r->slices;
-        s.ts.push_back(ts);
-        s.dur.push_back(dur);
-        s.name.push_back(m_r->strings.intern(name));
-        s.cat.push_back(m_r->strings.intern(catOf(kind)));
-        s.kind.push_back(kind);
-        s.phase.push_back('X');
-        s.track.push_back(track);
-        s.externalId.push_back(kNone);
-        s.correlation.push_back(correlation);
-        s.sequence.push_back(kNone);
-        s.args.push_back(kEmptyStr);
-        return static_cast<int32_t>(s.ts.size() - 1);
+        return static_cast<int32_t>(rawrows::appendSlice(
+            *m_r, {.name = name, .cat = catOf(kind), .kind = kind, .track = track, .ts = ts, .dur = dur,
+                   .correlation = correlation}));
     }
     int32_t runtime(TimeNs ts, int64_t correlation, TimeNs dur = 5) {
         return slice("cudaLaunchKernel", ts, dur, EventKind::Runtime, correlation, 1);
@@ -41,22 +32,9 @@ public:
     // A GPU activity; returns its row.
     uint32_t gpu(const std::string& name, TimeNs ts, TimeNs dur, int32_t stream = 7, int64_t correlation = kNone,
                  EventKind kind = EventKind::Kernel, int64_t bytes = 0, const std::string& args = {}) {
-        auto& g = m_r->gpu;
-        g.ts.push_back(ts);
-        g.dur.push_back(dur);
-        g.name.push_back(m_r->strings.intern(name));
-        g.cat.push_back(m_r->strings.intern(catOf(kind)));
-        g.kind.push_back(kind);
-        g.track.push_back(2);
-        g.device.push_back(0);
-        g.stream.push_back(stream);
-        g.correlation.push_back(correlation);
-        g.externalId.push_back(kNone);
-        for (auto* c : {&g.gridX, &g.gridY, &g.gridZ, &g.blockX, &g.blockY, &g.blockZ, &g.registers, &g.sharedMemory})
-            c->push_back(1);
-        g.bytes.push_back(bytes);
-        g.args.push_back(args.empty() ? kEmptyStr : m_r->strings.intern(args));
-        return static_cast<uint32_t>(g.ts.size() - 1);
+        return static_cast<uint32_t>(rawrows::appendGpu(
+            *m_r, {.name = name, .cat = catOf(kind), .kind = kind, .track = 2, .ts = ts, .dur = dur, .stream = stream,
+                   .correlation = correlation, .bytes = bytes, .args = args}));
     }
     void step(int64_t number, TimeNs start, TimeNs end) {
         slice("ProfilerStep#" + std::to_string(number), start, end - start, EventKind::UserAnnotation);

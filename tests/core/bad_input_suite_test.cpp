@@ -21,6 +21,7 @@
 
 #include "core/engine/memory_budget.h"
 #include "core/engine/run_loader.h"
+#include "tests/core/sample_run_suite.h"
 
 using namespace strobe::core;
 namespace fs = std::filesystem;
@@ -60,23 +61,16 @@ Snapshot snapshotOf(const Dataset& ds) {
     return s;
 }
 
-class BadInputSuite : public ::testing::Test {
+class BadInputSuite : public strobe::core::testing::SampleRunSuite {
 protected:
     static void SetUpTestSuite() {
-        s_cache = new fs::path(tempDir("cache"));
-        RunLoadOptions o;
-        o.threads = 2;
-        o.cacheDir = *s_cache;
-        auto r = loadRun({std::string(STROBE_RESOURCE_DIR) + "/sample/param-dlrm-8rank"}, o);
-        ASSERT_TRUE(r.ok()) << r.error().toString();
-        s_sample = new DatasetPtr(r.value());
-        s_before = new Snapshot(snapshotOf(**s_sample));
+        loadSample(/*useCache=*/true);
+        if (s_sample) s_before = new Snapshot(snapshotOf(**s_sample));
     }
     static void TearDownTestSuite() {
-        fs::remove_all(*s_cache);
-        delete s_sample;
         delete s_before;
-        delete s_cache;
+        s_before = nullptr;
+        SampleRunSuite::TearDownTestSuite();
     }
     // Loads `paths` with a watchdog: a hang fails the test instead of blocking the suite forever.
     static Result<DatasetPtr> load(const std::vector<std::string>& paths, RunLoadOptions o = {}) {
@@ -93,8 +87,6 @@ protected:
         ASSERT_EQ(s_before->ranks, 8u);
         EXPECT_EQ(snapshotOf(**s_sample), *s_before) << "the previously loaded run changed";
     }
-    static inline fs::path* s_cache = nullptr;
-    static inline DatasetPtr* s_sample = nullptr;
     static inline Snapshot* s_before = nullptr;
 };
 

@@ -18,6 +18,7 @@
 
 #include "core/engine/job_runner.h"
 #include "core/engine/run_loader.h"
+#include "tests/core/sample_run_suite.h"
 #include "tests/with_timeout.h"
 
 using namespace strobe::core;
@@ -28,14 +29,7 @@ using strobe::testing::withTimeout;
 
 namespace {
 
-std::string sampleRun() { return std::string(STROBE_RESOURCE_DIR) + "/sample/param-dlrm-8rank"; }
-
-fs::path tempDir(const std::string& tag) {
-    fs::path d = fs::temp_directory_path() / ("strobe_concurrency_" + tag + "_" + std::to_string(::getpid()));
-    fs::remove_all(d);
-    fs::create_directories(d);
-    return d;
-}
+using strobe::core::testing::sampleRun;
 
 // Column sizes per rank: a load that is not partial has them all equal to a reference load's.
 std::vector<size_t> shapeOf(const Dataset& ds) {
@@ -61,24 +55,9 @@ int64_t gpuTimeOf(const Dataset& ds, const CancelToken& cancel) {
     return sum;
 }
 
-class Concurrency : public ::testing::Test {
+class Concurrency : public strobe::core::testing::SampleRunSuite {
 protected:
-    static void SetUpTestSuite() {
-        s_cache = new fs::path(tempDir("cache"));
-        RunLoadOptions o;
-        o.threads = 2;
-        o.useCache = false;
-        auto r = loadRun({sampleRun()}, o);
-        ASSERT_TRUE(r.ok()) << r.error().toString();
-        s_reference = new DatasetPtr(r.value());
-    }
-    static void TearDownTestSuite() {
-        fs::remove_all(*s_cache);
-        delete s_reference;
-        delete s_cache;
-    }
-    static inline fs::path* s_cache = nullptr;
-    static inline DatasetPtr* s_reference = nullptr;
+    static void SetUpTestSuite() { loadSample(/*useCache=*/false); }
 };
 
 }  // namespace
@@ -86,8 +65,8 @@ protected:
 // Cancel a load of 8 ranks from another thread after a random short delay, many times, with and without the load
 // cache: each result is the full dataset or Error "cancelled".
 TEST_F(Concurrency, CancelLoadAtRandomStages) {
-    const std::vector<size_t> full = shapeOf(**s_reference);
-    ASSERT_EQ((*s_reference)->ranks.size(), 8u);
+    const std::vector<size_t> full = shapeOf(**s_sample);
+    ASSERT_EQ((*s_sample)->ranks.size(), 8u);
     // Spread the cancels over the whole load: delays up to 1.5× how long one uncancelled load takes here (measured,
     // not asserted), so every stage (expand, parse, merge, cache write/read, run diagnostics) gets hit.
     RunLoadOptions timed;
@@ -103,7 +82,7 @@ TEST_F(Concurrency, CancelLoadAtRandomStages) {
     for (int it = 0; it < kIterations; ++it) {
         RunLoadOptions o;
         o.threads = 2;
-        o.cacheDir = *s_cache;
+        o.cacheDir = s_cache->path();
         o.useCache = (it % 3) != 0;
         RunCallbacks cb;
         std::atomic<int> progressCalls{0};
@@ -130,7 +109,7 @@ TEST_F(Concurrency, CancelLoadAtRandomStages) {
 // Load 8 ranks in a JobRunner slot while "prepare" jobs over an already loaded run are submitted and superseded in
 // another slot, and the load is cancelled and restarted: only the newest job of each slot delivers.
 TEST_F(Concurrency, LoadWhilePreparingAndCancelling) {
-    const DatasetPtr loaded = *s_reference;
+    const DatasetPtr loaded = *s_sample;
     const int64_t expected = gpuTimeOf(*loaded, CancelToken());
     JobRunner runner(2);
     std::atomic<int> loadsDelivered{0}, preparesDelivered{0};
@@ -141,7 +120,7 @@ TEST_F(Concurrency, LoadWhilePreparingAndCancelling) {
         runner.submit("load", "load run", [&](const JobContext& ctx) -> std::function<void()> {
             RunLoadOptions o;
             o.threads = 2;
-            o.cacheDir = *s_cache;
+            o.cacheDir = s_cache->path();
             o.useCache = false;
             RunCallbacks cb;
             cb.cancel = ctx.cancel;
@@ -190,7 +169,7 @@ TEST_F(Concurrency, LoadWhilePreparingAndCancelling) {
 
 // Supersede a prepare 500 times in one slot: the newest generation delivers, no older one after it.
 TEST_F(Concurrency, SupersedePrepareRepeatedly) {
-    const DatasetPtr ds = *s_reference;
+    const DatasetPtr ds = *s_sample;
     const int64_t expected = gpuTimeOf(*ds, CancelToken());
     JobRunner runner(2);
     std::atomic<uint64_t> delivered{0};
@@ -221,7 +200,7 @@ TEST_F(Concurrency, SupersedePrepareRepeatedly) {
 TEST_F(Concurrency, CloseRunWhileJobsInFlight) {
     RunLoadOptions o;
     o.threads = 2;
-    o.cacheDir = *s_cache;
+    o.cacheDir = s_cache->path();
     auto r = loadRun({sampleRun()}, o);
     ASSERT_TRUE(r.ok()) << r.error().toString();
     DatasetPtr run = r.value();

@@ -3,11 +3,11 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
-#include <fstream>
-#include <sstream>
+#include <memory>
 #include <string>
 
 #include "core/io/file_source.h"
+#include "tests/test_files.h"
 
 using namespace strobe::core;
 
@@ -15,12 +15,7 @@ namespace {
 
 std::string data(const std::string& rel) { return std::string(STROBE_TEST_DATA_DIR) + "/" + rel; }
 
-std::string readFile(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-}
+using strobe::test::readAll;
 
 // Reads everything in pieces of `piece` bytes.
 Result<std::string> drain(FileSource& src, size_t piece) {
@@ -34,23 +29,35 @@ Result<std::string> drain(FileSource& src, size_t piece) {
     }
 }
 
+// Opens `path` and reads it all in pieces of `piece` bytes. `source` stays open for its warnings and gzip flag;
+// null (and `text` its error) when the file did not open.
+struct Drained {
+    std::unique_ptr<FileSource> source;
+    Result<std::string> text;
+};
+Drained openAndDrain(const std::string& path, size_t piece) {
+    auto src = FileSource::open(path);
+    if (!src.ok()) return {nullptr, src.error()};
+    auto text = drain(**src, piece);
+    return {std::move(*src), std::move(text)};
+}
+
 bool contains(const std::string& s, std::string_view part) { return s.find(part) != std::string::npos; }
 
 }  // namespace
 
 TEST(IoFileSource, PlainAndGzipGiveTheSameText) {
-    const std::string plain = readFile(data("small/current_schema.json"));
+    const std::string plain = readAll(data("small/current_schema.json"));
     ASSERT_EQ(plain.size(), 4142u);
     for (const char* name : {"small/current_schema.json", "small/current_schema.json.gz", "small/two_members.json.gz"}) {
         for (size_t piece : {1u, 7u, 4096u, 1u << 20}) {
             SCOPED_TRACE(testing::Message() << name << " piece " << piece);
-            auto src = FileSource::open(data(name));
-            ASSERT_TRUE(src.ok()) << src.error().toString();
-            auto text = drain(**src, piece);
+            auto [src, text] = openAndDrain(data(name), piece);
+            ASSERT_TRUE(src) << text.error().toString();
             ASSERT_TRUE(text.ok()) << text.error().toString();
             EXPECT_EQ(*text, plain);
-            EXPECT_EQ((*src)->produced(), plain.size());
-            EXPECT_TRUE((*src)->takeWarnings().empty());
+            EXPECT_EQ(src->produced(), plain.size());
+            EXPECT_TRUE(src->takeWarnings().empty());
         }
     }
     auto gz = FileSource::open(data("small/current_schema.json.gz"));
@@ -69,29 +76,26 @@ TEST(IoFileSource, GzipIsDetectedByContentNotName) {
                                std::filesystem::copy_options::overwrite_existing);
     std::filesystem::copy_file(data("small/array_closed.json"), jsonNamedGz,
                                std::filesystem::copy_options::overwrite_existing);
-    auto a = FileSource::open(gzNamedJson.string());
-    ASSERT_TRUE(a.ok());
-    EXPECT_TRUE((*a)->gzip());
-    auto textA = drain(**a, 1000);
+    auto [a, textA] = openAndDrain(gzNamedJson.string(), 1000);
+    ASSERT_TRUE(a);
+    EXPECT_TRUE(a->gzip());
     ASSERT_TRUE(textA.ok());
     EXPECT_EQ(textA->size(), 4142u);
-    auto b = FileSource::open(jsonNamedGz.string());
-    ASSERT_TRUE(b.ok());
-    EXPECT_FALSE((*b)->gzip());
-    auto textB = drain(**b, 1000);
+    auto [b, textB] = openAndDrain(jsonNamedGz.string(), 1000);
+    ASSERT_TRUE(b);
+    EXPECT_FALSE(b->gzip());
     ASSERT_TRUE(textB.ok());
-    EXPECT_EQ(*textB, readFile(data("small/array_closed.json")));
+    EXPECT_EQ(*textB, readAll(data("small/array_closed.json")));
     std::filesystem::remove(gzNamedJson);
     std::filesystem::remove(jsonNamedGz);
 }
 
 TEST(IoFileSource, TrailingGarbageIsAWarning) {
-    auto src = FileSource::open(data("bad/trailing_garbage.json.gz"));
-    ASSERT_TRUE(src.ok());
-    auto text = drain(**src, 512);
+    auto [src, text] = openAndDrain(data("bad/trailing_garbage.json.gz"), 512);
+    ASSERT_TRUE(src);
     ASSERT_TRUE(text.ok());
     EXPECT_EQ(text->size(), 4142u);
-    auto warnings = (*src)->takeWarnings();
+    auto warnings = src->takeWarnings();
     ASSERT_EQ(warnings.size(), 1u);
     EXPECT_TRUE(contains(warnings[0].message, "8 bytes"));
     EXPECT_TRUE(contains(warnings[0].message, "compressed byte 1336"));
@@ -99,9 +103,8 @@ TEST(IoFileSource, TrailingGarbageIsAWarning) {
 }
 
 TEST(IoFileSource, CorruptGzipIsAnErrorWithBothOffsets) {
-    auto src = FileSource::open(data("bad/corrupt.json.gz"));
-    ASSERT_TRUE(src.ok());
-    auto text = drain(**src, 100);
+    auto [src, text] = openAndDrain(data("bad/corrupt.json.gz"), 100);
+    ASSERT_TRUE(src);
     ASSERT_FALSE(text.ok());
     const Error& e = text.error();
     EXPECT_EQ(e.where.file, data("bad/corrupt.json.gz"));
@@ -112,14 +115,13 @@ TEST(IoFileSource, CorruptGzipIsAnErrorWithBothOffsets) {
 }
 
 TEST(IoFileSource, TruncatedGzipEndsTheTextWithAWarning) {
-    auto src = FileSource::open(data("bad/truncated.json.gz"));
-    ASSERT_TRUE(src.ok());
-    auto text = drain(**src, 300);
+    auto [src, text] = openAndDrain(data("bad/truncated.json.gz"), 300);
+    ASSERT_TRUE(src);
     ASSERT_TRUE(text.ok());
     EXPECT_GT(text->size(), 0u);
     EXPECT_LT(text->size(), 4142u);
-    EXPECT_EQ(*text, readFile(data("small/current_schema.json")).substr(0, text->size()));
-    auto warnings = (*src)->takeWarnings();
+    EXPECT_EQ(*text, readAll(data("small/current_schema.json")).substr(0, text->size()));
+    auto warnings = src->takeWarnings();
     ASSERT_EQ(warnings.size(), 1u);
     EXPECT_TRUE(contains(warnings[0].message, "ends early at compressed byte 801"));  // the file's size
 }
@@ -135,10 +137,10 @@ TEST(IoFileSource, MissingFileAndDirectoryAreErrors) {
 }
 
 TEST(IoFileSource, MemorySourceReadsGzipToo) {
-    const std::string gz = readFile(data("small/current_schema.json.gz"));
+    const std::string gz = readAll(data("small/current_schema.json.gz"));
     auto src = FileSource::fromMemory(gz, "mem.json.gz");
     EXPECT_TRUE(src->gzip());
     auto text = drain(*src, 333);
     ASSERT_TRUE(text.ok());
-    EXPECT_EQ(*text, readFile(data("small/current_schema.json")));
+    EXPECT_EQ(*text, readAll(data("small/current_schema.json")));
 }

@@ -7,10 +7,10 @@
 
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 #include <string>
 
 #include "core/formats/kineto_json.h"
+#include "tests/test_files.h"
 
 using namespace strobe::core;
 
@@ -19,12 +19,7 @@ namespace {
 std::string bad(const std::string& name) { return std::string(STROBE_TEST_DATA_DIR) + "/bad/" + name; }
 std::string small(const std::string& name) { return std::string(STROBE_TEST_DATA_DIR) + "/small/" + name; }
 
-std::string readFile(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-}
+using strobe::test::readAll;
 
 bool contains(const std::string& s, std::string_view part) { return s.find(part) != std::string::npos; }
 
@@ -226,7 +221,7 @@ TEST(KinetoBadInput, TruncatedKeepsCompleteEvents) {
 }
 
 TEST(KinetoBadInput, TruncationAtEveryByteNeverCrashesAndIsMonotone) {
-    const std::string full = readFile(small("current_schema.json"));
+    const std::string full = readAll(small("current_schema.json"));
     ASSERT_EQ(full.size(), 4142u);
     uint64_t previous = 0;
     const size_t lastBrace = full.rfind('}');
@@ -251,7 +246,7 @@ TEST(KinetoBadInput, TruncationAtEveryByteNeverCrashesAndIsMonotone) {
 }
 
 TEST(KinetoBadInput, TruncatedGzipAtEveryByteNeverCrashes) {
-    const std::string gz = readFile(small("current_schema.json.gz"));
+    const std::string gz = readAll(small("current_schema.json.gz"));
     uint64_t previous = 0;
     for (size_t n = 0; n <= gz.size(); ++n) {
         auto r = loadKinetoText(std::string_view(gz).substr(0, n), "cut.json.gz");

@@ -15,46 +15,27 @@
 #include <fstream>
 #include <random>
 #include <string>
+#include <tuple>
 #include <thread>
 #include <atomic>
 #include <type_traits>
 #include <vector>
 
 #include "core/engine/load_cache.h"
+#include "tests/test_files.h"
 
 using namespace strobe::core;
 namespace fs = std::filesystem;
 
 namespace {
 
-// A fresh directory per test under the system temp dir (never the user's cache).
-class TempDir {
-public:
-    TempDir() {
-        std::string tmpl = (fs::temp_directory_path() / "strobe-cache-test-XXXXXX").string();
-        char* p = ::mkdtemp(tmpl.data());
-        EXPECT_NE(p, nullptr);
-        m_path = tmpl;
-    }
-    ~TempDir() {
-        std::error_code ec;
-        fs::remove_all(m_path, ec);
-    }
-    const fs::path& path() const { return m_path; }
+using strobe::test::writeFile;
+using strobe::test::readAll;
 
-private:
-    fs::path m_path;
+// A fresh directory per test, removed when it ends.
+struct TempDir : strobe::test::TempDir {
+    TempDir() : strobe::test::TempDir("strobe-cache-test") {}
 };
-
-void writeFile(const fs::path& p, const std::string& content) {
-    std::ofstream f(p, std::ios::binary | std::ios::trunc);
-    f << content;
-}
-
-std::string readAll(const fs::path& p) {
-    std::ifstream f(p, std::ios::binary);
-    return std::string(std::istreambuf_iterator<char>(f), {});
-}
 
 // Distinctive value for row i of the c-th column: different per column and per row, and of the right type.
 template <class T>
@@ -237,67 +218,41 @@ void expectSame(RankData& a, RankData& b) {
         EXPECT_TRUE(ca[i].second == cb[i].second) << "column " << ca[i].first << " differs";
     }
 
-    const TraceInfo& x = a.info;
-    const TraceInfo& y = b.info;
-    EXPECT_EQ(x.fileSize, y.fileSize);
-    EXPECT_EQ(x.gzip, y.gzip);
-    EXPECT_EQ(x.platform, y.platform);
-    ASSERT_EQ(x.devices.size(), y.devices.size());
-    for (size_t i = 0; i < x.devices.size(); ++i) {
-        const auto &p = x.devices[i], &q = y.devices[i];
-        EXPECT_EQ(p.id, q.id);
-        EXPECT_EQ(p.name, q.name);
-        EXPECT_EQ(p.totalGlobalMem, q.totalGlobalMem);
-        EXPECT_EQ(p.computeMajor, q.computeMajor);
-        EXPECT_EQ(p.computeMinor, q.computeMinor);
-        EXPECT_EQ(p.warpSize, q.warpSize);
-        EXPECT_EQ(p.numSms, q.numSms);
-        EXPECT_EQ(p.maxThreadsPerBlock, q.maxThreadsPerBlock);
-        EXPECT_EQ(p.maxThreadsPerMultiprocessor, q.maxThreadsPerMultiprocessor);
-        EXPECT_EQ(p.regsPerBlock, q.regsPerBlock);
-        EXPECT_EQ(p.sharedMemPerBlock, q.sharedMemPerBlock);
-        EXPECT_EQ(p.rawJson, q.rawJson);
-    }
-    EXPECT_EQ(x.distributed.present, y.distributed.present);
-    EXPECT_EQ(x.distributed.backend, y.distributed.backend);
-    EXPECT_EQ(x.distributed.rank, y.distributed.rank);
-    EXPECT_EQ(x.distributed.worldSize, y.distributed.worldSize);
-    EXPECT_EQ(x.distributed.ncclVersion, y.distributed.ncclVersion);
-    ASSERT_EQ(x.distributed.processGroups.size(), y.distributed.processGroups.size());
-    for (size_t i = 0; i < x.distributed.processGroups.size(); ++i) {
-        const auto &p = x.distributed.processGroups[i], &q = y.distributed.processGroups[i];
-        EXPECT_EQ(p.name, q.name);
-        EXPECT_EQ(p.desc, q.desc);
-        EXPECT_EQ(p.backendConfig, q.backendConfig);
-        EXPECT_EQ(p.size, q.size);
-        EXPECT_EQ(p.ranks, q.ranks);
-    }
-    EXPECT_EQ(x.roctracerVersion, y.roctracerVersion);
-    EXPECT_EQ(x.rocprofilerSdkVersion, y.rocprofilerSdkVersion);
-    EXPECT_EQ(x.cuptiVersion, y.cuptiVersion);
-    EXPECT_EQ(x.baseTimeNanoseconds, y.baseTimeNanoseconds);
-    EXPECT_EQ(x.displayTimeUnit, y.displayTimeUnit);
-    EXPECT_EQ(x.traceName, y.traceName);
-    EXPECT_EQ(x.schemaVersion, y.schemaVersion);
-    EXPECT_EQ(x.eventEstimate, y.eventEstimate);
-    EXPECT_EQ(x.otherKeys, y.otherKeys);
-
-    EXPECT_EQ(a.stats.events, b.stats.events);
-    EXPECT_EQ(a.stats.metadataEvents, b.stats.metadataEvents);
-    EXPECT_EQ(a.stats.skippedEvents, b.stats.skippedEvents);
-    EXPECT_EQ(a.stats.bytesRead, b.stats.bytesRead);
-    EXPECT_EQ(a.stats.truncated, b.stats.truncated);
-    EXPECT_EQ(a.stats.eventsByCategory, b.stats.eventsByCategory);
-
-    ASSERT_EQ(a.diagnostics.size(), b.diagnostics.size());
-    for (size_t i = 0; i < a.diagnostics.size(); ++i) {
-        EXPECT_EQ(a.diagnostics[i].severity, b.diagnostics[i].severity);
-        EXPECT_EQ(a.diagnostics[i].message, b.diagnostics[i].message);
-        EXPECT_EQ(a.diagnostics[i].where.file, b.diagnostics[i].where.file);
-        EXPECT_EQ(a.diagnostics[i].where.byteOffset, b.diagnostics[i].where.byteOffset);
-        EXPECT_EQ(a.diagnostics[i].where.line, b.diagnostics[i].where.line);
-        EXPECT_EQ(a.diagnostics[i].where.eventIndex, b.diagnostics[i].where.eventIndex);
-    }
+    // Every field of the metadata, struct by struct (as tuples, so that a failure prints them all).
+    auto deviceFields = [](const DeviceProperties& d) {
+        return std::tie(d.id, d.name, d.totalGlobalMem, d.computeMajor, d.computeMinor, d.warpSize, d.numSms,
+                        d.maxThreadsPerBlock, d.maxThreadsPerMultiprocessor, d.regsPerBlock, d.sharedMemPerBlock,
+                        d.rawJson);
+    };
+    auto groupFields = [](const ProcessGroupConfig& g) {
+        return std::tie(g.name, g.desc, g.backendConfig, g.size, g.ranks);
+    };
+    auto distFields = [](const DistributedInfo& d) {
+        return std::tie(d.present, d.backend, d.rank, d.worldSize, d.ncclVersion);
+    };
+    auto infoFields = [](const TraceInfo& t) {
+        return std::tie(t.fileSize, t.gzip, t.platform, t.roctracerVersion, t.rocprofilerSdkVersion, t.cuptiVersion,
+                        t.baseTimeNanoseconds, t.displayTimeUnit, t.traceName, t.schemaVersion, t.eventEstimate,
+                        t.otherKeys);
+    };
+    auto statsFields = [](const LoadStats& st) {
+        return std::tie(st.events, st.metadataEvents, st.skippedEvents, st.bytesRead, st.truncated,
+                        st.eventsByCategory);
+    };
+    auto diagnosticFields = [](const Diagnostic& d) {
+        return std::tie(d.severity, d.message, d.where.file, d.where.byteOffset, d.where.line, d.where.eventIndex);
+    };
+    // Compares two lists element by element through `fields`.
+    auto expectSameList = [](const auto& xs, const auto& ys, auto fields, const char* what) {
+        ASSERT_EQ(xs.size(), ys.size()) << what;
+        for (size_t i = 0; i < xs.size(); ++i) EXPECT_EQ(fields(xs[i]), fields(ys[i])) << what << " " << i;
+    };
+    EXPECT_EQ(infoFields(a.info), infoFields(b.info));
+    expectSameList(a.info.devices, b.info.devices, deviceFields, "device");
+    EXPECT_EQ(distFields(a.info.distributed), distFields(b.info.distributed));
+    expectSameList(a.info.distributed.processGroups, b.info.distributed.processGroups, groupFields, "process group");
+    EXPECT_EQ(statsFields(a.stats), statsFields(b.stats));
+    expectSameList(a.diagnostics, b.diagnostics, diagnosticFields, "diagnostic");
 }
 
 struct Fixture {
@@ -608,23 +563,33 @@ TEST(LoadCache, TruncatedOrExtendedFilesAreCorrupt) {
 namespace {
 // White-box: the layout constants of load_cache.cpp (header 256 bytes; dirOffset at 80, dirCount at 88,
 // dirChecksum at 96, headerChecksum at 248; directory entries of 80 bytes with a 48-byte name, then
-// elemSize). Rewrites a directory entry and fixes the checksums so that only the column set differs.
+// elemSize). Rewrites the directory entry of `column` and fixes the checksums so that only the column set differs.
 template <class Edit>
-std::string editDirectory(std::string bytes, Edit&& edit) {
+std::string editEntry(std::string bytes, std::string_view column, Edit&& edit) {
     uint64_t dirOffset, dirCount;
     std::memcpy(&dirOffset, bytes.data() + 80, 8);
     std::memcpy(&dirCount, bytes.data() + 88, 8);
-    for (uint64_t i = 0; i < dirCount; ++i) edit(bytes.data() + dirOffset + i * 80);
+    for (uint64_t i = 0; i < dirCount; ++i) {
+        char* e = bytes.data() + dirOffset + i * 80;
+        if (std::string_view(e) == column) edit(e);
+    }
     const uint64_t dirSum = LoadCache::checksum(bytes.data() + dirOffset, dirCount * 80);
     std::memcpy(bytes.data() + 96, &dirSum, 8);
     const uint64_t headSum = LoadCache::checksum(bytes.data(), 248);
     std::memcpy(bytes.data() + 248, &headSum, 8);
     return bytes;
 }
+// A directory entry's element count (at byte 56 of the entry).
+uint64_t entryCount(const char* e) {
+    uint64_t count;
+    std::memcpy(&count, e + 56, 8);
+    return count;
+}
+void setEntryCount(char* e, uint64_t count) { std::memcpy(e + 56, &count, 8); }
 }  // namespace
 
 namespace {
-// White-box: the data offset of a named column (see editDirectory for the layout).
+// White-box: the data offset of a named column (see editEntry for the layout).
 uint64_t columnOffset(const std::string& bytes, std::string_view name) {
     uint64_t dirOffset, dirCount;
     std::memcpy(&dirOffset, bytes.data() + 80, 8);
@@ -692,24 +657,17 @@ TEST(LoadCache, ADifferentColumnSetIsStale) {
     CacheLookup lookup = CacheLookup::Hit;
 
     // A column this build does not know (renamed gpu.stream → gpu.streaX): written by another build.
-    writeFile(f.entry(), editDirectory(original, [](char* e) {
-                  if (std::string_view(e) == "gpu.stream") e[9] = 'X';
-              }));
+    writeFile(f.entry(), editEntry(original, "gpu.stream", [](char* e) { e[9] = 'X'; }));
     auto renamed = f.cache.read(f.source.string(), 0, &lookup);
     ASSERT_FALSE(renamed.ok());
     EXPECT_EQ(lookup, CacheLookup::Stale);
     EXPECT_NE(renamed.error().message.find("gpu.stream"), std::string::npos);
 
     // Same column, another element size.
-    writeFile(f.entry(), editDirectory(original, [](char* e) {
-                  if (std::string_view(e) == "flows.track") {
-                      uint32_t size = 8;
-                      uint64_t count;
-                      std::memcpy(&count, e + 56, 8);
-                      count /= 2;
-                      std::memcpy(e + 48, &size, 4);
-                      std::memcpy(e + 56, &count, 8);
-                  }
+    writeFile(f.entry(), editEntry(original, "flows.track", [](char* e) {
+                  const uint32_t size = 8;
+                  std::memcpy(e + 48, &size, 4);
+                  setEntryCount(e, entryCount(e) / 2);
               }));
     auto resized = f.cache.read(f.source.string(), 0, &lookup);
     ASSERT_FALSE(resized.ok());
@@ -717,12 +675,7 @@ TEST(LoadCache, ADifferentColumnSetIsStale) {
     EXPECT_NE(resized.error().message.find("flows.track"), std::string::npos);
 
     // A count that runs past the end of the file, with valid checksums: caught by the range check.
-    writeFile(f.entry(), editDirectory(original, [](char* e) {
-                  if (std::string_view(e) == "slices.ts") {
-                      uint64_t count = uint64_t{1} << 60;
-                      std::memcpy(e + 56, &count, 8);
-                  }
-              }));
+    writeFile(f.entry(), editEntry(original, "slices.ts", [](char* e) { setEntryCount(e, uint64_t{1} << 60); }));
     EXPECT_FALSE(f.cache.read(f.source.string(), 0, &lookup).ok());
     EXPECT_EQ(lookup, CacheLookup::Corrupt);
 }
@@ -804,14 +757,7 @@ TEST(LoadCache, MatchingChecksumsDoNotMakeBadReferencesAcceptable) {
         expectCorrupt(bytes, "gpu row 3");
     }
     // One column shorter than its table.
-    expectCorrupt(editDirectory(original, [](char* e) {
-                      if (std::string_view(e) == "gpu.dur") {
-                          uint64_t count;
-                          std::memcpy(&count, e + 56, 8);
-                          --count;
-                          std::memcpy(e + 56, &count, 8);
-                      }
-                  }),
+    expectCorrupt(editEntry(original, "gpu.dur", [](char* e) { setEntryCount(e, entryCount(e) - 1); }),
                   "gpu.dur has 776 rows, the table has 777");
     // Restored: reads again.
     writeFile(f.entry(), original);

@@ -18,34 +18,19 @@
 #include "core/engine/load_cache.h"
 #include "core/engine/run_loader.h"
 #include "core/formats/kineto_json.h"
+#include "tests/test_files.h"
 
 using namespace strobe::core;
 namespace fs = std::filesystem;
 
 namespace {
 
-class TempDir {
-public:
-    TempDir() {
-        std::string tmpl = (fs::temp_directory_path() / "strobe-run-test-XXXXXX").string();
-        EXPECT_NE(::mkdtemp(tmpl.data()), nullptr);
-        m_path = tmpl;
-    }
-    ~TempDir() {
-        std::error_code ec;
-        fs::remove_all(m_path, ec);
-    }
-    const fs::path& path() const { return m_path; }
+using strobe::test::writeFile;
 
-private:
-    fs::path m_path;
+// A fresh directory per test, removed when it ends.
+struct TempDir : strobe::test::TempDir {
+    TempDir() : strobe::test::TempDir("strobe-run-test") {}
 };
-
-void writeFile(const fs::path& p, const std::string& content) {
-    fs::create_directories(p.parent_path());
-    std::ofstream f(p, std::ios::binary | std::ios::trunc);
-    f << content;
-}
 
 std::vector<std::string> fileNames(const std::vector<std::string>& paths) {
     std::vector<std::string> out;

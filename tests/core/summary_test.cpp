@@ -113,19 +113,22 @@ TEST(Summary, SpanCoversEveryTimedEvent) {
 
 TEST(Summary, TimeByCategoryInEnumOrder) {
     RankSummary s = summarizeRank(makeRank());
-    using P = std::pair<KernelCategory, TimeNs>;
-    std::vector<P> expected = {{KernelCategory::Gemm, 400},
-                               {KernelCategory::Communication, 1000},
-                               {KernelCategory::Memcpy, 200},
-                               {KernelCategory::Memset, 10},
-                               {KernelCategory::Elementwise, 50}};
+    // Per category, in enum order: total GPU time and number of kernels.
+    struct Row {
+        KernelCategory cat;
+        TimeNs time;
+        uint64_t count;
+    };
+    const Row rows[] = {{KernelCategory::Gemm, 400, 2}, {KernelCategory::Communication, 1000, 1},
+                        {KernelCategory::Memcpy, 200, 1}, {KernelCategory::Memset, 10, 1},
+                        {KernelCategory::Elementwise, 50, 1}};
+    std::vector<std::pair<KernelCategory, TimeNs>> expected;
+    std::vector<std::pair<KernelCategory, uint64_t>> counts;
+    for (const Row& row : rows) {
+        expected.emplace_back(row.cat, row.time);
+        counts.emplace_back(row.cat, row.count);
+    }
     EXPECT_EQ(s.timeByCategory, expected);
-    using C = std::pair<KernelCategory, uint64_t>;
-    std::vector<C> counts = {{KernelCategory::Gemm, 2},
-                             {KernelCategory::Communication, 1},
-                             {KernelCategory::Memcpy, 1},
-                             {KernelCategory::Memset, 1},
-                             {KernelCategory::Elementwise, 1}};
     EXPECT_EQ(s.countByCategory, counts);
 }
 
