@@ -1,6 +1,7 @@
 #include "app/gui/main_window.h"
 
 #include <algorithm>
+#include <thread>
 
 #include <QAction>
 #include <QActionGroup>
@@ -15,13 +16,13 @@
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QFrame>
-#include <QFutureWatcher>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
 #include <QMenu>
 #include <QMenuBar>
 #include <QMimeData>
+#include <QPointer>
 #include <QProgressBar>
 #include <QPushButton>
 #include <QSettings>
@@ -33,7 +34,6 @@
 #include <QTimer>
 #include <QToolButton>
 #include <QVBoxLayout>
-#include <QtConcurrent/QtConcurrentRun>
 
 #include "app/gui/format.h"
 #include "app/gui/jobs_panel.h"
@@ -45,6 +45,7 @@
 #include "app/gui/plot_view.h"
 #include "app/gui/run_manager.h"
 #include "app/gui/runs_panel.h"
+#include "core/engine/memory_budget.h"
 #include "core/engine/resources.h"
 #include "plots/plot_registry.h"
 #include "plots/render.h"
@@ -97,10 +98,14 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     setDockOptions(QMainWindow::AnimatedDocks | QMainWindow::AllowTabbedDocks | QMainWindow::AllowNestedDocks);
     m_systemPalette = new QPalette(QApplication::palette());
 
-    m_runner = std::make_unique<core::JobRunner>();
+    // The one job runner: loads, preparations and exports. Two threads beyond the cores, so that two long loads
+    // never leave preparations waiting; loads reserve their estimated memory within the loader's limit.
+    m_runner = std::make_unique<core::JobRunner>(static_cast<int>(std::max(1u, std::thread::hardware_concurrency())) + 2);
+    m_runner->setMemoryLimit(core::MemoryBudget().limit());
     m_engine = std::make_unique<plots::PlotEngine>(*m_runner);
-    m_runs = new RunManager(this);
+    m_runs = new RunManager(*m_runner, this);
     m_jobs = new JobList(this);
+    m_jobs->observe(*m_runner);  // the jobs panel shows every job of the runner
 
     // Centre: an error bar (inline, one at a time, never a modal storm) above the plot area.
     auto* centre = new QWidget(this);
@@ -198,6 +203,8 @@ MainWindow::~MainWindow() {
     delete m_plotArea;  // the views use the engine, which goes with this object's members
     m_plotArea = nullptr;
     m_runner->cancelAll();
+    m_engine.reset();
+    m_runner.reset();  // joins while the jobs list and the run manager are still here
     delete m_systemPalette;
 }
 
@@ -496,18 +503,7 @@ void MainWindow::updateLoadStatus() {
         fraction += r->fraction;
         text = r->stageFile.isEmpty() ? tr("Loading %1: %2").arg(r->label, r->stage)
                                       : tr("Loading %1: %2 (%3)").arg(r->label, r->stage, QFileInfo(r->stageFile).fileName());
-        const QString key = QStringLiteral("load-%1").arg(id);
-        if (!m_jobs->jobs().count(key)) m_jobs->begin(key, tr("Load %1").arg(r->label), [this, id] { m_runs->cancel(id); });
-        m_jobs->update(key, r->stage, r->fraction);
     }
-    // Jobs of runs that stopped loading.
-    std::vector<QString> done;
-    for (const auto& [key, job] : m_jobs->jobs()) {
-        if (!key.startsWith(QLatin1String("load-"))) continue;
-        const RunRecord* r = m_runs->run(key.mid(5).toInt());
-        if (!r || r->state != RunState::Loading) done.push_back(key);
-    }
-    for (const auto& k : done) m_jobs->end(k);
 
     const bool show = loading > 0;
     if (loading > 1) text = tr("Loading %n runs", nullptr, loading);
@@ -552,7 +548,7 @@ PlotView* MainWindow::openPlot(const std::string& plotId, const std::vector<int>
         if (auto e = m_runs->runEntry(id); e.dataset) runsNow.push_back(e);
     const auto specs = plot->parameters(runsNow);
     plots::ParamValues initial = values ? *values : loadPersistedValues(plotId, specs);
-    auto* view = new PlotView(*plot, *m_engine, *m_runs, runIds, initial, m_jobs);
+    auto* view = new PlotView(*plot, *m_engine, *m_runs, runIds, initial);
     connect(view, &PlotView::valuesChanged, this, [this, view] {
         if (view == m_boundView) bindPanel(view, false);
     });
@@ -794,21 +790,22 @@ bool MainWindow::exportCurrentPlot(const QString& path) {
     const bool dark = view->isDark();
     const std::string file = path.toStdString();
     const bool csv = path.endsWith(QLatin1String(".csv"), Qt::CaseInsensitive);
-    // Rendering and writing run off the GUI thread (the Prepared is immutable, draw() is const).
-    const QString key = QStringLiteral("export-%1").arg(path);
-    m_jobs->begin(key, tr("Export %1").arg(QFileInfo(path).fileName()), {});
-    auto* watcher = new QFutureWatcher<core::Status>(this);
-    connect(watcher, &QFutureWatcher<core::Status>::finished, this, [this, watcher, key, path] {
-        const core::Status st = watcher->result();
-        m_jobs->end(key);
-        if (st.ok()) statusBar()->showMessage(tr("Exported %1").arg(path), 5000);
-        else showError(tr("Export failed: %1").arg(QString::fromStdString(st.error().toString())));
-        watcher->deleteLater();
-    });
-    watcher->setFuture(QtConcurrent::run([plot, prepared, values, size, dark, file, csv]() -> core::Status {
-        if (csv) return plots::writeTableCsv(*plot, *prepared, values, file);
-        return plots::renderToFile(*plot, *prepared, values, size, file, std::nullopt, dark);
-    }));
+    // Rendering and writing run off the GUI thread (the Prepared is immutable, draw() is const), as a job of the
+    // runner (the jobs panel shows it); a second export to the same file supersedes the first.
+    QPointer<MainWindow> self(this);
+    m_runner->submit("export:" + file, tr("Export %1").arg(QFileInfo(path).fileName()).toStdString(),
+                     [plot, prepared, values, size, dark, file, csv, self, path](const core::JobContext&) {
+                         const core::Status st = csv ? plots::writeTableCsv(*plot, *prepared, values, file)
+                                                     : plots::renderToFile(*plot, *prepared, values, size, file,
+                                                                           std::nullopt, dark);
+                         return std::function<void()>([self, st, path] {
+                             QMetaObject::invokeMethod(qApp, [self, st, path] {
+                                 if (!self) return;
+                                 if (st.ok()) self->statusBar()->showMessage(tr("Exported %1").arg(path), 5000);
+                                 else self->showError(tr("Export failed: %1").arg(QString::fromStdString(st.error().toString())));
+                             }, Qt::QueuedConnection);
+                         });
+                     });
     return true;
 }
 
