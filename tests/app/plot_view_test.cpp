@@ -24,6 +24,7 @@ namespace {
 std::atomic<int> g_prepareCalls{0};
 std::atomic<int> g_drawCalls{0};
 std::atomic<long long> g_lastPreparedBins{-1};
+std::atomic<bool> g_holdPrepare{false};  // prepare() waits (polling its cancel token) while set
 
 struct CountingPrepared final : plots::Prepared {
     long long bins = 0;
@@ -53,8 +54,10 @@ public:
         return {bins, color};
     }
     core::Result<plots::PreparedPtr> prepare(const plots::RunSet&, const plots::ParamValues& values,
-                                             const core::CancelToken&, const core::ProgressFn&) const override {
+                                             const core::CancelToken& cancel, const core::ProgressFn&) const override {
         ++g_prepareCalls;
+        while (g_holdPrepare.load() && !cancel.cancelled()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+        if (cancel.cancelled()) return plots::cancelledError();
         auto p = std::make_shared<CountingPrepared>();
         p->bins = plots::paramInt(values, "bins");
         g_lastPreparedBins = p->bins;
@@ -153,6 +156,26 @@ TEST_F(PlotViewTest, PreparationShowsAsAJob) {
     ASSERT_TRUE(test::waitFor([&] { return !view->isUpdating(); }));
     EXPECT_TRUE(sawJob.load());
     EXPECT_TRUE(jobs.jobs().empty());  // and is gone when done
+}
+
+// Cancel in the jobs panel stops the view's preparation: the job leaves the list and the view stops waiting,
+// saying it was cancelled (the runner tells the engine, which tells the view).
+TEST_F(PlotViewTest, CancelInTheJobsListStopsThePreparation) {
+    openView();
+    g_holdPrepare = true;
+    view->setValue("bins", 77LL);
+    QString key;
+    ASSERT_TRUE(test::waitFor([&] {
+        for (const auto& [k, job] : jobs.jobs())
+            if (job.title.startsWith(QStringLiteral("Prepare"))) key = k;
+        return !key.isEmpty();
+    }));
+    EXPECT_TRUE(view->isUpdating());
+    jobs.cancel(key);
+    ASSERT_TRUE(test::waitFor([&] { return !view->isUpdating() && jobs.jobs().empty(); }));
+    g_holdPrepare = false;
+    EXPECT_TRUE(view->errorText().contains(QStringLiteral("cancelled"))) << view->errorText().toStdString();
+    EXPECT_NE(g_lastPreparedBins.load(), 77);  // it never completed
 }
 
 // The jobs list observes the runner: a job submitted straight to the runner (not through any view or manager)
