@@ -238,6 +238,12 @@ std::shared_ptr<AnalysisContext> AnalysisContext::of(const DatasetPtr& dataset) 
     return std::shared_ptr<AnalysisContext>(dataset, ctx);
 }
 
+namespace {
+// Window selections a context keeps (least recently used go; holders keep theirs). One selection holds ~25 bytes
+// per GPU activity (25 MB for 1 M kernels); the windows in use at once are few (auto, all, steps, hta, a step list).
+constexpr size_t kMaxSelections = 6;
+}  // namespace
+
 uint64_t AnalysisContext::selectionsBuilt() const {
     std::lock_guard lock(m_mutex);
     return m_selectionsBuilt;

@@ -115,9 +115,6 @@ public:
     // as the dataset (the pointer returned shares the dataset's ownership). Null for a null dataset.
     static std::shared_ptr<AnalysisContext> of(const DatasetPtr& dataset);
 
-    // At most this many window selections are kept (least recently used go; holders keep theirs).
-    static constexpr size_t kMaxSelections = 12;
-
     const Dataset& dataset() const { return *m_data; }
     size_t rankCount() const { return m_data->ranks.size(); }
     int rankNumber(size_t rankIndex) const;
@@ -163,7 +160,7 @@ private:
     std::unique_ptr<RankCache[]> m_ranks;  // one per rank, made at construction (once_flags do not move)
     mutable std::mutex m_mutex;    // guards m_selections and m_lru only (never held while computing)
     std::map<std::string, std::shared_ptr<SelectionEntry>> m_selections;
-    std::list<std::string> m_lru;  // selection keys, most recent first
+    std::list<std::string> m_lru;  // selection keys, most recent first (a few are kept: see kMaxSelections)
     uint64_t m_selectionsBuilt = 0;
 };
 
