@@ -1,5 +1,6 @@
 // Plot drawing speed: the GPU timeline painting 1 M kernels on 8 ranks (whole range and zoomed), and a drawing-
-// parameter change turned into a new picture (engine cache hit + draw). Run:
+// parameter change turned into a new picture (engine cache hit + draw), and the second analysis plot's prepare on a
+// run already analysed by a first one. Run:
 //   QT_QPA_PLATFORM=offscreen build/release/bench/bench_plots --benchmark_repetitions=5 --benchmark_report_aggregates_only
 #include <benchmark/benchmark.h>
 
@@ -119,6 +120,29 @@ void BM_TimelinePrepare1M(benchmark::State& state) {
     for (auto _ : state) benchmark::DoNotOptimize(prepareNow(*f.timeline, f.runs));
 }
 BENCHMARK(BM_TimelinePrepare1M)->Unit(benchmark::kMillisecond)->Iterations(3);
+
+// The second analysis plot opened on a run: temporal-breakdown was prepared first (window auto), then another
+// analysis plot on the same dataset and window is prepared (the prepared cache is bypassed: plot->prepare()).
+// What the first prepare computed for the window (steady-state steps, the selection of 1 M activities, sorted,
+// classified and merged) is what a shared per-dataset AnalysisContext lets the second one reuse.
+// Arg 0: comm-comp-overlap, 1: idle-by-cause.
+void BM_SecondPlotPrepare1M(benchmark::State& state) {
+    auto& f = Fixture::get();
+    const Plot* first = PlotRegistry::instance().find("temporal-breakdown");
+    const Plot* second = PlotRegistry::instance().find(state.range(0) == 0 ? "comm-comp-overlap" : "idle-by-cause");
+    if (!first || !second || !prepareNow(*first, f.runs)) {
+        state.SkipWithError("first prepare failed");
+        return;
+    }
+    const auto values = *resolveValues(second->parameters(f.runs), {});
+    for (auto _ : state) {
+        auto r = second->prepare(f.runs, values, {}, {});
+        if (!r) state.SkipWithError("prepare failed");
+        benchmark::DoNotOptimize(r);
+    }
+    state.SetLabel(second->id());
+}
+BENCHMARK(BM_SecondPlotPrepare1M)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
 
 }  // namespace
 

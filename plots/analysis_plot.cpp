@@ -58,8 +58,10 @@ core::Result<std::shared_ptr<AnalysisTables>> runAnalysisOnRuns(const RunSet& ru
             out->perRun.push_back(std::move(empty));
             continue;
         }
-        core::AnalysisContext ctx(runs[i].dataset);
-        auto t = fn(ctx, *spec);
+        // The dataset's own context: what an earlier preparation on this run computed (window selections,
+        // steps, runtime links) is reused, and two views preparing at once share it safely.
+        auto ctx = core::AnalysisContext::of(runs[i].dataset);
+        auto t = fn(*ctx, *spec);
         if (!t) return core::Error(t.error().where, fmt::format("{}: {}", runs[i].label, t.error().message));
         out->perRun.push_back(std::move(t.value()));
         if (progress) progress({"analysis", runs[i].label, double(i + 1) / double(runs.size()), i + 1, runs.size()});

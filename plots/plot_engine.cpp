@@ -1,6 +1,7 @@
 #include "plots/plot_engine.h"
 
 #include <atomic>
+#include <map>
 
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
@@ -105,12 +106,9 @@ struct PlotEngine::State {
     explicit State(size_t budget) : cache(budget) {}
     PreparedCache cache;
     std::mutex mutex;
-    struct Slot {
-        uint64_t requestId = 0;   // newest request of the slot
-        std::string pendingKey;   // key being prepared for it ("" when none)
-    };
-    std::unordered_map<std::string, Slot> slots;
-    uint64_t nextRequest = 1;
+    // Runner slots this engine has used (cancelled with the engine), with the newest generation it got in each:
+    // a generation not newer than that is a kept duplicate, not a new job.
+    std::map<std::string, uint64_t> slots;
     std::atomic<uint64_t> jobsSubmitted{0};
 };
 
@@ -118,27 +116,19 @@ PlotEngine::PlotEngine(core::JobRunner& runner, size_t cacheBudgetBytes)
     : m_runner(runner), m_state(std::make_shared<State>(cacheBudgetBytes)) {}
 
 PlotEngine::~PlotEngine() {
-    std::vector<std::string> slots;
+    std::map<std::string, uint64_t> slots;
     {
         std::lock_guard lock(m_state->mutex);
-        for (const auto& [s, st] : m_state->slots) slots.push_back(s);
+        slots.swap(m_state->slots);
     }
-    for (const auto& s : slots) m_runner.cancel("plot:" + s);
+    for (const auto& [s, gen] : slots) m_runner.cancel(s);
 }
 
 PreparedCache& PlotEngine::cache() { return m_state->cache; }
 
 uint64_t PlotEngine::prepareJobsSubmitted() const { return m_state->jobsSubmitted.load(); }
 
-void PlotEngine::cancel(const std::string& slot) {
-    {
-        std::lock_guard lock(m_state->mutex);
-        auto& st = m_state->slots[slot];
-        st.requestId = m_state->nextRequest++;  // anything in flight is now stale
-        st.pendingKey.clear();
-    }
-    m_runner.cancel("plot:" + slot);
-}
+void PlotEngine::cancel(const std::string& slot) { m_runner.cancel(jobSlot(slot)); }
 
 RequestResult PlotEngine::request(const std::string& slot, const Plot& plot, const RunSet& runs,
                                   const ParamValues& values, PrepareCallbacks callbacks) {
@@ -151,71 +141,59 @@ RequestResult PlotEngine::request(const std::string& slot, const Plot& plot, con
     }
     result.values = *resolved;
     PreparedKey key = makePreparedKey(plot, runs, specs, result.values);
-    std::string jobSlot = "plot:" + slot;
+    const std::string js = jobSlot(slot);
 
-    uint64_t requestId = 0;
-    {
-        std::lock_guard lock(m_state->mutex);
-        auto& st = m_state->slots[slot];
-        if (!st.pendingKey.empty() && st.pendingKey == key.text) {
-            // The same preparation is already running for this view: keep it, deliver to the same request.
-            result.requestId = st.requestId;
-            result.pending = true;
-            return result;
-        }
-        requestId = m_state->nextRequest++;
-        st.requestId = requestId;
-        result.requestId = requestId;
-        if (auto hit = m_state->cache.find(key)) {
-            st.pendingKey.clear();
-            result.prepared = std::move(hit);
-        } else {
-            st.pendingKey = key.text;
-            result.pending = true;
-        }
-    }
-    if (!result.pending) {
-        m_runner.cancel(jobSlot);  // an older preparation of this view is now stale
+    if (auto hit = m_state->cache.find(key)) {
+        m_runner.cancel(js);  // an older preparation of this view is now stale
+        result.prepared = std::move(hit);
         return result;
     }
-
-    ++m_state->jobsSubmitted;
     auto state = m_state;
     const Plot* plotPtr = &plot;
     auto cb = std::make_shared<PrepareCallbacks>(std::move(callbacks));
-    m_runner.submit(jobSlot, fmt::format("prepare {}", plot.id()),
-                    [state, plotPtr, runs, vals = result.values, key, requestId, slot, cb](
-                        const core::JobContext& ctx) -> std::function<void()> {
-                        core::ProgressFn progress;
-                        if (cb->onProgress) {
-                            auto throttle = std::make_shared<core::ProgressThrottle>(
-                                [cb, requestId](const core::ProgressInfo& p) { cb->onProgress(p, requestId); });
-                            progress = [&ctx, throttle](const core::ProgressInfo& p) {
-                                ctx.progress(p);
-                                throttle->report(p, p.fraction >= 1.0);
-                            };
-                        }
-                        else
-                            progress = ctx.progress;
-                        auto prepared = plotPtr->prepare(runs, vals, ctx.cancel, progress);
-                        if (ctx.cancel.cancelled()) return {};
-                        return [state, prepared = std::move(prepared), key, requestId, slot, cb]() {
-                            bool current = false;
-                            {
-                                std::lock_guard lock(state->mutex);
-                                auto& st = state->slots[slot];
-                                current = st.requestId == requestId;
-                                if (current) st.pendingKey.clear();
-                            }
-                            if (prepared.ok()) state->cache.insert(key, prepared.value());
-                            if (!current) return;  // a newer request arrived meanwhile: drop
-                            if (prepared.ok()) {
-                                if (cb->onReady) cb->onReady(prepared.value(), requestId);
-                            } else if (!isCancelledError(prepared.error())) {
-                                if (cb->onError) cb->onError(prepared.error(), requestId);
-                            }
-                        };
-                    });
+    // The request id is the job's generation: the job reads it from its context.
+    core::JobOptions options;
+    options.dedupKey = key.text;  // the same preparation asked for again while it runs: keep it
+    if (cb->onCancelled) options.onCancelled = [cb](uint64_t generation) { cb->onCancelled(generation); };
+    const std::string name = cb->jobName.empty() ? fmt::format("prepare {}", plot.id()) : cb->jobName;
+    const uint64_t gen = m_runner.submit(
+        js, name,
+        [state, plotPtr, runs, vals = result.values, key, cb](const core::JobContext& ctx) -> std::function<void()> {
+            const uint64_t requestId = ctx.generation;
+            core::ProgressFn progress;
+            if (cb->onProgress) {
+                auto throttle = std::make_shared<core::ProgressThrottle>(
+                    [cb, requestId](const core::ProgressInfo& p) { cb->onProgress(p, requestId); });
+                progress = [&ctx, throttle](const core::ProgressInfo& p) {
+                    ctx.progress(p);
+                    throttle->report(p, p.fraction >= 1.0);
+                };
+            } else {
+                progress = ctx.progress;
+            }
+            auto prepared = plotPtr->prepare(runs, vals, ctx.cancel, progress);
+            if (ctx.cancel.cancelled()) return {};
+            if (prepared.ok()) state->cache.insert(key, prepared.value());
+            // Called by the runner only while this is still the newest job of the slot.
+            return [prepared = std::move(prepared), requestId, cb]() {
+                if (prepared.ok()) {
+                    if (cb->onReady) cb->onReady(prepared.value(), requestId);
+                } else if (!isCancelledError(prepared.error())) {
+                    if (cb->onError) cb->onError(prepared.error(), requestId);
+                }
+            };
+        },
+        std::move(options));
+    {
+        std::lock_guard lock(m_state->mutex);
+        uint64_t& newest = m_state->slots[js];
+        if (gen > newest) {  // a kept duplicate returns the running job's (older) generation
+            newest = gen;
+            ++m_state->jobsSubmitted;
+        }
+    }
+    result.requestId = gen;
+    result.pending = true;
     return result;
 }
 

@@ -7,6 +7,9 @@
 //   - A preparation-parameter change misses: request() submits prepare() to the JobRunner in the view's slot.
 //     The newest request of a slot wins; older ones are cancelled and never delivered. Meanwhile the caller keeps
 //     its last good Prepared (draw() tolerates it).
+// The JobRunner is the one record of what is current: a request id is the generation of its job in the runner
+// ("plot:" + slot), and asking again for the preparation already running keeps that job (its dedup key is the
+// prepared key). The engine keeps no per-view state of its own.
 // Qt-free, thread-safe. Callbacks run on a worker thread (GUI: forward through queued signals).
 
 #include <cstdint>
@@ -66,6 +69,9 @@ struct PrepareCallbacks {
     std::function<void(PreparedPtr prepared, uint64_t requestId)> onReady;
     std::function<void(const core::Error& error, uint64_t requestId)> onError;  // not called when cancelled
     std::function<void(const core::ProgressInfo& progress, uint64_t requestId)> onProgress;
+    // The request was cancelled (PlotEngine::cancel, the jobs panel's Cancel, shutdown): nothing else follows.
+    std::function<void(uint64_t requestId)> onCancelled;
+    std::string jobName;  // what the jobs panel shows ("prepare <plot id>" when empty)
 };
 
 struct RequestResult {
@@ -81,17 +87,19 @@ public:
     PlotEngine(core::JobRunner& runner, size_t cacheBudgetBytes = size_t(512) << 20);
     ~PlotEngine();
 
-    // `slot` names the view asking (one tab); a newer request of the same slot supersedes older ones.
+    // `slot` names the view asking (one tab); a newer request of the same slot supersedes older ones. Its job
+    // runs in the runner's slot jobSlot(slot).
     RequestResult request(const std::string& slot, const Plot& plot, const RunSet& runs, const ParamValues& values,
                           PrepareCallbacks callbacks);
     void cancel(const std::string& slot);
+    static std::string jobSlot(const std::string& slot) { return "plot:" + slot; }
 
     PreparedCache& cache();
     core::JobRunner& runner() { return m_runner; }
     uint64_t prepareJobsSubmitted() const;  // how many prepare() jobs request() started (diagnostics, tests)
 
 private:
-    struct State;  // shared with running jobs so that a job finishing after the engine is gone is harmless
+    struct State;  // the cache, shared with running jobs so that a job finishing after the engine is gone is harmless
     core::JobRunner& m_runner;
     std::shared_ptr<State> m_state;
 };

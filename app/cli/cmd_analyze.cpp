@@ -124,10 +124,10 @@ int runAnalyze(const std::vector<std::string>& args) {
         return kExitBadInput;
     }
     const bool loadFailed = reportLoadDiagnostics("analyze", *loaded.value());
-    core::AnalysisContext ctx(loaded.value());
-    auto table = core::runAnalysis(ctx, name, req);
+    auto ctx = core::AnalysisContext::of(loaded.value());  // the dataset's shared context
+    auto table = core::runAnalysis(*ctx, name, req);
     if (!table) return usageError("analyze", table.error().message);  // option values the analysis refused
-    auto sel = ctx.select(req.window);
+    auto sel = ctx->select(req.window);  // built by the analysis: reused
     const std::string windowText = sel ? sel.value()->description : req.window.toString();
 
     if (p.has("json")) {

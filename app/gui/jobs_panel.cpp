@@ -1,5 +1,8 @@
 #include "app/gui/jobs_panel.h"
 
+#include <QCoreApplication>
+#include <QPointer>
+#include <QThread>
 #include <QHeaderView>
 #include <QLabel>
 #include <QProgressBar>
@@ -7,7 +10,52 @@
 #include <QTreeWidget>
 #include <QVBoxLayout>
 
+#include "core/engine/job_runner.h"
+
 namespace strobe::app {
+
+QString JobList::keyOf(const std::string& slot, uint64_t generation) {
+    return QStringLiteral("%1#%2").arg(QString::fromStdString(slot)).arg(generation);
+}
+
+void JobList::observe(core::JobRunner& runner) {
+    QPointer<JobList> self(this);
+    core::JobRunner* r = &runner;
+    // Runs `fn` on this list's thread: now when already there (the runner calls onQueued under its lock, so the
+    // row exists before any later event of the job), else queued behind the job's earlier events.
+    QThread* home = thread();
+    auto dispatch = [self, home](std::function<void(JobList&)> fn) {
+        if (QThread::currentThread() == home) {
+            if (self) fn(*self);
+            return;
+        }
+        QMetaObject::invokeMethod(
+            QCoreApplication::instance(), [self, fn = std::move(fn)] { if (self) fn(*self); }, Qt::QueuedConnection);
+    };
+    auto add = [r](JobList& list, const std::string& slot, uint64_t gen, const std::string& name, bool running) {
+        const QString key = keyOf(slot, gen);
+        list.begin(key, QString::fromStdString(name), [r, slot, gen] { r->cancel(slot, gen); });
+        if (running) list.update(key, tr("running"), -1.0);
+    };
+    core::JobObserver obs;
+    obs.onQueued = [dispatch, add](const std::string& slot, uint64_t gen, const std::string& name) {
+        dispatch([=](JobList& list) { add(list, slot, gen, name, false); });
+    };
+    obs.onStarted = [dispatch](const std::string& slot, uint64_t gen, const std::string&) {
+        // Only a row still listed: a job may have ended (and its row gone) before this arrives.
+        dispatch([=](JobList& list) { list.update(keyOf(slot, gen), tr("running"), -1.0); });
+    };
+    obs.onProgress = [dispatch](const std::string& slot, uint64_t gen, const core::ProgressInfo& p) {
+        dispatch([slot, gen, stage = QString::fromStdString(p.stage), fraction = p.fraction](JobList& list) {
+            list.update(keyOf(slot, gen), stage, fraction);
+        });
+    };
+    obs.onFinished = [dispatch](const std::string& slot, uint64_t gen, core::JobEnd) {
+        dispatch([=](JobList& list) { list.end(keyOf(slot, gen)); });
+    };
+    runner.setObserver(std::move(obs));
+    for (const auto& j : runner.jobs()) add(*this, j.slot, j.generation, j.name, j.running);
+}
 
 void JobList::begin(const QString& key, const QString& title, std::function<void()> cancel) {
     const bool existed = m_jobs.count(key) != 0;

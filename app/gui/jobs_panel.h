@@ -1,5 +1,7 @@
 #pragma once
-// Background jobs (run loads, plot preparations, exports) with their stage, progress and a Cancel button.
+// Background jobs (run loads, plot preparations, exports, collector runs) with their stage, progress and a Cancel
+// button. The list observes the one core::JobRunner: every job submitted to it shows, from queued to finished,
+// without anyone feeding the list by hand; Cancel cancels the job in the runner.
 
 #include <functional>
 #include <map>
@@ -11,6 +13,10 @@
 class QTreeWidget;
 class QTreeWidgetItem;
 class QLabel;
+
+namespace strobe::core {
+class JobRunner;
+}
 
 namespace strobe::app {
 
@@ -25,7 +31,14 @@ public:
     };
     using QObject::QObject;
 
-    // GUI thread only.
+    // Shows the jobs of `runner` (which must outlive this list): those already there, then every job it queues.
+    // Replaces the runner's observer. Events reach this list on its thread: at once when they happen there (a
+    // job submitted from the GUI thread is listed when submit() returns), else through queued calls.
+    void observe(core::JobRunner& runner);
+    // The key of a runner job's row.
+    static QString keyOf(const std::string& slot, uint64_t generation);
+
+    // GUI thread only. (observe() feeds these.)
     void begin(const QString& key, const QString& title, std::function<void()> cancel);
     void update(const QString& key, const QString& stage, double fraction);
     void end(const QString& key);

@@ -1,6 +1,7 @@
 #include "app/gui/main_window.h"
 
 #include <algorithm>
+#include <thread>
 
 #include <QAction>
 #include <QActionGroup>
@@ -43,6 +44,7 @@
 #include "app/gui/plot_view.h"
 #include "app/gui/run_manager.h"
 #include "app/gui/runs_panel.h"
+#include "core/engine/memory_budget.h"
 #include "core/io/resources.h"
 #include "plots/plot_registry.h"
 
@@ -89,10 +91,14 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     setDockOptions(QMainWindow::AnimatedDocks | QMainWindow::AllowTabbedDocks | QMainWindow::AllowNestedDocks);
     m_systemPalette = new QPalette(QApplication::palette());
 
-    m_runner = std::make_unique<core::JobRunner>();
+    // The one job runner: loads, preparations and exports. Two threads beyond the cores, so that two long loads
+    // never leave preparations waiting; loads reserve their estimated memory within the loader's limit.
+    m_runner = std::make_unique<core::JobRunner>(static_cast<int>(std::max(1u, std::thread::hardware_concurrency())) + 2);
+    m_runner->setMemoryLimit(core::MemoryBudget().limit());
     m_engine = std::make_unique<plots::PlotEngine>(*m_runner);
-    m_runs = new RunManager(this);
+    m_runs = new RunManager(*m_runner, this);
     m_jobs = new JobList(this);
+    m_jobs->observe(*m_runner);  // the jobs panel shows every job of the runner
 
     // Centre: an error bar (inline, one at a time, never a modal storm) above the plot area.
     auto* centre = new QWidget(this);
@@ -171,6 +177,8 @@ MainWindow::~MainWindow() {
     delete m_plotArea;  // the views use the engine, which goes with this object's members
     m_plotArea = nullptr;
     m_runner->cancelAll();
+    m_engine.reset();
+    m_runner.reset();  // joins while the jobs list and the run manager are still here
     delete m_systemPalette;
 }
 
@@ -468,18 +476,7 @@ void MainWindow::updateLoadStatus() {
         fraction += r->fraction;
         text = r->stageFile.isEmpty() ? tr("Loading %1: %2").arg(r->label, r->stage)
                                       : tr("Loading %1: %2 (%3)").arg(r->label, r->stage, QFileInfo(r->stageFile).fileName());
-        const QString key = QStringLiteral("load-%1").arg(id);
-        if (!m_jobs->jobs().count(key)) m_jobs->begin(key, tr("Load %1").arg(r->label), [this, id] { m_runs->cancel(id); });
-        m_jobs->update(key, r->stage, r->fraction);
     }
-    // Jobs of runs that stopped loading.
-    std::vector<QString> done;
-    for (const auto& [key, job] : m_jobs->jobs()) {
-        if (!key.startsWith(QLatin1String("load-"))) continue;
-        const RunRecord* r = m_runs->run(key.mid(5).toInt());
-        if (!r || r->state != RunState::Loading) done.push_back(key);
-    }
-    for (const auto& k : done) m_jobs->end(k);
 
     const bool show = loading > 0;
     if (loading > 1) text = tr("Loading %n runs", nullptr, loading);
@@ -524,7 +521,7 @@ PlotView* MainWindow::openPlot(const std::string& plotId, const std::vector<int>
         if (auto e = m_runs->runEntry(id); e.dataset) runsNow.push_back(e);
     const auto specs = plot->parameters(runsNow);
     plots::ParamValues initial = values ? *values : loadPersistedValues(plotId, specs);
-    auto* view = new PlotView(*plot, *m_engine, *m_runs, runIds, initial, m_jobs);
+    auto* view = new PlotView(*plot, *m_engine, *m_runs, runIds, initial);
     connect(view, &PlotView::valuesChanged, this, [this, view] {
         if (view == m_boundView) bindPanel(view, false);
     });

@@ -4,15 +4,14 @@
 #include <QClipboard>
 #include <QFileDialog>
 #include <QFileInfo>
-#include <QFutureWatcher>
 #include <QGuiApplication>
 #include <QStatusBar>
-#include <QtConcurrent/QtConcurrentRun>
+#include <QPointer>
 
-#include "app/gui/jobs_panel.h"
 #include "app/gui/main_window.h"
 #include "app/gui/plot_area.h"
 #include "app/gui/plot_view.h"
+#include "core/engine/job_runner.h"
 #include "plots/render.h"
 
 namespace strobe::app {
@@ -30,21 +29,22 @@ bool MainWindow::exportCurrentPlot(const QString& path) {
     const bool dark = view->isDark();
     const std::string file = path.toStdString();
     const bool csv = path.endsWith(QLatin1String(".csv"), Qt::CaseInsensitive);
-    // Rendering and writing run off the GUI thread (the Prepared is immutable, draw() is const).
-    const QString key = QStringLiteral("export-%1").arg(path);
-    m_jobs->begin(key, tr("Export %1").arg(QFileInfo(path).fileName()), {});
-    auto* watcher = new QFutureWatcher<core::Status>(this);
-    connect(watcher, &QFutureWatcher<core::Status>::finished, this, [this, watcher, key, path] {
-        const core::Status st = watcher->result();
-        m_jobs->end(key);
-        if (st.ok()) statusBar()->showMessage(tr("Exported %1").arg(path), 5000);
-        else showError(tr("Export failed: %1").arg(QString::fromStdString(st.error().toString())));
-        watcher->deleteLater();
-    });
-    watcher->setFuture(QtConcurrent::run([plot, prepared, values, size, dark, file, csv]() -> core::Status {
-        if (csv) return plots::writeTableCsv(*plot, *prepared, values, file);
-        return plots::renderToFile(*plot, *prepared, values, size, file, std::nullopt, dark);
-    }));
+    // Rendering and writing run off the GUI thread (the Prepared is immutable, draw() is const), as a job of the
+    // runner (the jobs panel shows it); a second export to the same file supersedes the first.
+    QPointer<MainWindow> self(this);
+    m_runner->submit("export:" + file, tr("Export %1").arg(QFileInfo(path).fileName()).toStdString(),
+                     [plot, prepared, values, size, dark, file, csv, self, path](const core::JobContext&) {
+                         const core::Status st = csv ? plots::writeTableCsv(*plot, *prepared, values, file)
+                                                     : plots::renderToFile(*plot, *prepared, values, size, file,
+                                                                           std::nullopt, dark);
+                         return std::function<void()>([self, st, path] {
+                             QMetaObject::invokeMethod(qApp, [self, st, path] {
+                                 if (!self) return;
+                                 if (st.ok()) self->statusBar()->showMessage(tr("Exported %1").arg(path), 5000);
+                                 else self->showError(tr("Export failed: %1").arg(QString::fromStdString(st.error().toString())));
+                             }, Qt::QueuedConnection);
+                         });
+                     });
     return true;
 }
 

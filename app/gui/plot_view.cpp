@@ -12,7 +12,6 @@
 #include <QToolTip>
 #include <QWheelEvent>
 
-#include "app/gui/jobs_panel.h"
 #include "app/gui/param_values.h"
 #include "app/gui/run_manager.h"
 #include "plots/render.h"
@@ -30,11 +29,10 @@ QString htmlEscape(const std::string& s) { return QString::fromStdString(s).toHt
 }  // namespace
 
 PlotView::PlotView(const plots::Plot& plot, plots::PlotEngine& engine, RunManager& runs, std::vector<int> runIds,
-                   const plots::ParamValues& values, JobList* jobs, QWidget* parent)
-    : QWidget(parent), m_plot(plot), m_engine(engine), m_runs(runs), m_runIds(std::move(runIds)), m_jobs(jobs) {
+                   const plots::ParamValues& values, QWidget* parent)
+    : QWidget(parent), m_plot(plot), m_engine(engine), m_runs(runs), m_runIds(std::move(runIds)) {
     const int serial = g_viewSerial++;
     m_slot = "plot-view-" + std::to_string(serial);
-    m_jobKey = QStringLiteral("plot-%1").arg(serial);
     setMouseTracking(true);
     setFocusPolicy(Qt::StrongFocus);
     setAttribute(Qt::WA_OpaquePaintEvent);
@@ -47,10 +45,7 @@ PlotView::PlotView(const plots::Plot& plot, plots::PlotEngine& engine, RunManage
     if (dataReady()) requestPrepare();
 }
 
-PlotView::~PlotView() {
-    m_engine.cancel(m_slot);
-    endJob();
-}
+PlotView::~PlotView() { m_engine.cancel(m_slot); }
 
 plots::RunSet PlotView::runSet() const {
     plots::RunSet set;
@@ -146,7 +141,6 @@ void PlotView::requestPrepare() {
     if (m_prepared && key == m_preparedKey) {
         if (m_pendingRequest != 0) m_engine.cancel(m_slot);  // the edits came back to what we already have
         m_pendingRequest = 0;
-        endJob();
         m_updating = false;
         Q_EMIT stateChanged();
         update();
@@ -163,37 +157,28 @@ void PlotView::requestPrepare() {
     cb.onProgress = [self](const core::ProgressInfo& p, uint64_t id) {
         QMetaObject::invokeMethod(qApp, [self, p, id] { if (self) self->onProgress(p, id); }, Qt::QueuedConnection);
     };
+    cb.onCancelled = [self](uint64_t id) {  // e.g. the jobs panel's Cancel
+        QMetaObject::invokeMethod(qApp, [self, id] { if (self) self->onCancelled(id); }, Qt::QueuedConnection);
+    };
+    cb.jobName = tr("Prepare %1").arg(title()).toStdString();
     m_requestedKey = key;
     auto res = m_engine.request(m_slot, m_plot, runSet(), m_values, std::move(cb));
     if (res.error) {
         m_pendingRequest = 0;
         m_updating = false;
         m_error = QString::fromStdString(res.error->toString());
-        endJob();
     } else if (res.prepared) {
         m_pendingRequest = 0;
         m_prepared = res.prepared;
         m_preparedKey = key;
         m_updating = false;
         m_error.clear();
-        endJob();
     } else {
+        // The job shows in the jobs panel by itself (the panel observes the runner); its Cancel comes back here
+        // through onCancelled.
         m_pendingRequest = res.requestId;
         m_updating = true;
         m_progressText.clear();
-        if (m_jobs) {
-            QPointer<PlotView> view(this);
-            m_jobs->begin(m_jobKey, tr("Prepare %1").arg(title()), [view] {
-                if (!view) return;
-                view->m_engine.cancel(view->m_slot);
-                view->m_pendingRequest = 0;
-                view->m_updating = false;
-                view->m_error = tr("Preparation cancelled — change a parameter or press F5 to try again.");
-                view->endJob();
-                Q_EMIT view->stateChanged();
-                view->update();
-            });
-        }
     }
     Q_EMIT stateChanged();
     update();
@@ -207,7 +192,6 @@ void PlotView::onReady(plots::PreparedPtr prepared, uint64_t requestId) {
     m_selection.reset();  // new data: the item may not exist any more
     m_error.clear();
     m_updating = m_debounce.isActive();  // another edit is already waiting
-    endJob();
     Q_EMIT stateChanged();
     Q_EMIT valuesChanged();  // a timeline's geometry (and so its view) is known now
     update();
@@ -218,7 +202,15 @@ void PlotView::onError(const core::Error& error, uint64_t requestId) {
     m_pendingRequest = 0;
     m_updating = false;
     m_error = QString::fromStdString(error.toString());
-    endJob();
+    Q_EMIT stateChanged();
+    update();
+}
+
+void PlotView::onCancelled(uint64_t requestId) {
+    if (requestId != m_pendingRequest) return;  // a request this view had already given up
+    m_pendingRequest = 0;
+    m_updating = false;
+    m_error = tr("Preparation cancelled — change a parameter or press F5 to try again.");
     Q_EMIT stateChanged();
     update();
 }
@@ -227,12 +219,7 @@ void PlotView::onProgress(const core::ProgressInfo& p, uint64_t requestId) {
     if (requestId != m_pendingRequest) return;
     m_progressText = QString::fromStdString(p.stage);
     if (p.fraction > 0) m_progressText += QStringLiteral(" %1%").arg(static_cast<int>(p.fraction * 100));
-    if (m_jobs) m_jobs->update(m_jobKey, QString::fromStdString(p.stage), p.fraction);
     update();
-}
-
-void PlotView::endJob() {
-    if (m_jobs) m_jobs->end(m_jobKey);
 }
 
 bool PlotView::isDark() const { return palette().color(QPalette::Window).lightness() < 128; }

@@ -23,14 +23,13 @@
 
 namespace strobe::app {
 
-class JobList;
 class RunManager;
 
 class PlotView : public QWidget {
     Q_OBJECT
 public:
     PlotView(const plots::Plot& plot, plots::PlotEngine& engine, RunManager& runs, std::vector<int> runIds,
-             const plots::ParamValues& values, JobList* jobs, QWidget* parent = nullptr);
+             const plots::ParamValues& values, QWidget* parent = nullptr);
     ~PlotView() override;
 
     const plots::Plot& plot() const { return m_plot; }
@@ -86,25 +85,23 @@ private:
     void onReady(plots::PreparedPtr prepared, uint64_t requestId);
     void onError(const core::Error& error, uint64_t requestId);
     void onProgress(const core::ProgressInfo& p, uint64_t requestId);
+    void onCancelled(uint64_t requestId);
     void applyView(plots::ParamValues values, bool emitRange);
     std::optional<plots::TimelineGeometry> geometry() const;
     QRectF plotRect() const;
-    void endJob();
 
     const plots::Plot& m_plot;
     plots::PlotEngine& m_engine;
     RunManager& m_runs;
     std::vector<int> m_runIds;
-    QPointer<JobList> m_jobs;
     std::string m_slot;
-    QString m_jobKey;
 
     std::vector<plots::ParamSpec> m_specs;
     plots::ParamValues m_values;       // resolved: every spec key present
     plots::PreparedPtr m_prepared;
     std::string m_preparedKey;         // prepareKey() of the values m_prepared was made with
     std::string m_requestedKey;        // prepareKey() of the request in flight
-    uint64_t m_pendingRequest = 0;
+    uint64_t m_pendingRequest = 0;     // the runner generation of the job in flight (0: none)
     bool m_updating = false;
     QString m_error;
     QString m_progressText;

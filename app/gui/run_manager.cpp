@@ -2,22 +2,17 @@
 
 #include <QDir>
 #include <QFileInfo>
-#include <QThreadPool>
-#include <QtConcurrent/QtConcurrentRun>
+#include <QCoreApplication>
+#include <QPointer>
+
+#include <algorithm>
+#include <thread>
+
+#include "core/engine/memory_budget.h"
 
 namespace strobe::app {
 
 namespace {
-
-QThreadPool& loadPool() {
-    // Loads get their own pool so that exports and other QtConcurrent work never wait behind a big trace.
-    static QThreadPool* pool = [] {
-        auto* p = new QThreadPool();
-        p->setMaxThreadCount(2);
-        return p;
-    }();
-    return *pool;
-}
 
 QStringList toQStringList(const std::vector<std::string>& v) {
     QStringList out;
@@ -51,13 +46,22 @@ QString runStateText(RunState s) {
     return {};
 }
 
-RunManager::RunManager(QObject* parent) : QObject(parent) {
+RunManager::RunManager(core::JobRunner& runner, QObject* parent) : QObject(parent), m_runner(&runner) {
+    connect(&m_watcher, &QFileSystemWatcher::fileChanged, this, &RunManager::onFileChanged);
+}
+
+RunManager::RunManager(QObject* parent)
+    : QObject(parent), m_ownRunner(std::make_unique<core::JobRunner>(2)), m_runner(m_ownRunner.get()) {
     connect(&m_watcher, &QFileSystemWatcher::fileChanged, this, &RunManager::onFileChanged);
 }
 
 RunManager::~RunManager() {
-    cancelAll();
-    for (auto& f : m_futures) f->waitForFinished();
+    if (m_ownRunner) {
+        cancelAll();
+        m_ownRunner.reset();  // joins: no load runs past this point
+    }
+    // A shared runner: the owner cancelled the loads (cancelAll) before; a load still finishing reports to
+    // nobody (its posts check this manager is alive).
 }
 
 std::vector<QStringList> RunManager::groupIntoRuns(const QStringList& paths) {
@@ -115,11 +119,14 @@ int RunManager::addDataset(const QString& label, core::DatasetPtr dataset) {
     return id;
 }
 
+std::string RunManager::loadSlot(const RunRecord& run) {
+    std::string slot = "load:" + std::to_string(run.id);
+    for (const auto& s : run.sources) slot += ":" + s.toStdString();
+    return slot;
+}
+
 void RunManager::startLoad(RunRecord& run) {
     if (run.sources.isEmpty()) return;  // in-memory runs have nothing to reload
-    run.cancel.cancel();  // a load still running for this run is superseded
-    run.cancel = core::CancelToken();
-    run.loadSerial = m_nextSerial++;
     run.reloading = static_cast<bool>(run.dataset);
     run.state = RunState::Loading;
     run.metadata.clear();
@@ -127,87 +134,121 @@ void RunManager::startLoad(RunRecord& run) {
     run.stageFile.clear();
     run.fraction = 0.0;
     run.clock.start();
-    Q_EMIT runChanged(run.id);
-    Q_EMIT loadingChanged(true);
 
     const int id = run.id;
-    const uint64_t serial = run.loadSerial;
     const std::vector<std::string> sources = toStd(run.sources);
-    const core::CancelToken cancel = run.cancel;
     const core::RunLoadOptions options = m_options;
+    // Results come back as queued calls on the GUI thread, to this manager if it still exists. The job's
+    // generation is the load's serial: posts of a superseded load are ignored.
+    QPointer<RunManager> self(this);
+    auto post = [self](std::function<void(RunManager&)> fn) {
+        QMetaObject::invokeMethod(
+            QCoreApplication::instance(), [self, fn = std::move(fn)] { if (self) fn(*self); }, Qt::QueuedConnection);
+    };
+    auto finished = [post, id](uint64_t serial, std::shared_ptr<Outcome> outcome) {
+        post([id, serial, outcome](RunManager& m) { m.onLoadFinished(id, serial, outcome); });
+    };
 
-    // Everything below runs on a worker thread; results come back as queued calls on this object.
-    auto work = [this, id, serial, sources, cancel, options]() {
+    // Everything below runs on a worker thread of the runner.
+    auto work = [post, finished, id, sources, options](const core::JobContext& ctx) -> std::function<void()> {
+        const uint64_t serial = ctx.generation;
+        const core::CancelToken cancel = ctx.cancel;
         auto outcome = std::make_shared<Outcome>();
         QElapsedTimer clock;
         clock.start();
-        auto post = [this](auto fn) { QMetaObject::invokeMethod(this, std::move(fn), Qt::QueuedConnection); };
 
         auto expanded = core::expandRunPaths(sources);
         if (!expanded) {
             outcome->error = expanded.error();
-            post([this, id, serial, outcome] { onLoadFinished(id, serial, outcome); });
-            return;
+            finished(serial, outcome);
+            return {};
         }
         const QStringList files = toQStringList(expanded.value());
-        post([this, id, serial, files] {
-            auto it = m_runs.find(id);
-            if (it == m_runs.end() || it->second->loadSerial != serial) return;
+        post([id, serial, files](RunManager& m) {
+            auto it = m.m_runs.find(id);
+            if (it == m.m_runs.end() || it->second->loadSerial != serial) return;
             it->second->files = files;
-            Q_EMIT runChanged(id);
+            Q_EMIT m.runChanged(id);
         });
-
-        core::RunCallbacks cb;
-        cb.cancel = cancel;
-        cb.onMetadata = [post, this, id, serial](size_t fileIndex, const core::TraceInfo& info) {
-            post([this, id, serial, fileIndex, info] {
-                auto it = m_runs.find(id);
-                if (it == m_runs.end() || it->second->loadSerial != serial) return;
-                it->second->metadata[fileIndex] = info;
-                Q_EMIT runChanged(id);
-            });
-        };
-        auto throttle = std::make_shared<core::ProgressThrottle>([post, this, id, serial](const core::ProgressInfo& p) {
-            post([this, id, serial, p] {
-                auto it = m_runs.find(id);
-                if (it == m_runs.end() || it->second->loadSerial != serial) return;
+        auto progress = [post, id, serial, ctx](const core::ProgressInfo& p) {
+            ctx.progress(p);  // the jobs panel (throttled by the runner)
+            post([id, serial, p](RunManager& m) {
+                auto it = m.m_runs.find(id);
+                if (it == m.m_runs.end() || it->second->loadSerial != serial) return;
                 it->second->stage = QString::fromStdString(p.stage);
                 it->second->stageFile = QString::fromStdString(p.file);
                 it->second->fraction = p.fraction;
-                Q_EMIT runChanged(id);
+                Q_EMIT m.runChanged(id);
             });
-        });
+        };
+
+        // Loads of other runs run beside this one while their estimated peaks fit the memory limit together.
+        const size_t workers = std::max<size_t>(
+            1, std::min<size_t>(options.threads > 0 ? size_t(options.threads)
+                                                    : std::max(1u, std::thread::hardware_concurrency()),
+                                expanded.value().size()));
+        const uint64_t estimate = core::MemoryBudget::estimateRun(expanded.value(), workers);
+        auto& memory = *ctx.memory;
+        if (memory.limit() != 0 && memory.inUse() != 0 && memory.inUse() + estimate > memory.limit())
+            progress({"waiting for memory", "", 0.0, 0, 0});
+        core::MemoryReservation reservation = ctx.reserveMemory(estimate);
+        if (cancel.cancelled()) return {};  // reported by the job's onCancelled
+
+        core::RunCallbacks cb;
+        cb.cancel = cancel;
+        cb.onMetadata = [post, id, serial](size_t fileIndex, const core::TraceInfo& info) {
+            post([id, serial, fileIndex, info](RunManager& m) {
+                auto it = m.m_runs.find(id);
+                if (it == m.m_runs.end() || it->second->loadSerial != serial) return;
+                it->second->metadata[fileIndex] = info;
+                Q_EMIT m.runChanged(id);
+            });
+        };
+        auto throttle = std::make_shared<core::ProgressThrottle>(progress);
         cb.onProgress = [throttle](const core::ProgressInfo& p) { throttle->report(p, p.fraction >= 1.0); };
 
         auto loaded = core::loadRun(expanded.value(), options, cb);
-        if (cancel.cancelled()) {
-            outcome->cancelled = true;
-        } else if (!loaded) {
+        if (cancel.cancelled()) return {};
+        if (!loaded) {
             outcome->error = loaded.error();
         } else {
             outcome->dataset = loaded.value();
             if (outcome->dataset) {
                 for (const auto& rank : outcome->dataset->ranks) {
-                    if (cancel.cancelled()) break;
+                    if (cancel.cancelled()) return {};
                     outcome->summaries.push_back(core::summarizeRank(*rank));
                 }
             }
-            outcome->cancelled = cancel.cancelled();
         }
+        reservation.release();
         outcome->seconds = clock.elapsed() / 1000.0;
-        post([this, id, serial, outcome] { onLoadFinished(id, serial, outcome); });
+        finished(serial, outcome);
+        return {};
     };
-    auto watcher = std::make_unique<QFutureWatcher<void>>();
-    watcher->setFuture(QtConcurrent::run(&loadPool(), std::move(work)));
-    // Keep finished watchers from piling up.
-    std::erase_if(m_futures, [](const auto& f) { return f->isFinished(); });
-    m_futures.push_back(std::move(watcher));
+    core::JobOptions jobOptions;
+    jobOptions.onCancelled = [finished](uint64_t serial) {
+        auto outcome = std::make_shared<Outcome>();
+        outcome->cancelled = true;
+        finished(serial, outcome);
+    };
+    // A load of this run still running is superseded (its results are ignored: its serial is no longer current).
+    run.loadSerial = m_runner->submit(loadSlot(run), tr("Load %1").arg(run.label).toStdString(), std::move(work),
+                                      std::move(jobOptions));
+    Q_EMIT runChanged(run.id);
+    Q_EMIT loadingChanged(true);
+    if (run.loadSerial == 0) {  // the runner is shutting down
+        auto outcome = std::make_shared<Outcome>();
+        outcome->cancelled = true;
+        onLoadFinished(run.id, 0, outcome);
+    }
 }
 
 void RunManager::onLoadFinished(int id, uint64_t serial, std::shared_ptr<Outcome> outcome) {
     auto it = m_runs.find(id);
-    if (it == m_runs.end() || it->second->loadSerial != serial) return;  // closed or superseded
+    if (it == m_runs.end() || it->second->loadSerial != serial) return;  // closed, superseded or already ended
+    if (it->second->state != RunState::Loading) return;
     RunRecord& run = *it->second;
+    run.loadSerial = 0;  // ended: a second report of this load (cancelled as it finished) is ignored
     run.loadSeconds = outcome->seconds;
     run.reloading = false;
     bool newData = false;
@@ -256,17 +297,18 @@ void RunManager::reloadAll() {
 
 void RunManager::cancel(int id) {
     auto it = m_runs.find(id);
-    if (it != m_runs.end() && it->second->state == RunState::Loading) it->second->cancel.cancel();
+    if (it != m_runs.end() && it->second->state == RunState::Loading && it->second->loadSerial != 0)
+        m_runner->cancel(loadSlot(*it->second), it->second->loadSerial);
 }
 
 void RunManager::cancelAll() {
-    for (auto& [id, run] : m_runs) run->cancel.cancel();
+    for (auto& [id, run] : m_runs) cancel(id);
 }
 
 void RunManager::close(int id) {
     auto it = m_runs.find(id);
     if (it == m_runs.end()) return;
-    it->second->cancel.cancel();
+    cancel(id);
     unwatch(*it->second);
     if (auto t = m_reloadTimers.find(id); t != m_reloadTimers.end()) {
         t->second->deleteLater();

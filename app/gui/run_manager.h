@@ -4,6 +4,9 @@
 // stages, then the dataset and one summary per rank. A failed load keeps what was open before (a reload that
 // fails leaves the previous dataset in place) and reports the error with the file it concerns.
 // Files of loaded runs are watched; a change on disk reloads the run after a short quiet period.
+// Loads are jobs of the one core::JobRunner, one slot per run and file set ("load:<id>:<files>"): loads of
+// different runs run side by side within the runner's memory limit (each reserves its estimated peak first);
+// a reload supersedes the run's load still running.
 
 #include <map>
 #include <memory>
@@ -12,12 +15,12 @@
 
 #include <QElapsedTimer>
 #include <QFileSystemWatcher>
-#include <QFutureWatcher>
 #include <QObject>
 #include <QStringList>
 #include <QTimer>
 
 #include "core/analysis/summary.h"
+#include "core/engine/job_runner.h"
 #include "core/engine/run_loader.h"
 #include "core/io/progress.h"
 #include "core/model/dataset.h"
@@ -41,8 +44,7 @@ struct RunRecord {
     QString stage;
     QString stageFile;
     double fraction = 0.0;
-    core::CancelToken cancel;
-    uint64_t loadSerial = 0;
+    uint64_t loadSerial = 0;                       // the runner generation of the load in flight (0: none)
     QElapsedTimer clock;
     double loadSeconds = 0.0;
 
@@ -56,8 +58,11 @@ struct RunRecord {
 class RunManager : public QObject {
     Q_OBJECT
 public:
+    // Loads run on `runner`, which must outlive this manager (or have cancelled its loads by then).
+    explicit RunManager(core::JobRunner& runner, QObject* parent = nullptr);
+    // Loads run on a runner of its own.
     explicit RunManager(QObject* parent = nullptr);
-    ~RunManager() override;  // cancels and waits for running loads
+    ~RunManager() override;  // cancels running loads (an own runner waits for them)
 
     // Opens `sources` (files and/or directories) as one run and starts loading it. Returns the run id.
     int openRun(const QStringList& sources, const QString& label = {},
@@ -95,6 +100,7 @@ Q_SIGNALS:
 private:
     struct Outcome;
     void startLoad(RunRecord& run);
+    static std::string loadSlot(const RunRecord& run);
     void onLoadFinished(int id, uint64_t serial, std::shared_ptr<Outcome> outcome);
     void watch(const RunRecord& run);
     void unwatch(const RunRecord& run);
@@ -108,7 +114,8 @@ private:
     bool m_watchFiles = true;
     QFileSystemWatcher m_watcher;
     std::map<int, QTimer*> m_reloadTimers;
-    std::vector<std::unique_ptr<QFutureWatcher<void>>> m_futures;
+    std::unique_ptr<core::JobRunner> m_ownRunner;
+    core::JobRunner* m_runner = nullptr;
 };
 
 QString runStateText(RunState s);

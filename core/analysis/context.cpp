@@ -212,113 +212,155 @@ TimeNs RankWindow::runtimeStart(size_t i) const {
 // ---------------------------------------------------------------------------------------------------------
 // AnalysisContext
 
-AnalysisContext::AnalysisContext(DatasetPtr dataset) : m_dataset(std::move(dataset)) {
-    if (!m_dataset) m_dataset = std::make_shared<const Dataset>();
-    m_ranks.resize(m_dataset->ranks.size());
+AnalysisContext::AnalysisContext(DatasetPtr dataset) : m_owned(std::move(dataset)) {
+    if (!m_owned) m_owned = std::make_shared<const Dataset>();
+    m_data = m_owned.get();
+    m_ranks = std::make_unique<RankCache[]>(m_data->ranks.size());
+}
+
+AnalysisContext::AnalysisContext(Shared, const Dataset* dataset) : m_data(dataset) {
+    m_ranks = std::make_unique<RankCache[]>(m_data->ranks.size());
+}
+
+AnalysisContext::~AnalysisContext() = default;
+
+std::shared_ptr<AnalysisContext> AnalysisContext::of(const DatasetPtr& dataset) {
+    if (!dataset) return nullptr;
+    const Dataset* d = dataset.get();
+    AnalysisContext* ctx = dataset->analysisCache.getOrCreate<AnalysisContext>(
+        [d] { return new AnalysisContext(Shared{}, d); });
+    // Aliasing: whoever holds the context holds the dataset, which holds the context (no cycle: the context
+    // keeps only a plain pointer to its dataset).
+    return std::shared_ptr<AnalysisContext>(dataset, ctx);
+}
+
+namespace {
+// Window selections a context keeps (least recently used go; holders keep theirs). One selection holds ~25 bytes
+// per GPU activity (25 MB for 1 M kernels); the windows in use at once are few (auto, all, steps, hta, a step list).
+constexpr size_t kMaxSelections = 6;
+}  // namespace
+
+uint64_t AnalysisContext::selectionsBuilt() const {
+    std::lock_guard lock(m_mutex);
+    return m_selectionsBuilt;
 }
 
 int AnalysisContext::rankNumber(size_t i) const {
-    const auto& r = m_dataset->ranks[i];
+    const auto& r = m_data->ranks[i];
     return r && r->rank >= 0 ? r->rank : static_cast<int>(i);
 }
 
 const std::vector<StepSpan>& AnalysisContext::steps(size_t ri) {
-    std::lock_guard lock(m_mutex);
     RankCache& c = m_ranks[ri];
-    if (c.stepsReady) return c.steps;
-    const RankData& r = *m_dataset->ranks[ri];
-    if (r.steps.size() > 0) {
-        for (size_t i = 0; i < r.steps.size(); ++i)
-            c.steps.push_back({r.steps.number[i], r.steps.start[i], r.steps.end[i],
-                               r.steps.slice.size() > i ? r.steps.slice[i] : -1});
-    } else {
-        // The merge has not filled the step table: find CPU-side ProfilerStep#N slices ourselves.
-        for (size_t i = 0; i < r.slices.size(); ++i) {
-            EventKind k = r.slices.kind.size() > i ? r.slices.kind[i] : EventKind::Unknown;
-            const int64_t n = isProfilerStepKind(k) ? profilerStepNumber(r.strings.view(r.slices.name[i])) : -1;
-            if (n < 0) continue;
-            c.steps.push_back({n, r.slices.ts[i], r.slices.ts[i] + r.slices.dur[i], static_cast<int32_t>(i)});
+    std::call_once(c.stepsOnce, [&] {
+        const RankData& r = *m_data->ranks[ri];
+        if (r.steps.size() > 0) {
+            for (size_t i = 0; i < r.steps.size(); ++i)
+                c.steps.push_back({r.steps.number[i], r.steps.start[i], r.steps.end[i],
+                                   r.steps.slice.size() > i ? r.steps.slice[i] : -1});
+        } else {
+            // The merge has not filled the step table: find CPU-side ProfilerStep#N slices ourselves.
+            for (size_t i = 0; i < r.slices.size(); ++i) {
+                EventKind k = r.slices.kind.size() > i ? r.slices.kind[i] : EventKind::Unknown;
+                const int64_t n = isProfilerStepKind(k) ? profilerStepNumber(r.strings.view(r.slices.name[i])) : -1;
+                if (n < 0) continue;
+                c.steps.push_back({n, r.slices.ts[i], r.slices.ts[i] + r.slices.dur[i], static_cast<int32_t>(i)});
+            }
+            std::sort(c.steps.begin(), c.steps.end(),
+                      [](const StepSpan& a, const StepSpan& b) { return a.start < b.start; });
         }
-        std::sort(c.steps.begin(), c.steps.end(),
-                  [](const StepSpan& a, const StepSpan& b) { return a.start < b.start; });
-    }
-    c.stepsReady = true;
+    });
     return c.steps;
 }
 
 const std::vector<int32_t>& AnalysisContext::runtimeOf(size_t ri) {
-    std::lock_guard lock(m_mutex);
     RankCache& c = m_ranks[ri];
-    if (c.runtimeReady) return c.runtime;
-    const RankData& r = *m_dataset->ranks[ri];
-    const size_t n = r.gpu.size();
-    if (r.gpu.runtime.size() == n && n > 0) {
-        c.runtime.assign(r.gpu.runtime.begin(), r.gpu.runtime.end());
-    } else {
-        // No merge column: match by correlation ourselves (CPU-side slices that carry a correlation id, the
-        // runtime/driver calls). When several slices share an id the last one wins, as in HTA.
-        c.runtime.assign(n, -1);
-        std::vector<std::pair<int64_t, int32_t>> cpu;
-        for (size_t i = 0; i < r.slices.size(); ++i) {
-            int64_t corr = r.slices.correlation.size() > i ? r.slices.correlation[i] : kNone;
-            if (corr == kNone || !htaKeepsSlice(r, i)) continue;
-            cpu.emplace_back(corr, static_cast<int32_t>(i));
+    std::call_once(c.runtimeOnce, [&] {
+        const RankData& r = *m_data->ranks[ri];
+        const size_t n = r.gpu.size();
+        if (r.gpu.runtime.size() == n && n > 0) {
+            c.runtime.assign(r.gpu.runtime.begin(), r.gpu.runtime.end());
+        } else {
+            // No merge column: match by correlation ourselves (CPU-side slices that carry a correlation id, the
+            // runtime/driver calls). When several slices share an id the last one wins, as in HTA.
+            c.runtime.assign(n, -1);
+            std::vector<std::pair<int64_t, int32_t>> cpu;
+            for (size_t i = 0; i < r.slices.size(); ++i) {
+                int64_t corr = r.slices.correlation.size() > i ? r.slices.correlation[i] : kNone;
+                if (corr == kNone || !htaKeepsSlice(r, i)) continue;
+                cpu.emplace_back(corr, static_cast<int32_t>(i));
+            }
+            std::stable_sort(cpu.begin(), cpu.end(),
+                             [](const auto& a, const auto& b) { return a.first < b.first; });
+            for (size_t g = 0; g < n; ++g) {
+                int64_t corr = r.gpu.correlation.size() > g ? r.gpu.correlation[g] : kNone;
+                if (corr == kNone) continue;
+                auto it = std::upper_bound(cpu.begin(), cpu.end(), corr,
+                                           [](int64_t v, const auto& p) { return v < p.first; });
+                if (it != cpu.begin() && std::prev(it)->first == corr) c.runtime[g] = std::prev(it)->second;
+            }
         }
-        std::stable_sort(cpu.begin(), cpu.end(),
-                         [](const auto& a, const auto& b) { return a.first < b.first; });
-        for (size_t g = 0; g < n; ++g) {
-            int64_t corr = r.gpu.correlation.size() > g ? r.gpu.correlation[g] : kNone;
-            if (corr == kNone) continue;
-            auto it = std::upper_bound(cpu.begin(), cpu.end(), corr,
-                                       [](int64_t v, const auto& p) { return v < p.first; });
-            if (it != cpu.begin() && std::prev(it)->first == corr) c.runtime[g] = std::prev(it)->second;
-        }
-    }
-    c.runtimeReady = true;
+    });
     return c.runtime;
 }
 
 const std::vector<HtaType>& AnalysisContext::htaTypeByName(size_t ri) {
-    std::lock_guard lock(m_mutex);
     RankCache& c = m_ranks[ri];
-    if (c.typesReady) return c.types;
-    const RankData& r = *m_dataset->ranks[ri];
-    // Classify only the names GPU activities use (kernel names are few; the pool also holds CPU names).
-    c.types.assign(r.strings.size(), HtaType::Other);
-    std::vector<uint8_t> done(r.strings.size(), 0);
-    for (StrId id : r.gpu.name) {
-        if (id >= done.size() || done[id]) continue;
-        done[id] = 1;
-        c.types[id] = htaKernelType(r.strings.view(id));
-    }
-    c.typesReady = true;
+    std::call_once(c.typesOnce, [&] {
+        const RankData& r = *m_data->ranks[ri];
+        // Classify only the names GPU activities use (kernel names are few; the pool also holds CPU names).
+        c.types.assign(r.strings.size(), HtaType::Other);
+        std::vector<uint8_t> done(r.strings.size(), 0);
+        for (StrId id : r.gpu.name) {
+            if (id >= done.size() || done[id]) continue;
+            done[id] = 1;
+            c.types[id] = htaKernelType(r.strings.view(id));
+        }
+    });
     return c.types;
 }
 
 const std::vector<uint8_t>& AnalysisContext::stepNameIds(size_t ri) {
-    std::lock_guard lock(m_mutex);
     RankCache& c = m_ranks[ri];
-    if (c.stepNamesReady) return c.stepNames;
-    const RankData& r = *m_dataset->ranks[ri];
-    c.stepNames.assign(r.strings.size(), 0);
-    std::vector<uint8_t> done(r.strings.size(), 0);
-    for (StrId id : r.slices.name) {
-        if (id >= done.size() || done[id]) continue;
-        done[id] = 1;
-        c.stepNames[id] = r.strings.view(id).find("ProfilerStep") != std::string_view::npos;
-    }
-    c.stepNamesReady = true;
+    std::call_once(c.stepNamesOnce, [&] {
+        const RankData& r = *m_data->ranks[ri];
+        c.stepNames.assign(r.strings.size(), 0);
+        std::vector<uint8_t> done(r.strings.size(), 0);
+        for (StrId id : r.slices.name) {
+            if (id >= done.size() || done[id]) continue;
+            done[id] = 1;
+            c.stepNames[id] = r.strings.view(id).find("ProfilerStep") != std::string_view::npos;
+        }
+    });
     return c.stepNames;
 }
 
 Result<WindowSelectionPtr> AnalysisContext::select(const WindowSpec& spec) {
-    std::lock_guard lock(m_mutex);
     std::string key = spec.toString();
-    if (auto it = m_selections.find(key); it != m_selections.end()) return it->second;
-    auto built = build(spec);
-    if (!built) return built.error();
-    m_selections.emplace(key, built.value());
-    return built.value();
+    std::shared_ptr<SelectionEntry> entry;
+    {
+        std::lock_guard lock(m_mutex);
+        auto it = m_selections.find(key);
+        if (it != m_selections.end()) {
+            entry = it->second;
+            m_lru.remove(key);
+        } else {
+            entry = std::make_shared<SelectionEntry>();
+            m_selections.emplace(key, entry);
+            while (m_lru.size() >= kMaxSelections) {  // the least recently used go; their holders keep them
+                m_selections.erase(m_lru.back());
+                m_lru.pop_back();
+            }
+        }
+        m_lru.push_front(key);
+    }
+    // Built once, outside the lock: other windows build in parallel, the same window waits for this one.
+    std::call_once(entry->once, [&] {
+        entry->result = build(spec);
+        std::lock_guard lock(m_mutex);
+        ++m_selectionsBuilt;
+    });
+    return *entry->result;
 }
 
 Result<WindowSelectionPtr> AnalysisContext::build(const WindowSpec& specIn) {
@@ -344,7 +386,7 @@ Result<WindowSelectionPtr> AnalysisContext::build(const WindowSpec& specIn) {
         // HTA filters only when the run (all ranks together) has two or more distinct ProfilerStep names.
         std::vector<std::string> names;
         for (size_t ri = 0; ri < rankCount(); ++ri) {
-            const RankData& r = *m_dataset->ranks[ri];
+            const RankData& r = *m_data->ranks[ri];
             const auto& isStep = stepNameIds(ri);
             std::vector<uint8_t> seen(r.strings.size(), 0);
             for (size_t i = 0; i < r.slices.size(); ++i) {
@@ -379,7 +421,7 @@ Result<WindowSelectionPtr> AnalysisContext::build(const WindowSpec& specIn) {
 void AnalysisContext::buildRank(WindowSelection& sel, size_t ri, const WindowSpec& spec, bool htaFilter,
                                 bool htaIncludeLast) {
     RankWindow& w = sel.ranks[ri];
-    const RankData& r = *m_dataset->ranks[ri];
+    const RankData& r = *m_data->ranks[ri];
     w.rank = rankNumber(ri);
     w.rankIndex = ri;
     w.data = &r;

@@ -2,12 +2,20 @@
 // AnalysisContext: what the analyses share for one loaded run. Per rank and window it selects the GPU
 // activities once (kernel, gpu_memcpy, gpu_memset), sorts them, classifies them by Holistic Trace Analysis'
 // kernel types and merges their intervals (all activities, and each type apart); the next analysis on the
-// same window reuses that work. Thread-safe: selections are built under a lock and shared immutable.
+// same window reuses that work.
+//
+// One context per loaded dataset is kept with it (AnalysisContext::of): every plot preparation, CLI analysis and
+// view on that dataset shares its caches, and it is freed with the dataset. Thread-safe for concurrent analyses
+// (two views preparing at once): every cache entry — a window's selection, a rank's steps, runtime links, kernel
+// types — is computed once (std::call_once), by the first thread that needs it, while others asking for the same
+// entry wait for it and those asking for other entries go on in parallel. Entries are immutable once built.
 
 #include <cstdint>
+#include <list>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -97,11 +105,18 @@ using WindowSelectionPtr = std::shared_ptr<const WindowSelection>;
 
 class AnalysisContext {
 public:
+    // A context of its own (not shared): tests, one-off analyses. It keeps `dataset` alive.
     explicit AnalysisContext(DatasetPtr dataset);
+    ~AnalysisContext();
+    AnalysisContext(const AnalysisContext&) = delete;
+    AnalysisContext& operator=(const AnalysisContext&) = delete;
 
-    const Dataset& dataset() const { return *m_dataset; }
-    const DatasetPtr& datasetPtr() const { return m_dataset; }
-    size_t rankCount() const { return m_dataset->ranks.size(); }
+    // The context kept with `dataset`: made on first use, then the same one for every caller; it lives as long
+    // as the dataset (the pointer returned shares the dataset's ownership). Null for a null dataset.
+    static std::shared_ptr<AnalysisContext> of(const DatasetPtr& dataset);
+
+    const Dataset& dataset() const { return *m_data; }
+    size_t rankCount() const { return m_data->ranks.size(); }
     int rankNumber(size_t rankIndex) const;
 
     // The selection for `spec` (built once, then shared). Errors: a malformed spec, auto without steps is not
@@ -118,22 +133,35 @@ public:
     // Per string id of the rank's pool: 1 when the name contains "ProfilerStep" (HTA's test), else 0.
     const std::vector<uint8_t>& stepNameIds(size_t rankIndex);
 
+    // Diagnostics (tests, benchmarks): how many window selections this context has built.
+    uint64_t selectionsBuilt() const;
+
 private:
+    struct Shared {};  // tag: the context kept by the dataset (does not own it)
+    AnalysisContext(Shared, const Dataset* dataset);
+
     struct RankCache {
-        bool stepsReady = false, runtimeReady = false, typesReady = false, stepNamesReady = false;
+        std::once_flag stepsOnce, runtimeOnce, typesOnce, stepNamesOnce;
         std::vector<uint8_t> stepNames;
         std::vector<StepSpan> steps;
         std::vector<int32_t> runtime;
         std::vector<HtaType> types;
     };
+    struct SelectionEntry {
+        std::once_flag once;
+        std::optional<Result<WindowSelectionPtr>> result;
+    };
     Result<WindowSelectionPtr> build(const WindowSpec& spec);
     void buildRank(WindowSelection& sel, size_t rankIndex, const WindowSpec& spec, bool htaFilter,
                    bool htaIncludeLast);
 
-    DatasetPtr m_dataset;
-    std::recursive_mutex m_mutex;
-    std::vector<RankCache> m_ranks;
-    std::map<std::string, WindowSelectionPtr> m_selections;
+    DatasetPtr m_owned;            // set for a context of its own; the shared one is owned by its dataset
+    const Dataset* m_data = nullptr;
+    std::unique_ptr<RankCache[]> m_ranks;  // one per rank, made at construction (once_flags do not move)
+    mutable std::mutex m_mutex;    // guards m_selections and m_lru only (never held while computing)
+    std::map<std::string, std::shared_ptr<SelectionEntry>> m_selections;
+    std::list<std::string> m_lru;  // selection keys, most recent first (a few are kept: see kMaxSelections)
+    uint64_t m_selectionsBuilt = 0;
 };
 
 // Small statistics shared by the analyses.

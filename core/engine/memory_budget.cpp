@@ -118,15 +118,27 @@ Result<uint64_t> MemoryBudget::estimateFile(const std::string& path) {
     return static_cast<uint64_t>(static_cast<double>(json.value()) * kPeakRssPerJsonByte);
 }
 
-Status MemoryBudget::check(const std::vector<std::string>& files, size_t concurrent) const {
+std::vector<std::pair<uint64_t, size_t>> MemoryBudget::largestFirst(const std::vector<std::string>& files) {
     std::vector<std::pair<uint64_t, size_t>> est;  // estimate, file index
     est.reserve(files.size());
     for (size_t i = 0; i < files.size(); ++i) {
         auto e = estimateFile(files[i]);
         if (e) est.emplace_back(e.value(), i);
     }
-    if (est.empty()) return Ok{};
     std::sort(est.begin(), est.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+    return est;
+}
+
+uint64_t MemoryBudget::estimateRun(const std::vector<std::string>& files, size_t concurrent) {
+    const auto est = largestFirst(files);
+    uint64_t total = 0;
+    for (size_t j = 0; j < std::min(std::max<size_t>(concurrent, 1), est.size()); ++j) total += est[j].first;
+    return total;
+}
+
+Status MemoryBudget::check(const std::vector<std::string>& files, size_t concurrent) const {
+    const auto est = largestFirst(files);
+    if (est.empty()) return Ok{};
     const size_t k = std::clamp<size_t>(concurrent, 1, est.size());
     uint64_t total = 0;
     for (size_t j = 0; j < k; ++j) total += est[j].first;

@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/io/error.h"
@@ -43,8 +44,13 @@ public:
     // Refuses (Error naming the largest file, the estimate and the limit) when the `concurrent` largest files'
     // estimates add up to more than the limit. Files that cannot be stat'ed are left to the loader to report.
     Status check(const std::vector<std::string>& files, size_t concurrent) const;
+    // The estimated peak of loading `files` with `concurrent` at a time: the sum of the `concurrent` largest
+    // estimates (what a run reserves from the JobRunner's memory gate before it loads).
+    static uint64_t estimateRun(const std::vector<std::string>& files, size_t concurrent);
 
 private:
+    // (estimate, file index) of the files that can be stat'ed, largest first.
+    static std::vector<std::pair<uint64_t, size_t>> largestFirst(const std::vector<std::string>& files);
     uint64_t m_limit = 0;
 };
 

@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <utility>
 #include <vector>
@@ -52,11 +53,33 @@ struct RankData {
     size_t bytes() const;  // memory held by columns and strings
 };
 
+// Derived data that a higher layer computes on demand and keeps for as long as the dataset lives (core/analysis'
+// AnalysisContext: its selections and per-rank caches). Type-erased so that the model knows nothing of analyses.
+// Copying a Dataset does not copy the slot (a copy may be edited: it starts empty). Thread-safe.
+class DerivedSlot {
+public:
+    DerivedSlot() = default;
+    DerivedSlot(const DerivedSlot&) {}
+    DerivedSlot& operator=(const DerivedSlot&) { return *this; }
+    // The value, made by `make()` on first use (once, even when several threads ask at the same time).
+    template <class T, class Make>
+    T* getOrCreate(Make&& make) const {
+        std::lock_guard lock(m_mutex);
+        if (!m_value) m_value = std::shared_ptr<T>(make());
+        return static_cast<T*>(m_value.get());
+    }
+
+private:
+    mutable std::mutex m_mutex;
+    mutable std::shared_ptr<void> m_value;
+};
+
 struct Dataset {
     uint64_t generation = 0;            // unique per load; caches key on it
     std::vector<std::string> sources;   // what the user opened (files or directories)
     std::vector<std::shared_ptr<const RankData>> ranks;  // sorted by rank
     Diagnostics diagnostics;            // run-level warnings (duplicate/missing ranks, mixed world sizes...)
+    DerivedSlot analysisCache;          // the shared AnalysisContext (core::AnalysisContext::of), freed with this
 
     size_t bytes() const;
     const RankData* rank(int r) const;  // by rank number, nullptr if absent

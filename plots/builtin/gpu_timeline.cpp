@@ -303,8 +303,8 @@ public:
             // Phases and layers of every rank (one analysis pass per run).
             std::optional<core::Table> phaseTable;
             {
-                core::AnalysisContext actx(run.dataset);
-                auto t = core::phaseStructure(actx, core::WindowSpec{}, core::LayerRows::Rows);
+                auto actx = core::AnalysisContext::of(run.dataset);  // shared with the analysis plots
+                auto t = core::phaseStructure(*actx, core::WindowSpec{}, core::LayerRows::Rows);
                 if (t) phaseTable = std::move(t.value());
             }
             if (cancel.cancelled()) return cancelledError();

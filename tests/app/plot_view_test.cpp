@@ -5,6 +5,10 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
+#include <thread>
+
+#include <QTreeWidget>
 
 #include "app/gui/jobs_panel.h"
 #include "app/gui/run_manager.h"
@@ -20,6 +24,7 @@ namespace {
 std::atomic<int> g_prepareCalls{0};
 std::atomic<int> g_drawCalls{0};
 std::atomic<long long> g_lastPreparedBins{-1};
+std::atomic<bool> g_holdPrepare{false};  // prepare() waits (polling its cancel token) while set
 
 struct CountingPrepared final : plots::Prepared {
     long long bins = 0;
@@ -49,8 +54,10 @@ public:
         return {bins, color};
     }
     core::Result<plots::PreparedPtr> prepare(const plots::RunSet&, const plots::ParamValues& values,
-                                             const core::CancelToken&, const core::ProgressFn&) const override {
+                                             const core::CancelToken& cancel, const core::ProgressFn&) const override {
         ++g_prepareCalls;
+        while (g_holdPrepare.load() && !cancel.cancelled()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+        if (cancel.cancelled()) return plots::cancelledError();
         auto p = std::make_shared<CountingPrepared>();
         p->bins = plots::paramInt(values, "bins");
         g_lastPreparedBins = p->bins;
@@ -74,6 +81,7 @@ protected:
         test::app();
         runner = std::make_unique<core::JobRunner>(2);
         engine = std::make_unique<plots::PlotEngine>(*runner);
+        jobs.observe(*runner);  // nobody feeds the list by hand: it sees the runner's jobs
         runs = std::make_unique<app::RunManager>();
         runId = runs->addDataset(QStringLiteral("memory"), test::makeDataset(2));
         plot = plots::PlotRegistry::instance().find("test-instrumented");
@@ -84,8 +92,7 @@ protected:
         runner->waitIdle();
     }
     void openView() {
-        view = std::make_unique<app::PlotView>(*plot, *engine, *runs, std::vector<int>{runId}, plots::ParamValues{},
-                                               &jobs);
+        view = std::make_unique<app::PlotView>(*plot, *engine, *runs, std::vector<int>{runId}, plots::ParamValues{});
         view->resize(400, 300);
         view->show();
         ASSERT_TRUE(test::waitFor([&] { return view->prepared() != nullptr && !view->isUpdating(); }));
@@ -149,4 +156,62 @@ TEST_F(PlotViewTest, PreparationShowsAsAJob) {
     ASSERT_TRUE(test::waitFor([&] { return !view->isUpdating(); }));
     EXPECT_TRUE(sawJob.load());
     EXPECT_TRUE(jobs.jobs().empty());  // and is gone when done
+}
+
+// Cancel in the jobs panel stops the view's preparation: the job leaves the list and the view stops waiting,
+// saying it was cancelled (the runner tells the engine, which tells the view).
+TEST_F(PlotViewTest, CancelInTheJobsListStopsThePreparation) {
+    openView();
+    g_holdPrepare = true;
+    view->setValue("bins", 77LL);
+    QString key;
+    ASSERT_TRUE(test::waitFor([&] {
+        for (const auto& [k, job] : jobs.jobs())
+            if (job.title.startsWith(QStringLiteral("Prepare"))) key = k;
+        return !key.isEmpty();
+    }));
+    EXPECT_TRUE(view->isUpdating());
+    jobs.cancel(key);
+    ASSERT_TRUE(test::waitFor([&] { return !view->isUpdating() && jobs.jobs().empty(); }));
+    g_holdPrepare = false;
+    EXPECT_TRUE(view->errorText().contains(QStringLiteral("cancelled"))) << view->errorText().toStdString();
+    EXPECT_NE(g_lastPreparedBins.load(), 77);  // it never completed
+}
+
+// The jobs list observes the runner: a job submitted straight to the runner (not through any view or manager)
+// is listed with its name from its queueing, shows in the panel, can be cancelled from the list, and is gone
+// once it ends.
+TEST(JobList, ShowsAJobSubmittedToTheRunnerAndCancelsIt) {
+    test::app();
+    core::JobRunner runner(1);
+    app::JobList jobs;
+    jobs.observe(runner);
+    app::JobsPanel panel(jobs);
+    auto* tree = panel.findChild<QTreeWidget*>();
+    ASSERT_NE(tree, nullptr);
+
+    std::atomic<bool> started{false}, finish{false};
+    const uint64_t gen = runner.submit("collect:test", "Collect with a fake tool", [&](const core::JobContext& ctx) {
+        started = true;
+        while (!finish.load() && !ctx.cancel.cancelled()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+        return std::function<void()>();
+    });
+    // Submitted from this (the GUI) thread: listed when submit() returns.
+    const QString key = app::JobList::keyOf("collect:test", gen);
+    ASSERT_EQ(jobs.jobs().count(key), 1u);
+    EXPECT_EQ(jobs.jobs().at(key).title, QStringLiteral("Collect with a fake tool"));
+    ASSERT_EQ(tree->topLevelItemCount(), 1);
+    EXPECT_EQ(tree->topLevelItem(0)->text(0), QStringLiteral("Collect with a fake tool"));
+    ASSERT_TRUE(test::waitFor([&] { return started.load(); }));
+    ASSERT_TRUE(test::waitFor([&] { return jobs.jobs().count(key) && jobs.jobs().at(key).stage == QStringLiteral("running"); }));
+
+    jobs.cancel(key);  // the panel's Cancel button
+    ASSERT_TRUE(test::waitFor([&] { return jobs.jobs().empty(); }));
+    EXPECT_EQ(tree->topLevelItemCount(), 0);
+    EXPECT_FALSE(runner.busy("collect:test"));
+
+    // A job that completes leaves the list too.
+    finish = true;
+    runner.submit("export:x", "Export x", [](const core::JobContext&) { return std::function<void()>(); });
+    ASSERT_TRUE(test::waitFor([&] { runner.waitIdle(); return jobs.jobs().empty(); }));
 }

@@ -128,3 +128,209 @@ TEST(JobRunner, DestructorCancelsRunningWork) {
     }
     EXPECT_FALSE(finished.load());
 }
+
+namespace {
+
+// Waits (polling, at most ~20 s) until `done()`; false on timeout. Not a timing assertion: only a hang guard.
+template <class F>
+bool eventually(F done) {
+    for (int i = 0; i < 20000; ++i) {
+        if (done()) return true;
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    return done();
+}
+
+}  // namespace
+
+// Loads are keyed by their file set: loads of two runs are two slots and run at the same time (each waits until
+// it has seen the other one running).
+TEST(JobRunner, KeyedLoadsRunSideBySide) {
+    JobRunner runner(2);
+    std::atomic<int> running{0};
+    std::atomic<int> sawBoth{0};
+    for (const char* slot : {"load:1:/data/a", "load:2:/data/b"})
+        runner.submit(slot, "load", [&](const JobContext& ctx) -> std::function<void()> {
+            ++running;
+            if (eventually([&] { return running.load() == 2 || ctx.cancel.cancelled(); }) && running.load() == 2)
+                ++sawBoth;
+            return {};
+        });
+    runner.waitIdle();
+    EXPECT_EQ(sawBoth.load(), 2);
+}
+
+// Within the memory limit: a load whose reservation does not fit beside the one running waits until that one
+// releases its memory; then it runs.
+TEST(JobRunner, LoadsWaitForRoomInTheMemoryLimit) {
+    JobRunner runner(2);
+    runner.setMemoryLimit(100);
+    std::atomic<bool> aHolds{false}, releaseA{false}, bAsking{false}, bGot{false}, bGotWhileAHeld{false};
+    runner.submit("load:a", "load a", [&](const JobContext& ctx) -> std::function<void()> {
+        MemoryReservation r = ctx.reserveMemory(80);
+        EXPECT_TRUE(r.held());
+        aHolds = true;
+        eventually([&] { return releaseA.load(); });
+        aHolds = false;
+        return {};
+    });
+    ASSERT_TRUE(eventually([&] { return aHolds.load(); }));
+    runner.submit("load:b", "load b", [&](const JobContext& ctx) -> std::function<void()> {
+        bAsking = true;
+        MemoryReservation r = ctx.reserveMemory(50);  // 80 + 50 > 100: waits for a's release
+        bGotWhileAHeld = aHolds.load();
+        bGot = r.held();
+        return {};
+    });
+    ASSERT_TRUE(eventually([&] { return bAsking.load(); }));
+    EXPECT_EQ(runner.memory().inUse(), 80u);
+    EXPECT_FALSE(bGot.load());  // cannot have it: a still holds 80 of 100
+    releaseA = true;
+    runner.waitIdle();
+    EXPECT_TRUE(bGot.load());
+    EXPECT_FALSE(bGotWhileAHeld.load());
+    EXPECT_EQ(runner.memory().inUse(), 0u);
+}
+
+// One reservation larger than the whole limit still runs when nothing else holds memory (the loader's own
+// check refuses it with a message); a cancelled wait returns nothing.
+TEST(JobRunner, MemoryGateAdmitsALoneLargeJobAndStopsWaitingWhenCancelled) {
+    auto gate = std::make_shared<MemoryGate>(100);
+    CancelToken never;
+    {
+        MemoryReservation big = gate->acquire(500, never);
+        EXPECT_TRUE(big.held());
+        EXPECT_EQ(gate->inUse(), 500u);
+        CancelToken cancelled;
+        cancelled.cancel();
+        MemoryReservation other = gate->acquire(10, cancelled);
+        EXPECT_FALSE(other.held());
+        EXPECT_EQ(gate->inUse(), 500u);
+    }
+    EXPECT_EQ(gate->inUse(), 0u);
+}
+
+// A collector run is never superseded: a second submit to its slot is refused while it runs, and it goes on to
+// deliver its result.
+TEST(JobRunner, ExclusiveSlotRefusesNewerSubmitsAndDelivers) {
+    JobRunner runner(2);
+    std::atomic<bool> started{false}, finish{false}, delivered{false}, secondRan{false};
+    JobOptions exclusive;
+    exclusive.policy = SlotPolicy::Exclusive;
+    const uint64_t gen = runner.submit("collect:rocprof", "collect", [&](const JobContext& ctx) -> std::function<void()> {
+        started = true;
+        eventually([&] { return finish.load() || ctx.cancel.cancelled(); });
+        if (ctx.cancel.cancelled()) return {};
+        return [&] { delivered = true; };
+    }, exclusive);
+    ASSERT_GT(gen, 0u);
+    ASSERT_TRUE(eventually([&] { return started.load(); }));
+    for (auto policy : {SlotPolicy::Supersede, SlotPolicy::Exclusive}) {
+        JobOptions o;
+        o.policy = policy;
+        EXPECT_EQ(runner.submit("collect:rocprof", "again", [&](const JobContext&) -> std::function<void()> {
+            secondRan = true;
+            return {};
+        }, o), 0u);
+    }
+    EXPECT_TRUE(runner.isCurrent("collect:rocprof", gen));  // not superseded, not cancelled
+    finish = true;
+    runner.waitIdle();
+    EXPECT_TRUE(delivered.load());
+    EXPECT_FALSE(secondRan.load());
+    EXPECT_FALSE(runner.busy("collect:rocprof"));  // free again: the next run is accepted
+}
+
+// Only cancel stops a collector run: it ends as Cancelled, its onCancelled runs once, nothing is delivered.
+TEST(JobRunner, ExclusiveSlotStopsOnlyOnCancel) {
+    JobRunner runner(1);
+    std::mutex m;
+    std::vector<JobEnd> ends;
+    JobObserver obs;
+    obs.onFinished = [&](const std::string&, uint64_t, JobEnd e) {
+        std::lock_guard lock(m);
+        ends.push_back(e);
+    };
+    runner.setObserver(obs);
+    std::atomic<bool> started{false}, delivered{false}, ranToEnd{false};
+    std::atomic<int> cancelledCalls{0};
+    std::atomic<uint64_t> cancelledGen{0};
+    JobOptions o;
+    o.policy = SlotPolicy::Exclusive;
+    o.onCancelled = [&](uint64_t g) {
+        ++cancelledCalls;
+        cancelledGen = g;
+    };
+    const uint64_t gen = runner.submit("collect:x", "collect", [&](const JobContext& ctx) -> std::function<void()> {
+        started = true;
+        ranToEnd = work(ctx, 20000);
+        return [&] { delivered = true; };
+    }, o);
+    ASSERT_TRUE(eventually([&] { return started.load(); }));
+    runner.cancel("collect:x", gen + 1);  // another generation: not this job
+    EXPECT_TRUE(runner.isCurrent("collect:x", gen));
+    runner.cancel("collect:x", gen);
+    runner.waitIdle();
+    EXPECT_FALSE(ranToEnd.load());
+    EXPECT_FALSE(delivered.load());
+    EXPECT_EQ(cancelledCalls.load(), 1);
+    EXPECT_EQ(cancelledGen.load(), gen);
+    std::lock_guard lock(m);
+    EXPECT_EQ(ends, std::vector<JobEnd>{JobEnd::Cancelled});
+}
+
+// The same work asked for again while it runs keeps the running job (same generation, one run).
+TEST(JobRunner, SameDedupKeyKeepsTheRunningJob) {
+    JobRunner runner(1);
+    std::atomic<int> runs{0};
+    std::atomic<bool> go{false};
+    JobOptions o;
+    o.dedupKey = "k1";
+    auto job = [&](const JobContext&) -> std::function<void()> {
+        ++runs;
+        eventually([&] { return go.load(); });
+        return {};
+    };
+    const uint64_t a = runner.submit("plot:v", "prepare", job, o);
+    const uint64_t b = runner.submit("plot:v", "prepare", job, o);
+    EXPECT_EQ(a, b);
+    o.dedupKey = "k2";
+    const uint64_t c = runner.submit("plot:v", "prepare", job, o);  // other work: supersedes
+    EXPECT_GT(c, a);
+    go = true;
+    runner.waitIdle();
+    EXPECT_LE(runs.load(), 2);  // k1 ran at most once (it may have been dropped before starting), k2 once
+    EXPECT_GE(runs.load(), 1);
+}
+
+// The observer sees every job from its queueing on: onQueued comes first, with the name, then its end; jobs()
+// lists what is queued or running.
+TEST(JobRunner, ObserverSeesQueuedJobsFirst) {
+    JobRunner runner(1);
+    std::mutex m;
+    std::vector<std::string> events;
+    JobObserver obs;
+    obs.onQueued = [&](const std::string& slot, uint64_t, const std::string& name) {
+        std::lock_guard lock(m);
+        events.push_back("queued " + slot + " " + name);
+    };
+    obs.onFinished = [&](const std::string& slot, uint64_t, JobEnd e) {
+        std::lock_guard lock(m);
+        events.push_back(std::string("finished ") + slot + " " + toString(e));
+    };
+    runner.setObserver(obs);
+    std::atomic<bool> go{false};
+    runner.submit("a", "job a", [&](const JobContext&) -> std::function<void()> {
+        eventually([&] { return go.load(); });
+        return {};
+    });
+    auto listed = runner.jobs();
+    ASSERT_EQ(listed.size(), 1u);
+    EXPECT_EQ(listed[0].slot, "a");
+    EXPECT_EQ(listed[0].name, "job a");
+    go = true;
+    runner.waitIdle();
+    EXPECT_TRUE(runner.jobs().empty());
+    std::lock_guard lock(m);
+    EXPECT_EQ(events, (std::vector<std::string>{"queued a job a", "finished a completed"}));
+}

@@ -12,6 +12,7 @@
 #include <chrono>
 #include <filesystem>
 #include <future>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <random>
@@ -19,10 +20,12 @@
 #include <string>
 #include <thread>
 
+#include "core/analysis/context.h"
 #include "core/engine/job_runner.h"
 #include "core/engine/run_loader.h"
 #include "plots/plot_engine.h"
 #include "plots/plot_registry.h"
+#include "tests/plots/plot_test_data.h"
 #include "tests/with_timeout.h"
 
 using namespace strobe;
@@ -63,7 +66,7 @@ struct View {
                     ADD_FAILURE() << "prepare failed: " << e.toString();
                     ++errors;
                 },
-                {}};
+                {}, {}, {}};
     }
 };
 
@@ -199,4 +202,75 @@ TEST(PlotConcurrency, ViewsChangeParametersWhileRunsLoadAndClose) {
         EXPECT_EQ(loaded->ranks.size(), 8u);  // a delivered load is whole, never partial
     }
     fs::remove_all(cache);
+}
+
+// One AnalysisContext per dataset, shared (issue 8): two threads preparing different analysis plots on one
+// dataset at the same time get exactly the tables that serial prepares on an identical dataset of their own get;
+// each window selection is built once however many threads ask for it; the context is freed with its dataset.
+TEST(PlotConcurrency, SharedAnalysisContextTwoThreadsMatchSerialPrepares) {
+    const std::vector<std::string> ids = {"temporal-breakdown", "comm-comp-overlap", "idle-by-cause", "top-kernels"};
+    // Serial reference: a dataset of its own (same generator, same seed), plots prepared one after the other.
+    const auto serialData = testdata::syntheticRun(3, 6000);
+    const RunSet serialRuns{RunEntry{"r", serialData, {}}};
+    std::map<std::string, std::string> expected;
+    for (const auto& id : ids) {
+        const Plot* plot = PlotRegistry::instance().find(id);
+        ASSERT_NE(plot, nullptr) << id;
+        const auto values = *resolveValues(plot->parameters(serialRuns), {});
+        auto p = prepareNow(*plot, serialRuns, values);
+        ASSERT_TRUE(p.ok()) << id;
+        expected[id] = csvOf(*plot, **p, values);
+        EXPECT_NE(expected[id].find('\n'), std::string::npos) << id;  // a header at least
+    }
+
+    for (int round = 0; round < 3; ++round) {
+        auto data = testdata::syntheticRun(3, 6000);
+        std::weak_ptr<const core::Dataset> weakData = data;
+        std::weak_ptr<core::AnalysisContext> weakContext;
+        {
+            const RunSet runs{RunEntry{"r", data, {}}};
+            std::map<std::string, std::string> got;
+            std::mutex m;
+            std::atomic<int> ready{0};
+            auto prepareSome = [&](size_t first) {
+                ++ready;
+                while (ready.load() < 2) std::this_thread::yield();  // start together
+                for (size_t k = 0; k < ids.size(); ++k) {
+                    const std::string& id = ids[(first + k) % ids.size()];
+                    const Plot* plot = PlotRegistry::instance().find(id);
+                    const auto values = *resolveValues(plot->parameters(runs), {});
+                    auto p = prepareNow(*plot, runs, values);
+                    std::lock_guard lock(m);
+                    if (!p.ok()) {
+                        ADD_FAILURE() << id << ": " << p.error().toString();
+                        continue;
+                    }
+                    const std::string csv = csvOf(*plot, **p, values);
+                    auto [it, inserted] = got.emplace(id, csv);
+                    if (!inserted) {
+                        EXPECT_EQ(it->second, csv) << id;  // both threads made this plot
+                    }
+                }
+            };
+            withTimeout(
+                [&] {
+                    std::thread a(prepareSome, 0);  // thread a starts with temporal-breakdown, b with idle-by-cause
+                    std::thread b(prepareSome, 2);
+                    a.join();
+                    b.join();
+                    return 0;
+                },
+                120s);
+            for (const auto& id : ids) EXPECT_EQ(got[id], expected[id]) << id;
+
+            auto ctx = core::AnalysisContext::of(data);
+            EXPECT_EQ(ctx, core::AnalysisContext::of(data));  // one per dataset
+            // Windows asked for: auto (three plots) and all (top-kernels) — each built once.
+            EXPECT_EQ(ctx->selectionsBuilt(), 2u);
+            weakContext = ctx;
+        }
+        data.reset();
+        EXPECT_TRUE(weakData.expired());     // nothing (no context) keeps the dataset alive
+        EXPECT_TRUE(weakContext.expired());  // and the context went with it
+    }
 }

@@ -99,7 +99,7 @@ struct Delivered {
                     ++errors;
                     cv.notify_all();
                 },
-                {}};
+                {}, {}, {}};
     }
 };
 
