@@ -694,7 +694,7 @@ void MainWindow::applySession(const core::Session& s, const std::vector<int>* us
     m_plotArea->setSyncTimeAxes(s.layout.syncTimeAxes);
     m_actSync->setChecked(s.layout.syncTimeAxes);
     m_actSplitVertical->setChecked(s.layout.splitVertical);
-    QStringList missing;
+    QStringList missing, invalid;
     for (const auto& p : s.plots) {
         std::vector<int> runIds;
         for (int i : p.runs) {
@@ -703,11 +703,15 @@ void MainWindow::applySession(const core::Session& s, const std::vector<int>* us
             runIds.push_back(ids[static_cast<size_t>(std::min<int>(i, static_cast<int>(ids.size()) - 1))]);
         }
         if (runIds.empty() && !ids.empty()) runIds.push_back(ids.front());
-        if (!plots::PlotRegistry::instance().find(p.plotId)) {
+        const plots::Plot* plot = plots::PlotRegistry::instance().find(p.plotId);
+        if (!plot) {
             missing << QString::fromStdString(p.plotId);
             continue;
         }
         plots::ParamValues values(p.values.begin(), p.values.end());
+        std::vector<std::string> problems;  // values the plot's specs refuse keep their default; say which
+        sanitizeValues(plot->parameters({}), values, &problems);
+        for (const auto& m : problems) invalid << QString::fromStdString(p.plotId + ": " + m);
         openPlot(p.plotId, runIds, p.pane, &values);
     }
     m_plotArea->setSplit(s.layout.split && !m_plotArea->views(1).empty());
@@ -715,6 +719,7 @@ void MainWindow::applySession(const core::Session& s, const std::vector<int>* us
     for (size_t i = 0; i < s.layout.currentTab.size() && i < 2; ++i)
         m_plotArea->setCurrentIndex(static_cast<int>(i), s.layout.currentTab[i]);
     if (!missing.isEmpty()) showError(tr("The session names plots this Strobe does not have: %1").arg(missing.join(QStringLiteral(", "))));
+    else if (!invalid.isEmpty()) showError(tr("Session values not applied (defaults used): %1").arg(invalid.join(QStringLiteral("; "))));
     updateActions();
 }
 

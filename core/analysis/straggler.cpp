@@ -1,4 +1,5 @@
 #include "core/analysis/straggler.h"
+#include "core/analysis/columns.h"
 
 #include <algorithm>
 #include <charconv>
@@ -83,8 +84,7 @@ Result<Table> stragglerAnalysis(AnalysisContext& ctx, const WindowSpec& window, 
     };
     std::vector<RankAcc> acc(nr);
     Table collTable;
-    collTable.columns = {"process_group", "seq", "name", "ranks", "straggler_rank", "max_wait_ns", "total_wait_ns",
-                         "start_spread_ns"};
+    collTable.columns = kStragglerCollectiveColumns;
     for (const auto& [key, hits] : coll) {
         if (hits.size() < 2) continue;
         TimeNs minDur = INT64_MAX, minStart = INT64_MAX, maxStart = INT64_MIN;
@@ -132,7 +132,7 @@ Result<Table> stragglerAnalysis(AnalysisContext& ctx, const WindowSpec& window, 
         }
     }
     Table regTable;
-    regTable.columns = {"name", "occurrence", "ranks", "slowest_rank", "end_spread_ns", "mean_dur_ns"};
+    regTable.columns = kStragglerRegionColumns;
     for (const auto& [key, hits] : regions) {
         if (hits.size() < 2) continue;
         TimeNs minEnd = INT64_MAX, maxEnd = INT64_MIN;
@@ -175,8 +175,7 @@ Result<Table> stragglerAnalysis(AnalysisContext& ctx, const WindowSpec& window, 
         regTable.messages = t.messages;
         return regTable;
     }
-    t.columns = {"rank", "collectives", "wait_ns", "mean_wait_ns", "times_last", "caused_wait_ns",
-                 "mean_start_lag_ns", "regions", "mean_region_end_lag_ns", "max_region_end_lag_ns"};
+    t.columns = kStragglerColumns;
     size_t worst = nr;
     for (size_t rp = 0; rp < nr; ++rp) {
         const RankAcc& a = acc[rp];
@@ -209,16 +208,19 @@ Result<Table> stragglerAnalysis(AnalysisContext& ctx, const WindowSpec& window, 
     return t;
 }
 
+namespace {
+const EnumParam kView = EnumParam{"view", "view", "summary per rank, or one row per collective or region", "summary"}
+                            .choices({"summary", "collectives", "regions"});
+}  // namespace
+
 AnalysisInfo stragglerAnalysisInfo() {
     AnalysisInfo a;
     a.name = "straggler";
     a.description = "Collectives and annotated regions matched across ranks: who waits, who makes others wait";
-    a.options = {{"view", OptionType::Enum, "summary", "summary per rank, or one row per collective or region",
-                  {"summary", "collectives", "regions"}}};
-    a.columns = {"rank", "collectives", "wait_ns", "mean_wait_ns", "times_last", "caused_wait_ns",
-                 "mean_start_lag_ns", "regions", "mean_region_end_lag_ns", "max_region_end_lag_ns"};
+    a.options = {kView.spec()};
+    a.columns = kStragglerColumns;
     a.run = [](AnalysisContext& ctx, const AnalysisRequest& req) {
-        return stragglerAnalysis(ctx, req.window, req.getString("view", "summary"));
+        return stragglerAnalysis(ctx, req.window, req.get(kView));
     };
     return a;
 }

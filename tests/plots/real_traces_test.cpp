@@ -131,7 +131,7 @@ TEST(RealTraces, AnalysisPlotTablesMatchTheAnalyses) {
         auto prepared = plot->prepare(runs, values, {}, {});
         ASSERT_TRUE(prepared.ok()) << c.plot;
         auto fromPlot = plot->table(**prepared, values);
-        auto expected = c.analysis(w(paramString(values, "window").c_str()));
+        auto expected = c.analysis(w(kWindow(values).c_str()));
         ASSERT_TRUE(expected.ok()) << c.plot;
         EXPECT_EQ(fromPlot.columns, expected->columns) << c.plot;
         ASSERT_EQ(fromPlot.rows.size(), expected->rows.size()) << c.plot;
