@@ -22,7 +22,6 @@ const DurationParam kInterval = DurationParam{"interval", "Interval", "Sampling 
 const KeyValueListParam kEnv{"env", "Environment", "Extra variables", {"NCCL_DEBUG=INFO"}};
 const PathParam kOut{"out", "Output", "Where to write", "/tmp/run"};
 
-std::string message(const Status& s) { return s.ok() ? std::string() : s.error().message; }
 template <class T>
 std::string message(const Result<T>& r) {
     return r.ok() ? std::string() : r.error().message;
