@@ -143,11 +143,9 @@ private:
         if constexpr (K == ParamType::RankSet) {
             return ranksOf(v);
         } else {
-            using Stored = std::conditional_t<std::is_same_v<Value, std::vector<std::string>>, std::vector<std::string>,
-                                              Value>;
-            if (const auto* x = std::get_if<Stored>(&v)) return *x;
+            if (const auto* x = std::get_if<Value>(&v)) return *x;
             // Resolved values always hold the spec's alternative; anything else reads as the default.
-            if (const auto* d = std::get_if<Stored>(&m_spec.defaultValue)) return *d;
+            if (const auto* d = std::get_if<Value>(&m_spec.defaultValue)) return *d;
             return Value{};
         }
     }

@@ -1,23 +1,21 @@
 #include "core/params/param_spec.h"
 
+#include <QJsonArray>
 #include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <regex>
 #include <set>
 
-#include <yaml-cpp/yaml.h>
-
-#include <QJsonArray>
-
 #include <fmt/format.h>
+#include <yaml-cpp/yaml.h>
 
 namespace strobe::core {
 
 namespace {
 
-const char* kTypeNames[] = {"bool",  "int",   "double", "enum", "string",   "stringlist",
-                             "rankset", "regex", "color",  "path", "duration", "keyvaluelist"};
+const char* kTypeNames[] = {"bool",    "int",   "double", "enum", "string",   "stringlist",
+                            "rankset", "regex", "color",  "path", "duration", "keyvaluelist"};
 
 std::string trim(std::string_view s) {
     size_t b = 0, e = s.size();
@@ -203,21 +201,22 @@ Status validate(const ParamSpec& spec, const ParamValue& value) {
     case ParamType::Duration: {
         auto v = std::get<long long>(value);
         if (spec.hasBounds() && (double(v) < spec.min || double(v) > spec.max))
-            return specError(spec, fmt::format("{} is outside [{}, {}]", formatDuration(v),
-                                               formatDuration((long long)spec.min), formatDuration((long long)spec.max)));
+            return specError(spec,
+                             fmt::format("{} is outside [{}, {}]", formatDuration(v),
+                                         formatDuration((long long)spec.min), formatDuration((long long)spec.max)));
         break;
     }
     case ParamType::KeyValueList:
         for (const auto& item : std::get<std::vector<std::string>>(value))
-            if (!isKeyValue(item))
-                return specError(spec, fmt::format("'{}' is not of the form key=value", item));
+            if (!isKeyValue(item)) return specError(spec, fmt::format("'{}' is not of the form key=value", item));
         break;
     case ParamType::Double: {
         auto v = std::get<double>(value);
         if (!std::isfinite(v)) return specError(spec, "expected a finite number");
         if (spec.hasBounds() && (v < spec.min || v > spec.max))
-            return specError(spec, fmt::format("{} is outside [{}, {}]", formatDouble(v), formatDouble(spec.min),
-                                               formatDouble(spec.max)));
+            return specError(
+                spec,
+                fmt::format("{} is outside [{}, {}]", formatDouble(v), formatDouble(spec.min), formatDouble(spec.max)));
         break;
     }
     case ParamType::Enum: {
@@ -240,7 +239,8 @@ Status validate(const ParamSpec& spec, const ParamValue& value) {
     }
     case ParamType::Color:
         if (!isColor(std::get<std::string>(value)))
-            return specError(spec, fmt::format("'{}' is not a colour of the form #rrggbb", std::get<std::string>(value)));
+            return specError(spec,
+                             fmt::format("'{}' is not a colour of the form #rrggbb", std::get<std::string>(value)));
         break;
     case ParamType::RankSet:
         for (const auto& r : std::get<std::vector<std::string>>(value)) {
@@ -260,11 +260,16 @@ std::string valueToString(const ParamSpec& spec, const ParamValue& value) {
     return std::visit(
         [](const auto& v) -> std::string {
             using T = std::decay_t<decltype(v)>;
-            if constexpr (std::is_same_v<T, bool>) return v ? "true" : "false";
-            else if constexpr (std::is_same_v<T, long long>) return std::to_string(v);
-            else if constexpr (std::is_same_v<T, double>) return formatDouble(v);
-            else if constexpr (std::is_same_v<T, std::string>) return v;
-            else return joinList(v);
+            if constexpr (std::is_same_v<T, bool>)
+                return v ? "true" : "false";
+            else if constexpr (std::is_same_v<T, long long>)
+                return std::to_string(v);
+            else if constexpr (std::is_same_v<T, double>)
+                return formatDouble(v);
+            else if constexpr (std::is_same_v<T, std::string>)
+                return v;
+            else
+                return joinList(v);
         },
         value);
 }
@@ -274,9 +279,12 @@ Result<ParamValue> valueFromString(const ParamSpec& spec, std::string_view text)
     switch (spec.type) {
     case ParamType::Bool: {
         auto t = lower(trim(text));
-        if (t == "true" || t == "1" || t == "yes" || t == "on") out = true;
-        else if (t == "false" || t == "0" || t == "no" || t == "off") out = false;
-        else return specError(spec, fmt::format("'{}' is not a boolean (expected true or false)", text));
+        if (t == "true" || t == "1" || t == "yes" || t == "on")
+            out = true;
+        else if (t == "false" || t == "0" || t == "no" || t == "off")
+            out = false;
+        else
+            return specError(spec, fmt::format("'{}' is not a boolean (expected true or false)", text));
         break;
     }
     case ParamType::Int: {
@@ -294,8 +302,8 @@ Result<ParamValue> valueFromString(const ParamSpec& spec, std::string_view text)
     case ParamType::Duration: {
         long long v = 0;
         if (!parseDuration(text, v))
-            return specError(spec, fmt::format("'{}' is not a duration in whole nanoseconds (e.g. 250, 30us, 1.5ms, 2s)",
-                                               text));
+            return specError(
+                spec, fmt::format("'{}' is not a duration in whole nanoseconds (e.g. 250, 30us, 1.5ms, 2s)", text));
         out = v;
         break;
     }
@@ -311,7 +319,8 @@ Result<ParamValue> valueFromString(const ParamSpec& spec, std::string_view text)
                 long long a = -1, b = -1;
                 if (dash != std::string::npos) {
                     if (!parseInt(item.substr(0, dash), a) || !parseInt(item.substr(dash + 1), b) || a < 0 || b < a)
-                        return specError(spec, fmt::format("'{}' is not a rank range (expected A-B with A <= B)", item));
+                        return specError(spec,
+                                         fmt::format("'{}' is not a rank range (expected A-B with A <= B)", item));
                     if (b - a > 65536) return specError(spec, fmt::format("rank range '{}' is too large", item));
                 } else {
                     if (!parseInt(item, a) || a < 0)
@@ -344,10 +353,14 @@ QJsonValue valueToJson(const ParamSpec& spec, const ParamValue& value) {
     return std::visit(
         [](const auto& v) -> QJsonValue {
             using T = std::decay_t<decltype(v)>;
-            if constexpr (std::is_same_v<T, bool>) return v;
-            else if constexpr (std::is_same_v<T, long long>) return static_cast<qint64>(v);
-            else if constexpr (std::is_same_v<T, double>) return v;
-            else if constexpr (std::is_same_v<T, std::string>) return QString::fromStdString(v);
+            if constexpr (std::is_same_v<T, bool>)
+                return v;
+            else if constexpr (std::is_same_v<T, long long>)
+                return static_cast<qint64>(v);
+            else if constexpr (std::is_same_v<T, double>)
+                return v;
+            else if constexpr (std::is_same_v<T, std::string>)
+                return QString::fromStdString(v);
             else {
                 QJsonArray a;
                 for (const auto& s : v) a.append(QString::fromStdString(s));
@@ -364,16 +377,21 @@ Result<ParamValue> valueFromJson(const ParamSpec& spec, const QJsonValue& json) 
         given = json.toBool();
     } else if (json.isDouble()) {
         const double d = json.toDouble();
-        if (d == std::floor(d) && std::fabs(d) < 9.0e15) given = static_cast<long long>(json.toInteger());
-        else given = d;
+        if (d == std::floor(d) && std::fabs(d) < 9.0e15)
+            given = static_cast<long long>(json.toInteger());
+        else
+            given = d;
     } else if (json.isString()) {
         given = json.toString().toStdString();
     } else if (json.isArray()) {
         std::vector<std::string> items;
         for (const auto& v : json.toArray()) {
-            if (v.isString()) items.push_back(v.toString().toStdString());
-            else if (v.isDouble() && v.toDouble() == std::floor(v.toDouble())) items.push_back(std::to_string(v.toInteger()));
-            else return specError(spec, "expected a JSON array of strings");
+            if (v.isString())
+                items.push_back(v.toString().toStdString());
+            else if (v.isDouble() && v.toDouble() == std::floor(v.toDouble()))
+                items.push_back(std::to_string(v.toInteger()));
+            else
+                return specError(spec, "expected a JSON array of strings");
         }
         given = items;
     } else if (json.isObject() && spec.type == ParamType::KeyValueList) {
@@ -445,21 +463,32 @@ const ParamSpec* findSpec(const std::vector<ParamSpec>& specs, std::string_view 
 Result<ParamValue> coerceValue(const ParamSpec& spec, const ParamValue& given) {
     if (const auto* text = std::get_if<std::string>(&given)) return valueFromString(spec, *text);
     ParamValue v = given;
-    const auto shown = [&] { return std::visit([](const auto& x) -> std::string {
-        using T = std::decay_t<decltype(x)>;
-        if constexpr (std::is_same_v<T, bool>) return x ? "true" : "false";
-        else if constexpr (std::is_same_v<T, long long>) return std::to_string(x);
-        else if constexpr (std::is_same_v<T, double>) return formatDouble(x);
-        else if constexpr (std::is_same_v<T, std::string>) return x;
-        else return "[" + joinList(x) + "]";
-    }, given); };
+    const auto shown = [&] {
+        return std::visit(
+            [](const auto& x) -> std::string {
+                using T = std::decay_t<decltype(x)>;
+                if constexpr (std::is_same_v<T, bool>)
+                    return x ? "true" : "false";
+                else if constexpr (std::is_same_v<T, long long>)
+                    return std::to_string(x);
+                else if constexpr (std::is_same_v<T, double>)
+                    return formatDouble(x);
+                else if constexpr (std::is_same_v<T, std::string>)
+                    return x;
+                else
+                    return "[" + joinList(x) + "]";
+            },
+            given);
+    };
     switch (spec.type) {
     case ParamType::Int:
     case ParamType::Duration:
         if (const auto* d = std::get_if<double>(&v)) {
             if (!std::isfinite(*d) || *d != std::floor(*d) || std::fabs(*d) > 9.2e18)
-                return specError(spec, fmt::format("'{}' is not {}", shown(),
-                                                   spec.type == ParamType::Int ? "an integer" : "a whole number of nanoseconds"));
+                return specError(
+                    spec,
+                    fmt::format("'{}' is not {}", shown(),
+                                spec.type == ParamType::Int ? "an integer" : "a whole number of nanoseconds"));
             v = static_cast<long long>(*d);
         }
         break;
@@ -497,8 +526,7 @@ Result<ParamValues> resolveValues(const std::vector<ParamSpec>& specs, const Par
 
 Status applyAssignment(const std::vector<ParamSpec>& specs, std::string_view assignment, ParamValues& values) {
     auto eq = assignment.find('=');
-    if (eq == std::string_view::npos || eq == 0)
-        return Error(fmt::format("'{}': expected key=value", assignment));
+    if (eq == std::string_view::npos || eq == 0) return Error(fmt::format("'{}': expected key=value", assignment));
     auto key = trim(assignment.substr(0, eq));
     const ParamSpec* spec = findSpec(specs, key);
     if (!spec) {
@@ -559,15 +587,19 @@ struct YamlFailure {
     std::string message;
 };
 
-[[noreturn]] void yamlFail(const YAML::Node& n, std::string message) { throw YamlFailure{n.Mark(), std::move(message)}; }
+[[noreturn]] void yamlFail(const YAML::Node& n, std::string message) {
+    throw YamlFailure{n.Mark(), std::move(message)};
+}
 
 // A YAML value as the ParamValue it spells (plain scalars typed as YAML 1.2 core reads them), then coerced.
 ParamValue yamlToValue(const ParamSpec& spec, const YAML::Node& n) {
     if (n.IsMap()) {
-        if (spec.type != ParamType::KeyValueList) yamlFail(n, fmt::format("parameter '{}': a mapping is only a value of a keyvaluelist", spec.key));
+        if (spec.type != ParamType::KeyValueList)
+            yamlFail(n, fmt::format("parameter '{}': a mapping is only a value of a keyvaluelist", spec.key));
         std::vector<std::string> items;
         for (const auto& kv : n) {
-            if (!kv.first.IsScalar() || !kv.second.IsScalar()) yamlFail(kv.first, fmt::format("parameter '{}': expected key: value text", spec.key));
+            if (!kv.first.IsScalar() || !kv.second.IsScalar())
+                yamlFail(kv.first, fmt::format("parameter '{}': expected key: value text", spec.key));
             items.push_back(kv.first.Scalar() + "=" + kv.second.Scalar());
         }
         return items;
@@ -610,13 +642,16 @@ void emitYamlValue(YAML::Emitter& out, const ParamSpec& spec, const ParamValue& 
     std::visit(
         [&](const auto& x) {
             using T = std::decay_t<decltype(x)>;
-            if constexpr (std::is_same_v<T, bool>) out << (x ? "true" : "false");
-            else if constexpr (std::is_same_v<T, long long>) out << std::to_string(x);
+            if constexpr (std::is_same_v<T, bool>)
+                out << (x ? "true" : "false");
+            else if constexpr (std::is_same_v<T, long long>)
+                out << std::to_string(x);
             else if constexpr (std::is_same_v<T, double>) {
                 std::string t = formatDouble(x);
                 if (t.find_first_of(".eE") == std::string::npos) t += ".0";
                 out << t;
-            } else if constexpr (std::is_same_v<T, std::string>) out << YAML::DoubleQuoted << x;
+            } else if constexpr (std::is_same_v<T, std::string>)
+                out << YAML::DoubleQuoted << x;
             else {
                 out << YAML::Flow << YAML::BeginSeq;
                 for (const auto& e : x) out << YAML::DoubleQuoted << e;
@@ -639,7 +674,8 @@ ParamSpec yamlToSpec(const YAML::Node& n) {
     if (spec.key.empty()) yamlFail(n, "parameter without 'key'");
     const std::string typeName = text("type");
     auto type = paramTypeFromString(typeName);
-    if (!type) yamlFail(n["type"] ? n["type"] : n, fmt::format("parameter '{}': unknown type '{}'", spec.key, typeName));
+    if (!type)
+        yamlFail(n["type"] ? n["type"] : n, fmt::format("parameter '{}': unknown type '{}'", spec.key, typeName));
     spec.type = *type;
     spec.label = text("label");
     spec.tooltip = text("tooltip");
@@ -709,14 +745,18 @@ std::string specsToYaml(const std::vector<ParamSpec>& specs) {
         if (spec.hasBounds()) {
             for (auto [name, x] : {std::pair{"min", spec.min}, std::pair{"max", spec.max}}) {
                 out << YAML::Key << name << YAML::Value;
-                if (spec.type == ParamType::Duration) out << YAML::DoubleQuoted << formatDuration((long long)x);
-                else out << formatDouble(x);
+                if (spec.type == ParamType::Duration)
+                    out << YAML::DoubleQuoted << formatDuration((long long)x);
+                else
+                    out << formatDouble(x);
             }
         }
         if (spec.step > 0) {
             out << YAML::Key << "step" << YAML::Value;
-            if (spec.type == ParamType::Duration) out << YAML::DoubleQuoted << formatDuration((long long)spec.step);
-            else out << formatDouble(spec.step);
+            if (spec.type == ParamType::Duration)
+                out << YAML::DoubleQuoted << formatDuration((long long)spec.step);
+            else
+                out << formatDouble(spec.step);
         }
         if (!spec.choices.empty()) {
             out << YAML::Key << "choices" << YAML::Value << YAML::Flow << YAML::BeginSeq;

@@ -20,6 +20,8 @@
 // string form; a number is taken by Int only when it is whole, by Double and Duration as given; a text
 // parameter takes a scalar's text; anything else is an error that names the key and the value.
 
+#include <QJsonObject>
+#include <QJsonValue>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -28,14 +30,24 @@
 #include <variant>
 #include <vector>
 
-#include <QJsonObject>
-#include <QJsonValue>
-
 #include "core/io/error.h"
 
 namespace strobe::core {
 
-enum class ParamType { Bool, Int, Double, Enum, String, StringList, RankSet, Regex, Color, Path, Duration, KeyValueList };
+enum class ParamType {
+    Bool,
+    Int,
+    Double,
+    Enum,
+    String,
+    StringList,
+    RankSet,
+    Regex,
+    Color,
+    Path,
+    Duration,
+    KeyValueList
+};
 
 using ParamValue = std::variant<bool, long long, double, std::string, std::vector<std::string>>;
 using ParamValues = std::map<std::string, ParamValue>;
@@ -46,10 +58,10 @@ struct ParamSpec {
     std::string tooltip;
     ParamType type = ParamType::Bool;
     ParamValue defaultValue = false;
-    double min = 0, max = 0, step = 0;   // Int/Double/Duration bounds (Duration: ns); min == max means unbounded
-    std::vector<std::string> choices;    // Enum choices; StringList/RankSet choices from the data (may be empty)
-    bool affectsPrepare = true;          // false: a drawing parameter, never re-runs prepare()
-    std::string unit;                    // optional display unit ("ns", "%", "px")
+    double min = 0, max = 0, step = 0;  // Int/Double/Duration bounds (Duration: ns); min == max means unbounded
+    std::vector<std::string> choices;   // Enum choices; StringList/RankSet choices from the data (may be empty)
+    bool affectsPrepare = true;         // false: a drawing parameter, never re-runs prepare()
+    std::string unit;                   // optional display unit ("ns", "%", "px")
 
     bool hasBounds() const { return max > min; }
 };

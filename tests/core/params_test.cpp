@@ -1,9 +1,9 @@
 // core/params: typed handles, the types the collectors need (Path, Duration, KeyValueList), the one strict
 // coercion rule, and specs read and written as YAML and JSON. Expected values are worked out by hand in the
 // comments.
-#include <gtest/gtest.h>
-
 #include <QJsonDocument>
+
+#include <gtest/gtest.h>
 
 #include "core/analysis/registry.h"
 #include "core/engine/session.h"
@@ -18,7 +18,8 @@ const BoolParam kPercent = BoolParam{"percent", "Percent", "Shares", false}.draw
 const DoubleParam kRatio{"ratio", "Ratio", "A share", 0.8};
 const EnumParam kPer = EnumParam{"per", "Per", "Bars", "rank"}.choices({"rank", "step"});
 const RankSetParam kRanks{"ranks", "Ranks", "Ranks", {}};
-const DurationParam kInterval = DurationParam{"interval", "Interval", "Sampling interval", 100'000'000}.bounded(1'000'000, 60e9, 0);
+const DurationParam kInterval =
+    DurationParam{"interval", "Interval", "Sampling interval", 100'000'000}.bounded(1'000'000, 60e9, 0);
 const KeyValueListParam kEnv{"env", "Environment", "Extra variables", {"NCCL_DEBUG=INFO"}};
 const PathParam kOut{"out", "Output", "Where to write", "/tmp/run"};
 
@@ -114,7 +115,7 @@ TEST(ParamCoercion, StrictAndNamesKeyAndValue) {
         const std::string shown = std::holds_alternative<double>(given) ? "2.5" : std::get<std::string>(given);
         EXPECT_NE(message(r).find("'" + shown + "'"), std::string::npos) << message(r);
     }
-    EXPECT_EQ(*coerceValue(i, 3.0), ParamValue(3LL));          // a whole number is an integer
+    EXPECT_EQ(*coerceValue(i, 3.0), ParamValue(3LL));  // a whole number is an integer
     EXPECT_EQ(*coerceValue(i, std::string(" 4 ")), ParamValue(4LL));
     EXPECT_FALSE(coerceValue(i, true).ok());
     EXPECT_FALSE(coerceValue(i, std::vector<std::string>{"1"}).ok());

@@ -34,20 +34,20 @@ TEST(LegacySession, OpensWithEveryValueAndType) {
     // Values as written in legacy_v1.yaml (see the generator in tests/data/sessions/README.md).
     auto tl = resolvedValues(*s, 0);
     EXPECT_EQ(s->plots[0].plotId, "gpu-timeline");
-    EXPECT_EQ(tl.at("ranks"), ParamValue(L{"0", "2"}));                       // rank set
-    EXPECT_EQ(tl.at("include_memory"), ParamValue(false));                    // bool
-    EXPECT_EQ(tl.at("name_filter"), ParamValue(std::string("gemm|nccl")));    // regex
-    EXPECT_EQ(tl.at("color_by"), ParamValue(std::string("name")));           // enum
+    EXPECT_EQ(tl.at("ranks"), ParamValue(L{"0", "2"}));                     // rank set
+    EXPECT_EQ(tl.at("include_memory"), ParamValue(false));                  // bool
+    EXPECT_EQ(tl.at("name_filter"), ParamValue(std::string("gemm|nccl")));  // regex
+    EXPECT_EQ(tl.at("color_by"), ParamValue(std::string("name")));          // enum
     EXPECT_EQ(tl.at("show_steps"), ParamValue(false));
-    EXPECT_EQ(tl.at("lane_height"), ParamValue(24LL));                        // int
+    EXPECT_EQ(tl.at("lane_height"), ParamValue(24LL));  // int
     EXPECT_EQ(tl.at("view_start_ns"), ParamValue(1000LL));
     EXPECT_EQ(tl.at("view_end_ns"), ParamValue(250000LL));
     EXPECT_EQ(tl.at("lane_scroll"), ParamValue(1LL));
 
     auto idle = resolvedValues(*s, 1);
     EXPECT_EQ(idle.at("window"), ParamValue(std::string("hta")));
-    EXPECT_EQ(idle.at("steps"), ParamValue(L{"3", "4"}));                     // string list
-    EXPECT_EQ(idle.at("kernel_wait_us"), ParamValue(12.5));                   // double
+    EXPECT_EQ(idle.at("steps"), ParamValue(L{"3", "4"}));    // string list
+    EXPECT_EQ(idle.at("kernel_wait_us"), ParamValue(12.5));  // double
     EXPECT_EQ(idle.at("percent"), ParamValue(true));
     EXPECT_EQ(idle.at("horizontal"), ParamValue(false));
 
