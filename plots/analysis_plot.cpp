@@ -29,14 +29,7 @@ std::string AnalysisTables::rankLabel(size_t run, int rank) const {
 }
 
 std::vector<ParamSpec> analysisWindowSpecs(const RunSet& runs, const std::string& defaultWindow) {
-    return {makeSpec(ParamType::Enum, "window", "Window",
-                     "Which GPU activities to analyse: auto (steady-state steps), all, steps (span of every "
-                     "ProfilerStep), hta (Holistic Trace Analysis' default: launched before the last step), "
-                     "hta-include-last",
-                     defaultWindow, {"auto", "all", "steps", "hta", "hta-include-last"}),
-            makeSpec(ParamType::StringList, "steps", "Steps",
-                     "Analyse only these ProfilerStep numbers (overrides the window when set)",
-                     std::vector<std::string>{}, stepChoices(runs))};
+    return {kWindow.withDefault(defaultWindow).spec(), kSteps.spec(stepChoices(runs))};
 }
 
 core::Result<std::shared_ptr<AnalysisTables>> runAnalysisOnRuns(const RunSet& runs, const ParamValues& values,
@@ -44,8 +37,8 @@ core::Result<std::shared_ptr<AnalysisTables>> runAnalysisOnRuns(const RunSet& ru
                                                                  const core::ProgressFn& progress,
                                                                  const AnalysisFn& fn) {
     std::string stepsText;
-    for (const auto& s : paramList(values, "steps")) stepsText += (stepsText.empty() ? "" : ",") + s;
-    auto spec = core::WindowSpec::parse(paramString(values, "window", "auto"), stepsText);
+    for (const auto& s : kSteps(values)) stepsText += (stepsText.empty() ? "" : ",") + s;
+    auto spec = core::WindowSpec::parse(kWindow(values), stepsText);
     if (!spec) return spec.error();
     auto out = std::make_shared<AnalysisTables>();
     out->window = spec->toString();
@@ -74,7 +67,7 @@ core::Result<std::shared_ptr<AnalysisTables>> runAnalysisOnRuns(const RunSet& ru
         for (size_t i = 0; i < out->perRun.size(); ++i) {
             const auto& t = out->perRun[i];
             if (out->combined.columns.empty() && !t.columns.empty()) {
-                out->combined.columns = {"run"};
+                out->combined.columns = {col::kRun.str()};
                 out->combined.columns.insert(out->combined.columns.end(), t.columns.begin(), t.columns.end());
             }
             for (const auto& row : t.rows) {
@@ -87,6 +80,12 @@ core::Result<std::shared_ptr<AnalysisTables>> runAnalysisOnRuns(const RunSet& ru
     }
     return out;
 }
+
+double cellNumber(const core::Table& t, size_t row, core::ColumnKey column, double fallback) {
+    return cellNumber(t, row, column.str(), fallback);
+}
+
+std::string cellText(const core::Table& t, size_t row, core::ColumnKey column) { return cellText(t, row, column.str()); }
 
 double cellNumber(const core::Table& t, size_t row, const std::string& column, double fallback) {
     int c = t.columnIndex(column);

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "core/analysis/columns.h"
 #include "core/analysis/context.h"
 #include "core/analysis/table.h"
 #include "plots/chart.h"
@@ -28,7 +29,16 @@ struct AnalysisTables final : Prepared {
 using AnalysisFn = std::function<core::Result<core::Table>(core::AnalysisContext&, const core::WindowSpec&)>;
 
 // The "window" (Enum: auto, all, steps, hta, hta-include-last) and "steps" (StringList of step numbers, choices
-// from the data; wins over window when set) parameters every analysis plot declares.
+// from the data; wins over window when set) parameters every analysis plot declares; analysisWindowSpecs() gives
+// them with the plot's default window and the runs' steps.
+inline const EnumParam kWindow =
+    EnumParam{"window", "Window",
+              "Which GPU activities to analyse: auto (steady-state steps), all, steps (span of every ProfilerStep), hta "
+              "(Holistic Trace Analysis' default: launched before the last step), hta-include-last",
+              "auto"}
+        .choices({"auto", "all", "steps", "hta", "hta-include-last"});
+inline const StringListParam kSteps{"steps", "Steps",
+                                    "Analyse only these ProfilerStep numbers (overrides the window when set)", {}};
 std::vector<ParamSpec> analysisWindowSpecs(const RunSet& runs, const std::string& defaultWindow = "auto");
 
 core::Result<std::shared_ptr<AnalysisTables>> runAnalysisOnRuns(const RunSet& runs, const ParamValues& values,
@@ -36,7 +46,12 @@ core::Result<std::shared_ptr<AnalysisTables>> runAnalysisOnRuns(const RunSet& ru
                                                                  const core::ProgressFn& progress,
                                                                  const AnalysisFn& fn);
 
-// Numeric cell of `table` (null and text → fallback).
+namespace col = core::col;  // the analyses' column constants (core/analysis/columns.h)
+
+// Numeric cell of `table` (null and text → fallback), by a column constant; the string forms are for a column
+// named at run time (a sort-by parameter whose choices are column names).
+double cellNumber(const core::Table& t, size_t row, core::ColumnKey column, double fallback = 0.0);
+std::string cellText(const core::Table& t, size_t row, core::ColumnKey column);
 double cellNumber(const core::Table& t, size_t row, const std::string& column, double fallback = 0.0);
 std::string cellText(const core::Table& t, size_t row, const std::string& column);
 

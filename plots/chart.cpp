@@ -848,14 +848,16 @@ std::optional<HitInfo> hitBarChart(const BarChart& chart, const QRectF& rect, QP
 // ---- parameters shared by plots ----
 
 ParamSpec ranksSpec(const RunSet& runs, const std::string& tooltip, bool affectsPrepare) {
-    auto s = makeSpec(ParamType::RankSet, "ranks", "Ranks", tooltip, std::vector<std::string>{}, rankChoices(runs));
-    return affectsPrepare ? s : drawOnly(s);
+    auto s = kRanks.spec(rankChoices(runs));
+    s.tooltip = tooltip;
+    s.affectsPrepare = affectsPrepare;
+    return s;
 }
 
 std::vector<ParamSpec> barStyleSpecs(const std::string& percentTooltip, bool percentDefault, bool horizontalDefault) {
-    return {drawOnly(makeSpec(ParamType::Bool, "percent", "Percent", percentTooltip, percentDefault)),
-            drawOnly(makeSpec(ParamType::Bool, "horizontal", "Horizontal bars", "Draw bars left to right",
-                              horizontalDefault))};
+    auto percent = kPercent.withDefault(percentDefault).spec();
+    percent.tooltip = percentTooltip;
+    return {percent, kHorizontal.withDefault(horizontalDefault).spec()};
 }
 
 std::vector<std::string> stepChoices(const RunSet& runs) {

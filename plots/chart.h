@@ -183,10 +183,16 @@ std::optional<HitInfo> hitBarChart(const BarChart& chart, const QRectF& rect, QP
 
 // ---- parameters shared by plots ----
 
-// The RankSet parameter "ranks" (empty = all); its choices list every rank of every run.
+// The RankSet parameter "ranks" (empty = all); ranksSpec() gives its choices (every rank of every run), and a
+// tooltip and prepare/draw role of the plot's own.
+inline const RankSetParam kRanks{"ranks", "Ranks", "Ranks to include (empty: all)", {}};
 ParamSpec ranksSpec(const RunSet& runs, const std::string& tooltip = "Ranks to include (empty: all)",
                     bool affectsPrepare = true);
-// The drawing parameters of a bar chart: "percent" and "horizontal".
+// The drawing parameters of a bar chart: "percent" and "horizontal"; barStyleSpecs() gives them with the plot's
+// tooltip and defaults.
+inline const BoolParam kPercent = BoolParam{"percent", "Percent", "Show shares instead of time", false}.drawOnly();
+inline const BoolParam kHorizontal =
+    BoolParam{"horizontal", "Horizontal bars", "Draw bars left to right", false}.drawOnly();
 std::vector<ParamSpec> barStyleSpecs(const std::string& percentTooltip, bool percentDefault, bool horizontalDefault);
 // Every ProfilerStep number of every rank of every run, ascending, as text.
 std::vector<std::string> stepChoices(const RunSet& runs);

@@ -20,18 +20,30 @@
 #include "core/io/error.h"
 #include "core/io/progress.h"
 #include "core/model/dataset.h"
+#include "core/model/run_set.h"
+#include "core/params/param.h"
 #include "plots/chart_data.h"
-#include "plots/param_spec.h"
 
 namespace strobe::plots {
 
-// One loaded run with its label and sweep parameter values. Exploring one trace is a RunSet of one.
-struct RunEntry {
-    std::string label;
-    core::DatasetPtr dataset;
-    std::map<std::string, std::string> parameters;  // sweep point (e.g. NCCL_NCHANNELS=16)
-};
-using RunSet = std::vector<RunEntry>;
+// The parameter vocabulary and the run set are core's (core/params, core/model/run_set.h); plots use them by
+// their short names.
+using core::BoolParam;
+using core::ColorParam;
+using core::DoubleParam;
+using core::EnumParam;
+using core::findSpec;
+using core::IntParam;
+using core::ParamSpec;
+using core::ParamType;
+using core::ParamValue;
+using core::ParamValues;
+using core::RankSetParam;
+using core::RegexParam;
+using core::RunEntry;
+using core::RunSet;
+using core::StringListParam;
+using core::StringParam;
 
 // What prepare() produced. Immutable once returned; shared between the cache, the GUI and exports.
 struct Prepared {

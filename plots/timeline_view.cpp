@@ -5,35 +5,12 @@
 
 namespace strobe::plots {
 
-std::vector<ParamSpec> timelineViewSpecs() {
-    ParamSpec s;
-    s.type = ParamType::Int;
-    s.affectsPrepare = false;
-    s.defaultValue = 0LL;
-    s.unit = "ns";
-    std::vector<ParamSpec> out;
-    s.key = kViewStartKey;
-    s.label = "View start";
-    s.tooltip = "Start of the visible time range, ns after the first event (0 and 0: whole range)";
-    out.push_back(s);
-    s.key = kViewEndKey;
-    s.label = "View end";
-    s.tooltip = "End of the visible time range, ns after the first event (0 and 0: whole range)";
-    out.push_back(s);
-    s.key = kLaneScrollKey;
-    s.label = "First lane";
-    s.tooltip = "Index of the first lane shown (scroll)";
-    s.unit = "";
-    s.min = 0;
-    s.max = 1e9;
-    out.push_back(s);
-    return out;
-}
+std::vector<ParamSpec> timelineViewSpecs() { return {kViewStart.spec(), kViewEnd.spec(), kLaneScroll.spec()}; }
 
 ViewRange effectiveView(const ParamValues& values, int64_t fullStart, int64_t fullEnd) {
     if (fullEnd <= fullStart) fullEnd = fullStart + 1;
-    int64_t s = paramInt(values, kViewStartKey, 0);
-    int64_t e = paramInt(values, kViewEndKey, 0);
+    int64_t s = kViewStart(values);
+    int64_t e = kViewEnd(values);
     if ((s == 0 && e == 0) || e <= s) return {fullStart, fullEnd};
     // Allow a little room beyond the data so that zooming near an edge does not stick, but not unbounded.
     int64_t span = fullEnd - fullStart;
@@ -46,15 +23,15 @@ ViewRange effectiveView(const ParamValues& values, int64_t fullStart, int64_t fu
 ParamValues setView(const ParamValues& values, int64_t relStart, int64_t relEnd) {
     ParamValues out = values;
     if (relEnd <= relStart) relEnd = relStart + 1;
-    out[kViewStartKey] = static_cast<long long>(relStart);
-    out[kViewEndKey] = static_cast<long long>(relEnd);
+    kViewStart.set(out, relStart);
+    kViewEnd.set(out, relEnd);
     return out;
 }
 
 ParamValues resetView(const ParamValues& values) {
     ParamValues out = values;
-    out[kViewStartKey] = 0LL;
-    out[kViewEndKey] = 0LL;
+    kViewStart.set(out, 0);
+    kViewEnd.set(out, 0);
     return out;
 }
 
@@ -90,9 +67,9 @@ ParamValues zoomToPixels(const TimelineGeometry& g, const ParamValues& values, d
 
 ParamValues scrollLanes(const TimelineGeometry& g, const ParamValues& values, int deltaLanes) {
     ParamValues out = values;
-    long long cur = paramInt(values, kLaneScrollKey, 0);
+    long long cur = kLaneScroll(values);
     long long maxFirst = std::max(0, g.laneCount - std::max(1, g.visibleLanes));
-    out[kLaneScrollKey] = std::clamp<long long>(cur + deltaLanes, 0, maxFirst);
+    kLaneScroll.set(out, std::clamp<long long>(cur + deltaLanes, 0, maxFirst));
     return out;
 }
 

@@ -13,7 +13,23 @@ inline constexpr const char* kViewStartKey = "view_start_ns";
 inline constexpr const char* kViewEndKey = "view_end_ns";
 inline constexpr const char* kLaneScrollKey = "lane_scroll";
 
-// The three drawing specs every timeline declares (defaults: whole range, first lane).
+// The three drawing parameters every timeline declares (defaults: whole range, first lane).
+inline const IntParam kViewStart =
+    IntParam{kViewStartKey, "View start",
+             "Start of the visible time range, ns after the first event (0 and 0: whole range)", 0}
+        .drawOnly()
+        .unit("ns");
+inline const IntParam kViewEnd =
+    IntParam{kViewEndKey, "View end", "End of the visible time range, ns after the first event (0 and 0: whole range)",
+             0}
+        .drawOnly()
+        .unit("ns");
+inline const IntParam kLaneScroll =
+    IntParam{kLaneScrollKey, "First lane", "Index of the first lane shown (scroll)", 0}.bounded(0, 1e9, 0).drawOnly();
+// Height of one lane in pixels (the GUI reads it to keep a clicked item under the cursor).
+inline const IntParam kLaneHeight =
+    IntParam{"lane_height", "Lane height", "Height of one lane in pixels", 18}.bounded(6, 80, 1).unit("px").drawOnly();
+
 std::vector<ParamSpec> timelineViewSpecs();
 
 struct ViewRange {

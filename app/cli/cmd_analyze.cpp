@@ -43,8 +43,9 @@ std::string listText() {
         s += fmt::format("{}\n    {}\n", a.name, a.description);
         for (const auto& o : a.options) {
             std::string choices = o.choices.empty() ? std::string() : fmt::format(" ({})", fmt::join(o.choices, "|"));
+            const std::string def = core::valueToString(o, o.defaultValue);
             s += fmt::format("    --{} {}{} [default: {}]  {}\n", o.key, core::toString(o.type), choices,
-                             o.defaultValue.empty() ? "none" : o.defaultValue, o.help);
+                             def.empty() ? "none" : def, o.tooltip);
         }
         s += fmt::format("    columns: {}\n", fmt::join(a.columns, ", "));
     }
@@ -102,8 +103,13 @@ int runAnalyze(const std::vector<std::string>& args) {
     auto window = core::WindowSpec::parse(p.value("window").value_or("all"), p.value("steps").value_or(""));
     if (!window) return usageError("analyze", window.error().message);
     req.window = window.value();
-    for (const auto& o : info->options)
-        if (auto v = p.value(o.key)) req.values[o.key] = *v;
+    for (const auto& o : info->options) {
+        if (auto v = p.value(o.key)) {
+            auto coerced = core::coerceValue(o, *v);  // the one rule of --set, sessions and tool specs
+            if (!coerced) return usageError("analyze", coerced.error().message);
+            req.values[o.key] = coerced.value();
+        }
+    }
 
     for (const auto& path : p.positionals()) {
         if (!std::filesystem::exists(path)) {

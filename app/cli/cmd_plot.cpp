@@ -98,11 +98,11 @@ int runPlot(const std::vector<std::string>& args) {
         return kExitUsage;
     }
     // Validate --set against the data-independent specs before the (possibly long) load.
-    plots::ParamValues values;
+    core::ParamValues values;
     {
         auto specs = plot->parameters({});
         for (const auto& s : sets)
-            if (auto st = plots::applyAssignment(specs, s, values); !st) {
+            if (auto st = core::applyAssignment(specs, s, values); !st) {
                 fmt::print(stderr, "strobe-cli plot: {}\n", st.error().toString());
                 return kExitUsage;
             }
@@ -143,7 +143,7 @@ int runPlot(const std::vector<std::string>& args) {
         }
         runs.push_back(plots::RunEntry{name, loaded.value(), {}});
     }
-    auto resolved = plots::resolveValues(plot->parameters(runs), values);
+    auto resolved = core::resolveValues(plot->parameters(runs), values);
     if (!resolved) {
         fmt::print(stderr, "strobe-cli plot: {}\n", resolved.error().toString());
         return kExitUsage;

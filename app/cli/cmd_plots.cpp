@@ -34,7 +34,7 @@ int runPlots(const std::vector<std::string>& args) {
             o["description"] = QString::fromStdString(p->description());
             o["timeline"] = p->isTimeline();
             QJsonArray params;
-            for (const auto& s : p->parameters(noRuns)) params.append(plots::specToJson(s));
+            for (const auto& s : p->parameters(noRuns)) params.append(core::specToJson(s));
             o["parameters"] = params;
             list.append(o);
         }
@@ -47,20 +47,20 @@ int runPlots(const std::vector<std::string>& args) {
         fmt::print("{}  —  {}\n    {}\n", p->id(), p->title(), p->description());
         for (const auto& s : p->parameters(noRuns)) {
             std::string extra;
-            if ((s.type == plots::ParamType::Int || s.type == plots::ParamType::Double) && s.hasBounds())
-                extra = fmt::format(" [{}..{}]", plots::valueToString(s, s.type == plots::ParamType::Int
-                                                                             ? plots::ParamValue((long long)s.min)
-                                                                             : plots::ParamValue(s.min)),
-                                    plots::valueToString(s, s.type == plots::ParamType::Int
-                                                                ? plots::ParamValue((long long)s.max)
-                                                                : plots::ParamValue(s.max)));
-            if (s.type == plots::ParamType::Enum) {
+            if ((s.type == core::ParamType::Int || s.type == core::ParamType::Double) && s.hasBounds())
+                extra = fmt::format(" [{}..{}]", core::valueToString(s, s.type == core::ParamType::Int
+                                                                             ? core::ParamValue((long long)s.min)
+                                                                             : core::ParamValue(s.min)),
+                                    core::valueToString(s, s.type == core::ParamType::Int
+                                                                ? core::ParamValue((long long)s.max)
+                                                                : core::ParamValue(s.max)));
+            if (s.type == core::ParamType::Enum) {
                 extra = " {";
                 for (size_t i = 0; i < s.choices.size(); ++i) extra += (i ? "|" : "") + s.choices[i];
                 extra += "}";
             }
-            fmt::print("    {:<18} {:<10} default={}{}{}  {}\n", s.key, plots::toString(s.type),
-                       plots::valueToString(s, s.defaultValue), extra, s.affectsPrepare ? "" : " (draw)", s.label);
+            fmt::print("    {:<18} {:<10} default={}{}{}  {}\n", s.key, core::toString(s.type),
+                       core::valueToString(s, s.defaultValue), extra, s.affectsPrepare ? "" : " (draw)", s.label);
         }
         fmt::print("\n");
     }

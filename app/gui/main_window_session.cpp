@@ -8,6 +8,7 @@
 #include <QStatusBar>
 
 #include "app/gui/main_window.h"
+#include "app/gui/param_values.h"
 #include "app/gui/plot_area.h"
 #include "app/gui/plot_view.h"
 #include "app/gui/run_manager.h"
@@ -80,7 +81,7 @@ bool MainWindow::applySession(const core::Session& s, const std::vector<int>* us
     m_plotArea->setSyncTimeAxes(layout.syncTimeAxes);
     m_actSync->setChecked(layout.syncTimeAxes);
     m_actSplitVertical->setChecked(layout.splitVertical);
-    QStringList missing;
+    QStringList missing, invalid;
     for (size_t i = 0; i < s.plots.size(); ++i) {
         const core::SessionPlot& p = s.plots[i];
         std::vector<int> runIds;
@@ -90,11 +91,15 @@ bool MainWindow::applySession(const core::Session& s, const std::vector<int>* us
             runIds.push_back(ids[static_cast<size_t>(std::min<int>(i, static_cast<int>(ids.size()) - 1))]);
         }
         if (runIds.empty() && !ids.empty()) runIds.push_back(ids.front());
-        if (!plots::PlotRegistry::instance().find(p.plotId)) {
+        const plots::Plot* plot = plots::PlotRegistry::instance().find(p.plotId);
+        if (!plot) {
             missing << QString::fromStdString(p.plotId);
             continue;
         }
-        plots::ParamValues values(p.values.begin(), p.values.end());
+        core::ParamValues values(p.values.begin(), p.values.end());
+        std::vector<std::string> problems;  // values the plot's specs refuse keep their default; say which
+        sanitizeValues(plot->parameters({}), values, &problems);
+        for (const auto& m : problems) invalid << QString::fromStdString(p.plotId + ": " + m);
         openPlot(p.plotId, runIds, layout.plots[i].pane, &values);
     }
     m_plotArea->setSplit(layout.split && !m_plotArea->views(1).empty());
@@ -102,6 +107,7 @@ bool MainWindow::applySession(const core::Session& s, const std::vector<int>* us
     for (size_t i = 0; i < layout.currentTab.size() && i < 2; ++i)
         m_plotArea->setCurrentIndex(static_cast<int>(i), layout.currentTab[i]);
     if (!missing.isEmpty()) showError(tr("The session names plots this Strobe does not have: %1").arg(missing.join(QStringLiteral(", "))));
+    else if (!invalid.isEmpty()) showError(tr("Session values not applied (defaults used): %1").arg(invalid.join(QStringLiteral("; "))));
     updateActions();
     return true;
 }

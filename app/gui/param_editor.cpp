@@ -22,9 +22,9 @@
 
 namespace strobe::app {
 
-using plots::ParamSpec;
-using plots::ParamType;
-using plots::ParamValue;
+using core::ParamSpec;
+using core::ParamType;
+using core::ParamValue;
 
 namespace {
 
@@ -200,7 +200,7 @@ private:
 
 // ---------------------------------------------------------------- Regex
 
-// Validates with the same rules as the plots (plots::validate), so that what is accepted here is what a plot
+// Validates with the same rules as the plots (core::validate), so that what is accepted here is what a plot
 // accepts. Invalid text turns red with the reason below and is not applied.
 class RegexEditor final : public ParamEditor {
 public:
@@ -237,7 +237,7 @@ public:
 
 private:
     void validateText() {
-        auto st = plots::validate(spec(), ParamValue(m_edit->text().toStdString()));
+        auto st = core::validate(spec(), ParamValue(m_edit->text().toStdString()));
         m_valid = st.ok();
         if (m_valid) {
             m_edit->setStyleSheet(QString());
@@ -254,6 +254,62 @@ private:
     QLineEdit* m_edit = nullptr;
     QLabel* m_message = nullptr;
     std::string m_lastValid;
+    bool m_valid = true;
+};
+
+// ---------------------------------------------------------------- Path, Duration, KeyValueList
+
+// A line edit over the value's string form ("30us", "A=1,B=2", a path), read back with core::coerceValue — the
+// rule the command line, sessions and tool specs use. Invalid text turns red with the reason and is not applied.
+class TextFormEditor final : public ParamEditor {
+public:
+    TextFormEditor(const ParamSpec& spec, QWidget* parent) : ParamEditor(spec, parent) {
+        auto* col = new QVBoxLayout(this);
+        col->setContentsMargins(0, 0, 0, 0);
+        col->setSpacing(2);
+        m_edit = new QLineEdit(this);
+        m_edit->setClearButtonEnabled(true);
+        m_message = new QLabel(this);
+        m_message->setWordWrap(true);
+        m_message->setObjectName(QStringLiteral("valueMessage"));
+        m_message->setStyleSheet(QStringLiteral("color: #d03030;"));
+        m_message->hide();
+        col->addWidget(m_edit);
+        col->addWidget(m_message);
+        connect(m_edit, &QLineEdit::textEdited, this, [this] {
+            if (check()) notifyEdited();
+        });
+    }
+    ParamValue value() const override { return m_last; }
+    void setValue(const ParamValue& v) override {
+        QSignalBlocker b(m_edit);
+        auto coerced = core::coerceValue(spec(), v);
+        m_last = coerced ? coerced.value() : spec().defaultValue;
+        m_edit->setText(qs(core::valueToString(spec(), m_last)));
+        check();
+    }
+    bool isInputValid() const override { return m_valid; }
+
+private:
+    bool check() {
+        auto v = core::coerceValue(spec(), ParamValue(m_edit->text().toStdString()));
+        m_valid = v.ok();
+        if (m_valid) {
+            m_last = v.value();
+            m_edit->setStyleSheet(QString());
+            m_message->hide();
+        } else {
+            m_edit->setStyleSheet(QStringLiteral("QLineEdit { border: 1px solid #d03030; color: #d03030; }"));
+            m_message->setText(qs(v.error().message));
+            m_message->show();
+        }
+        m_edit->setToolTip(m_valid ? QString() : m_message->text());
+        return m_valid;
+    }
+
+    QLineEdit* m_edit = nullptr;
+    QLabel* m_message = nullptr;
+    ParamValue m_last;
     bool m_valid = true;
 };
 
@@ -418,7 +474,7 @@ private:
 
 }  // namespace
 
-ParamEditor::ParamEditor(plots::ParamSpec spec, QWidget* parent) : QWidget(parent), m_spec(std::move(spec)) {
+ParamEditor::ParamEditor(core::ParamSpec spec, QWidget* parent) : QWidget(parent), m_spec(std::move(spec)) {
     setObjectName(QStringLiteral("param_") + QString::fromStdString(m_spec.key));
     setToolTip(QString::fromStdString(m_spec.tooltip));
 }
@@ -431,7 +487,7 @@ void ParamEditor::resetToDefault() {
     if (!(value() == before)) notifyEdited();
 }
 
-ParamEditor* ParamEditor::create(const plots::ParamSpec& spec, const std::vector<int>& ranks, QWidget* parent) {
+ParamEditor* ParamEditor::create(const core::ParamSpec& spec, const std::vector<int>& ranks, QWidget* parent) {
     ParamEditor* e = nullptr;
     switch (spec.type) {
         case ParamType::Bool: e = new BoolEditor(spec, parent); break;
@@ -441,6 +497,9 @@ ParamEditor* ParamEditor::create(const plots::ParamSpec& spec, const std::vector
         case ParamType::String: e = new StringEditor(spec, parent); break;
         case ParamType::Regex: e = new RegexEditor(spec, parent); break;
         case ParamType::Color: e = new ColorEditor(spec, parent); break;
+        case ParamType::Path:
+        case ParamType::Duration:
+        case ParamType::KeyValueList: e = new TextFormEditor(spec, parent); break;
         case ParamType::StringList: e = new ChecklistEditor(spec, spec.choices, false, parent); break;
         case ParamType::RankSet: {
             std::vector<std::string> choices = spec.choices;

@@ -5,7 +5,7 @@
 
 #include <QWidget>
 
-#include "plots/param_spec.h"
+#include "core/params/param_spec.h"
 
 namespace strobe::app {
 
@@ -13,12 +13,12 @@ class ParamEditor : public QWidget {
     Q_OBJECT
 public:
     // The editor for `spec`. `ranks` are the rank numbers in the data (RankSet choices when the spec has none).
-    static ParamEditor* create(const plots::ParamSpec& spec, const std::vector<int>& ranks, QWidget* parent);
+    static ParamEditor* create(const core::ParamSpec& spec, const std::vector<int>& ranks, QWidget* parent);
 
-    const plots::ParamSpec& spec() const { return m_spec; }
-    virtual plots::ParamValue value() const = 0;
+    const core::ParamSpec& spec() const { return m_spec; }
+    virtual core::ParamValue value() const = 0;
     // Shows `value` (coerced to the spec's type: an integer for a Double spec is accepted). No edited() signal.
-    virtual void setValue(const plots::ParamValue& value) = 0;
+    virtual void setValue(const core::ParamValue& value) = 0;
     void resetToDefault();  // emits edited() when the value changes
     // True when the text the user typed is usable (Regex: compiles). Others always true.
     virtual bool isInputValid() const { return true; }
@@ -27,11 +27,11 @@ Q_SIGNALS:
     void edited();
 
 protected:
-    ParamEditor(plots::ParamSpec spec, QWidget* parent);
+    ParamEditor(core::ParamSpec spec, QWidget* parent);
     void notifyEdited();
 
 private:
-    plots::ParamSpec m_spec;
+    core::ParamSpec m_spec;
 };
 
 }  // namespace strobe::app

@@ -58,8 +58,8 @@ void ParamPanel::clear() {
     m_resetAll->setEnabled(false);
 }
 
-void ParamPanel::setSpecs(const QString& title, const std::vector<plots::ParamSpec>& specs,
-                          const plots::ParamValues& values, const std::vector<int>& ranks,
+void ParamPanel::setSpecs(const QString& title, const std::vector<core::ParamSpec>& specs,
+                          const core::ParamValues& values, const std::vector<int>& ranks,
                           const std::vector<std::string>& hiddenKeys) {
     clear();
     while (auto* item = m_bodyLayout->takeAt(0)) {
@@ -121,10 +121,10 @@ void ParamPanel::setSpecs(const QString& title, const std::vector<plots::ParamSp
     m_bodyLayout->addStretch();
 }
 
-void ParamPanel::showValues(const plots::ParamValues& values) {
+void ParamPanel::showValues(const core::ParamValues& values) {
     for (const auto& [key, editor] : m_editors) {
         auto it = values.find(key);
-        const plots::ParamValue& v = it != values.end() ? it->second : editor->spec().defaultValue;
+        const core::ParamValue& v = it != values.end() ? it->second : editor->spec().defaultValue;
         if (!(editor->value() == v)) editor->setValue(v);  // zoom and pan call this often: touch only changes
     }
 }

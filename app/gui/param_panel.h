@@ -8,7 +8,7 @@
 
 #include <QWidget>
 
-#include "plots/param_spec.h"
+#include "core/params/param_spec.h"
 
 class QLabel;
 class QPushButton;
@@ -25,17 +25,17 @@ public:
 
     // Rebuilds the editors for `specs` showing `values` (missing keys show their default). Keys in
     // `hiddenKeys` get no editor (the timeline's view state is changed with the mouse).
-    void setSpecs(const QString& title, const std::vector<plots::ParamSpec>& specs, const plots::ParamValues& values,
+    void setSpecs(const QString& title, const std::vector<core::ParamSpec>& specs, const core::ParamValues& values,
                   const std::vector<int>& ranks, const std::vector<std::string>& hiddenKeys = {});
     // Shows new values without rebuilding (and without emitting).
-    void showValues(const plots::ParamValues& values);
+    void showValues(const core::ParamValues& values);
     void clear();
 
     ParamEditor* editor(const std::string& key) const;
-    const std::vector<plots::ParamSpec>& specs() const { return m_specs; }
+    const std::vector<core::ParamSpec>& specs() const { return m_specs; }
 
 Q_SIGNALS:
-    void valueEdited(const std::string& key, const plots::ParamValue& value);
+    void valueEdited(const std::string& key, const core::ParamValue& value);
     void resetAllRequested();
 
 private:
@@ -43,7 +43,7 @@ private:
     QWidget* m_body = nullptr;
     QVBoxLayout* m_bodyLayout = nullptr;
     QPushButton* m_resetAll = nullptr;
-    std::vector<plots::ParamSpec> m_specs;
+    std::vector<core::ParamSpec> m_specs;
     std::map<std::string, ParamEditor*> m_editors;
 };
 

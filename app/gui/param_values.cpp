@@ -1,7 +1,5 @@
 #include "app/gui/param_values.h"
 
-#include <cmath>
-
 #include <QSettings>
 
 #include "plots/timeline_view.h"
@@ -14,46 +12,41 @@ QString settingsGroup(const std::string& plotId) {
 }
 }  // namespace
 
-plots::ParamValues sanitizeValues(const std::vector<plots::ParamSpec>& specs, const plots::ParamValues& values) {
-    plots::ParamValues out;
+core::ParamValues sanitizeValues(const std::vector<core::ParamSpec>& specs, const core::ParamValues& values,
+                                 std::vector<std::string>* problems) {
+    core::ParamValues out;
     for (const auto& spec : specs) {
         out[spec.key] = spec.defaultValue;
         auto it = values.find(spec.key);
         if (it == values.end()) continue;
-        plots::ParamValue v = it->second;
-        if (spec.type == plots::ParamType::Double) {
-            if (auto i = std::get_if<long long>(&v)) v = static_cast<double>(*i);
-        } else if (spec.type == plots::ParamType::Int) {
-            if (auto d = std::get_if<double>(&v); d && std::isfinite(*d) && *d == std::floor(*d))
-                v = static_cast<long long>(*d);
-        }
-        if (plots::validate(spec, v).ok()) out[spec.key] = std::move(v);
+        auto v = core::coerceValue(spec, it->second);
+        if (v) out[spec.key] = std::move(v.value());
+        else if (problems) problems->push_back(v.error().message);
     }
     return out;
 }
 
-plots::ParamValues loadPersistedValues(const std::string& plotId, const std::vector<plots::ParamSpec>& specs) {
+core::ParamValues loadPersistedValues(const std::string& plotId, const std::vector<core::ParamSpec>& specs) {
     QSettings settings;
     settings.beginGroup(settingsGroup(plotId));
-    plots::ParamValues values;
+    core::ParamValues values;
     for (const auto& spec : specs) {
         const QString key = QString::fromStdString(spec.key);
         if (!settings.contains(key)) continue;
-        auto v = plots::valueFromString(spec, settings.value(key).toString().toStdString());
-        if (v) values[spec.key] = v.value();
+        values[spec.key] = settings.value(key).toString().toStdString();  // text: sanitizeValues coerces it
     }
     settings.endGroup();
     return sanitizeValues(specs, values);
 }
 
-void persistValue(const std::string& plotId, const plots::ParamSpec& spec, const plots::ParamValue& value) {
+void persistValue(const std::string& plotId, const core::ParamSpec& spec, const core::ParamValue& value) {
     for (const auto& k : viewStateKeys())
         if (k == spec.key) return;  // a zoom is not a preference
     QSettings settings;
     settings.beginGroup(settingsGroup(plotId));
     const QString key = QString::fromStdString(spec.key);
     if (value == spec.defaultValue) settings.remove(key);
-    else settings.setValue(key, QString::fromStdString(plots::valueToString(spec, value)));
+    else settings.setValue(key, QString::fromStdString(core::valueToString(spec, value)));
     settings.endGroup();
 }
 
@@ -67,8 +60,8 @@ const std::vector<std::string>& viewStateKeys() {
     return keys;
 }
 
-QString displayText(const plots::ParamSpec& spec, const plots::ParamValue& value) {
-    return QString::fromStdString(plots::valueToString(spec, value));
+QString displayText(const core::ParamSpec& spec, const core::ParamValue& value) {
+    return QString::fromStdString(core::valueToString(spec, value));
 }
 
 }  // namespace strobe::app

@@ -6,23 +6,25 @@
 
 #include <QString>
 
-#include "plots/param_spec.h"
+#include "core/params/param_spec.h"
 
 namespace strobe::app {
 
-// Every spec's default, then each value of `values` whose key the specs declare and which is valid for its spec
-// (an integer for a Double spec is converted). Unknown keys and invalid values are dropped, never an error: a
-// session or setting made with another version of a plot still opens.
-plots::ParamValues sanitizeValues(const std::vector<plots::ParamSpec>& specs, const plots::ParamValues& values);
+// Every spec's default, then each value of `values` whose key the specs declare, coerced with core::coerceValue
+// (the one rule of the command line, sessions and tool specs). Unknown keys are dropped and an invalid value keeps
+// the default, so that a session or setting made with another version of a plot still opens; each invalid value's
+// error (naming the key and the value) is appended to `problems` when given.
+core::ParamValues sanitizeValues(const std::vector<core::ParamSpec>& specs, const core::ParamValues& values,
+                                 std::vector<std::string>* problems = nullptr);
 
-// Values persisted by key (QSettings "params/<plot id>/<key>", string form of plots::valueToString).
-plots::ParamValues loadPersistedValues(const std::string& plotId, const std::vector<plots::ParamSpec>& specs);
-void persistValue(const std::string& plotId, const plots::ParamSpec& spec, const plots::ParamValue& value);
+// Values persisted by key (QSettings "params/<plot id>/<key>", string form of core::valueToString).
+core::ParamValues loadPersistedValues(const std::string& plotId, const std::vector<core::ParamSpec>& specs);
+void persistValue(const std::string& plotId, const core::ParamSpec& spec, const core::ParamValue& value);
 void forgetPersistedValues(const std::string& plotId);
 
 // Keys the panel does not show (the timeline view state is changed with the mouse).
 const std::vector<std::string>& viewStateKeys();
 
-QString displayText(const plots::ParamSpec& spec, const plots::ParamValue& value);
+QString displayText(const core::ParamSpec& spec, const core::ParamValue& value);
 
 }  // namespace strobe::app

@@ -105,7 +105,7 @@ void PlotView::setValue(const std::string& key, const plots::ParamValue& value) 
 void PlotView::setValues(const plots::ParamValues& values) {
     plots::ParamValues next = sanitizeValues(m_specs, values);
     if (next == m_values) return;
-    const bool prepareChanged = plots::prepareKey(m_specs, next) != plots::prepareKey(m_specs, m_values);
+    const bool prepareChanged = core::prepareKey(m_specs, next) != core::prepareKey(m_specs, m_values);
     m_values = std::move(next);
     if (prepareChanged) {
         m_updating = true;
@@ -137,7 +137,7 @@ void PlotView::refreshData() {
 
 void PlotView::requestPrepare() {
     if (!dataReady()) return;
-    const std::string key = plots::prepareKey(m_specs, m_values);
+    const std::string key = core::prepareKey(m_specs, m_values);
     if (m_prepared && key == m_preparedKey) {
         if (m_pendingRequest != 0) m_engine.cancel(m_slot);  // the edits came back to what we already have
         m_pendingRequest = 0;
@@ -273,11 +273,11 @@ std::optional<QRectF> PlotView::selectionRect() const {
         const plots::TimelineGeometry& then = *thenGeometry;
         // The first lane shown: the scroll value as the timeline clamps it.
         auto firstLane = [](const plots::TimelineGeometry& geo, const plots::ParamValues& v) {
-            return static_cast<double>(std::clamp<long long>(plots::paramInt(v, plots::kLaneScrollKey), 0,
+            return static_cast<double>(std::clamp<long long>(plots::kLaneScroll(v), 0,
                                                              std::max(0, geo.laneCount - geo.visibleLanes)));
         };
         auto laneHeight = [](const plots::ParamValues& v) {
-            return static_cast<double>(std::max(1LL, plots::paramInt(v, "lane_height", 18)));
+            return static_cast<double>(std::max(1LL, plots::kLaneHeight(v)));
         };
         const double lane = firstLane(then, sel.values) + (point.y() - then.plotArea.top()) / laneHeight(sel.values);
         // The item's time span now, clipped to the view: hit-test in the middle of what is visible of it.

@@ -1,4 +1,5 @@
 #include "core/analysis/event_summary.h"
+#include "core/analysis/columns.h"
 
 #include <algorithm>
 #include <cmath>
@@ -19,7 +20,7 @@ Result<Table> eventSummary(AnalysisContext& ctx, const WindowSpec& window) {
     if (!selR) return selR.error();
     const WindowSelection& sel = *selR.value();
     Table t;
-    t.columns = {"rank", "category", "count", "dur_ns"};
+    t.columns = kEventColumns;
     const bool hta = sel.spec.kind == WindowKind::Hta || sel.spec.kind == WindowKind::HtaIncludeLast;
     for (const RankWindow& w : sel.ranks) {
         const RankData& r = *w.data;
@@ -109,7 +110,7 @@ AnalysisInfo eventSummaryAnalysisInfo() {
     AnalysisInfo a;
     a.name = "events";
     a.description = "Count and total duration of the window's events per rank and category (HTA's event table)";
-    a.columns = {"rank", "category", "count", "dur_ns"};
+    a.columns = kEventColumns;
     a.run = [](AnalysisContext& ctx, const AnalysisRequest& req) { return eventSummary(ctx, req.window); };
     return a;
 }

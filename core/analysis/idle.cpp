@@ -1,4 +1,5 @@
 #include "core/analysis/idle.h"
+#include "core/analysis/columns.h"
 
 #include <algorithm>
 #include <array>
@@ -12,7 +13,7 @@ Result<Table> idleBreakdown(AnalysisContext& ctx, const WindowSpec& window, Time
     auto sel = ctx.select(window);
     if (!sel) return sel.error();
     Table t;
-    t.columns = {"rank", "stream", "cause", "idle_ns", "ratio", "count", "mean_ns", "max_ns"};
+    t.columns = kIdleColumns;
     static constexpr std::array<const char*, 3> kCauses = {"host_wait", "kernel_wait", "other"};
     for (const RankWindow& w : sel.value()->ranks) {
         const RankData& r = *w.data;
@@ -78,15 +79,20 @@ Result<Table> idleBreakdown(AnalysisContext& ctx, const WindowSpec& window, Time
     return t;
 }
 
+namespace {
+const IntParam kKernelWaitNs{"kernel-wait-ns", "kernel-wait-ns",
+                             "gaps shorter than this between back-to-back kernels count as kernel wait (HTA: 30 µs)",
+                             30000};
+}  // namespace
+
 AnalysisInfo idleAnalysisInfo() {
     AnalysisInfo a;
     a.name = "idle";
     a.description = "GPU idle time per rank and stream by cause: host wait, kernel wait, other (HTA)";
-    a.options = {{"kernel-wait-ns", OptionType::Int, "30000",
-                  "gaps shorter than this between back-to-back kernels count as kernel wait (HTA: 30 µs)", {}}};
-    a.columns = {"rank", "stream", "cause", "idle_ns", "ratio", "count", "mean_ns", "max_ns"};
+    a.options = {kKernelWaitNs.spec()};
+    a.columns = kIdleColumns;
     a.run = [](AnalysisContext& ctx, const AnalysisRequest& req) {
-        return idleBreakdown(ctx, req.window, req.getInt("kernel-wait-ns", 30000));
+        return idleBreakdown(ctx, req.window, req.get(kKernelWaitNs));
     };
     return a;
 }

@@ -1,4 +1,5 @@
 #include "core/analysis/kernel_stats.h"
+#include "core/analysis/columns.h"
 
 #include <algorithm>
 #include <cmath>
@@ -41,8 +42,7 @@ Result<Table> kernelStatistics(AnalysisContext& ctx, const WindowSpec& window, c
         }
     }
     Table t;
-    t.columns = {"rank", "name", "category", "count", "total_ns", "mean_ns", "median_ns",
-                 "p5_ns", "p95_ns", "stddev_ns", "cv", "min_ns", "max_ns"};
+    t.columns = kKernelStatsColumns;
     // key → group; one map per rank, or one for all ranks.
     std::vector<std::pair<Cell, std::unordered_map<std::string, Group>>> buckets;
     if (o.acrossRanks) buckets.emplace_back(std::string("all"), std::unordered_map<std::string, Group>{});
@@ -130,27 +130,29 @@ Result<Table> kernelStatistics(AnalysisContext& ctx, const WindowSpec& window, c
     return t;
 }
 
+namespace {
+const EnumParam kGroupBy = EnumParam{"group-by", "group-by", "group activities by kernel name, category or one regex",
+                                     "name"}.choices({"name", "category", "regex"});
+const RegexParam kRegex{"regex", "regex", "only activities whose name matches (ECMAScript, searched)", ""};
+const BoolParam kAcrossRanks{"across-ranks", "across-ranks", "one row per group over all ranks (rank = all)", false};
+const IntParam kTop{"top", "top", "keep the N groups with the most time per rank (0 = all)", 0};
+}  // namespace
+
 AnalysisInfo kernelStatsAnalysisInfo() {
     AnalysisInfo a;
     a.name = "kernels";
     a.description = "Per-kernel duration statistics (count, total, mean, median, p5, p95, stddev, cv)";
-    a.options = {
-        {"group-by", OptionType::Enum, "name", "group activities by kernel name, category or one regex", {"name", "category", "regex"}},
-        {"regex", OptionType::Regex, "", "only activities whose name matches (ECMAScript, searched)", {}},
-        {"across-ranks", OptionType::Bool, "false", "one row per group over all ranks (rank = all)", {}},
-        {"top", OptionType::Int, "0", "keep the N groups with the most time per rank (0 = all)", {}},
-    };
-    a.columns = {"rank", "name", "category", "count", "total_ns", "mean_ns", "median_ns",
-                 "p5_ns", "p95_ns", "stddev_ns", "cv", "min_ns", "max_ns"};
+    a.options = {kGroupBy.spec(), kRegex.spec(), kAcrossRanks.spec(), kTop.spec()};
+    a.columns = kKernelStatsColumns;
     a.run = [](AnalysisContext& ctx, const AnalysisRequest& req) -> Result<Table> {
         KernelStatsOptions o;
-        std::string g = req.getString("group-by", "name");
+        std::string g = req.get(kGroupBy);
         o.groupBy = g == "category" ? KernelGroupBy::Category : g == "regex" ? KernelGroupBy::Regex : KernelGroupBy::Name;
-        o.regex = req.getString("regex", "");
+        o.regex = req.get(kRegex);
         if (o.groupBy == KernelGroupBy::Regex && o.regex.empty())
             return Error("kernels: --group-by regex needs --regex PATTERN");
-        o.acrossRanks = req.getBool("across-ranks", false);
-        o.top = req.getInt("top", 0);
+        o.acrossRanks = req.get(kAcrossRanks);
+        o.top = req.get(kTop);
         return kernelStatistics(ctx, req.window, o);
     };
     return a;

@@ -1,4 +1,5 @@
 #include "core/analysis/kernel_types.h"
+#include "core/analysis/columns.h"
 
 #include <algorithm>
 #include <array>
@@ -101,7 +102,7 @@ Result<Table> kernelTypeBreakdown(AnalysisContext& ctx, const WindowSpec& window
     if (!sel) return sel.error();
     const size_t typeCount = o.includeMemory ? 3 : 2;
     Table t;
-    t.columns = {"rank", "type", "time_ns", "pct"};
+    t.columns = kKernelTypeColumns;
     std::array<TimeNs, 8> total{};
     auto emit = [&](const Cell& rank, const std::array<TimeNs, 8>& times) {
         TimeNs sum = 0;
@@ -209,7 +210,7 @@ Result<Table> kernelTypeTopKernels(AnalysisContext& ctx, const WindowSpec& windo
         return a.rank < b.rank;
     });
     Table t;
-    t.columns = {"rank", "type", "name", "count", "sum_ns", "max_ns", "min_ns", "mean_ns", "stddev_ns"};
+    t.columns = kKernelTypeKernelColumns;
     for (const Row& r : rows)
         t.addRow({int64_t{r.rank}, std::string(toString(r.type)), r.s.name, r.s.count, r.s.sum, r.s.max, r.s.min,
                   r.s.mean, r.s.stddev});
@@ -217,23 +218,27 @@ Result<Table> kernelTypeTopKernels(AnalysisContext& ctx, const WindowSpec& windo
     return t;
 }
 
+namespace {
+const EnumParam kView = EnumParam{"view", "view", "types: time per type/overlap; kernels: per-kernel statistics",
+                                  "types"}.choices({"types", "kernels"});
+const BoolParam kIncludeMemory{"include-memory", "include-memory", "include MEMORY (memcpy/memset) as a type", true};
+const IntParam kTopK{"top-k", "top-k", "kernels view: names kept per rank and type before 'others'", 10};
+const DoubleParam kDurationRatio{"duration-ratio", "duration-ratio",
+                                 "kernels view: keep names within this share of the cumulative time", 0.8};
+}  // namespace
+
 AnalysisInfo kernelTypesAnalysisInfo() {
     AnalysisInfo a;
     a.name = "kernel-types";
     a.description = "GPU time by HTA kernel type and their overlaps; --view kernels: top kernels per type (HTA)";
-    a.options = {
-        {"view", OptionType::Enum, "types", "types: time per type/overlap; kernels: per-kernel statistics", {"types", "kernels"}},
-        {"include-memory", OptionType::Bool, "true", "include MEMORY (memcpy/memset) as a type", {}},
-        {"top-k", OptionType::Int, "10", "kernels view: names kept per rank and type before 'others'", {}},
-        {"duration-ratio", OptionType::Double, "0.8", "kernels view: keep names within this share of the cumulative time", {}},
-    };
-    a.columns = {"rank", "type", "time_ns", "pct"};
+    a.options = {kView.spec(), kIncludeMemory.spec(), kTopK.spec(), kDurationRatio.spec()};
+    a.columns = kKernelTypeColumns;
     a.run = [](AnalysisContext& ctx, const AnalysisRequest& req) -> Result<Table> {
         KernelTypeOptions o;
-        o.includeMemory = req.getBool("include-memory", true);
-        o.topK = req.getInt("top-k", 10);
-        o.durationRatio = req.getDouble("duration-ratio", 0.8);
-        if (req.getString("view", "types") == "kernels") return kernelTypeTopKernels(ctx, req.window, o);
+        o.includeMemory = req.get(kIncludeMemory);
+        o.topK = req.get(kTopK);
+        o.durationRatio = req.get(kDurationRatio);
+        if (req.get(kView) == "kernels") return kernelTypeTopKernels(ctx, req.window, o);
         return kernelTypeBreakdown(ctx, req.window, o);
     };
     return a;

@@ -1,4 +1,5 @@
 #include "core/analysis/launch.h"
+#include "core/analysis/columns.h"
 
 #include <algorithm>
 #include <map>
@@ -39,11 +40,9 @@ Result<Table> launchOverhead(AnalysisContext& ctx, const WindowSpec& window, boo
     if (!sel) return sel.error();
     Table t;
     if (cdf)
-        t.columns = {"rank", "category", "quantile_pct", "launch_ns"};
+        t.columns = kLaunchCdfColumns;
     else
-        t.columns = {"rank",          "category",      "count",          "launch_mean_ns", "launch_p5_ns",
-                     "launch_p50_ns", "launch_p95_ns", "launch_p99_ns",  "launch_max_ns",  "prep_count",
-                     "prep_mean_ns",  "prep_p50_ns",   "prep_p95_ns"};
+        t.columns = kLaunchColumns;
     for (const RankWindow& w : sel.value()->ranks) {
         const RankData& r = *w.data;
         std::vector<std::pair<std::vector<TimeNs>, std::vector<TimeNs>>> byCode(256);
@@ -112,17 +111,19 @@ Result<Table> launchOverhead(AnalysisContext& ctx, const WindowSpec& window, boo
     return t;
 }
 
+namespace {
+const EnumParam kView = EnumParam{"view", "view", "summary: percentiles; cdf: launch-delay quantiles every 5 %",
+                                  "summary"}.choices({"summary", "cdf"});
+}  // namespace
+
 AnalysisInfo launchAnalysisInfo() {
     AnalysisInfo a;
     a.name = "launch";
     a.description = "Kernel launch delay (start − runtime call) and CPU-op preparation time, per rank and category";
-    a.options = {{"view", OptionType::Enum, "summary", "summary: percentiles; cdf: launch-delay quantiles every 5 %",
-                  {"summary", "cdf"}}};
-    a.columns = {"rank",          "category",      "count",          "launch_mean_ns", "launch_p5_ns",
-                 "launch_p50_ns", "launch_p95_ns", "launch_p99_ns",  "launch_max_ns",  "prep_count",
-                 "prep_mean_ns",  "prep_p50_ns",   "prep_p95_ns"};
+    a.options = {kView.spec()};
+    a.columns = kLaunchColumns;
     a.run = [](AnalysisContext& ctx, const AnalysisRequest& req) {
-        return launchOverhead(ctx, req.window, req.getString("view", "summary") == "cdf");
+        return launchOverhead(ctx, req.window, req.get(kView) == "cdf");
     };
     return a;
 }

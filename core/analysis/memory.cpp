@@ -1,4 +1,5 @@
 #include "core/analysis/memory.h"
+#include "core/analysis/columns.h"
 
 #include <array>
 #include <limits>
@@ -14,7 +15,7 @@ Result<Table> memoryTraffic(AnalysisContext& ctx, const WindowSpec& window) {
     auto sel = ctx.select(window);
     if (!sel) return sel.error();
     Table t;
-    t.columns = {"rank", "kind", "direction", "count", "bytes", "total_ns", "bandwidth_gbps", "mean_bytes"};
+    t.columns = kMemoryColumns;
     bool any = false;
     for (const RankWindow& w : sel.value()->ranks) {
         const RankData& r = *w.data;
@@ -79,7 +80,7 @@ AnalysisInfo memoryAnalysisInfo() {
     AnalysisInfo a;
     a.name = "memory";
     a.description = "Memcpy/memset bytes, duration and bandwidth by direction, per rank";
-    a.columns = {"rank", "kind", "direction", "count", "bytes", "total_ns", "bandwidth_gbps", "mean_bytes"};
+    a.columns = kMemoryColumns;
     a.run = [](AnalysisContext& ctx, const AnalysisRequest& req) { return memoryTraffic(ctx, req.window); };
     return a;
 }

@@ -1,4 +1,5 @@
 #include "core/analysis/overlap.h"
+#include "core/analysis/columns.h"
 
 #include <fmt/format.h>
 
@@ -8,7 +9,7 @@ Result<Table> commCompOverlap(AnalysisContext& ctx, const WindowSpec& window) {
     auto sel = ctx.select(window);
     if (!sel) return sel.error();
     Table t;
-    t.columns = {"rank", "comm_ns", "comp_ns", "overlap_ns", "overlap_pct"};
+    t.columns = kOverlapColumns;
     for (const RankWindow& w : sel.value()->ranks) {
         const auto& comm = w.merged(HtaType::Communication);
         const auto& comp = w.merged(HtaType::Computation);
@@ -31,7 +32,7 @@ AnalysisInfo overlapAnalysisInfo() {
     AnalysisInfo a;
     a.name = "overlap";
     a.description = "Share of merged communication time during which computation runs, per rank (HTA)";
-    a.columns = {"rank", "comm_ns", "comp_ns", "overlap_ns", "overlap_pct"};
+    a.columns = kOverlapColumns;
     a.run = [](AnalysisContext& ctx, const AnalysisRequest& req) { return commCompOverlap(ctx, req.window); };
     return a;
 }

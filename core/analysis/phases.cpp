@@ -1,4 +1,5 @@
 #include "core/analysis/phases.h"
+#include "core/analysis/columns.h"
 
 #include <algorithm>
 #include <cctype>
@@ -125,7 +126,7 @@ Result<Table> phaseStructure(AnalysisContext& ctx, const WindowSpec& window, Lay
     auto sel = ctx.select(window);
     if (!sel) return sel.error();
     Table t;
-    t.columns = {"rank", "phase", "name", "step", "start_ns", "end_ns", "dur_ns", "count"};
+    t.columns = kPhaseColumns;
     for (const RankWindow& w : sel.value()->ranks) {
         const RankData& r = *w.data;
         const auto& steps = ctx.steps(w.rankIndex);
@@ -302,17 +303,21 @@ Result<Table> phaseStructure(AnalysisContext& ctx, const WindowSpec& window, Lay
     return t;
 }
 
+namespace {
+const EnumParam kLayers = EnumParam{"layers", "layers",
+                                    "transformer layers from kernel patterns: none, summary (one row per rank: count, "
+                                    "mean dur_ns) or rows (one row per layer)",
+                                    "summary"}.choices({"none", "summary", "rows"});
+}  // namespace
+
 AnalysisInfo phasesAnalysisInfo() {
     AnalysisInfo a;
     a.name = "phases";
     a.description = "Steps, forward/backward/optimizer, vLLM prefill/decode and detected transformer layers";
-    a.options = {{"layers", OptionType::Enum, "summary",
-                  "transformer layers from kernel patterns: none, summary (one row per rank: count, mean dur_ns) or rows "
-                  "(one row per layer)",
-                  {"none", "summary", "rows"}}};
-    a.columns = {"rank", "phase", "name", "step", "start_ns", "end_ns", "dur_ns", "count"};
+    a.options = {kLayers.spec()};
+    a.columns = kPhaseColumns;
     a.run = [](AnalysisContext& ctx, const AnalysisRequest& req) {
-        std::string l = req.getString("layers", "summary");
+        std::string l = req.get(kLayers);
         return phaseStructure(ctx, req.window, l == "none" ? LayerRows::None : l == "rows" ? LayerRows::Rows : LayerRows::Summary);
     };
     return a;

@@ -1,7 +1,8 @@
 #pragma once
 // The analyses, listed once so that the command line (`strobe-cli analyze --list`) and the GUI show the same
 // names, options and columns. Each analysis is a pure function of a loaded run (through its AnalysisContext,
-// which caches the per-window selections) and typed options, returning a Table.
+// which caches the per-window selections) and typed options, returning a Table. Options are core ParamSpecs
+// (core/params): each analysis declares them once as typed handles and reads them through those handles.
 
 #include <functional>
 #include <map>
@@ -12,30 +13,22 @@
 #include "core/analysis/context.h"
 #include "core/analysis/table.h"
 #include "core/io/error.h"
+#include "core/params/param.h"
 
 namespace strobe::core {
 
-enum class OptionType : uint8_t { Int, Double, Bool, String, Enum, Regex };
-std::string_view toString(OptionType t);
-
-struct OptionSpec {
-    std::string key;           // command line: --key value
-    OptionType type = OptionType::String;
-    std::string defaultValue;  // as text
-    std::string help;
-    std::vector<std::string> choices;  // Enum
-};
-
-// Options of one run, as text keyed by OptionSpec::key; typed access falls back to the spec default.
+// Options of one run keyed by ParamSpec::key (command line: --key value). Given as text (the command line) or
+// typed; runAnalysis() coerces them with the analysis' specs (core::coerceValue) and fills the defaults, so an
+// analysis reads each through its handle: `kTop(req.values)` or `req.get(kTop)`.
 class AnalysisRequest {
 public:
     WindowSpec window;
-    std::map<std::string, std::string> values;
+    ParamValues values;
 
-    int64_t getInt(const std::string& key, int64_t fallback) const;
-    double getDouble(const std::string& key, double fallback) const;
-    bool getBool(const std::string& key, bool fallback) const;
-    std::string getString(const std::string& key, const std::string& fallback) const;
+    template <ParamType K>
+    typename Param<K>::Value get(const Param<K>& p) const {
+        return p.get(values);
+    }
 };
 
 using AnalysisFn = std::function<Result<Table>(AnalysisContext&, const AnalysisRequest&)>;
@@ -43,7 +36,7 @@ using AnalysisFn = std::function<Result<Table>(AnalysisContext&, const AnalysisR
 struct AnalysisInfo {
     std::string name;         // "temporal"
     std::string description;  // one line
-    std::vector<OptionSpec> options;
+    std::vector<ParamSpec> options;    // the spec's tooltip is the option's help line
     std::vector<std::string> columns;  // the stable column names of the default view
     AnalysisFn run;
 };
@@ -52,8 +45,8 @@ struct AnalysisInfo {
 const std::vector<AnalysisInfo>& analysisRegistry();
 const AnalysisInfo* findAnalysis(std::string_view name);
 
-// Validates the option values against the specs (unknown keys, wrong types, enum choices, bad regexes),
-// fills defaults, then runs. The window's messages are appended to the table's.
+// Coerces the option values with the specs (core::coerceValue: unknown keys, wrong types, enum choices, bad
+// regexes are errors naming the key and the value), fills defaults, then runs. The window's messages are appended to the table's.
 Result<Table> runAnalysis(AnalysisContext& ctx, std::string_view name, const AnalysisRequest& request);
 
 }  // namespace strobe::core

@@ -1,4 +1,5 @@
 #include "core/analysis/straggler.h"
+#include "core/analysis/columns.h"
 
 #include <algorithm>
 #include <charconv>
@@ -84,8 +85,7 @@ std::map<Key, std::vector<Hit>> collectCollectives(const std::vector<RankWindow>
 Table matchCollectives(const std::map<Key, std::vector<Hit>>& coll, const std::vector<RankWindow>& ranks,
                        std::vector<RankAcc>& acc) {
     Table collTable;
-    collTable.columns = {"process_group", "seq", "name", "ranks", "straggler_rank", "max_wait_ns", "total_wait_ns",
-                         "start_spread_ns"};
+    collTable.columns = kStragglerCollectiveColumns;
     for (const auto& [key, hits] : coll) {
         if (hits.size() < 2) continue;
         TimeNs minDur = INT64_MAX, minStart = INT64_MAX, maxStart = INT64_MIN;
@@ -143,7 +143,7 @@ std::map<std::pair<std::string, int64_t>, std::vector<Hit>> collectRegions(const
 Table matchRegions(const std::map<std::pair<std::string, int64_t>, std::vector<Hit>>& regions,
                    const std::vector<RankWindow>& ranks, std::vector<RankAcc>& acc) {
     Table regTable;
-    regTable.columns = {"name", "occurrence", "ranks", "slowest_rank", "end_spread_ns", "mean_dur_ns"};
+    regTable.columns = kStragglerRegionColumns;
     for (const auto& [key, hits] : regions) {
         if (hits.size() < 2) continue;
         TimeNs minEnd = INT64_MAX, maxEnd = INT64_MIN;
@@ -201,8 +201,7 @@ Result<Table> stragglerAnalysis(AnalysisContext& ctx, const WindowSpec& window, 
         regTable.messages = t.messages;
         return regTable;
     }
-    t.columns = {"rank", "collectives", "wait_ns", "mean_wait_ns", "times_last", "caused_wait_ns",
-                 "mean_start_lag_ns", "regions", "mean_region_end_lag_ns", "max_region_end_lag_ns"};
+    t.columns = kStragglerColumns;
     size_t worst = nr;
     for (size_t rp = 0; rp < nr; ++rp) {
         const RankAcc& a = acc[rp];
@@ -235,16 +234,19 @@ Result<Table> stragglerAnalysis(AnalysisContext& ctx, const WindowSpec& window, 
     return t;
 }
 
+namespace {
+const EnumParam kView = EnumParam{"view", "view", "summary per rank, or one row per collective or region", "summary"}
+                            .choices({"summary", "collectives", "regions"});
+}  // namespace
+
 AnalysisInfo stragglerAnalysisInfo() {
     AnalysisInfo a;
     a.name = "straggler";
     a.description = "Collectives and annotated regions matched across ranks: who waits, who makes others wait";
-    a.options = {{"view", OptionType::Enum, "summary", "summary per rank, or one row per collective or region",
-                  {"summary", "collectives", "regions"}}};
-    a.columns = {"rank", "collectives", "wait_ns", "mean_wait_ns", "times_last", "caused_wait_ns",
-                 "mean_start_lag_ns", "regions", "mean_region_end_lag_ns", "max_region_end_lag_ns"};
+    a.options = {kView.spec()};
+    a.columns = kStragglerColumns;
     a.run = [](AnalysisContext& ctx, const AnalysisRequest& req) {
-        return stragglerAnalysis(ctx, req.window, req.getString("view", "summary"));
+        return stragglerAnalysis(ctx, req.window, req.get(kView));
     };
     return a;
 }

@@ -84,6 +84,12 @@ std::string jsonQuote(const std::string& s) {
     return o;
 }
 
+std::vector<std::string> columnNames(std::initializer_list<ColumnKey> columns) {
+    std::vector<std::string> out;
+    for (const auto& c : columns) out.emplace_back(c.name);
+    return out;
+}
+
 int Table::columnIndex(const std::string& name) const {
     for (size_t i = 0; i < columns.size(); ++i)
         if (columns[i] == name) return static_cast<int>(i);

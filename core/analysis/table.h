@@ -14,12 +14,21 @@ namespace strobe::core {
 
 using Cell = std::variant<std::monostate, int64_t, double, std::string>;
 
+// A column name declared once as a constant (core/analysis/columns.h): tables are built and read through these,
+// so that a misspelled column does not compile.
+struct ColumnKey {
+    const char* name;
+    std::string str() const { return name; }
+};
+std::vector<std::string> columnNames(std::initializer_list<ColumnKey> columns);
+
 struct Table {
     std::vector<std::string> columns;
     std::vector<std::vector<Cell>> rows;
     std::vector<std::string> messages;
 
     int columnIndex(const std::string& name) const;  // -1 if absent
+    int columnIndex(ColumnKey c) const { return columnIndex(c.str()); }
     void writeCsv(std::ostream& out) const;           // RFC 4180 quoting, header row first
     // JSON array of row objects: [{"col": value, ...}, ...]
     void writeJsonRows(std::ostream& out) const;
@@ -27,6 +36,7 @@ struct Table {
     // Additions for analyses (additive).
     // The cell of row `row` in column `name`, a null cell when either is absent.
     const Cell& at(size_t row, const std::string& name) const;
+    const Cell& at(size_t row, ColumnKey c) const { return at(row, c.str()); }
     // Numeric value of a cell (int64 or double), `fallback` for null or text.
     static double number(const Cell& c, double fallback = 0.0);
     // Text of a cell as it is written in CSV ("" for null; doubles with up to 17 significant digits).

@@ -1,4 +1,5 @@
 #include "core/analysis/temporal.h"
+#include "core/analysis/columns.h"
 
 #include <fmt/format.h>
 
@@ -8,8 +9,7 @@ Result<Table> temporalBreakdown(AnalysisContext& ctx, const WindowSpec& window) 
     auto sel = ctx.select(window);
     if (!sel) return sel.error();
     Table t;
-    t.columns = {"rank",     "window_ns", "idle_ns",         "compute_ns", "non_compute_ns",
-                 "idle_pct", "compute_pct", "non_compute_pct", "activities"};
+    t.columns = kTemporalColumns;
     for (const RankWindow& w : sel.value()->ranks) {
         if (w.empty()) {
             t.addRow({int64_t{w.rank}, {}, {}, {}, {}, {}, {}, {}, int64_t{0}});
@@ -38,8 +38,7 @@ AnalysisInfo temporalAnalysisInfo() {
     AnalysisInfo a;
     a.name = "temporal";
     a.description = "Idle, compute and non-compute GPU time per rank (HTA temporal breakdown)";
-    a.columns = {"rank", "window_ns", "idle_ns", "compute_ns", "non_compute_ns", "idle_pct", "compute_pct",
-                 "non_compute_pct", "activities"};
+    a.columns = kTemporalColumns;
     a.run = [](AnalysisContext& ctx, const AnalysisRequest& req) { return temporalBreakdown(ctx, req.window); };
     return a;
 }

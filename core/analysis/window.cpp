@@ -1,4 +1,5 @@
 #include "core/analysis/window.h"
+#include "core/analysis/columns.h"
 
 #include <algorithm>
 #include <cmath>
@@ -96,7 +97,7 @@ SteadyState findSteadyState(AnalysisContext& ctx, double threshold) {
 Result<Table> steadyStateWindow(AnalysisContext& ctx, double threshold) {
     SteadyState ss = findSteadyState(ctx, threshold);
     Table t;
-    t.columns = {"step", "start_ns", "end_ns", "dur_ns", "min_dur_ns", "max_dur_ns", "ranks", "outlier", "kept", "reason"};
+    t.columns = kWindowColumns;
     for (const auto& s : ss.steps)
         t.addRow({s.number, s.start, s.end, s.medianDur, s.minDur, s.maxDur, s.ranks, int64_t{s.outlier ? 1 : 0},
                   int64_t{s.kept ? 1 : 0}, s.reason});
@@ -104,14 +105,19 @@ Result<Table> steadyStateWindow(AnalysisContext& ctx, double threshold) {
     return t;
 }
 
+namespace {
+const DoubleParam kThreshold{"threshold", "threshold", "outlier when |dur − median| > threshold × robust deviation",
+                             3.0};
+}  // namespace
+
 AnalysisInfo windowAnalysisInfo() {
     AnalysisInfo a;
     a.name = "window";
     a.description = "Steady-state steps: warm-up and tail steps with outlying durations dropped (the auto window)";
-    a.options = {{"threshold", OptionType::Double, "3", "outlier when |dur − median| > threshold × robust deviation", {}}};
-    a.columns = {"step", "start_ns", "end_ns", "dur_ns", "min_dur_ns", "max_dur_ns", "ranks", "outlier", "kept", "reason"};
+    a.options = {kThreshold.spec()};
+    a.columns = kWindowColumns;
     a.run = [](AnalysisContext& ctx, const AnalysisRequest& req) {
-        return steadyStateWindow(ctx, req.getDouble("threshold", 3.0));
+        return steadyStateWindow(ctx, req.get(kThreshold));
     };
     return a;
 }

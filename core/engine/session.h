@@ -18,11 +18,12 @@
 #include <vector>
 
 #include "core/io/error.h"
+#include "core/params/param_spec.h"
 
 namespace strobe::core {
 
-// The same shape as plots::ParamValue (core knows nothing of plots): bool, integer, floating, text, list.
-using SessionValue = std::variant<bool, long long, double, std::string, std::vector<std::string>>;
+// A parameter value as written; the plot's ParamSpec coerces it when the session opens (core::coerceValue).
+using SessionValue = ParamValue;
 
 struct SessionRun {
     std::string label;                               // shown in the run tree; empty: derived from the paths

@@ -36,8 +36,8 @@ protected:
     BarChart chart(const AnalysisTables& p, const ParamValues& v) const override {
         BarChart c;
         c.title = title();
-        bool pct = paramBool(v, "percent", true);
-        c.horizontal = paramBool(v, "horizontal", true);
+        bool pct = kPercent(v);
+        c.horizontal = kHorizontal(v);
         c.subtitle = fmt::format("communication time overlapped by computation; window: {}", p.window);
         c.series = {"overlapped by computation", "exposed communication"};
         c.colors = {QColor(0x2c, 0xa0, 0x2c), QColor(0xd6, 0x27, 0x28)};
@@ -46,11 +46,11 @@ protected:
         for (size_t ri = 0; ri < p.perRun.size(); ++ri) {
             const auto& t = p.perRun[ri];
             for (size_t row = 0; row < t.rows.size(); ++row) {
-                double comm = cellNumber(t, row, "comm_ns", 0);
+                double comm = cellNumber(t, row, col::kCommNs, 0);
                 if (comm <= 0) continue;
-                double ov = cellNumber(t, row, "overlap_ns", 0);
-                auto rank = int(cellNumber(t, row, "rank", -1));
-                c.bars.push_back(fmt::format("{} ({:.1f}%)", p.rankLabel(ri, rank), cellNumber(t, row, "overlap_pct")));
+                double ov = cellNumber(t, row, col::kOverlapNs, 0);
+                auto rank = int(cellNumber(t, row, col::kRank, -1));
+                c.bars.push_back(fmt::format("{} ({:.1f}%)", p.rankLabel(ri, rank), cellNumber(t, row, col::kOverlapPct)));
                 if (pct) c.values.push_back({ov / comm * 100.0, (comm - ov) / comm * 100.0});
                 else c.values.push_back({ov, comm - ov});
             }

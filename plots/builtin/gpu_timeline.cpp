@@ -17,6 +17,7 @@
 
 #include <fmt/format.h>
 
+#include "core/analysis/columns.h"
 #include "core/analysis/phases.h"
 #include "plots/chart.h"
 #include "plots/plot_registry.h"
@@ -24,6 +25,22 @@
 
 namespace strobe::plots {
 namespace {
+
+const BoolParam kIncludeMemory{"include_memory", "Memcpy/memset", "Show memcpy and memset activities next to kernels",
+                               true};
+const RegexParam kNameFilter{"name_filter", "Kernel name filter",
+                             "Only activities whose name matches this regular expression (empty: all)", ""};
+const EnumParam kColorBy =
+    EnumParam{"color_by", "Colour by", "Kernel category (Strobe classification) or kernel name", "category"}
+        .choices({"category", "name"})
+        .drawOnly();
+const BoolParam kShowSteps = BoolParam{"show_steps", "Steps", "Show ProfilerStep#N bands", true}.drawOnly();
+const BoolParam kShowAnnotations =
+    BoolParam{"show_annotations", "GPU annotations", "Show gpu_user_annotation ranges as bands", true}.drawOnly();
+const BoolParam kShowPhases =
+    BoolParam{"show_phases", "Phases and layers",
+              "Show forward / backward / optimizer (or vLLM prefill / decode) and transformer layers as bands", true}
+        .drawOnly();
 
 enum class LaneKind : uint8_t { Stream, Steps, Annotation, Phases, Layers };
 
@@ -147,69 +164,14 @@ public:
     bool isTimeline() const override { return true; }
 
     std::vector<ParamSpec> parameters(const RunSet& runs) const override {
-        std::vector<ParamSpec> s;
-        ParamSpec ranks;
-        ranks.key = "ranks";
-        ranks.label = "Ranks";
-        ranks.tooltip = "Ranks to show (empty: all)";
-        ranks.type = ParamType::RankSet;
-        ranks.defaultValue = std::vector<std::string>{};
-        ranks.choices = rankChoices(runs);
-        s.push_back(ranks);
-        ParamSpec mem;
-        mem.key = "include_memory";
-        mem.label = "Memcpy/memset";
-        mem.tooltip = "Show memcpy and memset activities next to kernels";
-        mem.type = ParamType::Bool;
-        mem.defaultValue = true;
-        s.push_back(mem);
-        ParamSpec filter;
-        filter.key = "name_filter";
-        filter.label = "Kernel name filter";
-        filter.tooltip = "Only activities whose name matches this regular expression (empty: all)";
-        filter.type = ParamType::Regex;
-        filter.defaultValue = std::string();
-        s.push_back(filter);
-        ParamSpec colorBy;
-        colorBy.key = "color_by";
-        colorBy.label = "Colour by";
-        colorBy.tooltip = "Kernel category (Strobe classification) or kernel name";
-        colorBy.type = ParamType::Enum;
-        colorBy.choices = {"category", "name"};
-        colorBy.defaultValue = std::string("category");
-        colorBy.affectsPrepare = false;
-        s.push_back(colorBy);
-        ParamSpec steps;
-        steps.key = "show_steps";
-        steps.label = "Steps";
-        steps.tooltip = "Show ProfilerStep#N bands";
-        steps.type = ParamType::Bool;
-        steps.defaultValue = true;
-        steps.affectsPrepare = false;
-        s.push_back(steps);
-        ParamSpec ann = steps;
-        ann.key = "show_annotations";
-        ann.label = "GPU annotations";
-        ann.tooltip = "Show gpu_user_annotation ranges as bands";
-        s.push_back(ann);
-        ParamSpec phases = steps;
-        phases.key = "show_phases";
-        phases.label = "Phases and layers";
-        phases.tooltip = "Show forward / backward / optimizer (or vLLM prefill / decode) and transformer layers as "
-                         "bands";
-        s.push_back(phases);
-        ParamSpec lh;
-        lh.key = "lane_height";
-        lh.label = "Lane height";
-        lh.tooltip = "Height of one lane in pixels";
-        lh.type = ParamType::Int;
-        lh.defaultValue = 18LL;
-        lh.min = 6;
-        lh.max = 80;
-        lh.step = 1;
-        lh.unit = "px";
-        lh.affectsPrepare = false;
-        s.push_back(lh);
+        std::vector<ParamSpec> s{ranksSpec(runs, "Ranks to show (empty: all)"),
+                                 kIncludeMemory.spec(),
+                                 kNameFilter.spec(),
+                                 kColorBy.spec(),
+                                 kShowSteps.spec(),
+                                 kShowAnnotations.spec(),
+                                 kShowPhases.spec(),
+                                 kLaneHeight.spec()};
         for (auto& v : timelineViewSpecs()) s.push_back(v);
         return s;
     }
@@ -225,14 +187,14 @@ public:
         };
         std::vector<Band> phases, layers;
         for (size_t i = 0; i < t.rows.size(); ++i) {
-            if (int64_t(core::Table::number(t.at(i, "rank"), -1)) != r.rank) continue;
-            const PhaseKind k = phaseKind(core::Table::text(t.at(i, "phase")));
+            if (int64_t(core::Table::number(t.at(i, core::col::kRank), -1)) != r.rank) continue;
+            const PhaseKind k = phaseKind(core::Table::text(t.at(i, core::col::kPhase)));
             if (k == PhaseKind::Other) continue;  // steps have their own lane; "layers" summaries are not bands
-            const auto start = int64_t(core::Table::number(t.at(i, "start_ns"))) - origin;
-            const auto end = int64_t(core::Table::number(t.at(i, "end_ns"))) - origin;
+            const auto start = int64_t(core::Table::number(t.at(i, core::col::kStartNs))) - origin;
+            const auto end = int64_t(core::Table::number(t.at(i, core::col::kEndNs))) - origin;
             if (end < start) continue;
-            std::string name = core::Table::text(t.at(i, "name"));
-            if (const auto step = core::Table::text(t.at(i, "step")); !step.empty() && k != PhaseKind::Layer)
+            std::string name = core::Table::text(t.at(i, core::col::kName));
+            if (const auto step = core::Table::text(t.at(i, core::col::kStep)); !step.empty() && k != PhaseKind::Layer)
                 name += " (step " + step + ")";
             out.bandNames.push_back(std::move(name));
             (k == PhaseKind::Layer ? layers : phases)
@@ -273,9 +235,9 @@ public:
     core::Result<PreparedPtr> prepare(const RunSet& runs, const ParamValues& values, const core::CancelToken& cancel,
                                       const core::ProgressFn& progress) const override {
         auto out = std::make_shared<TimelinePrepared>();
-        auto selected = paramRanks(values, "ranks");
-        bool includeMem = paramBool(values, "include_memory", true);
-        std::string filterText = paramString(values, "name_filter");
+        auto selected = kRanks(values);
+        bool includeMem = kIncludeMemory(values);
+        std::string filterText = kNameFilter(values);
         std::optional<std::regex> filter;
         if (!filterText.empty()) filter.emplace(filterText, std::regex::ECMAScript | std::regex::optimize);
         size_t totalRanks = 0, doneRanks = 0;
@@ -464,8 +426,8 @@ public:
     };
 
     static std::vector<int> shownLanes(const TimelinePrepared& p, const ParamValues& v) {
-        bool steps = paramBool(v, "show_steps", true), ann = paramBool(v, "show_annotations", true);
-        bool phases = paramBool(v, "show_phases", true);
+        bool steps = kShowSteps(v), ann = kShowAnnotations(v);
+        bool phases = kShowPhases(v);
         std::vector<int> out;
         for (size_t i = 0; i < p.lanes.size(); ++i) {
             auto k = p.lanes[i].kind;
@@ -479,9 +441,9 @@ public:
 
     static Layout layout(const TimelinePrepared& p, const ParamValues& v, const QRectF& rect) {
         Layout L;
-        L.laneH = double(paramInt(v, "lane_height", 18));
+        L.laneH = double(kLaneHeight(v));
         // A legend row at the bottom when colouring by category.
-        double legendH = paramString(v, "color_by", "category") == "category" ? kLegendH : 0;
+        double legendH = kColorBy(v) == "category" ? kLegendH : 0;
         QRectF inner = rect.adjusted(0, 0, -4, -2 - legendH);
         L.legend = QRectF(rect.left(), inner.bottom(), rect.width(), legendH);
         L.axis = QRectF(inner.left() + kGutter, inner.top() + 4, inner.width() - kGutter, kAxisH);
@@ -489,7 +451,7 @@ public:
         auto shown = shownLanes(p, v);
         L.totalLanes = int(shown.size());
         L.fits = std::max(1, int(L.area.height() / L.laneH));
-        int first = int(std::clamp<long long>(paramInt(v, kLaneScrollKey, 0), 0, std::max(0, L.totalLanes - L.fits)));
+        int first = int(std::clamp<long long>(kLaneScroll(v), 0, std::max(0, L.totalLanes - L.fits)));
         L.first = first;
         for (int i = first; i < L.totalLanes && i < first + L.fits; ++i) L.visibleLanes.push_back(shown[size_t(i)]);
         auto view = effectiveView(v, 0, p.fullEnd);
@@ -528,7 +490,7 @@ public:
         }
         Layout L = layout(*p, values, c.rect);
         const auto& geo = L.geo;
-        bool byName = paramString(values, "color_by", "category") == "name";
+        bool byName = kColorBy(values) == "name";
         painter.setRenderHint(QPainter::Antialiasing, false);
         QFontMetricsF fm(painter.font());
 

@@ -13,6 +13,12 @@
 namespace strobe::plots {
 namespace {
 
+const DoubleParam kKernelWaitUs =
+    DoubleParam{"kernel_wait_us", "Kernel wait threshold",
+                "Gaps shorter than this between back-to-back kernels count as kernel wait (HTA: 30 µs)", 30.0}
+        .bounded(0, 1e6, 5)
+        .unit("µs");
+
 class IdleByCausePlot final : public AnalysisBarPlot {
 public:
     std::string id() const override { return "idle-by-cause"; }
@@ -24,13 +30,7 @@ public:
 
     std::vector<ParamSpec> parameters(const RunSet& runs) const override {
         auto s = analysisWindowSpecs(runs);
-        auto threshold = bounded(makeSpec(ParamType::Double, "kernel_wait_us", "Kernel wait threshold",
-                                          "Gaps shorter than this between back-to-back kernels count as kernel wait "
-                                          "(HTA: 30 µs)",
-                                          30.0),
-                                 0, 1e6, 5);
-        threshold.unit = "µs";
-        s.push_back(threshold);
+        s.push_back(kKernelWaitUs.spec());
         for (auto& spec : barStyleSpecs("Show each stream's idle time as 100%", false, true)) s.push_back(spec);
         return s;
     }
@@ -38,16 +38,16 @@ public:
 protected:
     core::Result<core::Table> analyse(core::AnalysisContext& ctx, const core::WindowSpec& w,
                                       const ParamValues& values) const override {
-        return core::idleBreakdown(ctx, w, core::TimeNs(paramDouble(values, "kernel_wait_us", 30.0) * 1000.0));
+        return core::idleBreakdown(ctx, w, core::TimeNs(kKernelWaitUs(values) * 1000.0));
     }
 
     BarChart chart(const AnalysisTables& p, const ParamValues& v) const override {
         BarChart c;
         c.title = title();
-        bool pct = paramBool(v, "percent", false);
-        c.horizontal = paramBool(v, "horizontal", true);
+        bool pct = kPercent(v);
+        c.horizontal = kHorizontal(v);
         c.subtitle = fmt::format("per rank and stream; kernel wait < {} µs; window: {}",
-                                 paramDouble(v, "kernel_wait_us", 30.0), p.window);
+                                 kKernelWaitUs(v), p.window);
         c.series = {"host_wait", "kernel_wait", "other"};
         c.colors = {QColor(0xff, 0x7f, 0x0e), QColor(0x94, 0x67, 0xbd), QColor(0xa0, 0xa0, 0xa0)};
         c.percentAxis = pct;
@@ -57,15 +57,15 @@ protected:
             // Rows come per (rank, stream, cause) in order; gather them into bars.
             std::map<std::pair<int64_t, int64_t>, size_t> bar;
             for (size_t row = 0; row < t.rows.size(); ++row) {
-                auto key = std::make_pair(int64_t(cellNumber(t, row, "rank", -1)), int64_t(cellNumber(t, row, "stream", -1)));
+                auto key = std::make_pair(int64_t(cellNumber(t, row, col::kRank, -1)), int64_t(cellNumber(t, row, col::kStream, -1)));
                 auto [it, added] = bar.try_emplace(key, c.bars.size());
                 if (added) {
                     c.bars.push_back(fmt::format("{} stream {}", p.rankLabel(ri, int(key.first)), key.second));
                     c.values.push_back({0, 0, 0});
                 }
-                std::string cause = cellText(t, row, "cause");
+                std::string cause = cellText(t, row, col::kCause);
                 auto s = size_t(std::find(c.series.begin(), c.series.end(), cause) - c.series.begin());
-                if (s < c.series.size()) c.values[it->second][s] += std::max(0.0, cellNumber(t, row, "idle_ns"));
+                if (s < c.series.size()) c.values[it->second][s] += std::max(0.0, cellNumber(t, row, col::kIdleNs));
             }
         }
         if (pct)

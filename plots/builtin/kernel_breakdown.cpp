@@ -14,6 +14,18 @@
 namespace strobe::plots {
 namespace {
 
+const EnumParam kGroupBy =
+    EnumParam{"group_by", "Group by", "Stack kernel categories or the top-N kernels by name", "category"}.choices(
+        {"category", "kernel"});
+const EnumParam kPer =
+    EnumParam{"per", "Bars", "One bar per rank, per step (all selected ranks together) or one for the whole window",
+              "rank"}
+        .choices({"rank", "step", "window"});
+const IntParam kTopN = IntParam{"top_n", "Top N kernels",
+                                "With group by kernel: how many kernels get their own colour (the rest: others)", 10}
+                           .bounded(1, 50, 1);
+const BoolParam kIncludeMemory{"include_memory", "Memcpy/memset", "Count memcpy and memset activities too", true};
+
 struct BreakdownPrepared final : Prepared {
     std::vector<std::string> bars;
     std::vector<std::string> series;
@@ -41,19 +53,11 @@ public:
 
     std::vector<ParamSpec> parameters(const RunSet& runs) const override {
         std::vector<ParamSpec> s;
-        s.push_back(makeSpec(ParamType::Enum, "group_by", "Group by",
-                             "Stack kernel categories or the top-N kernels by name", std::string("category"),
-                             {"category", "kernel"}));
-        s.push_back(makeSpec(ParamType::Enum, "per", "Bars",
-                             "One bar per rank, per step (all selected ranks together) or one for the whole window",
-                             std::string("rank"), {"rank", "step", "window"}));
-        s.push_back(
-            bounded(makeSpec(ParamType::Int, "top_n", "Top N kernels",
-                             "With group by kernel: how many kernels get their own colour (the rest: others)", 10LL),
-                    1, 50, 1));
+        s.push_back(kGroupBy.spec());
+        s.push_back(kPer.spec());
+        s.push_back(kTopN.spec());
         s.push_back(ranksSpec(runs));
-        s.push_back(makeSpec(ParamType::Bool, "include_memory", "Memcpy/memset",
-                             "Count memcpy and memset activities too", true));
+        s.push_back(kIncludeMemory.spec());
         for (auto& spec : barStyleSpecs("Show each bar as 100% (shares) instead of absolute time", false, false))
             s.push_back(spec);
         return s;
@@ -62,11 +66,11 @@ public:
     core::Result<PreparedPtr> prepare(const RunSet& runs, const ParamValues& values, const core::CancelToken& cancel,
                                       const core::ProgressFn& progress) const override {
         auto out = std::make_shared<BreakdownPrepared>();
-        bool byKernel = paramString(values, "group_by", "category") == "kernel";
-        std::string per = paramString(values, "per", "rank");
-        auto topN = size_t(paramInt(values, "top_n", 10));
-        auto selected = paramRanks(values, "ranks");
-        bool mem = paramBool(values, "include_memory", true);
+        bool byKernel = kGroupBy(values) == "kernel";
+        std::string per = kPer(values);
+        auto topN = size_t(kTopN(values));
+        auto selected = kRanks(values);
+        bool mem = kIncludeMemory(values);
 
         // Accumulate per (bar key, series name).
         std::vector<std::string> barLabels;
@@ -254,8 +258,8 @@ private:
         c.bars = p.bars;
         c.series = p.series;
         c.colors = p.colors;
-        c.horizontal = paramBool(v, "horizontal", false);
-        c.percentAxis = paramBool(v, "percent", false);
+        c.horizontal = kHorizontal(v);
+        c.percentAxis = kPercent(v);
         c.valueLabel = c.percentAxis ? "share of bar" : "GPU time";
         for (const auto& row : p.time) {
             double total = 0;

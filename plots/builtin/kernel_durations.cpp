@@ -21,6 +21,23 @@
 namespace strobe::plots {
 namespace {
 
+const EnumParam kGroupBy =
+    EnumParam{"group_by", "Group by", "One distribution per kernel category or per kernel name", "category"}.choices(
+        {"category", "name"});
+const RegexParam kNameRegex{"name_regex", "Kernel name regex",
+                            "Only kernels whose name matches (ECMAScript, searched anywhere in the name; empty: all)", ""};
+const EnumParam kSplitBy =
+    EnumParam{"split_by", "Split by", "Pool every rank, or one distribution per rank or per run within each group",
+              "none"}
+        .choices({"none", "rank", "run"});
+const IntParam kTopN =
+    IntParam{"top_n", "Max groups", "Show the groups with the most total time, at most this many", 12}.bounded(1, 64, 1);
+const StringListParam kDurationSteps{"steps", "Steps",
+                                     "ProfilerStep numbers to include (empty: every kernel, inside steps or not)", {}};
+const EnumParam kStyle =
+    EnumParam{"style", "Style", "Box plot, violin, or both", "box+violin"}.choices({"box+violin", "box", "violin"}).drawOnly();
+const BoolParam kLogScale = BoolParam{"log_scale", "Log scale", "Logarithmic duration axis", true}.drawOnly();
+
 constexpr int kDensityPoints = 64;
 
 struct Group {
@@ -107,44 +124,33 @@ public:
 
     std::vector<ParamSpec> parameters(const RunSet& runs) const override {
         std::vector<ParamSpec> s;
-        s.push_back(makeSpec(ParamType::Enum, "group_by", "Group by",
-                             "One distribution per kernel category or per kernel name", std::string("category"),
-                             {"category", "name"}));
-        s.push_back(makeSpec(ParamType::Regex, "name_regex", "Kernel name regex",
-                             "Only kernels whose name matches (ECMAScript, searched anywhere in the name; empty: all)",
-                             std::string()));
-        s.push_back(makeSpec(ParamType::Enum, "split_by", "Split by",
-                             "Pool every rank, or one distribution per rank or per run within each group",
-                             std::string("none"), {"none", "rank", "run"}));
-        s.push_back(bounded(makeSpec(ParamType::Int, "top_n", "Max groups",
-                                     "Show the groups with the most total time, at most this many", 12LL),
-                            1, 64, 1));
+        s.push_back(kGroupBy.spec());
+        s.push_back(kNameRegex.spec());
+        s.push_back(kSplitBy.spec());
+        s.push_back(kTopN.spec());
         s.push_back(ranksSpec(runs));
-        s.push_back(makeSpec(ParamType::StringList, "steps", "Steps",
-                             "ProfilerStep numbers to include (empty: every kernel, inside steps or not)",
-                             std::vector<std::string>{}, stepChoices(runs)));
-        s.push_back(drawOnly(makeSpec(ParamType::Enum, "style", "Style", "Box plot, violin, or both",
-                                      std::string("box+violin"), {"box+violin", "box", "violin"})));
-        s.push_back(drawOnly(makeSpec(ParamType::Bool, "log_scale", "Log scale", "Logarithmic duration axis", true)));
+        s.push_back(kDurationSteps.spec(stepChoices(runs)));
+        s.push_back(kStyle.spec());
+        s.push_back(kLogScale.spec());
         return s;
     }
 
     core::Result<PreparedPtr> prepare(const RunSet& runs, const ParamValues& values, const core::CancelToken& cancel,
                                       const core::ProgressFn& progress) const override {
         auto out = std::make_shared<DurationsPrepared>();
-        bool byName = paramString(values, "group_by", "category") == "name";
-        std::string split = paramString(values, "split_by", "none");
-        auto selected = paramRanks(values, "ranks");
-        auto topN = size_t(paramInt(values, "top_n", 12));
+        bool byName = kGroupBy(values) == "name";
+        std::string split = kSplitBy(values);
+        auto selected = kRanks(values);
+        auto topN = size_t(kTopN(values));
         std::set<int64_t> steps;
-        for (const auto& s : paramList(values, "steps")) {
+        for (const auto& s : kDurationSteps(values)) {
             try {
                 steps.insert(std::stoll(s));
             } catch (...) {
                 return core::Error(fmt::format("parameter 'steps': '{}' is not a step number", s));
             }
         }
-        std::string re = paramString(values, "name_regex");
+        std::string re = kNameRegex(values);
         std::optional<std::regex> filter;
         if (!re.empty()) filter.emplace(re, std::regex::ECMAScript | std::regex::optimize);
 
@@ -262,7 +268,7 @@ public:
         }
         ChartLayout g = layout(c, *p, values);
         drawAxes(c, g);
-        std::string style = paramString(values, "style", "box+violin");
+        std::string style = kStyle(values);
         bool box = style != "violin", violin = style != "box";
         auto& painter = c.painter;
         Theme t = c.theme();
@@ -349,7 +355,7 @@ public:
 private:
     // Title and axes as draw() lays them out: one row per group, durations along x.
     ChartLayout layout(Canvas& c, const DurationsPrepared& p, const ParamValues& v) const {
-        bool box = paramString(v, "style", "box+violin") != "violin";
+        bool box = kStyle(v) != "violin";
         QRectF area =
             drawTitle(c, c.rect, title(), p.subtitle + (box ? "; box: p25–p75, whiskers: p5–p95, line: median" : ""));
         double mn = INFINITY, mx = -INFINITY;
@@ -358,7 +364,7 @@ private:
             mx = std::max(mx, double(grp.dur.back()));
         }
         if (!std::isfinite(mn)) mn = 0, mx = 1;
-        auto x = paramBool(v, "log_scale", true)
+        auto x = kLogScale(v)
             ? ChartAxis::log(mn, mx, TickUnit::Duration, "kernel duration (log scale)")
             : ChartAxis::linear(0, std::max(1.0, mx * 1.05), TickUnit::Duration, "kernel duration");
         std::vector<std::string> labels;

@@ -14,6 +14,12 @@
 namespace strobe::plots {
 namespace {
 
+const StringParam kCategory =
+    StringParam{"category", "Category",
+                "Kernel category to show (\"all\": every kernel; \"*\": one curve per category)", "all"}
+        .drawOnly();
+const BoolParam kLogScale = BoolParam{"log_scale", "Log scale", "Logarithmic launch-delay axis", true}.drawOnly();
+
 struct Curve {
     std::string label;
     int rank = 0;
@@ -33,12 +39,9 @@ public:
 
     std::vector<ParamSpec> parameters(const RunSet& runs) const override {
         auto s = analysisWindowSpecs(runs, "all");
-        s.push_back(drawOnly(makeSpec(ParamType::String, "category", "Category",
-                                      "Kernel category to show (\"all\": every kernel; \"*\": one curve per category)",
-                                      std::string("all"))));
+        s.push_back(kCategory.spec());
         s.push_back(ranksSpec(runs, "Ranks to draw (empty: all)", false));
-        s.push_back(
-            drawOnly(makeSpec(ParamType::Bool, "log_scale", "Log scale", "Logarithmic launch-delay axis", true)));
+        s.push_back(kLogScale.spec());
         return s;
     }
 
@@ -61,7 +64,7 @@ public:
         d.valueLabel = "share of kernels ≤ x";
         d.xUnit = ChartData::Unit::Duration;
         d.xLabel = "launch delay";
-        d.logX = paramBool(values, "log_scale", true);
+        d.logX = kLogScale(values);
         for (size_t i = 0; i < cs.size(); ++i) {
             ChartData::Series s{cs[i].label, seriesColor(int(i)), {}, {}};
             for (auto [x, q] : cs[i].points) s.points.push_back({x, q});
@@ -126,19 +129,19 @@ protected:
 private:
     static std::string subtitle(const AnalysisTables& p, const ParamValues& v) {
         return fmt::format("kernel start − launching runtime call start; category {}; window: {}",
-                           paramString(v, "category", "all"), p.window);
+                           kCategory(v), p.window);
     }
 
     static std::vector<Curve> curves(const AnalysisTables& p, const ParamValues& v) {
-        std::string cat = paramString(v, "category", "all");
-        auto ranks = paramRanks(v, "ranks");
+        std::string cat = kCategory(v);
+        auto ranks = kRanks(v);
         std::vector<Curve> out;
         for (size_t ri = 0; ri < p.perRun.size(); ++ri) {
             const auto& t = p.perRun[ri];
             std::map<std::pair<int, std::string>, size_t> index;
             for (size_t row = 0; row < t.rows.size(); ++row) {
-                int rank = int(cellNumber(t, row, "rank", -1));
-                std::string c = cellText(t, row, "category");
+                int rank = int(cellNumber(t, row, col::kRank, -1));
+                std::string c = cellText(t, row, col::kCategory);
                 if (!rankSelected(ranks, rank)) continue;
                 if (cat != "*" && c != cat) continue;
                 if (cat == "*" && c == "all") continue;
@@ -151,7 +154,7 @@ private:
                     cv.label = cat == "*" ? rl + " " + c : rl;
                     out.push_back(std::move(cv));
                 }
-                out[it->second].points.push_back({cellNumber(t, row, "launch_ns"), cellNumber(t, row, "quantile_pct")});
+                out[it->second].points.push_back({cellNumber(t, row, col::kLaunchNs), cellNumber(t, row, col::kQuantilePct)});
             }
         }
         for (auto& c : out)
@@ -173,7 +176,7 @@ private:
                 mx = std::max(mx, x);
             }
         if (!std::isfinite(mn)) mn = 1, mx = 10;
-        auto x = paramBool(v, "log_scale", true)
+        auto x = kLogScale(v)
             ? ChartAxis::log(mn, mx, TickUnit::Duration, "launch delay (log scale)")
             : ChartAxis::linear(std::min(0.0, mn), std::max(1.0, mx * 1.05), TickUnit::Duration, "launch delay");
         return layoutChart(QFontMetricsF(c.painter.font()), area, x,

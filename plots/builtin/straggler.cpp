@@ -11,6 +11,12 @@
 namespace strobe::plots {
 namespace {
 
+const EnumParam kMetric =
+    EnumParam{"metric", "Metric", "Collective waits (needs no common clock) or how late each rank ends annotated regions",
+              "collective-wait"}
+        .choices({"collective-wait", "region-end-lag"})
+        .drawOnly();
+
 class StragglerPlot final : public AnalysisBarPlot {
 public:
     std::string id() const override { return "straggler"; }
@@ -23,10 +29,7 @@ public:
 
     std::vector<ParamSpec> parameters(const RunSet& runs) const override {
         auto s = analysisWindowSpecs(runs, "all");
-        s.push_back(
-            drawOnly(makeSpec(ParamType::Enum, "metric", "Metric",
-                              "Collective waits (needs no common clock) or how late each rank ends annotated regions",
-                              std::string("collective-wait"), {"collective-wait", "region-end-lag"})));
+        s.push_back(kMetric.spec());
         return s;
     }
 
@@ -39,7 +42,7 @@ protected:
     BarChart chart(const AnalysisTables& p, const ParamValues& v) const override {
         BarChart c;
         c.title = title();
-        bool regions = paramString(v, "metric", "collective-wait") == "region-end-lag";
+        bool regions = kMetric(v) == "region-end-lag";
         c.stacked = false;
         if (regions) {
             c.series = {"mean region end lag", "max region end lag"};
@@ -55,10 +58,10 @@ protected:
         for (size_t ri = 0; ri < p.perRun.size(); ++ri) {
             const auto& t = p.perRun[ri];
             for (size_t row = 0; row < t.rows.size(); ++row) {
-                auto rank = int(cellNumber(t, row, "rank", -1));
+                auto rank = int(cellNumber(t, row, col::kRank, -1));
                 std::string label = p.rankLabel(ri, rank);
-                double a = regions ? cellNumber(t, row, "mean_region_end_lag_ns") : cellNumber(t, row, "wait_ns");
-                double b = regions ? cellNumber(t, row, "max_region_end_lag_ns") : cellNumber(t, row, "caused_wait_ns");
+                double a = regions ? cellNumber(t, row, col::kMeanRegionEndLagNs) : cellNumber(t, row, col::kWaitNs);
+                double b = regions ? cellNumber(t, row, col::kMaxRegionEndLagNs) : cellNumber(t, row, col::kCausedWaitNs);
                 double key = regions ? a : b;
                 if (key > worst) {
                     worst = key;

@@ -35,8 +35,8 @@ protected:
     BarChart chart(const AnalysisTables& p, const ParamValues& v) const override {
         BarChart c;
         c.title = title();
-        bool pct = paramBool(v, "percent", true);
-        c.horizontal = paramBool(v, "horizontal", false);
+        bool pct = kPercent(v);
+        c.horizontal = kHorizontal(v);
         c.subtitle = fmt::format("window: {}", p.window);
         c.series = {"compute", "non-compute", "idle"};
         c.colors = {QColor(0x2c, 0xa0, 0x2c), QColor(0x1f, 0x77, 0xb4), QColor(0xc8, 0xc8, 0xc8)};
@@ -45,14 +45,14 @@ protected:
         for (size_t ri = 0; ri < p.perRun.size(); ++ri) {
             const auto& t = p.perRun[ri];
             for (size_t row = 0; row < t.rows.size(); ++row) {
-                if (cellNumber(t, row, "window_ns", -1) < 0) continue;  // rank without activities
-                c.bars.push_back(p.rankLabel(ri, int(cellNumber(t, row, "rank", -1))));
+                if (cellNumber(t, row, col::kWindowNs, -1) < 0) continue;  // rank without activities
+                c.bars.push_back(p.rankLabel(ri, int(cellNumber(t, row, col::kRank, -1))));
                 if (pct)
-                    c.values.push_back({cellNumber(t, row, "compute_pct"), cellNumber(t, row, "non_compute_pct"),
-                                        cellNumber(t, row, "idle_pct")});
+                    c.values.push_back({cellNumber(t, row, col::kComputePct), cellNumber(t, row, col::kNonComputePct),
+                                        cellNumber(t, row, col::kIdlePct)});
                 else
-                    c.values.push_back({cellNumber(t, row, "compute_ns"), cellNumber(t, row, "non_compute_ns"),
-                                        cellNumber(t, row, "idle_ns")});
+                    c.values.push_back({cellNumber(t, row, col::kComputeNs), cellNumber(t, row, col::kNonComputeNs),
+                                        cellNumber(t, row, col::kIdleNs)});
             }
         }
         c.messages = p.combined.messages;

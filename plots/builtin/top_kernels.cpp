@@ -15,8 +15,19 @@
 namespace strobe::plots {
 namespace {
 
-const std::vector<std::string> kSortColumns = {"total_ns", "count",     "mean_ns", "median_ns", "p95_ns",
-                                               "max_ns",   "stddev_ns", "cv",      "name"};
+const EnumParam kGroupBy = EnumParam{"group_by", "Group by", "Kernel name or category", "name"}.choices({"name", "category"});
+const BoolParam kAcrossRanks{"across_ranks", "Across ranks",
+                             "One row per kernel over every rank (off: one row per rank and kernel)", true};
+const EnumParam kSortBy = EnumParam{"sort_by", "Sort by", "Column to sort by", "total_ns"}
+                              .choices({"total_ns", "count", "mean_ns", "median_ns", "p95_ns", "max_ns", "stddev_ns",
+                                        "cv", "name"})
+                              .drawOnly();
+const BoolParam kDescending = BoolParam{"descending", "Descending", "Largest first", true}.drawOnly();
+const RegexParam kFilter =
+    RegexParam{"filter", "Name filter", "Only rows whose name matches this regular expression (empty: all)", ""}
+        .drawOnly();
+const IntParam kMaxRows =
+    IntParam{"max_rows", "Rows", "Rows drawn (the CSV has every row that passes the filter)", 30}.bounded(1, 500, 5).drawOnly();
 
 class TopKernelsPlot final : public AnalysisPlot {
 public:
@@ -29,26 +40,16 @@ public:
 
     std::vector<ParamSpec> parameters(const RunSet& runs) const override {
         auto s = analysisWindowSpecs(runs, "all");
-        s.push_back(makeSpec(ParamType::Enum, "group_by", "Group by", "Kernel name or category", std::string("name"),
-                             {"name", "category"}));
-        s.push_back(makeSpec(ParamType::Bool, "across_ranks", "Across ranks",
-                             "One row per kernel over every rank (off: one row per rank and kernel)", true));
-        s.push_back(drawOnly(makeSpec(ParamType::Enum, "sort_by", "Sort by", "Column to sort by",
-                                      std::string("total_ns"), kSortColumns)));
-        s.push_back(drawOnly(makeSpec(ParamType::Bool, "descending", "Descending", "Largest first", true)));
-        s.push_back(
-            drawOnly(makeSpec(ParamType::Regex, "filter", "Name filter",
-                              "Only rows whose name matches this regular expression (empty: all)", std::string())));
-        s.push_back(bounded(drawOnly(makeSpec(ParamType::Int, "max_rows", "Rows",
-                                              "Rows drawn (the CSV has every row that passes the filter)", 30LL)),
-                            1, 500, 5));
+        for (const auto* spec : {&kGroupBy.spec(), &kAcrossRanks.spec(), &kSortBy.spec(), &kDescending.spec(),
+                                 &kFilter.spec(), &kMaxRows.spec()})
+            s.push_back(*spec);
         return s;
     }
 
     // Row indices of the combined table after the drawing parameters' filter and sort.
     static std::vector<size_t> view(const core::Table& t, const ParamValues& v) {
         std::vector<size_t> rows;
-        std::string f = paramString(v, "filter");
+        std::string f = kFilter(v);
         std::optional<std::regex> re;
         if (!f.empty()) {
             try {
@@ -58,12 +59,12 @@ public:
             }
         }
         for (size_t i = 0; i < t.rows.size(); ++i)
-            if (!re || std::regex_search(cellText(t, i, "name"), *re)) rows.push_back(i);
-        std::string key = paramString(v, "sort_by", "total_ns");
-        bool desc = paramBool(v, "descending", true);
+            if (!re || std::regex_search(cellText(t, i, col::kName), *re)) rows.push_back(i);
+        std::string key = kSortBy(v);
+        bool desc = kDescending(v);
         std::stable_sort(rows.begin(), rows.end(), [&](size_t a, size_t b) {
             if (key == "name") {
-                auto x = cellText(t, a, "name"), y = cellText(t, b, "name");
+                auto x = cellText(t, a, col::kName), y = cellText(t, b, col::kName);
                 return desc ? x > y : x < y;
             }
             double x = cellNumber(t, a, key), y = cellNumber(t, b, key);
@@ -85,9 +86,9 @@ public:
         auto rows = view(t, values);
         QRectF area = drawTitle(c, c.rect, title(),
                                 fmt::format("{} of {} rows, sorted by {} {}; window: {}",
-                                            std::min<size_t>(rows.size(), size_t(paramInt(values, "max_rows", 30))),
-                                            t.rows.size(), paramString(values, "sort_by", "total_ns"),
-                                            paramBool(values, "descending", true) ? "descending" : "ascending",
+                                            std::min<size_t>(rows.size(), size_t(kMaxRows(values))),
+                                            t.rows.size(), kSortBy(values),
+                                            kDescending(values) ? "descending" : "ascending",
                                             p->window));
         if (rows.empty()) {
             drawMessage(c, area, t.messages.empty() ? "no kernels match" : t.messages.front());
@@ -103,7 +104,7 @@ public:
             bool duration;
         };
         std::vector<Col> cols;
-        if (t.columnIndex("run") >= 0) cols.push_back({"run", "run", 90, false});
+        if (t.columnIndex(col::kRun) >= 0) cols.push_back({"run", "run", 90, false});
         cols.push_back({"rank", "rank", 50, false});
         cols.push_back({"name", "name", 0, false});
         cols.push_back({"category", "category", 120, false});
@@ -117,7 +118,7 @@ public:
         for (auto& col : cols)
             if (col.width == 0) col.width = nameW;
         double x0 = area.left() + 8, y = area.top() + 4;
-        std::string sortKey = paramString(values, "sort_by", "total_ns");
+        std::string sortKey = kSortBy(values);
         // Header.
         QFont f = painter.font(), bold = f;
         bold.setBold(true);
@@ -127,17 +128,17 @@ public:
             painter.setPen(col.key == sortKey ? th.highlight : th.foreground);
             bool right = col.key != "name" && col.key != "category" && col.key != "run";
             painter.drawText(QRectF(x + 4, y, col.width - 8, rowH), (right ? Qt::AlignRight : Qt::AlignLeft) | Qt::AlignVCenter,
-                             QString::fromStdString(col.header + (col.key == sortKey ? (paramBool(values, "descending", true) ? " ▼" : " ▲") : "")));
+                             QString::fromStdString(col.header + (col.key == sortKey ? (kDescending(values) ? " ▼" : " ▲") : "")));
             x += col.width;
         }
         painter.setFont(f);
         y += rowH;
         painter.setPen(QPen(th.foreground, 0));
         painter.drawLine(QPointF(x0, y), QPointF(x, y));
-        auto maxRows = size_t(paramInt(values, "max_rows", 30));
+        auto maxRows = size_t(kMaxRows(values));
         // Long names are cut where they differ from the other names drawn.
         std::vector<std::string> names;
-        for (size_t k = 0; k < rows.size() && k < maxRows; ++k) names.push_back(cellText(t, rows[k], "name"));
+        for (size_t k = 0; k < rows.size() && k < maxRows; ++k) names.push_back(cellText(t, rows[k], col::kName));
         auto shared = sharedPrefixLengths(names);
         for (size_t k = 0; k < rows.size() && k < maxRows && y + rowH <= area.bottom(); ++k) {
             size_t r = rows[k];
@@ -146,7 +147,7 @@ public:
             for (const auto& col : cols) {
                 std::string text;
                 if (col.duration) text = formatDuration(cellNumber(t, r, col.key));
-                else if (col.key == "cv") text = fmt::format("{:.3f}", cellNumber(t, r, "cv"));
+                else if (col.key == "cv") text = fmt::format("{:.3f}", cellNumber(t, r, col::kCv));
                 else text = cellText(t, r, col.key);
                 bool right = col.key != "name" && col.key != "category" && col.key != "run";
                 painter.setPen(th.foreground);
@@ -172,11 +173,11 @@ public:
         if (pt.y() < y0) return std::nullopt;
         auto k = size_t((pt.y() - y0) / rowH);
         auto rows = view(p->combined, values);
-        if (k >= rows.size() || k >= size_t(paramInt(values, "max_rows", 30))) return std::nullopt;
+        if (k >= rows.size() || k >= size_t(kMaxRows(values))) return std::nullopt;
         const auto& t = p->combined;
         size_t r = rows[k];
         HitInfo h;
-        h.title = cellText(t, r, "name");
+        h.title = cellText(t, r, col::kName);
         for (const auto& col : t.columns)
             if (col != "name") h.fields.push_back({col, cellText(t, r, col)});
         return h;
@@ -197,9 +198,9 @@ protected:
     core::Result<core::Table> analyse(core::AnalysisContext& ctx, const core::WindowSpec& w,
                                       const ParamValues& values) const override {
         core::KernelStatsOptions o;
-        o.groupBy = paramString(values, "group_by", "name") == "category" ? core::KernelGroupBy::Category
+        o.groupBy = kGroupBy(values) == "category" ? core::KernelGroupBy::Category
                                                                           : core::KernelGroupBy::Name;
-        o.acrossRanks = paramBool(values, "across_ranks", true);
+        o.acrossRanks = kAcrossRanks(values);
         return core::kernelStatistics(ctx, w, o);
     }
 };

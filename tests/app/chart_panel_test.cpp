@@ -40,7 +40,7 @@ Shown show(app::ChartPanel& panel, const char* id, const plots::RunSet& runs, co
     const plots::Plot* plot = plots::PlotRegistry::instance().find(id);
     EXPECT_NE(plot, nullptr) << id;
     if (!plot) return {};
-    auto values = plots::resolveValues(plot->parameters(runs), given);
+    auto values = core::resolveValues(plot->parameters(runs), given);
     EXPECT_TRUE(values.ok()) << id;
     auto prepared = plots::prepareNow(*plot, runs, *values);
     EXPECT_TRUE(prepared.ok()) << id;

@@ -2,6 +2,7 @@
 // the regex field validates as you type.
 #include "app/gui/param_editor.h"
 #include "app/gui/param_panel.h"
+#include "app/gui/param_values.h"
 
 #include <gtest/gtest.h>
 
@@ -22,7 +23,7 @@
 
 using strobe::app::ParamEditor;
 using strobe::app::ParamPanel;
-using namespace strobe::plots;
+using namespace strobe::core;
 
 namespace {
 
@@ -202,6 +203,52 @@ TEST(ParamEditor, RegexValidatesAsYouType) {
     EXPECT_EQ(e->value(), ParamValue(std::string("gemm()")));
     e->setValue(std::string("a|b"));
     EXPECT_EQ(e->value(), ParamValue(std::string("a|b")));
+}
+
+// Duration, KeyValueList and Path are typed as text and read with core::coerceValue, the rule of the command
+// line, sessions and tool specs; what it refuses is shown and not applied.
+TEST(ParamEditor, TextFormTypesUseTheOneCoercionRule) {
+    auto e = make(spec("interval", ParamType::Duration, 30000LL));
+    auto* edit = e->findChild<QLineEdit*>();
+    auto* message = e->findChild<QLabel*>(QStringLiteral("valueMessage"));
+    ASSERT_NE(edit, nullptr);
+    ASSERT_NE(message, nullptr);
+    e->show();
+    EXPECT_EQ(edit->text(), QStringLiteral("30us"));  // 30 000 ns in its string form
+    edit->clear();
+    QTest::keyClicks(edit, "2.5");  // 2.5 ns is not a whole number of nanoseconds
+    EXPECT_FALSE(e->isInputValid());
+    EXPECT_TRUE(message->text().contains(QStringLiteral("'interval'")));
+    EXPECT_TRUE(message->text().contains(QStringLiteral("'2.5'")));
+    EXPECT_EQ(e->value(), ParamValue(2LL));  // "2" was the last valid text
+    QTest::keyClicks(edit, "us");
+    EXPECT_TRUE(e->isInputValid());
+    EXPECT_EQ(e->value(), ParamValue(2500LL));
+    auto kv = make(spec("env", ParamType::KeyValueList, std::vector<std::string>{}));
+    auto* kvEdit = kv->findChild<QLineEdit*>();
+    ASSERT_NE(kvEdit, nullptr);
+    QTest::keyClicks(kvEdit, "A=1,B");
+    EXPECT_FALSE(kv->isInputValid());
+    QTest::keyClicks(kvEdit, "=2");
+    EXPECT_EQ(kv->value(), ParamValue(std::vector<std::string>{"A=1", "B=2"}));
+}
+
+// Values from a session or the settings: an int given 2.5 or "abc" keeps the default, and the error names the key
+// and the value.
+TEST(ParamValues, SanitizeReportsWhatTheSpecsRefuse) {
+    auto top = spec("top_n", ParamType::Int, 10LL);
+    std::vector<std::string> problems;
+    auto v = strobe::app::sanitizeValues({top}, {{"top_n", 2.5}}, &problems);
+    EXPECT_EQ(v.at("top_n"), ParamValue(10LL));
+    ASSERT_EQ(problems.size(), 1u);
+    EXPECT_NE(problems[0].find("'top_n'"), std::string::npos) << problems[0];
+    EXPECT_NE(problems[0].find("'2.5'"), std::string::npos) << problems[0];
+    problems.clear();
+    v = strobe::app::sanitizeValues({top}, {{"top_n", std::string("abc")}}, &problems);
+    ASSERT_EQ(problems.size(), 1u);
+    EXPECT_NE(problems[0].find("'abc'"), std::string::npos) << problems[0];
+    v = strobe::app::sanitizeValues({top}, {{"top_n", std::string("12")}}, &problems);
+    EXPECT_EQ(v.at("top_n"), ParamValue(12LL));  // text in the string form is read
 }
 
 TEST(ParamEditor, ColorIsAColorButton) {

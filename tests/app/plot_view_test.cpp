@@ -31,44 +31,33 @@ struct CountingPrepared final : plots::Prepared {
     size_t bytes() const override { return sizeof(*this); }
 };
 
+const core::IntParam kBins = core::IntParam{"bins", "Bins", "", 10}.bounded(1, 1000, 0);
+const core::ColorParam kColor = core::ColorParam{"color", "Colour", "", "#336699"}.drawOnly();
+
 class InstrumentedPlot final : public plots::Plot {
 public:
     std::string id() const override { return "test-instrumented"; }
     std::string title() const override { return "Instrumented"; }
     std::string description() const override { return "Counts prepare() and draw() calls (tests only)."; }
-    std::vector<plots::ParamSpec> parameters(const plots::RunSet&) const override {
-        plots::ParamSpec bins;
-        bins.key = "bins";
-        bins.label = "Bins";
-        bins.type = plots::ParamType::Int;
-        bins.defaultValue = 10LL;
-        bins.min = 1;
-        bins.max = 1000;
-        bins.affectsPrepare = true;
-        plots::ParamSpec color;
-        color.key = "color";
-        color.label = "Colour";
-        color.type = plots::ParamType::Color;
-        color.defaultValue = std::string("#336699");
-        color.affectsPrepare = false;
-        return {bins, color};
+    std::vector<core::ParamSpec> parameters(const plots::RunSet&) const override {
+        return {kBins.spec(), kColor.spec()};
     }
-    core::Result<plots::PreparedPtr> prepare(const plots::RunSet&, const plots::ParamValues& values,
+    core::Result<plots::PreparedPtr> prepare(const plots::RunSet&, const core::ParamValues& values,
                                              const core::CancelToken& cancel, const core::ProgressFn&) const override {
         ++g_prepareCalls;
         while (g_holdPrepare.load() && !cancel.cancelled()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
         if (cancel.cancelled()) return plots::cancelledError();
         auto p = std::make_shared<CountingPrepared>();
-        p->bins = plots::paramInt(values, "bins");
+        p->bins = kBins(values);
         g_lastPreparedBins = p->bins;
         return plots::PreparedPtr(p);
     }
-    void draw(plots::Canvas& canvas, const plots::Prepared&, const plots::ParamValues& values) const override {
+    void draw(plots::Canvas& canvas, const plots::Prepared&, const core::ParamValues& values) const override {
         ++g_drawCalls;
         canvas.painter.fillRect(canvas.rect.adjusted(10, 10, -10, -10),
-                                QColor(QString::fromStdString(plots::paramString(values, "color"))));
+                                QColor(QString::fromStdString(kColor(values))));
     }
-    core::Table table(const plots::Prepared&, const plots::ParamValues&) const override { return {}; }
+    core::Table table(const plots::Prepared&, const core::ParamValues&) const override { return {}; }
 };
 
 }  // namespace
@@ -92,7 +81,7 @@ protected:
         runner->waitIdle();
     }
     void openView() {
-        view = std::make_unique<app::PlotView>(*plot, *engine, *runs, std::vector<int>{runId}, plots::ParamValues{});
+        view = std::make_unique<app::PlotView>(*plot, *engine, *runs, std::vector<int>{runId}, core::ParamValues{});
         view->resize(400, 300);
         view->show();
         ASSERT_TRUE(test::waitFor([&] { return view->prepared() != nullptr && !view->isUpdating(); }));
@@ -120,7 +109,7 @@ TEST_F(PlotViewTest, DrawingParameterRedrawsWithoutPreparing) {
     EXPECT_EQ(g_prepareCalls.load(), 0);
     EXPECT_EQ(view->prepared(), prepared);
     EXPECT_FALSE(view->isUpdating());
-    EXPECT_EQ(plots::paramString(view->values(), "color"), "#ff0000");
+    EXPECT_EQ(kColor(view->values()), "#ff0000");
     // The picture shows the new colour at once.
     const QImage shot = view->grab().toImage();
     EXPECT_EQ(shot.pixelColor(200, 150), QColor(QStringLiteral("#ff0000")));
@@ -143,7 +132,7 @@ TEST_F(PlotViewTest, PreparationParameterChangedFiveTimesPreparesOnce) {
 TEST_F(PlotViewTest, InvalidValueIsIgnored) {
     openView();
     view->setValue("bins", 5000LL);  // outside [1, 1000]
-    EXPECT_EQ(plots::paramInt(view->values(), "bins"), 10);
+    EXPECT_EQ(kBins(view->values()), 10);
     view->setValue("no_such_key", true);
     EXPECT_EQ(view->values().count("no_such_key"), 0u);
 }

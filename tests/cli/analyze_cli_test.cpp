@@ -56,6 +56,21 @@ TEST(AnalyzeCli, UsageErrorsExitTwo) {
     EXPECT_FALSE(r.err.empty());
 }
 
+// Strict coercion from `--OPTION value`: an integer option given 2.5 or abc is a usage error naming the option
+// and the value (before the run is loaded).
+TEST(AnalyzeCli, OptionValuesAreCoercedStrictly) {
+    for (const char* given : {"2.5", "abc"}) {
+        auto r = runAnalyze({"kernels", kSample, "--top", given});
+        EXPECT_EQ(r.code, app::kExitUsage) << given;
+        EXPECT_TRUE(r.out.empty());
+        EXPECT_NE(r.err.find("'top'"), std::string::npos) << r.err;
+        EXPECT_NE(r.err.find(std::string("'") + given + "'"), std::string::npos) << r.err;
+    }
+    auto e = runAnalyze({"kernel-types", kSample, "--view", "sideways"});
+    EXPECT_EQ(e.code, app::kExitUsage);
+    EXPECT_NE(e.err.find("'sideways'"), std::string::npos) << e.err;
+}
+
 TEST(AnalyzeCli, MissingInputExitsThree) {
     auto r = runAnalyze({"temporal", "/nonexistent/strobe/trace.json"});
     EXPECT_EQ(r.code, app::kExitBadInput);

@@ -154,7 +154,7 @@ TEST_P(HtaAgreement, MatchesHtaOutputs) {
     req.window = WindowSpec::parse(c.window).value();
     auto run = [&](const char* name, std::map<std::string, std::string> values = {}) {
         AnalysisRequest r = req;
-        r.values = std::move(values);
+        r.values = ParamValues(values.begin(), values.end());  // as text, like the command line
         auto t = runAnalysis(ctx, name, r);
         EXPECT_TRUE(t.ok()) << name << ": " << (t.ok() ? "" : t.error().toString());
         return t.ok() ? t.value() : Table{};

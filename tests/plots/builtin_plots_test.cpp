@@ -196,7 +196,7 @@ TEST(GpuTimeline, KeepsOverlappingKernelsAndFindsThemByHitTest) {
     EXPECT_EQ(geo->fullEnd, 3500);
     EXPECT_EQ(geo->laneCount, 2);  // stream 7 and its sub-lane
     // Hover the middle of "third" on the first lane.
-    double lh = double(paramInt(values, "lane_height"));
+    double lh = double(kLaneHeight(values));
     QPointF onThird(geo->xForTime(3250), geo->plotArea.top() + lh * 0.5);
     auto hit = plot.hitTest(*prepared, values, rect, onThird);
     ASSERT_TRUE(hit.has_value());
@@ -250,7 +250,7 @@ TEST(GpuTimeline, PhaseAndLayerBandsFromAnnotationsAndKernelPatterns) {
     QRectF rect(0, 0, 1000, 400);
     auto geo = plot.timelineGeometry(*prepared, values, rect);
     ASSERT_TRUE(geo.has_value());
-    const double lh = double(paramInt(values, "lane_height"));
+    const double lh = double(kLaneHeight(values));
     // Lanes top to bottom: steps, phases, layers, stream 7.
     auto titleAt = [&](int64_t t, int lane) {
         auto hit = plot.hitTest(*prepared, values, rect, QPointF(geo->xForTime(t), geo->plotArea.top() + lh * (lane + 0.5)));

@@ -70,7 +70,7 @@ public:
             std::this_thread::sleep_for(std::chrono::milliseconds(1));
         }
         auto p = std::make_shared<CountingPrepared>();
-        p->bins = paramInt(v, "bins");
+        p->bins = std::get<long long>(v.at("bins"));  // resolved: every declared key is present
         p->size = preparedBytes;
         {
             std::lock_guard lock(mutex);

@@ -13,6 +13,7 @@
 #include "core/analysis/straggler.h"
 #include "core/analysis/temporal.h"
 #include "core/engine/run_loader.h"
+#include "plots/analysis_plot.h"
 #include "plots/plot_registry.h"
 #include "plots/render.h"
 
@@ -131,7 +132,7 @@ TEST(RealTraces, AnalysisPlotTablesMatchTheAnalyses) {
         auto prepared = plot->prepare(runs, values, {}, {});
         ASSERT_TRUE(prepared.ok()) << c.plot;
         auto fromPlot = plot->table(**prepared, values);
-        auto expected = c.analysis(w(paramString(values, "window").c_str()));
+        auto expected = c.analysis(w(plots::kWindow(values).c_str()));
         ASSERT_TRUE(expected.ok()) << c.plot;
         EXPECT_EQ(fromPlot.columns, expected->columns) << c.plot;
         ASSERT_EQ(fromPlot.rows.size(), expected->rows.size()) << c.plot;

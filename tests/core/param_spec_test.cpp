@@ -3,9 +3,9 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 
-#include "plots/param_spec.h"
+#include "core/params/param_spec.h"
 
-using namespace strobe::plots;
+using namespace strobe::core;
 
 namespace {
 
@@ -102,8 +102,7 @@ TEST(ParamSpec, StringFormsAcceptedForBoolsAndRanks) {
     ASSERT_TRUE(ranks.ok());
     EXPECT_EQ(std::get<std::vector<std::string>>(*ranks), (std::vector<std::string>{"0", "2", "3", "4", "7"}));
     EXPECT_TRUE(std::get<std::vector<std::string>>(*valueFromString(specs[6], "all")).empty());
-    ParamValues v{{"ranks", *ranks}};
-    EXPECT_EQ(paramRanks(v, "ranks"), (std::vector<int>{0, 2, 3, 4, 7}));
+    EXPECT_EQ(ranksOf(*ranks), (std::vector<int>{0, 2, 3, 4, 7}));
 }
 
 TEST(ParamSpec, ValidationNamesKeyAndProblem) {
@@ -131,7 +130,8 @@ TEST(ParamSpec, ValidationNamesKeyAndProblem) {
     // Wrong alternative.
     EXPECT_FALSE(validate(specs[1], ParamValue(std::string("3"))).ok());
     // JSON with the wrong type.
-    EXPECT_FALSE(valueFromJson(specs[1], QJsonValue(QStringLiteral("3"))).ok());
+    EXPECT_FALSE(valueFromJson(specs[1], QJsonValue(QStringLiteral("3x"))).ok());
+    EXPECT_FALSE(valueFromJson(specs[1], QJsonValue(true)).ok());
     EXPECT_FALSE(valueFromJson(specs[1], QJsonValue(2.5)).ok());
 }
 
@@ -140,14 +140,14 @@ TEST(ParamSpec, ResolveFillsDefaultsAndRejectsUnknownKeys) {
     auto r = resolveValues(specs, {{"top_n", 5LL}});
     ASSERT_TRUE(r.ok());
     EXPECT_EQ(r->size(), specs.size());
-    EXPECT_EQ(paramInt(*r, "top_n"), 5);
-    EXPECT_EQ(paramString(*r, "per"), "rank");
+    EXPECT_EQ(r->at("top_n"), ParamValue(5LL));
+    EXPECT_EQ(r->at("per"), ParamValue(std::string("rank")));
     EXPECT_FALSE(resolveValues(specs, {{"no_such", 1LL}}).ok());
     EXPECT_FALSE(resolveValues(specs, {{"top_n", 500LL}}).ok());
     // An integer is accepted for a double parameter.
     auto d = resolveValues(specs, {{"threshold", 1LL}});
     ASSERT_TRUE(d.ok());
-    EXPECT_EQ(paramDouble(*d, "threshold"), 1.0);
+    EXPECT_EQ(d->at("threshold"), ParamValue(1.0));
 }
 
 TEST(ParamSpec, AssignmentAndPrepareKey) {
