@@ -122,6 +122,191 @@ std::vector<uint8_t> backwardSlices(const RankData& r, const std::vector<StepSpa
 
 }  // namespace
 
+namespace {
+
+// The step rows of rank `w`: every step of its trace, or those of a step-list window. Returns the steps kept.
+std::vector<StepSpan> addStepRows(Table& t, const RankWindow& w, const std::vector<StepSpan>& steps,
+                                  const WindowSpec& spec) {
+    std::vector<StepSpan> chosen;
+    for (const auto& s : steps)
+        if (spec.kind != WindowKind::StepList || std::binary_search(spec.steps.begin(), spec.steps.end(), s.number))
+            chosen.push_back(s);
+    for (const auto& s : chosen)
+        t.addRow({int64_t{w.rank}, std::string("step"), fmt::format("ProfilerStep#{}", s.number), s.number, s.start,
+                  s.end, s.end - s.start, int64_t{1}});
+    return chosen;
+}
+
+// What one pass over a rank's slices finds: the phase markers in start order, whether some annotation names a
+// layer, and the vLLM step counts (their rows are added on the way).
+struct MarkerScan {
+    std::vector<M> markers;
+    bool layerAnnotated = false;
+    int64_t vllmPrefill = 0, vllmDecode = 0, vllmMixed = 0;
+};
+
+MarkerScan scanMarkers(Table& t, const RankWindow& w, const RankData& r, const std::vector<StepSpan>& steps) {
+    MarkerScan out;
+    const std::vector<uint8_t> backward = backwardSlices(r, steps);
+    std::vector<uint8_t> nameClass(r.strings.size(), 255);
+    for (size_t i = 0; i < r.slices.size(); ++i) {
+        StrId id = r.slices.name[i];
+        uint8_t& c = nameClass[id];
+        std::string_view nm = r.strings.view(id);
+        if (c == 255) {
+            c = static_cast<uint8_t>(markerOf(nm));
+            int64_t a = 0, b = 0;
+            if (parseVllm(nm, a, b)) c = 10;
+            if (containsNoCase(nm, "layer") && r.slices.kind[i] != EventKind::CpuOp) c = 20;
+        }
+        if (c == 20) out.layerAnnotated = true;
+        const Marker k = backward[i] ? Marker::Backward : c >= 1 && c <= 3 ? static_cast<Marker>(c) : Marker::None;
+        if (k != Marker::None) out.markers.push_back({r.slices.ts[i], r.slices.ts[i] + r.slices.dur[i], k});
+        if (c == 10) {
+            int64_t a = 0, b = 0;
+            parseVllm(nm, a, b);
+            std::string phase = a > 0 && b == 0 ? "prefill" : a == 0 ? "decode" : "mixed";
+            (phase == "prefill" ? out.vllmPrefill : phase == "decode" ? out.vllmDecode : out.vllmMixed) += 1;
+            TimeNs s = r.slices.ts[i], e = s + r.slices.dur[i];
+            Cell step;
+            for (const auto& st : steps)
+                if (s >= st.start && s < st.end) step = st.number;
+            t.addRow({int64_t{w.rank}, phase, std::string(nm), step, s, e, e - s, a + b});
+        }
+    }
+    std::sort(out.markers.begin(), out.markers.end(), [](const M& a, const M& b) { return a.s < b.s; });
+    return out;
+}
+
+// Forward / backward / optimizer rows of each step in `spans` (or of the whole trace when there is no step).
+// Returns whether any step had a backward or optimizer phase.
+bool addTrainingPhaseRows(Table& t, const RankWindow& w, const RankData& r, std::vector<StepSpan> spans,
+                          const std::vector<M>& markers) {
+    bool wholeTrace = spans.empty();
+    if (wholeTrace && !markers.empty()) {
+        TimeNs a = INT64_MAX, b = INT64_MIN;
+        for (size_t i = 0; i < r.slices.size(); ++i) {
+            a = std::min(a, r.slices.ts[i]);
+            b = std::max(b, r.slices.ts[i] + r.slices.dur[i]);
+        }
+        spans.push_back({-1, a, b, -1});
+    }
+    bool anyPhase = false;
+    for (const auto& sp : spans) {
+        auto lo = std::lower_bound(markers.begin(), markers.end(), sp.start,
+                                   [](const M& m, TimeNs v) { return m.s < v; });
+        TimeNs fwdS = INT64_MAX, bwdS = INT64_MAX, bwdE = INT64_MIN, optS = INT64_MAX, optE = INT64_MIN;
+        int64_t nf = 0, nb = 0, no = 0;
+        std::vector<const M*> optimizerMarkers;
+        for (auto it = lo; it != markers.end() && it->s < sp.end; ++it) {
+            switch (it->k) {
+            case Marker::Forward: fwdS = std::min(fwdS, it->s); ++nf; break;
+            case Marker::Backward: bwdS = std::min(bwdS, it->s); bwdE = std::max(bwdE, it->e); ++nb; break;
+            case Marker::Optimizer: optimizerMarkers.push_back(&*it); break;
+            default: break;
+            }
+        }
+        // The optimizer phase is the optimizer work after the forward pass began (after backward when there
+        // is one): a zero_grad at the top of the step is not part of it, or the "phase" would span the
+        // whole step and overlap forward and backward.
+        const TimeNs optFrom = nb > 0 ? bwdS : (nf > 0 ? fwdS : INT64_MIN);
+        for (const M* m : optimizerMarkers)
+            if (m->s >= optFrom) {
+                optS = std::min(optS, m->s);
+                optE = std::max(optE, m->e);
+                ++no;
+            }
+        if (nb == 0 && no == 0) continue;
+        anyPhase = true;
+        Cell step;
+        if (sp.number >= 0) step = sp.number;
+        TimeNs f0 = nf > 0 ? fwdS : sp.start;
+        TimeNs f1 = nb > 0 ? bwdS : optS;
+        if (f1 > f0) t.addRow({int64_t{w.rank}, std::string("forward"), std::string("forward"), step, f0, f1, f1 - f0, nf});
+        if (nb > 0) t.addRow({int64_t{w.rank}, std::string("backward"), std::string("backward"), step, bwdS, bwdE, bwdE - bwdS, nb});
+        if (no > 0) t.addRow({int64_t{w.rank}, std::string("optimizer"), std::string("optimizer"), step, optS, optE, optE - optS, no});
+    }
+    return anyPhase;
+}
+
+// Transformer layers found from attention + GEMM kernel patterns (see the header): one row per layer, or one
+// summary row per rank.
+void addLayerRows(Table& t, const RankWindow& w, const RankData& r, LayerRows layers) {
+    std::vector<size_t> attn;
+    std::vector<uint8_t> gemm(w.size(), 0);
+    const bool haveCat = r.gpu.category.size() == r.gpu.size() && r.gpu.size() > 0;
+    std::vector<uint8_t> nameKind(haveCat ? 0 : r.strings.size(), 255);  // 0 none, 1 attention, 2 gemm
+    for (size_t i = 0; i < w.size(); ++i) {
+        uint32_t g = w.row[i];
+        if (r.gpu.kind.size() > g && r.gpu.kind[g] != EventKind::Kernel) continue;
+        uint8_t k = 0;
+        if (haveCat) {
+            k = r.gpu.category[g] == KernelCategory::Attention ? 1 : r.gpu.category[g] == KernelCategory::Gemm ? 2 : 0;
+        } else {
+            uint8_t& c = nameKind[r.gpu.name[g]];
+            if (c == 255) {
+                std::string_view nm = r.strings.view(r.gpu.name[g]);
+                c = isAttention(r, g, nm) ? 1 : isGemm(r, g, nm) ? 2 : 0;
+            }
+            k = c;
+        }
+        if (k == 1)
+            attn.push_back(i);
+        else if (k == 2)
+            gemm[i] = 1;
+    }
+    if (attn.size() < 2) return;
+    // Boundary before each attention kernel: walk back to the last GEMM after the previous attention, then
+    // to the first GEMM of that contiguous run.
+    std::vector<size_t> bounds;
+    size_t prevAttn = 0;
+    for (size_t k = 0; k < attn.size(); ++k) {
+        size_t a = attn[k];
+        size_t lowest = k == 0 ? 0 : prevAttn + 1;
+        size_t b = a;
+        // nearest GEMM before the attention kernel (after the previous one), then the start of its run
+        size_t j = a;
+        while (j > lowest && !gemm[j - 1]) --j;
+        if (j > lowest) {
+            b = j - 1;
+            while (b > lowest && gemm[b - 1]) --b;
+        }
+        bounds.push_back(b);
+        prevAttn = a;
+    }
+    int64_t layerNo = 0;
+    TimeNs firstStart = 0, lastEnd = 0;
+    long double durSum = 0;
+    for (size_t k = 0; k < bounds.size(); ++k) {
+        size_t b0 = bounds[k];
+        size_t b1 = k + 1 < bounds.size() ? bounds[k + 1] : w.size();
+        if (b1 <= b0) continue;
+        TimeNs s = w.start[b0], e = w.end[b1 - 1];
+        for (size_t i = b0; i < b1; ++i) e = std::max(e, w.end[i]);
+        if (layerNo == 0) firstStart = s;
+        lastEnd = std::max(lastEnd, e);
+        durSum += static_cast<long double>(e - s);
+        if (layers == LayerRows::Rows) {
+            std::string_view an = r.strings.view(r.gpu.name[w.row[attn[k]]]);
+            bool bwd = containsNoCase(an, "bwd") || containsNoCase(an, "backward");
+            Cell step;
+            int32_t st = r.gpu.step.size() == r.gpu.size() ? r.gpu.step[w.row[b0]] : -1;
+            if (st >= 0 && static_cast<size_t>(st) < r.steps.size()) step = r.steps.number[static_cast<size_t>(st)];
+            t.addRow({int64_t{w.rank}, std::string("layer"), fmt::format("layer {}{}", layerNo, bwd ? " (backward)" : ""),
+                      step, s, e, e - s, static_cast<int64_t>(b1 - b0)});
+        }
+        ++layerNo;
+    }
+    if (layers == LayerRows::Summary && layerNo > 0)
+        t.addRow({int64_t{w.rank}, std::string("layers"), fmt::format("{} layers detected", layerNo), Cell{}, firstStart,
+                  lastEnd, static_cast<TimeNs>(std::llround(static_cast<double>(durSum / layerNo))), layerNo});
+    t.messages.push_back(fmt::format("phases: rank {}: {} transformer layers detected from attention + GEMM kernel "
+                                     "patterns (no layer annotation)",
+                                     w.rank, layerNo));
+}
+
+}  // namespace
+
 Result<Table> phaseStructure(AnalysisContext& ctx, const WindowSpec& window, LayerRows layers) {
     auto sel = ctx.select(window);
     if (!sel) return sel.error();
@@ -130,175 +315,17 @@ Result<Table> phaseStructure(AnalysisContext& ctx, const WindowSpec& window, Lay
     for (const RankWindow& w : sel.value()->ranks) {
         const RankData& r = *w.data;
         const auto& steps = ctx.steps(w.rankIndex);
-        // Steps kept by the window: step lists keep theirs, other windows every step.
-        std::vector<StepSpan> chosen;
-        for (const auto& s : steps)
-            if (sel.value()->spec.kind != WindowKind::StepList ||
-                std::binary_search(sel.value()->spec.steps.begin(), sel.value()->spec.steps.end(), s.number))
-                chosen.push_back(s);
-        for (const auto& s : chosen)
-            t.addRow({int64_t{w.rank}, std::string("step"), fmt::format("ProfilerStep#{}", s.number), s.number, s.start,
-                      s.end, s.end - s.start, int64_t{1}});
-
-        // Marker slices by kind, in start order.
-        const std::vector<uint8_t> backward = backwardSlices(r, steps);
-        std::vector<M> markers;
-        bool layerAnnotated = false;
-        int64_t vllmPrefill = 0, vllmDecode = 0, vllmMixed = 0;
-        std::vector<uint8_t> nameClass(r.strings.size(), 255);
-        for (size_t i = 0; i < r.slices.size(); ++i) {
-            StrId id = r.slices.name[i];
-            uint8_t& c = nameClass[id];
-            std::string_view nm = r.strings.view(id);
-            if (c == 255) {
-                c = static_cast<uint8_t>(markerOf(nm));
-                int64_t a = 0, b = 0;
-                if (parseVllm(nm, a, b)) c = 10;
-                if (containsNoCase(nm, "layer") && r.slices.kind[i] != EventKind::CpuOp) c = 20;
-            }
-            if (c == 20) layerAnnotated = true;
-            const Marker k = backward[i] ? Marker::Backward : c >= 1 && c <= 3 ? static_cast<Marker>(c) : Marker::None;
-            if (k != Marker::None) markers.push_back({r.slices.ts[i], r.slices.ts[i] + r.slices.dur[i], k});
-            if (c == 10) {
-                int64_t a = 0, b = 0;
-                parseVllm(nm, a, b);
-                std::string phase = a > 0 && b == 0 ? "prefill" : a == 0 ? "decode" : "mixed";
-                (phase == "prefill" ? vllmPrefill : phase == "decode" ? vllmDecode : vllmMixed) += 1;
-                TimeNs s = r.slices.ts[i], e = s + r.slices.dur[i];
-                Cell step;
-                for (const auto& st : steps)
-                    if (s >= st.start && s < st.end) step = st.number;
-                t.addRow({int64_t{w.rank}, phase, std::string(nm), step, s, e, e - s, a + b});
-            }
-        }
-        std::sort(markers.begin(), markers.end(), [](const M& a, const M& b) { return a.s < b.s; });
-        std::vector<StepSpan> spans = chosen;
-        bool wholeTrace = spans.empty();
-        if (wholeTrace && !markers.empty()) {
-            TimeNs a = INT64_MAX, b = INT64_MIN;
-            for (size_t i = 0; i < r.slices.size(); ++i) {
-                a = std::min(a, r.slices.ts[i]);
-                b = std::max(b, r.slices.ts[i] + r.slices.dur[i]);
-            }
-            spans.push_back({-1, a, b, -1});
-        }
-        bool anyPhase = false;
-        for (const auto& sp : spans) {
-            auto lo = std::lower_bound(markers.begin(), markers.end(), sp.start,
-                                       [](const M& m, TimeNs v) { return m.s < v; });
-            TimeNs fwdS = INT64_MAX, bwdS = INT64_MAX, bwdE = INT64_MIN, optS = INT64_MAX, optE = INT64_MIN;
-            int64_t nf = 0, nb = 0, no = 0;
-            std::vector<const M*> optimizerMarkers;
-            for (auto it = lo; it != markers.end() && it->s < sp.end; ++it) {
-                switch (it->k) {
-                case Marker::Forward: fwdS = std::min(fwdS, it->s); ++nf; break;
-                case Marker::Backward: bwdS = std::min(bwdS, it->s); bwdE = std::max(bwdE, it->e); ++nb; break;
-                case Marker::Optimizer: optimizerMarkers.push_back(&*it); break;
-                default: break;
-                }
-            }
-            // The optimizer phase is the optimizer work after the forward pass began (after backward when there
-            // is one): a zero_grad at the top of the step is not part of it, or the "phase" would span the
-            // whole step and overlap forward and backward.
-            const TimeNs optFrom = nb > 0 ? bwdS : (nf > 0 ? fwdS : INT64_MIN);
-            for (const M* m : optimizerMarkers)
-                if (m->s >= optFrom) {
-                    optS = std::min(optS, m->s);
-                    optE = std::max(optE, m->e);
-                    ++no;
-                }
-            if (nb == 0 && no == 0) continue;
-            anyPhase = true;
-            Cell step;
-            if (sp.number >= 0) step = sp.number;
-            TimeNs f0 = nf > 0 ? fwdS : sp.start;
-            TimeNs f1 = nb > 0 ? bwdS : optS;
-            if (f1 > f0) t.addRow({int64_t{w.rank}, std::string("forward"), std::string("forward"), step, f0, f1, f1 - f0, nf});
-            if (nb > 0) t.addRow({int64_t{w.rank}, std::string("backward"), std::string("backward"), step, bwdS, bwdE, bwdE - bwdS, nb});
-            if (no > 0) t.addRow({int64_t{w.rank}, std::string("optimizer"), std::string("optimizer"), step, optS, optE, optE - optS, no});
-        }
-        if (!anyPhase)
+        const std::vector<StepSpan> chosen = addStepRows(t, w, steps, sel.value()->spec);
+        const MarkerScan scan = scanMarkers(t, w, r, steps);
+        if (!addTrainingPhaseRows(t, w, r, chosen, scan.markers))
             t.messages.push_back(fmt::format("phases: rank {}: no backward or optimizer annotation found: forward/"
                                              "backward/optimizer phases are not reported",
                                              w.rank));
-        if (vllmPrefill + vllmDecode + vllmMixed > 0)
+        if (scan.vllmPrefill + scan.vllmDecode + scan.vllmMixed > 0)
             t.messages.push_back(fmt::format("phases: rank {}: vLLM steps: {} prefill, {} decode, {} mixed", w.rank,
-                                             vllmPrefill, vllmDecode, vllmMixed));
+                                             scan.vllmPrefill, scan.vllmDecode, scan.vllmMixed));
         if (steps.empty()) t.messages.push_back(fmt::format("phases: rank {} has no ProfilerStep#N annotations", w.rank));
-
-        // Layers from kernel patterns.
-        if (layers == LayerRows::None || layerAnnotated) continue;
-        std::vector<size_t> attn;
-        std::vector<uint8_t> gemm(w.size(), 0);
-        const bool haveCat = r.gpu.category.size() == r.gpu.size() && r.gpu.size() > 0;
-        std::vector<uint8_t> nameKind(haveCat ? 0 : r.strings.size(), 255);  // 0 none, 1 attention, 2 gemm
-        for (size_t i = 0; i < w.size(); ++i) {
-            uint32_t g = w.row[i];
-            if (r.gpu.kind.size() > g && r.gpu.kind[g] != EventKind::Kernel) continue;
-            uint8_t k = 0;
-            if (haveCat) {
-                k = r.gpu.category[g] == KernelCategory::Attention ? 1 : r.gpu.category[g] == KernelCategory::Gemm ? 2 : 0;
-            } else {
-                uint8_t& c = nameKind[r.gpu.name[g]];
-                if (c == 255) {
-                    std::string_view nm = r.strings.view(r.gpu.name[g]);
-                    c = isAttention(r, g, nm) ? 1 : isGemm(r, g, nm) ? 2 : 0;
-                }
-                k = c;
-            }
-            if (k == 1)
-                attn.push_back(i);
-            else if (k == 2)
-                gemm[i] = 1;
-        }
-        if (attn.size() < 2) continue;
-        // Boundary before each attention kernel: walk back to the last GEMM after the previous attention, then
-        // to the first GEMM of that contiguous run.
-        std::vector<size_t> bounds;
-        size_t prevAttn = 0;
-        for (size_t k = 0; k < attn.size(); ++k) {
-            size_t a = attn[k];
-            size_t lowest = k == 0 ? 0 : prevAttn + 1;
-            size_t b = a;
-            // nearest GEMM before the attention kernel (after the previous one), then the start of its run
-            size_t j = a;
-            while (j > lowest && !gemm[j - 1]) --j;
-            if (j > lowest) {
-                b = j - 1;
-                while (b > lowest && gemm[b - 1]) --b;
-            }
-            bounds.push_back(b);
-            prevAttn = a;
-        }
-        int64_t layerNo = 0;
-        TimeNs firstStart = 0, lastEnd = 0;
-        long double durSum = 0;
-        for (size_t k = 0; k < bounds.size(); ++k) {
-            size_t b0 = bounds[k];
-            size_t b1 = k + 1 < bounds.size() ? bounds[k + 1] : w.size();
-            if (b1 <= b0) continue;
-            TimeNs s = w.start[b0], e = w.end[b1 - 1];
-            for (size_t i = b0; i < b1; ++i) e = std::max(e, w.end[i]);
-            if (layerNo == 0) firstStart = s;
-            lastEnd = std::max(lastEnd, e);
-            durSum += static_cast<long double>(e - s);
-            if (layers == LayerRows::Rows) {
-                std::string_view an = r.strings.view(r.gpu.name[w.row[attn[k]]]);
-                bool bwd = containsNoCase(an, "bwd") || containsNoCase(an, "backward");
-                Cell step;
-                int32_t st = r.gpu.step.size() == r.gpu.size() ? r.gpu.step[w.row[b0]] : -1;
-                if (st >= 0 && static_cast<size_t>(st) < r.steps.size()) step = r.steps.number[static_cast<size_t>(st)];
-                t.addRow({int64_t{w.rank}, std::string("layer"), fmt::format("layer {}{}", layerNo, bwd ? " (backward)" : ""),
-                          step, s, e, e - s, static_cast<int64_t>(b1 - b0)});
-            }
-            ++layerNo;
-        }
-        if (layers == LayerRows::Summary && layerNo > 0)
-            t.addRow({int64_t{w.rank}, std::string("layers"), fmt::format("{} layers detected", layerNo), Cell{}, firstStart,
-                      lastEnd, static_cast<TimeNs>(std::llround(static_cast<double>(durSum / layerNo))), layerNo});
-        t.messages.push_back(fmt::format("phases: rank {}: {} transformer layers detected from attention + GEMM kernel "
-                                         "patterns (no layer annotation)",
-                                         w.rank, layerNo));
+        if (layers != LayerRows::None && !scan.layerAnnotated) addLayerRows(t, w, r, layers);
     }
     return t;
 }
