@@ -76,6 +76,8 @@ inline constexpr ColumnKey kStep{"step"};
 inline constexpr ColumnKey kStartNs{"start_ns"};
 inline constexpr ColumnKey kEndNs{"end_ns"};
 inline constexpr ColumnKey kDurNs{"dur_ns"};
+inline constexpr ColumnKey kGpuStartNs{"gpu_start_ns"};
+inline constexpr ColumnKey kGpuEndNs{"gpu_end_ns"};
 inline constexpr ColumnKey kMinDurNs{"min_dur_ns"};
 inline constexpr ColumnKey kMaxDurNs{"max_dur_ns"};
 inline constexpr ColumnKey kOutlier{"outlier"};
@@ -121,7 +123,8 @@ inline const std::vector<std::string> kLaunchColumns =
 inline const std::vector<std::string> kLaunchCdfColumns =
     columnNames({col::kRank, col::kCategory, col::kQuantilePct, col::kLaunchNs});
 inline const std::vector<std::string> kPhaseColumns = columnNames(
-    {col::kRank, col::kPhase, col::kName, col::kStep, col::kStartNs, col::kEndNs, col::kDurNs, col::kCount});
+    {col::kRank, col::kPhase, col::kName, col::kStep, col::kStartNs, col::kEndNs, col::kDurNs, col::kCount,
+     col::kGpuStartNs, col::kGpuEndNs});
 inline const std::vector<std::string> kWindowColumns =
     columnNames({col::kStep, col::kStartNs, col::kEndNs, col::kDurNs, col::kMinDurNs, col::kMaxDurNs, col::kRanks,
                  col::kOutlier, col::kKept, col::kReason});

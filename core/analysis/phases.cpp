@@ -124,16 +124,50 @@ std::vector<uint8_t> backwardSlices(const RankData& r, const std::vector<StepSpa
 
 namespace {
 
+// The GPU activities of a window by launch time (the start of the launching runtime call, else their own start),
+// so that the GPU work a CPU-side phase launched is found by binary search: a phase's GPU extent is what the GPU
+// did for it, which runs later than the CPU launched it (a backward pass's last kernels run while the CPU is
+// already in the optimizer).
+struct LaunchIndex {
+    std::vector<std::pair<TimeNs, uint32_t>> byLaunch;  // (launch time, index in the window)
+
+    explicit LaunchIndex(const RankWindow& w) {
+        byLaunch.reserve(w.size());
+        for (size_t i = 0; i < w.size(); ++i) {
+            const TimeNs launch = w.runtimeStart(i);
+            byLaunch.push_back({launch == INT64_MIN ? w.start[i] : launch, static_cast<uint32_t>(i)});
+        }
+        std::sort(byLaunch.begin(), byLaunch.end());
+    }
+    // First start and last end of the GPU activities launched in [from, to); null cells when there are none.
+    std::pair<Cell, Cell> extent(const RankWindow& w, TimeNs from, TimeNs to) const {
+        auto it = std::lower_bound(byLaunch.begin(), byLaunch.end(), std::pair<TimeNs, uint32_t>{from, 0});
+        TimeNs lo = INT64_MAX, hi = INT64_MIN;
+        for (; it != byLaunch.end() && it->first < to; ++it) {
+            lo = std::min(lo, w.start[it->second]);
+            hi = std::max(hi, w.end[it->second]);
+        }
+        if (lo > hi) return {Cell{}, Cell{}};
+        return {lo, hi};
+    }
+};
+
+// One row of the table: a phase [s, e) on the CPU clock, with the extent of the GPU work launched in it.
+void addPhaseRow(Table& t, const RankWindow& w, const LaunchIndex& li, std::string phase, std::string name,
+                 const Cell& step, TimeNs s, TimeNs e, int64_t count) {
+    auto [g0, g1] = li.extent(w, s, e);
+    t.addRow({int64_t{w.rank}, std::move(phase), std::move(name), step, s, e, e - s, count, g0, g1});
+}
+
 // The step rows of rank `w`: every step of its trace, or those of a step-list window. Returns the steps kept.
-std::vector<StepSpan> addStepRows(Table& t, const RankWindow& w, const std::vector<StepSpan>& steps,
-                                  const WindowSpec& spec) {
+std::vector<StepSpan> addStepRows(Table& t, const RankWindow& w, const LaunchIndex& li,
+                                  const std::vector<StepSpan>& steps, const WindowSpec& spec) {
     std::vector<StepSpan> chosen;
     for (const auto& s : steps)
         if (spec.kind != WindowKind::StepList || std::binary_search(spec.steps.begin(), spec.steps.end(), s.number))
             chosen.push_back(s);
     for (const auto& s : chosen)
-        t.addRow({int64_t{w.rank}, std::string("step"), fmt::format("ProfilerStep#{}", s.number), s.number, s.start,
-                  s.end, s.end - s.start, int64_t{1}});
+        addPhaseRow(t, w, li, "step", fmt::format("ProfilerStep#{}", s.number), s.number, s.start, s.end, 1);
     return chosen;
 }
 
@@ -145,7 +179,8 @@ struct MarkerScan {
     int64_t vllmPrefill = 0, vllmDecode = 0, vllmMixed = 0;
 };
 
-MarkerScan scanMarkers(Table& t, const RankWindow& w, const RankData& r, const std::vector<StepSpan>& steps) {
+MarkerScan scanMarkers(Table& t, const RankWindow& w, const LaunchIndex& li, const RankData& r,
+                       const std::vector<StepSpan>& steps) {
     MarkerScan out;
     const std::vector<uint8_t> backward = backwardSlices(r, steps);
     std::vector<uint8_t> nameClass(r.strings.size(), 255);
@@ -171,7 +206,7 @@ MarkerScan scanMarkers(Table& t, const RankWindow& w, const RankData& r, const s
             Cell step;
             for (const auto& st : steps)
                 if (s >= st.start && s < st.end) step = st.number;
-            t.addRow({int64_t{w.rank}, phase, std::string(nm), step, s, e, e - s, a + b});
+            addPhaseRow(t, w, li, phase, std::string(nm), step, s, e, a + b);
         }
     }
     std::sort(out.markers.begin(), out.markers.end(), [](const M& a, const M& b) { return a.s < b.s; });
@@ -180,8 +215,8 @@ MarkerScan scanMarkers(Table& t, const RankWindow& w, const RankData& r, const s
 
 // Forward / backward / optimizer rows of each step in `spans` (or of the whole trace when there is no step).
 // Returns whether any step had a backward or optimizer phase.
-bool addTrainingPhaseRows(Table& t, const RankWindow& w, const RankData& r, std::vector<StepSpan> spans,
-                          const std::vector<M>& markers) {
+bool addTrainingPhaseRows(Table& t, const RankWindow& w, const LaunchIndex& li, const RankData& r,
+                          std::vector<StepSpan> spans, const std::vector<M>& markers) {
     bool wholeTrace = spans.empty();
     if (wholeTrace && !markers.empty()) {
         TimeNs a = INT64_MAX, b = INT64_MIN;
@@ -222,9 +257,9 @@ bool addTrainingPhaseRows(Table& t, const RankWindow& w, const RankData& r, std:
         if (sp.number >= 0) step = sp.number;
         TimeNs f0 = nf > 0 ? fwdS : sp.start;
         TimeNs f1 = nb > 0 ? bwdS : optS;
-        if (f1 > f0) t.addRow({int64_t{w.rank}, std::string("forward"), std::string("forward"), step, f0, f1, f1 - f0, nf});
-        if (nb > 0) t.addRow({int64_t{w.rank}, std::string("backward"), std::string("backward"), step, bwdS, bwdE, bwdE - bwdS, nb});
-        if (no > 0) t.addRow({int64_t{w.rank}, std::string("optimizer"), std::string("optimizer"), step, optS, optE, optE - optS, no});
+        if (f1 > f0) addPhaseRow(t, w, li, "forward", "forward", step, f0, f1, nf);
+        if (nb > 0) addPhaseRow(t, w, li, "backward", "backward", step, bwdS, bwdE, nb);
+        if (no > 0) addPhaseRow(t, w, li, "optimizer", "optimizer", step, optS, optE, no);
     }
     return anyPhase;
 }
@@ -293,13 +328,14 @@ void addLayerRows(Table& t, const RankWindow& w, const RankData& r, LayerRows la
             int32_t st = r.gpu.step.size() == r.gpu.size() ? r.gpu.step[w.row[b0]] : -1;
             if (st >= 0 && static_cast<size_t>(st) < r.steps.size()) step = r.steps.number[static_cast<size_t>(st)];
             t.addRow({int64_t{w.rank}, std::string("layer"), fmt::format("layer {}{}", layerNo, bwd ? " (backward)" : ""),
-                      step, s, e, e - s, static_cast<int64_t>(b1 - b0)});
+                      step, s, e, e - s, static_cast<int64_t>(b1 - b0), s, e});  // kernel times: on the GPU
         }
         ++layerNo;
     }
     if (layers == LayerRows::Summary && layerNo > 0)
         t.addRow({int64_t{w.rank}, std::string("layers"), fmt::format("{} layers detected", layerNo), Cell{}, firstStart,
-                  lastEnd, static_cast<TimeNs>(std::llround(static_cast<double>(durSum / layerNo))), layerNo});
+                  lastEnd, static_cast<TimeNs>(std::llround(static_cast<double>(durSum / layerNo))), layerNo, firstStart,
+                  lastEnd});
     t.messages.push_back(fmt::format("phases: rank {}: {} transformer layers detected from attention + GEMM kernel "
                                      "patterns (no layer annotation)",
                                      w.rank, layerNo));
@@ -315,9 +351,10 @@ Result<Table> phaseStructure(AnalysisContext& ctx, const WindowSpec& window, Lay
     for (const RankWindow& w : sel.value()->ranks) {
         const RankData& r = *w.data;
         const auto& steps = ctx.steps(w.rankIndex);
-        const std::vector<StepSpan> chosen = addStepRows(t, w, steps, sel.value()->spec);
-        const MarkerScan scan = scanMarkers(t, w, r, steps);
-        if (!addTrainingPhaseRows(t, w, r, chosen, scan.markers))
+        const LaunchIndex li(w);
+        const std::vector<StepSpan> chosen = addStepRows(t, w, li, steps, sel.value()->spec);
+        const MarkerScan scan = scanMarkers(t, w, li, r, steps);
+        if (!addTrainingPhaseRows(t, w, li, r, chosen, scan.markers))
             t.messages.push_back(fmt::format("phases: rank {}: no backward or optimizer annotation found: forward/"
                                              "backward/optimizer phases are not reported",
                                              w.rank));

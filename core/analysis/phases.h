@@ -27,7 +27,11 @@ namespace strobe::core {
 enum class LayerRows : uint8_t { None, Summary, Rows };
 
 // Columns: rank, phase, name, step (null outside steps), start_ns, end_ns, dur_ns, count (kernels for
-// layers, requests for vLLM phases, marker slices otherwise).
+// layers, requests for vLLM phases, marker slices otherwise), gpu_start_ns, gpu_end_ns. start/end are CPU times
+// (the annotations and operators) except for layers, which come from kernels; gpu_start/gpu_end are the first start
+// and last end of the GPU activities launched in [start, end) (by their launching runtime call, else their own
+// start), null when the phase launched none: the GPU runs behind the CPU, so a backward pass's last kernels run
+// while the CPU is already in the optimizer, and the GPU timeline draws the phases at these times.
 Result<Table> phaseStructure(AnalysisContext& ctx, const WindowSpec& window, LayerRows layers = LayerRows::Summary);
 AnalysisInfo phasesAnalysisInfo();
 

@@ -190,12 +190,18 @@ public:
             if (int64_t(core::Table::number(t.at(i, core::col::kRank), -1)) != r.rank) continue;
             const PhaseKind k = phaseKind(core::Table::text(t.at(i, core::col::kPhase)));
             if (k == PhaseKind::Other) continue;  // steps have their own lane; "layers" summaries are not bands
-            const auto start = int64_t(core::Table::number(t.at(i, core::col::kStartNs))) - origin;
-            const auto end = int64_t(core::Table::number(t.at(i, core::col::kEndNs))) - origin;
+            // On the GPU timeline a phase is where the GPU did its work (what it launched in its CPU interval); a
+            // phase that launched nothing is shown at its CPU time (one clock per rank), and says so.
+            const core::Cell& gs = t.at(i, core::col::kGpuStartNs);
+            const core::Cell& ge = t.at(i, core::col::kGpuEndNs);
+            const bool onGpu = !std::holds_alternative<std::monostate>(gs) && !std::holds_alternative<std::monostate>(ge);
+            const auto start = int64_t(core::Table::number(onGpu ? gs : t.at(i, core::col::kStartNs))) - origin;
+            const auto end = int64_t(core::Table::number(onGpu ? ge : t.at(i, core::col::kEndNs))) - origin;
             if (end < start) continue;
             std::string name = core::Table::text(t.at(i, core::col::kName));
             if (const auto step = core::Table::text(t.at(i, core::col::kStep)); !step.empty() && k != PhaseKind::Layer)
                 name += " (step " + step + ")";
+            if (!onGpu) name += ", no GPU work: CPU time";
             out.bandNames.push_back(std::move(name));
             (k == PhaseKind::Layer ? layers : phases)
                 .push_back({start, end, k, uint32_t(out.bandNames.size() - 1)});

@@ -214,7 +214,9 @@ TEST(GpuTimeline, KeepsOverlappingKernelsAndFindsThemByHitTest) {
 TEST(GpuTimeline, PhaseAndLayerBandsFromAnnotationsAndKernelPatterns) {
     using C = core::KernelCategory;
     // Two transformer layers by kernel pattern (QKV GEMMs, attention, output GEMM), forward [0, 400) and backward
-    // [400, 600) from CPU-side autograd annotations, an optimizer step [700, 900) inside ProfilerStep#1.
+    // [400, 600) from CPU-side autograd annotations, an optimizer step [700, 900) inside ProfilerStep#1. The kernels
+    // have no launching call, so they count by their own start: all eight are forward work, whose band spans their
+    // GPU time [100, 280]; backward and optimizer launched nothing and show at their CPU time.
     auto rank = testdata::makeRank(0,
                                    {{100, 10, "sm90_gemm_qkv", 7, C::Gemm},
                                     {120, 10, "sm90_gemm_qkv", 7, C::Gemm},
@@ -257,9 +259,11 @@ TEST(GpuTimeline, PhaseAndLayerBandsFromAnnotationsAndKernelPatterns) {
         return hit ? hit->title : std::string("(nothing)");
     };
     EXPECT_EQ(titleAt(50, 0), "ProfilerStep#1");
-    EXPECT_EQ(titleAt(300, 1), "forward (step 1)");
-    EXPECT_EQ(titleAt(500, 1), "backward (step 1)");
-    EXPECT_EQ(titleAt(800, 1), "optimizer (step 1)");
+    EXPECT_EQ(titleAt(150, 1), "forward (step 1)");
+    EXPECT_EQ(titleAt(50, 1), "(nothing)");   // CPU forward, before the GPU began its work
+    EXPECT_EQ(titleAt(300, 1), "(nothing)");  // CPU forward, after the GPU finished it
+    EXPECT_EQ(titleAt(500, 1), "backward (step 1), no GPU work: CPU time");
+    EXPECT_EQ(titleAt(800, 1), "optimizer (step 1), no GPU work: CPU time");
     EXPECT_EQ(titleAt(105, 2), "layer 0");
     EXPECT_EQ(titleAt(205, 2), "layer 1");
     EXPECT_EQ(titleAt(145, 3), "flash_fwd_kernel");
