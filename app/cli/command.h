@@ -5,7 +5,8 @@
 //   - results go to stdout, diagnostics and errors to stderr;
 //   - exit codes: 0 ok, 1 failure, 2 usage error (unknown option, missing or bad argument), 3 unreadable input;
 //   - a usage error prints one line naming the problem and a hint to `strobe-cli COMMAND --help`.
-// ArgParser below gives every command the same option syntax (options declared as core::ParamSpec, see CliOption): `--name value`, `--name=value`, short aliases
+// ArgParser below gives every command the same option syntax (options declared as core::ParamSpec, see CliOption):
+// `--name value`, `--name=value`, short aliases
 // (`-o value`), `--` ends options, and anything starting with '-' that is not declared is rejected.
 
 #include <cstdint>
@@ -63,7 +64,7 @@ bool reportLoadDiagnostics(std::string_view command, const core::Dataset& datase
 // occurrence adds one item, taken as given.
 struct CliOption {
     core::ParamSpec spec;
-    char shortName = '\0';   // 'o' for -o, '\0' for none
+    char shortName = '\0';    // 'o' for -o, '\0' for none
     bool repeatable = false;  // may be given several times (StringList only)
 
     CliOption(core::ParamSpec s, char shortName_ = '\0', bool repeatable_ = false)

@@ -1,13 +1,12 @@
 // strobe-cli plot and plots: their options are core params, parsed and coerced by the same rule as --set.
 #ifdef STROBE_HAVE_PLOTS
-#include <gtest/gtest.h>
-
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
 #include <string>
 #include <vector>
 
+#include <gtest/gtest.h>
 #include <unistd.h>
 
 #include "app/cli/command.h"
@@ -41,10 +40,8 @@ TEST(PlotCli, WronglyTypedOptionsAreUsageErrorsNamingOptionAndValue) {
         std::vector<std::string> expected;
     };
     const std::vector<Case> cases = {
-        {{"--dark=yes"}, {"'--dark'", "'yes'"}},
-        {{"--size", "7x"}, {"--size", "'7x'"}},
-        {{"--set", "top_n=2.5"}, {"'top_n'", "'2.5'"}},
-        {{"--set"}, {"'--set' needs a value"}},
+        {{"--dark=yes"}, {"'--dark'", "'yes'"}},        {{"--size", "7x"}, {"--size", "'7x'"}},
+        {{"--set", "top_n=2.5"}, {"'top_n'", "'2.5'"}}, {{"--set"}, {"'--set' needs a value"}},
         {{"-o", out}, {"given more than once"}},
     };
     for (const auto& c : cases) {
@@ -60,8 +57,9 @@ TEST(PlotCli, WronglyTypedOptionsAreUsageErrorsNamingOptionAndValue) {
 
 TEST(PlotCli, TypedValuesReachTheRender) {
     const fs::path out = fs::temp_directory_path() / ("strobe_plot_cli_" + std::to_string(::getpid()) + ".png");
-    CliResult r = test::runCli("plot", {"kernel-breakdown", kSample, "--size=320x200", "--set", "top_n=3",
-                                        "--output", out.string(), "--no-cache"});
+    CliResult r = test::runCli(
+        "plot",
+        {"kernel-breakdown", kSample, "--size=320x200", "--set", "top_n=3", "--output", out.string(), "--no-cache"});
     ASSERT_EQ(r.code, app::kExitOk) << r.err;
     uint32_t w = 0, h = 0;
     ASSERT_TRUE(pngSize(out, w, h));
