@@ -92,10 +92,6 @@ bool reportLoadDiagnostics(std::string_view command, const core::Dataset& datase
     return failed;
 }
 
-bool hasFlag(const std::vector<std::string>& args, const std::string& flag) {
-    return std::find(args.begin(), args.end(), flag) != args.end();
-}
-
 bool wantsHelp(const std::vector<std::string>& args) {
     for (const auto& a : args) {
         if (a == "--") return false;

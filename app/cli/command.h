@@ -40,8 +40,6 @@ struct CommandRegistrar {
 };
 
 // Small helpers shared by commands.
-bool hasFlag(const std::vector<std::string>& args, const std::string& flag);
-
 // True when args asks for help (-h or --help before any `--`).
 bool wantsHelp(const std::vector<std::string>& args);
 
