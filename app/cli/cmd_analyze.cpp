@@ -79,6 +79,13 @@ std::string textTable(const core::Table& t) {
     return s;
 }
 
+// The command's own options, declared once (the window's text is checked by WindowSpec::parse).
+const core::StringParam kWindow{"window", "Window",
+                                "all | steps | hta | hta-include-last | auto | FROM_NS:TO_NS", "all"};
+const core::StringParam kSteps{"steps", "Steps",
+                               "Only these ProfilerStep numbers (3,4,5 or 3-5); overrides --window", ""};
+const core::PathParam kCsv{"csv", "CSV file", "Write the table as CSV to this file ('-' for stdout)", ""};
+
 int runAnalyze(const std::vector<std::string>& args) {
     if (args.empty()) return usageError("analyze", "expected an analysis name or --list");
     if (args[0] == "--list") {
@@ -90,26 +97,21 @@ int runAnalyze(const std::vector<std::string>& args) {
     const core::AnalysisInfo* info = core::findAnalysis(name);
     if (!info)
         return usageError("analyze", fmt::format("unknown analysis '{}' (strobe-cli analyze --list shows them)", name));
-    std::vector<OptionSpec> specs = {{"window", '\0', true},  {"steps", '\0', true},    {"csv", '\0', true},
-                                     {"json", '\0', false},   {"no-cache", '\0', false}};
-    for (const auto& o : info->options) specs.push_back({o.key, '\0', true});
+    // The command's own options, then the analysis' parameters: the same ParamSpec, coerced by the same rule.
+    std::vector<CliOption> specs = {kWindow, kSteps, kCsv, kJsonFlag, kNoCacheFlag};
+    for (const auto& o : info->options) specs.emplace_back(o);
     ArgParser p("analyze", specs);
     std::vector<std::string> rest(args.begin() + 1, args.end());
     if (!p.parse(rest)) return usageError("analyze", p.error());
     if (p.positionals().empty()) return usageError("analyze", "expected at least one trace file or directory");
-    if (p.has("csv") && p.has("json")) return usageError("analyze", "--csv and --json exclude each other");
+    if (p.has(kCsv) && p.has(kJsonFlag)) return usageError("analyze", "--csv and --json exclude each other");
 
     core::AnalysisRequest req;
-    auto window = core::WindowSpec::parse(p.value("window").value_or("all"), p.value("steps").value_or(""));
+    auto window = core::WindowSpec::parse(p.get(kWindow), p.get(kSteps));
     if (!window) return usageError("analyze", window.error().message);
     req.window = window.value();
-    for (const auto& o : info->options) {
-        if (auto v = p.value(o.key)) {
-            auto coerced = core::coerceValue(o, *v);  // the one rule of --set, sessions and tool specs
-            if (!coerced) return usageError("analyze", coerced.error().message);
-            req.values[o.key] = coerced.value();
-        }
-    }
+    for (const auto& o : info->options)  // already coerced by parse()
+        if (auto it = p.given().find(o.key); it != p.given().end()) req.values[o.key] = it->second;
 
     for (const auto& path : p.positionals()) {
         if (!std::filesystem::exists(path)) {
@@ -118,7 +120,7 @@ int runAnalyze(const std::vector<std::string>& args) {
         }
     }
     core::RunLoadOptions options;
-    options.useCache = !p.has("no-cache");
+    options.useCache = !p.get(kNoCacheFlag);
     logToStderr();
     auto loaded = core::loadRun(p.positionals(), options);
     if (!loaded) {
@@ -136,20 +138,21 @@ int runAnalyze(const std::vector<std::string>& args) {
     auto sel = ctx->select(req.window);  // built by the analysis: reused
     const std::string windowText = sel ? sel.value()->description : req.window.toString();
 
-    if (p.has("json")) {
+    if (p.get(kJsonFlag)) {
         std::ostringstream os;
         table->writeJsonDocument(os, name, windowText);
         fmt::print("{}", os.str());
-    } else if (auto csv = p.value("csv")) {
-        if (*csv == "-") {
+    } else if (p.has(kCsv)) {
+        const std::string csv = p.get(kCsv);
+        if (csv == "-") {
             std::ostringstream os;
             table->writeCsv(os);
             fmt::print("{}", os.str());
         } else {
-            std::ofstream f(*csv, std::ios::binary);
+            std::ofstream f(csv, std::ios::binary);
             if (f) table->writeCsv(f);
             if (!f) {
-                fmt::print(stderr, "strobe-cli analyze: cannot write {}\n", *csv);
+                fmt::print(stderr, "strobe-cli analyze: cannot write {}\n", csv);
                 return kExitFailure;
             }
         }

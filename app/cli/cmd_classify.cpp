@@ -38,6 +38,11 @@ constexpr const char* kHelp =
     "\n"
     "Exit codes: 0 ok, 2 usage error, 3 unreadable input (a trace or a rules file).";
 
+// The options of its own, declared once (ArgParser parses them; the code reads them through these handles).
+const core::PathParam kRules{"rules", "Rules file",
+                             "Extra classification rules (YAML) tried before the bundled and user rules", ""};
+const core::BoolParam kAll{"all", "All names", "List every GPU activity name, not only kernels", false};
+
 struct NameStats {
     EventKind kind = EventKind::Kernel;
     uint64_t count = 0;
@@ -45,22 +50,21 @@ struct NameStats {
 };
 
 int run(const std::vector<std::string>& args) {
-    ArgParser p("classify", {{"rules", '\0', true}, {"all", '\0', false}, {"json", '\0', false},
-                             {"no-cache", '\0', false}});
+    ArgParser p("classify", {kRules, kAll, kJsonFlag, kNoCacheFlag});
     if (!p.parse(args)) return usageError("classify", p.error());
     // Results go to stdout (--json must stay parseable): the loaders' log lines go to stderr.
     logToStderr();
     if (p.positionals().empty()) return usageError("classify", "no trace file or directory given");
-    const bool all = p.has("all");
-    const bool json = p.has("json");
+    const bool all = p.get(kAll);
+    const bool json = p.get(kJsonFlag);
 
     auto rules = ClassificationRules::loadDefault();
     if (!rules) {
         fmt::print(stderr, "strobe-cli classify: {}\n", rules.error().toString());
         return kExitBadInput;
     }
-    if (auto file = p.value("rules")) {
-        auto extra = ClassificationRules::fromFile(*file);
+    if (p.has(kRules)) {
+        auto extra = ClassificationRules::fromFile(p.get(kRules));
         if (!extra) {
             fmt::print(stderr, "strobe-cli classify: {}\n", extra.error().toString());
             return kExitBadInput;
@@ -76,7 +80,7 @@ int run(const std::vector<std::string>& args) {
     }
 
     RunLoadOptions options;
-    options.useCache = !p.has("no-cache");
+    options.useCache = !p.get(kNoCacheFlag);
     options.rules = &*rules;
     auto loaded = loadRun(p.positionals(), options);
     if (!loaded) {

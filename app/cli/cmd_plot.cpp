@@ -42,45 +42,33 @@ bool parseSize(const std::string& s, int& w, int& h) {
     }
 }
 
+// The options, declared once: ArgParser parses and coerces them, the code reads them through these handles.
+// --set items are checked against the plot's own ParamSpecs (core::applyAssignment), the same rule.
+const core::StringListParam kSet{"set", "Set parameter", "key=value for one of the plot's parameters", {}};
+const core::PathParam kOutput{"output", "Output file", "The image to write (.png, .svg or .pdf)", ""};
+const core::PathParam kCsv{"csv", "CSV file", "Also write the table behind the plot ('-' for stdout)", ""};
+const core::StringParam kLabel{"label", "Run label", "The run's name in the plot (default: the first PATH)", ""};
+const core::StringParam kSize{"size", "Size", "Image size WxH in pixels (16..20000)", "1400x800"};
+const core::BoolParam kDark{"dark", "Dark", "Dark theme", false};
+const core::BoolParam kCompare{"compare", "Compare", "Each PATH is a run of its own", false};
+
 int runPlot(const std::vector<std::string>& args) {
-    std::string id, out, csv, label;
-    std::vector<std::string> paths, sets;
-    int w = 1400, h = 800;
-    bool dark = false, compare = false, noCache = false;
-    for (size_t i = 0; i < args.size(); ++i) {
-        const auto& a = args[i];
-        auto next = [&](std::string& dst) {
-            if (i + 1 >= args.size()) return false;
-            dst = args[++i];
-            return true;
-        };
-        std::string v;
-        if (a == "--set") {
-            if (!next(v)) return fmt::print(stderr, "strobe-cli plot: --set needs key=value\n"), kExitUsage;
-            sets.push_back(v);
-        } else if (a == "-o" || a == "--output") {
-            if (!next(out)) return fmt::print(stderr, "strobe-cli plot: -o needs a file\n"), kExitUsage;
-        } else if (a == "--csv") {
-            if (!next(csv)) return fmt::print(stderr, "strobe-cli plot: --csv needs a file\n"), kExitUsage;
-        } else if (a == "--label") {
-            if (!next(label)) return fmt::print(stderr, "strobe-cli plot: --label needs a name\n"), kExitUsage;
-        } else if (a == "--size") {
-            if (!next(v) || !parseSize(v, w, h))
-                return fmt::print(stderr, "strobe-cli plot: --size expects WxH (16..20000), e.g. 1600x900\n"), kExitUsage;
-        } else if (a == "--dark") {
-            dark = true;
-        } else if (a == "--compare") {
-            compare = true;
-        } else if (a == "--no-cache") {
-            noCache = true;
-        } else if (a.size() > 1 && a[0] == '-') {
-            return fmt::print(stderr, "strobe-cli plot: unknown option '{}'\n", a), kExitUsage;
-        } else if (id.empty()) {
+    ArgParser p("plot", {{kSet, '\0', true}, {kOutput, 'o'}, kCsv, kLabel, kSize, kDark, kCompare, kNoCacheFlag});
+    if (!p.parse(args)) return usageError("plot", p.error());
+    std::string id;
+    std::vector<std::string> paths;
+    for (const auto& a : p.positionals()) {
+        if (id.empty())
             id = a;
-        } else {
+        else
             paths.push_back(a);
-        }
     }
+    const std::vector<std::string> sets = p.get(kSet);
+    const std::string out = p.get(kOutput), csv = p.get(kCsv), label = p.get(kLabel);
+    const bool dark = p.get(kDark), compare = p.get(kCompare), noCache = p.get(kNoCacheFlag);
+    int w = 0, h = 0;
+    if (const std::string size = p.get(kSize); !parseSize(size, w, h))
+        return usageError("plot", fmt::format("--size expects WxH (16..20000), e.g. 1600x900, got '{}'", size));
     if (id.empty() || paths.empty() || out.empty()) {
         fmt::print(stderr, "{}\n", kHelp);
         return kExitUsage;

@@ -15,14 +15,10 @@ namespace strobe::app {
 namespace {
 
 int runPlots(const std::vector<std::string>& args) {
-    bool json = false;
-    for (const auto& a : args) {
-        if (a == "--json") json = true;
-        else {
-            fmt::print(stderr, "strobe-cli plots: unknown argument '{}'\n", a);
-            return kExitUsage;
-        }
-    }
+    ArgParser p("plots", {kJsonFlag});
+    if (!p.parse(args)) return usageError("plots", p.error());
+    if (!p.positionals().empty()) return usageError("plots", fmt::format("unknown argument '{}'", p.positionals()[0]));
+    const bool json = p.get(kJsonFlag);
     const plots::RunSet noRuns;
     auto all = plots::PlotRegistry::instance().plots();
     if (json) {

@@ -39,6 +39,10 @@ constexpr const char* kHelp =
     "Exit codes: 0 ok, 2 usage error, 3 unreadable input (a file failed to load, or no traces found).\n"
     "Errors go to stderr and name the file.";
 
+// Its own option, declared once: ArgParser parses and coerces it, the code reads it through the handle.
+const core::IntParam kTop =
+    core::IntParam{"top", "Top kernels", "How many kernels to list per rank (0 for none)", 10}.bounded(0, 1000000, 1);
+
 std::string formatDuration(TimeNs ns) {
     const double v = static_cast<double>(ns);
     const TimeNs a = ns < 0 ? -ns : ns;
@@ -224,10 +228,9 @@ std::string summaryJson(const RunSummary& run, const core::Dataset& ds) {
 namespace {
 
 int runSummary(const std::vector<std::string>& args) {
-    ArgParser p("summary", {{"json", '\0', false}, {"top", '\0', true}, {"no-cache", '\0', false}});
+    ArgParser p("summary", {kJsonFlag, kTop, kNoCacheFlag});
     if (!p.parse(args)) return usageError("summary", p.error());
-    int64_t top = 10;
-    if (!p.intValue("top", top, 0, 1000000)) return usageError("summary", p.error());
+    const long long top = p.get(kTop);
     if (p.positionals().empty()) return usageError("summary", "no trace file or directory given");
 
     // Name a path that does not exist before loading anything (the loader would too, less directly).
@@ -240,7 +243,7 @@ int runSummary(const std::vector<std::string>& args) {
     }
 
     core::RunLoadOptions options;
-    options.useCache = !p.has("no-cache");
+    options.useCache = !p.get(kNoCacheFlag);
     logToStderr();
     auto loaded = core::loadRun(p.positionals(), options);
     if (!loaded) {
@@ -253,7 +256,7 @@ int runSummary(const std::vector<std::string>& args) {
         return kExitBadInput;
     }
     const RunSummary run = core::summarizeRun(ds, static_cast<size_t>(top));
-    const std::string doc = p.has("json") ? summaryJson(run, ds) : summaryText(run, ds);
+    const std::string doc = p.get(kJsonFlag) ? summaryJson(run, ds) : summaryText(run, ds);
     std::fwrite(doc.data(), 1, doc.size(), stdout);
     std::fflush(stdout);
 

@@ -1,7 +1,6 @@
 #include "app/cli/command.h"
 
 #include <algorithm>
-#include <charconv>
 
 #include <fmt/format.h>
 
@@ -93,10 +92,6 @@ bool reportLoadDiagnostics(std::string_view command, const core::Dataset& datase
     return failed;
 }
 
-bool hasFlag(const std::vector<std::string>& args, const std::string& flag) {
-    return std::find(args.begin(), args.end(), flag) != args.end();
-}
-
 bool wantsHelp(const std::vector<std::string>& args) {
     for (const auto& a : args) {
         if (a == "--") return false;
@@ -110,23 +105,23 @@ int usageError(std::string_view command, std::string_view message) {
     return kExitUsage;
 }
 
-ArgParser::ArgParser(std::string command, std::vector<OptionSpec> options)
-    : m_command(std::move(command)), m_specs(std::move(options)) {}
+ArgParser::ArgParser(std::string command, std::vector<CliOption> options)
+    : m_command(std::move(command)), m_options(std::move(options)) {}
 
-const OptionSpec* ArgParser::findLong(std::string_view name) const {
-    for (const auto& s : m_specs)
-        if (s.name == name) return &s;
+const CliOption* ArgParser::findLong(std::string_view name) const {
+    for (const auto& o : m_options)
+        if (o.spec.key == name) return &o;
     return nullptr;
 }
 
-const OptionSpec* ArgParser::findShort(char c) const {
-    for (const auto& s : m_specs)
-        if (s.shortName != '\0' && s.shortName == c) return &s;
+const CliOption* ArgParser::findShort(char c) const {
+    for (const auto& o : m_options)
+        if (o.shortName != '\0' && o.shortName == c) return &o;
     return nullptr;
 }
 
 bool ArgParser::parse(const std::vector<std::string>& args) {
-    m_given.clear();
+    m_values.clear();
     m_positionals.clear();
     m_error.clear();
     bool optionsEnded = false;
@@ -140,7 +135,7 @@ bool ArgParser::parse(const std::vector<std::string>& args) {
             optionsEnded = true;
             continue;
         }
-        const OptionSpec* spec = nullptr;
+        const CliOption* option = nullptr;
         std::optional<std::string> inlineValue;
         std::string shown;
         if (a[1] == '-') {
@@ -150,23 +145,24 @@ bool ArgParser::parse(const std::vector<std::string>& args) {
                 inlineValue = std::string(body.substr(eq + 1));
                 body = body.substr(0, eq);
             }
-            spec = findLong(body);
+            option = findLong(body);
             shown = "--" + std::string(body);
         } else {
             if (a.size() > 2) inlineValue = a.substr(2);  // -o/tmp/x or -n5
-            spec = findShort(a[1]);
+            option = findShort(a[1]);
             shown = a.substr(0, 2);
         }
-        if (spec == nullptr) {
+        if (option == nullptr) {
             m_error = fmt::format("unknown option '{}'", shown);
             return false;
         }
-        if (!spec->takesValue) {
+        const core::ParamSpec& spec = option->spec;
+        if (spec.type == core::ParamType::Bool) {
             if (inlineValue) {
-                m_error = fmt::format("option '{}' takes no value", shown);
+                m_error = fmt::format("option '{}' takes no value, got '{}'", shown, *inlineValue);
                 return false;
             }
-            m_given.emplace_back(spec->name, std::string());
+            m_values[spec.key] = true;
             continue;
         }
         std::string value;
@@ -178,44 +174,23 @@ bool ArgParser::parse(const std::vector<std::string>& args) {
             m_error = fmt::format("option '{}' needs a value", shown);
             return false;
         }
-        if (!spec->repeatable && has(spec->name)) {
+        if (option->repeatable && spec.type == core::ParamType::StringList) {
+            // Each occurrence is one item, as given (no comma splitting: --set k=a,b is one assignment).
+            auto [it, fresh] = m_values.try_emplace(spec.key, std::vector<std::string>{});
+            std::get<std::vector<std::string>>(it->second).push_back(std::move(value));
+            continue;
+        }
+        if (has(spec)) {
             m_error = fmt::format("option '{}' given more than once", shown);
             return false;
         }
-        m_given.emplace_back(spec->name, std::move(value));
+        auto coerced = core::coerceValue(spec, value);  // the one rule of --set, sessions and tool specs
+        if (!coerced) {
+            m_error = fmt::format("option '{}': {}", shown, coerced.error().message);
+            return false;
+        }
+        m_values[spec.key] = std::move(coerced.value());
     }
-    return true;
-}
-
-bool ArgParser::has(std::string_view name) const {
-    return std::any_of(m_given.begin(), m_given.end(), [&](const auto& g) { return g.first == name; });
-}
-
-std::optional<std::string> ArgParser::value(std::string_view name) const {
-    std::optional<std::string> v;
-    for (const auto& g : m_given)
-        if (g.first == name) v = g.second;
-    return v;
-}
-
-std::vector<std::string> ArgParser::values(std::string_view name) const {
-    std::vector<std::string> v;
-    for (const auto& g : m_given)
-        if (g.first == name) v.push_back(g.second);
-    return v;
-}
-
-bool ArgParser::intValue(std::string_view name, int64_t& out, int64_t min, int64_t max) {
-    const auto v = value(name);
-    if (!v) return true;
-    int64_t x = 0;
-    const char* end = v->data() + v->size();
-    const auto [ptr, ec] = std::from_chars(v->data(), end, x);
-    if (v->empty() || ec != std::errc() || ptr != end || x < min || x > max) {
-        m_error = fmt::format("option '--{}' expects a whole number from {} to {}, got '{}'", name, min, max, *v);
-        return false;
-    }
-    out = x;
     return true;
 }
 

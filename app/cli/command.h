@@ -5,7 +5,8 @@
 //   - results go to stdout, diagnostics and errors to stderr;
 //   - exit codes: 0 ok, 1 failure, 2 usage error (unknown option, missing or bad argument), 3 unreadable input;
 //   - a usage error prints one line naming the problem and a hint to `strobe-cli COMMAND --help`.
-// ArgParser below gives every command the same option syntax: `--name value`, `--name=value`, short aliases
+// ArgParser below gives every command the same option syntax (options declared as core::ParamSpec, see CliOption):
+// `--name value`, `--name=value`, short aliases
 // (`-o value`), `--` ends options, and anything starting with '-' that is not declared is rejected.
 
 #include <cstdint>
@@ -16,6 +17,7 @@
 #include <vector>
 
 #include "core/model/dataset.h"
+#include "core/params/param.h"
 
 namespace strobe::app {
 
@@ -38,8 +40,6 @@ struct CommandRegistrar {
 };
 
 // Small helpers shared by commands.
-bool hasFlag(const std::vector<std::string>& args, const std::string& flag);
-
 // True when args asks for help (-h or --help before any `--`).
 bool wantsHelp(const std::vector<std::string>& args);
 
@@ -55,36 +55,58 @@ void logToStderr();
 // Run-level warnings are logged by the loader itself.
 bool reportLoadDiagnostics(std::string_view command, const core::Dataset& dataset, size_t perRank = 10);
 
-struct OptionSpec {
-    std::string name;       // long name without dashes: "top"
-    char shortName = '\0';  // 'o' for -o, '\0' for none
-    bool takesValue = false;
-    bool repeatable = false;  // a value option that may be given several times
+// One option of a command: a core::ParamSpec (the same vocabulary as plot and analysis parameters; its key is the
+// long name) plus the two facts only a command line has. A Bool spec is a flag without a value; any other type
+// takes a value, coerced by core::coerceValue (the rule of --set, sessions and tool specs), so a wrongly typed
+// value is a usage error naming the option and the value. A repeatable option must be a StringList: each
+// occurrence adds one item, taken as given.
+struct CliOption {
+    core::ParamSpec spec;
+    char shortName = '\0';    // 'o' for -o, '\0' for none
+    bool repeatable = false;  // may be given several times (StringList only)
+
+    CliOption(core::ParamSpec s, char shortName_ = '\0', bool repeatable_ = false)
+        : spec(std::move(s)), shortName(shortName_), repeatable(repeatable_) {}
+    template <core::ParamType K>
+    CliOption(const core::Param<K>& p, char shortName_ = '\0', bool repeatable_ = false)
+        : CliOption(p.spec(), shortName_, repeatable_) {}
 };
+
+// Flags several commands share.
+inline const core::BoolParam kJsonFlag{"json", "JSON", "One JSON document on stdout", false};
+inline const core::BoolParam kNoCacheFlag{"no-cache", "No cache", "Neither read nor write the on-disk load cache",
+                                          false};
 
 class ArgParser {
 public:
-    ArgParser(std::string command, std::vector<OptionSpec> options);
+    ArgParser(std::string command, std::vector<CliOption> options);
 
-    // Parses args (everything after the command name). On failure returns false and error() says why.
+    // Parses args (everything after the command name) and coerces each value by its spec. On failure returns
+    // false and error() says why, naming the option (and the value when it is the value that is wrong).
     bool parse(const std::vector<std::string>& args);
     const std::string& error() const { return m_error; }
 
-    bool has(std::string_view name) const;
-    std::optional<std::string> value(std::string_view name) const;  // last value given
-    std::vector<std::string> values(std::string_view name) const;   // every value, in order
+    // The values given on the command line, coerced (absent options are absent).
+    const core::ParamValues& given() const { return m_values; }
+    bool has(const core::ParamSpec& spec) const { return m_values.count(spec.key) != 0; }
+    template <core::ParamType K>
+    bool has(const core::Param<K>& p) const {
+        return has(p.spec());
+    }
+    // The value of p: the one given, else p's default.
+    template <core::ParamType K>
+    typename core::Param<K>::Value get(const core::Param<K>& p) const {
+        return p(m_values);
+    }
     const std::vector<std::string>& positionals() const { return m_positionals; }
 
-    // A non-negative integer option; false (with error()) when present but not a number in [min, max].
-    bool intValue(std::string_view name, int64_t& out, int64_t min, int64_t max);
-
 private:
-    const OptionSpec* findLong(std::string_view name) const;
-    const OptionSpec* findShort(char c) const;
+    const CliOption* findLong(std::string_view name) const;
+    const CliOption* findShort(char c) const;
 
     std::string m_command;
-    std::vector<OptionSpec> m_specs;
-    std::vector<std::pair<std::string, std::string>> m_given;  // name, value ("" for flags)
+    std::vector<CliOption> m_options;
+    core::ParamValues m_values;
     std::vector<std::string> m_positionals;
     std::string m_error;
 };

@@ -71,6 +71,33 @@ TEST(AnalyzeCli, OptionValuesAreCoercedStrictly) {
     EXPECT_NE(e.err.find("'sideways'"), std::string::npos) << e.err;
 }
 
+// The command's own options and the analysis' parameters go through the same typed parser: the inline form is
+// coerced too, and a valid value reaches the analysis (kernels --top N: N rows per rank, the sample's 8 ranks
+// each run more than 3 distinct kernels).
+TEST(AnalyzeCli, TypedOptionsInlineAndValid) {
+    auto bad = runAnalyze({"kernels", kSample, "--top=2.5"});
+    EXPECT_EQ(bad.code, app::kExitUsage);
+    EXPECT_NE(bad.err.find("'--top'"), std::string::npos) << bad.err;
+    EXPECT_NE(bad.err.find("'2.5'"), std::string::npos) << bad.err;
+    auto window = runAnalyze({"temporal", kSample, "--window", "7x"});
+    EXPECT_EQ(window.code, app::kExitUsage);
+    EXPECT_NE(window.err.find("'7x'"), std::string::npos) << window.err;
+    auto flag = runAnalyze({"temporal", kSample, "--json=yes"});
+    EXPECT_EQ(flag.code, app::kExitUsage);
+    EXPECT_NE(flag.err.find("'--json'"), std::string::npos) << flag.err;
+    EXPECT_NE(flag.err.find("'yes'"), std::string::npos) << flag.err;
+    for (int top : {2, 3}) {
+        auto r = runAnalyze({"kernels", kSample, "--top", std::to_string(top), "--json", "--no-cache"});
+        ASSERT_EQ(r.code, app::kExitOk) << r.err;
+        simdjson::dom::parser parser;
+        simdjson::dom::element doc;
+        ASSERT_EQ(parser.parse(r.out).get(doc), simdjson::SUCCESS);
+        simdjson::dom::array rows;
+        ASSERT_EQ(doc["rows"].get(rows), simdjson::SUCCESS);
+        EXPECT_EQ(rows.size(), 8u * static_cast<size_t>(top));
+    }
+}
+
 TEST(AnalyzeCli, MissingInputExitsThree) {
     auto r = runAnalyze({"temporal", "/nonexistent/strobe/trace.json"});
     EXPECT_EQ(r.code, app::kExitBadInput);

@@ -39,6 +39,23 @@ TEST(ClassifyCliTest, UsageErrorsExitTwo) {
     EXPECT_NE(err.find("--help"), std::string::npos);
 }
 
+// Flags are BoolParams: a flag given a value is refused, naming the option and the value; --rules needs its
+// value.
+TEST(ClassifyCliTest, TypedOptionsAreCheckedBeforeLoading) {
+    const std::string dir = STROBE_TEST_DATA_DIR "/kineto/hta/trace_filter";
+    std::string out, err;
+    EXPECT_EQ(runClassify({dir, "--json=yes"}, &out, &err), kExitUsage);
+    EXPECT_TRUE(out.empty());
+    EXPECT_NE(err.find("'--json'"), std::string::npos) << err;
+    EXPECT_NE(err.find("'yes'"), std::string::npos) << err;
+    EXPECT_EQ(runClassify({dir, "--all=1"}, &out, &err), kExitUsage);
+    EXPECT_NE(err.find("'--all'"), std::string::npos) << err;
+    EXPECT_EQ(runClassify({dir, "--rules"}, &out, &err), kExitUsage);
+    EXPECT_NE(err.find("'--rules' needs a value"), std::string::npos) << err;
+    EXPECT_EQ(runClassify({dir, "--rules", "x.yaml", "--rules", "y.yaml"}, &out, &err), kExitUsage);
+    EXPECT_NE(err.find("more than once"), std::string::npos) << err;
+}
+
 TEST(ClassifyCliTest, UnreadableInputExitsThreeAndNamesTheFile) {
     std::string err;
     EXPECT_EQ(runClassify({"/nonexistent/strobe/trace.json"}, nullptr, &err), kExitBadInput);

@@ -98,31 +98,43 @@ int64_t intAt(simdjson::dom::element e, std::string_view key) {
 
 }  // namespace
 
+// Options declared as core params, as the commands do.
+const core::BoolParam kJsonOpt{"json", "JSON", "", false};
+const core::IntParam kTopOpt = core::IntParam{"top", "Top", "", 3}.bounded(0, 10, 1);
+const core::StringListParam kSetOpt{"set", "Set", "", {}};
+
 TEST(CliArgs, ParsesLongShortInlineAndPositionals) {
-    app::ArgParser p("x", {{"json", '\0', false}, {"top", 'n', true}, {"set", 's', true, true}});
-    ASSERT_TRUE(p.parse({"a", "--json", "--top=5", "-s", "k=v", "-sk2=v2", "--", "--json"})) << p.error();
-    EXPECT_TRUE(p.has("json"));
-    EXPECT_EQ(p.value("top"), "5");
-    EXPECT_EQ(p.values("set"), (std::vector<std::string>{"k=v", "k2=v2"}));
+    app::ArgParser p("x", {kJsonOpt, {kTopOpt, 'n'}, {kSetOpt, 's', true}});
+    ASSERT_TRUE(p.parse({"a", "--json", "--top=5", "-s", "k=v", "-sk2=v2,x", "--", "--json"})) << p.error();
+    EXPECT_TRUE(p.has(kJsonOpt));
+    EXPECT_TRUE(p.get(kJsonOpt));
+    EXPECT_EQ(p.get(kTopOpt), 5);
+    EXPECT_EQ(p.get(kSetOpt), (std::vector<std::string>{"k=v", "k2=v2,x"}));  // one item per occurrence
     EXPECT_EQ(p.positionals(), (std::vector<std::string>{"a", "--json"}));
-    int64_t top = 0;
-    EXPECT_TRUE(p.intValue("top", top, 0, 10));
-    EXPECT_EQ(top, 5);
+    ASSERT_TRUE(p.parse({"-n7", "b"})) << p.error();
+    EXPECT_EQ(p.get(kTopOpt), 7);
+    EXPECT_FALSE(p.has(kJsonOpt));
+    EXPECT_FALSE(p.get(kJsonOpt));
+    ASSERT_TRUE(p.parse({"b"}));
+    EXPECT_FALSE(p.has(kTopOpt));
+    EXPECT_EQ(p.get(kTopOpt), 3);  // the declared default
 }
 
 TEST(CliArgs, RejectsWhatItDoesNotKnow) {
-    app::ArgParser p("x", {{"json", '\0', false}, {"top", '\0', true}});
+    app::ArgParser p("x", {kJsonOpt, kTopOpt});
     EXPECT_FALSE(p.parse({"--nope"}));
     EXPECT_NE(p.error().find("--nope"), std::string::npos);
     EXPECT_FALSE(p.parse({"-q"}));
     EXPECT_FALSE(p.parse({"--top"}));                     // value missing
     EXPECT_FALSE(p.parse({"--json=1"}));                  // flag with a value
     EXPECT_FALSE(p.parse({"--top", "1", "--top", "2"}));  // not repeatable
-    ASSERT_TRUE(p.parse({"--top", "-3"}));
-    int64_t top = 0;
-    EXPECT_FALSE(p.intValue("top", top, 0, 10));
-    ASSERT_TRUE(p.parse({"--top", "7x"}));
-    EXPECT_FALSE(p.intValue("top", top, 0, 10));
+    // Values are coerced by the spec (core::coerceValue): the error names the option and the value.
+    for (const char* bad : {"-3", "7x", "2.5", "abc", "11"}) {
+        EXPECT_FALSE(p.parse({"--top", bad})) << bad;
+        EXPECT_NE(p.error().find("'--top'"), std::string::npos) << p.error();
+        EXPECT_NE(p.error().find(bad), std::string::npos) << p.error();
+    }
+    EXPECT_TRUE(p.parse({"--top", "10"})) << p.error();
 }
 
 TEST(CliArgs, HelpStopsAtDoubleDash) {
@@ -203,6 +215,35 @@ TEST(SummaryCli, UsageErrorsExitTwo) {
     EXPECT_EQ(runSummary({"--frobnicate", "x"}).code, app::kExitUsage);
     EXPECT_EQ(runSummary({"--top", "many", "x"}).code, app::kExitUsage);
     EXPECT_EQ(runSummary({"--top"}).code, app::kExitUsage);
+}
+
+// --top is an IntParam bounded to [0, 1000000]: a value that is not a whole number in range is refused by the
+// rule of --set and sessions (core::coerceValue), naming the option and the value, before anything is loaded.
+TEST(SummaryCli, TopIsTypedAndCoercedByTheParamRule) {
+    const std::string sample = std::string(STROBE_RESOURCE_DIR) + "/sample/param-dlrm-8rank";
+    for (const char* bad : {"2.5", "abc", "-1", "1000001", ""}) {
+        CliResult r = runSummary({"--top", bad, sample});
+        EXPECT_EQ(r.code, app::kExitUsage) << bad;
+        EXPECT_TRUE(r.out.empty()) << bad;
+        EXPECT_NE(r.err.find("'--top'"), std::string::npos) << r.err;
+        EXPECT_NE(r.err.find(bad), std::string::npos) << r.err;
+    }
+    CliResult inlineBad = runSummary({"--top=7x", sample});
+    EXPECT_EQ(inlineBad.code, app::kExitUsage);
+    EXPECT_NE(inlineBad.err.find("'7x'"), std::string::npos) << inlineBad.err;
+    // A valid value is read through the handle: one kernel per rank (every rank of the sample runs kernels).
+    CliResult ok = runSummary({"--top=1", "--json", "--no-cache", sample});
+    ASSERT_EQ(ok.code, app::kExitOk) << ok.err;
+    JsonDoc json(ok.out);
+    ASSERT_TRUE(json.ok) << ok.out;
+    simdjson::dom::array ranks;
+    ASSERT_EQ(json.root["ranks"].get(ranks), simdjson::SUCCESS);
+    ASSERT_EQ(ranks.size(), 8u);
+    for (simdjson::dom::element rank : ranks) {
+        simdjson::dom::array top;
+        ASSERT_EQ(rank["top_kernels"].get(top), simdjson::SUCCESS);
+        EXPECT_EQ(top.size(), 1u);
+    }
 }
 
 TEST(SummaryCli, MissingFileExitsThreeAndNamesIt) {

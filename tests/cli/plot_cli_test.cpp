@@ -1,0 +1,84 @@
+// strobe-cli plot and plots: their options are core params, parsed and coerced by the same rule as --set.
+#ifdef STROBE_HAVE_PLOTS
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include "app/cli/command.h"
+#include "tests/cli/cli_capture.h"
+
+using namespace strobe;
+namespace fs = std::filesystem;
+
+namespace {
+
+using test::CliResult;
+
+const std::string kSample = std::string(STROBE_RESOURCE_DIR) + "/sample/param-dlrm-8rank";
+
+// Width and height from a PNG's IHDR chunk (big-endian, bytes 16..23), read by hand.
+bool pngSize(const fs::path& file, uint32_t& w, uint32_t& h) {
+    std::ifstream f(file, std::ios::binary);
+    unsigned char b[24] = {};
+    if (!f.read(reinterpret_cast<char*>(b), sizeof b)) return false;
+    w = (uint32_t(b[16]) << 24) | (uint32_t(b[17]) << 16) | (uint32_t(b[18]) << 8) | b[19];
+    h = (uint32_t(b[20]) << 24) | (uint32_t(b[21]) << 16) | (uint32_t(b[22]) << 8) | b[23];
+    return b[1] == 'P' && b[2] == 'N' && b[3] == 'G';
+}
+
+}  // namespace
+
+TEST(PlotCli, WronglyTypedOptionsAreUsageErrorsNamingOptionAndValue) {
+    const std::string out = (fs::temp_directory_path() / "strobe_plot_cli_never.png").string();
+    struct Case {
+        std::vector<std::string> extra;
+        std::vector<std::string> expected;
+    };
+    const std::vector<Case> cases = {
+        {{"--dark=yes"}, {"'--dark'", "'yes'"}},        {{"--size", "7x"}, {"--size", "'7x'"}},
+        {{"--set", "top_n=2.5"}, {"'top_n'", "'2.5'"}}, {{"--set"}, {"'--set' needs a value"}},
+        {{"-o", out}, {"given more than once"}},
+    };
+    for (const auto& c : cases) {
+        std::vector<std::string> args = {"kernel-breakdown", kSample, "-o", out};
+        args.insert(args.end(), c.extra.begin(), c.extra.end());
+        CliResult r = test::runCli("plot", args);
+        EXPECT_EQ(r.code, app::kExitUsage) << c.extra.front();
+        EXPECT_TRUE(r.out.empty());
+        for (const auto& e : c.expected) EXPECT_NE(r.err.find(e), std::string::npos) << r.err;
+    }
+    EXPECT_FALSE(fs::exists(out));
+}
+
+TEST(PlotCli, TypedValuesReachTheRender) {
+    const fs::path out = fs::temp_directory_path() / ("strobe_plot_cli_" + std::to_string(::getpid()) + ".png");
+    CliResult r = test::runCli(
+        "plot",
+        {"kernel-breakdown", kSample, "--size=320x200", "--set", "top_n=3", "--output", out.string(), "--no-cache"});
+    ASSERT_EQ(r.code, app::kExitOk) << r.err;
+    uint32_t w = 0, h = 0;
+    ASSERT_TRUE(pngSize(out, w, h));
+    EXPECT_EQ(w, 320u);
+    EXPECT_EQ(h, 200u);
+    fs::remove(out);
+}
+
+TEST(PlotsCli, JsonIsAFlag) {
+    CliResult bad = test::runCli("plots", {"--json=1"});
+    EXPECT_EQ(bad.code, app::kExitUsage);
+    EXPECT_NE(bad.err.find("'--json'"), std::string::npos) << bad.err;
+    EXPECT_NE(bad.err.find("'1'"), std::string::npos) << bad.err;
+    CliResult extra = test::runCli("plots", {"everything"});
+    EXPECT_EQ(extra.code, app::kExitUsage);
+    EXPECT_NE(extra.err.find("'everything'"), std::string::npos) << extra.err;
+    CliResult ok = test::runCli("plots", {"--json"});
+    EXPECT_EQ(ok.code, app::kExitOk);
+    EXPECT_EQ(ok.out.rfind("{", 0), 0u) << ok.out.substr(0, 100);
+    EXPECT_NE(ok.out.find("\"key\": \"top_n\""), std::string::npos);
+}
+#endif
