@@ -136,26 +136,24 @@ const EnumParam kGroupBy = EnumParam{"group-by", "group-by", "group activities b
 const RegexParam kRegex{"regex", "regex", "only activities whose name matches (ECMAScript, searched)", ""};
 const BoolParam kAcrossRanks{"across-ranks", "across-ranks", "one row per group over all ranks (rank = all)", false};
 const IntParam kTop{"top", "top", "keep the N groups with the most time per rank (0 = all)", 0};
+// The options as given: --group-by regex needs a --regex.
+Result<Table> runKernelStats(AnalysisContext& ctx, const AnalysisRequest& req) {
+    KernelStatsOptions o;
+    std::string g = req.get(kGroupBy);
+    o.groupBy = g == "category" ? KernelGroupBy::Category : g == "regex" ? KernelGroupBy::Regex : KernelGroupBy::Name;
+    o.regex = req.get(kRegex);
+    if (o.groupBy == KernelGroupBy::Regex && o.regex.empty())
+        return Error("kernels: --group-by regex needs --regex PATTERN");
+    o.acrossRanks = req.get(kAcrossRanks);
+    o.top = req.get(kTop);
+    return kernelStatistics(ctx, req.window, o);
+}
 }  // namespace
 
 AnalysisInfo kernelStatsAnalysisInfo() {
-    AnalysisInfo a;
-    a.name = "kernels";
-    a.description = "Per-kernel duration statistics (count, total, mean, median, p5, p95, stddev, cv)";
-    a.options = {kGroupBy.spec(), kRegex.spec(), kAcrossRanks.spec(), kTop.spec()};
-    a.columns = kKernelStatsColumns;
-    a.run = [](AnalysisContext& ctx, const AnalysisRequest& req) -> Result<Table> {
-        KernelStatsOptions o;
-        std::string g = req.get(kGroupBy);
-        o.groupBy = g == "category" ? KernelGroupBy::Category : g == "regex" ? KernelGroupBy::Regex : KernelGroupBy::Name;
-        o.regex = req.get(kRegex);
-        if (o.groupBy == KernelGroupBy::Regex && o.regex.empty())
-            return Error("kernels: --group-by regex needs --regex PATTERN");
-        o.acrossRanks = req.get(kAcrossRanks);
-        o.top = req.get(kTop);
-        return kernelStatistics(ctx, req.window, o);
-    };
-    return a;
+    return AnalysisInfo("kernels", "Per-kernel duration statistics (count, total, mean, median, p5, p95, stddev, cv)",
+                        {kGroupBy.spec(), kRegex.spec(), kAcrossRanks.spec(), kTop.spec()}, kKernelStatsColumns,
+                        runKernelStats);
 }
 
 }  // namespace strobe::core

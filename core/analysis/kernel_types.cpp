@@ -225,23 +225,22 @@ const BoolParam kIncludeMemory{"include-memory", "include-memory", "include MEMO
 const IntParam kTopK{"top-k", "top-k", "kernels view: names kept per rank and type before 'others'", 10};
 const DoubleParam kDurationRatio{"duration-ratio", "duration-ratio",
                                  "kernels view: keep names within this share of the cumulative time", 0.8};
+// --view types|kernels with the kernels view's options.
+Result<Table> runKernelTypes(AnalysisContext& ctx, const AnalysisRequest& req) {
+    KernelTypeOptions o;
+    o.includeMemory = req.get(kIncludeMemory);
+    o.topK = req.get(kTopK);
+    o.durationRatio = req.get(kDurationRatio);
+    if (req.get(kView) == "kernels") return kernelTypeTopKernels(ctx, req.window, o);
+    return kernelTypeBreakdown(ctx, req.window, o);
+}
 }  // namespace
 
 AnalysisInfo kernelTypesAnalysisInfo() {
-    AnalysisInfo a;
-    a.name = "kernel-types";
-    a.description = "GPU time by HTA kernel type and their overlaps; --view kernels: top kernels per type (HTA)";
-    a.options = {kView.spec(), kIncludeMemory.spec(), kTopK.spec(), kDurationRatio.spec()};
-    a.columns = kKernelTypeColumns;
-    a.run = [](AnalysisContext& ctx, const AnalysisRequest& req) -> Result<Table> {
-        KernelTypeOptions o;
-        o.includeMemory = req.get(kIncludeMemory);
-        o.topK = req.get(kTopK);
-        o.durationRatio = req.get(kDurationRatio);
-        if (req.get(kView) == "kernels") return kernelTypeTopKernels(ctx, req.window, o);
-        return kernelTypeBreakdown(ctx, req.window, o);
-    };
-    return a;
+    return AnalysisInfo("kernel-types",
+                        "GPU time by HTA kernel type and their overlaps; --view kernels: top kernels per type (HTA)",
+                        {kView.spec(), kIncludeMemory.spec(), kTopK.spec(), kDurationRatio.spec()}, kKernelTypeColumns,
+                        runKernelTypes);
 }
 
 }  // namespace strobe::core

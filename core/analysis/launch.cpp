@@ -117,15 +117,11 @@ const EnumParam kView = EnumParam{"view", "view", "summary: percentiles; cdf: la
 }  // namespace
 
 AnalysisInfo launchAnalysisInfo() {
-    AnalysisInfo a;
-    a.name = "launch";
-    a.description = "Kernel launch delay (start − runtime call) and CPU-op preparation time, per rank and category";
-    a.options = {kView.spec()};
-    a.columns = kLaunchColumns;
-    a.run = [](AnalysisContext& ctx, const AnalysisRequest& req) {
-        return launchOverhead(ctx, req.window, req.get(kView) == "cdf");
-    };
-    return a;
+    return AnalysisInfo("launch",
+                        "Kernel launch delay (start − runtime call) and CPU-op preparation time, per rank and category",
+                        {kView.spec()}, kLaunchColumns, [](AnalysisContext& ctx, const AnalysisRequest& req) {
+                            return launchOverhead(ctx, req.window, req.get(kView) == "cdf");
+                        });
 }
 
 }  // namespace strobe::core
