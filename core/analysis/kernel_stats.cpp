@@ -10,18 +10,18 @@
 
 namespace strobe::core {
 
-namespace {
-// Category code of an activity: Strobe's category when the merge classified it, else HTA's type (+100).
-int categoryCode(const RankData& r, const RankWindow& w, size_t i) {
+int kernelCategoryCode(const RankData& r, const RankWindow& w, size_t i) {
     if (r.gpu.category.size() == r.gpu.size() && r.gpu.size() > 0) return static_cast<int>(r.gpu.category[w.row[i]]);
     return 100 + static_cast<int>(w.type[i]);
 }
-std::string categoryName(int code) {
+std::string kernelCategoryName(int code) {
     if (code < 100) return std::string(toString(static_cast<KernelCategory>(code)));
     std::string s(toString(static_cast<HtaType>(code - 100)));
     std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
     return s;
 }
+
+namespace {
 
 struct Group {
     std::string name;
@@ -66,7 +66,7 @@ Result<Table> kernelStatistics(AnalysisContext& ctx, const WindowSpec& window, c
                 }
                 if (!m) continue;
             }
-            int cat = categoryCode(r, w, i);
+            int cat = kernelCategoryCode(r, w, i);
             size_t key = o.groupBy == KernelGroupBy::Name ? nameId
                          : o.groupBy == KernelGroupBy::Category ? static_cast<size_t>(cat) : 0;
             int32_t& slot = slotOf[key];
@@ -84,7 +84,7 @@ Result<Table> kernelStatistics(AnalysisContext& ctx, const WindowSpec& window, c
             if (slot < 0) continue;
             auto& durs = slotDurs[static_cast<size_t>(slot)];
             int cat = slotCat[static_cast<size_t>(slot)];
-            std::string catName = cat < 0 ? std::string("mixed") : categoryName(cat);
+            std::string catName = cat < 0 ? std::string("mixed") : kernelCategoryName(cat);
             std::string name = o.groupBy == KernelGroupBy::Name       ? r.strings.str(static_cast<StrId>(key))
                                : o.groupBy == KernelGroupBy::Category ? catName
                                                                       : o.regex;
