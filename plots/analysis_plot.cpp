@@ -144,4 +144,26 @@ std::optional<HitInfo> AnalysisBarPlot::hitTest(const Prepared& prepared, const 
     return hitBarChart(chart(*p, values), rect, pt);
 }
 
+std::vector<ParamSpec> analysisBarSpecs(const RunSet& runs, const std::vector<ParamSpec>& own,
+                                        const std::string& percentTooltip, bool percentDefault,
+                                        bool horizontalDefault) {
+    auto s = analysisWindowSpecs(runs);
+    s.insert(s.end(), own.begin(), own.end());
+    for (auto& spec : barStyleSpecs(percentTooltip, percentDefault, horizontalDefault)) s.push_back(spec);
+    return s;
+}
+
+BarChart AnalysisBarPlot::styledChart(const ParamValues& values) const {
+    BarChart c;
+    c.title = title();
+    c.horizontal = kHorizontal(values);
+    c.percentAxis = kPercent(values);
+    return c;
+}
+
+void AnalysisBarPlot::addMessages(BarChart& c, const AnalysisTables& tables, const std::string& whenNoBars) {
+    c.messages = tables.combined.messages;
+    if (c.bars.empty()) c.messages.insert(c.messages.begin(), whenNoBars);
+}
+
 }  // namespace strobe::plots

@@ -41,6 +41,10 @@ inline const StringListParam kSteps{"steps", "Steps",
                                     "Analyse only these ProfilerStep numbers (overrides the window when set)", {}};
 std::vector<ParamSpec> analysisWindowSpecs(const RunSet& runs, const std::string& defaultWindow = "auto");
 
+// The parameters of an analysis drawn as bars: analysisWindowSpecs(runs), the plot's `own`, then barStyleSpecs().
+std::vector<ParamSpec> analysisBarSpecs(const RunSet& runs, const std::vector<ParamSpec>& own,
+                                        const std::string& percentTooltip, bool percentDefault, bool horizontalDefault);
+
 core::Result<std::shared_ptr<AnalysisTables>> runAnalysisOnRuns(const RunSet& runs, const ParamValues& values,
                                                                  const core::CancelToken& cancel,
                                                                  const core::ProgressFn& progress,
@@ -59,6 +63,7 @@ std::string cellText(const core::Table& t, size_t row, const std::string& column
 // combined table.
 class AnalysisPlot : public Plot {
 public:
+    using Plot::Plot;
     core::Result<PreparedPtr> prepare(const RunSet& runs, const ParamValues& values, const core::CancelToken& cancel,
                                       const core::ProgressFn& progress) const override;
     core::Table table(const Prepared& prepared, const ParamValues& values) const override;
@@ -71,6 +76,7 @@ protected:
 // An analysis drawn as stacked or grouped bars: draw() and hitTest() show chart().
 class AnalysisBarPlot : public AnalysisPlot {
 public:
+    using AnalysisPlot::AnalysisPlot;
     void draw(Canvas& c, const Prepared& prepared, const ParamValues& values) const override;
     std::optional<HitInfo> hitTest(const Prepared& prepared, const ParamValues& values, const QRectF& rect,
                                    QPointF pt) const override;
@@ -79,6 +85,10 @@ public:
 
 protected:
     virtual BarChart chart(const AnalysisTables& tables, const ParamValues& values) const = 0;
+    // A chart with the plot's title, and its orientation and percent axis from the bar style parameters.
+    BarChart styledChart(const ParamValues& values) const;
+    // The analysis' messages into `c`, led by `whenNoBars` when the chart has no bar.
+    static void addMessages(BarChart& c, const AnalysisTables& tables, const std::string& whenNoBars);
 };
 
 }  // namespace strobe::plots

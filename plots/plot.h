@@ -97,13 +97,24 @@ struct TimelineGeometry {
     int64_t timeForX(double x) const;
 };
 
+// What a plot is called and where it stands in lists: a plot gives it to Plot's constructor once, or overrides
+// id(), title(), description() and order().
+struct PlotInfo {
+    std::string id;  // stable, lower-case with dashes: "gpu-timeline"
+    std::string title;
+    std::string description;
+    int order = 100;  // position in lists (lower first)
+};
+
 class Plot {
 public:
+    Plot() = default;
+    explicit Plot(PlotInfo info) : m_info(std::move(info)) {}
     virtual ~Plot() = default;
-    virtual std::string id() const = 0;          // stable, lower-case with dashes: "gpu-timeline"
-    virtual std::string title() const = 0;
-    virtual std::string description() const = 0;
-    virtual int order() const { return 100; }    // position in lists (lower first)
+    virtual std::string id() const { return m_info.id; }
+    virtual std::string title() const { return m_info.title; }
+    virtual std::string description() const { return m_info.description; }
+    virtual int order() const { return m_info.order; }
     // Specs may depend on the data (choices of StringList, ranks for RankSet); runs may be empty. The keys and
     // types must not depend on the data, only choices and defaults of data-dependent lists.
     virtual std::vector<ParamSpec> parameters(const RunSet& runs) const = 0;
@@ -145,6 +156,9 @@ public:
                                                              const QRectF& /*rect*/) const {
         return std::nullopt;
     }
+
+private:
+    PlotInfo m_info;
 };
 
 // Convenience for tests and the command line: resolve values, prepare synchronously on this thread.

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <numeric>
 #include <unordered_map>
+#include <utility>
 
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
@@ -128,20 +129,12 @@ Result<WindowSpec> WindowSpec::parse(std::string_view window, std::string_view s
     }
     WindowSpec w;
     if (window.empty() || window == "all") return w;
-    if (window == "steps") {
-        w.kind = WindowKind::Steps;
-        return w;
-    }
-    if (window == "hta") {
-        w.kind = WindowKind::Hta;
-        return w;
-    }
-    if (window == "hta-include-last") {
-        w.kind = WindowKind::HtaIncludeLast;
-        return w;
-    }
-    if (window == "auto") {
-        w.kind = WindowKind::Auto;
+    static constexpr std::pair<std::string_view, WindowKind> kKeywords[] = {
+        {"steps", WindowKind::Steps}, {"hta", WindowKind::Hta}, {"hta-include-last", WindowKind::HtaIncludeLast},
+        {"auto", WindowKind::Auto}};
+    for (const auto& [keyword, kind] : kKeywords) {
+        if (window != keyword) continue;
+        w.kind = kind;
         return w;
     }
     size_t colon = window.find(':');

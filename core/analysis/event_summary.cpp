@@ -107,12 +107,9 @@ Result<Table> eventSummary(AnalysisContext& ctx, const WindowSpec& window) {
 }
 
 AnalysisInfo eventSummaryAnalysisInfo() {
-    AnalysisInfo a;
-    a.name = "events";
-    a.description = "Count and total duration of the window's events per rank and category (HTA's event table)";
-    a.columns = kEventColumns;
-    a.run = [](AnalysisContext& ctx, const AnalysisRequest& req) { return eventSummary(ctx, req.window); };
-    return a;
+    return AnalysisInfo("events",
+                        "Count and total duration of the window's events per rank and category (HTA's event table)", {},
+                        kEventColumns, windowOnly(eventSummary));
 }
 
 }  // namespace strobe::core

@@ -86,15 +86,10 @@ const IntParam kKernelWaitNs{"kernel-wait-ns", "kernel-wait-ns",
 }  // namespace
 
 AnalysisInfo idleAnalysisInfo() {
-    AnalysisInfo a;
-    a.name = "idle";
-    a.description = "GPU idle time per rank and stream by cause: host wait, kernel wait, other (HTA)";
-    a.options = {kKernelWaitNs.spec()};
-    a.columns = kIdleColumns;
-    a.run = [](AnalysisContext& ctx, const AnalysisRequest& req) {
-        return idleBreakdown(ctx, req.window, req.get(kKernelWaitNs));
-    };
-    return a;
+    return AnalysisInfo("idle", "GPU idle time per rank and stream by cause: host wait, kernel wait, other (HTA)",
+                        {kKernelWaitNs.spec()}, kIdleColumns, [](AnalysisContext& ctx, const AnalysisRequest& req) {
+                            return idleBreakdown(ctx, req.window, req.get(kKernelWaitNs));
+                        });
 }
 
 }  // namespace strobe::core

@@ -10,18 +10,18 @@
 
 namespace strobe::core {
 
-namespace {
-// Category code of an activity: Strobe's category when the merge classified it, else HTA's type (+100).
-int categoryCode(const RankData& r, const RankWindow& w, size_t i) {
+int kernelCategoryCode(const RankData& r, const RankWindow& w, size_t i) {
     if (r.gpu.category.size() == r.gpu.size() && r.gpu.size() > 0) return static_cast<int>(r.gpu.category[w.row[i]]);
     return 100 + static_cast<int>(w.type[i]);
 }
-std::string categoryName(int code) {
+std::string kernelCategoryName(int code) {
     if (code < 100) return std::string(toString(static_cast<KernelCategory>(code)));
     std::string s(toString(static_cast<HtaType>(code - 100)));
     std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
     return s;
 }
+
+namespace {
 
 struct Group {
     std::string name;
@@ -66,7 +66,7 @@ Result<Table> kernelStatistics(AnalysisContext& ctx, const WindowSpec& window, c
                 }
                 if (!m) continue;
             }
-            int cat = categoryCode(r, w, i);
+            int cat = kernelCategoryCode(r, w, i);
             size_t key = o.groupBy == KernelGroupBy::Name ? nameId
                          : o.groupBy == KernelGroupBy::Category ? static_cast<size_t>(cat) : 0;
             int32_t& slot = slotOf[key];
@@ -84,7 +84,7 @@ Result<Table> kernelStatistics(AnalysisContext& ctx, const WindowSpec& window, c
             if (slot < 0) continue;
             auto& durs = slotDurs[static_cast<size_t>(slot)];
             int cat = slotCat[static_cast<size_t>(slot)];
-            std::string catName = cat < 0 ? std::string("mixed") : categoryName(cat);
+            std::string catName = cat < 0 ? std::string("mixed") : kernelCategoryName(cat);
             std::string name = o.groupBy == KernelGroupBy::Name       ? r.strings.str(static_cast<StrId>(key))
                                : o.groupBy == KernelGroupBy::Category ? catName
                                                                       : o.regex;
@@ -136,26 +136,24 @@ const EnumParam kGroupBy = EnumParam{"group-by", "group-by", "group activities b
 const RegexParam kRegex{"regex", "regex", "only activities whose name matches (ECMAScript, searched)", ""};
 const BoolParam kAcrossRanks{"across-ranks", "across-ranks", "one row per group over all ranks (rank = all)", false};
 const IntParam kTop{"top", "top", "keep the N groups with the most time per rank (0 = all)", 0};
+// The options as given: --group-by regex needs a --regex.
+Result<Table> runKernelStats(AnalysisContext& ctx, const AnalysisRequest& req) {
+    KernelStatsOptions o;
+    std::string g = req.get(kGroupBy);
+    o.groupBy = g == "category" ? KernelGroupBy::Category : g == "regex" ? KernelGroupBy::Regex : KernelGroupBy::Name;
+    o.regex = req.get(kRegex);
+    if (o.groupBy == KernelGroupBy::Regex && o.regex.empty())
+        return Error("kernels: --group-by regex needs --regex PATTERN");
+    o.acrossRanks = req.get(kAcrossRanks);
+    o.top = req.get(kTop);
+    return kernelStatistics(ctx, req.window, o);
+}
 }  // namespace
 
 AnalysisInfo kernelStatsAnalysisInfo() {
-    AnalysisInfo a;
-    a.name = "kernels";
-    a.description = "Per-kernel duration statistics (count, total, mean, median, p5, p95, stddev, cv)";
-    a.options = {kGroupBy.spec(), kRegex.spec(), kAcrossRanks.spec(), kTop.spec()};
-    a.columns = kKernelStatsColumns;
-    a.run = [](AnalysisContext& ctx, const AnalysisRequest& req) -> Result<Table> {
-        KernelStatsOptions o;
-        std::string g = req.get(kGroupBy);
-        o.groupBy = g == "category" ? KernelGroupBy::Category : g == "regex" ? KernelGroupBy::Regex : KernelGroupBy::Name;
-        o.regex = req.get(kRegex);
-        if (o.groupBy == KernelGroupBy::Regex && o.regex.empty())
-            return Error("kernels: --group-by regex needs --regex PATTERN");
-        o.acrossRanks = req.get(kAcrossRanks);
-        o.top = req.get(kTop);
-        return kernelStatistics(ctx, req.window, o);
-    };
-    return a;
+    return AnalysisInfo("kernels", "Per-kernel duration statistics (count, total, mean, median, p5, p95, stddev, cv)",
+                        {kGroupBy.spec(), kRegex.spec(), kAcrossRanks.spec(), kTop.spec()}, kKernelStatsColumns,
+                        runKernelStats);
 }
 
 }  // namespace strobe::core

@@ -24,4 +24,9 @@ struct KernelStatsOptions {
 Result<Table> kernelStatistics(AnalysisContext& ctx, const WindowSpec& window, const KernelStatsOptions& o = {});
 AnalysisInfo kernelStatsAnalysisInfo();
 
+// Category code of activity `i` of a rank's window (r = *w.data): Strobe's category when the merge classified the
+// activity, else HTA's type (+100). kernelCategoryName() names a code: the category, or HTA's type in lower case.
+int kernelCategoryCode(const RankData& r, const RankWindow& w, size_t i);
+std::string kernelCategoryName(int code);
+
 }  // namespace strobe::core

@@ -95,6 +95,18 @@ struct NameStats {
     TimeNs sum = 0, max = 0, min = 0;
     double mean = 0, stddev = 0;
 };
+// Statistics of the durations `vals` (not empty) of `count` activities.
+NameStats nameStats(std::string name, int64_t count, const std::vector<TimeNs>& vals) {
+    NameStats s;
+    s.name = std::move(name);
+    s.count = count;
+    for (TimeNs v : vals) s.sum += v;
+    s.max = *std::max_element(vals.begin(), vals.end());
+    s.min = *std::min_element(vals.begin(), vals.end());
+    s.mean = stats::mean(vals);
+    s.stddev = stats::stddev(vals);
+    return s;
+}
 }  // namespace
 
 Result<Table> kernelTypeBreakdown(AnalysisContext& ctx, const WindowSpec& window, const KernelTypeOptions& o) {
@@ -156,15 +168,7 @@ Result<Table> kernelTypeTopKernels(AnalysisContext& ctx, const WindowSpec& windo
                 size_t j = i;
                 vals.clear();
                 while (j < durs.size() && durs[j].first == durs[i].first) vals.push_back(durs[j++].second);
-                NameStats s;
-                s.name = r.strings.str(durs[i].first);
-                s.count = static_cast<int64_t>(vals.size());
-                for (TimeNs v : vals) s.sum += v;
-                s.max = *std::max_element(vals.begin(), vals.end());
-                s.min = *std::min_element(vals.begin(), vals.end());
-                s.mean = stats::mean(vals);
-                s.stddev = stats::stddev(vals);
-                groups.push_back(std::move(s));
+                groups.push_back(nameStats(r.strings.str(durs[i].first), static_cast<int64_t>(vals.size()), vals));
                 i = j;
             }
             std::stable_sort(groups.begin(), groups.end(),
@@ -187,15 +191,7 @@ Result<Table> kernelTypeTopKernels(AnalysisContext& ctx, const WindowSpec& windo
                     }
                 }
                 if (!folded.empty()) {
-                    NameStats others;
-                    others.name = "others";
-                    others.count = foldedCount;
-                    for (TimeNs v : folded) others.sum += v;
-                    others.max = *std::max_element(folded.begin(), folded.end());
-                    others.min = *std::min_element(folded.begin(), folded.end());
-                    others.mean = stats::mean(folded);
-                    others.stddev = stats::stddev(folded);
-                    kept.push_back(std::move(others));
+                    kept.push_back(nameStats("others", foldedCount, folded));
                 }
                 groups = std::move(kept);
             }
@@ -225,23 +221,22 @@ const BoolParam kIncludeMemory{"include-memory", "include-memory", "include MEMO
 const IntParam kTopK{"top-k", "top-k", "kernels view: names kept per rank and type before 'others'", 10};
 const DoubleParam kDurationRatio{"duration-ratio", "duration-ratio",
                                  "kernels view: keep names within this share of the cumulative time", 0.8};
+// --view types|kernels with the kernels view's options.
+Result<Table> runKernelTypes(AnalysisContext& ctx, const AnalysisRequest& req) {
+    KernelTypeOptions o;
+    o.includeMemory = req.get(kIncludeMemory);
+    o.topK = req.get(kTopK);
+    o.durationRatio = req.get(kDurationRatio);
+    if (req.get(kView) == "kernels") return kernelTypeTopKernels(ctx, req.window, o);
+    return kernelTypeBreakdown(ctx, req.window, o);
+}
 }  // namespace
 
 AnalysisInfo kernelTypesAnalysisInfo() {
-    AnalysisInfo a;
-    a.name = "kernel-types";
-    a.description = "GPU time by HTA kernel type and their overlaps; --view kernels: top kernels per type (HTA)";
-    a.options = {kView.spec(), kIncludeMemory.spec(), kTopK.spec(), kDurationRatio.spec()};
-    a.columns = kKernelTypeColumns;
-    a.run = [](AnalysisContext& ctx, const AnalysisRequest& req) -> Result<Table> {
-        KernelTypeOptions o;
-        o.includeMemory = req.get(kIncludeMemory);
-        o.topK = req.get(kTopK);
-        o.durationRatio = req.get(kDurationRatio);
-        if (req.get(kView) == "kernels") return kernelTypeTopKernels(ctx, req.window, o);
-        return kernelTypeBreakdown(ctx, req.window, o);
-    };
-    return a;
+    return AnalysisInfo("kernel-types",
+                        "GPU time by HTA kernel type and their overlaps; --view kernels: top kernels per type (HTA)",
+                        {kView.spec(), kIncludeMemory.spec(), kTopK.spec(), kDurationRatio.spec()}, kKernelTypeColumns,
+                        runKernelTypes);
 }
 
 }  // namespace strobe::core

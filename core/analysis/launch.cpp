@@ -1,5 +1,6 @@
 #include "core/analysis/launch.h"
 #include "core/analysis/columns.h"
+#include "core/analysis/kernel_stats.h"
 
 #include <algorithm>
 #include <map>
@@ -9,18 +10,6 @@
 namespace strobe::core {
 
 namespace {
-// Category code: Strobe's category when the merge classified the activity, else HTA's type (+100).
-int catCode(const RankData& r, const RankWindow& w, size_t i) {
-    if (r.gpu.category.size() == r.gpu.size() && r.gpu.size() > 0) return static_cast<int>(r.gpu.category[w.row[i]]);
-    return 100 + static_cast<int>(w.type[i]);
-}
-std::string catName(int code) {
-    if (code < 100) return std::string(toString(static_cast<KernelCategory>(code)));
-    std::string s(toString(static_cast<HtaType>(code - 100)));
-    for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    return s;
-}
-
 // The CPU op that issued the launch: the merge's link, else the innermost cpu_op enclosing the runtime call
 // through the merge's parent column; -1 when neither is there.
 int32_t cpuOpOf(const RankData& r, uint32_t g, int32_t runtime) {
@@ -57,7 +46,7 @@ Result<Table> launchOverhead(AnalysisContext& ctx, const WindowSpec& window, boo
             uint32_t g = w.row[i];
             TimeNs rts = r.slices.ts[static_cast<size_t>(rt)];
             TimeNs launch = r.gpu.ts[g] - rts;
-            auto& grp = byCode[static_cast<size_t>(catCode(r, w, i))];
+            auto& grp = byCode[static_cast<size_t>(kernelCategoryCode(r, w, i))];
             grp.first.push_back(launch);
             all.first.push_back(launch);
             int32_t op = cpuOpOf(r, g, rt);
@@ -81,7 +70,7 @@ Result<Table> launchOverhead(AnalysisContext& ctx, const WindowSpec& window, boo
         // "all" first, then categories by name.
         std::map<std::string, std::pair<std::vector<TimeNs>, std::vector<TimeNs>>*> named;
         for (size_t c = 0; c < byCode.size(); ++c)
-            if (!byCode[c].first.empty()) named[catName(static_cast<int>(c))] = &byCode[c];
+            if (!byCode[c].first.empty()) named[kernelCategoryName(static_cast<int>(c))] = &byCode[c];
         std::vector<std::pair<std::string, std::pair<std::vector<TimeNs>, std::vector<TimeNs>>*>> keys{{"all", &all}};
         for (auto& [k, v] : named) keys.emplace_back(k, v);
         for (auto& [k, grpPtr] : keys) {
@@ -117,15 +106,11 @@ const EnumParam kView = EnumParam{"view", "view", "summary: percentiles; cdf: la
 }  // namespace
 
 AnalysisInfo launchAnalysisInfo() {
-    AnalysisInfo a;
-    a.name = "launch";
-    a.description = "Kernel launch delay (start − runtime call) and CPU-op preparation time, per rank and category";
-    a.options = {kView.spec()};
-    a.columns = kLaunchColumns;
-    a.run = [](AnalysisContext& ctx, const AnalysisRequest& req) {
-        return launchOverhead(ctx, req.window, req.get(kView) == "cdf");
-    };
-    return a;
+    return AnalysisInfo("launch",
+                        "Kernel launch delay (start − runtime call) and CPU-op preparation time, per rank and category",
+                        {kView.spec()}, kLaunchColumns, [](AnalysisContext& ctx, const AnalysisRequest& req) {
+                            return launchOverhead(ctx, req.window, req.get(kView) == "cdf");
+                        });
 }
 
 }  // namespace strobe::core

@@ -77,12 +77,8 @@ Result<Table> memoryTraffic(AnalysisContext& ctx, const WindowSpec& window) {
 }
 
 AnalysisInfo memoryAnalysisInfo() {
-    AnalysisInfo a;
-    a.name = "memory";
-    a.description = "Memcpy/memset bytes, duration and bandwidth by direction, per rank";
-    a.columns = kMemoryColumns;
-    a.run = [](AnalysisContext& ctx, const AnalysisRequest& req) { return memoryTraffic(ctx, req.window); };
-    return a;
+    return AnalysisInfo("memory", "Memcpy/memset bytes, duration and bandwidth by direction, per rank", {},
+                        kMemoryColumns, windowOnly(memoryTraffic));
 }
 
 }  // namespace strobe::core

@@ -29,12 +29,8 @@ Result<Table> commCompOverlap(AnalysisContext& ctx, const WindowSpec& window) {
 }
 
 AnalysisInfo overlapAnalysisInfo() {
-    AnalysisInfo a;
-    a.name = "overlap";
-    a.description = "Share of merged communication time during which computation runs, per rank (HTA)";
-    a.columns = kOverlapColumns;
-    a.run = [](AnalysisContext& ctx, const AnalysisRequest& req) { return commCompOverlap(ctx, req.window); };
-    return a;
+    return AnalysisInfo("overlap", "Share of merged communication time during which computation runs, per rank (HTA)",
+                        {}, kOverlapColumns, windowOnly(commCompOverlap));
 }
 
 }  // namespace strobe::core

@@ -375,16 +375,15 @@ const EnumParam kLayers = EnumParam{"layers", "layers",
 }  // namespace
 
 AnalysisInfo phasesAnalysisInfo() {
-    AnalysisInfo a;
-    a.name = "phases";
-    a.description = "Steps, forward/backward/optimizer, vLLM prefill/decode and detected transformer layers";
-    a.options = {kLayers.spec()};
-    a.columns = kPhaseColumns;
-    a.run = [](AnalysisContext& ctx, const AnalysisRequest& req) {
-        std::string l = req.get(kLayers);
-        return phaseStructure(ctx, req.window, l == "none" ? LayerRows::None : l == "rows" ? LayerRows::Rows : LayerRows::Summary);
-    };
-    return a;
+    return AnalysisInfo("phases",
+                        "Steps, forward/backward/optimizer, vLLM prefill/decode and detected transformer layers",
+                        {kLayers.spec()}, kPhaseColumns, [](AnalysisContext& ctx, const AnalysisRequest& req) {
+                            std::string l = req.get(kLayers);
+                            return phaseStructure(ctx, req.window,
+                                                  l == "none"       ? LayerRows::None
+                                                      : l == "rows" ? LayerRows::Rows
+                                                                    : LayerRows::Summary);
+                        });
 }
 
 }  // namespace strobe::core

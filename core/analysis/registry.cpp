@@ -25,6 +25,10 @@ const std::vector<AnalysisInfo>& analysisRegistry() {
     return list;
 }
 
+AnalysisFn windowOnly(Result<Table> (*analysis)(AnalysisContext&, const WindowSpec&)) {
+    return [analysis](AnalysisContext& ctx, const AnalysisRequest& req) { return analysis(ctx, req.window); };
+}
+
 const AnalysisInfo* findAnalysis(std::string_view name) {
     for (const auto& a : analysisRegistry())
         if (a.name == name) return &a;

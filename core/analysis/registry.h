@@ -41,6 +41,9 @@ struct AnalysisInfo {
     AnalysisFn run;
 };
 
+// The run function of an analysis without options of its own: it reads the request's window only.
+AnalysisFn windowOnly(Result<Table> (*analysis)(AnalysisContext&, const WindowSpec&));
+
 // Every analysis, in the order the issue lists them.
 const std::vector<AnalysisInfo>& analysisRegistry();
 const AnalysisInfo* findAnalysis(std::string_view name);

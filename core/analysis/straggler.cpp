@@ -240,15 +240,11 @@ const EnumParam kView = EnumParam{"view", "view", "summary per rank, or one row 
 }  // namespace
 
 AnalysisInfo stragglerAnalysisInfo() {
-    AnalysisInfo a;
-    a.name = "straggler";
-    a.description = "Collectives and annotated regions matched across ranks: who waits, who makes others wait";
-    a.options = {kView.spec()};
-    a.columns = kStragglerColumns;
-    a.run = [](AnalysisContext& ctx, const AnalysisRequest& req) {
-        return stragglerAnalysis(ctx, req.window, req.get(kView));
-    };
-    return a;
+    return AnalysisInfo("straggler",
+                        "Collectives and annotated regions matched across ranks: who waits, who makes others wait",
+                        {kView.spec()}, kStragglerColumns, [](AnalysisContext& ctx, const AnalysisRequest& req) {
+                            return stragglerAnalysis(ctx, req.window, req.get(kView));
+                        });
 }
 
 }  // namespace strobe::core

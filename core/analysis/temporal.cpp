@@ -35,12 +35,8 @@ Result<Table> temporalBreakdown(AnalysisContext& ctx, const WindowSpec& window) 
 }
 
 AnalysisInfo temporalAnalysisInfo() {
-    AnalysisInfo a;
-    a.name = "temporal";
-    a.description = "Idle, compute and non-compute GPU time per rank (HTA temporal breakdown)";
-    a.columns = kTemporalColumns;
-    a.run = [](AnalysisContext& ctx, const AnalysisRequest& req) { return temporalBreakdown(ctx, req.window); };
-    return a;
+    return AnalysisInfo("temporal", "Idle, compute and non-compute GPU time per rank (HTA temporal breakdown)", {},
+                        kTemporalColumns, windowOnly(temporalBreakdown));
 }
 
 }  // namespace strobe::core

@@ -111,15 +111,10 @@ const DoubleParam kThreshold{"threshold", "threshold", "outlier when |dur − me
 }  // namespace
 
 AnalysisInfo windowAnalysisInfo() {
-    AnalysisInfo a;
-    a.name = "window";
-    a.description = "Steady-state steps: warm-up and tail steps with outlying durations dropped (the auto window)";
-    a.options = {kThreshold.spec()};
-    a.columns = kWindowColumns;
-    a.run = [](AnalysisContext& ctx, const AnalysisRequest& req) {
-        return steadyStateWindow(ctx, req.get(kThreshold));
-    };
-    return a;
+    return AnalysisInfo(
+        "window", "Steady-state steps: warm-up and tail steps with outlying durations dropped (the auto window)",
+        {kThreshold.spec()}, kWindowColumns,
+        [](AnalysisContext& ctx, const AnalysisRequest& req) { return steadyStateWindow(ctx, req.get(kThreshold)); });
 }
 
 }  // namespace strobe::core

@@ -12,19 +12,15 @@ namespace {
 
 class CommCompOverlapPlot final : public AnalysisBarPlot {
 public:
-    std::string id() const override { return "comm-comp-overlap"; }
-    std::string title() const override { return "Communication/computation overlap"; }
-    std::string description() const override {
-        return "Per rank, the share of merged communication time during which computation runs (HTA's definition).";
-    }
-    int order() const override { return 40; }
+    CommCompOverlapPlot()
+        : AnalysisBarPlot(
+              {"comm-comp-overlap", "Communication/computation overlap",
+               "Per rank, the share of merged communication time during which computation runs (HTA's definition).",
+               40}) {}
 
     std::vector<ParamSpec> parameters(const RunSet& runs) const override {
-        auto s = analysisWindowSpecs(runs);
-        for (auto& spec :
-             barStyleSpecs("Show overlapped/exposed as shares of communication time instead of time", true, true))
-            s.push_back(spec);
-        return s;
+        return analysisBarSpecs(runs, {}, "Show overlapped/exposed as shares of communication time instead of time",
+                                true, true);
     }
 
 protected:
@@ -34,14 +30,11 @@ protected:
     }
 
     BarChart chart(const AnalysisTables& p, const ParamValues& v) const override {
-        BarChart c;
-        c.title = title();
-        bool pct = kPercent(v);
-        c.horizontal = kHorizontal(v);
+        BarChart c = styledChart(v);
+        bool pct = c.percentAxis;
         c.subtitle = fmt::format("communication time overlapped by computation; window: {}", p.window);
         c.series = {"overlapped by computation", "exposed communication"};
         c.colors = {QColor(0x2c, 0xa0, 0x2c), QColor(0xd6, 0x27, 0x28)};
-        c.percentAxis = pct;
         c.valueLabel = pct ? "share of communication time" : "communication time";
         for (size_t ri = 0; ri < p.perRun.size(); ++ri) {
             const auto& t = p.perRun[ri];
@@ -55,14 +48,13 @@ protected:
                 else c.values.push_back({ov, comm - ov});
             }
         }
-        c.messages = p.combined.messages;
-        if (c.bars.empty()) c.messages.insert(c.messages.begin(), "no rank has communication kernels in the window");
+        addMessages(c, p, "no rank has communication kernels in the window");
         return c;
     }
 };
 
 }  // namespace
-}  // namespace strobe::plots
 
-using strobe::plots::CommCompOverlapPlot;
 STROBE_REGISTER_PLOT(CommCompOverlapPlot)
+
+}  // namespace strobe::plots

@@ -154,13 +154,11 @@ QColor hashColor(uint32_t id) {
 
 class GpuTimelinePlot final : public Plot {
 public:
-    std::string id() const override { return "gpu-timeline"; }
-    std::string title() const override { return "GPU timeline"; }
-    std::string description() const override {
-        return "Kernels, memcpy and memset of every rank and stream on a time axis, coloured by category, with "
-               "steps and GPU annotations as bands. Wheel zooms, drag pans, hover shows the kernel.";
-    }
-    int order() const override { return 10; }
+    GpuTimelinePlot()
+        : Plot({"gpu-timeline", "GPU timeline",
+                "Kernels, memcpy and memset of every rank and stream on a time axis, coloured by category, with steps "
+                "and GPU annotations as bands. Wheel zooms, drag pans, hover shows the kernel.",
+                10}) {}
     bool isTimeline() const override { return true; }
 
     std::vector<ParamSpec> parameters(const RunSet& runs) const override {
@@ -750,7 +748,7 @@ public:
 };
 
 }  // namespace
-}  // namespace strobe::plots
 
-using strobe::plots::GpuTimelinePlot;
 STROBE_REGISTER_PLOT(GpuTimelinePlot)
+
+}  // namespace strobe::plots

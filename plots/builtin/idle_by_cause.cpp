@@ -21,18 +21,13 @@ const DoubleParam kKernelWaitUs =
 
 class IdleByCausePlot final : public AnalysisBarPlot {
 public:
-    std::string id() const override { return "idle-by-cause"; }
-    std::string title() const override { return "Idle time by cause"; }
-    std::string description() const override {
-        return "GPU idle time per rank and stream split into host wait, kernel wait and other (HTA's rules).";
-    }
-    int order() const override { return 50; }
+    IdleByCausePlot()
+        : AnalysisBarPlot(
+              {"idle-by-cause", "Idle time by cause",
+               "GPU idle time per rank and stream split into host wait, kernel wait and other (HTA's rules).", 50}) {}
 
     std::vector<ParamSpec> parameters(const RunSet& runs) const override {
-        auto s = analysisWindowSpecs(runs);
-        s.push_back(kKernelWaitUs.spec());
-        for (auto& spec : barStyleSpecs("Show each stream's idle time as 100%", false, true)) s.push_back(spec);
-        return s;
+        return analysisBarSpecs(runs, {kKernelWaitUs.spec()}, "Show each stream's idle time as 100%", false, true);
     }
 
 protected:
@@ -42,15 +37,12 @@ protected:
     }
 
     BarChart chart(const AnalysisTables& p, const ParamValues& v) const override {
-        BarChart c;
-        c.title = title();
-        bool pct = kPercent(v);
-        c.horizontal = kHorizontal(v);
+        BarChart c = styledChart(v);
+        bool pct = c.percentAxis;
         c.subtitle = fmt::format("per rank and stream; kernel wait < {} µs; window: {}",
                                  kKernelWaitUs(v), p.window);
         c.series = {"host_wait", "kernel_wait", "other"};
         c.colors = {QColor(0xff, 0x7f, 0x0e), QColor(0x94, 0x67, 0xbd), QColor(0xa0, 0xa0, 0xa0)};
-        c.percentAxis = pct;
         c.valueLabel = pct ? "share of the stream's idle time" : "idle time";
         for (size_t ri = 0; ri < p.perRun.size(); ++ri) {
             const auto& t = p.perRun[ri];
@@ -73,14 +65,13 @@ protected:
                 double total = row[0] + row[1] + row[2];
                 for (auto& x : row) x = total > 0 ? x / total * 100.0 : 0;
             }
-        c.messages = p.combined.messages;
-        if (c.bars.empty()) c.messages.insert(c.messages.begin(), "no GPU activities in the window");
+        addMessages(c, p, "no GPU activities in the window");
         return c;
     }
 };
 
 }  // namespace
-}  // namespace strobe::plots
 
-using strobe::plots::IdleByCausePlot;
 STROBE_REGISTER_PLOT(IdleByCausePlot)
+
+}  // namespace strobe::plots

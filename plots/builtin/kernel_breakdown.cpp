@@ -43,21 +43,14 @@ struct BreakdownPrepared final : Prepared {
 
 class KernelBreakdownPlot final : public Plot {
 public:
-    std::string id() const override { return "kernel-breakdown"; }
-    std::string title() const override { return "Kernel breakdown"; }
-    std::string description() const override {
-        return "GPU time by kernel category or by the top-N kernels, stacked per rank, per step or for the whole "
-               "window.";
-    }
-    int order() const override { return 20; }
+    KernelBreakdownPlot()
+        : Plot({"kernel-breakdown", "Kernel breakdown",
+                "GPU time by kernel category or by the top-N kernels, stacked per rank, per step or for the whole "
+                "window.",
+                20}) {}
 
     std::vector<ParamSpec> parameters(const RunSet& runs) const override {
-        std::vector<ParamSpec> s;
-        s.push_back(kGroupBy.spec());
-        s.push_back(kPer.spec());
-        s.push_back(kTopN.spec());
-        s.push_back(ranksSpec(runs));
-        s.push_back(kIncludeMemory.spec());
+        std::vector<ParamSpec> s{kGroupBy.spec(), kPer.spec(), kTopN.spec(), ranksSpec(runs), kIncludeMemory.spec()};
         for (auto& spec : barStyleSpecs("Show each bar as 100% (shares) instead of absolute time", false, false))
             s.push_back(spec);
         return s;
@@ -283,7 +276,7 @@ private:
 };
 
 }  // namespace
-}  // namespace strobe::plots
 
-using strobe::plots::KernelBreakdownPlot;
 STROBE_REGISTER_PLOT(KernelBreakdownPlot)
+
+}  // namespace strobe::plots

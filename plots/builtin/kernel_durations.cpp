@@ -114,25 +114,16 @@ std::vector<double> density(const std::vector<double>& xs, double lo, double hi)
 
 class KernelDurationsPlot final : public Plot {
 public:
-    std::string id() const override { return "kernel-durations"; }
-    std::string title() const override { return "Kernel duration distribution"; }
-    std::string description() const override {
-        return "Box and violin plots of kernel durations by category or by kernel name (regex), across ranks and "
-               "steps.";
-    }
-    int order() const override { return 80; }
+    KernelDurationsPlot()
+        : Plot({"kernel-durations", "Kernel duration distribution",
+                "Box and violin plots of kernel durations by category or by kernel name (regex), across ranks and "
+                "steps.",
+                80}) {}
 
     std::vector<ParamSpec> parameters(const RunSet& runs) const override {
-        std::vector<ParamSpec> s;
-        s.push_back(kGroupBy.spec());
-        s.push_back(kNameRegex.spec());
-        s.push_back(kSplitBy.spec());
-        s.push_back(kTopN.spec());
-        s.push_back(ranksSpec(runs));
-        s.push_back(kDurationSteps.spec(stepChoices(runs)));
-        s.push_back(kStyle.spec());
-        s.push_back(kLogScale.spec());
-        return s;
+        return {kGroupBy.spec(), kNameRegex.spec(), kSplitBy.spec(),
+                kTopN.spec(),    ranksSpec(runs),   kDurationSteps.spec(stepChoices(runs)),
+                kStyle.spec(),   kLogScale.spec()};
     }
 
     core::Result<PreparedPtr> prepare(const RunSet& runs, const ParamValues& values, const core::CancelToken& cancel,
@@ -374,7 +365,7 @@ private:
 };
 
 }  // namespace
-}  // namespace strobe::plots
 
-using strobe::plots::KernelDurationsPlot;
 STROBE_REGISTER_PLOT(KernelDurationsPlot)
+
+}  // namespace strobe::plots

@@ -29,13 +29,11 @@ struct Curve {
 
 class LaunchOverheadCdfPlot final : public AnalysisPlot {
 public:
-    std::string id() const override { return "launch-overhead-cdf"; }
-    std::string title() const override { return "Launch overhead CDF"; }
-    std::string description() const override {
-        return "Cumulative distribution of kernel start − launching runtime call start, per rank and kernel "
-               "category.";
-    }
-    int order() const override { return 70; }
+    LaunchOverheadCdfPlot()
+        : AnalysisPlot(
+              {"launch-overhead-cdf", "Launch overhead CDF",
+               "Cumulative distribution of kernel start − launching runtime call start, per rank and kernel category.",
+               70}) {}
 
     std::vector<ParamSpec> parameters(const RunSet& runs) const override {
         auto s = analysisWindowSpecs(runs, "all");
@@ -185,7 +183,7 @@ private:
 };
 
 }  // namespace
-}  // namespace strobe::plots
 
-using strobe::plots::LaunchOverheadCdfPlot;
 STROBE_REGISTER_PLOT(LaunchOverheadCdfPlot)
+
+}  // namespace strobe::plots

@@ -19,13 +19,11 @@ const EnumParam kMetric =
 
 class StragglerPlot final : public AnalysisBarPlot {
 public:
-    std::string id() const override { return "straggler"; }
-    std::string title() const override { return "Stragglers"; }
-    std::string description() const override {
-        return "Per rank: time waited in collectives and wait caused to the others (the straggler is highlighted); "
-               "or region end lag.";
-    }
-    int order() const override { return 60; }
+    StragglerPlot()
+        : AnalysisBarPlot({"straggler", "Stragglers",
+                           "Per rank: time waited in collectives and wait caused to the others (the straggler is "
+                           "highlighted); or region end lag.",
+                           60}) {}
 
     std::vector<ParamSpec> parameters(const RunSet& runs) const override {
         auto s = analysisWindowSpecs(runs, "all");
@@ -77,14 +75,13 @@ protected:
                          : fmt::format("{} {} most ({}); window: {}", worstLabel,
                                        regions ? "ends regions late" : "made the others wait", formatDuration(worst),
                                        p.window);
-        c.messages = p.combined.messages;
-        if (c.bars.empty()) c.messages.insert(c.messages.begin(), "no collectives or regions matched across ranks");
+        addMessages(c, p, "no collectives or regions matched across ranks");
         return c;
     }
 };
 
 }  // namespace
-}  // namespace strobe::plots
 
-using strobe::plots::StragglerPlot;
 STROBE_REGISTER_PLOT(StragglerPlot)
+
+}  // namespace strobe::plots

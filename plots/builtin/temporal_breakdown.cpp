@@ -12,18 +12,13 @@ namespace {
 
 class TemporalBreakdownPlot final : public AnalysisBarPlot {
 public:
-    std::string id() const override { return "temporal-breakdown"; }
-    std::string title() const override { return "Temporal breakdown"; }
-    std::string description() const override {
-        return "Idle, compute and non-compute GPU time per rank over the analysed window (HTA's definition).";
-    }
-    int order() const override { return 30; }
+    TemporalBreakdownPlot()
+        : AnalysisBarPlot(
+              {"temporal-breakdown", "Temporal breakdown",
+               "Idle, compute and non-compute GPU time per rank over the analysed window (HTA's definition).", 30}) {}
 
     std::vector<ParamSpec> parameters(const RunSet& runs) const override {
-        auto s = analysisWindowSpecs(runs);
-        for (auto& spec : barStyleSpecs("Show shares of each rank's window instead of time", true, false))
-            s.push_back(spec);
-        return s;
+        return analysisBarSpecs(runs, {}, "Show shares of each rank's window instead of time", true, false);
     }
 
 protected:
@@ -33,14 +28,11 @@ protected:
     }
 
     BarChart chart(const AnalysisTables& p, const ParamValues& v) const override {
-        BarChart c;
-        c.title = title();
-        bool pct = kPercent(v);
-        c.horizontal = kHorizontal(v);
+        BarChart c = styledChart(v);
+        bool pct = c.percentAxis;
         c.subtitle = fmt::format("window: {}", p.window);
         c.series = {"compute", "non-compute", "idle"};
         c.colors = {QColor(0x2c, 0xa0, 0x2c), QColor(0x1f, 0x77, 0xb4), QColor(0xc8, 0xc8, 0xc8)};
-        c.percentAxis = pct;
         c.valueLabel = pct ? "share of the window" : "time in the window";
         for (size_t ri = 0; ri < p.perRun.size(); ++ri) {
             const auto& t = p.perRun[ri];
@@ -62,7 +54,7 @@ protected:
 };
 
 }  // namespace
-}  // namespace strobe::plots
 
-using strobe::plots::TemporalBreakdownPlot;
 STROBE_REGISTER_PLOT(TemporalBreakdownPlot)
+
+}  // namespace strobe::plots

@@ -31,12 +31,11 @@ const IntParam kMaxRows =
 
 class TopKernelsPlot final : public AnalysisPlot {
 public:
-    std::string id() const override { return "top-kernels"; }
-    std::string title() const override { return "Top kernels"; }
-    std::string description() const override {
-        return "Kernel statistics (count, total, mean, median, p5/p95, stddev, cv) as a sortable, filterable table.";
-    }
-    int order() const override { return 90; }
+    TopKernelsPlot()
+        : AnalysisPlot(
+              {"top-kernels", "Top kernels",
+               "Kernel statistics (count, total, mean, median, p5/p95, stddev, cv) as a sortable, filterable table.",
+               90}) {}
 
     std::vector<ParamSpec> parameters(const RunSet& runs) const override {
         auto s = analysisWindowSpecs(runs, "all");
@@ -206,7 +205,7 @@ protected:
 };
 
 }  // namespace
-}  // namespace strobe::plots
 
-using strobe::plots::TopKernelsPlot;
 STROBE_REGISTER_PLOT(TopKernelsPlot)
+
+}  // namespace strobe::plots
