@@ -51,6 +51,12 @@
 namespace strobe::app {
 
 namespace {
+// The details of the item selected in a plot view, kept on the view (the Selection dock follows the current view).
+constexpr const char* kSelectionProperty = "strobeSelectionHtml";
+}  // namespace
+
+
+namespace {
 
 constexpr int kMaxRecent = 10;
 constexpr const char* kPreferredFirstPlot = "gpu-timeline";
@@ -525,8 +531,9 @@ PlotView* MainWindow::openPlot(const std::string& plotId, const std::vector<int>
     connect(view, &PlotView::valuesChanged, this, [this, view] {
         if (view == m_boundView) bindPanel(view, false);
     });
-    connect(view, &PlotView::itemSelected, this, [this](const QString&, const QString& html) {
-        m_selection->setHtml(html);
+    connect(view, &PlotView::itemSelected, this, [this, view](const QString&, const QString& html) {
+        view->setProperty(kSelectionProperty, html);  // shown again when the view becomes current again
+        if (view == m_plotArea->currentView()) m_selection->setHtml(html);
     });
     connect(view, &PlotView::stateChanged, this, [this] { Q_EMIT idleChanged(); });
     m_plotArea->addView(view, pane < 0 ? m_plotArea->activePane() : pane);
@@ -551,6 +558,12 @@ void MainWindow::openSelectedPlot(const std::string& plotId, int pane, bool allR
 
 void MainWindow::onCurrentViewChanged(PlotView* view) {
     bindPanel(view, true);
+    // The Selection dock shows the current plot's selected item, never one of a plot no longer in front.
+    const QString html = view ? view->property(kSelectionProperty).toString() : QString();
+    if (html.isEmpty())
+        m_selection->clear();
+    else
+        m_selection->setHtml(html);
     m_chartPanel->setView(view);
     updateActions();
 }

@@ -4,9 +4,12 @@
 #include <climits>
 #include <cmath>
 
+#include <QAbstractScrollArea>
+#include <QAbstractSpinBox>
 #include <QCheckBox>
 #include <QColorDialog>
 #include <QComboBox>
+#include <QCoreApplication>
 #include <QDoubleSpinBox>
 #include <QHBoxLayout>
 #include <QLabel>
@@ -15,6 +18,7 @@
 #include <QPainter>
 #include <QPixmap>
 #include <QPushButton>
+#include <QScrollBar>
 #include <QSignalBlocker>
 #include <QSpinBox>
 #include <QToolButton>
@@ -53,6 +57,34 @@ std::vector<std::string> asList(const ParamValue& v) {
     if (auto l = std::get_if<std::vector<std::string>>(&v)) return *l;
     if (auto s = std::get_if<std::string>(&v)) return s->empty() ? std::vector<std::string>{} : std::vector{*s};
     return {};
+}
+
+// Wheel events over a value widget (combo box, spin box) change its value only when it has the keyboard focus;
+// otherwise they scroll what holds it, the Parameters dock: scrolling the dock must never change "Sort by" or a
+// bound under the pointer. The widgets take focus by click or Tab (Qt::StrongFocus), not by the wheel.
+class WheelOnlyWhenFocused final : public QObject {
+public:
+    using QObject::QObject;
+    bool eventFilter(QObject* o, QEvent* e) override {
+        if (e->type() != QEvent::Wheel) return false;
+        auto* w = qobject_cast<QWidget*>(o);
+        if (!w || w->hasFocus()) return false;
+        for (QWidget* p = w->parentWidget(); p; p = p->parentWidget())
+            if (auto* area = qobject_cast<QAbstractScrollArea*>(p)) {
+                QCoreApplication::sendEvent(area->verticalScrollBar(), e);
+                break;
+            }
+        return true;
+    }
+};
+
+void guardWheel(QWidget* editor) {
+    static auto* filter = new WheelOnlyWhenFocused(QCoreApplication::instance());
+    for (QWidget* c : editor->findChildren<QWidget*>())
+        if (qobject_cast<QComboBox*>(c) || qobject_cast<QAbstractSpinBox*>(c)) {
+            c->setFocusPolicy(Qt::StrongFocus);
+            c->installEventFilter(filter);
+        }
 }
 
 QHBoxLayout* rowLayout(QWidget* w) {
@@ -510,6 +542,7 @@ ParamEditor* ParamEditor::create(const core::ParamSpec& spec, const std::vector<
         }
     }
     e->setValue(spec.defaultValue);
+    guardWheel(e);
     return e;
 }
 

@@ -229,6 +229,33 @@ TEST(MainWindow, TimelineZoomIsSynchronisedAndPlotsExport) {
     std::filesystem::remove_all(dir);
 }
 
+// The Selection dock shows the item selected in the plot in front: switching to another plot clears it (it kept
+// a timeline kernel before), switching back shows that plot's selection again.
+TEST(MainWindow, SelectionFollowsTheCurrentPlot) {
+    test::app();
+    app::MainWindow w;
+    w.setAutoOpenDefaultPlot(false);
+    w.resize(1400, 900);
+    w.show();
+    const auto ids = w.openPaths({QStringLiteral(STROBE_RESOURCE_DIR "/sample/param-dlrm-8rank")});
+    ASSERT_TRUE(test::waitFor([&] { return !w.runs().anyLoading(); }, 180000));
+    app::PlotView* timeline = w.openPlot("gpu-timeline", {ids.at(0)}, 0);
+    app::PlotView* breakdown = w.openPlot("kernel-breakdown", {ids.at(0)}, 0);
+    ASSERT_NE(timeline, nullptr);
+    ASSERT_NE(breakdown, nullptr);
+    auto* details = w.findChild<QTextBrowser*>(QStringLiteral("selectionDetails"));
+    ASSERT_NE(details, nullptr);
+    w.plotArea()->setCurrentIndex(0, 0);
+    ASSERT_EQ(w.plotArea()->currentView(), timeline);
+    Q_EMIT timeline->itemSelected(QStringLiteral("ncclKernel"), QStringLiteral("<b>ncclKernel_AllReduce</b>"));
+    EXPECT_TRUE(details->toPlainText().contains(QStringLiteral("ncclKernel_AllReduce")));
+    w.plotArea()->setCurrentIndex(0, 1);
+    ASSERT_EQ(w.plotArea()->currentView(), breakdown);
+    EXPECT_TRUE(details->toPlainText().isEmpty()) << details->toPlainText().toStdString();
+    w.plotArea()->setCurrentIndex(0, 0);
+    EXPECT_TRUE(details->toPlainText().contains(QStringLiteral("ncclKernel_AllReduce")));
+}
+
 // Dropping files from a file manager opens them as a run.
 TEST(MainWindow, DroppedFilesOpenAsARun) {
     test::app();

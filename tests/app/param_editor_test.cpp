@@ -14,10 +14,14 @@
 #include <QLineEdit>
 #include <QListWidget>
 #include <QPushButton>
+#include <QScrollArea>
+#include <QScrollBar>
 #include <QSignalSpy>
 #include <QSpinBox>
 #include <QTest>
 #include <QToolButton>
+#include <QVBoxLayout>
+#include <QWheelEvent>
 
 #include "test_support.h"
 
@@ -300,4 +304,55 @@ TEST(ParamPanel, BuildsOneEditorPerSpecAndResets) {
     EXPECT_EQ(edits[0].first, "bins");
     EXPECT_EQ(edits[0].second, ParamValue(20LL));
     EXPECT_EQ(panel.editor("bins")->value(), ParamValue(20LL));
+}
+
+// The mouse wheel over the Parameters dock scrolls the dock: a combo box or spin box under the pointer keeps its
+// value unless it has the keyboard focus (the user clicked or tabbed into it). Before, scrolling the dock changed
+// Top kernels' "Sort by".
+TEST(ParamEditor, WheelChangesAValueOnlyWhenItsWidgetHasFocus) {
+    strobe::test::app();
+    QScrollArea area;
+    auto* content = new QWidget;
+    auto* layout = new QVBoxLayout(content);
+    ParamSpec e = spec("sort_by", ParamType::Enum, std::string("total_ns"));
+    e.choices = {"total_ns", "count", "mean_ns"};
+    ParamSpec i = spec("top_n", ParamType::Int, 10LL);
+    i.min = 1;
+    i.max = 100;
+    i.step = 1;
+    ParamEditor* combo = ParamEditor::create(e, {}, content);
+    ParamEditor* spin = ParamEditor::create(i, {}, content);
+    layout->addWidget(combo);
+    layout->addWidget(spin);
+    layout->addSpacing(3000);  // taller than the area: it can scroll
+    area.setWidget(content);
+    area.resize(300, 200);
+    area.show();
+    auto* box = combo->findChild<QComboBox*>();
+    auto* sb = spin->findChild<QAbstractSpinBox*>();
+    ASSERT_NE(box, nullptr);
+    ASSERT_NE(sb, nullptr);
+    EXPECT_EQ(box->focusPolicy(), Qt::StrongFocus);
+    auto wheel = [](QWidget* w) {
+        QPointF at(w->width() / 2.0, w->height() / 2.0);
+        QWheelEvent ev(at, w->mapToGlobal(at), QPoint(), QPoint(0, -120), Qt::NoButton, Qt::NoModifier,
+                       Qt::NoScrollPhase, false);
+        QCoreApplication::sendEvent(w, &ev);
+    };
+    QSignalSpy edits(combo, &ParamEditor::edited);
+    const int scrollBefore = area.verticalScrollBar()->value();
+    wheel(box);
+    wheel(sb);
+    EXPECT_EQ(combo->value(), ParamValue(std::string("total_ns")));
+    EXPECT_EQ(spin->value(), ParamValue(10LL));
+    EXPECT_EQ(edits.count(), 0);
+    EXPECT_GT(area.verticalScrollBar()->value(), scrollBefore) << "the wheel scrolls the dock instead";
+
+    // Focused (clicked or tabbed into), the widget takes the wheel as Qt's widgets do.
+    area.activateWindow();
+    box->setFocus(Qt::OtherFocusReason);
+    ASSERT_TRUE(strobe::test::waitFor([&] { return box->hasFocus(); }, 2000));
+    wheel(box);
+    EXPECT_EQ(combo->value(), ParamValue(std::string("count")));
+    EXPECT_EQ(edits.count(), 1);
 }
