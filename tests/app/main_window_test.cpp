@@ -179,14 +179,22 @@ TEST(MainWindow, BadFileShowsInlineErrorAndKeepsOtherRun) {
     std::filesystem::remove(badPath);
 }
 
-TEST(MainWindow, TimelineZoomIsSynchronisedAndPlotsExport) {
-    test::app();
-    app::MainWindow w;
+namespace {
+// A shown window (no default plot) with the bundled 8-rank sample loaded; returns the run ids.
+std::vector<int> showWithSample(app::MainWindow& w) {
     w.setAutoOpenDefaultPlot(false);
     w.resize(1400, 900);
     w.show();
     const auto ids = w.openPaths({QStringLiteral(STROBE_RESOURCE_DIR "/sample/param-dlrm-8rank")});
-    ASSERT_TRUE(test::waitFor([&] { return !w.runs().anyLoading(); }, 180000));
+    EXPECT_TRUE(test::waitFor([&] { return !w.runs().anyLoading(); }, 180000));
+    return ids;
+}
+}  // namespace
+
+TEST(MainWindow, TimelineZoomIsSynchronisedAndPlotsExport) {
+    test::app();
+    app::MainWindow w;
+    const auto ids = showWithSample(w);
     const app::RunRecord* run = w.runs().run(ids.at(0));
     ASSERT_NE(run, nullptr);
     ASSERT_EQ(run->state, app::RunState::Loaded) << (run->error ? run->error->toString() : "");
@@ -234,11 +242,7 @@ TEST(MainWindow, TimelineZoomIsSynchronisedAndPlotsExport) {
 TEST(MainWindow, SelectionFollowsTheCurrentPlot) {
     test::app();
     app::MainWindow w;
-    w.setAutoOpenDefaultPlot(false);
-    w.resize(1400, 900);
-    w.show();
-    const auto ids = w.openPaths({QStringLiteral(STROBE_RESOURCE_DIR "/sample/param-dlrm-8rank")});
-    ASSERT_TRUE(test::waitFor([&] { return !w.runs().anyLoading(); }, 180000));
+    const auto ids = showWithSample(w);
     app::PlotView* timeline = w.openPlot("gpu-timeline", {ids.at(0)}, 0);
     app::PlotView* breakdown = w.openPlot("kernel-breakdown", {ids.at(0)}, 0);
     ASSERT_NE(timeline, nullptr);
