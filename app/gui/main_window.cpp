@@ -129,8 +129,13 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     connect(m_runs, &RunManager::runChanged, this, &MainWindow::updateLoadStatus);
     connect(m_runs, &RunManager::runChanged, this, [this](int id) {
         const RunRecord* r = m_runs->run(id);
-        if (r && r->error && r->state == RunState::Failed)
-            showError(tr("Cannot load %1: %2").arg(r->label, QString::fromStdString(r->error->toString())));
+        if (r && r->error && r->state == RunState::Failed) {
+            // The error names the file and the place; the run's label (its file or directory name) is said
+            // only when the error does not already contain it.
+            const QString error = QString::fromStdString(r->error->toString());
+            showError(error.contains(r->label) ? tr("Cannot load %1").arg(error)
+                                               : tr("Cannot load %1: %2").arg(r->label, error));
+        }
     });
     connect(m_runs, &RunManager::loadingChanged, this, [this] {
         updateLoadStatus();

@@ -171,6 +171,8 @@ TEST(MainWindow, BadFileShowsInlineErrorAndKeepsOtherRun) {
     for (int i = 0; i < item->childCount(); ++i) errorRow |= item->child(i)->text(0) == QStringLiteral("Error");
     EXPECT_TRUE(errorRow);
     EXPECT_FALSE(w.lastError().isEmpty());
+    // The banner names the file once (it repeated the path before: the run's label, then the error's file).
+    EXPECT_EQ(w.lastError().count(QStringLiteral("strobe_bad_trace.json")), 1) << w.lastError().toStdString();
     // The other run is untouched.
     const app::RunRecord* other = w.runs().run(good);
     ASSERT_NE(other, nullptr);
