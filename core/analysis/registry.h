@@ -8,6 +8,7 @@
 #include <map>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "core/analysis/context.h"
@@ -34,6 +35,13 @@ public:
 using AnalysisFn = std::function<Result<Table>(AnalysisContext&, const AnalysisRequest&)>;
 
 struct AnalysisInfo {
+    // A constructor, not only aggregate initialisation: clang 14 (the fuzz build) has no parenthesised aggregates.
+    AnalysisInfo() = default;
+    AnalysisInfo(std::string name_, std::string description_, std::vector<ParamSpec> options_,
+                 std::vector<std::string> columns_, AnalysisFn run_)
+        : name(std::move(name_)), description(std::move(description_)), options(std::move(options_)),
+          columns(std::move(columns_)), run(std::move(run_)) {}
+
     std::string name;         // "temporal"
     std::string description;  // one line
     std::vector<ParamSpec> options;    // the spec's tooltip is the option's help line
