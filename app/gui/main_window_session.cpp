@@ -54,12 +54,12 @@ core::Session MainWindow::captureSession() const {
 }
 
 bool MainWindow::applySession(const core::Session& s, const std::vector<int>* useRuns, const QString& sourceName) {
-    auto readLayoutResult = readLayout(s, sourceName.toStdString());
-    if (!readLayoutResult) {
-        showError(tr("Cannot open the session: %1").arg(QString::fromStdString(readLayoutResult.error().toString())));
+    auto read = readLayout(s, sourceName.toStdString());
+    if (!read) {
+        showError(tr("Cannot open the session: %1").arg(QString::fromStdString(read.error().toString())));
         return false;
     }
-    const SessionLayout& layout = readLayoutResult.value();
+    const SessionLayout& layout = read.value();
     m_plotArea->closeAll();
     std::vector<int> ids;
     if (useRuns) {
@@ -82,8 +82,8 @@ bool MainWindow::applySession(const core::Session& s, const std::vector<int>* us
     m_actSync->setChecked(layout.syncTimeAxes);
     m_actSplitVertical->setChecked(layout.splitVertical);
     QStringList missing, invalid;
-    for (size_t i = 0; i < s.plots.size(); ++i) {
-        const core::SessionPlot& p = s.plots[i];
+    for (size_t k = 0; k < s.plots.size(); ++k) {
+        const core::SessionPlot& p = s.plots[k];
         std::vector<int> runIds;
         for (int i : p.runs) {
             if (ids.empty()) break;
@@ -100,7 +100,7 @@ bool MainWindow::applySession(const core::Session& s, const std::vector<int>* us
         std::vector<std::string> problems;  // values the plot's specs refuse keep their default; say which
         sanitizeValues(plot->parameters({}), values, &problems);
         for (const auto& m : problems) invalid << QString::fromStdString(p.plotId + ": " + m);
-        openPlot(p.plotId, runIds, layout.plots[i].pane, &values);
+        openPlot(p.plotId, runIds, layout.plots[k].pane, &values);
     }
     m_plotArea->setSplit(layout.split && !m_plotArea->views(1).empty());
     if (layout.splitSizes.size() == 2) m_plotArea->setSplitSizes({layout.splitSizes[0], layout.splitSizes[1]});

@@ -10,7 +10,9 @@ using namespace strobe;
 
 namespace {
 
-// A session file as the workbench wrote it before the layout moved to app/ (same keys, same places).
+// A session file as the workbench wrote it before the layout moved to app/: the output of core::sessionToYaml
+// at commit c497215 (core/engine/session.cpp then) for this content, compiled on its own and compared byte for
+// byte with this text.
 const char* kOldFile =
     "# Strobe workbench session\n"
     "strobe_session: 1\n"
