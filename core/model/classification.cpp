@@ -1,5 +1,7 @@
 #include "core/model/classification.h"
 
+#include "core/io/regex_check.h"
+
 #include <algorithm>
 #include <cctype>
 #include <filesystem>
@@ -190,6 +192,9 @@ Result<ClassificationRules::Matcher> ClassificationRules::compile(const Classifi
     // Thompson-style (breadth-first) execution: no recursion per input character, polynomial time.
     flags |= std::regex_constants::__polynomial;
 #endif
+    if (auto limits = checkRegexLimits(rule.pattern); !limits)
+        return Error(Location{rule.file, -1, rule.line, -1},
+                     fmt::format("rule '{}': bad regular expression: {}", rule.name, limits.error().message));
     try {
         m.regex = std::regex(rule.pattern, flags);
     } catch (const std::regex_error& e) {

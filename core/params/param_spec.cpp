@@ -1,5 +1,7 @@
 #include "core/params/param_spec.h"
 
+#include "core/io/regex_check.h"
+
 #include <QJsonArray>
 #include <algorithm>
 #include <charconv>
@@ -230,6 +232,9 @@ Status validate(const ParamSpec& spec, const ParamValue& value) {
     }
     case ParamType::Regex: {
         const auto& v = std::get<std::string>(value);
+        if (auto limits = checkRegexLimits(v); !limits)
+            return specError(spec, fmt::format("'{}' is not a valid regular expression ({})", v.substr(0, 64),
+                                               limits.error().message));
         try {
             std::regex re(v, std::regex::ECMAScript);
         } catch (const std::regex_error& e) {
