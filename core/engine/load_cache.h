@@ -27,8 +27,8 @@
 
 namespace strobe::core {
 
-inline constexpr uint32_t kLoaderVersion = 4;       // bump when loader/merge output changes
-inline constexpr uint32_t kCacheFormatVersion = 1;  // bump when the cache file layout changes
+inline constexpr uint32_t kLoaderVersion = 5;       // bump when loader/merge output changes
+inline constexpr uint32_t kCacheFormatVersion = 2;  // bump when the cache file layout changes
 
 // Why read() returned what it did.
 enum class CacheLookup : uint8_t {

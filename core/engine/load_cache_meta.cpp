@@ -9,13 +9,13 @@ namespace strobe::core::cachefile {
 // field, its size changes and this fails to compile: add the field to fields() and bump
 // kCacheFormatVersion. (Sizes are those of libstdc++ on 64-bit Linux; other ABIs skip the check.)
 #if defined(__GLIBCXX__) && defined(__LP64__) && (defined(__x86_64__) || defined(__aarch64__))
-static_assert(sizeof(TraceInfo) == 392, "TraceInfo changed: update the load cache metadata serializer");
+static_assert(sizeof(TraceInfo) == 528, "TraceInfo changed: update the load cache metadata serializer");
 static_assert(sizeof(DeviceProperties) == 112, "DeviceProperties changed: update the load cache serializer");
 static_assert(sizeof(DistributedInfo) == 104, "DistributedInfo changed: update the load cache serializer");
 static_assert(sizeof(ProcessGroupConfig) == 128, "ProcessGroupConfig changed: update the load cache serializer");
-static_assert(sizeof(LoadStats) == 72, "LoadStats changed: update the load cache serializer");
-static_assert(sizeof(Diagnostic) == 96, "Diagnostic changed: update the load cache serializer");
-static_assert(sizeof(Location) == 56, "Location changed: update the load cache serializer");
+static_assert(sizeof(LoadStats) == 80, "LoadStats changed: update the load cache serializer");
+static_assert(sizeof(Diagnostic) == 136, "Diagnostic changed: update the load cache serializer");
+static_assert(sizeof(Location) == 96, "Location changed: update the load cache serializer");
 #endif
 
 namespace {
@@ -87,6 +87,10 @@ void fields(IO& io, R& rank) {
     io(rank.path);
 
     auto& info = rank.info;
+    io(info.format, info.toolVersion);
+    io.enumeration(info.clock.domain, static_cast<ClockDomain>(7), "clock domain");
+    io(info.clock.anchored, info.clock.toRealtimeNs, info.clock.anchor);
+    io.list(info.alsoPresent, 8, [&](auto& p) { io(p); });
     io(info.path, info.fileSize, info.gzip);
     io.enumeration(info.platform, static_cast<Platform>(3), "platform");
     io.list(info.devices, 8 + 4 + 8 + 8 * 4 + 8, [&](auto& d) {
@@ -104,12 +108,12 @@ void fields(IO& io, R& rank) {
     io.list(info.otherKeys, 16, [&](auto& kv) { io(kv.first, kv.second); });
 
     auto& st = rank.stats;
-    io(st.events, st.metadataEvents, st.skippedEvents, st.bytesRead, st.truncated, st.loadSeconds);
+    io(st.events, st.metadataEvents, st.skippedEvents, st.bytesRead, st.truncated, st.loadSeconds, st.joinMatchRate);
     io.list(st.eventsByCategory, 12, [&](auto& catCount) { io(catCount.first, catCount.second); });
 
     io.list(rank.diagnostics, 1 + 8 + 24 + 8, [&](auto& d) {
         io.enumeration(d.severity, static_cast<Severity>(3), "diagnostic severity");
-        io(d.where.file, d.where.byteOffset, d.where.line, d.where.eventIndex, d.message);
+        io(d.where.file, d.where.byteOffset, d.where.line, d.where.eventIndex, d.where.row, d.where.table, d.message);
     });
 }
 

@@ -158,6 +158,8 @@ Status KinetoReader::start() {
     m_info.path = m_source.name();
     m_info.fileSize = m_source.fileSize();
     m_info.gzip = m_source.gzip();
+    // Kineto writes Unix-epoch microseconds: already on the realtime clock.
+    m_info.clock = ClockInfo{ClockDomain::Realtime, true, 0, "Kineto timestamps are Unix-epoch microseconds"};
     auto c = peekNonSpace();
     if (!c.ok()) return c.error();
     // A UTF-8 byte order mark is tolerated.

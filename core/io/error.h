@@ -15,8 +15,10 @@ struct Location {
     int64_t byteOffset = -1;   // offset in the (decompressed) text, -1 when unknown
     int64_t line = -1;         // 1-based line, -1 when unknown
     int64_t eventIndex = -1;   // 0-based index in traceEvents, -1 when unknown
+    int64_t row = -1;          // 1-based data row of a CSV file or SQLite table (header not counted), -1 when unknown
+    std::string table{};       // SQLite table (or report section) the place is in, "" when none
 
-    std::string toString() const;  // "file: byte 123, event 4" (only the known parts)
+    std::string toString() const;  // "file: table T: row 3: line 4: byte 123: event 4" (only the known parts)
 };
 
 struct Error {

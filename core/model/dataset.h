@@ -25,6 +25,9 @@ struct LoadStats {
     bool fromCache = false;
     double loadSeconds = 0;
     std::vector<std::pair<StrId, uint64_t>> eventsByCategory;  // raw `cat` → count ("" for events without)
+    // Joins a loader made across its files (rocprofv3 counters ↔ kernels by Dispatch_Id, ...): matched ÷ joinable
+    // rows, -1 when the source needed no join. The unmatched names are in `diagnostics`.
+    double joinMatchRate = -1;
 };
 
 struct RankData {
@@ -42,6 +45,8 @@ struct RankData {
     FlowTable flows;
     CounterTable counters;
     StepTable steps;
+    KernelCounterTable kernelCounters;  // hardware counters per GPU activity (non-Kineto sources)
+    SampleTable samples;                // telemetry (non-Kineto sources)
 
     LoadStats stats;
     Diagnostics diagnostics;
@@ -49,6 +54,7 @@ struct RankData {
     template <class V>
     void visitTables(V&& v) {
         v("slices", slices); v("gpu", gpu); v("flows", flows); v("counters", counters); v("steps", steps);
+        v("kernelCounters", kernelCounters); v("samples", samples);
     }
     size_t bytes() const;  // memory held by columns and strings
 };

@@ -140,6 +140,37 @@ struct CounterTable {
     }
 };
 
+// Hardware counters of GPU activities, long form (one row per activity and counter): rocprofv3
+// counter_collection, rocprof v1 counter columns, rocprof-compute pmc_perf, ncu metrics. `gpuRow` indexes the
+// rank's GpuTable; counters that could not be joined to an activity are not stored here (the join reports them).
+struct KernelCounterTable {
+    Column<uint32_t> gpuRow;
+    Column<StrId> name;   // counter or metric name as the tool writes it (SQ_WAVES, sm__throughput...)
+    Column<double> value;
+
+    size_t size() const { return gpuRow.size(); }
+    template <class V>
+    void visitColumns(V&& v) {
+        v("gpuRow", gpuRow); v("name", name); v("value", value);
+    }
+};
+
+// Telemetry samples (nvidia-smi, amd-smi, rocm-smi, Strobe's samplers): one row per (time, device, metric).
+// `metric` uses Strobe's names with the unit in the name (core/formats/telemetry_metrics.h), e.g. power_w,
+// sclk_mhz, temp_c, util_pct, mem_used_mib; `device` is -1 for host-wide metrics (CPU samplers).
+struct SampleTable {
+    Column<TimeNs> ts;
+    Column<int16_t> device;
+    Column<StrId> metric;
+    Column<double> value;
+
+    size_t size() const { return ts.size(); }
+    template <class V>
+    void visitColumns(V&& v) {
+        v("ts", ts); v("device", device); v("metric", metric); v("value", value);
+    }
+};
+
 // ProfilerStep#N ranges (derived by the merge), sorted by start.
 struct StepTable {
     Column<int64_t> number;

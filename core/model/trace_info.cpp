@@ -4,6 +4,19 @@
 
 namespace strobe::core {
 
+const char* clockDomainName(ClockDomain d) {
+    switch (d) {
+    case ClockDomain::Realtime: return "realtime";
+    case ClockDomain::Monotonic: return "monotonic";
+    case ClockDomain::Boottime: return "boottime";
+    case ClockDomain::SessionRelative: return "session-relative";
+    case ClockDomain::LocalWallTime: return "local-wall-time";
+    case ClockDomain::Relative: return "relative";
+    case ClockDomain::Unknown: break;
+    }
+    return "unknown";
+}
+
 namespace {
 
 bool contains(std::string_view s, std::string_view word) { return s.find(word) != std::string_view::npos; }

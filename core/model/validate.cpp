@@ -93,6 +93,8 @@ Status validateRankData(const RankData& rank) {
     c.sameLength("flows", r.flows, rank.flows.size());
     c.sameLength("counters", r.counters, rank.counters.size());
     c.sameLength("steps", r.steps, rank.steps.size());
+    c.sameLength("kernelCounters", r.kernelCounters, rank.kernelCounters.size());
+    c.sameLength("samples", r.samples, rank.samples.size());
 
     // Analyses keep per-string tables indexed by string id, so every id must be one of the pool's.
     auto str = [&](const char* where, size_t row, StrId id) {
@@ -124,6 +126,8 @@ Status validateRankData(const RankData& rank) {
     c.range("flows", "name", rank.flows.name, 0, strings, "a string");
     c.range("counters", "name", rank.counters.name, 0, strings, "a string");
     c.range("counters", "series", rank.counters.series, 0, strings, "a string");
+    c.range("kernelCounters", "name", rank.kernelCounters.name, 0, strings, "a string");
+    c.range("samples", "metric", rank.samples.metric, 0, strings, "a string");
 
     const auto& s = rank.slices;
     c.range("slices", "track", s.track, 0, tracks, "a track");
@@ -149,6 +153,7 @@ Status validateRankData(const RankData& rank) {
     c.range("flows", "track", rank.flows.track, 0, tracks, "a track");
     c.range("counters", "track", rank.counters.track, 0, tracks, "a track");
     c.range("steps", "slice", rank.steps.slice, -1, slices, "a slice");
+    c.range("kernelCounters", "gpuRow", rank.kernelCounters.gpuRow, 0, gpu, "a GPU activity");
 
     if (!c.ok()) return Error(c.error());
     return Ok{};

@@ -1,0 +1,18 @@
+#include "core/formats/source_format.h"
+
+namespace strobe::core {
+
+// The formats' definitions live in their own files (core/formats/<format>.cpp); each adds one line here.
+const std::vector<const SourceFormat*>& sourceFormats() {
+    static const std::vector<const SourceFormat*> formats = {
+    };
+    return formats;
+}
+
+const SourceFormat* findSourceFormat(std::string_view id) {
+    for (const SourceFormat* f : sourceFormats())
+        if (id == f->id) return f;
+    return nullptr;
+}
+
+}  // namespace strobe::core

@@ -1,0 +1,244 @@
+#include "core/io/csv_reader.h"
+
+#include <charconv>
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "core/io/file_source.h"
+#include "core/io/mapped_file.h"
+
+namespace strobe::core {
+namespace {
+
+bool isBlank(char c) { return c == ' ' || c == '\t'; }
+
+std::string_view trimView(std::string_view s) {
+    while (!s.empty() && (isBlank(s.front()) || s.front() == '\r')) s.remove_prefix(1);
+    while (!s.empty() && (isBlank(s.back()) || s.back() == '\r')) s.remove_suffix(1);
+    return s;
+}
+
+}  // namespace
+
+CsvReader::CsvReader(std::string_view text, std::string fileName, CsvOptions options)
+    : m_text(text), m_file(std::move(fileName)), m_opt(options) {
+    if (m_text.size() >= 3 && static_cast<unsigned char>(m_text[0]) == 0xEF &&
+        static_cast<unsigned char>(m_text[1]) == 0xBB && static_cast<unsigned char>(m_text[2]) == 0xBF)
+        m_pos = 3;  // UTF-8 byte order mark
+}
+
+Location CsvReader::where() const {
+    Location l{m_file};
+    if (m_row >= 1) l.row = m_row;
+    if (m_recordLine > 0) l.line = m_recordLine;
+    l.byteOffset = m_recordStart;
+    return l;
+}
+
+std::string_view CsvReader::field(size_t i) const {
+    if (i >= m_count) return {};
+    const Span& s = m_spans[i];
+    if (s.inScratch) return std::string_view(m_scratch).substr(s.offset, s.length);
+    return m_text.substr(s.offset, s.length);
+}
+
+// A quoted field starting at m_pos (the opening quote). Leaves m_pos after the closing quote and any blanks.
+Status CsvReader::readQuoted(size_t fieldIndex) {
+    const size_t open = m_pos;
+    const int64_t openLine = m_line;
+    ++m_pos;
+    Span& span = m_spans[fieldIndex];
+    span.inScratch = 0;
+    span.offset = m_pos;
+    bool escaped = false;
+    const size_t n = m_text.size();
+    while (true) {
+        const size_t q = m_text.find('"', m_pos);
+        if (q == std::string_view::npos) {
+            Location l = where();
+            l.line = openLine;
+            l.byteOffset = static_cast<int64_t>(open);
+            return Error(l, "unterminated quoted field (no closing \")");
+        }
+        for (size_t k = m_pos; k < q; ++k)
+            if (m_text[k] == '\n') ++m_line;
+        if (q + 1 < n && m_text[q + 1] == '"') {  // "" inside quotes: one quote
+            if (!escaped) {
+                escaped = true;
+                span.inScratch = 1;
+                span.offset = m_scratch.size();
+                m_scratch.append(m_text.substr(open + 1, q + 1 - (open + 1)));
+            } else {
+                m_scratch.append(m_text.substr(m_pos, q + 1 - m_pos));
+            }
+            m_pos = q + 2;
+            continue;
+        }
+        if (escaped) {
+            m_scratch.append(m_text.substr(m_pos, q - m_pos));
+            span.length = m_scratch.size() - span.offset;
+        } else {
+            span.length = q - span.offset;
+        }
+        m_pos = q + 1;
+        break;
+    }
+    while (m_pos < n && isBlank(m_text[m_pos])) ++m_pos;
+    if (m_pos < n && m_text[m_pos] != m_opt.delimiter && m_text[m_pos] != '\n' && m_text[m_pos] != '\r') {
+        Location l = where();
+        l.byteOffset = static_cast<int64_t>(m_pos);
+        l.line = m_line;
+        return Error(l, fmt::format("unexpected character '{}' after a closing quote (expected '{}' or a line end)",
+                                    m_text[m_pos], m_opt.delimiter));
+    }
+    return Ok{};
+}
+
+Result<bool> CsvReader::readRecord() {
+    const size_t n = m_text.size();
+    m_scratch.clear();
+    m_count = 0;
+    // Skip empty lines between records.
+    while (m_pos < n) {
+        if (m_text[m_pos] == '\n') {
+            ++m_pos;
+            ++m_line;
+        } else if (m_text[m_pos] == '\r' && m_pos + 1 < n && m_text[m_pos + 1] == '\n') {
+            m_pos += 2;
+            ++m_line;
+        } else if (m_opt.skipEmptyLines && m_text[m_pos] == '\r') {
+            ++m_pos;
+        } else {
+            break;
+        }
+        if (!m_opt.skipEmptyLines) break;
+    }
+    if (m_pos >= n) return false;
+    m_recordStart = static_cast<int64_t>(m_pos);
+    m_recordLine = m_line;
+    while (true) {
+        if (m_count == m_spans.size()) m_spans.emplace_back();
+        const size_t fieldIndex = m_count++;
+        size_t p = m_pos;
+        while (p < n && isBlank(m_text[p])) ++p;
+        if (p < n && m_text[p] == '"') {
+            m_pos = p;
+            if (Status s = readQuoted(fieldIndex); !s) return s.error();
+        } else {
+            const size_t startRaw = m_pos;
+            while (m_pos < n && m_text[m_pos] != m_opt.delimiter && m_text[m_pos] != '\n') ++m_pos;
+            std::string_view v = m_text.substr(startRaw, m_pos - startRaw);
+            if (!v.empty() && v.back() == '\r') v.remove_suffix(1);
+            if (m_opt.trim) v = trimView(v);
+            m_spans[fieldIndex] = Span{0, static_cast<size_t>(v.data() - m_text.data()), v.size()};
+        }
+        if (m_pos >= n) break;
+        if (m_text[m_pos] == m_opt.delimiter) {
+            ++m_pos;
+            continue;
+        }
+        if (m_text[m_pos] == '\r') ++m_pos;
+        if (m_pos < n && m_text[m_pos] == '\n') {
+            ++m_pos;
+            ++m_line;
+        }
+        break;
+    }
+    return true;
+}
+
+Status CsvReader::readHeader() {
+    auto r = readRecord();
+    if (!r) return r.error();
+    if (!r.value()) return Error(Location{m_file}, "empty file: no CSV header");
+    m_header.clear();
+    for (size_t i = 0; i < m_count; ++i) m_header.emplace_back(trimView(field(i)));
+    m_row = 0;
+    return Ok{};
+}
+
+Result<bool> CsvReader::next() {
+    auto r = readRecord();
+    if (!r) {
+        ++m_row;
+        Error e = r.error();
+        e.where.row = m_row;
+        return e;
+    }
+    if (!r.value()) return false;
+    ++m_row;
+    if (!m_opt.allowRagged && !m_header.empty() && m_count != m_header.size())
+        return error(fmt::format("{} fields where the header has {}", m_count, m_header.size()));
+    return true;
+}
+
+int CsvReader::column(std::string_view name) const {
+    for (size_t i = 0; i < m_header.size(); ++i)
+        if (m_header[i] == name) return static_cast<int>(i);
+    return -1;
+}
+
+int CsvReader::column(std::initializer_list<std::string_view> names) const {
+    for (std::string_view n : names)
+        if (int c = column(n); c >= 0) return c;
+    return -1;
+}
+
+std::optional<int64_t> CsvReader::toInt(int column) const {
+    std::string_view s = trimView(field(column));
+    if (s.empty()) return std::nullopt;
+    if (s.front() == '+') s.remove_prefix(1);
+    int64_t v = 0;
+    auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+    if (ec != std::errc() || end != s.data() + s.size()) return std::nullopt;
+    return v;
+}
+
+std::optional<double> CsvReader::toDouble(int column) const {
+    std::string_view s = trimView(field(column));
+    if (s.empty()) return std::nullopt;
+    if (s.front() == '+') s.remove_prefix(1);
+    double v = 0;
+    auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+    if (ec != std::errc() || end != s.data() + s.size() || !std::isfinite(v)) return std::nullopt;
+    return v;
+}
+
+Result<std::unique_ptr<CsvFile>> CsvFile::open(const std::string& path, CsvOptions options) {
+    auto f = std::unique_ptr<CsvFile>(new CsvFile());
+    const bool gz = path.size() > 3 && path.compare(path.size() - 3, 3, ".gz") == 0;
+    if (gz) {
+        auto src = FileSource::open(path);
+        if (!src) return src.error();
+        auto text = std::make_shared<std::string>();
+        std::vector<char> buf(1 << 20);
+        while (true) {
+            auto got = src.value()->read(buf.data(), buf.size());
+            if (!got) return got.error();
+            if (got.value() == 0) break;
+            text->append(buf.data(), got.value());
+        }
+        f->m_text = *text;
+        f->m_keep = std::move(text);
+    } else {
+        auto m = MappedFile::open(path);
+        if (!m) return m.error();
+        f->m_text = std::string_view(m.value()->data(), m.value()->size());
+        m.value()->advise(MappedFile::Access::Sequential);
+        f->m_keep = std::move(m.value());
+    }
+    f->m_reader = std::make_unique<CsvReader>(f->m_text, path, options);
+    if (Status s = f->m_reader->readHeader(); !s) return s.error();
+    return f;
+}
+
+std::vector<std::string> csvHeaderOf(std::string_view head, char delimiter) {
+    CsvOptions o;
+    o.delimiter = delimiter;
+    CsvReader r(head, std::string(), o);
+    if (!r.readHeader()) return {};
+    return r.header();
+}
+
+}  // namespace strobe::core

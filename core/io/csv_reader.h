@@ -1,0 +1,104 @@
+#pragma once
+// The one CSV reader of Strobe (RFC 4180): quoted fields with "" escapes, delimiters and line breaks inside quotes,
+// a UTF-8 byte order mark, CRLF or LF line ends, a last record without a line end. Every format that writes CSV
+// (rocprofv3, rocprof v1/v2, rocprof-compute, nvidia-smi, amd-smi, rocm-smi, nsys stats, ncu, Strobe's samplers)
+// goes through it; columns are looked up by header name, never by position.
+//
+// Records are read one at a time from text that outlives the reader (CsvFile keeps a file's bytes: mapped, or
+// decompressed for .gz). Unquoted fields are views into the text; a quoted field with escapes is unescaped into the
+// reader's scratch buffer, valid until the next record. Errors name the file, the data row (1-based, header not
+// counted), the line where the record starts and its byte offset.
+
+#include <cstdint>
+#include <initializer_list>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/io/error.h"
+
+namespace strobe::core {
+
+struct CsvOptions {
+    char delimiter = ',';
+    bool trim = true;          // strip spaces and tabs around unquoted fields (nvidia-smi writes ", ")
+    bool skipEmptyLines = true;
+    bool allowRagged = false;  // records with another field count than the header are errors unless set
+};
+
+class CsvReader {
+public:
+    CsvReader(std::string_view text, std::string fileName, CsvOptions options = {});
+
+    // Reads the first record as the header. Error when the text holds no record or the header is malformed.
+    Status readHeader();
+    const std::vector<std::string>& header() const { return m_header; }
+    // Index of the column named `name` (exact match after trimming), -1 when absent.
+    int column(std::string_view name) const;
+    // The first of `names` that is present, -1 when none is (column sets differ between tool releases).
+    int column(std::initializer_list<std::string_view> names) const;
+
+    // Reads the next record: true when one was read, false at the end of the text. Errors: an unterminated quoted
+    // field, text after a closing quote, a record whose field count differs from the header's (unless allowRagged).
+    Result<bool> next();
+    size_t size() const { return m_count; }
+    std::string_view field(size_t i) const;  // "" when i is past the end of the record
+    std::string_view operator[](size_t i) const { return field(i); }
+    std::string_view field(int i) const { return i < 0 ? std::string_view() : field(static_cast<size_t>(i)); }
+
+    // Typed views of a field; nullopt when the field is empty or not entirely a number.
+    std::optional<int64_t> toInt(int column) const;
+    std::optional<double> toDouble(int column) const;
+
+    int64_t row() const { return m_row; }            // 1-based data row of the current record (0: header)
+    int64_t line() const { return m_recordLine; }     // 1-based line where the current record starts
+    int64_t byteOffset() const { return m_recordStart; }
+    size_t position() const { return m_pos; }         // bytes consumed so far (progress)
+    size_t textSize() const { return m_text.size(); }
+    const std::string& fileName() const { return m_file; }
+    Location where() const;                           // file, row, line and byte of the current record
+    Error error(std::string message) const { return Error(where(), std::move(message)); }
+
+private:
+    Result<bool> readRecord();
+    Status readQuoted(size_t fieldIndex);
+
+    struct Span {
+        uint32_t inScratch = 0;  // 1: offset/length refer to m_scratch
+        size_t offset = 0;
+        size_t length = 0;
+    };
+
+    std::string_view m_text;
+    std::string m_file;
+    CsvOptions m_opt;
+    size_t m_pos = 0;
+    int64_t m_line = 1;
+    int64_t m_row = -1;
+    int64_t m_recordLine = 0;
+    int64_t m_recordStart = 0;
+    std::vector<std::string> m_header;
+    std::vector<Span> m_spans;
+    size_t m_count = 0;
+    std::string m_scratch;
+};
+
+// A CSV file's bytes and a reader over them. Plain files are mapped; `.gz` files are decompressed into memory.
+class CsvFile {
+public:
+    static Result<std::unique_ptr<CsvFile>> open(const std::string& path, CsvOptions options = {});
+    CsvReader& reader() { return *m_reader; }
+    std::string_view text() const { return m_text; }
+
+private:
+    std::shared_ptr<const void> m_keep;  // the mapping or the decompressed string
+    std::string_view m_text;
+    std::unique_ptr<CsvReader> m_reader;
+};
+
+// Whole-text helpers for sniffers: the first line of `head` split as a CSV header (trimmed), empty on failure.
+std::vector<std::string> csvHeaderOf(std::string_view head, char delimiter = ',');
+
+}  // namespace strobe::core
