@@ -54,7 +54,8 @@ T patternValue(size_t column, size_t i) {
 
 // Fills every column of every table (through the generic visitors) with patternValue; table t gets rows[t] rows.
 void fillTables(RankData& r) {
-    const size_t rows[] = {1000, 777, 33, 5, 0};  // slices, gpu, flows, counters, steps (steps left empty)
+    // slices, gpu, flows, counters, steps (left empty), kernelCounters, samples
+    const size_t rows[] = {1000, 777, 33, 5, 0, 41, 17};
     size_t table = 0, column = 0;
     r.visitTables([&](const char*, auto& t) {
         const size_t n = rows[table++];
@@ -99,7 +100,7 @@ void makeReferencesValid(RankData& r) {
     const size_t nStrings = r.strings.size();
     size_t salt = 0;
     for (auto* col : {&s.name, &s.cat, &s.args, &g.name, &g.cat, &g.args, &r.flows.cat, &r.flows.name,
-                      &r.counters.name, &r.counters.series}) {
+                      &r.counters.name, &r.counters.series, &r.kernelCounters.name, &r.samples.metric}) {
         ++salt;
         for (size_t i = 0; i < col->size(); ++i) col->at(i) = static_cast<StrId>((i * 13 + salt) % nStrings);
     }
@@ -107,6 +108,8 @@ void makeReferencesValid(RankData& r) {
     for (size_t i = 0; i < r.counters.size(); ++i)
         r.counters.track.at(i) = static_cast<uint32_t>(i % static_cast<size_t>(tracks));
     for (size_t i = 0; i < r.steps.size(); ++i) r.steps.slice.at(i) = static_cast<int32_t>(ref(i, slices, 7));
+    for (size_t i = 0; i < r.kernelCounters.size(); ++i)
+        r.kernelCounters.gpuRow.at(i) = static_cast<uint32_t>((i * 11) % static_cast<size_t>(gpu));
 }
 
 RankData makeRank() {
