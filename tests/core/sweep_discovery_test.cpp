@@ -1,0 +1,67 @@
+// Sweep discovery (issue 9): runs and typed parameter values from directory names (key=value, key_value,
+// rep<N>) and from the real rocprof `.xr` sweep's `cmd` files.
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <string>
+
+#include "core/sweep/sweep_discovery.h"
+#include "tests/test_files.h"
+
+namespace strobe::core::sweep {
+namespace {
+
+namespace fs = std::filesystem;
+
+TEST(SweepDiscovery, KeyValueDirectoriesWithRepeats) {
+    test::TempDir dir("strobe-sweep-test");
+    for (const char* p : {"threads=4/rep0", "threads=4/rep1", "threads=8/rep0", "threads=8/repeat1"})
+        fs::create_directories(dir.path() / p);
+    const auto found = discoverSweep({dir.path().string()});
+    ASSERT_EQ(found.runs.size(), 4u);
+    ASSERT_EQ(found.axes, std::vector<std::string>{"threads"});
+    EXPECT_EQ(std::get<long long>(found.runs[0].parameters.at("threads")), 4);
+    EXPECT_EQ(found.runs[1].repeat, 1);
+    EXPECT_EQ(found.runs[2].configurationKey, "threads=8");
+    EXPECT_EQ(found.runs[3].repeat, 1);
+}
+
+TEST(SweepDiscovery, KeyUnderscoreValueSplitsAtLastUnderscore) {
+    test::TempDir dir("strobe-sweep-test");
+    for (const char* p : {"block_size_64", "block_size_128", "block_size_1.5x"}) fs::create_directories(dir.path() / p);
+    const auto found = discoverSweep({dir.path().string()});
+    ASSERT_EQ(found.runs.size(), 3u);
+    ASSERT_EQ(found.axes, std::vector<std::string>{"block_size"});
+    // "1.5x" is neither int nor float, so the whole axis is typed string.
+    EXPECT_EQ(std::get<std::string>(found.runs[0].parameters.at("block_size")), "1.5x");
+}
+
+TEST(SweepDiscovery, SeismicCmdFiles) {
+    // The 9 `cmd` files (checked by hand with cat): argv split on commas is
+    //   ./stencils_R_4_vec_2.x 512 512 512 100 {128|64} 64 [1]
+    // so positions 1-4 and 6 never vary. Position 5 is 128 in eight runs and 64 in the 13-12-2023 one;
+    // position 7 is missing in the first run (03-05-2024_11:30:34) and "1" elsewhere. Axes: arg5 and arg7 (the
+    // date in the directory name is not an axis). Configurations: (128, absent) x1, (128, 1) x7 repeats,
+    // (64, 1) x1.
+    const fs::path root = fs::path(STROBE_TEST_DATA_DIR) / "sweeps" / "seismic-stencils-xr";
+    const auto found = discoverSweep({root.string()});
+    ASSERT_EQ(found.runs.size(), 9u);
+    ASSERT_EQ(found.axes, (std::vector<std::string>{"arg5", "arg7"}));
+    int config128Absent = 0, config128One = 0, config64One = 0, maxRepeat = 0;
+    for (const auto& run : found.runs) {
+        const std::string key = run.configurationKey;
+        if (key == "arg5=128,arg7=(absent)") ++config128Absent;
+        if (key == "arg5=128,arg7=1") { ++config128One; maxRepeat = std::max(maxRepeat, run.repeat); }
+        if (key == "arg5=64,arg7=1") ++config64One;
+    }
+    EXPECT_EQ(config128Absent, 1);
+    EXPECT_EQ(config128One, 7);
+    EXPECT_EQ(maxRepeat, 6);
+    EXPECT_EQ(config64One, 1);
+    EXPECT_EQ(std::get<long long>(found.runs.back().parameters.at("arg5")), 64);
+}
+
+}  // namespace
+}  // namespace strobe::core::sweep
