@@ -53,6 +53,14 @@ int repeatIndex(const std::string& name) {
 
 // key=value, or key_value split at the last underscore when the key is alphabetic-ish.
 bool parseNameValue(const std::string& name, std::string& key, std::string& value) {
+    // AORTA layout: "4thread", "nccl_8channels" → thread=4, channels=8.
+    static const std::regex countUnit(R"(^(?:[A-Za-z]+_)?(\d+)([A-Za-z]+)$)");
+    std::smatch m;
+    if (std::regex_match(name, m, countUnit)) {
+        key = m[2].str();
+        value = m[1].str();
+        return true;
+    }
     if (auto eq = name.find('='); eq != std::string::npos && eq > 0 && eq + 1 < name.size()) {
         key = name.substr(0, eq);
         value = name.substr(eq + 1);
@@ -63,6 +71,17 @@ bool parseNameValue(const std::string& name, std::string& key, std::string& valu
     key = name.substr(0, us);
     value = name.substr(us + 1);
     return std::isalpha(static_cast<unsigned char>(key.front())) != 0;
+}
+
+// Sub-directories that belong to one run (AORTA: torch_profiler/rank*/, rocprof_traces/), never sweep axes.
+bool isRunContent(const std::string& name) {
+    return name == "torch_profiler" || name == "rocprof_traces" || name.rfind("rank", 0) == 0;
+}
+
+// sweep_YYYYMMDD_HHMMSS: the AORTA sweep root; its date is not an axis.
+bool isTimestampedContainer(const std::string& name) {
+    static const std::regex re(R"(^sweep_\d{8}_\d{6}$)");
+    return std::regex_match(name, re);
 }
 
 void collectCmdRuns(const std::vector<fs::path>& dirs, std::vector<RawRun>& raw) {
@@ -103,6 +122,12 @@ void collectNamedRuns(const fs::path& dir, std::map<std::string, std::string> va
             continue;
         }
         std::string key, value;
+        if (isRunContent(name)) continue;
+        if (isTimestampedContainer(name)) {
+            collectNamedRuns(child, values, raw, depth + 1);
+            any = true;
+            continue;
+        }
         if (depth < 4 && parseNameValue(name, key, value)) {
             auto next = values;
             next[key] = value;

@@ -38,6 +38,22 @@ TEST(SweepDiscovery, KeyUnderscoreValueSplitsAtLastUnderscore) {
     EXPECT_EQ(std::get<std::string>(found.runs[0].parameters.at("block_size")), "1.5x");
 }
 
+TEST(SweepDiscovery, AortaLayout) {
+    // sweep_YYYYMMDD_HHMMSS/<N>thread/nccl_<M>channels/{torch_profiler/rank0/, rocprof_traces/}: 2 x 2 runs with
+    // axes thread and channels; the date and the per-run sub-directories are not axes.
+    test::TempDir dir("strobe-sweep-test");
+    for (const char* t : {"4thread", "8thread"})
+        for (const char* c : {"nccl_16channels", "nccl_32channels"}) {
+            fs::create_directories(dir.path() / "sweep_20250101_120000" / t / c / "torch_profiler" / "rank0");
+            fs::create_directories(dir.path() / "sweep_20250101_120000" / t / c / "rocprof_traces");
+        }
+    const auto found = discoverSweep({dir.path().string()});
+    ASSERT_EQ(found.runs.size(), 4u);
+    ASSERT_EQ(found.axes, (std::vector<std::string>{"channels", "thread"}));
+    EXPECT_EQ(found.runs[1].configurationKey, "channels=32,thread=4");
+    EXPECT_EQ(std::get<long long>(found.runs[3].parameters.at("thread")), 8);
+}
+
 TEST(SweepDiscovery, SeismicCmdFiles) {
     // The 9 `cmd` files (checked by hand with cat): argv split on commas is
     //   ./stencils_R_4_vec_2.x 512 512 512 100 {128|64} 64 [1]
