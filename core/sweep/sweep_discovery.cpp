@@ -9,6 +9,8 @@
 #include <set>
 #include <sstream>
 
+#include <yaml-cpp/yaml.h>
+
 namespace strobe::core::sweep {
 
 namespace fs = std::filesystem;
@@ -82,6 +84,34 @@ bool isRunContent(const std::string& name) {
 bool isTimestampedContainer(const std::string& name) {
     static const std::regex re(R"(^sweep_\d{8}_\d{6}$)");
     return std::regex_match(name, re);
+}
+
+// Run directories (the root or below, 3 levels at most) holding a manifest.yaml with strobe_manifest: 1.
+// Returns false when there is none; a manifest that fails to parse is named in `messages` and skipped.
+bool collectManifestRuns(const fs::path& root, std::vector<RawRun>& raw, std::vector<std::string>& messages) {
+    std::vector<fs::path> found;
+    std::error_code ec;
+    if (fs::exists(root / "manifest.yaml", ec)) found.push_back(root / "manifest.yaml");
+    for (fs::recursive_directory_iterator it(root, ec), end; !ec && it != end; it.increment(ec)) {
+        if (it.depth() >= 3) it.disable_recursion_pending();
+        if (it->path().filename() == "manifest.yaml" && it->path().parent_path() != root) found.push_back(it->path());
+    }
+    std::sort(found.begin(), found.end());
+    bool any = false;
+    for (const auto& file : found) {
+        try {
+            const YAML::Node doc = YAML::LoadFile(file.string());
+            if (!doc["strobe_manifest"]) continue;
+            RawRun run{file.parent_path().string(), file.parent_path().filename().string(), {}, -1};
+            for (const auto& kv : doc["parameters"]) run.values[kv.first.as<std::string>()] = kv.second.as<std::string>();
+            if (doc["repeat"]) run.explicitRepeat = doc["repeat"].as<int>();
+            raw.push_back(std::move(run));
+            any = true;
+        } catch (const YAML::Exception& e) {
+            messages.push_back(file.string() + ": line " + std::to_string(e.mark.line + 1) + ": " + e.msg);
+        }
+    }
+    return any;
 }
 
 void collectCmdRuns(const std::vector<fs::path>& dirs, std::vector<RawRun>& raw) {
@@ -172,6 +202,12 @@ SweepDiscovery discoverSweep(const std::vector<std::string>& paths) {
     std::vector<RawRun> raw;
     for (const auto& pathText : paths) {
         const fs::path root(pathText);
+        const size_t manifestStart = raw.size();
+        if (collectManifestRuns(root, raw, result.messages)) {
+            result.messages.push_back(pathText + ": " + std::to_string(raw.size() - manifestStart) +
+                                      " runs from manifest.yaml parameters");
+            continue;
+        }
         std::vector<fs::path> cmdDirs;
         std::error_code ec;
         if (fs::exists(root / "cmd", ec)) cmdDirs.push_back(root);

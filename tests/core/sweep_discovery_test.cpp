@@ -54,6 +54,22 @@ TEST(SweepDiscovery, AortaLayout) {
     EXPECT_EQ(std::get<long long>(found.runs[3].parameters.at("thread")), 8);
 }
 
+TEST(SweepDiscovery, ManifestParametersWinOverDirectoryNames) {
+    // The directory names say threads=1/2 but the manifests say bs 64 and 128: manifests come first.
+    test::TempDir dir("strobe-sweep-test");
+    fs::create_directories(dir.path() / "threads=1");
+    fs::create_directories(dir.path() / "threads=2");
+    test::writeFile(dir.path() / "threads=1" / "manifest.yaml", "strobe_manifest: 1\nparameters: {bs: 64}\n");
+    test::writeFile(dir.path() / "threads=2" / "manifest.yaml",
+                    "strobe_manifest: 1\nparameters: {bs: 128, lr: 0.5}\nrepeat: 2\n");
+    const auto found = discoverSweep({dir.path().string()});
+    ASSERT_EQ(found.runs.size(), 2u);
+    ASSERT_EQ(found.axes, (std::vector<std::string>{"bs", "lr"}));
+    EXPECT_EQ(std::get<long long>(found.runs[1].parameters.at("bs")), 128);
+    EXPECT_DOUBLE_EQ(std::get<double>(found.runs[1].parameters.at("lr")), 0.5);
+    EXPECT_EQ(std::get<std::string>(found.runs[0].parameters.at("lr")), kAbsentValue);
+}
+
 TEST(SweepDiscovery, SeismicCmdFiles) {
     // The 9 `cmd` files (checked by hand with cat): argv split on commas is
     //   ./stencils_R_4_vec_2.x 512 512 512 100 {128|64} 64 [1]
