@@ -103,7 +103,8 @@ bool collectManifestRuns(const fs::path& root, std::vector<RawRun>& raw, std::ve
             const YAML::Node doc = YAML::LoadFile(file.string());
             if (!doc["strobe_manifest"]) continue;
             RawRun run{file.parent_path().string(), file.parent_path().filename().string(), {}, -1};
-            for (const auto& kv : doc["parameters"]) run.values[kv.first.as<std::string>()] = kv.second.as<std::string>();
+            for (const auto& kv : doc["parameters"])
+                run.values[kv.first.as<std::string>()] = kv.second.as<std::string>();
             if (doc["repeat"]) run.explicitRepeat = doc["repeat"].as<int>();
             raw.push_back(std::move(run));
             any = true;
