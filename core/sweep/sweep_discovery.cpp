@@ -1,0 +1,264 @@
+#include "core/sweep/sweep_discovery.h"
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <set>
+#include <sstream>
+
+#include <yaml-cpp/yaml.h>
+
+namespace strobe::core::sweep {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+struct RawRun {
+    std::string path;
+    std::string label;
+    std::map<std::string, std::string> values;  // untyped
+    int explicitRepeat = -1;
+};
+
+bool isInteger(const std::string& text) {
+    long long v = 0;
+    auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+    return ec == std::errc() && end == text.data() + text.size() && !text.empty();
+}
+
+bool isFloat(const std::string& text) {
+    if (text.empty()) return false;
+    std::istringstream in(text);
+    double v = 0;
+    in >> v;
+    return !in.fail() && in.eof();
+}
+
+std::string readFile(const fs::path& path) {
+    std::ifstream in(path, std::ios::binary);
+    std::ostringstream out;
+    out << in.rdbuf();
+    return out.str();
+}
+
+// rep3 / repeat3 / run3 → 3, else -1.
+int repeatIndex(const std::string& name) {
+    static const std::regex re(R"(^(?:rep|repeat|run)[_-]?(\d{1,6})$)", std::regex::icase);
+    std::smatch m;
+    if (std::regex_match(name, m, re)) return std::stoi(m[1].str());
+    return -1;
+}
+
+// key=value, or key_value split at the last underscore when the key is alphabetic-ish.
+bool parseNameValue(const std::string& name, std::string& key, std::string& value) {
+    // AORTA layout: "4thread", "nccl_8channels" → thread=4, channels=8.
+    static const std::regex countUnit(R"(^(?:[A-Za-z]+_)?(\d+)([A-Za-z]+)$)");
+    std::smatch m;
+    if (std::regex_match(name, m, countUnit)) {
+        key = m[2].str();
+        value = m[1].str();
+        return true;
+    }
+    if (auto eq = name.find('='); eq != std::string::npos && eq > 0 && eq + 1 < name.size()) {
+        key = name.substr(0, eq);
+        value = name.substr(eq + 1);
+        return true;
+    }
+    auto us = name.rfind('_');
+    if (us == std::string::npos || us == 0 || us + 1 >= name.size()) return false;
+    key = name.substr(0, us);
+    value = name.substr(us + 1);
+    return std::isalpha(static_cast<unsigned char>(key.front())) != 0;
+}
+
+// Sub-directories that belong to one run (AORTA: torch_profiler/rank*/, rocprof_traces/), never sweep axes.
+bool isRunContent(const std::string& name) {
+    return name == "torch_profiler" || name == "rocprof_traces" || name.rfind("rank", 0) == 0;
+}
+
+// sweep_YYYYMMDD_HHMMSS: the AORTA sweep root; its date is not an axis.
+bool isTimestampedContainer(const std::string& name) {
+    static const std::regex re(R"(^sweep_\d{8}_\d{6}$)");
+    return std::regex_match(name, re);
+}
+
+// Run directories (the root or below, 3 levels at most) holding a manifest.yaml with strobe_manifest: 1.
+// Returns false when there is none; a manifest that fails to parse is named in `messages` and skipped.
+bool collectManifestRuns(const fs::path& root, std::vector<RawRun>& raw, std::vector<std::string>& messages) {
+    std::vector<fs::path> found;
+    std::error_code ec;
+    if (fs::exists(root / "manifest.yaml", ec)) found.push_back(root / "manifest.yaml");
+    for (fs::recursive_directory_iterator it(root, ec), end; !ec && it != end; it.increment(ec)) {
+        if (it.depth() >= 3) it.disable_recursion_pending();
+        if (it->path().filename() == "manifest.yaml" && it->path().parent_path() != root) found.push_back(it->path());
+    }
+    std::sort(found.begin(), found.end());
+    bool any = false;
+    for (const auto& file : found) {
+        try {
+            const YAML::Node doc = YAML::LoadFile(file.string());
+            if (!doc["strobe_manifest"]) continue;
+            RawRun run{file.parent_path().string(), file.parent_path().filename().string(), {}, -1};
+            for (const auto& kv : doc["parameters"])
+                run.values[kv.first.as<std::string>()] = kv.second.as<std::string>();
+            if (doc["repeat"]) run.explicitRepeat = doc["repeat"].as<int>();
+            raw.push_back(std::move(run));
+            any = true;
+        } catch (const YAML::Exception& e) {
+            messages.push_back(file.string() + ": line " + std::to_string(e.mark.line + 1) + ": " + e.msg);
+        }
+    }
+    return any;
+}
+
+void collectCmdRuns(const std::vector<fs::path>& dirs, std::vector<RawRun>& raw) {
+    std::vector<std::vector<std::string>> argvs;
+    size_t width = 0;
+    for (const auto& dir : dirs) {
+        argvs.push_back(splitCommandLine(readFile(dir / "cmd")));
+        width = std::max(width, argvs.back().size());
+    }
+    std::vector<size_t> varying;
+    for (size_t i = 0; i < width; ++i) {
+        std::set<std::string> seen;
+        for (const auto& argv : argvs) seen.insert(i < argv.size() ? argv[i] : kAbsentValue);
+        if (seen.size() > 1) varying.push_back(i);
+    }
+    for (size_t r = 0; r < dirs.size(); ++r) {
+        RawRun run{dirs[r].string(), dirs[r].filename().string(), {}, -1};
+        for (size_t i : varying)
+            run.values["arg" + std::to_string(i)] = i < argvs[r].size() ? argvs[r][i] : kAbsentValue;
+        raw.push_back(std::move(run));
+    }
+}
+
+// A directory holding runs named by parameter, possibly with rep<N> children.
+void collectNamedRuns(const fs::path& dir, std::map<std::string, std::string> values, std::vector<RawRun>& raw,
+                      int depth) {
+    std::vector<fs::path> children;
+    std::error_code ec;
+    for (const auto& entry : fs::directory_iterator(dir, ec))
+        if (entry.is_directory()) children.push_back(entry.path());
+    std::sort(children.begin(), children.end());
+    bool any = false;
+    for (const auto& child : children) {
+        const std::string name = child.filename().string();
+        if (int rep = repeatIndex(name); rep >= 0) {
+            raw.push_back(RawRun{child.string(), child.string(), values, rep});
+            any = true;
+            continue;
+        }
+        std::string key, value;
+        if (isRunContent(name)) continue;
+        if (isTimestampedContainer(name)) {
+            collectNamedRuns(child, values, raw, depth + 1);
+            any = true;
+            continue;
+        }
+        if (depth < 4 && parseNameValue(name, key, value)) {
+            auto next = values;
+            next[key] = value;
+            size_t before = raw.size();
+            collectNamedRuns(child, next, raw, depth + 1);
+            if (raw.size() == before) raw.push_back(RawRun{child.string(), name, next, -1});
+            any = true;
+        }
+    }
+    (void)any;
+}
+
+}  // namespace
+
+std::string axisValueText(const AxisValue& value) {
+    if (const auto* i = std::get_if<long long>(&value)) return std::to_string(*i);
+    if (const auto* d = std::get_if<double>(&value)) {
+        std::ostringstream out;
+        out << *d;
+        return out.str();
+    }
+    return std::get<std::string>(value);
+}
+
+std::vector<std::string> splitCommandLine(const std::string& text) {
+    std::vector<std::string> argv;
+    std::string current;
+    for (char c : text) {
+        if (c == ',' || std::isspace(static_cast<unsigned char>(c)) != 0) {
+            if (!current.empty()) argv.push_back(std::move(current));
+            current.clear();
+        } else {
+            current.push_back(c);
+        }
+    }
+    if (!current.empty()) argv.push_back(std::move(current));
+    return argv;
+}
+
+SweepDiscovery discoverSweep(const std::vector<std::string>& paths) {
+    SweepDiscovery result;
+    std::vector<RawRun> raw;
+    for (const auto& pathText : paths) {
+        const fs::path root(pathText);
+        const size_t manifestStart = raw.size();
+        if (collectManifestRuns(root, raw, result.messages)) {
+            result.messages.push_back(pathText + ": " + std::to_string(raw.size() - manifestStart) +
+                                      " runs from manifest.yaml parameters");
+            continue;
+        }
+        std::vector<fs::path> cmdDirs;
+        std::error_code ec;
+        if (fs::exists(root / "cmd", ec)) cmdDirs.push_back(root);
+        for (const auto& entry : fs::directory_iterator(root, ec))
+            if (entry.is_directory() && fs::exists(entry.path() / "cmd")) cmdDirs.push_back(entry.path());
+        std::sort(cmdDirs.begin(), cmdDirs.end());
+        if (!cmdDirs.empty()) {
+            result.messages.push_back(pathText + ": " + std::to_string(cmdDirs.size()) +
+                                      " run directories with a rocprof `cmd` file; varying arguments are axes");
+            collectCmdRuns(cmdDirs, raw);
+            continue;
+        }
+        const size_t before = raw.size();
+        collectNamedRuns(root, {}, raw, 0);
+        if (raw.size() > before)
+            result.messages.push_back(pathText + ": " + std::to_string(raw.size() - before) +
+                                      " runs from directory names (key=value, key_value, rep<N>)");
+        else
+            raw.push_back(RawRun{root.string(), root.filename().string(), {}, -1});
+    }
+    // Axes and their types.
+    std::map<std::string, int> kind;  // 0 int, 1 float, 2 string
+    for (const auto& run : raw)
+        for (const auto& [key, value] : run.values) {
+            int k = isInteger(value) ? 0 : isFloat(value) ? 1 : 2;
+            kind[key] = std::max(kind.count(key) ? kind[key] : 0, k);
+        }
+    for (const auto& [key, k] : kind) result.axes.push_back(key);
+    std::map<std::string, int> repeatsSeen;
+    for (auto& r : raw) {
+        SweepRun run;
+        run.label = r.label;
+        run.path = r.path;
+        std::string key;
+        for (const auto& axis : result.axes) {
+            auto it = r.values.find(axis);
+            std::string text = it == r.values.end() ? kAbsentValue : it->second;
+            int k = it == r.values.end() ? 2 : kind[axis];
+            if (k == 0) run.parameters[axis] = std::stoll(text);
+            else if (k == 1) run.parameters[axis] = std::stod(text);
+            else run.parameters[axis] = text;
+            if (!key.empty()) key += ',';
+            key += axis + "=" + text;
+        }
+        run.configurationKey = key;
+        int& seen = repeatsSeen[key];
+        run.repeat = seen++;
+        result.runs.push_back(std::move(run));
+    }
+    return result;
+}
+
+}  // namespace strobe::core::sweep

@@ -1,0 +1,42 @@
+#pragma once
+// Discovery of the runs of a parameter sweep (issue 9, DESIGN.md "Files that connect the jobs"). Discovery only
+// finds runs and their parameter values; loading them is core/engine's loadRun. This first part covers rocprof
+// `cmd` files and directory names (key=value, key_value, rep<N>/repeat<N>/run<N>); manifest.yaml, sweep.yaml,
+// user patterns and the AORTA layout come next.
+
+#include <map>
+#include <string>
+#include <variant>
+#include <vector>
+
+namespace strobe::core::sweep {
+
+// One axis value, typed per axis: int if every value of the axis is an integer, else float, else string.
+using AxisValue = std::variant<long long, double, std::string>;
+
+std::string axisValueText(const AxisValue& value);
+
+struct SweepRun {
+    std::string label;
+    std::string path;
+    std::map<std::string, AxisValue> parameters;
+    int repeat = 0;                 // 0-based index among runs of the same configuration
+    std::string configurationKey;   // "axis=value,axis=value" over the axes, in axis order
+};
+
+struct SweepDiscovery {
+    std::vector<SweepRun> runs;
+    std::vector<std::string> axes;
+    std::vector<std::string> messages;  // which rule found the runs, and what was ignored
+};
+
+// Text used for an argument a shorter command line lacks.
+inline constexpr const char* kAbsentValue = "(absent)";
+
+// Finds the runs under each path (a run directory, or a directory of run directories).
+SweepDiscovery discoverSweep(const std::vector<std::string>& paths);
+
+// Splits a rocprof `cmd` file's content into argv: commas or whitespace separate arguments.
+std::vector<std::string> splitCommandLine(const std::string& text);
+
+}  // namespace strobe::core::sweep

@@ -1,0 +1,99 @@
+// Sweep discovery (issue 9): runs and typed parameter values from directory names (key=value, key_value,
+// rep<N>) and from the real rocprof `.xr` sweep's `cmd` files.
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <string>
+
+#include "core/sweep/sweep_discovery.h"
+#include "tests/test_files.h"
+
+namespace strobe::core::sweep {
+namespace {
+
+namespace fs = std::filesystem;
+
+TEST(SweepDiscovery, KeyValueDirectoriesWithRepeats) {
+    test::TempDir dir("strobe-sweep-test");
+    for (const char* p : {"threads=4/rep0", "threads=4/rep1", "threads=8/rep0", "threads=8/repeat1"})
+        fs::create_directories(dir.path() / p);
+    const auto found = discoverSweep({dir.path().string()});
+    ASSERT_EQ(found.runs.size(), 4u);
+    ASSERT_EQ(found.axes, std::vector<std::string>{"threads"});
+    EXPECT_EQ(std::get<long long>(found.runs[0].parameters.at("threads")), 4);
+    EXPECT_EQ(found.runs[1].repeat, 1);
+    EXPECT_EQ(found.runs[2].configurationKey, "threads=8");
+    EXPECT_EQ(found.runs[3].repeat, 1);
+}
+
+TEST(SweepDiscovery, KeyUnderscoreValueSplitsAtLastUnderscore) {
+    test::TempDir dir("strobe-sweep-test");
+    for (const char* p : {"block_size_64", "block_size_128", "block_size_1.5x"}) fs::create_directories(dir.path() / p);
+    const auto found = discoverSweep({dir.path().string()});
+    ASSERT_EQ(found.runs.size(), 3u);
+    ASSERT_EQ(found.axes, std::vector<std::string>{"block_size"});
+    // "1.5x" is neither int nor float, so the whole axis is typed string.
+    EXPECT_EQ(std::get<std::string>(found.runs[0].parameters.at("block_size")), "1.5x");
+}
+
+TEST(SweepDiscovery, AortaLayout) {
+    // sweep_YYYYMMDD_HHMMSS/<N>thread/nccl_<M>channels/{torch_profiler/rank0/, rocprof_traces/}: 2 x 2 runs with
+    // axes thread and channels; the date and the per-run sub-directories are not axes.
+    test::TempDir dir("strobe-sweep-test");
+    for (const char* t : {"4thread", "8thread"})
+        for (const char* c : {"nccl_16channels", "nccl_32channels"}) {
+            fs::create_directories(dir.path() / "sweep_20250101_120000" / t / c / "torch_profiler" / "rank0");
+            fs::create_directories(dir.path() / "sweep_20250101_120000" / t / c / "rocprof_traces");
+        }
+    const auto found = discoverSweep({dir.path().string()});
+    ASSERT_EQ(found.runs.size(), 4u);
+    ASSERT_EQ(found.axes, (std::vector<std::string>{"channels", "thread"}));
+    EXPECT_EQ(found.runs[1].configurationKey, "channels=32,thread=4");
+    EXPECT_EQ(std::get<long long>(found.runs[3].parameters.at("thread")), 8);
+}
+
+TEST(SweepDiscovery, ManifestParametersWinOverDirectoryNames) {
+    // The directory names say threads=1/2 but the manifests say bs 64 and 128: manifests come first.
+    test::TempDir dir("strobe-sweep-test");
+    fs::create_directories(dir.path() / "threads=1");
+    fs::create_directories(dir.path() / "threads=2");
+    test::writeFile(dir.path() / "threads=1" / "manifest.yaml", "strobe_manifest: 1\nparameters: {bs: 64}\n");
+    test::writeFile(dir.path() / "threads=2" / "manifest.yaml",
+                    "strobe_manifest: 1\nparameters: {bs: 128, lr: 0.5}\nrepeat: 2\n");
+    const auto found = discoverSweep({dir.path().string()});
+    ASSERT_EQ(found.runs.size(), 2u);
+    ASSERT_EQ(found.axes, (std::vector<std::string>{"bs", "lr"}));
+    EXPECT_EQ(std::get<long long>(found.runs[1].parameters.at("bs")), 128);
+    EXPECT_DOUBLE_EQ(std::get<double>(found.runs[1].parameters.at("lr")), 0.5);
+    EXPECT_EQ(std::get<std::string>(found.runs[0].parameters.at("lr")), kAbsentValue);
+}
+
+TEST(SweepDiscovery, SeismicCmdFiles) {
+    // The 9 `cmd` files (checked by hand with cat): argv split on commas is
+    //   ./stencils_R_4_vec_2.x 512 512 512 100 {128|64} 64 [1]
+    // so positions 1-4 and 6 never vary. Position 5 is 128 in eight runs and 64 in the 13-12-2023 one;
+    // position 7 is missing in the first run (03-05-2024_11:30:34) and "1" elsewhere. Axes: arg5 and arg7 (the
+    // date in the directory name is not an axis). Configurations: (128, absent) x1, (128, 1) x7 repeats,
+    // (64, 1) x1.
+    const fs::path root = fs::path(STROBE_TEST_DATA_DIR) / "sweeps" / "seismic-stencils-xr";
+    const auto found = discoverSweep({root.string()});
+    ASSERT_EQ(found.runs.size(), 9u);
+    ASSERT_EQ(found.axes, (std::vector<std::string>{"arg5", "arg7"}));
+    int config128Absent = 0, config128One = 0, config64One = 0, maxRepeat = 0;
+    for (const auto& run : found.runs) {
+        const std::string key = run.configurationKey;
+        if (key == "arg5=128,arg7=(absent)") ++config128Absent;
+        if (key == "arg5=128,arg7=1") { ++config128One; maxRepeat = std::max(maxRepeat, run.repeat); }
+        if (key == "arg5=64,arg7=1") ++config64One;
+    }
+    EXPECT_EQ(config128Absent, 1);
+    EXPECT_EQ(config128One, 7);
+    EXPECT_EQ(maxRepeat, 6);
+    EXPECT_EQ(config64One, 1);
+    EXPECT_EQ(std::get<long long>(found.runs.back().parameters.at("arg5")), 64);
+}
+
+}  // namespace
+}  // namespace strobe::core::sweep
