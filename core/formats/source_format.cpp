@@ -1,10 +1,13 @@
 #include "core/formats/source_format.h"
 
+#include "core/formats/nsys_sqlite.h"
+
 namespace strobe::core {
 
 // The formats' definitions live in their own files (core/formats/<format>.cpp); each adds one line here.
 const std::vector<const SourceFormat*>& sourceFormats() {
     static const std::vector<const SourceFormat*> formats = {
+        &kNsysSqliteFormat,
     };
     return formats;
 }

