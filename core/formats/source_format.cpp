@@ -1,6 +1,7 @@
 #include "core/formats/source_format.h"
 
 #include "core/formats/nsys_sqlite.h"
+#include "core/formats/rpd_sqlite.h"
 
 namespace strobe::core {
 
@@ -8,6 +9,7 @@ namespace strobe::core {
 const std::vector<const SourceFormat*>& sourceFormats() {
     static const std::vector<const SourceFormat*> formats = {
         &kNsysSqliteFormat,
+        &kRpdSqliteFormat,
     };
     return formats;
 }

@@ -11,6 +11,7 @@
 #include <string>
 
 #include "core/formats/nsys_sqlite.h"
+#include "core/formats/rpd_sqlite.h"
 #include "core/formats/source_format.h"
 #include "core/io/sqlite_db.h"
 #include "core/merge/merge.h"
@@ -160,4 +161,34 @@ TEST(NsysSqlite, H200DeviceFactsAndNames) {
     EXPECT_EQ(r.info.devices[0].computeMajor, 9);
     // PROCESSES names pid 30571 "./bin/test_matmul".
     EXPECT_EQ(r.strings.str(r.processes[0].name), "./bin/test_matmul");
+}
+
+TEST(RpdSqlite, MatmulMatchesPython) {
+    auto ranks = loadVia("rpd", "rpd_matmul.rpd");
+    ASSERT_EQ(ranks.size(), 1u);
+    RankData& r = *ranks[0];
+    ASSERT_NO_FATAL_FAILURE(mergeAndValidate(r));
+    auto exp = facts("rpd_matmul.rpd");
+    GpuFacts g = gpuFacts(r);
+    EXPECT_EQ(g.kernels, num(exp, "kernels"));
+    EXPECT_EQ(g.kernelDur, num(exp, "kernel_dur_ns"));
+    simdjson::dom::element byType = exp["ops_by_type"].value_unsafe();
+    EXPECT_EQ(g.memcpy, num(byType, "CopyDeviceToHost") + num(byType, "CopyHostToDevice"));
+    EXPECT_EQ(g.memset, num(byType, "FillBuffer"));
+    EXPECT_EQ(g.memcpyBytes, num(exp, "copy_bytes"));
+    EXPECT_EQ(g.linked, num(exp, "linked_ops"));
+    EXPECT_EQ(static_cast<int64_t>(r.slices.size()), num(exp, "api_calls"));
+    EXPECT_EQ(static_cast<int64_t>(r.samples.size()), num(exp, "monitor_samples"));
+    // The copy directions come from the op type names (CopyDeviceToHost ...).
+    int64_t dtoh = 0;
+    for (size_t i = 0; i < r.gpu.size(); ++i) dtoh += r.gpu.copyDirection[i] == CopyDirection::DtoH;
+    EXPECT_EQ(dtoh, num(byType, "CopyDeviceToHost"));
+    // rocpd_monitor row 2 (sqlite3 shell): gpu 0, sclk, start 8306017492311037, value "1700".
+    ASSERT_GE(r.samples.size(), 2u);
+    EXPECT_EQ(r.samples.ts[1], 8306017492311037);
+    EXPECT_EQ(r.strings.str(r.samples.metric[1]), "sclk_mhz");
+    EXPECT_EQ(r.samples.value[1], 1700.0);
+    EXPECT_EQ(r.info.platform, Platform::Amd);
+    EXPECT_EQ(r.info.toolVersion, "rocpd schema 2");
+    EXPECT_EQ(r.info.clock.domain, ClockDomain::Boottime);
 }
