@@ -5,7 +5,10 @@
 #include <simdjson.h>
 #include <sqlite3.h>
 
+#include <algorithm>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <map>
 #include <set>
 #include <string>
@@ -191,4 +194,163 @@ TEST(RpdSqlite, MatmulMatchesPython) {
     EXPECT_EQ(r.info.platform, Platform::Amd);
     EXPECT_EQ(r.info.toolVersion, "rocpd schema 2");
     EXPECT_EQ(r.info.clock.domain, ClockDomain::Boottime);
+}
+
+// ---- bad input: every error names the file and, where one is concerned, the table (and the row) ----
+
+namespace {
+
+// Writes an SQLite database from SQL text (the test's own fixture, built with libsqlite3 directly).
+void makeDb(const std::filesystem::path& p, const std::string& sql) {
+    sqlite3* db = nullptr;
+    ASSERT_EQ(sqlite3_open(p.string().c_str(), &db), SQLITE_OK);
+    char* err = nullptr;
+    const int rc = sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &err);
+    EXPECT_EQ(rc, SQLITE_OK) << (err ? err : "");
+    sqlite3_free(err);
+    sqlite3_close(db);
+}
+
+Result<std::vector<std::unique_ptr<RankData>>> loadDirect(const std::string& id, const std::string& path) {
+    SourceGroup g;
+    g.format = id;
+    g.path = path;
+    g.files = {path};
+    return findSourceFormat(id)->load(g, SourceLoadOptions{}, CancelToken{});
+}
+
+}  // namespace
+
+TEST(SqliteDb, OpensReadOnlyAndNeverWrites) {
+    strobe::test::TempDir dir("strobe-sqlite-test");
+    const auto p = dir.path() / "ro.sqlite";
+    std::filesystem::copy_file(kDir + "rpd_matmul.rpd", p);
+    std::filesystem::permissions(p, std::filesystem::perms::owner_read);
+    const auto before = std::filesystem::last_write_time(p);
+    auto db = SqliteDb::open(p.string());
+    ASSERT_TRUE(db.ok()) << db.error().toString();
+    EXPECT_TRUE(db->hasTable("rocpd_op"));
+    EXPECT_TRUE(db->hasColumn("rocpd_op", "gpuId"));
+    EXPECT_FALSE(db->hasColumn("rocpd_op", "nope"));
+    EXPECT_EQ(db->firstColumn("rocpd_op", {"nope", "queueId", "gpuId"}), "queueId");
+    EXPECT_EQ(db->rowCount("rocpd_op"), 85);  // sqlite3 shell: select count(*) from rocpd_op
+    // A write through the wrapper's connection is refused.
+    auto st = db->prepare("DELETE FROM rocpd_op", "rocpd_op");
+    if (st.ok()) {
+        auto r = st->step();
+        EXPECT_FALSE(r.ok());
+    }
+    EXPECT_EQ(db->rowCount("rocpd_op"), 85);
+    EXPECT_EQ(std::filesystem::last_write_time(p), before);
+    EXPECT_FALSE(std::filesystem::exists(p.string() + "-journal"));
+    EXPECT_FALSE(std::filesystem::exists(p.string() + "-wal"));
+}
+
+TEST(SqliteDb, ListTablesOnlyForDatabases) {
+    EXPECT_TRUE(listSqliteTables(std::string(STROBE_TEST_DATA_DIR) + "/SOURCES.md").empty());
+    EXPECT_TRUE(listSqliteTables("/nonexistent/x.sqlite").empty());
+    auto t = listSqliteTables(kDir + "rpd_matmul.rpd");
+    EXPECT_NE(std::find(t.begin(), t.end(), "rocpd_api_ops"), t.end());
+    EXPECT_NE(std::find(t.begin(), t.end(), "kernel"), t.end());  // views too
+}
+
+TEST(SqliteDb, NotADatabaseNamesTheFile) {
+    strobe::test::TempDir dir("strobe-sqlite-test");
+    const auto p = dir.path() / "text.sqlite";
+    strobe::test::writeFile(p, std::string(5000, 'x'));
+    auto r = loadDirect("nsys-sqlite", p.string());
+    ASSERT_FALSE(r.ok());
+    EXPECT_NE(r.error().toString().find("text.sqlite"), std::string::npos) << r.error().toString();
+}
+
+TEST(SqliteDb, TruncatedDatabaseIsAnError) {
+    strobe::test::TempDir dir("strobe-sqlite-test");
+    const auto p = dir.path() / "cut.sqlite";
+    std::ifstream in(kDir + "nsys_fuser_h200.sqlite", std::ios::binary);
+    std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    strobe::test::writeFile(p, bytes.substr(0, bytes.size() / 3));
+    auto r = loadDirect("nsys-sqlite", p.string());
+    ASSERT_FALSE(r.ok());
+    const std::string msg = r.error().toString();
+    EXPECT_NE(msg.find("cut.sqlite"), std::string::npos) << msg;
+    EXPECT_FALSE(r.error().where.table.empty()) << msg;
+}
+
+TEST(SqliteDb, MissingTableIsNamed) {
+    strobe::test::TempDir dir("strobe-sqlite-test");
+    const auto p = dir.path() / "empty.sqlite";
+    makeDb(p, "CREATE TABLE other(x INTEGER);");
+    auto r = loadDirect("nsys-sqlite", p.string());
+    ASSERT_FALSE(r.ok());
+    EXPECT_EQ(r.error().where.table, "StringIds");
+    auto r2 = loadDirect("rpd", p.string());
+    ASSERT_FALSE(r2.ok());
+    EXPECT_EQ(r2.error().where.table, "rocpd_string");
+    EXPECT_NE(r2.error().toString().find("empty.sqlite: table rocpd_string"), std::string::npos);
+}
+
+TEST(SqliteDb, WrongColumnTypeNamesTableRowAndColumn) {
+    strobe::test::TempDir dir("strobe-sqlite-test");
+    const auto p = dir.path() / "types.sqlite";
+    makeDb(p, "CREATE TABLE StringIds(id INTEGER, value TEXT); INSERT INTO StringIds VALUES (1, 'k');"
+              "CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL(start INTEGER, end INTEGER, globalPid INTEGER,"
+              " deviceId INTEGER, streamId INTEGER, correlationId INTEGER, shortName INTEGER);"
+              "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (10, 20, 16777216, 0, 7, 1, 1);"
+              "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES ('soon', 30, 16777216, 0, 7, 2, 1);");
+    auto r = loadDirect("nsys-sqlite", p.string());
+    ASSERT_FALSE(r.ok());
+    EXPECT_EQ(r.error().where.table, "CUPTI_ACTIVITY_KIND_KERNEL");
+    EXPECT_EQ(r.error().where.row, 2);
+    EXPECT_NE(r.error().message.find("column start"), std::string::npos) << r.error().toString();
+    EXPECT_NE(r.error().message.find("'soon'"), std::string::npos) << r.error().toString();
+}
+
+TEST(SqliteDb, MinimalNsysExportWithOldColumnSetLoads) {
+    // An older schema: no demangledName/mangledName, no MEMCPY/RUNTIME tables. The kernel is named by shortName.
+    strobe::test::TempDir dir("strobe-sqlite-test");
+    const auto p = dir.path() / "old.sqlite";
+    makeDb(p, "CREATE TABLE StringIds(id INTEGER, value TEXT); INSERT INTO StringIds VALUES (1, 'k1');"
+              "CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL(start INTEGER, end INTEGER, globalPid INTEGER,"
+              " deviceId INTEGER, streamId INTEGER, shortName INTEGER);"
+              "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (10, 25, 83886080, 0, 7, 1);"
+              "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (40, 30, 83886080, 0, 7, 1);");  // end < start
+    auto r = loadDirect("nsys-sqlite", p.string());
+    ASSERT_TRUE(r.ok()) << r.error().toString();
+    ASSERT_EQ(r->size(), 1u);
+    RankData& rank = *r->front();
+    ASSERT_NO_FATAL_FAILURE(mergeAndValidate(rank));
+    ASSERT_EQ(rank.gpu.size(), 1u);
+    EXPECT_EQ(rank.strings.str(rank.gpu.name[0]), "k1");
+    EXPECT_EQ(rank.gpu.dur[0], 15);
+    EXPECT_EQ(rank.processes[0].pid, 5);  // 83886080 = 5 << 24
+    ASSERT_FALSE(rank.diagnostics.empty());
+    EXPECT_EQ(rank.diagnostics[0].where.row, 2);  // the skipped row is named
+    EXPECT_FALSE(rank.info.clock.anchored);       // no TARGET_INFO_SESSION_START_TIME
+}
+
+TEST(SqliteDb, CancelledLoadStops) {
+    SqliteOpenOptions o;
+    auto db = SqliteDb::open(kDir + "nsys_cloverleaf_a100.sqlite", o);
+    ASSERT_TRUE(db.ok());
+    o.cancel.cancel();
+    // A long query is interrupted by the progress handler once the token is cancelled.
+    auto st = db->prepare("WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) FROM "
+                          "(SELECT x FROM c LIMIT 100000000)", "c");
+    ASSERT_TRUE(st.ok());
+    auto r = st->step();
+    ASSERT_FALSE(r.ok());
+    EXPECT_NE(r.error().message.find("cancelled"), std::string::npos) << r.error().toString();
+}
+
+TEST(SqliteDb, StepLimitStopsRunawayQueries) {
+    SqliteOpenOptions o;
+    o.maxSteps = 100000;
+    auto db = SqliteDb::open(kDir + "rpd_matmul.rpd", o);
+    ASSERT_TRUE(db.ok());
+    auto st = db->prepare("WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) FROM "
+                          "(SELECT x FROM c LIMIT 100000000)", "c");
+    ASSERT_TRUE(st.ok());
+    auto r = st->step();
+    ASSERT_FALSE(r.ok());
+    EXPECT_NE(r.error().message.find("step limit"), std::string::npos) << r.error().toString();
 }
