@@ -1,6 +1,7 @@
 #include "core/formats/source_format.h"
 
 #include "core/formats/nsys_sqlite.h"
+#include "core/formats/rocprof_compute_db.h"
 #include "core/formats/rpd_sqlite.h"
 
 namespace strobe::core {
@@ -10,6 +11,7 @@ const std::vector<const SourceFormat*>& sourceFormats() {
     static const std::vector<const SourceFormat*> formats = {
         &kNsysSqliteFormat,
         &kRpdSqliteFormat,
+        &kRocprofComputeDbFormat,
     };
     return formats;
 }

@@ -165,6 +165,20 @@ Result<Ranks> openAndLoad(const SourceGroup& group, const CancelToken& cancel, F
     return load(*db);
 }
 
+// Visits every row of `SELECT cols FROM table tail`; `fn(statement)` returns a Status (an Error stops the walk).
+template <class Fn>
+Status eachRow(const SqliteDb& db, std::string_view table, const std::vector<std::string>& cols, Fn&& fn,
+               std::string_view tail = {}) {
+    auto st = db.selectColumns(table, cols, tail);
+    if (!st) return st.error();
+    for (;;) {
+        auto more = st->step();
+        if (!more) return more.error();
+        if (!*more) return Ok{};
+        if (Status s = fn(*st); !s) return s;
+    }
+}
+
 inline bool hasTable(const SniffInput& in, std::string_view name) {
     return std::find(in.sqliteTables.begin(), in.sqliteTables.end(), name) != in.sqliteTables.end();
 }

@@ -14,6 +14,7 @@
 #include <string>
 
 #include "core/formats/nsys_sqlite.h"
+#include "core/formats/rocprof_compute_db.h"
 #include "core/formats/rpd_sqlite.h"
 #include "core/formats/source_format.h"
 #include "core/io/sqlite_db.h"
@@ -194,6 +195,40 @@ TEST(RpdSqlite, MatmulMatchesPython) {
     EXPECT_EQ(r.info.platform, Platform::Amd);
     EXPECT_EQ(r.info.toolVersion, "rocpd schema 2");
     EXPECT_EQ(r.info.clock.domain, ClockDomain::Boottime);
+}
+
+TEST(RocprofComputeDb, Mi350MatchesPython) {
+    auto ranks = loadVia("rocprof-compute-db", "rocprof_compute_mi350.db");
+    ASSERT_EQ(ranks.size(), 1u);
+    RankData& r = *ranks[0];
+    ASSERT_NO_FATAL_FAILURE(mergeAndValidate(r));
+    auto exp = facts("rocprof_compute_mi350.db");
+    GpuFacts g = gpuFacts(r);
+    EXPECT_EQ(g.kernels, num(exp, "dispatches"));
+    EXPECT_EQ(g.kernelDur, num(exp, "kernel_dur_ns"));
+    EXPECT_EQ(static_cast<int64_t>(g.names.size()), num(exp, "kernel_names"));
+    EXPECT_EQ(static_cast<int64_t>(r.kernelCounters.size()), num(exp, "metric_values"));
+    EXPECT_EQ(r.stats.joinMatchRate, 1.0);
+    // The value Python found for metric 2.1.0 'Peak' of the first dispatched kernel that has it.
+    const std::string kernel(exp["valu_flops_peak_kernel"].get_string().value_unsafe());
+    const double peak = exp["valu_flops_peak"].get_double().value_unsafe();
+    int64_t firstRow = -1;
+    for (size_t i = 0; i < r.gpu.size(); ++i)
+        if (r.strings.str(r.gpu.name[i]) == kernel && (firstRow < 0 || r.gpu.ts[i] < r.gpu.ts[firstRow]))
+            firstRow = static_cast<int64_t>(i);
+    ASSERT_GE(firstRow, 0);
+    bool found = false;
+    for (size_t i = 0; i < r.kernelCounters.size(); ++i)
+        if (r.kernelCounters.gpuRow[i] == firstRow &&
+            r.strings.str(r.kernelCounters.name[i]) == "2.1.0 VALU FLOPs: Peak") {
+            EXPECT_DOUBLE_EQ(r.kernelCounters.value[i], peak);
+            found = true;
+        }
+    EXPECT_TRUE(found);
+    ASSERT_EQ(r.info.devices.size(), 1u);
+    EXPECT_EQ(r.info.gpuName(), std::string(exp["gpu_model"].get_string().value_unsafe()));
+    EXPECT_EQ(r.info.devices[0].warpSize, 64);  // sys_info_extdata wave_size
+    EXPECT_EQ(r.info.toolVersion, "3.5.0");     // compute_metadata.compute_version
 }
 
 // ---- bad input: every error names the file and, where one is concerned, the table (and the row) ----
