@@ -2,6 +2,7 @@
 
 #include "core/formats/nsys_sqlite.h"
 #include "core/formats/rocprof_compute_db.h"
+#include "core/formats/rocpd_sqlite.h"
 #include "core/formats/rpd_sqlite.h"
 
 namespace strobe::core {
@@ -12,6 +13,7 @@ const std::vector<const SourceFormat*>& sourceFormats() {
         &kNsysSqliteFormat,
         &kRpdSqliteFormat,
         &kRocprofComputeDbFormat,
+        &kRocpdSqliteFormat,
     };
     return formats;
 }

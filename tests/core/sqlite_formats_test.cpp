@@ -15,6 +15,7 @@
 
 #include "core/formats/nsys_sqlite.h"
 #include "core/formats/rocprof_compute_db.h"
+#include "core/formats/rocpd_sqlite.h"
 #include "core/formats/rpd_sqlite.h"
 #include "core/formats/source_format.h"
 #include "core/io/sqlite_db.h"
@@ -229,6 +230,50 @@ TEST(RocprofComputeDb, Mi350MatchesPython) {
     EXPECT_EQ(r.info.gpuName(), std::string(exp["gpu_model"].get_string().value_unsafe()));
     EXPECT_EQ(r.info.devices[0].warpSize, 64);  // sys_info_extdata wave_size
     EXPECT_EQ(r.info.toolVersion, "3.5.0");     // compute_metadata.compute_version
+}
+
+TEST(RocpdSqlite, DocumentedLayoutMatchesPython) {
+    auto ranks = loadVia("rocpd", "rocpd_doc_sample.db");
+    ASSERT_EQ(ranks.size(), 1u);
+    RankData& r = *ranks[0];
+    ASSERT_NO_FATAL_FAILURE(mergeAndValidate(r));
+    auto exp = facts("rocpd_doc_sample.db");
+    GpuFacts g = gpuFacts(r);
+    EXPECT_EQ(g.kernels, num(exp, "kernels"));
+    EXPECT_EQ(g.kernelDur, num(exp, "kernel_dur_ns"));
+    EXPECT_EQ(g.memcpy, num(exp, "memcpy"));
+    EXPECT_EQ(g.memcpyBytes, num(exp, "memcpy_bytes"));
+    EXPECT_EQ(g.linked, num(exp, "linked"));
+    EXPECT_EQ(static_cast<int64_t>(r.slices.size()), num(exp, "regions"));
+    int64_t markers = 0;
+    for (size_t i = 0; i < r.slices.size(); ++i) markers += r.slices.kind[i] == EventKind::UserAnnotation;
+    EXPECT_EQ(markers, num(exp, "markers"));
+    // PMC values are found through the UUID-suffixed tables (the sample has no view for them).
+    EXPECT_EQ(static_cast<int64_t>(r.kernelCounters.size()), num(exp, "pmc_values"));
+    EXPECT_EQ(r.stats.joinMatchRate, 1.0);
+    bool found = false;
+    for (size_t i = 0; i < r.kernelCounters.size(); ++i)
+        if (r.strings.str(r.kernelCounters.name[i]) == "SQ_WAVES" && r.gpu.correlation[r.kernelCounters.gpuRow[i]] == 3) {
+            EXPECT_EQ(r.kernelCounters.value[i], exp["sq_waves_dispatch_3"].get_double().value_unsafe());
+            found = true;
+        }
+    EXPECT_TRUE(found);  // correlation ids 1..6 are the dispatches' (the generator numbers them in order)
+    ASSERT_FALSE(r.processes.empty());
+    EXPECT_EQ(r.processes[0].pid, num(exp, "pid"));
+    EXPECT_EQ(r.info.gpuName(), std::string(exp["gpu"].get_string().value_unsafe()));
+    EXPECT_EQ(r.info.toolVersion, "rocpd schema 3");
+    int64_t dtoh = 0;
+    for (size_t i = 0; i < r.gpu.size(); ++i) dtoh += r.gpu.copyDirection[i] == CopyDirection::DtoH;
+    EXPECT_EQ(dtoh, 1);  // one MEMORY_COPY_DEVICE_TO_HOST
+    const SourceFormat* f = findSourceFormat("rocpd");
+    EXPECT_TRUE(f->documentationBuilt);
+}
+
+TEST(RocpdSqlite, TableResolutionPrefersViewsThenSuffix) {
+    const std::vector<std::string> t = {"rocpd_string_abc", "rocpd_region", "rocpd_region_abc", "rocpd_string2"};
+    EXPECT_EQ(rocpdTable(t, "rocpd_region"), "rocpd_region");
+    EXPECT_EQ(rocpdTable(t, "rocpd_string"), "rocpd_string_abc");
+    EXPECT_EQ(rocpdTable(t, "rocpd_event"), "");
 }
 
 // ---- bad input: every error names the file and, where one is concerned, the table (and the row) ----

@@ -12,6 +12,7 @@
 #include <string>
 
 #include "core/formats/nsys_sqlite.h"
+#include "core/formats/rocpd_sqlite.h"
 #include "core/formats/rocprof_compute_db.h"
 #include "core/formats/rpd_sqlite.h"
 #include "core/io/sqlite_db.h"
@@ -23,7 +24,7 @@ using Loader = strobe::core::Result<std::vector<std::unique_ptr<strobe::core::Ra
     const strobe::core::SqliteDb&, const strobe::core::SourceLoadOptions&);
 
 constexpr Loader kLoaders[] = {&strobe::core::loadNsysSqliteDb, &strobe::core::loadRpdSqliteDb,
-                               &strobe::core::loadRocprofComputeDb};
+                               &strobe::core::loadRocprofComputeDb, &strobe::core::loadRocpdSqliteDb};
 
 const std::string& tempPath() {
     static const std::string path = [] {

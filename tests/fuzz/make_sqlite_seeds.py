@@ -2,7 +2,7 @@
 """Writes the seeds of the sqlite_formats fuzz target (tests/fuzz/seeds/sqlite_formats/) from the samples in
 tests/data/sqlite: reduced copies (a few rows of each table the loaders read, page size 512, vacuumed) so that
 each seed stays under the fuzzer's 256 KiB input limit. The first byte of a seed selects the loader
-(0 nsys, 1 RPD, 2 rocprof-compute; see fuzz_sqlite_formats.cpp).
+(0 nsys, 1 RPD, 2 rocprof-compute, 3 rocpd; see fuzz_sqlite_formats.cpp).
 
 Usage: /usr/bin/python3 tests/fuzz/make_sqlite_seeds.py
 """
@@ -58,6 +58,9 @@ def main():
                                   "compute_metadata": None, "compute_metric_definition": None,
                                   "compute_kernel_metric_value": None}, 30),
     }
+    with open(os.path.join(DATA, "rocpd_doc_sample.db"), "rb") as f:
+        with open(os.path.join(OUT, "rocpd_doc.seed"), "wb") as o:
+            o.write(bytes([3]) + f.read())
     for out, (selector, src, tables, limit) in seeds.items():
         data = reduce(os.path.join(DATA, src), tables, limit)
         with open(os.path.join(OUT, out), "wb") as f:

@@ -142,7 +142,45 @@ def rocprof_compute(name):
     }
 
 
+def rocpd(name):
+    """rocpd (schema 3, our own sample in the documented layout): read through the un-suffixed views, and the
+    UUID-suffixed tables where the sample has no view (PMC)."""
+    db = connect(name)
+    suffixed = {r[0] for r in db.execute("select name from sqlite_master where type = 'table'")}
+
+    def t(base):
+        return base if base in tables(db) else next(n for n in sorted(suffixed) if n.startswith(base + "_"))
+
+    kernels, dur = db.execute("select count(*), sum(\"end\" - start) from rocpd_kernel_dispatch").fetchone()
+    copies, nbytes = db.execute("select count(*), sum(size) from rocpd_memory_copy").fetchone()
+    cats = dict(db.execute("select id, string from rocpd_string"))
+    regions = markers = 0
+    api_corr = set()
+    for cat, corr in db.execute("select e.category_id, e.correlation_id from rocpd_region r "
+                                "join rocpd_event e on e.id = r.event_id"):
+        regions += 1
+        if "MARKER" in cats[cat]:
+            markers += 1
+        else:
+            api_corr.add(corr)
+    linked = sum(1 for (c,) in db.execute(
+        "select e.correlation_id from rocpd_kernel_dispatch k join rocpd_event e on e.id = k.event_id "
+        "union all select e.correlation_id from rocpd_memory_copy m join rocpd_event e on e.id = m.event_id")
+        if c in api_corr)
+    pmc = db.execute(f'select count(*) from "{t("rocpd_pmc_event")}"').fetchone()[0]
+    # SQ_WAVES of the dispatch with dispatch_id 3
+    sq = db.execute(f'select p.value from "{t("rocpd_pmc_event")}" p join "{t("rocpd_info_pmc")}" i '
+                    f'on i.id = p.pmc_id join rocpd_kernel_dispatch k on k.event_id = p.event_id '
+                    f"where i.name = 'SQ_WAVES' and k.dispatch_id = 3").fetchone()[0]
+    return {"kernels": kernels, "kernel_dur_ns": dur, "memcpy": copies, "memcpy_bytes": nbytes,
+            "regions": regions, "markers": markers, "linked": linked, "pmc_values": pmc,
+            "sq_waves_dispatch_3": sq,
+            "pid": db.execute("select pid from rocpd_info_process").fetchone()[0],
+            "gpu": db.execute("select product_name from rocpd_info_agent where type = 'GPU'").fetchone()[0]}
+
+
 facts = {
+    "rocpd_doc_sample.db": rocpd("rocpd_doc_sample.db"),
     "nsys_cloverleaf_a100.sqlite": nsys("nsys_cloverleaf_a100.sqlite"),
     "nsys_fuser_h200.sqlite": nsys("nsys_fuser_h200.sqlite"),
     "rpd_matmul.rpd": rpd("rpd_matmul.rpd"),
