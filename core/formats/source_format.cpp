@@ -3,6 +3,7 @@
 #include "core/formats/nsys_sqlite.h"
 #include "core/formats/rocprof_compute_db.h"
 #include "core/formats/rocpd_sqlite.h"
+#include "core/formats/rocprof_v1_db.h"
 #include "core/formats/rpd_sqlite.h"
 
 namespace strobe::core {
@@ -14,6 +15,7 @@ const std::vector<const SourceFormat*>& sourceFormats() {
         &kRpdSqliteFormat,
         &kRocprofComputeDbFormat,
         &kRocpdSqliteFormat,
+        &kRocprofV1DbFormat,
     };
     return formats;
 }

@@ -16,6 +16,7 @@
 #include "core/formats/nsys_sqlite.h"
 #include "core/formats/rocprof_compute_db.h"
 #include "core/formats/rocpd_sqlite.h"
+#include "core/formats/rocprof_v1_db.h"
 #include "core/formats/rpd_sqlite.h"
 #include "core/formats/source_format.h"
 #include "core/io/sqlite_db.h"
@@ -274,6 +275,24 @@ TEST(RocpdSqlite, TableResolutionPrefersViewsThenSuffix) {
     EXPECT_EQ(rocpdTable(t, "rocpd_region"), "rocpd_region");
     EXPECT_EQ(rocpdTable(t, "rocpd_string"), "rocpd_string_abc");
     EXPECT_EQ(rocpdTable(t, "rocpd_event"), "");
+}
+
+TEST(RocprofV1Db, ResultsDbMatchesResultsCsv) {
+    auto ranks = loadVia("rocprof-v1-db", "rocprof_v1/results.db");
+    ASSERT_EQ(ranks.size(), 1u);
+    RankData& r = *ranks[0];
+    ASSERT_NO_FATAL_FAILURE(mergeAndValidate(r));
+    auto exp = facts("rocprof_v1");
+    GpuFacts g = gpuFacts(r);
+    // The database and the CSV rendering of the same run agree (Python), and Strobe's reading of the database
+    // matches both.
+    EXPECT_EQ(num(exp, "db_kernels"), num(exp, "csv_kernels"));
+    EXPECT_EQ(num(exp, "db_dur_ns"), num(exp, "csv_dur_ns"));
+    EXPECT_EQ(g.kernels, num(exp, "csv_kernels"));
+    EXPECT_EQ(g.kernelDur, num(exp, "csv_dur_ns"));
+    EXPECT_EQ(static_cast<int64_t>(g.names.size()), num(exp, "kernel_names"));
+    EXPECT_EQ(r.processes[0].pid, num(exp, "pid"));
+    EXPECT_EQ(r.info.platform, Platform::Amd);
 }
 
 // ---- bad input: every error names the file and, where one is concerned, the table (and the row) ----

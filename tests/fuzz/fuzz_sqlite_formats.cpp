@@ -14,6 +14,7 @@
 #include "core/formats/nsys_sqlite.h"
 #include "core/formats/rocpd_sqlite.h"
 #include "core/formats/rocprof_compute_db.h"
+#include "core/formats/rocprof_v1_db.h"
 #include "core/formats/rpd_sqlite.h"
 #include "core/io/sqlite_db.h"
 #include "tests/fuzz/fuzz_common.h"
@@ -24,7 +25,7 @@ using Loader = strobe::core::Result<std::vector<std::unique_ptr<strobe::core::Ra
     const strobe::core::SqliteDb&, const strobe::core::SourceLoadOptions&);
 
 constexpr Loader kLoaders[] = {&strobe::core::loadNsysSqliteDb, &strobe::core::loadRpdSqliteDb,
-                               &strobe::core::loadRocprofComputeDb, &strobe::core::loadRocpdSqliteDb};
+                               &strobe::core::loadRocprofComputeDb, &strobe::core::loadRocpdSqliteDb, &strobe::core::loadRocprofV1Db};
 
 const std::string& tempPath() {
     static const std::string path = [] {

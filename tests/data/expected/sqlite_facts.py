@@ -9,6 +9,8 @@ runtime calls, NVTX push/pop + start/end ranges with an end, NVTX marks, and how
 runtime call of the same process with the same correlationId; the GPU names of TARGET_INFO_GPU by id; the product
 version of META_DATA_EXPORT; the session start epoch.
 
+rocprof v1: kernel count and duration sum of results.csv (csv module) and of results.db (sqlite3).
+
 RPD: ops per opType, kernels (opType KernelExecution), their duration sum, API calls, ops linked to an API call
 by rocpd_api_ops, copy bytes (rocpd_copyapi.size through rocpd_api_ops), monitor samples.
 
@@ -179,7 +181,20 @@ def rocpd(name):
             "gpu": db.execute("select product_name from rocpd_info_agent where type = 'GPU'").fetchone()[0]}
 
 
+def rocprof_v1(folder):
+    """rocprof v1 results.db, checked against the results.csv of the same run (Python's csv module)."""
+    import csv
+    with open(os.path.join(DATA, folder, "results.csv"), newline="") as f:
+        rows = list(csv.DictReader(f))
+    db = connect(folder + "/results.db")
+    db_count, db_dur = db.execute('select count(*), sum("EndNs" - "BeginNs") from KERN').fetchone()
+    return {"csv_kernels": len(rows), "csv_dur_ns": sum(int(r["EndNs"]) - int(r["BeginNs"]) for r in rows),
+            "db_kernels": db_count, "db_dur_ns": db_dur, "kernel_names": len({r["KernelName"] for r in rows}),
+            "pid": int(rows[0]["pid"])}
+
+
 facts = {
+    "rocprof_v1": rocprof_v1("rocprof_v1"),
     "rocpd_doc_sample.db": rocpd("rocpd_doc_sample.db"),
     "nsys_cloverleaf_a100.sqlite": nsys("nsys_cloverleaf_a100.sqlite"),
     "nsys_fuser_h200.sqlite": nsys("nsys_fuser_h200.sqlite"),
