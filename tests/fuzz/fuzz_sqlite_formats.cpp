@@ -31,7 +31,6 @@ const std::string& tempPath() {
     static const std::string path = [] {
         std::string t = "/tmp/strobe-fuzz-sqlite-" + std::to_string(::getpid()) + ".db";
         sqlite3_hard_heap_limit64(256ll << 20);
-        std::atexit([] { std::remove(tempPath().c_str()); });
         return t;
     }();
     return path;
@@ -39,29 +38,37 @@ const std::string& tempPath() {
 
 }  // namespace
 
+void runOne(const uint8_t* data, size_t size);
+
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (size == 0) return 0;
+    runOne(data, size);
+    std::remove(tempPath().c_str());  // libFuzzer ends with _Exit: no atexit clean-up, so remove it every time
+    return 0;
+}
+
+void runOne(const uint8_t* data, size_t size) {
     const Loader load = kLoaders[data[0] % std::size(kLoaders)];
     const std::string& path = tempPath();
     if (FILE* f = std::fopen(path.c_str(), "wb")) {
         if (size > 1) std::fwrite(data + 1, 1, size - 1, f);
         std::fclose(f);
     } else {
-        return 0;
+        return;
     }
     strobe::core::SqliteOpenOptions opt;
     opt.maxSteps = 20'000'000;
     auto db = strobe::core::SqliteDb::open(path, opt);
     if (!db.ok()) {
         strobe::fuzz::checkError(db.error());
-        return 0;
+        return;
     }
     (void)strobe::core::listSqliteTables(path);
     auto r = load(*db, strobe::core::SourceLoadOptions{});
     if (!r.ok()) {
         strobe::fuzz::checkError(r.error());
-        return 0;
+        return;
     }
     for (auto& rank : r.value()) strobe::fuzz::exerciseRank(*rank);
-    return 0;
+    return;
 }
