@@ -45,6 +45,8 @@ seed() {  # seed TARGET DIR: fill the corpus dir of TARGET from the project's ow
       rm -rf "$tmp" ;;
     classification_yaml)
       cp "$root/resources/classification.yaml" "$dir/" 2>/dev/null || true ;;
+    sqlite_formats)  # reduced samples are committed seeds (make_sqlite_seeds.py); the small RPD sample whole too
+      { printf '\001'; cat "$root/tests/data/sqlite/rpd_matmul.rpd"; } > "$dir/rpd_matmul_full.seed" ;;
     session_yaml)
       for f in "$root"/tests/data/sessions/*.yaml; do if [ -f "$f" ]; then cp "$f" "$dir/"; fi; done ;;
   esac

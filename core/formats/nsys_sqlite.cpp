@@ -1,0 +1,425 @@
+#include "core/formats/nsys_sqlite.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+#include <unordered_map>
+
+#include "core/formats/sqlite_rows.h"
+
+namespace strobe::core {
+namespace {
+
+using sqlrows::clampI16;
+using sqlrows::clampI32;
+
+constexpr const char* kKernel = "CUPTI_ACTIVITY_KIND_KERNEL";
+constexpr const char* kMemcpy = "CUPTI_ACTIVITY_KIND_MEMCPY";
+constexpr const char* kMemset = "CUPTI_ACTIVITY_KIND_MEMSET";
+constexpr const char* kRuntime = "CUPTI_ACTIVITY_KIND_RUNTIME";
+constexpr const char* kNvtx = "NVTX_EVENTS";
+
+int64_t pidOf(int64_t globalId) { return (globalId >> 24) & 0xFFFFFF; }
+int64_t tidOf(int64_t globalTid) { return globalTid & 0xFFFFFF; }
+
+// CUpti_ActivityMemcpyKind (stable across CUPTI releases; nsys adds the unified-memory kinds 11..13).
+std::string memcpyName(int64_t kind) {
+    static constexpr const char* kNames[] = {"Memcpy Unknown", "Memcpy HtoD", "Memcpy DtoH", "Memcpy HtoA",
+                                             "Memcpy AtoH",    "Memcpy AtoA", "Memcpy AtoD", "Memcpy DtoA",
+                                             "Memcpy DtoD",    "Memcpy HtoH", "Memcpy PtoP", "Memcpy HtoD (Unified)",
+                                             "Memcpy DtoH (Unified)", "Memcpy DtoD (Unified)"};
+    if (kind >= 0 && kind < static_cast<int64_t>(std::size(kNames))) return kNames[kind];
+    return fmt::format("Memcpy kind {}", kind);
+}
+
+struct RankState {
+    std::unique_ptr<RankData> rank;
+    sqlrows::Tracks tracks;
+    std::unordered_map<int64_t, StrId> names;  // StringIds id → this rank's StrId
+};
+
+class NsysReader {
+public:
+    NsysReader(const SqliteDb& db, const SourceLoadOptions& opt) : m_db(db), m_opt(opt) {}
+    Result<sqlrows::Ranks> run();
+
+private:
+    Status readStrings();
+    void readInfo();
+    Status readKernels();
+    Status readMemcpy();
+    Status readRuntime();
+    Status readNvtx();
+    void readNames();
+    RankState& rankFor(int64_t pid);
+    StrId name(RankState& r, int64_t id);
+    // A row whose times are unusable: counted per table, reported once.
+    void skip(const char* table, int64_t row) {
+        auto& s = m_skipped[table];
+        if (s.first++ == 0) s.second = row;
+    }
+
+    const SqliteDb& m_db;
+    const SourceLoadOptions& m_opt;
+    std::unordered_map<int64_t, std::string> m_strings;
+    std::map<int64_t, RankState> m_ranks;  // by pid
+    TraceInfo m_info;
+    std::map<std::string, std::pair<int64_t, int64_t>> m_skipped;  // table → (count, first row)
+    int64_t m_nvtxOther = 0;
+};
+
+Status NsysReader::readStrings() {
+    auto st = m_db.selectColumns("StringIds", {"id", "value"});
+    if (!st) return st.error();
+    for (;;) {
+        auto more = st->step();
+        if (!more) return more.error();
+        if (!*more) break;
+        auto id = st->requireInt(0);
+        if (!id) return id.error();
+        m_strings[*id] = std::string(st->text(1));
+    }
+    return Ok{};
+}
+
+void NsysReader::readInfo() {
+    m_info.format = "nsys-sqlite";
+    m_info.path = m_db.path();
+    m_info.fileSize = sqlrows::fileSize(m_db.path());
+    m_info.platform = Platform::Nvidia;
+    m_info.clock.domain = ClockDomain::SessionRelative;
+    if (m_db.hasTable("META_DATA_EXPORT")) {
+        if (auto st = m_db.selectColumns("META_DATA_EXPORT", {"name", "value"})) {
+            while (true) {
+                auto more = st->step();
+                if (!more || !*more) break;
+                if (st->text(0) == "EXPORT_PRODUCT_VERSION") m_info.toolVersion = std::string(st->text(1));
+            }
+        }
+    }
+    if (m_db.hasTable("TARGET_INFO_SESSION_START_TIME")) {
+        if (auto st = m_db.selectColumns("TARGET_INFO_SESSION_START_TIME", {"utcEpochNs"})) {
+            auto more = st->step();
+            if (more && *more && st->optInt(0)) {
+                m_info.clock.anchored = true;
+                m_info.clock.toRealtimeNs = *st->optInt(0);
+                m_info.clock.anchor = "nsys TARGET_INFO_SESSION_START_TIME";
+            }
+        }
+    }
+    if (m_opt.hasClockOffset) {
+        m_info.clock.anchored = true;
+        m_info.clock.toRealtimeNs = m_opt.clockOffsetNs;
+        m_info.clock.anchor = "--clock-offset";
+    }
+    if (!m_db.hasTable("TARGET_INFO_GPU")) return;
+    auto st = m_db.selectColumns("TARGET_INFO_GPU", {"id", "name", "totalMemory", "smCount", "computeMajor",
+                                                     "computeMinor", "threadsPerWarp", "maxThreadsPerBlock",
+                                                     "maxRegistersPerBlock", "maxShmemPerBlock", "maxWarpsPerSm"});
+    if (!st) return;
+    while (true) {
+        auto more = st->step();
+        if (!more || !*more) break;
+        DeviceProperties d;
+        d.id = static_cast<int>(st->intOr(0, -1));
+        d.name = std::string(st->text(1));
+        d.totalGlobalMem = st->intOr(2, 0);
+        d.numSms = static_cast<int>(st->intOr(3, 0));
+        d.computeMajor = static_cast<int>(st->intOr(4, 0));
+        d.computeMinor = static_cast<int>(st->intOr(5, 0));
+        d.warpSize = static_cast<int>(st->intOr(6, 0));
+        d.maxThreadsPerBlock = static_cast<int>(st->intOr(7, 0));
+        d.regsPerBlock = static_cast<int>(st->intOr(8, 0));
+        d.sharedMemPerBlock = static_cast<int>(st->intOr(9, 0));
+        d.maxThreadsPerMultiprocessor = static_cast<int>(st->intOr(10, 0) * std::max(d.warpSize, 0));
+        m_info.devices.push_back(std::move(d));
+    }
+    std::sort(m_info.devices.begin(), m_info.devices.end(),
+              [](const DeviceProperties& a, const DeviceProperties& b) { return a.id < b.id; });
+}
+
+RankState& NsysReader::rankFor(int64_t pid) {
+    auto& r = m_ranks[pid];
+    if (!r.rank) {
+        r.rank = std::make_unique<RankData>();
+        r.rank->path = m_db.path();
+        r.rank->info = m_info;
+    }
+    return r;
+}
+
+StrId NsysReader::name(RankState& r, int64_t id) {
+    auto [it, added] = r.names.try_emplace(id, kEmptyStr);
+    if (added) {
+        auto s = m_strings.find(id);
+        it->second = s == m_strings.end() ? r.rank->strings.intern(fmt::format("<string {}>", id))
+                                          : r.rank->strings.intern(s->second);
+    }
+    return it->second;
+}
+
+Status NsysReader::readKernels() {
+    if (!m_db.hasTable(kKernel)) return Ok{};
+    auto st = m_db.selectColumns(kKernel, {"start", "end", "globalPid", "deviceId", "streamId", "correlationId",
+                                           "demangledName", "shortName", "mangledName", "registersPerThread",
+                                           "gridX", "gridY", "gridZ", "blockX", "blockY", "blockZ",
+                                           "staticSharedMemory", "dynamicSharedMemory"});
+    if (!st) return st.error();
+    for (;;) {
+        auto more = st->step();
+        if (!more) return more.error();
+        if (!*more) break;
+        auto start = st->requireInt(0), end = st->requireInt(1), gpid = st->requireInt(2);
+        if (!start) return start.error();
+        if (!end) return end.error();
+        if (!gpid) return gpid.error();
+        if (!sqlrows::validSpan(*start, *end)) {
+            skip(kKernel, st->row());
+            continue;
+        }
+        RankState& r = rankFor(pidOf(*gpid));
+        sqlrows::GpuRow g;
+        g.ts = *start;
+        g.dur = *end - *start;
+        int64_t nameId = -1;
+        for (int c : {6, 7, 8})
+            if (auto v = st->optInt(c); v && m_strings.count(*v)) {
+                nameId = *v;
+                break;
+            }
+        g.name = nameId >= 0 ? name(r, nameId) : r.rank->strings.intern("<unnamed kernel>");
+        g.cat = r.rank->strings.intern("kernel");
+        g.kind = EventKind::Kernel;
+        g.device = clampI16(st->intOr(3, 0));
+        g.stream = clampI32(st->intOr(4, 0));
+        g.track = r.tracks.get(*r.rank, g.device, g.stream);
+        g.correlation = st->intOr(5, kNone);
+        g.registers = clampI32(st->intOr(9, 0));
+        for (int i = 0; i < 3; ++i) {
+            g.grid[i] = clampI32(st->intOr(10 + i, 0));
+            g.block[i] = clampI32(st->intOr(13 + i, 0));
+        }
+        g.sharedMemory = clampI32(st->intOr(16, 0) + st->intOr(17, 0));
+        sqlrows::appendGpu(*r.rank, g);
+    }
+    return Ok{};
+}
+
+// Memcpy and memset share their columns but for the name.
+Status NsysReader::readMemcpy() {
+    for (const char* table : {kMemcpy, kMemset}) {
+        if (!m_db.hasTable(table)) continue;
+        const bool copy = table == kMemcpy;
+        auto st = m_db.selectColumns(table, {"start", "end", "globalPid", "deviceId", "streamId", "correlationId",
+                                             "bytes", copy ? "copyKind" : "memKind"});
+        if (!st) return st.error();
+        for (;;) {
+            auto more = st->step();
+            if (!more) return more.error();
+            if (!*more) break;
+            auto start = st->requireInt(0), end = st->requireInt(1), gpid = st->requireInt(2);
+            if (!start) return start.error();
+            if (!end) return end.error();
+            if (!gpid) return gpid.error();
+            if (!sqlrows::validSpan(*start, *end)) {
+                skip(table, st->row());
+                continue;
+            }
+            RankState& r = rankFor(pidOf(*gpid));
+            sqlrows::GpuRow g;
+            g.ts = *start;
+            g.dur = *end - *start;
+            g.name = r.rank->strings.intern(copy ? memcpyName(st->intOr(7, 0)) : std::string("Memset (Device)"));
+            g.cat = r.rank->strings.intern(copy ? "gpu_memcpy" : "gpu_memset");
+            g.kind = copy ? EventKind::Memcpy : EventKind::Memset;
+            g.device = clampI16(st->intOr(3, 0));
+            g.stream = clampI32(st->intOr(4, 0));
+            g.track = r.tracks.get(*r.rank, g.device, g.stream);
+            g.correlation = st->intOr(5, kNone);
+            g.bytes = std::max<int64_t>(0, st->intOr(6, 0));
+            sqlrows::appendGpu(*r.rank, g);
+        }
+    }
+    return Ok{};
+}
+
+Status NsysReader::readRuntime() {
+    if (!m_db.hasTable(kRuntime)) return Ok{};
+    auto st = m_db.selectColumns(kRuntime, {"start", "end", "globalTid", "correlationId", "nameId"});
+    if (!st) return st.error();
+    for (;;) {
+        auto more = st->step();
+        if (!more) return more.error();
+        if (!*more) break;
+        auto start = st->requireInt(0), end = st->requireInt(1), gtid = st->requireInt(2);
+        if (!start) return start.error();
+        if (!end) return end.error();
+        if (!gtid) return gtid.error();
+        if (!sqlrows::validSpan(*start, *end)) {
+            skip(kRuntime, st->row());
+            continue;
+        }
+        RankState& r = rankFor(pidOf(*gtid));
+        sqlrows::SliceRow s;
+        s.ts = *start;
+        s.dur = *end - *start;
+        const int64_t nameId = st->intOr(4, -1);
+        s.name = name(r, nameId);
+        const std::string_view n = r.rank->strings.view(s.name);
+        const bool driver = n.substr(0, 2) == "cu" && n.substr(0, 4) != "cuda";
+        s.kind = driver ? EventKind::Driver : EventKind::Runtime;
+        s.cat = r.rank->strings.intern(driver ? "cuda_driver" : "cuda_runtime");
+        s.track = r.tracks.get(*r.rank, pidOf(*gtid), tidOf(*gtid));
+        s.correlation = st->intOr(3, kNone);
+        sqlrows::appendSlice(*r.rank, s);
+    }
+    return Ok{};
+}
+
+Status NsysReader::readNvtx() {
+    if (!m_db.hasTable(kNvtx)) return Ok{};
+    // Event types by name where the export has its enum table (ids have been stable: 34 mark, 59 push/pop,
+    // 60 start/end).
+    std::unordered_map<int64_t, std::string> types = {{34, "NvtxMark"}, {59, "NvtxPushPopRange"},
+                                                      {60, "NvtxStartEndRange"}};
+    if (m_db.hasTable("ENUM_NSYS_EVENT_TYPE"))
+        if (auto e = m_db.selectColumns("ENUM_NSYS_EVENT_TYPE", {"id", "name"}))
+            while (true) {
+                auto more = e->step();
+                if (!more || !*more) break;
+                if (auto id = e->optInt(0)) types[*id] = std::string(e->text(1));
+            }
+    auto st = m_db.selectColumns(kNvtx, {"start", "end", "eventType", "text", "textId", "globalTid"});
+    if (!st) return st.error();
+    for (;;) {
+        auto more = st->step();
+        if (!more) return more.error();
+        if (!*more) break;
+        auto type = types.find(st->intOr(2, -1));
+        const std::string_view typeName = type == types.end() ? std::string_view() : type->second;
+        const bool mark = typeName == "NvtxMark";
+        if (!mark && typeName != "NvtxPushPopRange" && typeName != "NvtxStartEndRange") {
+            ++m_nvtxOther;  // domain/category/registration records: no time span
+            continue;
+        }
+        auto start = st->requireInt(0), gtid = st->requireInt(5);
+        if (!start) return start.error();
+        if (!gtid) return gtid.error();
+        const int64_t end = mark ? *start : st->intOr(1, INT64_MIN);
+        if (!sqlrows::validSpan(*start, end)) {
+            skip(kNvtx, st->row());
+            continue;
+        }
+        RankState& r = rankFor(pidOf(*gtid));
+        sqlrows::SliceRow s;
+        s.ts = *start;
+        s.dur = end - *start;
+        if (auto id = st->optInt(4)) s.name = name(r, *id);
+        else s.name = r.rank->strings.intern(st->text(3));
+        s.kind = mark ? EventKind::CpuInstant : EventKind::UserAnnotation;
+        s.phase = mark ? 'i' : 'X';
+        s.cat = r.rank->strings.intern("nvtx");
+        s.track = r.tracks.get(*r.rank, pidOf(*gtid), tidOf(*gtid));
+        sqlrows::appendSlice(*r.rank, s);
+    }
+    return Ok{};
+}
+
+// Process names (PROCESSES) and thread names (ThreadNames) of the tracks that hold events.
+void NsysReader::readNames() {
+    std::unordered_map<int64_t, std::string> procs;
+    if (m_db.hasTable("PROCESSES"))
+        if (auto st = m_db.selectColumns("PROCESSES", {"globalPid", "name"}))
+            while (true) {
+                auto more = st->step();
+                if (!more || !*more) break;
+                if (auto g = st->optInt(0)) procs[pidOf(*g)] = std::string(st->text(1));
+            }
+    std::unordered_map<int64_t, int64_t> threadNames;  // globalTid → nameId
+    if (m_db.hasTable("ThreadNames"))
+        if (auto st = m_db.selectColumns("ThreadNames", {"globalTid", "nameId"}))
+            while (true) {
+                auto more = st->step();
+                if (!more || !*more) break;
+                if (auto g = st->optInt(0); g && st->optInt(1)) threadNames[*g] = *st->optInt(1);
+            }
+    for (auto& [pid, r] : m_ranks) {
+        ProcessMeta p;
+        p.pid = pid;
+        auto it = procs.find(pid);
+        p.name = r.rank->strings.intern(it == procs.end() ? std::string() : it->second);
+        r.rank->processes.push_back(p);
+        for (uint32_t t = 0; t < r.rank->tracks.size(); ++t) {
+            const Track& tr = r.rank->tracks[t];
+            if (tr.pid != pid) continue;
+            auto n = threadNames.find((pid << 24) | tr.tid);
+            if (n == threadNames.end()) continue;
+            ThreadMeta m;
+            m.track = t;
+            m.name = name(r, n->second);
+            r.rank->threads.push_back(m);
+        }
+    }
+}
+
+Result<sqlrows::Ranks> NsysReader::run() {
+    if (!m_db.hasTable("StringIds")) return m_db.error("StringIds", "table is missing: not an nsys export");
+    if (auto s = readStrings(); !s) return s.error();
+    readInfo();
+    for (auto step : {&NsysReader::readKernels, &NsysReader::readMemcpy,
+                      &NsysReader::readRuntime, &NsysReader::readNvtx})
+        if (auto s = (this->*step)(); !s) return s.error();
+    if (m_ranks.empty())
+        return m_db.error(kKernel, "no CUDA kernel, memcpy, memset, runtime or NVTX rows in this export");
+    readNames();
+    sqlrows::Ranks out;
+    for (auto& [pid, r] : m_ranks) {
+        RankData& rank = *r.rank;
+        rank.rank = static_cast<int>(out.size());
+        rank.rankSource = RankSource::FileOrder;
+        rank.stats.events = rank.gpu.size() + rank.slices.size();
+        rank.stats.bytesRead = m_info.fileSize;
+        for (const auto& [table, s] : m_skipped) {
+            Location where{m_db.path()};
+            where.table = table;
+            where.row = s.second;
+            rank.diagnostics.push_back({Severity::Warning, where,
+                                        fmt::format("{} row(s) skipped: end before start or times out of range "
+                                                    "(first shown)", s.first)});
+        }
+        if (m_nvtxOther > 0) {
+            Location where{m_db.path()};
+            where.table = kNvtx;
+            rank.diagnostics.push_back({Severity::Info, where,
+                                        fmt::format("{} NVTX record(s) without a time span (domains, categories, "
+                                                    "registered strings) not shown", m_nvtxOther)});
+        }
+        out.push_back(std::move(r.rank));
+    }
+    return out;
+}
+
+Result<sqlrows::Ranks> loadNsys(const SourceGroup& group, const SourceLoadOptions& opt, const CancelToken& cancel) {
+    return sqlrows::openAndLoad(group, cancel, [&](const SqliteDb& db) { return loadNsysSqliteDb(db, opt); });
+}
+
+}  // namespace
+
+int sniffNsysSqlite(const SniffInput& in) {
+    if (!sqlrows::hasTable(in, "StringIds")) return 0;
+    if (sqlrows::hasTablePrefix(in, "CUPTI_ACTIVITY_KIND_") || sqlrows::hasTable(in, kNvtx)) return 90;
+    if (sqlrows::hasTable(in, "TARGET_INFO_SESSION_START_TIME")) return 60;
+    return 0;
+}
+
+Result<std::vector<std::unique_ptr<RankData>>> loadNsysSqliteDb(const SqliteDb& db, const SourceLoadOptions& opt) {
+    NsysReader reader(db, opt);
+    return reader.run();
+}
+
+const SourceFormat kNsysSqliteFormat = {
+    "nsys-sqlite", "nsys", "Nsight Systems SQLite export (nsys export --type sqlite)", false, &sniffNsysSqlite,
+    &loadNsys};
+
+}  // namespace strobe::core

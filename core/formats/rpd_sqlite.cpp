@@ -1,0 +1,303 @@
+#include "core/formats/rpd_sqlite.h"
+
+#include <fmt/format.h>
+
+#include <cstdlib>
+#include <unordered_map>
+
+#include "core/formats/sqlite_rows.h"
+
+namespace strobe::core {
+namespace {
+
+using sqlrows::clampI16;
+using sqlrows::clampI32;
+
+struct KernelApi {
+    int32_t grid[3] = {0, 0, 0};
+    int32_t block[3] = {0, 0, 0};
+    int32_t lds = 0;
+    int64_t nameId = -1;
+};
+
+class RpdReader {
+public:
+    RpdReader(const SqliteDb& db, const SourceLoadOptions& opt) : m_db(db), m_opt(opt) {
+        m_rank = std::make_unique<RankData>();
+    }
+    Result<sqlrows::Ranks> run();
+
+private:
+    Status readStrings();
+    Status readLinks();
+    Status readApi();
+    Status readOps();
+    Status readMonitor();
+    void readInfo();
+    StrId str(int64_t id) {
+        auto [it, added] = m_ids.try_emplace(id, kEmptyStr);
+        if (added) {
+            auto s = m_strings.find(id);
+            it->second = m_rank->strings.intern(s == m_strings.end() ? std::string_view() : s->second);
+        }
+        return it->second;
+    }
+    std::string_view text(int64_t id) const {
+        auto s = m_strings.find(id);
+        return s == m_strings.end() ? std::string_view() : std::string_view(s->second);
+    }
+    // Visits every row of a SELECT over `table`; `fn(statement)` returns a Status.
+    template <class Fn>
+    Status each(const char* table, const std::vector<std::string>& cols, Fn&& fn) {
+        auto st = m_db.selectColumns(table, cols);
+        if (!st) return st.error();
+        for (;;) {
+            auto more = st->step();
+            if (!more) return more.error();
+            if (!*more) return Ok{};
+            if (auto s = fn(*st); !s) return s;
+        }
+    }
+
+    const SqliteDb& m_db;
+    const SourceLoadOptions& m_opt;
+    std::unique_ptr<RankData> m_rank;
+    sqlrows::Tracks m_tracks;
+    std::unordered_map<int64_t, std::string> m_strings;
+    std::unordered_map<int64_t, StrId> m_ids;
+    std::unordered_map<int64_t, int64_t> m_opApi;  // op id → api id
+    std::unordered_map<int64_t, KernelApi> m_kernelApi;
+    std::unordered_map<int64_t, int64_t> m_copyBytes;  // api id → bytes
+    int64_t m_skipped = 0, m_firstSkipped = -1;
+    std::string m_skippedTable;
+};
+
+Status RpdReader::readStrings() {
+    return each("rocpd_string", {"id", "string"}, [&](SqliteStatement& st) -> Status {
+        auto id = st.requireInt(0);
+        if (!id) return id.error();
+        m_strings[*id] = std::string(st.text(1));
+        return Ok{};
+    });
+}
+
+Status RpdReader::readLinks() {
+    if (m_db.hasTable("rocpd_api_ops")) {
+        auto s = each("rocpd_api_ops", {"api_id", "op_id"}, [&](SqliteStatement& st) -> Status {
+            auto api = st.requireInt(0), op = st.requireInt(1);
+            if (!api) return api.error();
+            if (!op) return op.error();
+            m_opApi[*op] = *api;
+            return Ok{};
+        });
+        if (!s) return s;
+    }
+    if (m_db.hasTable("rocpd_kernelapi")) {
+        auto s = each("rocpd_kernelapi", {"api_ptr_id", "gridX", "gridY", "gridZ", "workgroupX", "workgroupY",
+                                          "workgroupZ", "groupSegmentSize", "kernelName_id"},
+                      [&](SqliteStatement& st) -> Status {
+                          auto api = st.requireInt(0);
+                          if (!api) return api.error();
+                          KernelApi k;
+                          for (int i = 0; i < 3; ++i) {
+                              k.grid[i] = clampI32(st.intOr(1 + i, 0));
+                              k.block[i] = clampI32(st.intOr(4 + i, 0));
+                          }
+                          k.lds = clampI32(st.intOr(7, 0));
+                          k.nameId = st.intOr(8, -1);
+                          m_kernelApi[*api] = k;
+                          return Ok{};
+                      });
+        if (!s) return s;
+    }
+    if (m_db.hasTable("rocpd_copyapi")) {
+        auto s = each("rocpd_copyapi", {"api_ptr_id", "size"}, [&](SqliteStatement& st) -> Status {
+            auto api = st.requireInt(0);
+            if (!api) return api.error();
+            m_copyBytes[*api] = std::max<int64_t>(0, st.intOr(1, 0));
+            return Ok{};
+        });
+        if (!s) return s;
+    }
+    return Ok{};
+}
+
+Status RpdReader::readApi() {
+    const StrId runtimeCat = m_rank->strings.intern("hip_runtime");
+    const StrId hsaCat = m_rank->strings.intern("hsa_api");
+    const StrId markerCat = m_rank->strings.intern("user_annotation");
+    const StrId otherCat = m_rank->strings.intern("rpd_api");
+    return each("rocpd_api", {"id", "pid", "tid", "start", "end", "apiName_id", "args_id"},
+                [&](SqliteStatement& st) -> Status {
+                    auto id = st.requireInt(0), start = st.requireInt(3), end = st.requireInt(4);
+                    if (!id) return id.error();
+                    if (!start) return start.error();
+                    if (!end) return end.error();
+                    if (!sqlrows::validSpan(*start, *end)) {
+                        if (m_skipped++ == 0) m_firstSkipped = st.row(), m_skippedTable = "rocpd_api";
+                        return Ok{};
+                    }
+                    sqlrows::SliceRow s;
+                    s.ts = *start;
+                    s.dur = *end - *start;
+                    const std::string_view api = text(st.intOr(5, -1));
+                    const std::string_view args = text(st.intOr(6, -1));
+                    if (api == "UserMarker") {
+                        s.kind = EventKind::UserAnnotation;
+                        s.cat = markerCat;
+                        s.name = m_rank->strings.intern(args);
+                    } else {
+                        const bool hip = api.substr(0, 3) == "hip", hsa = api.substr(0, 3) == "hsa";
+                        s.kind = hip || hsa ? EventKind::Runtime : EventKind::Unknown;
+                        s.cat = hip ? runtimeCat : hsa ? hsaCat : otherCat;
+                        s.name = str(st.intOr(5, -1));
+                        if (!args.empty())
+                            s.args = m_rank->strings.intern("{\"args\": " + sqlrows::jsonString(args) + "}");
+                    }
+                    s.track = m_tracks.get(*m_rank, st.intOr(1, 0), st.intOr(2, 0));
+                    s.correlation = *id;
+                    sqlrows::appendSlice(*m_rank, s);
+                    return Ok{};
+                });
+}
+
+Status RpdReader::readOps() {
+    std::unordered_map<int64_t, std::pair<EventKind, StrId>> kinds;  // opType string id → kind, category
+    return each("rocpd_op", {"id", "gpuId", "queueId", "start", "end", "description_id", "opType_id"},
+                [&](SqliteStatement& st) -> Status {
+                    auto id = st.requireInt(0), start = st.requireInt(3), end = st.requireInt(4);
+                    if (!id) return id.error();
+                    if (!start) return start.error();
+                    if (!end) return end.error();
+                    if (!sqlrows::validSpan(*start, *end)) {
+                        if (m_skipped++ == 0) m_firstSkipped = st.row(), m_skippedTable = "rocpd_op";
+                        return Ok{};
+                    }
+                    const int64_t typeId = st.intOr(6, -1);
+                    auto [kt, added] = kinds.try_emplace(typeId);
+                    if (added) {
+                        const std::string_view t = text(typeId);
+                        const bool copy = t.substr(0, 4) == "Copy", fill = t == "FillBuffer";
+                        kt->second.first = copy ? EventKind::Memcpy : fill ? EventKind::Memset : EventKind::Kernel;
+                        kt->second.second = m_rank->strings.intern(copy   ? std::string_view("gpu_memcpy")
+                                                                   : fill ? std::string_view("gpu_memset")
+                                                                   : t == "KernelExecution" ? std::string_view("kernel")
+                                                                                            : t);
+                    }
+                    sqlrows::GpuRow g;
+                    g.ts = *start;
+                    g.dur = *end - *start;
+                    g.kind = kt->second.first;
+                    g.cat = kt->second.second;
+                    g.device = clampI16(st.intOr(1, 0));
+                    g.stream = clampI32(st.intOr(2, 0));
+                    g.track = m_tracks.get(*m_rank, g.device, g.stream);
+                    auto api = m_opApi.find(*id);
+                    const int64_t apiId = api == m_opApi.end() ? kNone : api->second;
+                    g.correlation = apiId;
+                    std::string_view name = text(st.intOr(5, -1));
+                    if (auto k = m_kernelApi.find(apiId); k != m_kernelApi.end()) {
+                        for (int i = 0; i < 3; ++i) g.grid[i] = k->second.grid[i], g.block[i] = k->second.block[i];
+                        g.sharedMemory = k->second.lds;
+                        if (name.empty()) name = text(k->second.nameId);
+                    }
+                    if (auto c = m_copyBytes.find(apiId); c != m_copyBytes.end()) g.bytes = c->second;
+                    g.name = m_rank->strings.intern(name.empty() ? text(typeId) : name);
+                    sqlrows::appendGpu(*m_rank, g);
+                    return Ok{};
+                });
+}
+
+Status RpdReader::readMonitor() {
+    if (!m_db.hasTable("rocpd_monitor")) return Ok{};
+    static const std::unordered_map<std::string_view, std::string_view> kMetrics = {
+        {"sclk", "sclk_mhz"}, {"mclk", "mclk_mhz"}, {"power", "power_w"}, {"temp", "temp_c"}};
+    return each("rocpd_monitor", {"deviceId", "monitorType", "start", "value"}, [&](SqliteStatement& st) -> Status {
+        auto start = st.requireInt(2);
+        if (!start) return start.error();
+        std::optional<double> v = st.optReal(3);
+        if (!v) {  // declared varchar: the value is usually text
+            const std::string t(st.text(3));
+            char* endp = nullptr;
+            const double d = std::strtod(t.c_str(), &endp);
+            if (t.empty() || endp != t.c_str() + t.size())
+                return st.error(fmt::format("column value: '{}' is not a number", t.substr(0, 40)));
+            v = d;
+        }
+        if (*start < -kMaxTimeNs || *start > kMaxTimeNs) return st.error("column start: time out of range");
+        const std::string_view type = st.text(1);
+        auto m = kMetrics.find(type);
+        m_rank->samples.ts.push_back(*start);
+        m_rank->samples.device.push_back(clampI16(st.intOr(0, -1)));
+        m_rank->samples.metric.push_back(m_rank->strings.intern(m == kMetrics.end() ? type : m->second));
+        m_rank->samples.value.push_back(*v);
+        return Ok{};
+    });
+}
+
+void RpdReader::readInfo() {
+    TraceInfo& info = m_rank->info;
+    info.format = "rpd";
+    info.path = m_db.path();
+    info.fileSize = sqlrows::fileSize(m_db.path());
+    info.platform = Platform::Amd;
+    info.clock.domain = ClockDomain::Boottime;
+    if (m_opt.hasClockOffset) {
+        info.clock.anchored = true;
+        info.clock.toRealtimeNs = m_opt.clockOffsetNs;
+        info.clock.anchor = "--clock-offset";
+    }
+    if (!m_db.hasTable("rocpd_metadata")) return;
+    (void)each("rocpd_metadata", {"tag", "value"}, [&](SqliteStatement& st) -> Status {
+        if (st.text(0) == "schema_version") info.toolVersion = "rocpd schema " + std::string(st.text(1));
+        return Ok{};
+    });
+}
+
+Result<sqlrows::Ranks> RpdReader::run() {
+    for (const char* t : {"rocpd_string", "rocpd_op", "rocpd_api"})
+        if (!m_db.hasTable(t)) return m_db.error(t, "table is missing: not an RPD (rocpd schema v2) database");
+    readInfo();
+    for (auto step : {&RpdReader::readStrings, &RpdReader::readLinks, &RpdReader::readApi, &RpdReader::readOps,
+                      &RpdReader::readMonitor})
+        if (auto s = (this->*step)(); !s) return s.error();
+    m_rank->rank = 0;
+    m_rank->path = m_db.path();
+    m_rank->stats.events = m_rank->gpu.size() + m_rank->slices.size();
+    m_rank->stats.bytesRead = m_rank->info.fileSize;
+    if (m_skipped) {
+        Location where{m_db.path()};
+        where.table = m_skippedTable;
+        where.row = m_firstSkipped;
+        m_rank->diagnostics.push_back({Severity::Warning, where,
+                                       fmt::format("{} row(s) skipped: end before start or times out of range "
+                                                   "(first shown)", m_skipped)});
+    }
+    sqlrows::Ranks out;
+    out.push_back(std::move(m_rank));
+    return out;
+}
+
+Result<sqlrows::Ranks> loadRpd(const SourceGroup& group, const SourceLoadOptions& opt, const CancelToken& cancel) {
+    return sqlrows::openAndLoad(group, cancel, [&](const SqliteDb& db) { return loadRpdSqliteDb(db, opt); });
+}
+
+}  // namespace
+
+int sniffRpdSqlite(const SniffInput& in) {
+    if (sqlrows::hasTable(in, "rocpd_op") && sqlrows::hasTable(in, "rocpd_api") &&
+        sqlrows::hasTable(in, "rocpd_string"))
+        return 90;
+    return 0;
+}
+
+Result<std::vector<std::unique_ptr<RankData>>> loadRpdSqliteDb(const SqliteDb& db, const SourceLoadOptions& opt) {
+    RpdReader reader(db, opt);
+    return reader.run();
+}
+
+const SourceFormat kRpdSqliteFormat = {"rpd", "rocmProfileData (rpd_tracer)",
+                                       "RPD trace: rocpd schema v2 SQLite (rocmProfileData)", false,
+                                       &sniffRpdSqlite, &loadRpd};
+
+}  // namespace strobe::core
