@@ -1,10 +1,19 @@
 #include "core/formats/source_format.h"
 
+#include "core/formats/kineto_format.h"
+#include "core/formats/rocprof_v1_csv.h"
+#include "core/formats/rocprofv3_csv.h"
+#include "core/formats/rocprofv3_json.h"
+
 namespace strobe::core {
 
 // The formats' definitions live in their own files (core/formats/<format>.cpp); each adds one line here.
 const std::vector<const SourceFormat*>& sourceFormats() {
     static const std::vector<const SourceFormat*> formats = {
+        &kKinetoFormat,
+        &kRocprofv3CsvFormat,
+        &kRocprofv3JsonFormat,
+        &kRocprofV1Format,
     };
     return formats;
 }
@@ -14,5 +23,16 @@ const SourceFormat* findSourceFormat(std::string_view id) {
         if (id == f->id) return f;
     return nullptr;
 }
+
+void applyClockOptions(ClockInfo& clock, const SourceLoadOptions& options) {
+    // Issue 10's run manifest anchors go here, ahead of --clock-offset.
+    if (clock.anchored || !options.hasClockOffset) return;
+    clock.anchored = true;
+    clock.toRealtimeNs = options.clockOffsetNs;
+    clock.anchor = "--clock-offset";
+}
+
+// Weak: the SQLite wrapper's strong definition (core/io/sqlite, the `sqlite` branch) replaces it at link time.
+__attribute__((weak)) std::vector<std::string> listSqliteTables(const std::string& /*path*/) { return {}; }
 
 }  // namespace strobe::core
