@@ -202,6 +202,36 @@ void runOnWorkers(const std::vector<std::string>& files, std::vector<Slot>& slot
     for (std::thread& t : threads) t.join();
 }
 
+// A source of another format than Kineto: the registry's loader (one or more ranks), each rank merged. Not cached.
+void loadOtherSource(const SourceGroup& group, const std::string& file, Slot& slot, const SourceLoadOptions& options,
+                     const ClassificationRules& rules, const CancelToken& cancel,
+                     const std::function<void(const TraceInfo&)>& onInfo) {
+    const SourceFormat* format = findSourceFormat(group.format);
+    if (format == nullptr || format->load == nullptr) {
+        slot.error = Error(Location{file}, "no loader for the format " + group.format);
+        return;
+    }
+    auto loaded = format->load(group, options, cancel);
+    if (!loaded) {
+        slot.error = loaded.error();
+        return;
+    }
+    for (auto& r : loaded.value()) {
+        if (cancel.cancelled()) return;
+        if (Status merged = mergeRank(*r, rules, cancel); !merged) {
+            slot.error = merged.error();
+            slot.more.clear();
+            return;
+        }
+        if (r->path.empty()) r->path = file;
+        if (r->info.path.empty()) r->info.path = file;
+        r->info.format = group.format;
+        for (const std::string& u : group.unused) r->info.alsoPresent.push_back(u);
+        onInfo(r->info);
+        slot.more.push_back(std::shared_ptr<RankData>(std::move(r)));
+    }
+}
+
 // The error of a run none of whose files loaded: a single file's own error, else the first one.
 Error noFileLoaded(const std::vector<Slot>& slots) {
     const size_t n = slots.size();
@@ -335,44 +365,15 @@ Result<DatasetPtr> loadRun(const std::vector<std::string>& paths, const RunLoadO
         callbacks.onMetadata(i, info);
     };
 
-    // A source of another format than Kineto: the registry's loader (one or more ranks), each rank merged.
-    auto loadSource = [&](size_t i) {
-        const SourceGroup& group = groups[i];
-        Slot& slot = slots[i];
-        const SourceFormat* format = findSourceFormat(group.format);
-        if (format == nullptr || format->load == nullptr) {
-            slot.error = Error(Location{files[i]}, "no loader for the format " + group.format);
-            return;
-        }
-        report(i, "parse", false);
-        auto loaded = format->load(group, options.sources, cancel);
-        if (!loaded) {
-            slot.error = loaded.error();
-            return;
-        }
-        for (auto& r : loaded.value()) {
-            if (cancel.cancelled()) return;
-            if (Status merged = mergeRank(*r, *rules, cancel); !merged) {
-                slot.error = merged.error();
-                slot.more.clear();
-                return;
-            }
-            if (r->path.empty()) r->path = files[i];
-            if (r->info.path.empty()) r->info.path = files[i];
-            r->info.format = group.format;
-            for (const std::string& u : group.unused) r->info.alsoPresent.push_back(u);
-            metadata(i, r->info);
-            slot.more.push_back(std::shared_ptr<RankData>(std::move(r)));
-        }
-        slot.done.store(slot.bytes);
-        report(i, "loaded", false);
-    };
-
     auto loadOne = [&](size_t i) {
         const std::string& path = files[i];
         Slot& slot = slots[i];
         if (groups[i].format != "kineto") {
-            loadSource(i);
+            report(i, "parse", false);
+            loadOtherSource(groups[i], path, slot, options.sources, *rules, cancel,
+                            [&](const TraceInfo& info) { metadata(i, info); });
+            slot.done.store(slot.bytes);
+            report(i, "loaded", false);
             return;
         }
         auto stamp = LoadCache::stamp(path);
