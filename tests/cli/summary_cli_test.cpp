@@ -436,3 +436,12 @@ TEST(SummaryCli, JsonListsSourcesOfEveryFormat) {
     ASSERT_EQ(json.root["ranks"].at(1)["kernels"]["count"].get(v), simdjson::SUCCESS);
     EXPECT_EQ(v, 43915);
 }
+
+TEST(SummaryCli, UnreadableContainerExitsThreeWithTheExportCommand) {
+    TempDir t;
+    strobe::test::writeFile(t.path() / "profile.nsys-rep", "not readable");
+    auto res = runSummary({(t.path() / "profile.nsys-rep").string(), "--no-cache"});
+    EXPECT_EQ(res.code, app::kExitBadInput);
+    EXPECT_NE(res.err.find("profile.nsys-rep"), std::string::npos) << res.err;
+    EXPECT_NE(res.err.find("nsys export --type sqlite"), std::string::npos) << res.err;
+}
