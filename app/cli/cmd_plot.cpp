@@ -13,6 +13,7 @@
 
 #include "app/cli/command.h"
 #include "core/engine/run_loader.h"
+#include "core/model/clock_rules.h"
 #include "plots/plot_registry.h"
 #include "plots/render.h"
 
@@ -53,7 +54,7 @@ const core::BoolParam kDark{"dark", "Dark", "Dark theme", false};
 const core::BoolParam kCompare{"compare", "Compare", "Each PATH is a run of its own", false};
 
 int runPlot(const std::vector<std::string>& args) {
-    ArgParser p("plot", {{kSet, '\0', true}, {kOutput, 'o'}, kCsv, kLabel, kSize, kDark, kCompare, kNoCacheFlag});
+    ArgParser p("plot", {{kSet, '\0', true}, {kOutput, 'o'}, kCsv, kLabel, kSize, kDark, kCompare, kNoCacheFlag, kClockOffset});
     if (!p.parse(args)) return usageError("plot", p.error());
     std::string id;
     std::vector<std::string> paths;
@@ -106,6 +107,8 @@ int runPlot(const std::vector<std::string>& args) {
     logToStderr();
     core::RunLoadOptions options;
     options.useCache = !noCache;
+    options.sources.hasClockOffset = p.has(kClockOffset);
+    options.sources.clockOffsetNs = p.get(kClockOffset);
     plots::RunSet runs;
     bool loadFailed = false;
     // One run of every PATH (--compare), or one run of all of them.
@@ -122,6 +125,11 @@ int runPlot(const std::vector<std::string>& args) {
             return kExitBadInput;
         }
         loadFailed = reportLoadDiagnostics("plot", *loaded.value()) || loadFailed;
+        // One plot draws a run's sources on one time axis: refused when their clocks cannot be related.
+        if (core::Status clocks = core::checkClockOverlay(*loaded.value()); !clocks) {
+            fmt::print(stderr, "strobe-cli plot: {}\n", clocks.error().message);
+            return kExitBadInput;
+        }
         std::string name = compare || label.empty() ? group.front() : label;
         if (compare) {  // the directory or file name, as a sweep point is usually named
             std::string trimmed = name;

@@ -13,6 +13,7 @@
 
 #include "app/cli/command.h"
 #include "core/engine/run_loader.h"
+#include "core/model/clock_rules.h"
 
 namespace strobe::app {
 
@@ -23,9 +24,11 @@ using core::RunSummary;
 using core::TimeNs;
 
 constexpr const char* kHelp =
-    "Usage: strobe-cli summary PATH... [--json] [--top N] [--no-cache]\n"
+    "Usage: strobe-cli summary PATH... [--json] [--top N] [--no-cache] [--clock-offset NS]\n"
     "\n"
-    "Loads a run (trace files, or directories of them: one PyTorch profiler / Kineto trace per rank) and prints\n"
+    "Loads a run (trace files, or directories of them: one PyTorch profiler / Kineto trace per rank, or any other\n"
+    "format Strobe reads: rocprofv3 CSV/JSON, rocprof .xr run directories ...; see the README's formats table), lists\n"
+    "its sources (format, rows, span, kernels, counters, samples, join match rate) and prints\n"
     "per rank: platform, GPU name, rank and world size, events per raw category, kernel count and total kernel\n"
     "time (kernels only; memcpy and memset apart), time span, profiler steps, GPU time per kernel category and\n"
     "the top kernels by total time. Run-level warnings (duplicate or missing ranks...) follow.\n"
@@ -34,6 +37,7 @@ constexpr const char* kHelp =
     "  --json        one JSON document on stdout (keys are documented in the README)\n"
     "  --top N       how many kernels to list per rank (default 10, 0 for none)\n"
     "  --no-cache    neither read nor write the on-disk load cache\n"
+    "  --clock-offset NS  nanoseconds added to the times of sources not on the realtime clock (rocprof, nsys...)\n"
     "  -h, --help    show this help\n"
     "\n"
     "Exit codes: 0 ok, 2 usage error, 3 unreadable input (a file failed to load, or no traces found).\n"
@@ -86,6 +90,94 @@ std::string platformText(const RankSummary& r) {
     return fmt::format("{}, {}", platform, gpu);
 }
 
+// One source of the run: the ranks that came from one file or directory in one format.
+struct SourceFacts {
+    std::string path;
+    std::string format;
+    std::string toolVersion;
+    uint64_t rows = 0;
+    TimeNs start = 0, end = 0;
+    bool timed = false;
+    bool hasGpu = false;
+    uint64_t kernels = 0;
+    TimeNs kernelNs = 0;
+    uint64_t counters = 0;
+    uint64_t samples = 0;
+    double matchRate = -1;
+};
+
+void extend(SourceFacts& s, TimeNs a, TimeNs b) {
+    if (!s.timed || a < s.start) s.start = a;
+    if (!s.timed || b > s.end) s.end = b;
+    s.timed = true;
+}
+
+std::vector<SourceFacts> sourcesOf(const core::Dataset& ds) {
+    std::vector<SourceFacts> out;
+    for (const auto& rp : ds.ranks) {
+        const core::RankData& r = *rp;
+        const std::string path = r.path.empty() ? r.info.path : r.path;
+        auto it = std::find_if(out.begin(), out.end(),
+                               [&](const SourceFacts& s) { return s.path == path && s.format == r.info.format; });
+        if (it == out.end()) {
+            out.push_back(SourceFacts{});
+            it = out.end() - 1;
+            it->path = path;
+            it->format = r.info.format;
+            it->toolVersion = r.info.toolVersion;
+        }
+        SourceFacts& s = *it;
+        s.rows += r.gpu.size() + r.slices.size() + r.counters.size() + r.kernelCounters.size() + r.samples.size();
+        for (size_t i = 0; i < r.gpu.size(); ++i) {
+            extend(s, r.gpu.ts[i], r.gpu.ts[i] + r.gpu.dur[i]);
+            if (r.gpu.kind[i] != core::EventKind::Kernel) continue;
+            ++s.kernels;
+            s.kernelNs += r.gpu.dur[i];
+        }
+        for (size_t i = 0; i < r.slices.size(); ++i) extend(s, r.slices.ts[i], r.slices.ts[i] + r.slices.dur[i]);
+        for (size_t i = 0; i < r.samples.size(); ++i) extend(s, r.samples.ts[i], r.samples.ts[i]);
+        s.hasGpu = s.hasGpu || r.gpu.size() > 0;
+        s.counters += r.kernelCounters.size();
+        s.samples += r.samples.size();
+        if (r.stats.joinMatchRate >= 0) s.matchRate = r.stats.joinMatchRate;
+    }
+    return out;
+}
+
+std::string sourcesJson(const core::Dataset& ds) {
+    std::string j = "[";
+    const auto sources = sourcesOf(ds);
+    auto count = [](bool applies, auto v) { return applies ? fmt::format("{}", v) : std::string("null"); };
+    for (size_t i = 0; i < sources.size(); ++i) {
+        const SourceFacts& s = sources[i];
+        j += fmt::format(
+            "{}\n    {{\"path\": {}, \"format\": {}, \"tool_version\": {}, \"rows\": {}, \"span_ns\": {}, "
+            "\"kernels\": {}, \"kernel_time_ns\": {}, \"counters\": {}, \"samples\": {}, \"match_rate\": {}}}",
+            i ? "," : "", jsonQuote(s.path), jsonQuote(s.format),
+            s.toolVersion.empty() ? std::string("null") : jsonQuote(s.toolVersion), s.rows,
+            count(s.timed, s.end - s.start), count(s.hasGpu, s.kernels), count(s.hasGpu, s.kernelNs),
+            count(s.counters > 0, s.counters), count(s.samples > 0, s.samples),
+            s.matchRate >= 0 ? fmt::format("{:.6f}", s.matchRate) : std::string("null"));
+    }
+    j += sources.empty() ? "]" : "\n  ]";
+    return j;
+}
+
+std::string sourcesText(const core::Dataset& ds) {
+    std::string text = "Sources:\n";
+    for (const SourceFacts& s : sourcesOf(ds)) {
+        text += fmt::format("  {} [{}{}]: {} rows", s.path, s.format,
+                            s.toolVersion.empty() ? std::string() : " " + s.toolVersion, s.rows);
+        if (s.timed) text += ", span " + formatDuration(s.end - s.start);
+        if (s.hasGpu) text += fmt::format(", {} kernels ({})", s.kernels, formatDuration(s.kernelNs));
+        if (s.counters) text += fmt::format(", {} counter values", s.counters);
+        if (s.samples) text += fmt::format(", {} samples", s.samples);
+        if (s.matchRate >= 0) text += fmt::format(", join match {:.1f}%", 100.0 * s.matchRate);
+        text += "\n";
+    }
+    return text;
+}
+
 }  // namespace
 
 std::string summaryText(const RunSummary& run, const core::Dataset& ds) {
@@ -93,6 +185,7 @@ std::string summaryText(const RunSummary& run, const core::Dataset& ds) {
     auto out = std::back_inserter(text);
     fmt::format_to(out, "Run: {} ({} rank{})\n", fmt::join(ds.sources, " "), run.ranks.size(),
                    run.ranks.size() == 1 ? "" : "s");
+    text += sourcesText(ds);
     for (const RankSummary& r : run.ranks) {
         fmt::format_to(out, "\nRank {}", r.rank);
         if (r.worldSize > 0) fmt::format_to(out, " of {}", r.worldSize);
@@ -173,8 +266,9 @@ std::string summaryJson(const RunSummary& run, const core::Dataset& ds) {
     int worldSize = -1;
     for (const auto& r : run.ranks)
         if (r.worldSize > 0) worldSize = r.worldSize;
-    j += fmt::format("{{\n  \"strobe_version\": {},\n  \"sources\": ", jsonQuote(STROBE_VERSION));
+    j += fmt::format("{{\n  \"strobe_version\": {},\n  \"inputs\": ", jsonQuote(STROBE_VERSION));
     list(ds.sources);
+    j += ",\n  \"sources\": " + sourcesJson(ds);
     j += fmt::format(",\n  \"rank_count\": {},\n  \"world_size\": {},\n  \"warnings\": ", run.ranks.size(),
                      worldSize > 0 ? fmt::format("{}", worldSize) : "null");
     list(run.warnings);
@@ -228,7 +322,7 @@ std::string summaryJson(const RunSummary& run, const core::Dataset& ds) {
 namespace {
 
 int runSummary(const std::vector<std::string>& args) {
-    ArgParser p("summary", {kJsonFlag, kTop, kNoCacheFlag});
+    ArgParser p("summary", {kJsonFlag, kTop, kNoCacheFlag, kClockOffset});
     if (!p.parse(args)) return usageError("summary", p.error());
     const long long top = p.get(kTop);
     if (p.positionals().empty()) return usageError("summary", "no trace file or directory given");
@@ -244,6 +338,8 @@ int runSummary(const std::vector<std::string>& args) {
 
     core::RunLoadOptions options;
     options.useCache = !p.get(kNoCacheFlag);
+    options.sources.hasClockOffset = p.has(kClockOffset);
+    options.sources.clockOffsetNs = p.get(kClockOffset);
     logToStderr();
     auto loaded = core::loadRun(p.positionals(), options);
     if (!loaded) {

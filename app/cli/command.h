@@ -77,6 +77,13 @@ inline const core::BoolParam kJsonFlag{"json", "JSON", "One JSON document on std
 inline const core::BoolParam kNoCacheFlag{"no-cache", "No cache", "Neither read nor write the on-disk load cache",
                                           false};
 
+// --clock-offset NS: anchors sources whose clock is not realtime (rocprof boot-time ns, nsys session time...) by adding
+// NS to their times; without it (or a run manifest's anchors) sources on different clocks are not overlaid.
+inline const core::IntParam kClockOffset =
+    core::IntParam{"clock-offset", "Clock offset (ns)",
+                   "Nanoseconds added to the times of sources not on the realtime clock to reach Unix-epoch time", 0}
+        .bounded(-(1LL << 62), 1LL << 62, 1);
+
 class ArgParser {
 public:
     ArgParser(std::string command, std::vector<CliOption> options);

@@ -20,7 +20,9 @@
 #include "core/engine/load_cache.h"
 #include "core/engine/memory_budget.h"
 #include "core/formats/kineto_json.h"
+#include "core/formats/source_detect.h"
 #include "core/merge/merge.h"
+#include "core/model/clock_rules.h"
 
 namespace strobe::core {
 
@@ -31,94 +33,6 @@ namespace {
 char lower(char c) { return static_cast<char>(std::tolower(static_cast<unsigned char>(c))); }
 bool isDigit(char c) { return c >= '0' && c <= '9'; }
 
-bool endsWithNoCase(std::string_view s, std::string_view suffix) {
-    if (s.size() < suffix.size()) return false;
-    for (size_t i = 0; i < suffix.size(); ++i)
-        if (lower(s[s.size() - suffix.size() + i]) != suffix[i]) return false;
-    return true;
-}
-
-// *.json and *.json.gz (which covers *.pt.trace.json[.gz]); hidden files (temp files, editors' backups) are not
-// traces.
-bool isTraceFileName(std::string_view name) {
-    if (name.empty() || name.front() == '.') return false;
-    return endsWithNoCase(name, ".json") || endsWithNoCase(name, ".json.gz");
-}
-
-// Natural order: digit runs compare as numbers (rank2 < rank10), letters without case; ties fall back to the
-// plain byte order so the result is a strict weak order.
-bool naturalLess(std::string_view a, std::string_view b) {
-    size_t i = 0, j = 0;
-    while (i < a.size() && j < b.size()) {
-        if (isDigit(a[i]) && isDigit(b[j])) {
-            size_t i0 = i, j0 = j;
-            while (i0 < a.size() && a[i0] == '0') ++i0;
-            while (j0 < b.size() && b[j0] == '0') ++j0;
-            size_t i1 = i0, j1 = j0;
-            while (i1 < a.size() && isDigit(a[i1])) ++i1;
-            while (j1 < b.size() && isDigit(b[j1])) ++j1;
-            if (i1 - i0 != j1 - j0) return i1 - i0 < j1 - j0;
-            const int c = a.substr(i0, i1 - i0).compare(b.substr(j0, j1 - j0));
-            if (c != 0) return c < 0;
-            i = i1;
-            j = j1;
-            continue;
-        }
-        const char ca = lower(a[i]), cb = lower(b[j]);
-        if (ca != cb) return ca < cb;
-        ++i;
-        ++j;
-    }
-    if ((a.size() - i) != (b.size() - j)) return (a.size() - i) < (b.size() - j);
-    return a < b;
-}
-
-// The trace files directly in `dir`, naturally sorted. Entries that cannot be stat'ed (dangling links, link
-// loops) are skipped.
-Result<std::vector<fs::path>> tracesIn(const fs::path& dir) {
-    std::error_code ec;
-    fs::directory_iterator it(dir, fs::directory_options::skip_permission_denied, ec);
-    if (ec) return Error(Location{dir.string()}, "cannot list the directory: " + ec.message());
-    std::vector<std::string> names;
-    for (; it != fs::directory_iterator(); it.increment(ec)) {
-        if (ec) return Error(Location{dir.string()}, "cannot list the directory: " + ec.message());
-        const std::string name = it->path().filename().string();
-        if (!isTraceFileName(name)) continue;
-        std::error_code ec2;
-        if (!fs::is_regular_file(it->path(), ec2) || ec2) continue;  // follows links; a loop is an error: skip
-        names.push_back(name);
-    }
-    if (ec) return Error(Location{dir.string()}, "cannot list the directory: " + ec.message());
-    std::sort(names.begin(), names.end(), [](const std::string& x, const std::string& y) { return naturalLess(x, y); });
-    std::vector<fs::path> out;
-    out.reserve(names.size());
-    for (const auto& n : names) out.push_back(dir / n);
-    return out;
-}
-
-// Immediate subdirectories of `dir`, naturally sorted (links to directories count; the caller goes one level
-// deep only, so a link loop cannot recurse).
-std::vector<fs::path> subdirsOf(const fs::path& dir) {
-    std::error_code ec;
-    std::vector<std::string> names;
-    fs::directory_iterator it(dir, fs::directory_options::skip_permission_denied, ec);
-    for (; !ec && it != fs::directory_iterator(); it.increment(ec)) {
-        const std::string name = it->path().filename().string();
-        if (name.empty() || name.front() == '.') continue;
-        std::error_code ec2;
-        if (fs::is_directory(it->path(), ec2) && !ec2) names.push_back(name);
-    }
-    std::sort(names.begin(), names.end(), [](const std::string& x, const std::string& y) { return naturalLess(x, y); });
-    std::vector<fs::path> out;
-    for (const auto& n : names) out.push_back(dir / n);
-    return out;
-}
-
-std::string identityOf(const std::string& p) {
-    std::error_code ec;
-    fs::path c = fs::weakly_canonical(fs::absolute(p, ec), ec);
-    return ec ? p : c.string();
-}
 
 // "0, 3-5, 9"
 std::string rangesText(const std::vector<int>& sorted) {
@@ -182,7 +96,8 @@ void assignRank(RankData& r, const std::string& path, size_t fileIndex) {
 }
 
 struct Slot {
-    std::shared_ptr<RankData> data;
+    std::shared_ptr<RankData> data;             // a Kineto rank
+    std::vector<std::shared_ptr<RankData>> more;  // the ranks of another format's source
     std::optional<Error> error;
     std::optional<Error> cacheWriteError;
     uint64_t bytes = 1;  // for progress; never 0
@@ -287,6 +202,36 @@ void runOnWorkers(const std::vector<std::string>& files, std::vector<Slot>& slot
     for (std::thread& t : threads) t.join();
 }
 
+// A source of another format than Kineto: the registry's loader (one or more ranks), each rank merged. Not cached.
+void loadOtherSource(const SourceGroup& group, const std::string& file, Slot& slot, const SourceLoadOptions& options,
+                     const ClassificationRules& rules, const CancelToken& cancel,
+                     const std::function<void(const TraceInfo&)>& onInfo) {
+    const SourceFormat* format = findSourceFormat(group.format);
+    if (format == nullptr || format->load == nullptr) {
+        slot.error = Error(Location{file}, "no loader for the format " + group.format);
+        return;
+    }
+    auto loaded = format->load(group, options, cancel);
+    if (!loaded) {
+        slot.error = loaded.error();
+        return;
+    }
+    for (auto& r : loaded.value()) {
+        if (cancel.cancelled()) return;
+        if (Status merged = mergeRank(*r, rules, cancel); !merged) {
+            slot.error = merged.error();
+            slot.more.clear();
+            return;
+        }
+        if (r->path.empty()) r->path = file;
+        if (r->info.path.empty()) r->info.path = file;
+        r->info.format = group.format;
+        for (const std::string& u : group.unused) r->info.alsoPresent.push_back(u);
+        onInfo(r->info);
+        slot.more.push_back(std::shared_ptr<RankData>(std::move(r)));
+    }
+}
+
 // The error of a run none of whose files loaded: a single file's own error, else the first one.
 Error noFileLoaded(const std::vector<Slot>& slots) {
     const size_t n = slots.size();
@@ -314,7 +259,22 @@ DatasetPtr assembleDataset(const std::vector<std::string>& paths, const std::vec
         if (slots[i].data) order.push_back(i);
     std::stable_sort(order.begin(), order.end(),
                      [&](size_t a, size_t b) { return slots[a].data->rank < slots[b].data->rank; });
-    for (size_t i : order) ds->ranks.push_back(std::move(slots[i].data));
+    int next = 0;
+    for (size_t i : order) {
+        next = std::max(next, slots[i].data->rank + 1);
+        ds->ranks.push_back(std::move(slots[i].data));
+    }
+    // Other formats' ranks follow the Kineto ones, in source order.
+    for (Slot& s : slots)
+        for (auto& r : s.more) {
+            r->rank = next++;
+            r->rankSource = RankSource::FileOrder;
+            ds->ranks.push_back(std::move(r));
+        }
+    if (Status clocks = checkClockOverlay(*ds); !clocks) {
+        spdlog::warn("{}", clocks.error().message);
+        ds->diagnostics.push_back(Diagnostic{Severity::Warning, Location{}, clocks.error().message});
+    }
     return ds;
 }
 
@@ -337,40 +297,11 @@ int rankFromFileName(const std::string& fileName) {
 }
 
 Result<std::vector<std::string>> expandRunPaths(const std::vector<std::string>& paths) {
-    if (paths.empty()) return Error("no input: give a trace file or a run directory");
+    auto groups = detectSources(paths);
+    if (!groups) return groups.error();
     std::vector<std::string> out;
-    std::set<std::string> seen;
-    auto add = [&](const std::string& p) {
-        if (seen.insert(identityOf(p)).second) out.push_back(p);
-    };
-    for (const std::string& p : paths) {
-        std::error_code ec;
-        const fs::file_status st = fs::status(p, ec);  // follows links; a loop reports ELOOP
-        if (ec || !fs::exists(st)) {
-            const std::string why = ec ? ec.message() : std::string("no such file or directory");
-            return Error(Location{p}, why);
-        }
-        if (fs::is_regular_file(st)) {
-            add(p);
-            continue;
-        }
-        if (!fs::is_directory(st)) return Error(Location{p}, "neither a trace file nor a run directory");
-        auto top = tracesIn(p);
-        if (!top) return top.error();
-        std::vector<fs::path> found = std::move(top.value());
-        if (found.empty()) {
-            // A run whose ranks sit in subdirectories (rank0/…json): look one level down, no further.
-            for (const fs::path& sub : subdirsOf(p)) {
-                auto inner = tracesIn(sub);
-                if (!inner) continue;
-                found.insert(found.end(), inner->begin(), inner->end());
-            }
-        }
-        if (found.empty())
-            return Error(Location{p}, "no trace files (*.json, *.json.gz, *.pt.trace.json) in this directory or "
-                                      "its subdirectories");
-        for (const fs::path& f : found) add(f.string());
-    }
+    out.reserve(groups->size());
+    for (const SourceGroup& g : *groups) out.push_back(groupPrimaryPath(g));
     return out;
 }
 
@@ -385,9 +316,11 @@ Result<DatasetPtr> loadRun(const std::vector<std::string>& paths, const RunLoadO
         ownRules.emplace(std::move(loaded.value()));
         rules = &*ownRules;
     }
-    auto expanded = expandRunPaths(paths);
-    if (!expanded) return expanded.error();
-    const std::vector<std::string>& files = expanded.value();
+    auto detected = detectSources(paths);
+    if (!detected) return detected.error();
+    const std::vector<SourceGroup>& groups = detected.value();
+    std::vector<std::string> files;
+    for (const SourceGroup& g : groups) files.push_back(groupPrimaryPath(g));
     const size_t n = files.size();
 
     const unsigned hw = std::max(1u, std::thread::hardware_concurrency());
@@ -435,6 +368,14 @@ Result<DatasetPtr> loadRun(const std::vector<std::string>& paths, const RunLoadO
     auto loadOne = [&](size_t i) {
         const std::string& path = files[i];
         Slot& slot = slots[i];
+        if (groups[i].format != "kineto") {
+            report(i, "parse", false);
+            loadOtherSource(groups[i], path, slot, options.sources, *rules, cancel,
+                            [&](const TraceInfo& info) { metadata(i, info); });
+            slot.done.store(slot.bytes);
+            report(i, "loaded", false);
+            return;
+        }
         auto stamp = LoadCache::stamp(path);
         if (!stamp) {
             slot.error = Error(Location{path}, "the file disappeared or cannot be read: " + stamp.error().message);
@@ -493,7 +434,7 @@ Result<DatasetPtr> loadRun(const std::vector<std::string>& paths, const RunLoadO
     if (cancel.cancelled()) return Error("cancelled");
 
     size_t good = 0;
-    for (const Slot& s : slots) good += s.data ? 1 : 0;
+    for (const Slot& s : slots) good += s.data || !s.more.empty() ? 1 : 0;
     if (good == 0) return noFileLoaded(slots);
     DatasetPtr ds = assembleDataset(paths, files, slots);
     report(n, "done", true);

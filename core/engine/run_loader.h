@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "core/formats/source_format.h"
 #include "core/io/error.h"
 #include "core/io/progress.h"
 #include "core/model/classification.h"
@@ -27,6 +28,9 @@ struct RunLoadOptions {
     // would need more memory than this (see MemoryBudget). 0: 75% of the available RAM; the environment variable
     // STROBE_MEMORY_LIMIT ("512M", "2G") overrides.
     uint64_t memoryLimitBytes = 0;
+    // Passed to non-Kineto loaders: --clock-offset anchors sources whose clock is not realtime. (Issue 10's run
+    // manifest anchors will be applied in applyClockOptions, core/formats/source_format.cpp.)
+    SourceLoadOptions sources;
 };
 
 struct RunCallbacks {
@@ -35,18 +39,22 @@ struct RunCallbacks {
     CancelToken cancel;
 };
 
-// Expands directories into their trace files (*.json, *.json.gz, which covers *.pt.trace.json[.gz]; hidden
-// files skipped), sorted naturally by name (rank2 before rank10). A directory without trace files of its own is
-// searched one level down (a run with one subdirectory per rank), never deeper, so link loops cannot hang.
-// Files given explicitly are kept in order (whatever their name); a file reached twice is kept once.
-// A missing path, or a directory without traces, is an Error naming it.
+// Expands directories into the sources they hold (core/formats/source_detect.h: every file is recognised by its
+// content; Kineto traces are *.json, *.json.gz, *.pt.trace.json[.gz] or any file whose content is one; rocprofv3 CSV
+// outputs of one prefix are one source; an `.xr` run directory is one source; hidden files skipped), sorted
+// naturally by name (rank2 before rank10). A directory without sources of its own is searched one level down (a
+// run with one subdirectory per rank, a sweep of run directories), never deeper, so link loops cannot hang.
+// Returns one path per source (its primary file, or its directory), which expands back to the same source.
+// Files given explicitly are kept in order (whatever their name); a source reached twice is kept once.
+// A missing path, a directory without sources, or an explicit file no format reads, is an Error naming it.
 Result<std::vector<std::string>> expandRunPaths(const std::vector<std::string>& paths);
 
 // Parses the rank number out of a file name (rank-3, rank3, rank_3, worker3; any case), -1 if none. Only the
 // last path component is looked at.
 int rankFromFileName(const std::string& fileName);
 
-// Loads every file of the run in parallel (options.threads or one per core; one file per thread), each through
+// Loads every source of the run in parallel (Kineto files as before; other formats through the registry, each
+// giving one or more ranks, numbered after the Kineto ranks in source order, never through the load cache) (options.threads or one per core; one file per thread), each through
 // the load cache when options.useCache: a current cache entry is mapped, otherwise the file is parsed, merged
 // and written to the cache (a write failure is a warning in Dataset::diagnostics). Rank = distributedInfo.rank,
 // else the file name (or its directory's name), else the file's place in the run (RankData::rankSource says

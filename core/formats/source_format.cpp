@@ -5,6 +5,10 @@
 #include "core/formats/rocpd_sqlite.h"
 #include "core/formats/rocprof_v1_db.h"
 #include "core/formats/rpd_sqlite.h"
+#include "core/formats/kineto_format.h"
+#include "core/formats/rocprof_v1_csv.h"
+#include "core/formats/rocprofv3_csv.h"
+#include "core/formats/rocprofv3_json.h"
 
 namespace strobe::core {
 
@@ -16,6 +20,10 @@ const std::vector<const SourceFormat*>& sourceFormats() {
         &kRocprofComputeDbFormat,
         &kRocpdSqliteFormat,
         &kRocprofV1DbFormat,
+        &kKinetoFormat,
+        &kRocprofv3CsvFormat,
+        &kRocprofv3JsonFormat,
+        &kRocprofV1Format,
     };
     return formats;
 }
@@ -24,6 +32,14 @@ const SourceFormat* findSourceFormat(std::string_view id) {
     for (const SourceFormat* f : sourceFormats())
         if (id == f->id) return f;
     return nullptr;
+}
+
+void applyClockOptions(ClockInfo& clock, const SourceLoadOptions& options) {
+    // Issue 10's run manifest anchors go here, ahead of --clock-offset.
+    if (clock.anchored || !options.hasClockOffset) return;
+    clock.anchored = true;
+    clock.toRealtimeNs = options.clockOffsetNs;
+    clock.anchor = "--clock-offset";
 }
 
 }  // namespace strobe::core

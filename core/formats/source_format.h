@@ -51,6 +51,11 @@ struct SourceLoadOptions {
     bool hasClockOffset = false;
 };
 
+// Applies the clock rules to a loaded source: a loader states the clock its times are on (TraceInfo::clock); when
+// that clock is not anchored to realtime and the user gave --clock-offset, the offset anchors it ("--clock-offset").
+// The run manifest's anchors (issue 10) will come in here too, before --clock-offset.
+void applyClockOptions(ClockInfo& clock, const SourceLoadOptions& options);
+
 struct SourceFormat {
     const char* id;        // "rocprofv3-csv", "nsys-sqlite", "nvidia-smi-csv" ...
     const char* tool;      // the tool that writes it ("rocprofv3", "nsys", "nvidia-smi")
@@ -70,5 +75,8 @@ namespace strobe::core {
 const std::vector<const SourceFormat*>& sourceFormats();
 // The format with this id, nullptr when none.
 const SourceFormat* findSourceFormat(std::string_view id);
+
+// listSqliteTables (the table and view names of an SQLite database) is core/io/sqlite_db.h's. Detection calls it
+// only for files that start with the SQLite magic "SQLite format 3\0".
 
 }  // namespace strobe::core

@@ -82,3 +82,22 @@ TEST(PlotsCli, JsonIsAFlag) {
     EXPECT_NE(ok.out.find("\"key\": \"top_n\""), std::string::npos);
 }
 #endif
+
+// A Kineto trace (realtime) with a rocprofv3 kernel trace (boot-time ns, not anchored) cannot share an axis: the plot
+// is refused with the reason; --clock-offset anchors the rocprof source and the plot is drawn.
+TEST(PlotCli, SourcesOnUnrelatedClocksAreRefusedUnlessAnchored) {
+    const std::string kineto = std::string(STROBE_TEST_DATA_DIR) +
+                               "/kineto/kineto-configs/resnet50_num_workers_0/worker0.1623143089861.pt.trace.json.gz";
+    const std::string roc = std::string(STROBE_TEST_DATA_DIR) + "/rocprof/docs-2025/kernel_trace.csv";
+    const fs::path out = fs::temp_directory_path() / ("strobe_plot_clock_" + std::to_string(::getpid()) + ".png");
+    CliResult refused = test::runCli("plot", {"kernel-breakdown", kineto, roc, "-o", out.string(), "--no-cache"});
+    EXPECT_EQ(refused.code, app::kExitBadInput);
+    EXPECT_NE(refused.err.find("different clocks"), std::string::npos) << refused.err;
+    EXPECT_NE(refused.err.find("--clock-offset"), std::string::npos) << refused.err;
+    EXPECT_FALSE(fs::exists(out));
+    CliResult anchored = test::runCli("plot", {"kernel-breakdown", kineto, roc, "-o", out.string(), "--no-cache",
+                                               "--clock-offset", "1600000000000000000"});
+    EXPECT_EQ(anchored.code, app::kExitOk) << anchored.err;
+    EXPECT_TRUE(fs::exists(out));
+    fs::remove(out);
+}

@@ -398,3 +398,50 @@ TEST(SummaryCli, ResNetTraceHasItsGpuAndItsSteps) {
     ASSERT_EQ(rank["warnings"].get(warnings), simdjson::SUCCESS);
     EXPECT_EQ(warnings.size(), 0u) << r.out;  // no false type warning on grid/block (pretty-printed arrays)
 }
+
+// Every source is listed with its format and facts; values from tests/data/expected/rocprof_expected.json (Python).
+TEST(SummaryCli, JsonListsSourcesOfEveryFormat) {
+    const std::string roc = std::string(STROBE_TEST_DATA_DIR) + "/rocprof";
+    auto res = runSummary({roc + "/seismic_128x64.xr", roc + "/tracelens_908_results.json.gz", "--json", "--no-cache"});
+    ASSERT_EQ(res.code, 0) << res.err;
+    JsonDoc json(res.out);
+    ASSERT_TRUE(json.ok) << res.out;
+    simdjson::dom::array sources;
+    ASSERT_EQ(json.root["sources"].get(sources), simdjson::SUCCESS);
+    ASSERT_EQ(sources.size(), 2u);
+    simdjson::dom::element xr = sources.at(0), js = sources.at(1);
+    std::string_view sv;
+    int64_t v = 0;
+    double d = 0;
+    ASSERT_EQ(xr["format"].get(sv), simdjson::SUCCESS);
+    EXPECT_EQ(sv, "rocprof-v1");
+    ASSERT_EQ(xr["kernels"].get(v), simdjson::SUCCESS);
+    EXPECT_EQ(v, 1023);
+    ASSERT_EQ(xr["kernel_time_ns"].get(v), simdjson::SUCCESS);
+    EXPECT_EQ(v, 1837699354);
+    ASSERT_EQ(xr["counters"].get(v), simdjson::SUCCESS);
+    EXPECT_EQ(v, 5115);
+    ASSERT_EQ(xr["match_rate"].get(d), simdjson::SUCCESS);
+    EXPECT_DOUBLE_EQ(d, 1.0);
+    EXPECT_TRUE(xr["samples"].is_null());      // no telemetry in rocprof output
+    EXPECT_TRUE(xr["tool_version"].is_null());  // the CSV does not say
+    ASSERT_EQ(js["format"].get(sv), simdjson::SUCCESS);
+    EXPECT_EQ(sv, "rocprofv3-json");
+    ASSERT_EQ(js["kernels"].get(v), simdjson::SUCCESS);
+    EXPECT_EQ(v, 43915);
+    ASSERT_EQ(js["span_ns"].get(v), simdjson::SUCCESS);
+    EXPECT_EQ(v, 63873104615494 - 63857982592000);  // last end - first start
+    EXPECT_TRUE(js["match_rate"].is_null());  // no join
+    // ranks[].kernels stays for every source with kernels.
+    ASSERT_EQ(json.root["ranks"].at(1)["kernels"]["count"].get(v), simdjson::SUCCESS);
+    EXPECT_EQ(v, 43915);
+}
+
+TEST(SummaryCli, UnreadableContainerExitsThreeWithTheExportCommand) {
+    TempDir t;
+    strobe::test::writeFile(t.path() / "profile.nsys-rep", "not readable");
+    auto res = runSummary({(t.path() / "profile.nsys-rep").string(), "--no-cache"});
+    EXPECT_EQ(res.code, app::kExitBadInput);
+    EXPECT_NE(res.err.find("profile.nsys-rep"), std::string::npos) << res.err;
+    EXPECT_NE(res.err.find("nsys export --type sqlite"), std::string::npos) << res.err;
+}

@@ -43,6 +43,10 @@ seed() {  # seed TARGET DIR: fill the corpus dir of TARGET from the project's ow
         $(find "$root/tests/data/kineto" -name '*.json*' -size -200k | sort | head -8) 2>/dev/null || true
       for f in "$tmp"/*; do [ -f "$f" ] && cp "$f" "$dir/"; done
       rm -rf "$tmp" ;;
+    csv_formats)  # 0xFF: the loader detection picks (fuzz_formats.h)
+      for f in "$root"/tests/data/rocprof/docs-2025/*.csv; do { printf '\377'; cat "$f"; } > "$dir/$(basename "$f").seed"; done
+      { printf '\377'; head -200 "$root/tests/data/rocprof/seismic_128x64.xr/data_movement.csv"; } > "$dir/v1_counters.seed" ;;
+    json_formats) ;;  # the committed seeds (a cut-down rocprofv3 JSON result)
     classification_yaml)
       cp "$root/resources/classification.yaml" "$dir/" 2>/dev/null || true ;;
     sqlite_formats)  # reduced samples are committed seeds (make_sqlite_seeds.py); the small RPD sample whole too

@@ -1,0 +1,68 @@
+#pragma once
+// RankBuilder: what every non-Kineto loader needs to append rows to a RankData's raw columns (derived columns are
+// left for core/merge's mergeRank): tracks by (pid, tid), process names, GPU activities and slices with every raw
+// column filled, so that each table's columns keep one length. Times are ns on the source's own clock.
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string_view>
+#include <utility>
+
+#include "core/model/dataset.h"
+
+namespace strobe::core {
+
+struct GpuRow {
+    TimeNs ts = 0;
+    TimeNs dur = 0;
+    std::string_view name;
+    std::string_view cat;
+    EventKind kind = EventKind::Kernel;
+    int16_t device = 0;
+    int32_t stream = 0;
+    int64_t correlation = kNone;
+    int32_t grid[3] = {0, 0, 0};
+    int32_t block[3] = {0, 0, 0};
+    int32_t registers = 0;
+    int32_t sharedMemory = 0;
+    int64_t bytes = 0;
+};
+
+struct SliceRow {
+    TimeNs ts = 0;
+    TimeNs dur = 0;
+    std::string_view name;
+    std::string_view cat;
+    EventKind kind = EventKind::Unknown;
+    int64_t pid = 0;
+    int64_t tid = 0;
+    int64_t correlation = kNone;
+    std::string_view args;  // JSON object text, "" when none
+};
+
+class RankBuilder {
+public:
+    explicit RankBuilder(RankData& r) : m_r(r) {}
+    RankData& rank() { return m_r; }
+    StrId intern(std::string_view s) { return m_r.strings.intern(s); }
+    uint32_t track(int64_t pid, int64_t tid);
+    void nameProcess(int64_t pid, std::string_view name);
+    // Appends a GPU activity (track: pid = device, tid = stream, like Kineto's GPU tracks); returns its row.
+    // Times are clamped into Strobe's valid range (kMaxTimeNs, kMaxDurationNs; a negative duration becomes 0).
+    uint32_t addGpu(const GpuRow& g);
+    uint32_t addSlice(const SliceRow& s);
+    void addCounter(uint32_t gpuRow, std::string_view name, double value);
+    void addSample(TimeNs ts, int16_t device, std::string_view metric, double value);
+    void warn(Location where, std::string message);
+
+private:
+    RankData& m_r;
+    std::map<std::pair<int64_t, int64_t>, uint32_t> m_tracks;
+    std::map<int64_t, bool> m_named;
+};
+
+// ts and dur clamped into Strobe's valid range (types.h): |ts| <= kMaxTimeNs, 0 <= dur <= kMaxDurationNs.
+std::pair<TimeNs, TimeNs> clampInterval(int64_t start, int64_t end);
+
+}  // namespace strobe::core

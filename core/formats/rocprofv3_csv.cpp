@@ -1,0 +1,485 @@
+#include "core/formats/rocprofv3_csv.h"
+
+#include <algorithm>
+#include <array>
+#include <filesystem>
+#include <map>
+#include <unordered_map>
+
+#include <fmt/format.h>
+
+#include "core/formats/rank_builder.h"
+#include "core/io/csv_reader.h"
+
+namespace strobe::core {
+
+namespace {
+
+bool has(const std::vector<std::string>& h, std::string_view name) {
+    return std::find(h.begin(), h.end(), name) != h.end();
+}
+
+// "Agent 4" (ROCm 6.3+) or "4": the agent's number, -1 when neither.
+int64_t agentNumber(std::string_view s) {
+    if (s.substr(0, 6) == "Agent ") s.remove_prefix(6);
+    if (s.empty() || s.size() > 9) return -1;
+    int64_t v = 0;
+    for (char c : s) {
+        if (c < '0' || c > '9') return -1;
+        v = v * 10 + (c - '0');
+    }
+    return v;
+}
+
+std::string jsonEscaped(std::string_view s) {
+    std::string out;
+    for (char c : s) {
+        if (c == '"' || c == '\\') out += '\\';
+        if (static_cast<unsigned char>(c) < 0x20) {
+            out += fmt::format("\\u{:04x}", static_cast<unsigned char>(c));
+            continue;
+        }
+        out += c;
+    }
+    return out;
+}
+
+class Rocprofv3Loader {
+public:
+    explicit Rocprofv3Loader(RankData& r) : m_b(r) {}
+
+    Status load(Rocprofv3CsvKind kind, CsvReader& in);
+    void finish();
+
+private:
+    Status agents(CsvReader& in);
+    Status kernels(CsvReader& in);
+    Status counters(CsvReader& in);
+    Status copies(CsvReader& in);
+    Status memoryOps(CsvReader& in, std::string_view cat);
+    Status apis(CsvReader& in);
+    Status stats(CsvReader& in);
+    int16_t device(std::string_view agent) const;
+    Error missing(const CsvReader& in, std::string_view column) const {
+        return Error(Location{in.fileName()}, fmt::format("no column {} in the header", column));
+    }
+
+    RankBuilder m_b;
+    std::map<int64_t, int16_t> m_agentToDevice;  // from agent_info: agent number → GPU index
+    std::map<int64_t, bool> m_agentIsGpu;
+    std::unordered_map<int64_t, uint32_t> m_byDispatch;  // Dispatch_Id → gpu row
+    uint64_t m_counterRows = 0, m_counterMatched = 0;
+    std::map<std::string, uint64_t, std::less<>> m_unmatched;
+};
+
+int16_t Rocprofv3Loader::device(std::string_view agent) const {
+    const int64_t n = agentNumber(agent);
+    auto it = m_agentToDevice.find(n);
+    if (it != m_agentToDevice.end()) return it->second;
+    return static_cast<int16_t>(std::clamp<int64_t>(n, -1, INT16_MAX));
+}
+
+Status Rocprofv3Loader::agents(CsvReader& in) {
+    const int node = in.column({"Logical_Node_Id", "Node_Id", "Agent_Id"});
+    const int type = in.column({"Agent_Type", "Type"});
+    const int name = in.column({"Name", "Gfx_Name"});
+    const int product = in.column({"Product_Name", "Marketing_Name"});
+    const int wave = in.column({"Wave_Front_Size", "Wavefront_Size"});
+    const int cus = in.column({"Cu_Count", "Compute_Unit_Count"});
+    if (node < 0) return missing(in, "Logical_Node_Id");
+    std::vector<std::pair<int64_t, DeviceProperties>> gpus;
+    for (;;) {
+        auto more = in.next();
+        if (!more) return more.error();
+        if (!*more) break;
+        const int64_t id = agentNumber(in.field(node));
+        const std::string_view t = in.field(type);
+        const bool gpu = t == "GPU" || t == "2" || t.find("GPU") != std::string_view::npos;
+        m_agentIsGpu[id] = gpu;
+        if (!gpu) continue;
+        DeviceProperties d;
+        d.name = std::string(product >= 0 && !in.field(product).empty() ? in.field(product) : in.field(name));
+        d.warpSize = static_cast<int>(in.toInt(wave).value_or(0));
+        d.numSms = static_cast<int>(in.toInt(cus).value_or(0));
+        d.rawJson = fmt::format("{{\"arch\":\"{}\",\"agent\":{}}}", jsonEscaped(in.field(name)), id);
+        gpus.emplace_back(id, std::move(d));
+    }
+    std::sort(gpus.begin(), gpus.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    for (size_t i = 0; i < gpus.size(); ++i) {
+        m_agentToDevice[gpus[i].first] = static_cast<int16_t>(i);
+        gpus[i].second.id = static_cast<int>(i);
+        m_b.rank().info.devices.push_back(std::move(gpus[i].second));
+    }
+    return Ok{};
+}
+
+Status Rocprofv3Loader::kernels(CsvReader& in) {
+    const int start = in.column("Start_Timestamp"), end = in.column("End_Timestamp");
+    const int name = in.column({"Kernel_Name", "Kernel-Name"});
+    const int agent = in.column("Agent_Id"), stream = in.column("Stream_Id"), queue = in.column("Queue_Id");
+    const int dispatch = in.column("Dispatch_Id"), corr = in.column("Correlation_Id");
+    const std::array<int, 3> grid = {in.column({"Grid_Size_X", "Grid_Size"}), in.column("Grid_Size_Y"),
+                                     in.column("Grid_Size_Z")};
+    const std::array<int, 3> block = {in.column({"Workgroup_Size_X", "Workgroup_Size"}),
+                                      in.column("Workgroup_Size_Y"), in.column("Workgroup_Size_Z")};
+    const int vgpr = in.column({"VGPR_Count", "Arch_VGPR_Count"}), lds = in.column("LDS_Block_Size");
+    if (start < 0 || end < 0) return missing(in, "Start_Timestamp/End_Timestamp");
+    if (name < 0) return missing(in, "Kernel_Name");
+    for (;;) {
+        auto more = in.next();
+        if (!more) return more.error();
+        if (!*more) break;
+        auto s = in.toInt(start), e = in.toInt(end);
+        if (!s || !e) return in.error("Start_Timestamp/End_Timestamp is not an integer");
+        GpuRow g;
+        g.ts = *s;
+        g.dur = *e - *s;
+        g.name = in.field(name);
+        g.cat = "KERNEL_DISPATCH";
+        g.kind = EventKind::Kernel;
+        g.device = device(in.field(agent));
+        g.stream = static_cast<int32_t>(in.toInt(stream >= 0 ? stream : queue).value_or(0));
+        g.correlation = in.toInt(corr).value_or(kNone);
+        for (int k = 0; k < 3; ++k) {
+            g.grid[k] = static_cast<int32_t>(std::clamp<int64_t>(in.toInt(grid[k]).value_or(k ? 1 : 0), 0, INT32_MAX));
+            g.block[k] = static_cast<int32_t>(std::clamp<int64_t>(in.toInt(block[k]).value_or(k ? 1 : 0), 0, INT32_MAX));
+        }
+        g.registers = static_cast<int32_t>(std::clamp<int64_t>(in.toInt(vgpr).value_or(0), 0, INT32_MAX));
+        g.sharedMemory = static_cast<int32_t>(std::clamp<int64_t>(in.toInt(lds).value_or(0), 0, INT32_MAX));
+        const uint32_t row = m_b.addGpu(g);
+        if (auto d = in.toInt(dispatch)) m_byDispatch.emplace(*d, row);
+    }
+    return Ok{};
+}
+
+Status Rocprofv3Loader::counters(CsvReader& in) {
+    const int dispatch = in.column("Dispatch_Id"), cname = in.column("Counter_Name");
+    const int value = in.column("Counter_Value"), kname = in.column("Kernel_Name");
+    const int start = in.column("Start_Timestamp"), end = in.column("End_Timestamp");
+    const int agent = in.column("Agent_Id"), queue = in.column("Queue_Id"), corr = in.column("Correlation_Id");
+    const int grid = in.column("Grid_Size"), block = in.column("Workgroup_Size");
+    if (dispatch < 0) return missing(in, "Dispatch_Id");
+    if (cname < 0 || value < 0) return missing(in, "Counter_Name/Counter_Value");
+    const bool joins = !m_byDispatch.empty();  // else the counters' own dispatches are the kernels
+    for (;;) {
+        auto more = in.next();
+        if (!more) return more.error();
+        if (!*more) break;
+        auto id = in.toInt(dispatch);
+        auto v = in.toDouble(value);
+        if (!id) return in.error("Dispatch_Id is not an integer");
+        if (!v) return in.error("Counter_Value is not a number");
+        auto it = m_byDispatch.find(*id);
+        if (it == m_byDispatch.end() && !joins) {
+            GpuRow g;
+            g.ts = in.toInt(start).value_or(0);
+            g.dur = in.toInt(end).value_or(g.ts) - g.ts;
+            g.name = in.field(kname);
+            g.cat = "KERNEL_DISPATCH";
+            g.device = device(in.field(agent));
+            g.stream = static_cast<int32_t>(in.toInt(queue).value_or(0));
+            g.correlation = in.toInt(corr).value_or(kNone);
+            g.grid[0] = static_cast<int32_t>(std::clamp<int64_t>(in.toInt(grid).value_or(0), 0, INT32_MAX));
+            g.block[0] = static_cast<int32_t>(std::clamp<int64_t>(in.toInt(block).value_or(0), 0, INT32_MAX));
+            g.grid[1] = g.grid[2] = g.block[1] = g.block[2] = 1;
+            it = m_byDispatch.emplace(*id, m_b.addGpu(g)).first;
+        }
+        if (joins) ++m_counterRows;
+        if (it == m_byDispatch.end()) {
+            ++m_unmatched[std::string(in.field(kname))];
+            continue;
+        }
+        if (joins) ++m_counterMatched;
+        m_b.addCounter(it->second, in.field(cname), *v);
+    }
+    return Ok{};
+}
+
+Status Rocprofv3Loader::copies(CsvReader& in) {
+    const int start = in.column("Start_Timestamp"), end = in.column("End_Timestamp");
+    const int dir = in.column("Direction"), src = in.column("Source_Agent_Id"), dst = in.column("Destination_Agent_Id");
+    const int stream = in.column("Stream_Id"), corr = in.column("Correlation_Id");
+    const int bytes = in.column({"Copy_Bytes", "Bytes", "Size"});
+    if (start < 0 || end < 0) return missing(in, "Start_Timestamp/End_Timestamp");
+    for (;;) {
+        auto more = in.next();
+        if (!more) return more.error();
+        if (!*more) break;
+        auto s = in.toInt(start), e = in.toInt(end);
+        if (!s || !e) return in.error("Start_Timestamp/End_Timestamp is not an integer");
+        const std::string_view d = in.field(dir);
+        std::string name = "Memcpy";
+        if (d.find("HOST_TO_DEVICE") != std::string_view::npos) name = "Memcpy HtoD";
+        else if (d.find("DEVICE_TO_HOST") != std::string_view::npos) name = "Memcpy DtoH";
+        else if (d.find("DEVICE_TO_DEVICE") != std::string_view::npos) name = "Memcpy DtoD";
+        else if (d.find("HOST_TO_HOST") != std::string_view::npos) name = "Memcpy HtoH";
+        const int64_t dstAgent = agentNumber(in.field(dst));
+        const bool dstGpu = m_agentIsGpu.count(dstAgent) ? m_agentIsGpu[dstAgent] : d.find("TO_DEVICE") != std::string_view::npos;
+        GpuRow g;
+        g.ts = *s;
+        g.dur = *e - *s;
+        g.name = name;
+        g.cat = "MEMORY_COPY";
+        g.kind = EventKind::Memcpy;
+        g.device = device(in.field(dstGpu ? dst : src));
+        g.stream = static_cast<int32_t>(in.toInt(stream).value_or(0));
+        g.correlation = in.toInt(corr).value_or(kNone);
+        g.bytes = std::max<int64_t>(0, in.toInt(bytes).value_or(0));
+        m_b.addGpu(g);
+    }
+    return Ok{};
+}
+
+Status Rocprofv3Loader::memoryOps(CsvReader& in, std::string_view cat) {
+    const int start = in.column("Start_Timestamp"), end = in.column("End_Timestamp");
+    const int op = in.column({"Operation", "Kind"}), agent = in.column("Agent_Id"), size = in.column("Allocation_Size");
+    const int tid = in.column("Thread_Id"), corr = in.column("Correlation_Id");
+    if (start < 0 || end < 0) return missing(in, "Start_Timestamp/End_Timestamp");
+    for (;;) {
+        auto more = in.next();
+        if (!more) return more.error();
+        if (!*more) break;
+        auto s = in.toInt(start), e = in.toInt(end);
+        if (!s || !e) return in.error("Start_Timestamp/End_Timestamp is not an integer");
+        const std::string args = fmt::format("{{\"agent\":\"{}\",\"size\":{}}}", jsonEscaped(in.field(agent)),
+                                             in.toInt(size).value_or(0));
+        SliceRow sl;
+        sl.ts = *s;
+        sl.dur = *e - *s;
+        sl.name = in.field(op);
+        sl.cat = cat;
+        sl.pid = 0;
+        sl.tid = in.toInt(tid).value_or(0);
+        sl.correlation = in.toInt(corr).value_or(kNone);
+        sl.args = args;
+        m_b.addSlice(sl);
+    }
+    return Ok{};
+}
+
+EventKind apiKind(std::string_view domain) {
+    if (domain.rfind("HIP_RUNTIME", 0) == 0 || domain.rfind("HIP_API", 0) == 0) return EventKind::Runtime;
+    if (domain.rfind("HIP", 0) == 0) return EventKind::Runtime;
+    if (domain.rfind("HSA", 0) == 0) return EventKind::Driver;
+    if (domain.rfind("MARKER", 0) == 0 || domain.rfind("ROCTX", 0) == 0) return EventKind::UserAnnotation;
+    if (domain.rfind("RCCL", 0) == 0) return EventKind::CpuOp;
+    return EventKind::Unknown;
+}
+
+Status Rocprofv3Loader::apis(CsvReader& in) {
+    const int start = in.column("Start_Timestamp"), end = in.column("End_Timestamp");
+    const int domain = in.column("Domain"), fn = in.column("Function");
+    const int pid = in.column("Process_Id"), tid = in.column("Thread_Id"), corr = in.column("Correlation_Id");
+    if (start < 0 || end < 0) return missing(in, "Start_Timestamp/End_Timestamp");
+    for (;;) {
+        auto more = in.next();
+        if (!more) return more.error();
+        if (!*more) break;
+        auto s = in.toInt(start), e = in.toInt(end);
+        if (!s || !e) return in.error("Start_Timestamp/End_Timestamp is not an integer");
+        SliceRow sl;
+        sl.ts = *s;
+        sl.dur = *e - *s;
+        sl.name = in.field(fn);
+        sl.cat = in.field(domain);
+        sl.kind = apiKind(sl.cat);
+        sl.pid = in.toInt(pid).value_or(0);
+        sl.tid = in.toInt(tid).value_or(0);
+        sl.correlation = in.toInt(corr).value_or(kNone);
+        m_b.addSlice(sl);
+    }
+    return Ok{};
+}
+
+Status Rocprofv3Loader::stats(CsvReader& in) {
+    const int name = in.column("Name"), total = in.column("TotalDurationNs");
+    uint64_t rows = 0;
+    std::string top;
+    int64_t topNs = -1;
+    for (;;) {
+        auto more = in.next();
+        if (!more) return more.error();
+        if (!*more) break;
+        ++rows;
+        const int64_t ns = in.toInt(total).value_or(static_cast<int64_t>(in.toDouble(total).value_or(0)));
+        if (ns > topNs) {
+            topNs = ns;
+            top = std::string(in.field(name));
+        }
+    }
+    m_b.rank().diagnostics.push_back(Diagnostic{
+        Severity::Info, Location{in.fileName()},
+        fmt::format("rocprofv3 statistics listed, not loaded: {} rows; largest total: {} ({} ns)", rows, top, topNs)});
+    return Ok{};
+}
+
+Status Rocprofv3Loader::load(Rocprofv3CsvKind kind, CsvReader& in) {
+    switch (kind) {
+    case Rocprofv3CsvKind::AgentInfo: return agents(in);
+    case Rocprofv3CsvKind::KernelTrace: return kernels(in);
+    case Rocprofv3CsvKind::CounterCollection: return counters(in);
+    case Rocprofv3CsvKind::MemoryCopy: return copies(in);
+    case Rocprofv3CsvKind::MemoryAllocation: return memoryOps(in, "MEMORY_ALLOCATION");
+    case Rocprofv3CsvKind::ScratchMemory: return memoryOps(in, "SCRATCH_MEMORY");
+    case Rocprofv3CsvKind::ApiTrace: return apis(in);
+    case Rocprofv3CsvKind::Stats: return stats(in);
+    case Rocprofv3CsvKind::None: break;
+    }
+    return Error(Location{in.fileName()}, "not a rocprofv3 CSV output (unknown header)");
+}
+
+void Rocprofv3Loader::finish() {
+    RankData& r = m_b.rank();
+    if (m_counterRows > 0) {
+        r.stats.joinMatchRate = static_cast<double>(m_counterMatched) / static_cast<double>(m_counterRows);
+        if (!m_unmatched.empty()) {
+            std::string names;
+            size_t shown = 0;
+            for (const auto& [n, c] : m_unmatched) {
+                if (shown++ == 5) break;
+                names += fmt::format("{}{} ({})", names.empty() ? "" : ", ", n, c);
+            }
+            m_b.warn(Location{r.path}, fmt::format("{} of {} counter rows name a Dispatch_Id absent from the kernel "
+                                                   "trace (not stored); kernels: {}{}",
+                                                   m_counterRows - m_counterMatched, m_counterRows, names,
+                                                   m_unmatched.size() > 5 ? fmt::format(" and {} more",
+                                                                                        m_unmatched.size() - 5)
+                                                                          : std::string()));
+        }
+    }
+    r.stats.events = r.gpu.size() + r.slices.size();
+}
+
+std::unique_ptr<RankData> newRank(const std::string& path, const SourceLoadOptions& options) {
+    auto r = std::make_unique<RankData>();
+    r->path = path;
+    r->info.path = path;
+    r->info.format = "rocprofv3-csv";
+    r->info.platform = Platform::Amd;
+    r->info.clock.domain = ClockDomain::Boottime;
+    applyClockOptions(r->info.clock, options);
+    return r;
+}
+
+int sniffRocprofv3Csv(const SniffInput& in) {
+    if (in.isDirectory || !in.sqliteTables.empty()) return 0;
+    return rocprofv3CsvKind(in.head) == Rocprofv3CsvKind::None ? 0 : 70;
+}
+
+Result<std::vector<std::unique_ptr<RankData>>> loadGroup(const SourceGroup& g, const SourceLoadOptions& o,
+                                                         const CancelToken& cancel) {
+    return loadRocprofv3Csv(g, o, cancel);
+}
+
+}  // namespace
+
+Rocprofv3CsvKind rocprofv3CsvKind(std::string_view head) {
+    const std::vector<std::string> h = csvHeaderOf(head);
+    if (h.empty()) return Rocprofv3CsvKind::None;
+    const bool times = has(h, "Start_Timestamp") && has(h, "End_Timestamp");
+    if (has(h, "Counter_Name") && has(h, "Counter_Value") && has(h, "Dispatch_Id")) return Rocprofv3CsvKind::CounterCollection;
+    if (times && has(h, "Dispatch_Id") && has(h, "Kernel_Name")) return Rocprofv3CsvKind::KernelTrace;
+    if ((has(h, "Logical_Node_Id") || has(h, "Node_Id")) && (has(h, "Agent_Type") || has(h, "Wave_Front_Size")))
+        return Rocprofv3CsvKind::AgentInfo;
+    if (times && has(h, "Direction") && has(h, "Source_Agent_Id")) return Rocprofv3CsvKind::MemoryCopy;
+    if (times && has(h, "Allocation_Size") && has(h, "Operation")) return Rocprofv3CsvKind::MemoryAllocation;
+    if (times && has(h, "Alloc_Flags") && has(h, "Operation")) return Rocprofv3CsvKind::ScratchMemory;
+    if (times && has(h, "Domain") && has(h, "Function") && has(h, "Correlation_Id")) return Rocprofv3CsvKind::ApiTrace;
+    if (has(h, "Name") && has(h, "Calls") && has(h, "TotalDurationNs") && has(h, "MinNs") && has(h, "MaxNs"))
+        return Rocprofv3CsvKind::Stats;
+    return Rocprofv3CsvKind::None;
+}
+
+int rocprofv3CsvKindOrder(std::string_view head) {
+    switch (rocprofv3CsvKind(head)) {
+    case Rocprofv3CsvKind::KernelTrace: return 0;
+    case Rocprofv3CsvKind::AgentInfo: return 1;
+    case Rocprofv3CsvKind::CounterCollection: return 2;
+    case Rocprofv3CsvKind::MemoryCopy: return 3;
+    case Rocprofv3CsvKind::MemoryAllocation: return 4;
+    case Rocprofv3CsvKind::ScratchMemory: return 5;
+    case Rocprofv3CsvKind::ApiTrace: return 6;
+    case Rocprofv3CsvKind::Stats: return 7;
+    case Rocprofv3CsvKind::None: break;
+    }
+    return 8;
+}
+
+std::string rocprofv3CsvPrefix(std::string_view fileName) {
+    const size_t slash = fileName.find_last_of('/');
+    if (slash != std::string_view::npos) fileName.remove_prefix(slash + 1);
+    std::string_view stem = fileName;
+    if (stem.size() >= 4 && stem.substr(stem.size() - 4) == ".csv") stem.remove_suffix(4);
+    // Longest first, so that "hip_api_trace" wins over "api_trace" would-be matches.
+    static const char* const kSuffixes[] = {
+        "memory_allocation_trace", "scratch_memory_trace", "hsa_amd_ext_api_trace", "hsa_image_ext_api_trace",
+        "hsa_finalize_ext_api_trace", "counter_collection", "hsa_core_api_trace", "hip_runtime_trace",
+        "memory_copy_trace", "marker_api_trace", "rocdecode_api_trace", "rocjpeg_api_trace", "rccl_api_trace",
+        "hip_api_trace", "hsa_api_trace", "kernel_trace", "domain_stats", "hip_api_stats", "hsa_api_stats",
+        "memory_copy_stats", "memory_allocation_stats", "marker_api_stats", "rccl_api_stats", "kernel_stats",
+        "agent_info", "rccl_trace", "hip_trace", "hsa_trace", "marker_trace", "kernel_names", "stats"};
+    for (const char* suffix : kSuffixes) {
+        const std::string_view s(suffix);
+        if (stem.size() < s.size() || stem.substr(stem.size() - s.size()) != s) continue;
+        const size_t at = stem.size() - s.size();
+        if (at == 0) return "";
+        if (stem[at - 1] == '_') return std::string(stem.substr(0, at - 1));
+    }
+    return std::string(stem);
+}
+
+Result<std::vector<std::unique_ptr<RankData>>> loadRocprofv3Csv(const SourceGroup& group,
+                                                                const SourceLoadOptions& options,
+                                                                const CancelToken& cancel) {
+    if (group.files.empty()) return Error(Location{group.path}, "no file to load");
+    std::vector<std::pair<std::unique_ptr<CsvFile>, Rocprofv3CsvKind>> files;
+    for (const std::string& f : group.files) {
+        auto opened = CsvFile::open(f);
+        if (!opened) return opened.error();
+        const Rocprofv3CsvKind kind = rocprofv3CsvKind((*opened)->text().substr(0, 64 * 1024));
+        if (kind == Rocprofv3CsvKind::None) return Error(Location{f}, "not a rocprofv3 CSV output (unknown header)");
+        files.emplace_back(std::move(opened.value()), kind);
+    }
+    // Agents before kernels (device numbers), kernels before counters (the Dispatch_Id join).
+    std::stable_sort(files.begin(), files.end(), [](const auto& a, const auto& b) {
+        auto rank = [](Rocprofv3CsvKind k) { return k == Rocprofv3CsvKind::AgentInfo ? 0 : k == Rocprofv3CsvKind::KernelTrace ? 1 : 2; };
+        return rank(a.second) < rank(b.second);
+    });
+    auto r = newRank(group.files.front(), options);
+    Rocprofv3Loader loader(*r);
+    for (auto& [file, kind] : files) {
+        if (cancel.cancelled()) return Error("cancelled");
+        CsvReader& in = file->reader();  // CsvFile::open has read the header
+        if (Status s = loader.load(kind, in); !s) return s.error();
+    }
+    loader.finish();
+    for (const std::string& f : group.files) {
+        std::error_code ec;
+        const auto size = std::filesystem::file_size(f, ec);
+        if (!ec) r->info.fileSize += size;
+    }
+    std::vector<std::unique_ptr<RankData>> out;
+    out.push_back(std::move(r));
+    return out;
+}
+
+Result<std::vector<std::unique_ptr<RankData>>> loadRocprofv3CsvText(std::string_view text, const std::string& name) {
+    const Rocprofv3CsvKind kind = rocprofv3CsvKind(text.substr(0, 64 * 1024));
+    if (kind == Rocprofv3CsvKind::None) return Error(Location{name}, "not a rocprofv3 CSV output (unknown header)");
+    auto r = newRank(name, {});
+    Rocprofv3Loader loader(*r);
+    CsvReader in(text, name);
+    if (Status h = in.readHeader(); !h) return h.error();
+    if (Status s = loader.load(kind, in); !s) return s.error();
+    loader.finish();
+    std::vector<std::unique_ptr<RankData>> out;
+    out.push_back(std::move(r));
+    return out;
+}
+
+const SourceFormat kRocprofv3CsvFormat = {
+    "rocprofv3-csv", "rocprofv3",
+    "rocprofv3 CSV outputs of one prefix: kernel trace, counters, agents, copies, API traces, stats", false,
+    sniffRocprofv3Csv, loadGroup};
+
+}  // namespace strobe::core

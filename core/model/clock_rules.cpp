@@ -1,0 +1,46 @@
+#include "core/model/clock_rules.h"
+
+#include <fmt/format.h>
+
+namespace strobe::core {
+
+namespace {
+
+bool timed(const RankData& r) { return r.gpu.size() + r.slices.size() + r.samples.size() + r.counters.size() > 0; }
+
+std::string describe(const RankData& r) {
+    return fmt::format("{} ({}, clock {}{})", r.path.empty() ? r.info.path : r.path, r.info.format,
+                       clockDomainName(r.info.clock.domain), r.info.clock.anchored ? ", anchored" : ", not anchored");
+}
+
+}  // namespace
+
+Status checkClockOverlay(const std::vector<const RankData*>& ranks) {
+    const RankData* first = nullptr;
+    for (const RankData* r : ranks) {
+        if (r == nullptr || !timed(*r)) continue;
+        if (first == nullptr) {
+            first = r;
+            continue;
+        }
+        const ClockInfo& a = first->info.clock;
+        const ClockInfo& b = r->info.clock;
+        if (a.anchored && b.anchored) continue;  // both map onto realtime
+        if (a.domain == b.domain) continue;  // one clock (two unanchored boot-time sources: one machine assumed)
+        if (a.domain == ClockDomain::Unknown || b.domain == ClockDomain::Unknown) continue;  // nothing to judge by
+        return Error(fmt::format(
+            "refusing to overlay sources on different clocks: {} and {}. Their times cannot be related: give "
+            "--clock-offset NS (nanoseconds added to the unanchored source's times to reach Unix-epoch time), or a "
+            "run manifest with clock anchors",
+            describe(*first), describe(*r)));
+    }
+    return Ok{};
+}
+
+Status checkClockOverlay(const Dataset& ds) {
+    std::vector<const RankData*> ranks;
+    for (const auto& r : ds.ranks) ranks.push_back(r.get());
+    return checkClockOverlay(ranks);
+}
+
+}  // namespace strobe::core
