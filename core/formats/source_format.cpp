@@ -1,10 +1,23 @@
 #include "core/formats/source_format.h"
 
+#include "core/formats/nccl_tests_log.h"
+#include "core/formats/ncu_csv.h"
+#include "core/formats/nvidia_smi_csv.h"
+#include "core/formats/nvidia_smi_dmon.h"
+#include "core/formats/rocprof_compute_workload.h"
+#include "core/formats/strobe_sampler_csv.h"
+
 namespace strobe::core {
 
 // The formats' definitions live in their own files (core/formats/<format>.cpp); each adds one line here.
 const std::vector<const SourceFormat*>& sourceFormats() {
     static const std::vector<const SourceFormat*> formats = {
+        &kNvidiaSmiCsvFormat,
+        &kNvidiaSmiDmonFormat,
+        &kStrobeSamplerCsvFormat,
+        &kNcclTestsFormat,
+        &kNcuCsvFormat,
+        &kRocprofComputeWorkloadFormat,
     };
     return formats;
 }
