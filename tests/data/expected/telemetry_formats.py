@@ -92,3 +92,34 @@ print('rpc start', [r['Start_Timestamp'] for r in rows], 'gpu', [r['GPU_ID'] for
 sysinfo = list(csv.DictReader(open('rocprof-compute/vcopy_MI300X_A1_rocprofv2/sysinfo.csv')))[0]
 print('rpc sys', sysinfo['gpu_model'], sysinfo['gpu_arch'], sysinfo['cu_per_gpu'], sysinfo['wave_size'],
       sysinfo['version'], sysinfo['rocm_version'])
+
+# --- telemetry plots (tests/plots/telemetry_plots_test.cpp): dmon columns gtemp, pwr, pclk
+def dmon(f):
+    hdr = open(f'telemetry/nvidia-smi/{f}.txt').readline()[1:].split()
+    rows = [l.split() for l in open(f'telemetry/nvidia-smi/{f}.txt') if not l.startswith('#') and l.strip()]
+    return [{c: r[i] for i, c in enumerate(hdr)} for r in rows]
+
+
+def pearson(xs, ys):
+    n = len(xs)
+    mx, my = sum(xs) / n, sum(ys) / n
+    sxy = sum((x - mx) * (y - my) for x, y in zip(xs, ys))
+    sxx = sum((x - mx) ** 2 for x in xs)
+    syy = sum((y - my) ** 2 for y in ys)
+    return sxy / (sxx * syy) ** 0.5
+
+
+h100 = dmon('h100_dmon_idle') + dmon('h100_dmon_load')
+print('plot h100 idle+load r(gtemp, pclk) = %.12f' % pearson([float(r['gtemp']) for r in h100], [float(r['pclk']) for r in h100]))
+print('plot h100 idle+load r(pwr, pclk) = %.12f' % pearson([float(r['pwr']) for r in h100], [float(r['pclk']) for r in h100]))
+print('plot h100 mean gtemp', sum(float(r['gtemp']) for r in h100) / len(h100), 'mean pclk', sum(float(r['pclk']) for r in h100) / len(h100))
+for f in ('h100_dmon_load', 'l40s_dmon_load'):
+    print('plot', f, 'power sum', sum(float(r['pwr']) for r in dmon(f)), 'points', len(dmon(f)))
+# power as % of a 700 W cap (the H100's enforced.power.limit), 5 % bins
+bins = {}
+for r in h100:
+    pct = float(r['pwr']) / 700 * 100
+    lo = int(pct // 5) * 5
+    bins[lo] = bins.get(lo, 0) + 1
+print('plot h100 cap700 bins', sorted(bins.items()))
+print('plot h100 query-gpu pct of cap', 631.95 / 700 * 100)
