@@ -1,5 +1,6 @@
 #include "core/formats/source_format.h"
 
+#include "core/formats/amd_smi.h"
 #include "core/formats/nccl_tests_log.h"
 #include "core/formats/ncu_csv.h"
 #include "core/formats/nvidia_smi_csv.h"
@@ -18,6 +19,11 @@ const std::vector<const SourceFormat*>& sourceFormats() {
         &kNcclTestsFormat,
         &kNcuCsvFormat,
         &kRocprofComputeWorkloadFormat,
+        &kRocmSmiConciseFormat,
+        &kRocmSmiCsvFormat,
+        &kRocmSmiJsonFormat,
+        &kAmdSmiMetricCsvFormat,
+        &kAmdSmiMetricJsonFormat,
     };
     return formats;
 }

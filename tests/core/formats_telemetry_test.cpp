@@ -430,7 +430,8 @@ TEST(RocprofCompute, TimesJoinedFromTimestampsWhenPmcPerfHasNone) {
 
 TEST(SourceFormats, RegistryHoldsTheseFormats) {
     for (const char* id : {"nvidia-smi-csv", "nvidia-smi-dmon", "strobe-sampler-csv", "nccl-tests", "ncu-csv",
-                           "rocprof-compute-workload"})
+                           "rocprof-compute-workload", "rocm-smi-concise", "rocm-smi-csv", "rocm-smi-json",
+                           "amd-smi-metric-csv", "amd-smi-metric-json"})
         EXPECT_NE(findSourceFormat(id), nullptr) << id;
 }
 
@@ -442,6 +443,7 @@ TEST(SourceFormats, SniffersDoNotClaimEachOthersFiles) {
         {"telemetry/nvidia-smi/h100_dmon_load.txt", "nvidia-smi-dmon"},
         {"nccl-tests/nccl_allreduce.log", "nccl-tests"},
         {"ncu/cublaslt_ncu.log", "ncu-csv"},
+        {"telemetry/amd/rocm-smi_concise_4gpu.txt", "rocm-smi-concise"},
     };
     for (const auto& [file, id] : files) {
         const std::string text = readAll(kData + "/" + file);

@@ -123,3 +123,16 @@ for r in h100:
     bins[lo] = bins.get(lo, 0) + 1
 print('plot h100 cap700 bins', sorted(bins.items()))
 print('plot h100 query-gpu pct of cap', 631.95 / 700 * 100)
+
+# --- rocm-smi concise table: rows between the '=' rule after the header and the next rule
+lines = open('telemetry/amd/rocm-smi_concise_4gpu.txt', encoding='utf-8').read().splitlines()
+rows = [l for l in lines if re.match(r'^\d+\s', l)]
+def unit_values(row, unit):
+    return [float(m) for m in re.findall(r'(\d+(?:\.\d+)?)' + unit, row)]
+print('rocm-smi rows', len(rows),
+      'temp', [unit_values(r, '°C')[0] for r in rows],
+      'power', [unit_values(r, 'W')[0] for r in rows],
+      'cap', [unit_values(r, 'W')[1] for r in rows],
+      'sclk', [unit_values(r, 'Mhz')[0] for r in rows],
+      'mclk', [unit_values(r, 'Mhz')[1] for r in rows],
+      'pct', [unit_values(r, '%') for r in rows])
