@@ -3,6 +3,7 @@
 #include "core/formats/amd_smi.h"
 #include "core/formats/nccl_tests_log.h"
 #include "core/formats/ncu_csv.h"
+#include "core/formats/nsys_stats_csv.h"
 #include "core/formats/nvidia_smi_csv.h"
 #include "core/formats/nvidia_smi_dmon.h"
 #include "core/formats/rocprof_compute_workload.h"
@@ -24,6 +25,7 @@ const std::vector<const SourceFormat*>& sourceFormats() {
         &kRocmSmiJsonFormat,
         &kAmdSmiMetricCsvFormat,
         &kAmdSmiMetricJsonFormat,
+        &kNsysStatsCsvFormat,
     };
     return formats;
 }
