@@ -28,14 +28,23 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         return 0;
     }
     RankData& rank = *r.value();
-    if (!validateRankData(rank).ok()) std::abort();  // a loader must never produce an inconsistent rank
-    strobe::fuzz::exerciseRank(rank);
+    // Merged (the derived columns filled), what a loader produced must pass the structural checks.
+    static const ClassificationRules rules = [] {
+        auto c = ClassificationRules::loadDefault();
+        return c.ok() ? std::move(c.value()) : ClassificationRules{};
+    }();
+    auto merged = mergeRank(rank, rules);
+    if (!merged.ok()) {
+        strobe::fuzz::checkError(merged.error());
+        return 0;
+    }
+    if (!validateRankData(rank).ok()) std::abort();
+    strobe::fuzz::walkRank(rank);
     volatile double sink = 0;
     for (size_t i = 0; i < rank.samples.size(); ++i)
         sink = sink + rank.samples.value[i] + double(rank.strings.view(rank.samples.metric[i]).size());
     for (size_t i = 0; i < rank.kernelCounters.size(); ++i)
         sink = sink + rank.kernelCounters.value[i] + double(rank.gpu.ts[rank.kernelCounters.gpuRow[i]]);
     (void)sink;
-    if (!validateRankData(rank).ok()) std::abort();
     return 0;
 }
