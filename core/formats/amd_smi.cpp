@@ -224,7 +224,7 @@ Result<std::vector<Record>> csvRecords(std::string_view text, const std::string&
         Record r;
         r.device = *d;
         if (ts >= 0)
-            if (auto t = csv.toInt(ts)) r.ts = *t * 1'000'000'000LL;
+            if (auto t = csv.toInt(ts); t && *t >= 0 && *t < 4'000'000'000LL) r.ts = *t * 1'000'000'000LL;
         for (size_t i = 0; i < csv.header().size(); ++i)
             if (static_cast<int>(i) != dev && static_cast<int>(i) != ts)
                 r.fields.emplace_back(csv.header()[i], std::string(csv.field(i)));
@@ -323,7 +323,8 @@ Result<std::unique_ptr<RankData>> parseAmdSmiMetricJson(std::string_view text, c
         r.device = *deviceOf(g->second);
         auto t = std::find_if(r.fields.begin(), r.fields.end(), [](const auto& kv) { return kv.first == "timestamp"; });
         int64_t secs = 0;
-        if (t != r.fields.end() && parseIntText(t->second, secs)) r.ts = secs * 1'000'000'000LL;
+        if (t != r.fields.end() && parseIntText(t->second, secs) && secs >= 0 && secs < 4'000'000'000LL)
+            r.ts = secs * 1'000'000'000LL;
         records.push_back(std::move(r));
     }
     if (records.empty()) return Error(Location{path}, "no GPU object with a \"gpu\" index in the amd-smi JSON");

@@ -94,10 +94,10 @@ struct Parser {
         args += fmt::format(",\"in_place\":{},\"time_us\":{},\"algbw_gbps\":{},\"busbw_gbps\":{},\"errors\":{}}}",
                             placement == 1 ? "true" : "false", jsonNumber(m.time), jsonNumber(m.algbw),
                             jsonNumber(m.busbw), jsonString(m.errors));
-        const TimeNs dur = std::isfinite(m.time) ? static_cast<TimeNs>(std::llround(m.time * 1000.0)) : 0;
+        const TimeNs dur = telemetry::clampNs(m.time * 1000.0);
         auto& s = rank.slices;
         const TimeNs ts = next[placement];
-        next[placement] += dur;
+        next[placement] = telemetry::addNs(next[placement], dur);
         s.ts.push_back(ts);
         s.dur.push_back(dur);
         s.name.push_back(rank.strings.intern(collective));

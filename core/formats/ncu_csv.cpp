@@ -223,10 +223,10 @@ Result<std::unique_ptr<RankData>> parseNcuCsv(std::string_view text, const std::
 
     TimeNs next = 0;  // kernels laid end to end in ID order
     for (auto& [id, k] : p.kernels) {
-        const TimeNs dur = k.durNs > 0 ? static_cast<TimeNs>(std::llround(k.durNs)) : 0;
+        const TimeNs dur = telemetry::clampNs(k.durNs);
         rank->gpu.ts.mut()[k.row] = next;
         rank->gpu.dur.mut()[k.row] = dur;
-        next += dur;
+        next = telemetry::addNs(next, dur);
         if (k.staticShared >= 0 || k.dynamicShared >= 0)
             rank->gpu.sharedMemory.mut()[k.row] =
                 static_cast<int32_t>(std::clamp<int64_t>(std::max<int64_t>(k.staticShared, 0) + std::max<int64_t>(k.dynamicShared, 0), 0, INT32_MAX));

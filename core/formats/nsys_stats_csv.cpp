@@ -53,9 +53,9 @@ std::string reportName(std::string_view preamble, const std::string& path) {
 
 int32_t toInt32(std::optional<int64_t> v) { return static_cast<int32_t>(std::clamp<int64_t>(v.value_or(0), INT32_MIN, INT32_MAX)); }
 int64_t ns(CsvReader& csv, int col) {
-    if (auto i = csv.toInt(col)) return *i;
+    if (auto i = csv.toInt(col)) return std::clamp<int64_t>(*i, 0, telemetry::kMaxNs);
     const auto v = telemetry::parseValue(csv.field(col));
-    return v.kind == telemetry::ValueKind::Number ? static_cast<int64_t>(std::llround(v.value)) : 0;
+    return v.kind == telemetry::ValueKind::Number ? telemetry::clampTimeNs(v.value) : 0;
 }
 
 void addSlice(RankData& rank, TimeNs ts, TimeNs dur, std::string_view name, std::string_view cat, EventKind kind,
@@ -87,7 +87,7 @@ Status gpuTrace(RankData& rank, CsvReader& csv) {
         if (!more.value()) return Ok{};
         telemetry::GpuRow g;
         g.ts = ns(csv, start);
-        g.dur = std::max<int64_t>(0, ns(csv, dur));
+        g.dur = std::min(ns(csv, dur), kMaxDurationNs);
         g.name = csv.field(name);
         const bool memcpy = g.name.find("[CUDA memcpy") != std::string_view::npos;
         const bool memset = g.name.find("[CUDA memset") != std::string_view::npos;
@@ -111,7 +111,7 @@ Status gpuTrace(RankData& rank, CsvReader& csv) {
         for (int c : {stat, dyn})
             if (auto v = csv.toDouble(c)) shared += *v * 1e6;
         g.sharedMemory = static_cast<int32_t>(std::clamp(shared, 0.0, 2e9));
-        if (auto b = csv.toDouble(bytes)) g.bytes = static_cast<int64_t>(std::llround(*b * 1e6));
+        if (auto b = csv.toDouble(bytes)) g.bytes = telemetry::clampTimeNs(*b * 1e6);  // the same bounds suit a byte count
         telemetry::appendGpuRow(rank, g);
     }
 }
@@ -124,7 +124,7 @@ Status apiTrace(RankData& rank, CsvReader& csv) {
         if (!more) return more.error();
         if (!more.value()) return Ok{};
         const uint32_t track = telemetry::trackIndex(rank, csv.toInt(pid).value_or(0), csv.toInt(tid).value_or(0));
-        addSlice(rank, ns(csv, start), std::max<int64_t>(0, ns(csv, dur)), csv.field(name), "cuda_runtime",
+        addSlice(rank, ns(csv, start), std::min(ns(csv, dur), kMaxDurationNs), csv.field(name), "cuda_runtime",
                  EventKind::Runtime, track, csv.toInt(corr).value_or(kNone),
                  result >= 0 ? fmt::format("{{\"result\":\"{}\"}}", csv.field(result)) : std::string());
     }
@@ -145,7 +145,7 @@ Status summary(RankData& rank, CsvReader& csv, const std::string& report) {
         auto more = csv.next();
         if (!more) return more.error();
         if (!more.value()) return Ok{};
-        const int64_t t = std::max<int64_t>(0, ns(csv, total));
+        const int64_t t = std::min(ns(csv, total), kMaxDurationNs);
         std::string args = fmt::format("{{\"count\":{}", csv.toInt(count).value_or(0));
         for (const auto& [key, col] : stats) {
             const auto v = telemetry::parseValue(csv.field(col));
@@ -153,7 +153,7 @@ Status summary(RankData& rank, CsvReader& csv, const std::string& report) {
         }
         args += "}";
         addSlice(rank, next, t, csv.field(name), cat, EventKind::Unknown, track, kNone, args);
-        next += t;
+        next = telemetry::addNs(next, t);
     }
 }
 

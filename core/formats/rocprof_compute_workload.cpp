@@ -45,11 +45,14 @@ bool isDispatchColumn(const std::string& c) {
 // A timestamp as written: an integer, or a number in scientific notation (flagged as approximate).
 std::optional<int64_t> timestampOf(CsvReader& csv, int col, bool& approximate) {
     if (col < 0) return std::nullopt;
-    if (auto i = csv.toInt(col)) return *i;
+    if (auto i = csv.toInt(col)) {
+        if (*i < 0 || *i > telemetry::kMaxNs) return std::nullopt;
+        return *i;
+    }
     auto d = csv.toDouble(col);
-    if (!d || *d < 0 || *d > 9.2e18) return std::nullopt;
+    if (!d || *d < 0 || *d > double(telemetry::kMaxNs)) return std::nullopt;
     approximate = true;
-    return static_cast<int64_t>(std::llround(*d));
+    return telemetry::clampTimeNs(*d);
 }
 
 int32_t clampInt(std::optional<int64_t> v) { return static_cast<int32_t>(std::clamp<int64_t>(v.value_or(0), 0, INT32_MAX)); }
@@ -140,7 +143,7 @@ Status joinTimes(RankData& rank, const SourceGroup& g, bool needed, const std::v
             continue;
         }
         rank.gpu.ts.mut()[r] = it->second.start;
-        rank.gpu.dur.mut()[r] = std::max<int64_t>(0, it->second.end - it->second.start);
+        rank.gpu.dur.mut()[r] = std::clamp<int64_t>(it->second.end - it->second.start, 0, kMaxDurationNs);
         ++matched;
     }
     rank.stats.joinMatchRate = keys.empty() ? 1.0 : static_cast<double>(matched) / static_cast<double>(keys.size());
@@ -247,7 +250,7 @@ Result<std::vector<std::unique_ptr<RankData>>> loadWorkload(const SourceGroup& g
         auto s = timestampOf(csv, c.start, approximate), e = timestampOf(csv, c.end, approximate);
         if (s && e && *e >= *s) {
             row.ts = *s;
-            row.dur = *e - *s;
+            row.dur = std::min(*e - *s, kMaxDurationNs);
         }
         const uint32_t gr = telemetry::appendGpuRow(*rank, row);
         keys.emplace_back(std::string(row.name), gpu, seen[{std::string(row.name), gpu}]++);

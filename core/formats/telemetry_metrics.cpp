@@ -258,6 +258,20 @@ std::optional<int64_t> parseWallTimeNs(std::string_view text) {
     return ((days * 24 + h) * 60 + mi) * 60'000'000'000LL + se * 1'000'000'000LL + frac;
 }
 
+int64_t clampNs(double ns) {
+    if (!std::isfinite(ns) || ns <= 0) return 0;
+    if (ns >= double(kMaxDurationNs)) return kMaxDurationNs;
+    return static_cast<int64_t>(std::llround(ns));
+}
+
+int64_t clampTimeNs(double ns) {
+    if (!std::isfinite(ns) || ns <= 0) return 0;
+    if (ns >= double(kMaxNs)) return kMaxNs;
+    return static_cast<int64_t>(std::llround(ns));
+}
+
+int64_t addNs(int64_t a, int64_t b) { return std::min(kMaxNs, std::max<int64_t>(a, 0) + std::min(kMaxNs, std::max<int64_t>(b, 0))); }
+
 void appendSample(RankData& rank, int64_t ts, int16_t device, std::string_view metric, double value) {
     rank.samples.ts.push_back(ts);
     rank.samples.device.push_back(device);

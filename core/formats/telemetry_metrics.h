@@ -105,6 +105,14 @@ struct SkipCounter {
 // of that wall clock (no zone applied). nullopt when the text is not such a time.
 std::optional<int64_t> parseWallTimeNs(std::string_view text);
 
+// Times and durations from numbers a tool wrote, kept inside what the model accepts (core/model/validate.h):
+// clampNs gives a duration, 0 when negative or not finite, at most kMaxDurationNs; clampTimeNs a time, at most
+// kMaxNs; addNs a running sum of laid-end-to-end items, at most kMaxNs.
+inline constexpr int64_t kMaxNs = 1'000'000'000'000'000'000LL;
+int64_t clampNs(double ns);
+int64_t clampTimeNs(double ns);
+int64_t addNs(int64_t a, int64_t b);
+
 // Appends one sample row, interning the metric name.
 void appendSample(RankData& rank, int64_t ts, int16_t device, std::string_view metric, double value);
 
