@@ -9,6 +9,14 @@
 #include "core/formats/rocprof_v1_csv.h"
 #include "core/formats/rocprofv3_csv.h"
 #include "core/formats/rocprofv3_json.h"
+#include "core/formats/amd_smi.h"
+#include "core/formats/nccl_tests_log.h"
+#include "core/formats/ncu_csv.h"
+#include "core/formats/nsys_stats_csv.h"
+#include "core/formats/nvidia_smi_csv.h"
+#include "core/formats/nvidia_smi_dmon.h"
+#include "core/formats/rocprof_compute_workload.h"
+#include "core/formats/strobe_sampler_csv.h"
 
 namespace strobe::core {
 
@@ -24,6 +32,18 @@ const std::vector<const SourceFormat*>& sourceFormats() {
         &kRocprofv3CsvFormat,
         &kRocprofv3JsonFormat,
         &kRocprofV1Format,
+        &kNvidiaSmiCsvFormat,
+        &kNvidiaSmiDmonFormat,
+        &kStrobeSamplerCsvFormat,
+        &kNcclTestsFormat,
+        &kNcuCsvFormat,
+        &kRocprofComputeWorkloadFormat,
+        &kRocmSmiConciseFormat,
+        &kRocmSmiCsvFormat,
+        &kRocmSmiJsonFormat,
+        &kAmdSmiMetricCsvFormat,
+        &kAmdSmiMetricJsonFormat,
+        &kNsysStatsCsvFormat,
     };
     return formats;
 }

@@ -51,6 +51,14 @@ seed() {  # seed TARGET DIR: fill the corpus dir of TARGET from the project's ow
       cp "$root/resources/classification.yaml" "$dir/" 2>/dev/null || true ;;
     sqlite_formats)  # reduced samples are committed seeds (make_sqlite_seeds.py); the small RPD sample whole too
       { printf '\001'; cat "$root/tests/data/sqlite/rpd_matmul.rpd"; } > "$dir/rpd_matmul_full.seed" ;;
+    text_formats)  # selector byte: 0 dmon, 1 nccl-tests, 2 ncu, 3 rocm-smi concise (see fuzz_text_formats.cpp)
+      local i=0
+      for f in "$root"/tests/data/telemetry/nvidia-smi/*dmon*.txt "$root"/tests/data/nccl-tests/*.log \
+               "$root"/tests/data/ncu/*.log "$root"/tests/data/telemetry/amd/*.txt; do
+        [ -f "$f" ] || continue
+        case $f in *dmon*) sel='\000' ;; *nccl-tests*) sel='\001' ;; */ncu/*) sel='\002' ;; *) sel='\003' ;; esac
+        { printf "$sel"; cat "$f"; } > "$dir/text_$i.seed"; i=$((i + 1))
+      done ;;
     session_yaml)
       for f in "$root"/tests/data/sessions/*.yaml; do if [ -f "$f" ]; then cp "$f" "$dir/"; fi; done ;;
   esac

@@ -1,0 +1,105 @@
+// Power timeline: board power (or another telemetry metric) over elapsed time, one line per GPU and run. Each run is
+// drawn from its own first sample (runs recorded at different times, on different clocks, compare by elapsed time).
+
+#include <fmt/format.h>
+
+#include "plots/plot_registry.h"
+#include "plots/telemetry_plot.h"
+
+namespace strobe::plots {
+namespace {
+
+const StringParam kMetric{"metric", "Metric",
+                          "Telemetry metric to draw (Strobe's names: power_w, sclk_mhz, temp_c, util_pct, mem_used_mib...)",
+                          "power_w"};
+
+class PowerTimelinePlot final : public Plot {
+public:
+    PowerTimelinePlot()
+        : Plot({"power-timeline", "Power timeline",
+                "Board power over elapsed time, one line per GPU and run (any telemetry metric by the metric parameter).",
+                200}) {}
+
+    std::vector<ParamSpec> parameters(const RunSet&) const override { return {kMetric.spec()}; }
+
+    core::Result<PreparedPtr> prepare(const RunSet& runs, const ParamValues& values, const core::CancelToken& cancel,
+                                      const core::ProgressFn&) const override {
+        if (cancel.cancelled()) return cancelledError();
+        auto series = metricSeries(runs, kMetric(values), cancel);
+        if (!series) return series.error();
+        auto p = std::make_shared<TelemetryPrepared>();
+        p->series = std::move(series.value());
+        p->messages = missingRunMessages(runs, p->series, kMetric(values) + " samples");
+        for (const auto& r : runs) p->runLabels.push_back(r.label);
+        return PreparedPtr(p);
+    }
+
+    std::optional<std::string> emptyMessage(const Prepared& prepared, const ParamValues& values) const override {
+        const auto* p = dynamic_cast<const TelemetryPrepared*>(&prepared);
+        if (!p || !p->series.empty()) return std::nullopt;
+        return fmt::format("no {} samples (open a telemetry source: nvidia-smi, dmon, rocm-smi, amd-smi, a sampler CSV)",
+                           kMetric(values));
+    }
+
+    std::optional<ChartData> chartData(const Prepared& prepared, const ParamValues& values) const override {
+        const auto* p = dynamic_cast<const TelemetryPrepared*>(&prepared);
+        if (!p || p->series.empty()) return std::nullopt;
+        ChartData d;
+        d.kind = ChartData::Kind::Lines;
+        d.title = title();
+        d.subtitle = subtitle(values);
+        d.valueUnit = ChartData::Unit::Number;
+        d.valueLabel = kMetric(values);
+        d.xUnit = ChartData::Unit::Duration;
+        d.xLabel = "elapsed time";
+        for (size_t i = 0; i < p->series.size(); ++i)
+            d.series.push_back({p->series[i].label, seriesColor(int(i)), {}, p->series[i].points});
+        return d;
+    }
+
+    void draw(Canvas& c, const Prepared& prepared, const ParamValues& values) const override {
+        const auto* p = dynamic_cast<const TelemetryPrepared*>(&prepared);
+        if (p) drawScatter(c, chart(values), p->series);
+    }
+
+    std::optional<HitInfo> hitTest(const Prepared& prepared, const ParamValues& values, const QRectF& rect,
+                                   QPointF pt) const override {
+        const auto* p = dynamic_cast<const TelemetryPrepared*>(&prepared);
+        if (!p) return std::nullopt;
+        return hitScatter(chart(values), p->series, rect, pt, "elapsed", kMetric(values));
+    }
+
+    core::Table table(const Prepared& prepared, const ParamValues& values) const override {
+        core::Table t;
+        t.columns = {"run", "device", "elapsed_ns", kMetric(values)};
+        const auto* p = dynamic_cast<const TelemetryPrepared*>(&prepared);
+        if (!p) return t;
+        t.messages = p->messages;
+        for (const auto& s : p->series)
+            for (auto [x, y] : s.points)
+                t.addRow({p->runLabels[s.run], int64_t(s.device), int64_t(x), y});
+        if (p->series.empty()) t.messages.push_back(*emptyMessage(prepared, values));
+        return t;
+    }
+
+private:
+    static std::string subtitle(const ParamValues& v) {
+        return fmt::format("{} per GPU; elapsed time from each run's first sample", kMetric(v));
+    }
+    ScatterChart chart(const ParamValues& v) const {
+        ScatterChart c;
+        c.title = title();
+        c.subtitle = subtitle(v);
+        c.xTitle = "elapsed time";
+        c.yTitle = kMetric(v);
+        c.xUnit = TickUnit::Duration;
+        c.lines = true;
+        return c;
+    }
+};
+
+}  // namespace
+
+STROBE_REGISTER_PLOT(PowerTimelinePlot)
+
+}  // namespace strobe::plots

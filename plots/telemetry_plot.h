@@ -1,0 +1,59 @@
+#pragma once
+// What the telemetry plots (power-timeline, freq-vs-power, freq-temp-correlation, power-cap-distribution) share:
+// samples of a metric (core SampleTable, Strobe's names: core/formats/telemetry_metrics.h) gathered per run and
+// GPU, pairs of two metrics read at the same instant, Pearson's r, and a scatter chart.
+
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "plots/chart.h"
+#include "plots/plot.h"
+
+namespace strobe::plots {
+
+// The samples of one metric of one GPU of one run: (ns since the run's first sample, value), or for pairs
+// (x metric, y metric) read at the same time.
+struct TelemetrySeries {
+    std::string label;  // "run · GPU 0" (the run's label alone when it has one GPU and the set one run)
+    size_t run = 0;
+    int device = 0;
+    std::vector<std::pair<double, double>> points;
+};
+
+struct TelemetryPrepared final : Prepared {
+    std::vector<TelemetrySeries> series;
+    std::vector<std::string> runLabels;
+    std::vector<std::string> messages;  // why some run contributes nothing
+    size_t bytes() const override;
+};
+
+// Every GPU's samples of `metric`, one series per (run, rank, device), times relative to the run's first sample
+// of any metric (each run on its own clock: runs are compared by elapsed time). Polls `cancel` per rank.
+core::Result<std::vector<TelemetrySeries>> metricSeries(const RunSet& runs, std::string_view metric,
+                                                        const core::CancelToken& cancel);
+// Samples of `xMetric` and `yMetric` with the same (rank, device, ts), one series per run (all its GPUs).
+core::Result<std::vector<TelemetrySeries>> pairedSeries(const RunSet& runs, std::string_view xMetric,
+                                                        std::string_view yMetric, const core::CancelToken& cancel);
+// Runs that contribute no series, as messages ("run b: no power_w samples").
+std::vector<std::string> missingRunMessages(const RunSet& runs, const std::vector<TelemetrySeries>& series,
+                                            const std::string& what);
+
+// Pearson's correlation coefficient of the points; NaN with fewer than 2 points or no variance.
+double pearsonR(const std::vector<std::pair<double, double>>& points);
+
+// A scatter chart: title, legend (one entry per series), axes fitted to the points, one dot per point.
+struct ScatterChart {
+    std::string title, subtitle;
+    std::string xTitle, yTitle;
+    TickUnit xUnit = TickUnit::Number, yUnit = TickUnit::Number;
+    std::vector<std::string> legend;  // one per series (default: the series' labels)
+    bool lines = false;               // connect the points (time series) instead of dots
+};
+ChartLayout layoutScatter(Canvas& c, const ScatterChart& chart, const std::vector<TelemetrySeries>& series);
+void drawScatter(Canvas& c, const ScatterChart& chart, const std::vector<TelemetrySeries>& series);
+std::optional<HitInfo> hitScatter(const ScatterChart& chart, const std::vector<TelemetrySeries>& series,
+                                  const QRectF& rect, QPointF pt, const std::string& xName, const std::string& yName);
+
+}  // namespace strobe::plots
