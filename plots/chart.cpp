@@ -170,6 +170,10 @@ std::vector<TimeTick> timeAxisTicks(double start, double end, double width,
     const char* suffix = span >= 1e9 ? " s" : span >= 1e6 ? " ms" : span >= 1e3 ? " µs" : " ns";
     constexpr double kMinSpacing = 70;  // px between ticks at the densest
     double step = niceStepAtLeast(std::max(span * kMinSpacing / width, 1.0));
+    // At most the largest round step within the span, so that one tick at least falls inside.
+    const double mag = std::pow(10.0, std::floor(std::log10(span)));
+    const double widest = span >= 5 * mag ? 5 * mag : span >= 2 * mag ? 2 * mag : mag;
+    step = std::min(step, std::max(widest, 1.0));
     std::vector<TimeTick> last;  // the last attempt that had ticks
     for (int attempt = 0; attempt < 40; ++attempt, step = niceStepAtLeast(step * 1.5)) {
         ticks.clear();

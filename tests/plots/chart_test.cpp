@@ -186,6 +186,9 @@ TEST(ChartTimeAxis, SplitPanesGetThreeLabelsAndNothingOverlaps) {
                 EXPECT_GE(labels.size(), 1u) << span << " ns at " << width << " px";
             }
     EXPECT_TRUE(timeAxisTicks(5, 5, 300, sevenPxPerChar).empty());  // no span, no ticks
+    // A pane narrower than the densest spacing: 14.4–15.8 ms in 55 px would ask for a 2 ms step, with no tick
+    // inside; the step stays within the span (1 ms: the tick at 15 ms) and its 5-character label (35 px) fits.
+    EXPECT_EQ(checkTimeAxis(14.4e6, 15.8e6, 55), (std::vector<std::string>{"15 ms"}));
 }
 
 TEST(ChartLegend, FitsRowsAndMakesRoomForMore) {
