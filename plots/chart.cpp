@@ -168,7 +168,7 @@ std::vector<TimeTick> timeAxisTicks(double start, double end, double width,
     // One unit for the whole axis, from the visible span.
     const double divisor = span >= 1e9 ? 1e9 : span >= 1e6 ? 1e6 : span >= 1e3 ? 1e3 : 1;
     const char* suffix = span >= 1e9 ? " s" : span >= 1e6 ? " ms" : span >= 1e3 ? " µs" : " ns";
-    constexpr double kMinSpacing = 70;  // px between ticks at the densest
+    constexpr double kMinSpacing = 40;  // px between ticks at the densest (labels must fit too)
     double step = niceStepAtLeast(std::max(span * kMinSpacing / width, 1.0));
     // At most the largest round step within the span, so that one tick at least falls inside.
     const double mag = std::pow(10.0, std::floor(std::log10(span)));

@@ -16,10 +16,13 @@ namespace {
 constexpr int kMaxNameWidth = 560;  // px; wider names are elided in the cell, whole in the tooltip
 }
 
-void PlotTableModel::setTable(core::Table table, std::vector<std::string> columns) {
+void PlotTableModel::setTable(core::Table table, std::vector<std::string> columns, std::string sortKey,
+                              bool descending) {
     beginResetModel();
     m_table = std::move(table);
     m_columns = std::move(columns);
+    m_sortKey = std::move(sortKey);
+    m_descending = descending;
     endResetModel();
 }
 
@@ -60,7 +63,11 @@ QVariant PlotTableModel::data(const QModelIndex& index, int role) const {
 QVariant PlotTableModel::headerData(int section, Qt::Orientation orientation, int role) const {
     if (orientation != Qt::Horizontal || section < 0 || section >= columnCount()) return QAbstractTableModel::headerData(section, orientation, role);
     const std::string& column = m_columns[static_cast<size_t>(section)];
-    if (role == Qt::DisplayRole) return QString::fromStdString(plots::columnHeader(column));
+    if (role == Qt::DisplayRole) {
+        // The same marks as the drawn table (Qt's sort indicator points either way depending on the style).
+        const QString mark = column == m_sortKey ? (m_descending ? QStringLiteral(" ▼") : QStringLiteral(" ▲")) : QString();
+        return QString::fromStdString(plots::columnHeader(column)) + mark;
+    }
     if (role == Qt::ToolTipRole) return tr("%1 — click to sort by it").arg(QString::fromStdString(column));
     return {};
 }
@@ -98,7 +105,7 @@ void PlotTableView::showTable(const core::Table& table, const std::string& sortK
     auto columns = plots::displayColumns(table);
     const bool sameColumns = columns == m_shownColumns;
     const int scroll = verticalScrollBar()->value();
-    m_model->setTable(table, columns);
+    m_model->setTable(table, columns, sortKey, descending);
     if (!sameColumns) {
         m_shownColumns = columns;
         resizeColumnsToContents();  // every row is measured (tables of a few hundred rows)
@@ -107,11 +114,7 @@ void PlotTableView::showTable(const core::Table& table, const std::string& sortK
     } else {
         verticalScrollBar()->setValue(scroll);
     }
-    const auto it = std::find(columns.begin(), columns.end(), sortKey);
-    if (it != columns.end())
-        horizontalHeader()->setSortIndicator(static_cast<int>(it - columns.begin()),
-                                             descending ? Qt::DescendingOrder : Qt::AscendingOrder);
-    horizontalHeader()->setSortIndicatorShown(it != columns.end());
+    horizontalHeader()->setSortIndicatorShown(false);
 }
 
 }  // namespace strobe::app

@@ -22,8 +22,9 @@ class PlotTableModel : public QAbstractTableModel {
     Q_OBJECT
 public:
     using QAbstractTableModel::QAbstractTableModel;
-    // Shows `table`'s `columns` (a subset, in this order).
-    void setTable(core::Table table, std::vector<std::string> columns);
+    // Shows `table`'s `columns` (a subset, in this order); the header of `sortKey` gets ▼ (descending) or ▲.
+    void setTable(core::Table table, std::vector<std::string> columns, std::string sortKey = {},
+                  bool descending = true);
     const std::vector<std::string>& columns() const { return m_columns; }
     const core::Table& table() const { return m_table; }
     // The row as the Selection dock and the tooltip show it: the name as title, the other columns as fields.
@@ -37,6 +38,8 @@ public:
 private:
     core::Table m_table;
     std::vector<std::string> m_columns;
+    std::string m_sortKey;
+    bool m_descending = true;
 };
 
 class PlotTableView : public QTableView {

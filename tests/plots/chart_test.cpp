@@ -154,8 +154,9 @@ std::vector<std::string> checkTimeAxis(double start, double end, double width, d
 // The case: zoomed to 14.4–15.8 ms, the axis said "14400 µs … 15800" and clipped its last label.
 TEST(ChartTimeAxis, OneUnitAndTheLastLabelInside) {
     using V = std::vector<std::string>;
-    // 1.4 ms span → ms. 800 px: densest step ≥ 1.4e6 × 70 / 800 = 122 500 ns → 0.2 ms; ticks 14.4 … 15.8 (8),
-    // labels of 7 characters (49 px) 114 px apart fit. One decimal tells 0.2 ms steps apart.
+    // 1.4 ms span → ms. 800 px: densest step ≥ 1.4e6 × 40 / 800 = 70 000 ns → 0.1 ms, whose ticks 57 px apart
+    // leave no 14 px gap between labels of 7 characters (49 px); 0.2 ms: ticks 14.4 … 15.8 (8), 114 px apart,
+    // fit. One decimal tells 0.2 ms steps apart.
     auto ticks = timeAxisTicks(14.4e6, 15.8e6, 800, sevenPxPerChar);
     V labels;
     for (const auto& t : ticks) labels.push_back(t.label);
@@ -164,11 +165,14 @@ TEST(ChartTimeAxis, OneUnitAndTheLastLabelInside) {
     EXPECT_DOUBLE_EQ(ticks.front().left, 0.0);        // centred on x = 0 it would start at -24.5 px
     EXPECT_DOUBLE_EQ(ticks.back().x, 800.0);
     EXPECT_DOUBLE_EQ(ticks.back().left, 800.0 - 49);  // shifted inside, not clipped
-    // A split pane, 300 px: densest step ≥ 1.4e6 × 70 / 300 ≈ 326 667 ns → 0.5 ms: 14.5, 15.0, 15.5.
+    // A split pane, 300 px: densest step ≥ 1.4e6 × 40 / 300 ≈ 186 667 ns → 0.2 ms, 43 px apart: too close;
+    // 0.5 ms (107 px): 14.5, 15.0, 15.5.
     EXPECT_EQ(checkTimeAxis(14.4e6, 15.8e6, 300), (V{"14.5 ms", "15.0 ms", "15.5 ms"}));
-    // Below a microsecond of span: ns; 200 ns of span at 600 px → step ≥ 23.3 → 50 ns.
+    // Below a microsecond of span: ns; 200 ns of span at 600 px → step ≥ 13.3 → 20 ns, 60 px apart, too close
+    // for 49 px labels and a 14 px gap; 50 ns.
     EXPECT_EQ(checkTimeAxis(1000, 1200, 600), (V{"1000 ns", "1050 ns", "1100 ns", "1150 ns", "1200 ns"}));
-    // Seconds with one decimal for 0.2 s steps: 2.5 s span at 1000 px → step ≥ 0.175 s → 0.2 s.
+    // Seconds with one decimal for 0.2 s steps: 2.5 s span at 1000 px → step ≥ 0.1 s, 40 px apart, too close
+    // for "0.0 s" (35 px) and the gap; 0.2 s.
     EXPECT_EQ(checkTimeAxis(0, 2.5e9, 1000).at(1), "0.2 s");
 }
 
