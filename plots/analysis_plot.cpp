@@ -106,6 +106,41 @@ std::string cellText(const core::Table& t, size_t row, const std::string& column
     return {};
 }
 
+namespace {
+bool endsWith(const std::string& s, const std::string& suffix) {
+    return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+}  // namespace
+
+std::string formatCell(const core::Table& t, size_t row, const std::string& column) {
+    const core::Cell& c = t.at(row, column);
+    if (std::holds_alternative<std::monostate>(c)) return {};
+    if (const auto* s = std::get_if<std::string>(&c)) return *s;
+    const double v = core::Table::number(c);
+    if (endsWith(column, "_ns")) return formatDuration(v);
+    if (column == "pct" || endsWith(column, "_pct")) return formatPercent(v);
+    if (column == "cv") return fmt::format("{:.3f}", v);
+    if (std::holds_alternative<int64_t>(c)) return std::to_string(std::get<int64_t>(c));
+    return fmt::format("{:.4g}", v);
+}
+
+std::string columnHeader(const std::string& column) {
+    return endsWith(column, "_ns") ? column.substr(0, column.size() - 3) : column;
+}
+
+std::vector<std::string> displayColumns(const core::Table& t) {
+    std::vector<std::string> out;
+    for (const auto& c : t.columns) {
+        if (c == "run" || c == "rank") {
+            bool varies = false;
+            for (size_t r = 1; r < t.rows.size() && !varies; ++r) varies = cellText(t, r, c) != cellText(t, 0, c);
+            if (!varies && !t.rows.empty()) continue;
+        }
+        out.push_back(c);
+    }
+    return out;
+}
+
 core::Result<PreparedPtr> AnalysisPlot::prepare(const RunSet& runs, const ParamValues& values,
                                                 const core::CancelToken& cancel,
                                                 const core::ProgressFn& progress) const {
@@ -158,6 +193,7 @@ BarChart AnalysisBarPlot::styledChart(const ParamValues& values) const {
     c.title = title();
     c.horizontal = kHorizontal(values);
     c.percentAxis = kPercent(values);
+    c.legend = legendMode(values);
     return c;
 }
 

@@ -59,6 +59,16 @@ std::string cellText(const core::Table& t, size_t row, core::ColumnKey column);
 double cellNumber(const core::Table& t, size_t row, const std::string& column, double fallback = 0.0);
 std::string cellText(const core::Table& t, size_t row, const std::string& column);
 
+// A cell as a table shows it: durations (columns ending in "_ns") as "587.8 ns" / "12.3 µs", percentages
+// (ending in "_pct", or "pct") as "42.1%", the coefficient of variation with three decimals, other numbers with up
+// to four significant digits, text as it is; "" for a null cell.
+std::string formatCell(const core::Table& t, size_t row, const std::string& column);
+// The header a table shows for `column`: without the "_ns" unit suffix (the cells carry their unit).
+std::string columnHeader(const std::string& column);
+// The columns worth showing: all but "run" and "rank" when every row has the same value in them (a table across
+// ranks says "all" on every row).
+std::vector<std::string> displayColumns(const core::Table& t);
+
 // A plot that shows one analysis: prepare() runs analyse() on every run (runAnalysisOnRuns) and table() is the
 // combined table.
 class AnalysisPlot : public Plot {

@@ -136,7 +136,101 @@ std::vector<LogTick> logTicks(int lo, int hi, double pxPerDecade) {
     return out;
 }
 
+namespace {
+
+// The next round step (1, 2 or 5 × 10^k) at or above `step`.
+double niceStepAtLeast(double step) {
+    double mag = std::pow(10.0, std::floor(std::log10(step)));
+    for (double m : {1.0, 2.0, 5.0, 10.0})
+        if (m * mag >= step * (1 - 1e-9)) return m * mag;
+    return 10 * mag;
+}
+
+// Places the labels of `ticks` (centred, shifted inside [0, width]); false when two would be closer than `gap`.
+bool placeTimeLabels(std::vector<TimeTick>& ticks, double width, double gap) {
+    bool fits = true;
+    double prevRight = -1e300;
+    for (auto& t : ticks) {
+        t.left = std::clamp(t.x - t.labelWidth / 2, 0.0, std::max(0.0, width - t.labelWidth));
+        if (t.left < prevRight + gap) fits = false;
+        prevRight = t.left + t.labelWidth;
+    }
+    return fits;
+}
+
+}  // namespace
+
+std::vector<TimeTick> timeAxisTicks(double start, double end, double width,
+                                    const std::function<double(const QString&)>& measure, double gap) {
+    std::vector<TimeTick> ticks;
+    const double span = end - start;
+    if (!(span > 0) || !std::isfinite(span) || !(width > 0)) return ticks;
+    // One unit for the whole axis, from the visible span.
+    const double divisor = span >= 1e9 ? 1e9 : span >= 1e6 ? 1e6 : span >= 1e3 ? 1e3 : 1;
+    const char* suffix = span >= 1e9 ? " s" : span >= 1e6 ? " ms" : span >= 1e3 ? " µs" : " ns";
+    constexpr double kMinSpacing = 40;  // px between ticks at the densest (labels must fit too)
+    double step = niceStepAtLeast(std::max(span * kMinSpacing / width, 1.0));
+    // At most the largest round step within the span, so that one tick at least falls inside.
+    const double mag = std::pow(10.0, std::floor(std::log10(span)));
+    const double widest = span >= 5 * mag ? 5 * mag : span >= 2 * mag ? 2 * mag : mag;
+    step = std::min(step, std::max(widest, 1.0));
+    std::vector<TimeTick> last;  // the last attempt that had ticks
+    for (int attempt = 0; attempt < 40; ++attempt, step = niceStepAtLeast(step * 1.5)) {
+        ticks.clear();
+        const int decimals = decimalsFor(step / divisor);
+        const double first = std::ceil(start / step - 1e-9) * step;
+        for (double v = first; v <= end + step * 1e-9 && ticks.size() < 200; v += step) {
+            TimeTick t;
+            t.value = std::fabs(v) < step * 1e-9 ? 0 : v;
+            t.x = (t.value - start) / span * width;
+            t.label = fmt::format("{:.{}f}{}", t.value / divisor, decimals, suffix);
+            t.labelWidth = measure(QString::fromStdString(t.label));
+            ticks.push_back(std::move(t));
+        }
+        if (ticks.empty()) break;  // the step outgrew the span
+        if (placeTimeLabels(ticks, width, gap)) return ticks;
+        last = ticks;
+    }
+    ticks = std::move(last);
+    // Too narrow for even two labels: keep those that do not overlap the one before.
+    double prevRight = -1e300;
+    for (auto& t : ticks) {
+        if (t.left < prevRight + gap || t.left + t.labelWidth > width + 0.5) {
+            t.label.clear();
+            continue;
+        }
+        prevRight = t.left + t.labelWidth;
+    }
+    return ticks;
+}
+
+std::vector<TimeTick> timeAxisTicks(double start, double end, double width, const QFontMetricsF& fm, double gap) {
+    return timeAxisTicks(
+        start, end, width, [&fm](const QString& s) { return fm.horizontalAdvance(s); }, gap);
+}
+
 // ---- text ----
+
+QString wrapText(const QString& text, int maxChars) {
+    if (maxChars < 1) return text;
+    const QString breakAfter = QStringLiteral(" ,;:<>()[]");
+    QStringList out;
+    for (QString line : text.split(QLatin1Char('\n'))) {
+        while (line.size() > maxChars) {
+            qsizetype cut = 0;
+            for (qsizetype b = maxChars; b > maxChars / 3 && cut == 0; --b)
+                if (breakAfter.contains(line[b - 1]) || line[b] == QLatin1Char(' ')) cut = b;
+            if (cut == 0) cut = maxChars;
+            QString head = line.left(cut);
+            while (head.endsWith(QLatin1Char(' '))) head.chop(1);
+            out << head;
+            line = line.mid(cut);
+            while (line.startsWith(QLatin1Char(' '))) line.remove(0, 1);
+        }
+        out << line;
+    }
+    return out.join(QLatin1Char('\n'));
+}
 
 QString elided(const QPainter& p, const std::string& text, double width) {
     QFontMetricsF fm(p.font());
@@ -591,23 +685,55 @@ LegendFit fitLegend(const std::vector<double>& widths, double width, size_t maxR
     return f;
 }
 
-QRectF drawLegend(Canvas& c, const QRectF& area, const std::vector<LegendEntry>& entries) {
+LegendMode legendMode(const ParamValues& values) {
+    return kLegend(values) == "full" ? LegendMode::Full : LegendMode::Compact;
+}
+
+double legendRowHeight(const QFontMetricsF& fm) { return fm.height() + 4; }
+
+namespace {
+
+constexpr double kLegendSample = 14, kLegendPad = 16;
+
+struct LegendGeometry {
+    std::vector<double> widths;
+    double moreWidth = 0;
+    double width = 0;  // of a row
+};
+
+LegendGeometry legendGeometry(const QFontMetricsF& fm, double areaWidth, const std::vector<LegendEntry>& entries) {
+    LegendGeometry g;
+    g.width = areaWidth - 16;
+    const double entryCap = std::max(160.0, g.width / 2);
+    for (const auto& e : entries)
+        g.widths.push_back(
+            std::min(entryCap, kLegendSample + fm.horizontalAdvance(QString::fromStdString(e.label)) + kLegendPad));
+    g.moreWidth = fm.horizontalAdvance(QString::fromStdString(fmt::format("+{} more", entries.size()))) + kLegendPad;
+    return g;
+}
+
+}  // namespace
+
+LegendFit legendFit(const QFontMetricsF& fm, double width, const std::vector<LegendEntry>& entries, LegendMode mode,
+                    size_t maxRows) {
+    const LegendGeometry g = legendGeometry(fm, width, entries);
+    return fitLegend(g.widths, g.width, mode == LegendMode::Full ? entries.size() : maxRows, g.moreWidth);
+}
+
+QRectF drawLegend(Canvas& c, const QRectF& area, const std::vector<LegendEntry>& entries, LegendMode mode) {
     if (entries.empty()) return area;
     auto& p = c.painter;
     Theme t = c.theme();
     QFontMetricsF fm(p.font());
-    const double h = fm.height() + 4, sample = 14, pad = 16;
-    double maxW = area.width() - 16;
-    double entryCap = std::max(160.0, maxW / 2);
-    std::vector<double> widths;
+    const double h = legendRowHeight(fm), sample = kLegendSample, pad = kLegendPad;
+    const LegendGeometry g = legendGeometry(fm, area.width(), entries);
+    const double maxW = g.width, moreW = g.moreWidth;
+    const auto& widths = g.widths;
     std::vector<std::string> labels;
     for (const auto& e : entries) labels.push_back(e.label);
     auto shared = sharedPrefixLengths(labels);
-    for (const auto& e : entries)
-        widths.push_back(std::min(entryCap, sample + fm.horizontalAdvance(QString::fromStdString(e.label)) + pad));
     auto moreText = [&](size_t hidden) { return QString::fromStdString(fmt::format("+{} more", hidden)); };
-    double moreW = fm.horizontalAdvance(moreText(entries.size())) + pad;
-    auto maxRows = std::max<size_t>(1, size_t(area.height() / 3 / h));
+    auto maxRows = std::max<size_t>(1, size_t((mode == LegendMode::Full ? area.height() : area.height() / 3) / h));
     LegendFit fit = fitLegend(widths, maxW, maxRows, moreW);
     double top = area.bottom() - h * double(fit.rows) - 4;
     double x = 0, y = top;
@@ -678,7 +804,7 @@ BarGeometry barLayout(Canvas& c, const BarChart& chart) {
     QRectF area = drawTitle(c, c.rect, chart.title, chart.subtitle);
     std::vector<LegendEntry> legend;
     for (size_t s = 0; s < chart.series.size(); ++s) legend.push_back({chart.series[s], chart.colors[s]});
-    area = drawLegend(c, area, legend);
+    area = drawLegend(c, area, legend, chart.legend);
     QFontMetricsF fm(c.painter.font());
     double mx = 0;
     for (const auto& row : chart.values) {
@@ -857,7 +983,7 @@ ParamSpec ranksSpec(const RunSet& runs, const std::string& tooltip, bool affects
 std::vector<ParamSpec> barStyleSpecs(const std::string& percentTooltip, bool percentDefault, bool horizontalDefault) {
     auto percent = kPercent.withDefault(percentDefault).spec();
     percent.tooltip = percentTooltip;
-    return {percent, kHorizontal.withDefault(horizontalDefault).spec()};
+    return {percent, kHorizontal.withDefault(horizontalDefault).spec(), kLegend.spec()};
 }
 
 std::vector<std::string> stepChoices(const RunSet& runs) {

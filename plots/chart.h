@@ -51,8 +51,30 @@ struct LogTick {
 };
 std::vector<LogTick> logTicks(int lo, int hi, double pxPerDecade);
 
+// Ticks of a time axis over [start, end] ns (relative times) drawn `width` px wide, as the timelines use: one unit
+// for every label, chosen from the visible span (s when it is at least 1 s, else ms, µs or ns) with as many
+// decimals as the step needs to tell neighbours apart; as many ticks as fit labels `measure`d wide with at least
+// `gap` px between them (fewer, rounder steps when they do not fit). Each label sits centred on its tick, shifted
+// inside [0, width] at the ends, so the last one is never clipped; a tick whose label would overlap its neighbour
+// keeps its grid line without a label. `x` and `left` are px from the axis' left end.
+struct TimeTick {
+    double value = 0;   // ns
+    double x = 0;       // px
+    std::string label;  // "" when not labelled
+    double left = 0;    // px, the label's left edge
+    double labelWidth = 0;
+};
+std::vector<TimeTick> timeAxisTicks(double start, double end, double width,
+                                    const std::function<double(const QString&)>& measure, double gap = 14);
+std::vector<TimeTick> timeAxisTicks(double start, double end, double width, const QFontMetricsF& fm, double gap = 14);
+
 // ---- text ----
 
+// `text` with every line longer than `maxChars` characters broken into lines of at most that many: after the last
+// space, comma, semicolon, colon, bracket or angle bracket that keeps the line short enough (a space at a break
+// is dropped), else at `maxChars` exactly. Line breaks already in `text` stay. For tooltips and details, where a
+// demangled kernel name would otherwise make one line 1,000 px wide.
+QString wrapText(const QString& text, int maxChars = 60);
 // Right-elided to `width` pixels with the painter's font.
 QString elided(const QPainter& p, const std::string& text, double width);
 // Elided to `width` when it does not fit: cut in the middle, keeping the start (`headShare` of the characters
@@ -130,10 +152,22 @@ struct LegendEntry {
     bool line = false;                   // a line sample (line charts) instead of a filled square
     Qt::PenStyle style = Qt::SolidLine;  // with `line`
 };
+// Compact: the legend takes at most a third of the height (one row on a timeline) and counts the entries that do
+// not fit in a last "+N more"; full: every entry, in as many wrapping rows as they need (the plot reserves them).
+enum class LegendMode { Compact, Full };
+// The drawing parameter "legend" (compact | full) of the plots with a legend; legendMode() reads it.
+inline const EnumParam kLegend =
+    EnumParam{"legend", "Legend",
+              "compact: the rows that fit, the other entries counted in \"+N more\"; full: every entry, wrapping",
+              "compact"}
+        .choices({"compact", "full"})
+        .drawOnly();
+LegendMode legendMode(const ParamValues& values);
 // Legend rows (wrapping) at the bottom of `area`; returns the area above it. An entry takes at most half the
-// width (longer labels are elided, see elideMiddle); the legend takes at most a third of the height, the entries
-// that do not fit are counted in a last "+N more".
-QRectF drawLegend(Canvas& c, const QRectF& area, const std::vector<LegendEntry>& entries);
+// width (longer labels are elided, see elideMiddle). Compact: at most a third of the height, the entries that do
+// not fit are counted in a last "+N more". Full: every entry, as many rows as fit in `area`.
+QRectF drawLegend(Canvas& c, const QRectF& area, const std::vector<LegendEntry>& entries,
+                  LegendMode mode = LegendMode::Compact);
 // The same layout without drawing: how many rows (each `rowHeight` high) and how many entries are shown, for
 // entries `widths` px wide (sample and padding included) in `width` px, at most `maxRows` rows; when some do not
 // fit, the last row keeps room for the "+N more" of width `moreWidth`.
@@ -142,6 +176,11 @@ struct LegendFit {
     size_t shown = 0;
 };
 LegendFit fitLegend(const std::vector<double>& widths, double width, size_t maxRows, double moreWidth);
+// Height of one legend row, and the rows drawLegend() needs for `entries` across `width` px in `mode` (compact:
+// at most `maxRows`): what a plot reserves for a full legend.
+double legendRowHeight(const QFontMetricsF& fm);
+LegendFit legendFit(const QFontMetricsF& fm, double width, const std::vector<LegendEntry>& entries, LegendMode mode,
+                    size_t maxRows);
 
 // A painter on a 1×1 image, for hit tests that redo draw()'s layout with the same font.
 struct LayoutCanvas {
@@ -168,6 +207,7 @@ struct BarChart {
     bool valueLabels = true;                  // totals after stacked bars, values after grouped ones (where
                                               // they fit; never on a percent axis)
     int highlightBar = -1;                    // drawn with an outline and a bold label
+    LegendMode legend = LegendMode::Compact;  // the series legend (kLegend)
     // Hover fields of segment (bar, series); default: bar, value and share of the bar.
     std::function<Fields(size_t bar, size_t series)> hitFields;
     std::vector<std::string> messages;
@@ -188,8 +228,8 @@ std::optional<HitInfo> hitBarChart(const BarChart& chart, const QRectF& rect, QP
 inline const RankSetParam kRanks{"ranks", "Ranks", "Ranks to include (empty: all)", {}};
 ParamSpec ranksSpec(const RunSet& runs, const std::string& tooltip = "Ranks to include (empty: all)",
                     bool affectsPrepare = true);
-// The drawing parameters of a bar chart: "percent" and "horizontal"; barStyleSpecs() gives them with the plot's
-// tooltip and defaults.
+// The drawing parameters of a bar chart: "percent", "horizontal" and "legend"; barStyleSpecs() gives them with the
+// plot's tooltip and defaults.
 inline const BoolParam kPercent = BoolParam{"percent", "Percent", "Show shares instead of time", false}.drawOnly();
 inline const BoolParam kHorizontal =
     BoolParam{"horizontal", "Horizontal bars", "Draw bars left to right", false}.drawOnly();

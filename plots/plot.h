@@ -150,6 +150,11 @@ public:
         if (auto h = hitTest(p, v, rect, point)) return h->toText();
         return std::nullopt;
     }
+    // Tables: the GUI shows table() in a scrollable, sortable table widget (every row, every column, cells as
+    // formatCell() writes them) instead of draw()'s picture, which exports still use.
+    virtual bool isTable() const { return false; }
+    // Whether draw() puts the plot's title at the top (drawTitle); an exported picture adds it when not.
+    virtual bool drawsTitle() const { return !isTimeline(); }
     // Timelines return their geometry (the GUI uses it for zoom/pan and to synchronise time axes).
     virtual bool isTimeline() const { return false; }
     virtual std::optional<TimelineGeometry> timelineGeometry(const Prepared&, const ParamValues&,

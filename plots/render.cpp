@@ -35,16 +35,60 @@ std::optional<ImageFormat> imageFormatFromPath(const std::string& path) {
     return std::nullopt;
 }
 
-void paintPlot(QPainter& painter, const QRectF& rect, const Plot& plot, const Prepared& prepared,
-               const ParamValues& values, bool dark) {
+Caption exportCaption(const Plot& plot, const std::vector<std::string>& runLabels) {
+    Caption c;
+    if (!plot.drawsTitle()) c.title = plot.title();
+    for (size_t i = 0; i < runLabels.size(); ++i)
+        c.runs += (i == 0 ? "" : runLabels.size() == 2 ? " vs " : ", ") + runLabels[i];
+    if (!c.runs.empty()) c.runs = (runLabels.size() == 1 ? "run: " : "runs: ") + c.runs;
+    return c;
+}
+
+namespace {
+
+// The caption's line at the top of `rect`; returns the rect below it.
+QRectF drawCaption(Canvas& canvas, const QRectF& rect, const Caption& caption) {
+    if (caption.empty()) return rect;
+    auto& p = canvas.painter;
+    const Theme t = canvas.theme();
+    const QFont f = p.font();
+    QFont bold = f;
+    bold.setBold(true);
+    bold.setPointSizeF(f.pointSizeF() * 1.15);
+    const QFontMetricsF fb(bold);
+    QRectF line(rect.left() + 8, rect.top() + 4, rect.width() - 16, fb.height());
+    double x = line.left();
+    if (!caption.title.empty()) {
+        p.setFont(bold);
+        p.setPen(t.foreground);
+        const QString title = elided(p, caption.title, line.width());
+        p.drawText(QRectF(x, line.top(), line.width(), line.height()), Qt::AlignLeft | Qt::AlignVCenter, title);
+        x += fb.horizontalAdvance(title) + 16;
+    }
+    p.setFont(f);
+    if (!caption.runs.empty() && x < line.right()) {
+        p.setPen(t.muted);
+        const QRectF rest(x, line.top(), line.right() - x, line.height());
+        p.drawText(rest, Qt::AlignLeft | Qt::AlignVCenter, elided(p, caption.runs, rest.width()));
+    }
+    const double used = fb.height() + 6;
+    return QRectF(rect.left(), rect.top() + used, rect.width(), std::max(0.0, rect.height() - used));
+}
+
+}  // namespace
+
+void paintPlot(QPainter& painter, const QRectF& whole, const Plot& plot, const Prepared& prepared,
+               const ParamValues& values, bool dark, const Caption& caption) {
     painter.save();
     painter.setRenderHint(QPainter::Antialiasing, true);
     painter.setRenderHint(QPainter::TextAntialiasing, true);
-    Canvas canvas{painter, rect, dark};
-    painter.fillRect(rect, canvas.theme().background);
+    Canvas canvas{painter, whole, dark};
+    painter.fillRect(whole, canvas.theme().background);
+    const QRectF rect = drawCaption(canvas, whole, caption);
+    canvas.rect = rect;
     painter.setClipRect(rect);
     if (auto why = plot.emptyMessage(prepared, values)) {
-        QRectF area = drawTitle(canvas, rect, plot.title());
+        QRectF area = caption.title.empty() ? drawTitle(canvas, rect, plot.title()) : rect;
         drawEmptyState(canvas, area, *why);
     } else {
         plot.draw(canvas, prepared, values);
@@ -53,19 +97,19 @@ void paintPlot(QPainter& painter, const QRectF& rect, const Plot& plot, const Pr
 }
 
 QImage renderToImage(const Plot& plot, const Prepared& prepared, const ParamValues& values, QSize size, bool dark,
-                     qreal devicePixelRatio) {
+                     qreal devicePixelRatio, const Caption& caption) {
     QSize px(std::max(1, int(size.width() * devicePixelRatio)), std::max(1, int(size.height() * devicePixelRatio)));
     QImage image(px, QImage::Format_ARGB32_Premultiplied);
     image.setDevicePixelRatio(devicePixelRatio);
     image.fill(Qt::transparent);
     QPainter painter(&image);
-    paintPlot(painter, QRectF(0, 0, size.width(), size.height()), plot, prepared, values, dark);
+    paintPlot(painter, QRectF(0, 0, size.width(), size.height()), plot, prepared, values, dark, caption);
     painter.end();
     return image;
 }
 
 QByteArray renderToSvg(const Plot& plot, const Prepared& prepared, const ParamValues& values, QSize size,
-                       bool dark) {
+                       bool dark, const Caption& caption) {
     QByteArray bytes;
     QBuffer buffer(&bytes);
     buffer.open(QIODevice::WriteOnly);
@@ -76,13 +120,13 @@ QByteArray renderToSvg(const Plot& plot, const Prepared& prepared, const ParamVa
     gen.setTitle(QString::fromStdString(plot.title()));
     gen.setDescription(QString::fromStdString(plot.description()));
     QPainter painter(&gen);
-    paintPlot(painter, QRectF(0, 0, size.width(), size.height()), plot, prepared, values, dark);
+    paintPlot(painter, QRectF(0, 0, size.width(), size.height()), plot, prepared, values, dark, caption);
     painter.end();
     return bytes;
 }
 
 QByteArray renderToPdf(const Plot& plot, const Prepared& prepared, const ParamValues& values, QSize size,
-                       bool dark) {
+                       bool dark, const Caption& caption) {
     QByteArray bytes;
     QBuffer buffer(&bytes);
     buffer.open(QIODevice::WriteOnly);
@@ -98,7 +142,7 @@ QByteArray renderToPdf(const Plot& plot, const Prepared& prepared, const ParamVa
     double sx = double(painter.device()->width()) / size.width();
     double sy = double(painter.device()->height()) / size.height();
     painter.scale(sx, sy);
-    paintPlot(painter, QRectF(0, 0, size.width(), size.height()), plot, prepared, values, dark);
+    paintPlot(painter, QRectF(0, 0, size.width(), size.height()), plot, prepared, values, dark, caption);
     painter.end();
     return bytes;
 }
@@ -115,7 +159,8 @@ core::Status writeBytes(const std::string& path, const QByteArray& bytes) {
 }  // namespace
 
 core::Status renderToFile(const Plot& plot, const Prepared& prepared, const ParamValues& values, QSize size,
-                          const std::string& path, std::optional<ImageFormat> format, bool dark) {
+                          const std::string& path, std::optional<ImageFormat> format, bool dark,
+                          const Caption& caption) {
     if (!format) format = imageFormatFromPath(path);
     if (!format) return core::Error(core::Location{path}, "unknown image format (expected .png, .svg or .pdf)");
     if (size.width() < 16 || size.height() < 16 || size.width() > 20000 || size.height() > 20000)
@@ -123,15 +168,15 @@ core::Status renderToFile(const Plot& plot, const Prepared& prepared, const Para
                            fmt::format("image size {}x{} out of range (16..20000)", size.width(), size.height()));
     switch (*format) {
     case ImageFormat::Png: {
-        QImage img = renderToImage(plot, prepared, values, size, dark);
+        QImage img = renderToImage(plot, prepared, values, size, dark, 1.0, caption);
         QByteArray bytes;
         QBuffer buffer(&bytes);
         buffer.open(QIODevice::WriteOnly);
         if (!img.save(&buffer, "PNG")) return core::Error(core::Location{path}, "PNG encoding failed");
         return writeBytes(path, bytes);
     }
-    case ImageFormat::Svg: return writeBytes(path, renderToSvg(plot, prepared, values, size, dark));
-    case ImageFormat::Pdf: return writeBytes(path, renderToPdf(plot, prepared, values, size, dark));
+    case ImageFormat::Svg: return writeBytes(path, renderToSvg(plot, prepared, values, size, dark, caption));
+    case ImageFormat::Pdf: return writeBytes(path, renderToPdf(plot, prepared, values, size, dark, caption));
     }
     return core::Error(core::Location{path}, "unknown image format");
 }

@@ -5,6 +5,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <QByteArray>
 #include <QImage>
@@ -19,21 +20,33 @@ enum class ImageFormat { Png, Svg, Pdf };
 const char* toString(ImageFormat f);
 std::optional<ImageFormat> imageFormatFromPath(const std::string& path);  // by extension, case-insensitive
 
-// Fills the background of the theme, then calls plot.draw() in `rect`. The painter's state is restored.
+// What an exported picture says above the plot, so that a file read elsewhere tells what it shows: the plot's
+// title in bold when its draw() has none of its own (Plot::drawsTitle; timelines), then the runs it shows, muted.
+// Empty: nothing is added (the picture is the window's).
+struct Caption {
+    std::string title;
+    std::string runs;
+    bool empty() const { return title.empty() && runs.empty(); }
+};
+// The caption of `plot` on runs labelled `runLabels` ("a", "a vs b", "a, b, c").
+Caption exportCaption(const Plot& plot, const std::vector<std::string>& runLabels);
+
+// Fills the background of the theme, draws the caption (if any) at the top, then calls plot.draw() in the rest
+// of `rect`. The painter's state is restored.
 void paintPlot(QPainter& painter, const QRectF& rect, const Plot& plot, const Prepared& prepared,
-               const ParamValues& values, bool dark = false);
+               const ParamValues& values, bool dark = false, const Caption& caption = {});
 
 QImage renderToImage(const Plot& plot, const Prepared& prepared, const ParamValues& values, QSize size,
-                     bool dark = false, qreal devicePixelRatio = 1.0);
+                     bool dark = false, qreal devicePixelRatio = 1.0, const Caption& caption = {});
 QByteArray renderToSvg(const Plot& plot, const Prepared& prepared, const ParamValues& values, QSize size,
-                       bool dark = false);
+                       bool dark = false, const Caption& caption = {});
 QByteArray renderToPdf(const Plot& plot, const Prepared& prepared, const ParamValues& values, QSize size,
-                       bool dark = false);
+                       bool dark = false, const Caption& caption = {});
 
 // Writes `path` in `format` (or the one its extension names). The error names the file.
 core::Status renderToFile(const Plot& plot, const Prepared& prepared, const ParamValues& values, QSize size,
                           const std::string& path, std::optional<ImageFormat> format = std::nullopt,
-                          bool dark = false);
+                          bool dark = false, const Caption& caption = {});
 
 // Writes the plot's table as CSV. The error names the file.
 core::Status writeTableCsv(const Plot& plot, const Prepared& prepared, const ParamValues& values,

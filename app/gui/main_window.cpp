@@ -19,6 +19,7 @@
 #include <QLabel>
 #include <QMenu>
 #include <QMenuBar>
+#include <QMessageBox>
 #include <QMimeData>
 #include <QProgressBar>
 #include <QPushButton>
@@ -124,8 +125,10 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
 
     connect(m_plotArea, &PlotArea::currentViewChanged, this, &MainWindow::onCurrentViewChanged);
     connect(m_plotArea, &PlotArea::viewsChanged, this, &MainWindow::updateActions);
+    connect(m_plotArea, &PlotArea::viewsChanged, this, &MainWindow::markSessionModified);
     connect(m_runs, &RunManager::runLoaded, this, &MainWindow::onRunLoaded);
     connect(m_runs, &RunManager::runRemoved, this, &MainWindow::onRunRemoved);
+    connect(m_runs, &RunManager::runRemoved, this, &MainWindow::markSessionModified);
     connect(m_runs, &RunManager::runChanged, this, &MainWindow::updateLoadStatus);
     connect(m_runs, &RunManager::runChanged, this, [this](int id) {
         const RunRecord* r = m_runs->run(id);
@@ -156,6 +159,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
         PlotView* view = m_boundView;
         if (!view) return;
         view->setValue(key, v);
+        markSessionModified();
         if (const auto* spec = plots::findSpec(view->specs(), key)) persistValue(view->plot().id(), *spec, v);
     });
     connect(m_paramPanel, &ParamPanel::resetAllRequested, this, [this] {
@@ -163,6 +167,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
         if (!view) return;
         forgetPersistedValues(view->plot().id());
         view->resetAll();
+        markSessionModified();
         bindPanel(view, false);
     });
 
@@ -444,6 +449,7 @@ std::vector<int> MainWindow::openPaths(const QStringList& paths) {
 int MainWindow::openRun(const QStringList& sources, const QString& label,
                         const std::map<std::string, std::string>& parameters) {
     const int id = m_runs->openRun(sources, label, parameters);
+    markSessionModified();
     addRecent(sources);
     m_runsPanel->selectRun(id);
     return id;
@@ -680,7 +686,29 @@ void MainWindow::dropEvent(QDropEvent* e) {
     openPaths(paths);
 }
 
+void MainWindow::markSessionModified() { m_sessionModified = true; }
+
+bool MainWindow::confirmDiscardSession() {
+    if (!m_sessionModified || qEnvironmentVariableIsSet("STROBE_NO_SAVE_PROMPT")) return true;
+    if (m_runs->runIds().empty() && m_plotArea->views().empty()) return true;  // nothing left to save
+    QMessageBox box(QMessageBox::Question, tr("Save the session?"),
+                    tr("The runs, plots or parameters changed since the session was last saved. Save the session "
+                       "before closing?"),
+                    QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel, this);
+    box.setObjectName(QStringLiteral("saveSessionPrompt"));
+    box.setDefaultButton(QMessageBox::Save);
+    switch (box.exec()) {
+        case QMessageBox::Save: saveSessionDialog(false); return !m_sessionModified;  // still modified: not saved
+        case QMessageBox::Discard: return true;
+        default: return false;
+    }
+}
+
 void MainWindow::closeEvent(QCloseEvent* e) {
+    if (!confirmDiscardSession()) {
+        e->ignore();
+        return;
+    }
     QSettings settings;
     settings.setValue(QStringLiteral("window/geometry"), saveGeometry());
     settings.setValue(QStringLiteral("window/state"), saveState());

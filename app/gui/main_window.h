@@ -61,9 +61,10 @@ public:
     bool applySession(const core::Session& session, const std::vector<int>* useRuns = nullptr,
                       const QString& sourceName = QStringLiteral("<session>"));
 
-    // Export of the current plot (format from the extension: png, svg, pdf; csv writes the table).
+    // Export of the current plot (format from the extension: png, svg, pdf; csv writes the table) at
+    // `imageSize` (empty: the view's size, at least 640 × 400), with the plot's title and runs at the top.
     // Runs in the background; returns false when there is nothing to export.
-    bool exportCurrentPlot(const QString& path);
+    bool exportCurrentPlot(const QString& path, QSize imageSize = {});
     void copyImageToClipboard();
 
     RunManager& runs() { return *m_runs; }
@@ -78,6 +79,9 @@ public:
     void setTheme(Theme theme);
     // True when nothing loads or prepares (screenshots, tests).
     bool isIdle() const;
+    // True when runs, plots or parameters changed since the session was last opened or saved (zoom and pan do
+    // not count). Closing the window then asks Save / Discard / Cancel, unless STROBE_NO_SAVE_PROMPT is set.
+    bool isSessionModified() const { return m_sessionModified; }
 
 Q_SIGNALS:
     void idleChanged();
@@ -112,6 +116,8 @@ private:
     void exportDialog(bool table);
     void openSelectedPlot(const std::string& plotId, int pane, bool allRuns);
     void showShortcuts();
+    void markSessionModified();
+    bool confirmDiscardSession();  // false: the user cancelled
     static bool isSessionFile(const QString& path);
 
     std::unique_ptr<core::JobRunner> m_runner;
@@ -163,6 +169,7 @@ private:
     QAction* m_actWatch = nullptr;
 
     QString m_sessionPath;
+    bool m_sessionModified = false;
     QString m_lastError;
     bool m_autoOpen = true;
     bool m_autoOpened = false;

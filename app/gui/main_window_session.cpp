@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 
+#include <QDir>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QStatusBar>
@@ -132,6 +133,7 @@ bool MainWindow::openSession(const QString& path, const QStringList& replacement
     } else {
         applySession(loaded.value(), nullptr, path);
     }
+    m_sessionModified = false;  // as opened
     statusBar()->showMessage(tr("Session %1 opened").arg(QFileInfo(path).fileName()), 5000);
     return true;
 }
@@ -143,6 +145,7 @@ bool MainWindow::saveSession(const QString& path) {
         return false;
     }
     m_sessionPath = path;
+    m_sessionModified = false;
     updateActions();
     statusBar()->showMessage(tr("Session saved to %1").arg(path), 5000);
     return true;
@@ -162,7 +165,7 @@ void MainWindow::openSessionDialog() {
 void MainWindow::saveSessionDialog(bool saveAs) {
     QString path = m_sessionPath;
     if (saveAs || path.isEmpty())
-        path = QFileDialog::getSaveFileName(this, tr("Save session"), path.isEmpty() ? QStringLiteral("session.yaml") : path,
+        path = QFileDialog::getSaveFileName(this, tr("Save session"), path.isEmpty() ? QDir::home().filePath(QStringLiteral("session.yaml")) : path,
                                             tr("Strobe sessions (*.yaml *.yml)"));
     if (path.isEmpty()) return;
     if (!isSessionFile(path)) path += QStringLiteral(".yaml");

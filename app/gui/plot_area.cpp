@@ -8,6 +8,7 @@
 #include <QVBoxLayout>
 
 #include "app/gui/plot_view.h"
+#include "plots/timeline_view.h"
 
 namespace strobe::app {
 
@@ -82,6 +83,7 @@ void PlotArea::addView(PlotView* view, int pane) {
     connect(view, &PlotView::stateChanged, this, &PlotArea::updateTitles);
     m_panes[pane]->setCurrentIndex(index);
     setActivePane(pane);
+    followOtherPane(view);
     updatePage();
     Q_EMIT viewsChanged();
     Q_EMIT currentViewChanged(currentView());
@@ -178,6 +180,7 @@ void PlotArea::moveCurrentToOtherPane() {
     const int index = m_panes[to]->addTab(v, v->title());
     m_panes[to]->setCurrentIndex(index);
     if (m_panes[1]->count() == 0) setSplit(false);
+    followOtherPane(v);
     setActivePane(paneOf(v));
     v->setFocus();
     Q_EMIT viewsChanged();
@@ -211,6 +214,23 @@ void PlotArea::updateTitles() {
 }
 
 void PlotArea::updatePage() { m_stack->setCurrentIndex(views().empty() ? 0 : 1); }
+
+void PlotArea::followOtherPane(PlotView* view) {
+    // A timeline that appears in a pane takes the time range of the other pane's timeline at once, not only at
+    // the next zoom or pan.
+    if (!m_sync || !isSplit() || !view || !view->isTimeline()) return;
+    const int pane = paneOf(view);
+    if (pane < 0) return;
+    PlotView* other = currentView(1 - pane);
+    if (!other || other == view || !other->isTimeline()) return;
+    if (const auto range = other->viewRange()) {
+        view->setViewRange(range->start, range->end);
+    } else {
+        // The other one is still being prepared: its range is what its values say (0 and 0: the whole range).
+        const auto& v = other->values();
+        if (plots::kViewEnd(v) > plots::kViewStart(v)) view->setViewRange(plots::kViewStart(v), plots::kViewEnd(v));
+    }
+}
 
 void PlotArea::onRangeChanged(PlotView* source, qint64 start, qint64 end) {
     if (!m_sync || !isSplit()) return;

@@ -54,6 +54,7 @@ private:
     void updateTitles();
     void updatePage();
     void onRangeChanged(PlotView* source, qint64 start, qint64 end);
+    void followOtherPane(PlotView* view);
 
     QStackedWidget* m_stack = nullptr;
     QSplitter* m_splitter = nullptr;

@@ -10,10 +10,13 @@
 #include <QMouseEvent>
 #include <QPainter>
 #include <QToolTip>
+#include <QVBoxLayout>
 #include <QWheelEvent>
 
+#include "app/gui/format.h"
 #include "app/gui/param_values.h"
 #include "app/gui/run_manager.h"
+#include "app/gui/table_view.h"
 #include "plots/render.h"
 
 namespace strobe::app {
@@ -23,8 +26,6 @@ namespace {
 std::atomic<int> g_viewSerial{1};
 constexpr double kWheelZoomIn = 0.8;  // per wheel notch
 constexpr int kDefaultDebounceMs = 120;
-
-QString htmlEscape(const std::string& s) { return QString::fromStdString(s).toHtmlEscaped(); }
 
 }  // namespace
 
@@ -42,6 +43,28 @@ PlotView::PlotView(const plots::Plot& plot, plots::PlotEngine& engine, RunManage
     connect(&m_debounce, &QTimer::timeout, this, &PlotView::requestPrepare);
     recomputeSpecs();
     m_values = sanitizeValues(m_specs, values);
+    if (m_plot.isTable()) {
+        // A table plot is shown as a table widget over the canvas (the canvas still paints progress and errors
+        // while there is no data).
+        m_table = new PlotTableView(this);
+        auto* layout = new QVBoxLayout(this);
+        layout->setContentsMargins(0, 0, 0, 0);
+        layout->addWidget(m_table);
+        m_table->hide();
+        connect(m_table, &PlotTableView::rowSelected, this, &PlotView::itemSelected);
+        connect(m_table, &PlotTableView::sortRequested, this, [this](const std::string& column) {
+            const plots::ParamSpec* sortBy = plots::findSpec(m_specs, "sort_by");
+            if (!sortBy || std::find(sortBy->choices.begin(), sortBy->choices.end(), column) == sortBy->choices.end())
+                return;
+            plots::ParamValues next = m_values;
+            // A second click on the sorted column turns the order round; a new column sorts largest first.
+            const auto* current = std::get_if<std::string>(&next["sort_by"]);
+            if (auto* desc = std::get_if<bool>(&next["descending"]))
+                *desc = current && *current == column ? !*desc : column != "name";
+            next["sort_by"] = column;
+            setValues(next);
+        });
+    }
     if (dataReady()) requestPrepare();
 }
 
@@ -93,6 +116,7 @@ void PlotView::setValue(const std::string& key, const plots::ParamValue& value) 
     candidate = sanitizeValues(m_specs, candidate);  // an invalid value keeps the old one
     if (candidate == m_values) return;
     m_values = std::move(candidate);
+    syncTable();
     if (spec->affectsPrepare) {
         m_updating = true;
         m_progressText.clear();
@@ -107,6 +131,7 @@ void PlotView::setValues(const plots::ParamValues& values) {
     if (next == m_values) return;
     const bool prepareChanged = core::prepareKey(m_specs, next) != core::prepareKey(m_specs, m_values);
     m_values = std::move(next);
+    syncTable();
     if (prepareChanged) {
         m_updating = true;
         m_debounce.start();
@@ -173,6 +198,7 @@ void PlotView::requestPrepare() {
         m_preparedKey = key;
         m_updating = false;
         m_error.clear();
+        syncTable();
     } else {
         // The job shows in the jobs panel by itself (the panel observes the runner); its Cancel comes back here
         // through onCancelled.
@@ -192,6 +218,7 @@ void PlotView::onReady(plots::PreparedPtr prepared, uint64_t requestId) {
     m_selection.reset();  // new data: the item may not exist any more
     m_error.clear();
     m_updating = m_debounce.isActive();  // another edit is already waiting
+    syncTable();
     Q_EMIT stateChanged();
     Q_EMIT valuesChanged();  // a timeline's geometry (and so its view) is known now
     update();
@@ -220,6 +247,18 @@ void PlotView::onProgress(const core::ProgressInfo& p, uint64_t requestId) {
     m_progressText = QString::fromStdString(p.stage);
     if (p.fraction > 0) m_progressText += QStringLiteral(" %1%").arg(static_cast<int>(p.fraction * 100));
     update();
+}
+
+void PlotView::syncTable() {
+    if (!m_table) return;
+    m_table->setVisible(m_prepared != nullptr);
+    if (!m_prepared) return;
+    const std::string* sortBy = nullptr;
+    bool descending = true;
+    if (auto it = m_values.find("sort_by"); it != m_values.end()) sortBy = std::get_if<std::string>(&it->second);
+    if (auto it = m_values.find("descending"); it != m_values.end())
+        if (const auto* d = std::get_if<bool>(&it->second)) descending = *d;
+    m_table->showTable(m_plot.table(*m_prepared, m_values), sortBy ? *sortBy : std::string(), descending);
 }
 
 bool PlotView::isDark() const { return palette().color(QPalette::Window).lightness() < 128; }
@@ -398,7 +437,7 @@ void PlotView::mouseMoveEvent(QMouseEvent* e) {
     }
     if (!m_prepared) return;
     if (auto tip = m_plot.tooltipAt(*m_prepared, m_values, plotRect(), pos))
-        QToolTip::showText(e->globalPosition().toPoint(), QString::fromStdString(*tip), this);
+        QToolTip::showText(e->globalPosition().toPoint(), tooltipHtml(QString::fromStdString(*tip)), this);
     else
         QToolTip::hideText();
 }
@@ -425,10 +464,7 @@ void PlotView::mouseReleaseEvent(QMouseEvent* e) {
     }
     m_selection = Selection{e->position(), hit->itemRect.value_or(QRectF(e->position(), QSizeF(1, 1))), m_values,
                             plotRect()};
-    QString html = QStringLiteral("<b>%1</b><table>").arg(htmlEscape(hit->title));
-    for (const auto& [k, v] : hit->fields)
-        html += QStringLiteral("<tr><td style='padding-right:8px'>%1</td><td>%2</td></tr>").arg(htmlEscape(k), htmlEscape(v));
-    html += QStringLiteral("</table>");
+    const QString html = selectionHtml(*hit);
     update();
     Q_EMIT itemSelected(QString::fromStdString(hit->title), html);
 }

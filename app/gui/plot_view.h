@@ -23,6 +23,7 @@
 
 namespace strobe::app {
 
+class PlotTableView;
 class RunManager;
 
 class PlotView : public QWidget {
@@ -60,6 +61,8 @@ public:
     void resetZoom();
 
     QImage renderImage(QSize size) const;  // null when nothing is prepared yet
+    // Table plots (Plot::isTable): the table widget that shows them (null for the others).
+    PlotTableView* tableView() const { return m_table; }
     bool isDark() const;
 
 Q_SIGNALS:
@@ -89,6 +92,9 @@ private:
     void applyView(plots::ParamValues values, bool emitRange);
     std::optional<plots::TimelineGeometry> geometry() const;
     QRectF plotRect() const;
+    void syncTable();  // table plots: the table widget follows the prepared data and the values
+
+    PlotTableView* m_table = nullptr;
 
     const plots::Plot& m_plot;
     plots::PlotEngine& m_engine;

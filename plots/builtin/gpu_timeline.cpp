@@ -94,6 +94,7 @@ struct TimelinePrepared final : Prepared {
     std::vector<std::string> runLabels;
     std::vector<Lane> lanes;
     std::vector<std::string> bandNames;  // names of phase and layer bands
+    std::vector<LegendEntry> legend;     // the categories present in the stream lanes (the legend)
     int64_t fullEnd = 1;
     size_t items = 0;
     std::vector<std::string> messages;
@@ -169,7 +170,8 @@ public:
                                  kShowSteps.spec(),
                                  kShowAnnotations.spec(),
                                  kShowPhases.spec(),
-                                 kLaneHeight.spec()};
+                                 kLaneHeight.spec(),
+                                 kLegend.withDefault("full").spec()};
         for (auto& v : timelineViewSpecs()) s.push_back(v);
         return s;
     }
@@ -414,6 +416,7 @@ public:
             }
         }
         if (out->items == 0) out->messages.push_back("no GPU activities (kernels, memcpy, memset) in the selection");
+        out->legend = categoryLegend(*out);
         return PreparedPtr(out);
     }
 
@@ -443,11 +446,29 @@ public:
         return out;
     }
 
+    // Only the categories present in the data.
+    static std::vector<LegendEntry> categoryLegend(const TimelinePrepared& p) {
+        bool present[size_t(core::KernelCategory::Count)] = {};
+        for (const auto& lane : p.lanes)
+            if (lane.kind == LaneKind::Stream)
+                for (auto cat : lane.cat) present[std::min<size_t>(cat, size_t(core::KernelCategory::Count) - 1)] = true;
+        std::vector<LegendEntry> entries;
+        for (size_t k = 0; k < size_t(core::KernelCategory::Count); ++k)
+            if (present[k])
+                entries.push_back({std::string(core::toString(core::KernelCategory(k))), categoryColor(core::KernelCategory(k))});
+        return entries;
+    }
+
     static Layout layout(const TimelinePrepared& p, const ParamValues& v, const QRectF& rect) {
         Layout L;
         L.laneH = double(kLaneHeight(v));
-        // A legend row at the bottom when colouring by category.
-        double legendH = kColorBy(v) == "category" ? kLegendH : 0;
+        // A legend at the bottom when colouring by category: one row, or every entry in the rows they need.
+        double legendH = 0;
+        if (kColorBy(v) == "category" && !p.legend.empty()) {
+            const QFontMetricsF fm{QFont()};
+            const auto rows = legendFit(fm, rect.width(), p.legend, legendMode(v), 1).rows;
+            legendH = std::max(kLegendH, double(rows) * legendRowHeight(fm) + 6);
+        }
         QRectF inner = rect.adjusted(0, 0, -4, -2 - legendH);
         L.legend = QRectF(rect.left(), inner.bottom(), rect.width(), legendH);
         L.axis = QRectF(inner.left() + kGutter, inner.top() + 4, inner.width() - kGutter, kAxisH);
@@ -498,21 +519,16 @@ public:
         painter.setRenderHint(QPainter::Antialiasing, false);
         QFontMetricsF fm(painter.font());
 
-        // Time axis (relative to the first activity).
+        // Time axis (relative to the first activity): one unit, labels inside the axis (plots/chart.h).
         double span = double(geo.viewEnd - geo.viewStart);
-        auto ticks = niceTicks(double(geo.viewStart), double(geo.viewEnd), std::max(2, int(L.axis.width() / 110)));
-        double tickStep = ticks.size() > 1 ? ticks[1] - ticks[0] : span;
-        for (double tv : ticks) {
-            double x = geo.xForTime(int64_t(tv));
+        for (const auto& tick : timeAxisTicks(double(geo.viewStart), double(geo.viewEnd), L.axis.width(), fm)) {
+            double x = L.axis.left() + tick.x;
             painter.setPen(QPen(t.grid, 0));
             painter.drawLine(QPointF(x, L.area.top()), QPointF(x, L.area.bottom()));
+            if (tick.label.empty()) continue;
             painter.setPen(t.muted);
-            std::string label = tickStep < 1e3 ? fmt::format("{:.0f} ns", tv)
-                                : tickStep < 1e6 ? fmt::format("{:.6g} µs", tv / 1e3)
-                                : tickStep < 1e9 ? fmt::format("{:.6g} ms", tv / 1e6)
-                                                 : fmt::format("{:.6g} s", tv / 1e9);
-            painter.drawText(QRectF(x - 60, L.axis.top(), 120, L.axis.height()), Qt::AlignCenter,
-                             QString::fromStdString(label));
+            painter.drawText(QRectF(L.axis.left() + tick.left, L.axis.top(), tick.labelWidth + 1, L.axis.height()),
+                             Qt::AlignCenter, QString::fromStdString(tick.label));
         }
         painter.setPen(QPen(t.foreground, 0));
         painter.drawLine(L.axis.bottomLeft(), L.axis.bottomRight());
@@ -637,18 +653,7 @@ public:
             painter.drawText(QRectF(c.rect.left() + 4, L.axis.top(), kGutter - 8, L.axis.height()),
                              Qt::AlignLeft | Qt::AlignVCenter, elided(painter, text, kGutter - 8));
         }
-        if (!byName && L.legend.height() > 0) {
-            // Only the categories present in the data.
-            bool present[size_t(core::KernelCategory::Count)] = {};
-            for (const auto& lane : p->lanes)
-                if (lane.kind == LaneKind::Stream)
-                    for (auto cat : lane.cat) present[std::min<size_t>(cat, size_t(core::KernelCategory::Count) - 1)] = true;
-            std::vector<LegendEntry> entries;
-            for (size_t k = 0; k < size_t(core::KernelCategory::Count); ++k)
-                if (present[k])
-                    entries.push_back({std::string(core::toString(core::KernelCategory(k))), categoryColor(core::KernelCategory(k))});
-            drawLegend(c, L.legend, entries);
-        }
+        if (!byName && L.legend.height() > 0) drawLegend(c, L.legend, p->legend, legendMode(values));
 
     }
 

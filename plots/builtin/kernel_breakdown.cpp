@@ -253,6 +253,7 @@ private:
         c.colors = p.colors;
         c.horizontal = kHorizontal(v);
         c.percentAxis = kPercent(v);
+        c.legend = legendMode(v);
         c.valueLabel = c.percentAxis ? "share of bar" : "GPU time";
         for (const auto& row : p.time) {
             double total = 0;

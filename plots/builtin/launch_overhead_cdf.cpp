@@ -40,6 +40,7 @@ public:
         s.push_back(kCategory.spec());
         s.push_back(ranksSpec(runs, "Ranks to draw (empty: all)", false));
         s.push_back(kLogScale.spec());
+        s.push_back(kLegend.spec());
         return s;
     }
 
@@ -166,7 +167,7 @@ private:
         std::vector<LegendEntry> legend;
         for (size_t i = 0; i < cs.size(); ++i)
             legend.push_back({cs[i].label, seriesColor(int(i)), true, seriesPenStyle(int(i))});
-        area = drawLegend(c, area, legend);
+        area = drawLegend(c, area, legend, legendMode(v));
         double mn = INFINITY, mx = 0;
         for (const auto& cv : cs)
             for (auto [x, q] : cv.points) {

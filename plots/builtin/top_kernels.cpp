@@ -27,7 +27,7 @@ const RegexParam kFilter =
     RegexParam{"filter", "Name filter", "Only rows whose name matches this regular expression (empty: all)", ""}
         .drawOnly();
 const IntParam kMaxRows =
-    IntParam{"max_rows", "Rows", "Rows drawn (the CSV has every row that passes the filter)", 30}.bounded(1, 500, 5).drawOnly();
+    IntParam{"max_rows", "Rows", "Rows drawn in pictures and exports (the table on screen and the CSV have every row that passes the filter)", 30}.bounded(1, 500, 5).drawOnly();
 
 class TopKernelsPlot final : public AnalysisPlot {
 public:
@@ -36,6 +36,7 @@ public:
               {"top-kernels", "Top kernels",
                "Kernel statistics (count, total, mean, median, p5/p95, stddev, cv) as a sortable, filterable table.",
                90}) {}
+    bool isTable() const override { return true; }
 
     std::vector<ParamSpec> parameters(const RunSet& runs) const override {
         auto s = analysisWindowSpecs(runs, "all");
@@ -97,36 +98,19 @@ public:
         Theme th = c.theme();
         QFontMetricsF fm(painter.font());
         double rowH = fm.height() + 6;
-        struct Col {
-            std::string key, header;
-            double width;
-            bool duration;
-        };
-        std::vector<Col> cols;
-        if (t.columnIndex(col::kRun) >= 0) cols.push_back({"run", "run", 90, false});
-        cols.push_back({"rank", "rank", 50, false});
-        cols.push_back({"name", "name", 0, false});
-        cols.push_back({"category", "category", 120, false});
-        cols.push_back({"count", "count", 70, false});
-        for (const char* k : {"total_ns", "mean_ns", "median_ns", "p5_ns", "p95_ns", "stddev_ns"})
-            cols.push_back({k, std::string(k).substr(0, std::string(k).size() - 3), 82, true});
-        cols.push_back({"cv", "cv", 56, false});
-        double fixed = 0;
-        for (const auto& col : cols) fixed += col.width;
-        double nameW = std::max(120.0, area.width() - 16 - fixed);
-        for (auto& col : cols)
-            if (col.width == 0) col.width = nameW;
+        auto maxRows = size_t(kMaxRows(values));
+        rows.resize(std::min(rows.size(), maxRows));
+        QFont f = painter.font(), bold = f;
+        bold.setBold(true);
+        auto cols = columns(t, rows, fm, QFontMetricsF(bold), area.width() - 16);
         double x0 = area.left() + 8, y = area.top() + 4;
         std::string sortKey = kSortBy(values);
         // Header.
-        QFont f = painter.font(), bold = f;
-        bold.setBold(true);
         painter.setFont(bold);
         double x = x0;
         for (const auto& col : cols) {
             painter.setPen(col.key == sortKey ? th.highlight : th.foreground);
-            bool right = col.key != "name" && col.key != "category" && col.key != "run";
-            painter.drawText(QRectF(x + 4, y, col.width - 8, rowH), (right ? Qt::AlignRight : Qt::AlignLeft) | Qt::AlignVCenter,
+            painter.drawText(QRectF(x + 4, y, col.width - 8, rowH), (col.right ? Qt::AlignRight : Qt::AlignLeft) | Qt::AlignVCenter,
                              QString::fromStdString(col.header + (col.key == sortKey ? (kDescending(values) ? " ▼" : " ▲") : "")));
             x += col.width;
         }
@@ -134,30 +118,55 @@ public:
         y += rowH;
         painter.setPen(QPen(th.foreground, 0));
         painter.drawLine(QPointF(x0, y), QPointF(x, y));
-        auto maxRows = size_t(kMaxRows(values));
         // Long names are cut where they differ from the other names drawn.
         std::vector<std::string> names;
-        for (size_t k = 0; k < rows.size() && k < maxRows; ++k) names.push_back(cellText(t, rows[k], col::kName));
+        for (size_t r : rows) names.push_back(cellText(t, r, col::kName));
         auto shared = sharedPrefixLengths(names);
-        for (size_t k = 0; k < rows.size() && k < maxRows && y + rowH <= area.bottom(); ++k) {
+        for (size_t k = 0; k < rows.size() && y + rowH <= area.bottom(); ++k) {
             size_t r = rows[k];
             if (k % 2 == 1) painter.fillRect(QRectF(x0, y, x - x0, rowH), QColor(th.grid.red(), th.grid.green(), th.grid.blue(), 110));
             double xx = x0;
             for (const auto& col : cols) {
-                std::string text;
-                if (col.duration) text = formatDuration(cellNumber(t, r, col.key));
-                else if (col.key == "cv") text = fmt::format("{:.3f}", cellNumber(t, r, col::kCv));
-                else text = cellText(t, r, col.key);
-                bool right = col.key != "name" && col.key != "category" && col.key != "run";
+                const std::string text = formatCell(t, r, col.key);
                 painter.setPen(th.foreground);
                 painter.drawText(
-                    QRectF(xx + 4, y, col.width - 8, rowH), (right ? Qt::AlignRight : Qt::AlignLeft) | Qt::AlignVCenter,
+                    QRectF(xx + 4, y, col.width - 8, rowH), (col.right ? Qt::AlignRight : Qt::AlignLeft) | Qt::AlignVCenter,
                     col.key == "name" ? elideMiddle(fm, text, col.width - 8, shared[k])
                                       : elided(painter, text, col.width - 8));
                 xx += col.width;
             }
             y += rowH;
         }
+    }
+
+    struct Col {
+        std::string key, header;
+        double width = 0;
+        bool right = true;  // numbers right-aligned
+    };
+    // The columns drawn (run and rank only when the rows differ in them), each as wide as its widest text among
+    // `rows`; the name takes the rest of `width`, at most what its longest name needs, at least 200 px.
+    static std::vector<Col> columns(const core::Table& t, const std::vector<size_t>& rows, const QFontMetricsF& fm,
+                                    const QFontMetricsF& boldFm, double width) {
+        const auto shown = displayColumns(t);
+        std::vector<Col> cols;
+        for (const char* k : {"run", "rank", "name", "category", "count", "total_ns", "mean_ns", "median_ns", "p5_ns",
+                              "p95_ns", "stddev_ns", "cv"}) {
+            if (std::find(shown.begin(), shown.end(), k) == shown.end()) continue;
+            Col c{k, columnHeader(k)};
+            c.right = c.key != "name" && c.key != "category" && c.key != "run";
+            c.width = boldFm.horizontalAdvance(QString::fromStdString(c.header + " ▼"));
+            for (size_t r : rows)
+                c.width = std::max(c.width, fm.horizontalAdvance(QString::fromStdString(formatCell(t, r, c.key))));
+            c.width += 14;
+            cols.push_back(std::move(c));
+        }
+        double others = 0;
+        for (const auto& c : cols)
+            if (c.key != "name") others += c.width;
+        for (auto& c : cols)
+            if (c.key == "name") c.width = std::min(c.width, std::max(200.0, width - others));
+        return cols;
     }
 
     std::optional<HitInfo> hitTest(const Prepared& prepared, const ParamValues& values, const QRectF& rect,
@@ -177,8 +186,8 @@ public:
         size_t r = rows[k];
         HitInfo h;
         h.title = cellText(t, r, col::kName);
-        for (const auto& col : t.columns)
-            if (col != "name") h.fields.push_back({col, cellText(t, r, col)});
+        for (const auto& col : displayColumns(t))
+            if (col != "name") h.fields.push_back({columnHeader(col), formatCell(t, r, col)});
         return h;
     }
 

@@ -9,18 +9,28 @@
 #include <filesystem>
 #include <fstream>
 
+#include <QDir>
 #include <QDropEvent>
+#include <QFile>
+#include <QFileInfo>
+#include <QHeaderView>
+#include <QMessageBox>
+#include <QPushButton>
+#include <QRegularExpression>
+#include <QTimer>
 #include <QMimeData>
 #include <QTextBrowser>
 #include <QUrl>
 #include <QTreeWidget>
 
+#include "app/gui/export_dialog.h"
 #include "app/gui/plot_area.h"
 #include "app/gui/plot_view.h"
 #include "app/gui/jobs_panel.h"
 #include "app/gui/run_manager.h"
 #include "app/gui/runs_panel.h"
 #include "app/gui/session_layout.h"
+#include "app/gui/table_view.h"
 #include "core/engine/session.h"
 #include "plots/plot_registry.h"
 #include "test_support.h"
@@ -314,4 +324,169 @@ TEST(MainWindow, ChangedFileIsReloaded) {
         EXPECT_EQ(w.runs().run(ids[0])->dataset->ranks.front()->gpu.size(), kernelsBefore);
     }
     std::filesystem::remove_all(dir);
+}
+
+// With "Synchronise time axes" on, a timeline opened in the other pane takes the zoomed range of the first at
+// once (it kept the whole range until the first zoom or pan before); with it off, it keeps its own whole range.
+TEST(MainWindow, NewSplitPaneTakesTheSynchronisedRange) {
+    test::app();
+    app::MainWindow w;
+    const auto ids = showWithSample(w);
+    app::PlotView* left = w.openPlot("gpu-timeline", {ids.at(0)}, 0);
+    ASSERT_NE(left, nullptr);
+    ASSERT_TRUE(test::waitFor([&] { return w.isIdle() && left->prepared(); }));
+    const auto whole = left->viewRange();
+    ASSERT_TRUE(whole.has_value());
+    left->zoomBy(0.5);
+    left->zoomBy(0.5);
+    const auto zoomed = left->viewRange();
+    ASSERT_TRUE(zoomed.has_value());
+    ASSERT_LT(zoomed->end - zoomed->start, whole->end - whole->start);
+    ASSERT_TRUE(w.plotArea()->syncTimeAxes());
+    app::PlotView* right = w.openPlot("gpu-timeline", {ids[0]}, 1);
+    ASSERT_NE(right, nullptr);
+    EXPECT_TRUE(w.plotArea()->isSplit());
+    ASSERT_TRUE(test::waitFor([&] { return w.isIdle() && right->prepared(); }));
+    const auto followed = right->viewRange();
+    ASSERT_TRUE(followed.has_value());
+    EXPECT_EQ(followed->start, zoomed->start);
+    EXPECT_EQ(followed->end, zoomed->end);
+    // Off: a new timeline in the split pane shows its whole range.
+    w.plotArea()->setSyncTimeAxes(false);
+    app::PlotView* third = w.openPlot("gpu-timeline", {ids[0]}, 1);
+    ASSERT_TRUE(test::waitFor([&] { return w.isIdle() && third->prepared(); }));
+    EXPECT_EQ(third->viewRange()->end - third->viewRange()->start, whole->end - whole->start);
+}
+
+namespace {
+// Closes `w` while a timer answers the save prompt (if one appears) with `answer`; returns whether the window
+// accepted the close, and in `asked` whether the prompt appeared.
+bool closeAnswering(app::MainWindow& w, QMessageBox::StandardButton answer, bool& asked) {
+    asked = false;
+    QTimer timer;
+    timer.setInterval(20);
+    QObject::connect(&timer, &QTimer::timeout, [&] {
+        auto* box = qobject_cast<QMessageBox*>(QApplication::activeModalWidget());
+        if (!box || box->objectName() != QLatin1String("saveSessionPrompt")) return;
+        asked = true;
+        box->button(answer)->click();
+    });
+    timer.start();
+    return w.close();
+}
+}  // namespace
+
+// Closing with runs, plots or parameters changed since the session was opened or saved asks Save / Discard /
+// Cancel; Cancel keeps the window; an unchanged session (nothing opened, or just saved) closes without asking.
+TEST(MainWindow, AsksBeforeClosingAnUnsavedSession) {
+    test::app();
+    qunsetenv("STROBE_NO_SAVE_PROMPT");
+    {
+        app::MainWindow untouched;
+        untouched.show();
+        bool asked = true;
+        EXPECT_TRUE(closeAnswering(untouched, QMessageBox::Cancel, asked));
+        EXPECT_FALSE(asked);
+    }
+    app::MainWindow w;
+    w.setAutoOpenDefaultPlot(false);
+    w.show();
+    const int run = w.runs().addDataset(QStringLiteral("a"), test::makeDataset(2));
+    ASSERT_NE(w.openPlot("test-instrumented", {run}, 0), nullptr);
+    EXPECT_TRUE(w.isSessionModified());
+    bool asked = false;
+    EXPECT_FALSE(closeAnswering(w, QMessageBox::Cancel, asked));
+    EXPECT_TRUE(asked);
+    EXPECT_TRUE(w.isVisible());
+    // Saved: closing asks nothing.
+    const auto path = std::filesystem::temp_directory_path() / ("strobe_quit_" + std::to_string(::getpid()) + ".yaml");
+    ASSERT_TRUE(w.saveSession(QString::fromStdString(path.string())));
+    EXPECT_FALSE(w.isSessionModified());
+    w.show();
+    EXPECT_TRUE(closeAnswering(w, QMessageBox::Cancel, asked));
+    EXPECT_FALSE(asked);
+    // Changed again, then Discard: closes.
+    w.show();
+    ASSERT_NE(w.openPlot("test-instrumented", {run}, 0), nullptr);
+    EXPECT_TRUE(closeAnswering(w, QMessageBox::Discard, asked));
+    EXPECT_TRUE(asked);
+    // The environment variable (CI, scripts) turns the question off.
+    w.show();
+    ASSERT_NE(w.openPlot("test-instrumented", {run}, 0), nullptr);
+    qputenv("STROBE_NO_SAVE_PROMPT", "1");
+    EXPECT_TRUE(closeAnswering(w, QMessageBox::Cancel, asked));
+    EXPECT_FALSE(asked);
+    qunsetenv("STROBE_NO_SAVE_PROMPT");
+    std::filesystem::remove(path);
+}
+
+// Export at a chosen size: a 1600 × 900 PNG with the title and the run's name in its top rows; the export
+// directory is remembered for the next export dialog, which never starts in the working directory.
+TEST(MainWindow, ExportsAtAChosenSizeWithTitleAndRememberedDirectory) {
+    test::app();
+    app::MainWindow w;
+    const auto ids = showWithSample(w);
+    app::PlotView* timeline = w.openPlot("gpu-timeline", {ids.at(0)}, 0);
+    ASSERT_NE(timeline, nullptr);
+    ASSERT_TRUE(test::waitFor([&] { return w.isIdle() && timeline->prepared(); }));
+    const auto dir = std::filesystem::temp_directory_path() / ("strobe_export_size_" + std::to_string(::getpid()));
+    std::filesystem::create_directories(dir);
+    const QString png = QString::fromStdString((dir / "t.png").string());
+    ASSERT_TRUE(w.exportCurrentPlot(png, QSize(1600, 900)));
+    ASSERT_TRUE(test::waitFor([&] { return w.jobs().jobs().empty(); }));
+    QImage img(png);
+    ASSERT_EQ(img.size(), QSize(1600, 900));
+    int dark = 0;  // caption text: "GPU timeline" in bold at the top left
+    for (int y = 0; y < 24; ++y)
+        for (int x = 0; x < 300; ++x) dark += qGray(img.pixel(x, y)) < 100;
+    EXPECT_GT(dark, 30);
+    const QString svg = QString::fromStdString((dir / "t.svg").string());
+    ASSERT_TRUE(w.exportCurrentPlot(svg, QSize(1600, 900)));
+    ASSERT_TRUE(test::waitFor([&] { return w.jobs().jobs().empty(); }));
+    QFile f(svg);
+    ASSERT_TRUE(f.open(QIODevice::ReadOnly));
+    const QString text = QString::fromUtf8(f.readAll());
+    EXPECT_TRUE(text.contains(QRegularExpression(QStringLiteral("<text[^>]*>GPU timeline</text>"))));
+    EXPECT_TRUE(text.contains(QStringLiteral("param-dlrm-8rank")));
+
+    app::rememberExportDirectory(png);
+    EXPECT_EQ(app::lastExportDirectory(), QString::fromStdString(dir.string()));
+    app::ExportDialog dialog(QStringLiteral("gpu-timeline.png"), QSize(728, 842));
+    EXPECT_EQ(QFileInfo(dialog.path()).absolutePath(), QString::fromStdString(dir.string()));
+    dialog.setImageSize(QSize(1920, 1080));
+    EXPECT_EQ(dialog.imageSize(), QSize(1920, 1080));
+    std::filesystem::remove_all(dir);
+    // A remembered directory that is gone: the home directory.
+    EXPECT_EQ(app::lastExportDirectory(), QDir::homePath());
+}
+
+// Top kernels on screen is a table widget: every row (not the 30 the picture draws), no "rank" column saying
+// "all" on every row, durations with their unit.
+TEST(MainWindow, TopKernelsTableShowsEveryRow) {
+    test::app();
+    app::MainWindow w;
+    const auto ids = showWithSample(w);
+    app::PlotView* view = w.openPlot("top-kernels", {ids.at(0)}, 0);
+    ASSERT_NE(view, nullptr);
+    ASSERT_TRUE(test::waitFor([&] { return w.isIdle() && view->prepared(); }));
+    app::PlotTableView* table = view->tableView();
+    ASSERT_NE(table, nullptr);
+    EXPECT_TRUE(table->isVisible());
+    const core::Table all = view->plot().table(*view->prepared(), view->values());
+    EXPECT_GT(all.rows.size(), 30u);  // more than the picture's 30 rows
+    EXPECT_EQ(table->model()->rowCount(), static_cast<int>(all.rows.size()));
+    const auto& columns = table->tableModel()->columns();
+    EXPECT_EQ(std::find(columns.begin(), columns.end(), "rank"), columns.end());
+    const auto total = std::find(columns.begin(), columns.end(), "total_ns");
+    ASSERT_NE(total, columns.end());
+    const QString cell =
+        table->model()->data(table->model()->index(0, static_cast<int>(total - columns.begin()))).toString();
+    EXPECT_TRUE(cell.endsWith(QStringLiteral(" s")) || cell.endsWith(QStringLiteral("ms")) ||
+                cell.endsWith(QStringLiteral("µs")) || cell.endsWith(QStringLiteral("ns")))
+        << cell.toStdString();
+    // A click on a header sorts by that column; the next click turns the order round.
+    Q_EMIT table->horizontalHeader()->sectionClicked(static_cast<int>(
+        std::find(columns.begin(), columns.end(), "count") - columns.begin()));
+    EXPECT_EQ(std::get<std::string>(view->values().at("sort_by")), "count");
+    EXPECT_TRUE(std::get<bool>(view->values().at("descending")));
 }

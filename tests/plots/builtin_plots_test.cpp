@@ -10,6 +10,7 @@
 #include <QDir>
 
 #include "core/engine/run_loader.h"
+#include "plots/analysis_plot.h"
 #include "plots/plot_registry.h"
 #include "plots/render.h"
 #include "plots/timeline_view.h"
@@ -332,4 +333,44 @@ TEST(BuiltinPlots, DISABLED_Gallery) {
         auto st = renderToFile(*p, **prepared, values, QSize(1400, 800), dir + "/" + p->id() + ".png");
         EXPECT_TRUE(st.ok());
     }
+}
+
+// Top kernels: across ranks every row's rank says "all", so no rank column is drawn or listed; the hover fields
+// are formatted as the table is (durations with their unit, not raw doubles). Hand-worked on smallRun: the NCCL
+// kernel ran 500 + 700 ns (ranks 0 and 1) = 1200 ns total, 2 launches, mean 600 ns — the largest total, so the
+// first row when sorted by total descending.
+TEST(TopKernels, NoConstantRankColumnAndFormattedHover) {
+    const Plot& plot = plotById("top-kernels");
+    EXPECT_TRUE(plot.isTable());
+    auto runs = runOf(testdata::smallRun());
+    auto values = *resolveValues(plot.parameters(runs), {});
+    auto prepared = prepareNow(plot, runs);
+    ASSERT_TRUE(prepared.ok()) << prepared.error().toString();
+    const core::Table t = plot.table(**prepared, values);
+    ASSERT_FALSE(t.rows.empty());
+    EXPECT_NE(t.columnIndex("rank"), -1);  // the CSV keeps the analysis' columns
+    const auto shown = displayColumns(t);
+    EXPECT_EQ(std::find(shown.begin(), shown.end(), "rank"), shown.end());
+    EXPECT_EQ(cellText(t, 0, "name"), "ncclDevKernel_AllReduce_Sum_f32_RING_LL");
+    EXPECT_EQ(formatCell(t, 0, "total_ns"), "1.2 µs");
+    EXPECT_EQ(formatCell(t, 0, "mean_ns"), "600 ns");
+    EXPECT_EQ(formatCell(t, 0, "count"), "2");
+    EXPECT_EQ(columnHeader("total_ns"), "total");
+    // The first row under the pointer: scan down the left edge of the table.
+    std::optional<HitInfo> hit;
+    for (double y = 0; y < 200 && !hit; y += 2) hit = plot.hitTest(**prepared, values, QRectF(0, 0, 1200, 600), {40, y});
+    ASSERT_TRUE(hit.has_value());
+    EXPECT_EQ(hit->title, "ncclDevKernel_AllReduce_Sum_f32_RING_LL");
+    std::map<std::string, std::string> fields(hit->fields.begin(), hit->fields.end());
+    EXPECT_EQ(fields.count("rank"), 0u);
+    EXPECT_EQ(fields["total"], "1.2 µs");
+    EXPECT_EQ(fields["mean"], "600 ns");
+    for (const auto& [k, v] : hit->fields) EXPECT_EQ(v.find("0000"), std::string::npos) << k << ": " << v;
+    // Per rank, the rows differ by rank: the column is shown.
+    auto perRank = values;
+    perRank["across_ranks"] = false;
+    auto prepared2 = prepareNow(plot, runs, perRank);
+    ASSERT_TRUE(prepared2.ok());
+    const auto shown2 = displayColumns(plot.table(**prepared2, perRank));
+    EXPECT_NE(std::find(shown2.begin(), shown2.end(), "rank"), shown2.end());
 }

@@ -3,7 +3,10 @@
 // widths come from a fake measure (1 px per character) or, for layouts, from the same font metrics the chart uses.
 #include <gtest/gtest.h>
 
+#include <QBuffer>
 #include <QImage>
+#include <QPainter>
+#include <QSvgGenerator>
 
 #include "plots/chart.h"
 #include "plots/plot_registry.h"
@@ -116,6 +119,82 @@ TEST(ChartText, GutterAndStride) {
     EXPECT_EQ(labelStride(0, 16), 1u);
 }
 
+namespace {
+
+double sevenPxPerChar(const QString& s) { return 7.0 * double(s.size()); }
+
+// The invariants of a time axis: one unit suffix, labels strictly increasing in value, inside [0, width], at
+// least `gap` px apart. Returns the labels.
+std::vector<std::string> checkTimeAxis(double start, double end, double width, double gap = 14) {
+    auto ticks = timeAxisTicks(start, end, width, sevenPxPerChar, gap);
+    std::vector<std::string> labels;
+    std::string unit;
+    double prevValue = -1e300, prevRight = -1e300;
+    for (const auto& t : ticks) {
+        EXPECT_GE(t.value, start - 1e-6);
+        EXPECT_LE(t.value, end + 1e-6);
+        if (t.label.empty()) continue;
+        const std::string u = t.label.substr(t.label.rfind(' '));
+        if (unit.empty()) unit = u;
+        EXPECT_EQ(u, unit) << t.label << " [" << start << ", " << end << "] at " << width << " px";
+        const double number = std::stod(t.label.substr(0, t.label.rfind(' ')));
+        EXPECT_GT(number, prevValue) << t.label;
+        prevValue = number;
+        EXPECT_GE(t.left, 0.0) << t.label;
+        EXPECT_LE(t.left + t.labelWidth, width + 1e-9) << t.label << " clipped at " << width << " px";
+        EXPECT_GE(t.left, prevRight + gap - 1e-9) << t.label << " overlaps its neighbour";
+        prevRight = t.left + t.labelWidth;
+        labels.push_back(t.label);
+    }
+    return labels;
+}
+
+}  // namespace
+
+// The case: zoomed to 14.4–15.8 ms, the axis said "14400 µs … 15800" and clipped its last label.
+TEST(ChartTimeAxis, OneUnitAndTheLastLabelInside) {
+    using V = std::vector<std::string>;
+    // 1.4 ms span → ms. 800 px: densest step ≥ 1.4e6 × 40 / 800 = 70 000 ns → 0.1 ms, whose ticks 57 px apart
+    // leave no 14 px gap between labels of 7 characters (49 px); 0.2 ms: ticks 14.4 … 15.8 (8), 114 px apart,
+    // fit. One decimal tells 0.2 ms steps apart.
+    auto ticks = timeAxisTicks(14.4e6, 15.8e6, 800, sevenPxPerChar);
+    V labels;
+    for (const auto& t : ticks) labels.push_back(t.label);
+    EXPECT_EQ(labels, (V{"14.4 ms", "14.6 ms", "14.8 ms", "15.0 ms", "15.2 ms", "15.4 ms", "15.6 ms", "15.8 ms"}));
+    ASSERT_EQ(ticks.size(), 8u);
+    EXPECT_DOUBLE_EQ(ticks.front().left, 0.0);        // centred on x = 0 it would start at -24.5 px
+    EXPECT_DOUBLE_EQ(ticks.back().x, 800.0);
+    EXPECT_DOUBLE_EQ(ticks.back().left, 800.0 - 49);  // shifted inside, not clipped
+    // A split pane, 300 px: densest step ≥ 1.4e6 × 40 / 300 ≈ 186 667 ns → 0.2 ms, 43 px apart: too close;
+    // 0.5 ms (107 px): 14.5, 15.0, 15.5.
+    EXPECT_EQ(checkTimeAxis(14.4e6, 15.8e6, 300), (V{"14.5 ms", "15.0 ms", "15.5 ms"}));
+    // Below a microsecond of span: ns; 200 ns of span at 600 px → step ≥ 13.3 → 20 ns, 60 px apart, too close
+    // for 49 px labels and a 14 px gap; 50 ns.
+    EXPECT_EQ(checkTimeAxis(1000, 1200, 600), (V{"1000 ns", "1050 ns", "1100 ns", "1150 ns", "1200 ns"}));
+    // Seconds with one decimal for 0.2 s steps: 2.5 s span at 1000 px → step ≥ 0.1 s, 40 px apart, too close
+    // for "0.0 s" (35 px) and the gap; 0.2 s.
+    EXPECT_EQ(checkTimeAxis(0, 2.5e9, 1000).at(1), "0.2 s");
+}
+
+TEST(ChartTimeAxis, SplitPanesGetThreeLabelsAndNothingOverlaps) {
+    // Spans from 300 ns to 30 s, at offsets from 0 to 2 s, in panes from 120 to 1600 px: the invariants hold
+    // everywhere, and 300 px or more show at least three labels.
+    for (double span : {300.0, 4.5e3, 7.7e4, 1.4e6, 2.2e7, 3.3e8, 3e10})
+        for (double offset : {0.0, 1.234e6, 2e9})
+            for (double width : {120.0, 200.0, 300.0, 450.0, 800.0, 1600.0}) {
+                if (offset > 0 && span < 1e3 && offset / span > 1e6) continue;  // labels of 10+ digits
+                auto labels = checkTimeAxis(offset, offset + span, width);
+                if (width >= 300 && offset == 0) {
+                    EXPECT_GE(labels.size(), 3u) << span << " ns at " << width << " px";
+                }
+                EXPECT_GE(labels.size(), 1u) << span << " ns at " << width << " px";
+            }
+    EXPECT_TRUE(timeAxisTicks(5, 5, 300, sevenPxPerChar).empty());  // no span, no ticks
+    // A pane narrower than the densest spacing: 14.4–15.8 ms in 55 px would ask for a 2 ms step, with no tick
+    // inside; the step stays within the span (1 ms: the tick at 15 ms) and its 5-character label (35 px) fits.
+    EXPECT_EQ(checkTimeAxis(14.4e6, 15.8e6, 55), (std::vector<std::string>{"15 ms"}));
+}
+
 TEST(ChartLegend, FitsRowsAndMakesRoomForMore) {
     // 100 px rows of 40 px entries: two per row. Two rows hold four, but the "+N more" (30 px) needs the place of
     // the fourth: three shown.
@@ -214,4 +293,66 @@ TEST(ChartBars, KernelBreakdownHoverNamesTimeShareAndCount) {
     ASSERT_TRUE(found.has_value());
     EXPECT_EQ(found->fields, (BarChart::Fields{{"bar", "rank 1"}, {"time", "700 ns"}, {"share", "72.9%"},
                                                 {"count", "1"}}));
+}
+
+// The legend's full mode lists every entry, in as many rows as they need; compact keeps the rows it is given and
+// counts the rest. Widths from the font the chart uses: 12 entries of "category N" never fit one 300 px row.
+TEST(ChartLegend, FullModeListsEveryEntry) {
+    QImage image(1, 1, QImage::Format_ARGB32);
+    QPainter painter(&image);
+    QFontMetricsF fm(painter.font());
+    std::vector<LegendEntry> entries;
+    for (int i = 0; i < 12; ++i) entries.push_back({"category " + std::to_string(i), seriesColor(i)});
+    const auto compact = legendFit(fm, 300, entries, LegendMode::Compact, 1);
+    EXPECT_EQ(compact.rows, 1u);
+    EXPECT_LT(compact.shown, entries.size());
+    const auto full = legendFit(fm, 300, entries, LegendMode::Full, 1);
+    EXPECT_EQ(full.shown, entries.size());
+    EXPECT_GT(full.rows, 1u);
+    // Each row holds at least one entry, so never more rows than entries.
+    EXPECT_LE(full.rows, entries.size());
+    EXPECT_EQ(legendMode({{"legend", std::string("full")}}), LegendMode::Full);
+    EXPECT_EQ(legendMode({{"legend", std::string("compact")}}), LegendMode::Compact);
+}
+
+// Drawn: in full mode no "+N more" and the reserved height; in compact mode the "+N more" appears.
+TEST(ChartLegend, FullModeDrawsNoMoreCounter) {
+    std::vector<LegendEntry> entries;
+    for (int i = 0; i < 12; ++i) entries.push_back({"category " + std::to_string(i), seriesColor(i)});
+    auto svgOf = [&](LegendMode mode, double height) {
+        QByteArray bytes;
+        QBuffer buffer(&bytes);
+        buffer.open(QIODevice::WriteOnly);
+        QSvgGenerator gen;
+        gen.setOutputDevice(&buffer);
+        gen.setSize(QSize(300, 400));
+        QPainter p(&gen);
+        Canvas c{p, QRectF(0, 0, 300, 400), false};
+        drawLegend(c, QRectF(0, 400 - height, 300, height), entries, mode);
+        p.end();
+        return QString::fromUtf8(bytes);
+    };
+    const QString compact = svgOf(LegendMode::Compact, 60);
+    EXPECT_TRUE(compact.contains(QStringLiteral(" more<"))) << compact.toStdString();
+    const QString full = svgOf(LegendMode::Full, 400);
+    EXPECT_FALSE(full.contains(QStringLiteral(" more<")));
+    for (int i = 0; i < 12; ++i) EXPECT_TRUE(full.contains(QStringLiteral(">category %1<").arg(i))) << i;
+}
+
+// Tooltip lines: 60 characters at most, broken after a space or punctuation where there is one.
+TEST(ChartText, WrapTextBreaksLongLines) {
+    const QString name = QStringLiteral(
+        "void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<float>, "
+        "at::detail::Array<char*, 3> >(int, at::native::CUDAFunctor_add<float>, at::detail::Array<char*, 3>)");
+    const QStringList lines = wrapText(name, 60).split(QLatin1Char('\n'));
+    EXPECT_GT(lines.size(), 2);
+    for (const auto& l : lines) EXPECT_LE(l.size(), 60) << l.toStdString();
+    // Nothing lost but the spaces at the breaks.
+    EXPECT_EQ(lines.join(QString()).remove(QLatin1Char(' ')), QString(name).remove(QLatin1Char(' ')));
+    // The first break: the last break character within the first 60 is the second ':' of "at::" after "<4, "
+    // (characters 53–54; "native" then runs to 60 with no break character).
+    EXPECT_EQ(lines[0], QStringLiteral("void at::native::vectorized_elementwise_kernel<4, at::"));
+    // No break character at all: cut at 60 exactly.
+    EXPECT_EQ(wrapText(QString(130, QLatin1Char('x')), 60).split(QLatin1Char('\n')).first().size(), 60);
+    EXPECT_EQ(wrapText(QStringLiteral("short\nlines"), 60), QStringLiteral("short\nlines"));
 }

@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include <QFile>
+#include <QRegularExpression>
 #include <QTemporaryDir>
 
 #include "plots/plot_registry.h"
@@ -67,4 +68,50 @@ TEST(Render, DarkThemeChangesBackground) {
     QImage dark = renderToImage(*plot, *prepared, values, QSize(400, 300), true);
     EXPECT_GT(qGray(light.pixel(0, 0)), 200);
     EXPECT_LT(qGray(dark.pixel(0, 0)), 60);
+}
+
+// An exported picture says what it shows: the timeline (whose draw() has no title line) gets "GPU timeline" and
+// the run names at the top, at exactly the size asked for; plots with their own title get only the runs.
+TEST(Render, ExportCaptionNamesThePlotAndTheRuns) {
+    const Plot* timeline = PlotRegistry::instance().find("gpu-timeline");
+    ASSERT_NE(timeline, nullptr);
+    EXPECT_FALSE(timeline->drawsTitle());
+    RunSet runs{RunEntry{"small", testdata::smallRun(), {}}};
+    auto values = *resolveValues(timeline->parameters(runs), {});
+    auto prepared = *prepareNow(*timeline, runs);
+    const Caption caption = exportCaption(*timeline, {"resnet50-nw0", "resnet50-nw8"});
+    EXPECT_EQ(caption.title, "GPU timeline");
+    EXPECT_EQ(caption.runs, "runs: resnet50-nw0 vs resnet50-nw8");
+    const QString svg = QString::fromUtf8(renderToSvg(*timeline, *prepared, values, QSize(1600, 900), false, caption));
+    // A text item (the SVG's <title> element holds the plot title in every export).
+    const QRegularExpression titleText(QStringLiteral("<text[^>]*>GPU timeline</text>"));
+    EXPECT_TRUE(svg.contains(titleText)) << svg.left(3000).toStdString();
+    EXPECT_TRUE(svg.contains(QStringLiteral("resnet50-nw0 vs resnet50-nw8")));
+    // Without a caption (the window's picture) neither is drawn: the timeline has no title of its own.
+    const QString plain = QString::fromUtf8(renderToSvg(*timeline, *prepared, values, QSize(1600, 900)));
+    EXPECT_FALSE(plain.contains(titleText));
+
+    QTemporaryDir dir;
+    ASSERT_TRUE(dir.isValid());
+    const std::string png = dir.filePath(QStringLiteral("t.png")).toStdString();
+    ASSERT_TRUE(renderToFile(*timeline, *prepared, values, QSize(1600, 900), png, std::nullopt, false, caption).ok());
+    QImage img(QString::fromStdString(png));
+    ASSERT_EQ(img.size(), QSize(1600, 900));
+    // The caption's text is in the top rows: dark pixels in the first 24 rows over the left 300 px (the plain
+    // picture has only its background and the axis gutter's muted text there, further down).
+    auto darkPixels = [](const QImage& image) {
+        int n = 0;
+        for (int y = 0; y < 24; ++y)
+            for (int x = 0; x < 300; ++x) n += qGray(image.pixel(x, y)) < 100;
+        return n;
+    };
+    EXPECT_GT(darkPixels(img), 30);
+    EXPECT_EQ(darkPixels(renderToImage(*timeline, *prepared, values, QSize(1600, 900))), 0);
+
+    const Plot* breakdown = PlotRegistry::instance().find("kernel-breakdown");
+    ASSERT_NE(breakdown, nullptr);
+    EXPECT_TRUE(breakdown->drawsTitle());
+    const Caption own = exportCaption(*breakdown, {"sample"});
+    EXPECT_TRUE(own.title.empty());
+    EXPECT_EQ(own.runs, "run: sample");
 }
