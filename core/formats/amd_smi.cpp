@@ -104,12 +104,15 @@ void emitRecords(RankData& rank, const std::vector<Record>& records, const std::
             telemetry::appendSample(rank, r.ts.value_or(0), static_cast<int16_t>(r.device), m.metric, pv.value * m.scale);
         }
     }
-    for (const auto& [d, present] : devices)
-        if (std::none_of(rank.info.devices.begin(), rank.info.devices.end(), [&](const DeviceProperties& p) { return p.id == d; })) {
+    for (const auto& entry : devices) {
+        const auto d = entry.first;  // a plain copy: clang 14 cannot capture a structured binding in a lambda
+        if (std::none_of(rank.info.devices.begin(), rank.info.devices.end(),
+                         [d](const DeviceProperties& p) { return p.id == d; })) {
             DeviceProperties p;
             p.id = d;
             rank.info.devices.push_back(std::move(p));
         }
+    }
     rank.info.platform = Platform::Amd;
     if (timed) {
         telemetry::setClock(rank.info, ClockDomain::Realtime, options, "timestamp (Unix seconds)");
