@@ -65,18 +65,39 @@ seed() {  # seed TARGET DIR: fill the corpus dir of TARGET from the project's ow
   return 0  # under set -e a false test as the last command would end the script
 }
 
-status=0
-for t in "${targets[@]}"; do
-  corpus="$build/corpus/$t"; crashes="$build/crashes/$t"
+# One fuzzer per core (STROBE_FUZZ_JOBS overrides): each target's seeding and run is independent, so on a 2-core CI
+# machine ten targets take five slots of SECONDS instead of ten.
+jobs=${STROBE_FUZZ_JOBS:-$(nproc)}
+fuzz_one() {  # fuzz_one TARGET: seeds, runs, and reports one target; its exit status says whether it found a defect
+  local t=$1 corpus="$build/corpus/$1" crashes="$build/crashes/$1" rc=0
   seed "$t" "$corpus"; mkdir -p "$crashes"
-  dict=()
+  local dict=()
   case $t in kineto_*) dict=(-dict="$root/tests/fuzz/kineto.dict") ;; esac
-  echo "=== fuzz $t for ${secs}s ($(ls "$corpus" | wc -l) corpus inputs)"
-  if ! STROBE_RESOURCE_DIR="$root/resources" "$build/tests/fuzz/fuzz_$t" "$corpus" "${dict[@]}" \
-      -max_total_time="$secs" -max_len=262144 -rss_limit_mb=3072 -timeout=20 \
-      -artifact_prefix="$crashes/" -print_final_stats=1 2>"$build/fuzz_$t.log"; then
-    echo "!!! fuzz $t found a defect: see $crashes and $build/fuzz_$t.log"; tail -40 "$build/fuzz_$t.log"; status=1
-  fi
-  grep -E '^#[0-9]+ +DONE|stat::number_of_executed_units|stat::peak_rss_mb' "$build/fuzz_$t.log" | sed "s/^/  $t: /" || true
+  {
+    echo "=== fuzz $t for ${secs}s ($(ls "$corpus" | wc -l) corpus inputs)"
+    if ! STROBE_RESOURCE_DIR="$root/resources" "$build/tests/fuzz/fuzz_$t" "$corpus" "${dict[@]}" \
+        -max_total_time="$secs" -max_len=262144 -rss_limit_mb=3072 -timeout=20 \
+        -artifact_prefix="$crashes/" -print_final_stats=1 2>"$build/fuzz_$t.log"; then
+      echo "!!! fuzz $t found a defect: see $crashes and $build/fuzz_$t.log"; tail -40 "$build/fuzz_$t.log"; rc=1
+    fi
+    grep -E '^#[0-9]+ +DONE|stat::number_of_executed_units|stat::peak_rss_mb' "$build/fuzz_$t.log" | sed "s/^/  $t: /" || true
+  } > "$build/fuzz_$t.report"
+  return $rc
+}
+
+status=0
+pids=() names=()
+flush() {  # wait for the running batch, print each report whole (never interleaved)
+  local i
+  for i in "${!pids[@]}"; do
+    wait "${pids[$i]}" || status=1
+    cat "$build/fuzz_${names[$i]}.report"
+  done
+  pids=() names=()
+}
+for t in "${targets[@]}"; do
+  fuzz_one "$t" & pids+=($!); names+=("$t")
+  [ ${#pids[@]} -lt "$jobs" ] || flush
 done
+flush
 exit $status
