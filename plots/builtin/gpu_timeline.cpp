@@ -48,6 +48,7 @@ const BoolParam kShowPhases =
 constexpr double kGutter = 170;  // lane labels
 constexpr double kAxisH = 22;
 constexpr double kLegendH = 22;
+constexpr double kMaxFillLaneH = 48;  // lane height when few lanes fill the view
 
 class GpuTimelinePlot final : public Plot {
 public:
@@ -114,6 +115,10 @@ public:
         L.area = QRectF(L.axis.left(), L.axis.bottom(), L.axis.width(), std::max(0.0, inner.bottom() - L.axis.bottom()));
         auto shown = shownLanes(p, v);
         L.totalLanes = int(shown.size());
+        // Few lanes fill the view: each grows to its share of the height, up to kMaxFillLaneH (taller bars read
+        // no better); many lanes keep the set height and scroll.
+        if (L.totalLanes > 0)
+            L.laneH = std::max(L.laneH, std::min(kMaxFillLaneH, std::floor(L.area.height() / L.totalLanes)));
         L.fits = std::max(1, int(L.area.height() / L.laneH));
         int first = int(std::clamp<long long>(kLaneScroll(v), 0, std::max(0, L.totalLanes - L.fits)));
         L.first = first;
@@ -127,6 +132,7 @@ public:
         L.geo.fullEnd = p.fullEnd;
         L.geo.laneCount = L.totalLanes;
         L.geo.visibleLanes = L.fits;
+        L.geo.laneHeight = L.laneH;
         return L;
     }
 
