@@ -92,6 +92,7 @@ struct TimelineGeometry {
     int64_t fullEnd = 1;
     int laneCount = 0;      // lanes in total
     int visibleLanes = 0;   // lanes that fit
+    double laneHeight = 0;  // drawn height of one lane (the set height, or more when few lanes fill the view)
 
     double xForTime(int64_t relNs) const;
     int64_t timeForX(double x) const;

@@ -315,15 +315,17 @@ std::optional<QRectF> PlotView::selectionRect() const {
             return static_cast<double>(std::clamp<long long>(plots::kLaneScroll(v), 0,
                                                              std::max(0, geo.laneCount - geo.visibleLanes)));
         };
-        auto laneHeight = [](const plots::ParamValues& v) {
-            return static_cast<double>(std::max(1LL, plots::kLaneHeight(v)));
+        // The drawn lane height (lanes grow to fill the view when there are few).
+        auto laneHeight = [](const plots::TimelineGeometry& geo, const plots::ParamValues& v) {
+            return geo.laneHeight > 0 ? geo.laneHeight : static_cast<double>(std::max(1LL, plots::kLaneHeight(v)));
         };
-        const double lane = firstLane(then, sel.values) + (point.y() - then.plotArea.top()) / laneHeight(sel.values);
+        const double lane =
+            firstLane(then, sel.values) + (point.y() - then.plotArea.top()) / laneHeight(then, sel.values);
         // The item's time span now, clipped to the view: hit-test in the middle of what is visible of it.
         const double x0 = std::max(g->xForTime(then.timeForX(sel.itemRect.left())), g->plotArea.left());
         const double x1 = std::min(g->xForTime(then.timeForX(sel.itemRect.right())), g->plotArea.right());
         if (x1 < x0) return std::nullopt;  // panned or zoomed out of sight
-        point = QPointF((x0 + x1) / 2, g->plotArea.top() + (lane - firstLane(*g, m_values)) * laneHeight(m_values));
+        point = QPointF((x0 + x1) / 2, g->plotArea.top() + (lane - firstLane(*g, m_values)) * laneHeight(*g, m_values));
         if (!g->plotArea.contains(point)) return std::nullopt;  // its lane is scrolled out of sight
     } else if (sel.values != m_values || sel.plotRect != now) {
         return std::nullopt;  // another layout: the click point no longer means the same item

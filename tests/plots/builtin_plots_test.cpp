@@ -197,7 +197,7 @@ TEST(GpuTimeline, KeepsOverlappingKernelsAndFindsThemByHitTest) {
     EXPECT_EQ(geo->fullEnd, 3500);
     EXPECT_EQ(geo->laneCount, 2);  // stream 7 and its sub-lane
     // Hover the middle of "third" on the first lane.
-    double lh = double(kLaneHeight(values));
+    double lh = geo->laneHeight;
     QPointF onThird(geo->xForTime(3250), geo->plotArea.top() + lh * 0.5);
     auto hit = plot.hitTest(*prepared, values, rect, onThird);
     ASSERT_TRUE(hit.has_value());
@@ -253,7 +253,7 @@ TEST(GpuTimeline, PhaseAndLayerBandsFromAnnotationsAndKernelPatterns) {
     QRectF rect(0, 0, 1000, 400);
     auto geo = plot.timelineGeometry(*prepared, values, rect);
     ASSERT_TRUE(geo.has_value());
-    const double lh = double(kLaneHeight(values));
+    const double lh = geo->laneHeight;
     // Lanes top to bottom: steps, phases, layers, stream 7.
     auto titleAt = [&](int64_t t, int lane) {
         auto hit = plot.hitTest(*prepared, values, rect, QPointF(geo->xForTime(t), geo->plotArea.top() + lh * (lane + 0.5)));
@@ -274,6 +274,31 @@ TEST(GpuTimeline, PhaseAndLayerBandsFromAnnotationsAndKernelPatterns) {
     auto hitStream = plot.hitTest(*prepared, hidden, rect, QPointF(geo->xForTime(145), geo->plotArea.top() + lh * 1.5));
     ASSERT_TRUE(hitStream.has_value());
     EXPECT_EQ(hitStream->title, "flash_fwd_kernel");
+}
+
+TEST(GpuTimeline, FewLanesFillTheViewHeight) {
+    using C = core::KernelCategory;
+    // One kernel on each of two streams: 2 lanes (no steps, annotations or phases in this rank).
+    auto d = testdata::makeDataset({testdata::makeRank(0, {{0, 1000, "a", 7, C::Gemm}, {0, 1000, "b", 8, C::Gemm}})});
+    const Plot& plot = plotById("gpu-timeline");
+    auto runs = runOf(d);
+    auto values = *resolveValues(plot.parameters(runs), {});
+    auto prepared = *prepareNow(plot, runs);
+    const double set = double(kLaneHeight(values));
+    // Tall view: both lanes grow beyond the set height, capped (48 px, the fill cap), and both stay visible.
+    auto tall = *plot.timelineGeometry(*prepared, values, QRectF(0, 0, 1000, 600));
+    EXPECT_EQ(tall.laneCount, 2);
+    EXPECT_GT(tall.laneHeight, set);
+    EXPECT_LE(tall.laneHeight, 48.0);
+    EXPECT_LE(2 * tall.laneHeight, tall.plotArea.height());
+    // A short view keeps at least the set height.
+    auto shortView = *plot.timelineGeometry(*prepared, values, QRectF(0, 0, 1000, 60));
+    EXPECT_EQ(shortView.laneHeight, set);
+    // The second lane's kernel is hit in the middle of the grown second lane.
+    auto hit = plot.hitTest(*prepared, values, QRectF(0, 0, 1000, 600),
+                            QPointF(tall.xForTime(500), tall.plotArea.top() + tall.laneHeight * 1.5));
+    ASSERT_TRUE(hit.has_value());
+    EXPECT_EQ(hit->title, "b");
 }
 
 TEST(GpuTimeline, ViewParametersZoomWithoutReprepare) {

@@ -1,0 +1,345 @@
+// Lane building for the GPU timeline (prepare side): per run and rank, steps, GPU annotations, phases and layers
+// as bands, and one lane per (device, stream) with overlapping activities packed into sub-lanes.
+
+#include <algorithm>
+#include <optional>
+#include <regex>
+#include <tuple>
+
+#include <fmt/format.h>
+
+#include "core/analysis/columns.h"
+#include "core/analysis/phases.h"
+#include "plots/builtin/timeline_model.h"
+#include "plots/chart.h"
+
+namespace strobe::plots::timeline {
+
+PhaseKind phaseKind(const std::string& phase) {
+    if (phase == "forward") return PhaseKind::Forward;
+    if (phase == "backward") return PhaseKind::Backward;
+    if (phase == "optimizer") return PhaseKind::Optimizer;
+    if (phase == "prefill") return PhaseKind::Prefill;
+    if (phase == "decode") return PhaseKind::Decode;
+    if (phase == "mixed") return PhaseKind::Mixed;
+    if (phase == "layer") return PhaseKind::Layer;
+    return PhaseKind::Other;
+}
+QColor phaseColor(PhaseKind k, size_t index) {
+    switch (k) {
+    case PhaseKind::Forward: return QColor(66, 133, 244, 140);
+    case PhaseKind::Backward: return QColor(251, 140, 0, 140);
+    case PhaseKind::Optimizer: return QColor(142, 36, 170, 120);
+    case PhaseKind::Prefill: return QColor(0, 137, 123, 140);
+    case PhaseKind::Decode: return QColor(124, 179, 66, 140);
+    case PhaseKind::Mixed: return QColor(141, 110, 99, 140);
+    case PhaseKind::Layer: return (index % 2) ? QColor(120, 144, 156, 130) : QColor(176, 190, 197, 130);
+    default: return QColor(158, 158, 158, 130);
+    }
+}
+
+// Packs items (already sorted by start) into sub-lanes where they do not overlap; returns the sub-lane of each.
+std::vector<int> packSubLanes(const std::vector<int64_t>& start, const std::vector<int64_t>& end, int maxSub) {
+    std::vector<int> sub(start.size(), 0);
+    std::vector<int64_t> lastEnd;
+    for (size_t i = 0; i < start.size(); ++i) {
+        int s = -1;
+        for (size_t k = 0; k < lastEnd.size(); ++k)
+            if (lastEnd[k] <= start[i]) {
+                s = int(k);
+                break;
+            }
+        if (s < 0) {
+            if (int(lastEnd.size()) < maxSub) {
+                lastEnd.push_back(0);
+                s = int(lastEnd.size()) - 1;
+            } else {
+                s = maxSub - 1;  // overflow shares the last sub-lane; the running max end keeps it findable
+            }
+        }
+        lastEnd[size_t(s)] = std::max(lastEnd[size_t(s)], end[i]);
+        sub[i] = s;
+    }
+    return sub;
+}
+
+void finishLane(Lane& l) {
+    l.maxEnd.resize(l.end.size());
+    int64_t m = INT64_MIN;
+    for (size_t i = 0; i < l.end.size(); ++i) l.maxEnd[i] = m = std::max(m, l.end[i]);
+}
+
+// Items of `l` that intersect [t0, t1).
+std::pair<size_t, size_t> visibleRange(const Lane& l, int64_t t0, int64_t t1) {
+    size_t a = size_t(std::upper_bound(l.maxEnd.begin(), l.maxEnd.end(), t0) - l.maxEnd.begin());
+    size_t b = size_t(std::lower_bound(l.start.begin(), l.start.end(), t1) - l.start.begin());
+    return {a, std::max(a, b)};
+}
+
+std::vector<LegendEntry> categoryLegend(const TimelinePrepared& p) {
+    constexpr size_t n = size_t(core::KernelCategory::Count);
+    bool present[n] = {};
+    for (const auto& lane : p.lanes)
+        if (lane.kind == LaneKind::Stream)
+            for (auto cat : lane.cat) present[std::min<size_t>(cat, n - 1)] = true;
+    std::vector<LegendEntry> entries;
+    for (size_t k = 0; k < n; ++k)
+        if (present[k])
+            entries.push_back({std::string(core::toString(core::KernelCategory(k))), categoryColor(core::KernelCategory(k))});
+    return entries;
+}
+
+QColor hashColor(uint32_t id) {
+    uint32_t h = id * 2654435761u;
+    return QColor::fromHsv(int(h % 360), 110 + int((h >> 9) % 100), 170 + int((h >> 17) % 60));
+}
+
+namespace {
+
+// A "phases" lane (forward/backward/optimizer, prefill/decode; overlaps go to a second sub-lane) and a
+// "layers" lane for rank `r`, from the rows of core::phaseStructure.
+void addPhaseLanes(TimelinePrepared& out, const core::Table& t, size_t run, const core::RankData& r,
+                          const std::string& rlabel, int64_t origin) {
+    struct Band {
+        int64_t start, end;
+        PhaseKind kind;
+        uint32_t name;
+    };
+    std::vector<Band> phases, layers;
+    for (size_t i = 0; i < t.rows.size(); ++i) {
+        if (int64_t(core::Table::number(t.at(i, core::col::kRank), -1)) != r.rank) continue;
+        const PhaseKind k = phaseKind(core::Table::text(t.at(i, core::col::kPhase)));
+        if (k == PhaseKind::Other) continue;  // steps have their own lane; "layers" summaries are not bands
+        // On the GPU timeline a phase is where the GPU did its work (what it launched in its CPU interval); a
+        // phase that launched nothing is shown at its CPU time (one clock per rank), and says so.
+        const core::Cell& gs = t.at(i, core::col::kGpuStartNs);
+        const core::Cell& ge = t.at(i, core::col::kGpuEndNs);
+        const bool onGpu = !std::holds_alternative<std::monostate>(gs) && !std::holds_alternative<std::monostate>(ge);
+        const auto start = int64_t(core::Table::number(onGpu ? gs : t.at(i, core::col::kStartNs))) - origin;
+        const auto end = int64_t(core::Table::number(onGpu ? ge : t.at(i, core::col::kEndNs))) - origin;
+        if (end < start) continue;
+        std::string name = core::Table::text(t.at(i, core::col::kName));
+        if (const auto step = core::Table::text(t.at(i, core::col::kStep)); !step.empty() && k != PhaseKind::Layer)
+            name += " (step " + step + ")";
+        if (!onGpu) name += ", no GPU work: CPU time";
+        out.bandNames.push_back(std::move(name));
+        (k == PhaseKind::Layer ? layers : phases)
+            .push_back({start, end, k, uint32_t(out.bandNames.size() - 1)});
+    }
+    auto addLanes = [&](std::vector<Band>& bands, LaneKind kind, const std::string& label, int maxSub) {
+        std::sort(bands.begin(), bands.end(), [](const Band& a, const Band& b) { return a.start < b.start; });
+        std::vector<int64_t> st, en;
+        for (const auto& b : bands) {
+            st.push_back(b.start);
+            en.push_back(b.end);
+        }
+        auto sub = packSubLanes(st, en, maxSub);
+        const int nsub = sub.empty() ? 0 : *std::max_element(sub.begin(), sub.end()) + 1;
+        for (int s = 0; s < nsub; ++s) {
+            Lane l;
+            l.kind = kind;
+            l.run = run;
+            l.rank = &r;
+            l.rankNumber = r.rank;
+            l.sub = s;
+            l.label = s == 0 ? rlabel + " " + label : "";
+            for (size_t k = 0; k < bands.size(); ++k)
+                if (sub[k] == s) {
+                    l.start.push_back(bands[k].start);
+                    l.end.push_back(bands[k].end);
+                    l.cat.push_back(uint8_t(bands[k].kind));
+                    l.src.push_back(bands[k].name);
+                }
+            finishLane(l);
+            out.lanes.push_back(std::move(l));
+        }
+    };
+    addLanes(phases, LaneKind::Phases, "phases", 2);
+    addLanes(layers, LaneKind::Layers, "layers", 1);
+}
+
+}  // namespace
+
+core::Result<PreparedPtr> buildTimelineLanes(const RunSet& runs, const LaneOptions& options,
+                                             const core::CancelToken& cancel, const core::ProgressFn& progress) {
+    auto out = std::make_shared<TimelinePrepared>();
+    const auto& selected = options.ranks;
+    bool includeMem = options.includeMemory;
+    const std::string& filterText = options.nameFilter;
+    std::optional<std::regex> filter;
+    if (!filterText.empty()) filter.emplace(filterText, std::regex::ECMAScript | std::regex::optimize);
+    size_t totalRanks = 0, doneRanks = 0;
+    for (const auto& run : runs)
+        if (run.dataset) totalRanks += run.dataset->ranks.size();
+
+    for (size_t ri = 0; ri < runs.size(); ++ri) {
+        const auto& run = runs[ri];
+        out->runLabels.push_back(run.label);
+        if (!run.dataset) {
+            out->runOrigin.push_back(0);
+            continue;
+        }
+        out->keep.push_back(run.dataset);
+        // The run's origin: its first GPU activity or step start.
+        int64_t origin = INT64_MAX;
+        for (const auto& r : run.dataset->ranks) {
+            if (!r || !rankSelected(selected, r->rank)) continue;
+            for (auto t : r->gpu.ts) origin = std::min(origin, t);
+            if (r->steps.size()) origin = std::min(origin, r->steps.start[0]);
+        }
+        if (origin == INT64_MAX) origin = 0;
+        out->runOrigin.push_back(origin);
+
+        // Phases and layers of every rank (one analysis pass per run).
+        std::optional<core::Table> phaseTable;
+        {
+            auto actx = core::AnalysisContext::of(run.dataset);  // shared with the analysis plots
+            auto t = core::phaseStructure(*actx, core::WindowSpec{}, core::LayerRows::Rows);
+            if (t) phaseTable = std::move(t.value());
+        }
+        if (cancel.cancelled()) return cancelledError();
+
+        for (const auto& rp : run.dataset->ranks) {
+            if (cancel.cancelled()) return cancelledError();
+            if (!rp || !rankSelected(selected, rp->rank)) continue;
+            const auto& r = *rp;
+            const auto& g = r.gpu;
+            std::string rlabel = rankLabel(runs, ri, r.rank);
+            // Steps band.
+            if (r.steps.size()) {
+                Lane l;
+                l.kind = LaneKind::Steps;
+                l.run = ri;
+                l.rank = &r;
+                l.rankNumber = r.rank;
+                l.label = rlabel + " steps";
+                for (size_t k = 0; k < r.steps.size(); ++k) {
+                    l.start.push_back(r.steps.start[k] - origin);
+                    l.end.push_back(r.steps.end[k] - origin);
+                    l.cat.push_back(0);
+                    l.src.push_back(uint32_t(k));
+                }
+                finishLane(l);
+                out->lanes.push_back(std::move(l));
+            }
+            // GPU annotations, packed into at most 3 sub-lanes.
+            {
+                std::vector<uint32_t> idx;
+                for (size_t k = 0; k < r.slices.size(); ++k)
+                    if (r.slices.kind[k] == core::EventKind::GpuUserAnnotation) idx.push_back(uint32_t(k));
+                std::sort(idx.begin(), idx.end(), [&](uint32_t a, uint32_t b) {
+                    return r.slices.ts[a] != r.slices.ts[b] ? r.slices.ts[a] < r.slices.ts[b]
+                                                            : r.slices.dur[a] > r.slices.dur[b];
+                });
+                std::vector<int64_t> st, en;
+                for (auto k : idx) {
+                    st.push_back(r.slices.ts[k] - origin);
+                    en.push_back(r.slices.ts[k] + std::max<int64_t>(0, r.slices.dur[k]) - origin);
+                }
+                auto sub = packSubLanes(st, en, 3);
+                int nsub = sub.empty() ? 0 : *std::max_element(sub.begin(), sub.end()) + 1;
+                for (int s = 0; s < nsub; ++s) {
+                    Lane l;
+                    l.kind = LaneKind::Annotation;
+                    l.run = ri;
+                    l.rank = &r;
+                    l.rankNumber = r.rank;
+                    l.sub = s;
+                    l.label = s == 0 ? rlabel + " annotations" : "";
+                    for (size_t k = 0; k < idx.size(); ++k)
+                        if (sub[k] == s) {
+                            l.start.push_back(st[k]);
+                            l.end.push_back(en[k]);
+                            l.cat.push_back(0);
+                            l.src.push_back(idx[k]);
+                        }
+                    finishLane(l);
+                    out->lanes.push_back(std::move(l));
+                }
+            }
+            if (phaseTable) addPhaseLanes(*out, *phaseTable, ri, r, rlabel, origin);
+            // Streams: group activities by (device, stream), sort by start, pack overlaps into sub-lanes.
+            std::vector<uint32_t> order;
+            order.reserve(g.size());
+            std::vector<uint8_t> nameOk;
+            if (filter) {
+                nameOk.assign(r.strings.size(), 2);  // 2 = unknown
+            }
+            for (size_t k = 0; k < g.size(); ++k) {
+                if (!includeMem && g.kind[k] != core::EventKind::Kernel) continue;
+                if (filter) {
+                    auto id = g.name[k];
+                    if (id < nameOk.size() && nameOk[id] == 2) {
+                        auto v = r.strings.view(id);
+                        nameOk[id] = std::regex_search(v.begin(), v.end(), *filter) ? 1 : 0;
+                    }
+                    if (id >= nameOk.size() || !nameOk[id]) continue;
+                }
+                order.push_back(uint32_t(k));
+            }
+            auto key = [&](uint32_t k) {
+                return std::tuple(g.device.size() ? g.device[k] : int16_t(0), g.stream.size() ? g.stream[k] : 0,
+                                  g.ts[k]);
+            };
+            std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) { return key(a) < key(b); });
+            size_t i = 0;
+            while (i < order.size()) {
+                if (cancel.cancelled()) return cancelledError();
+                size_t j = i;
+                int dev = g.device.size() ? g.device[order[i]] : 0;
+                int stream = g.stream.size() ? g.stream[order[i]] : 0;
+                while (j < order.size() && (g.device.size() ? g.device[order[j]] : 0) == dev &&
+                       (g.stream.size() ? g.stream[order[j]] : 0) == stream)
+                    ++j;
+                std::vector<int64_t> st, en;
+                st.reserve(j - i);
+                en.reserve(j - i);
+                for (size_t k = i; k < j; ++k) {
+                    st.push_back(g.ts[order[k]] - origin);
+                    en.push_back(g.ts[order[k]] + std::max<int64_t>(0, g.dur[order[k]]) - origin);
+                }
+                auto sub = packSubLanes(st, en, 8);
+                int nsub = *std::max_element(sub.begin(), sub.end()) + 1;
+                for (int s = 0; s < nsub; ++s) {
+                    Lane l;
+                    l.kind = LaneKind::Stream;
+                    l.run = ri;
+                    l.rank = &r;
+                    l.rankNumber = r.rank;
+                    l.device = dev;
+                    l.stream = stream;
+                    l.sub = s;
+                    l.label = nsub > 1 ? fmt::format("{} stream {} ({})", rlabel, stream, s + 1)
+                                       : fmt::format("{} stream {}", rlabel, stream);
+                    size_t n = nsub == 1 ? j - i : 0;
+                    l.start.reserve(n);
+                    l.end.reserve(n);
+                    l.cat.reserve(n);
+                    l.src.reserve(n);
+                    for (size_t k = i; k < j; ++k) {
+                        if (sub[k - i] != s) continue;
+                        l.start.push_back(st[k - i]);
+                        l.end.push_back(en[k - i]);
+                        l.cat.push_back(uint8_t(activityCategory(r, order[k])));
+                        l.src.push_back(order[k]);
+                        out->fullEnd = std::max(out->fullEnd, en[k - i]);
+                    }
+                    out->items += l.start.size();
+                    finishLane(l);
+                    out->lanes.push_back(std::move(l));
+                }
+                i = j;
+            }
+            for (size_t k = 0; k < r.steps.size(); ++k) out->fullEnd = std::max(out->fullEnd, r.steps.end[k] - origin);
+            ++doneRanks;
+            if (progress)
+                progress({"lanes", r.path, totalRanks ? double(doneRanks) / double(totalRanks) : 1.0, doneRanks,
+                          totalRanks});
+        }
+    }
+    if (out->items == 0) out->messages.push_back("no GPU activities (kernels, memcpy, memset) in the selection");
+    out->legend = categoryLegend(*out);
+    return PreparedPtr(out);
+}
+
+}  // namespace strobe::plots::timeline

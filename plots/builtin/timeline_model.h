@@ -1,0 +1,82 @@
+// The GPU timeline's prepared model: lanes (sorted item arrays with a running maximum of ends, for the level of
+// detail in draw), shared by the lane building (timeline_lanes.cpp) and the plot (gpu_timeline.cpp).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <QColor>
+
+#include "plots/chart.h"
+#include "plots/plot.h"
+
+namespace strobe::plots::timeline {
+
+enum class LaneKind : uint8_t { Stream, Steps, Annotation, Phases, Layers };
+
+// Phase bands: `cat` holds one of these, `src` indexes TimelinePrepared::bandNames.
+enum class PhaseKind : uint8_t { Forward, Backward, Optimizer, Prefill, Decode, Mixed, Layer, Other };
+PhaseKind phaseKind(const std::string& phase);
+QColor phaseColor(PhaseKind k, size_t index);
+
+struct Lane {
+    LaneKind kind = LaneKind::Stream;
+    size_t run = 0;
+    const core::RankData* rank = nullptr;
+    int rankNumber = 0;
+    int device = -1;
+    int stream = -1;
+    int sub = 0;  // sub-lane index (overlapping items)
+    std::string label;
+    std::vector<int64_t> start, end;  // relative to the run's origin, sorted by start
+    std::vector<int64_t> maxEnd;      // running maximum of end (binary search for the first visible item)
+    std::vector<uint8_t> cat;         // KernelCategory
+    std::vector<uint32_t> src;        // index into the rank's gpu table (streams) or slices/steps (bands)
+
+    size_t bytes() const {
+        return start.capacity() * 8 * 3 + cat.capacity() + src.capacity() * 4 + label.capacity() + sizeof(Lane);
+    }
+};
+
+struct TimelinePrepared final : Prepared {
+    std::vector<core::DatasetPtr> keep;  // the lanes point into these
+    std::vector<int64_t> runOrigin;      // absolute ns of relative 0, per run
+    std::vector<std::string> runLabels;
+    std::vector<Lane> lanes;
+    std::vector<std::string> bandNames;  // names of phase and layer bands
+    std::vector<LegendEntry> legend;     // the categories present in the stream lanes (the legend)
+    int64_t fullEnd = 1;
+    size_t items = 0;
+    std::vector<std::string> messages;
+    size_t bytes() const override {
+        size_t b = sizeof(*this);
+        for (const auto& l : lanes) b += l.bytes();
+        for (const auto& n : bandNames) b += sizeof(n) + n.capacity();
+        return b;
+    }
+};
+
+// Packs items (already sorted by start) into sub-lanes where they do not overlap; returns the sub-lane of each.
+std::vector<int> packSubLanes(const std::vector<int64_t>& start, const std::vector<int64_t>& end, int maxSub);
+// Fills l.maxEnd (running maximum of ends) once start/end are complete.
+void finishLane(Lane& l);
+// Items of `l` that intersect [t0, t1).
+std::pair<size_t, size_t> visibleRange(const Lane& l, int64_t t0, int64_t t1);
+QColor hashColor(uint32_t id);
+// Legend entries of the categories present in the stream lanes, in category order.
+std::vector<LegendEntry> categoryLegend(const TimelinePrepared& p);
+
+// What prepare() reads from the parameters when building the lanes.
+struct LaneOptions {
+    std::vector<int> ranks;  // empty: all
+    bool includeMemory = true;
+    std::string nameFilter;  // regular expression, empty: all
+};
+
+// Builds the lanes of every run and rank (steps, annotations, phases, layers, streams).
+core::Result<PreparedPtr> buildTimelineLanes(const RunSet& runs, const LaneOptions& options,
+                                             const core::CancelToken& cancel, const core::ProgressFn& progress);
+
+}  // namespace strobe::plots::timeline
