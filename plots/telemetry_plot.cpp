@@ -196,4 +196,35 @@ std::optional<HitInfo> hitScatter(const ScatterChart& chart, const std::vector<T
     return hit;
 }
 
+core::Result<PreparedPtr> PairedMetricScatterPlot::prepare(const RunSet& runs, const ParamValues& values,
+                                                           const core::CancelToken& cancel,
+                                                           const core::ProgressFn&) const {
+    if (cancel.cancelled()) return cancelledError();
+    auto series = pairedSeries(runs, m_x(values), m_y(values), cancel);
+    if (!series) return series.error();
+    auto p = std::make_shared<TelemetryPrepared>();
+    p->series = std::move(series.value());
+    p->messages = missingRunMessages(runs, p->series, fmt::format("samples with both {} and {}", m_x(values), m_y(values)));
+    for (const auto& r : runs) p->runLabels.push_back(r.label);
+    return PreparedPtr(p);
+}
+
+std::optional<std::string> PairedMetricScatterPlot::emptyMessage(const Prepared& prepared,
+                                                                 const ParamValues& values) const {
+    const auto* p = dynamic_cast<const TelemetryPrepared*>(&prepared);
+    if (!p || !p->series.empty()) return std::nullopt;
+    return fmt::format("no telemetry samples with both {} and {} at the same instant", m_x(values), m_y(values));
+}
+
+void PairedMetricScatterPlot::draw(Canvas& c, const Prepared& prepared, const ParamValues& values) const {
+    if (const auto* p = dynamic_cast<const TelemetryPrepared*>(&prepared)) drawScatter(c, chart(*p, values), p->series);
+}
+
+std::optional<HitInfo> PairedMetricScatterPlot::hitTest(const Prepared& prepared, const ParamValues& values,
+                                                        const QRectF& rect, QPointF pt) const {
+    const auto* p = dynamic_cast<const TelemetryPrepared*>(&prepared);
+    if (!p) return std::nullopt;
+    return hitScatter(chart(*p, values), p->series, rect, pt, m_x(values), m_y(values));
+}
+
 }  // namespace strobe::plots

@@ -56,4 +56,27 @@ void drawScatter(Canvas& c, const ScatterChart& chart, const std::vector<Telemet
 std::optional<HitInfo> hitScatter(const ScatterChart& chart, const std::vector<TelemetrySeries>& series,
                                   const QRectF& rect, QPointF pt, const std::string& xName, const std::string& yName);
 
+// A scatter of two telemetry metrics sampled together (same GPU, same instant), one series per run and GPU: the
+// metrics are two string parameters; subclasses give the chart's titles and legend, and the table.
+class PairedMetricScatterPlot : public Plot {
+public:
+    PairedMetricScatterPlot(PlotInfo info, const StringParam& x, const StringParam& y)
+        : Plot(std::move(info)), m_x(x), m_y(y) {}
+
+    std::vector<ParamSpec> parameters(const RunSet&) const override { return {m_x.spec(), m_y.spec()}; }
+    core::Result<PreparedPtr> prepare(const RunSet& runs, const ParamValues& values, const core::CancelToken& cancel,
+                                      const core::ProgressFn&) const override;
+    std::optional<std::string> emptyMessage(const Prepared& prepared, const ParamValues& values) const override;
+    void draw(Canvas& c, const Prepared& prepared, const ParamValues& values) const override;
+    std::optional<HitInfo> hitTest(const Prepared& prepared, const ParamValues& values, const QRectF& rect,
+                                   QPointF pt) const override;
+
+protected:
+    // Titles, axis names and legend for the prepared series.
+    virtual ScatterChart chart(const TelemetryPrepared& p, const ParamValues& v) const = 0;
+
+    const StringParam& m_x;
+    const StringParam& m_y;
+};
+
 }  // namespace strobe::plots

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <unordered_map>
 
 #include "core/formats/sqlite_rows.h"
@@ -54,6 +55,12 @@ private:
     void readNames();
     RankState& rankFor(int64_t pid);
     StrId name(RankState& r, int64_t id);
+    // Columns 0, 1, 2 of an activity or runtime row (start, end, globalPid/globalTid): the span and the owner id.
+    // The span is nullopt (and the row counted as skipped) when its times are unusable.
+    struct Span {
+        int64_t ts = 0, dur = 0, owner = 0;
+    };
+    Result<std::optional<Span>> readSpan(const char* table, const SqliteStatement& st);
     // A row whose times are unusable: counted per table, reported once.
     void skip(const char* table, int64_t row) {
         auto& s = m_skipped[table];
@@ -159,6 +166,18 @@ StrId NsysReader::name(RankState& r, int64_t id) {
     return it->second;
 }
 
+Result<std::optional<NsysReader::Span>> NsysReader::readSpan(const char* table, const SqliteStatement& st) {
+    auto start = st.requireInt(0), end = st.requireInt(1), owner = st.requireInt(2);
+    if (!start) return start.error();
+    if (!end) return end.error();
+    if (!owner) return owner.error();
+    if (!sqlrows::validSpan(*start, *end)) {
+        skip(table, st.row());
+        return std::optional<Span>();
+    }
+    return std::optional<Span>(Span{*start, *end - *start, *owner});
+}
+
 Status NsysReader::readKernels() {
     if (!m_db.hasTable(kKernel)) return Ok{};
     auto st = m_db.selectColumns(kKernel, {"start", "end", "globalPid", "deviceId", "streamId", "correlationId",
@@ -170,18 +189,13 @@ Status NsysReader::readKernels() {
         auto more = st->step();
         if (!more) return more.error();
         if (!*more) break;
-        auto start = st->requireInt(0), end = st->requireInt(1), gpid = st->requireInt(2);
-        if (!start) return start.error();
-        if (!end) return end.error();
-        if (!gpid) return gpid.error();
-        if (!sqlrows::validSpan(*start, *end)) {
-            skip(kKernel, st->row());
-            continue;
-        }
-        RankState& r = rankFor(pidOf(*gpid));
+        auto span = readSpan(kKernel, *st);
+        if (!span) return span.error();
+        if (!*span) continue;
+        RankState& r = rankFor(pidOf((*span)->owner));
         sqlrows::GpuRow g;
-        g.ts = *start;
-        g.dur = *end - *start;
+        g.ts = (*span)->ts;
+        g.dur = (*span)->dur;
         int64_t nameId = -1;
         for (int c : {6, 7, 8})
             if (auto v = st->optInt(c); v && m_strings.count(*v)) {
@@ -218,18 +232,13 @@ Status NsysReader::readMemcpy() {
             auto more = st->step();
             if (!more) return more.error();
             if (!*more) break;
-            auto start = st->requireInt(0), end = st->requireInt(1), gpid = st->requireInt(2);
-            if (!start) return start.error();
-            if (!end) return end.error();
-            if (!gpid) return gpid.error();
-            if (!sqlrows::validSpan(*start, *end)) {
-                skip(table, st->row());
-                continue;
-            }
-            RankState& r = rankFor(pidOf(*gpid));
+            auto span = readSpan(table, *st);
+            if (!span) return span.error();
+            if (!*span) continue;
+            RankState& r = rankFor(pidOf((*span)->owner));
             sqlrows::GpuRow g;
-            g.ts = *start;
-            g.dur = *end - *start;
+            g.ts = (*span)->ts;
+            g.dur = (*span)->dur;
             g.name = r.rank->strings.intern(copy ? memcpyName(st->intOr(7, 0)) : std::string("Memset (Device)"));
             g.cat = r.rank->strings.intern(copy ? "gpu_memcpy" : "gpu_memset");
             g.kind = copy ? EventKind::Memcpy : EventKind::Memset;
@@ -252,25 +261,21 @@ Status NsysReader::readRuntime() {
         auto more = st->step();
         if (!more) return more.error();
         if (!*more) break;
-        auto start = st->requireInt(0), end = st->requireInt(1), gtid = st->requireInt(2);
-        if (!start) return start.error();
-        if (!end) return end.error();
-        if (!gtid) return gtid.error();
-        if (!sqlrows::validSpan(*start, *end)) {
-            skip(kRuntime, st->row());
-            continue;
-        }
-        RankState& r = rankFor(pidOf(*gtid));
+        auto span = readSpan(kRuntime, *st);
+        if (!span) return span.error();
+        if (!*span) continue;
+        const int64_t gtid = (*span)->owner;
+        RankState& r = rankFor(pidOf(gtid));
         sqlrows::SliceRow s;
-        s.ts = *start;
-        s.dur = *end - *start;
+        s.ts = (*span)->ts;
+        s.dur = (*span)->dur;
         const int64_t nameId = st->intOr(4, -1);
         s.name = name(r, nameId);
         const std::string_view n = r.rank->strings.view(s.name);
         const bool driver = n.substr(0, 2) == "cu" && n.substr(0, 4) != "cuda";
         s.kind = driver ? EventKind::Driver : EventKind::Runtime;
         s.cat = r.rank->strings.intern(driver ? "cuda_driver" : "cuda_runtime");
-        s.track = r.tracks.get(*r.rank, pidOf(*gtid), tidOf(*gtid));
+        s.track = r.tracks.get(*r.rank, pidOf(gtid), tidOf(gtid));
         s.correlation = st->intOr(3, kNone);
         sqlrows::appendSlice(*r.rank, s);
     }

@@ -32,48 +32,37 @@ void RankBuilder::nameProcess(int64_t pid, std::string_view name) {
 }
 
 uint32_t RankBuilder::addGpu(const GpuRow& g) {
-    GpuTable& t = m_r.gpu;
-    const auto row = static_cast<uint32_t>(t.size());
     const auto [ts, dur] = clampInterval(g.ts, g.ts + std::clamp<int64_t>(g.dur, 0, kMaxDurationNs));
-    t.ts.push_back(ts);
-    t.dur.push_back(dur);
-    t.name.push_back(intern(g.name));
-    t.cat.push_back(intern(g.cat));
-    t.kind.push_back(g.kind);
-    t.track.push_back(track(g.device, g.stream));
-    t.device.push_back(g.device);
-    t.stream.push_back(g.stream);
-    t.correlation.push_back(g.correlation);
-    t.externalId.push_back(kNone);
-    t.gridX.push_back(g.grid[0]);
-    t.gridY.push_back(g.grid[1]);
-    t.gridZ.push_back(g.grid[2]);
-    t.blockX.push_back(g.block[0]);
-    t.blockY.push_back(g.block[1]);
-    t.blockZ.push_back(g.block[2]);
-    t.registers.push_back(g.registers);
-    t.sharedMemory.push_back(g.sharedMemory);
-    t.bytes.push_back(g.bytes);
-    t.args.push_back(kEmptyStr);
-    return row;
+    GpuRecord r;
+    r.ts = ts;
+    r.dur = dur;
+    r.name = intern(g.name);
+    r.cat = intern(g.cat);
+    r.kind = g.kind;
+    r.track = track(g.device, g.stream);
+    r.device = g.device;
+    r.stream = g.stream;
+    r.correlation = g.correlation;
+    std::copy(std::begin(g.grid), std::end(g.grid), r.grid);
+    std::copy(std::begin(g.block), std::end(g.block), r.block);
+    r.registers = g.registers;
+    r.sharedMemory = g.sharedMemory;
+    r.bytes = g.bytes;
+    return m_r.gpu.appendRaw(r);
 }
 
 uint32_t RankBuilder::addSlice(const SliceRow& s) {
-    SliceTable& t = m_r.slices;
-    const auto row = static_cast<uint32_t>(t.size());
     const auto [ts, dur] = clampInterval(s.ts, s.ts + std::clamp<int64_t>(s.dur, 0, kMaxDurationNs));
-    t.ts.push_back(ts);
-    t.dur.push_back(dur);
-    t.name.push_back(intern(s.name));
-    t.cat.push_back(intern(s.cat));
-    t.kind.push_back(s.kind);
-    t.phase.push_back('X');
-    t.track.push_back(track(s.pid, s.tid));
-    t.externalId.push_back(kNone);
-    t.correlation.push_back(s.correlation);
-    t.sequence.push_back(kNone);
-    t.args.push_back(intern(s.args));
-    return row;
+    SliceRecord r;
+    r.ts = ts;
+    r.dur = dur;
+    r.name = intern(s.name);
+    r.cat = intern(s.cat);
+    r.kind = s.kind;
+    r.track = track(s.pid, s.tid);
+    r.correlation = s.correlation;
+    r.args = intern(s.args);
+    return m_r.slices.appendRaw(r);
 }
 
 void RankBuilder::addCounter(uint32_t gpuRow, std::string_view name, double value) {

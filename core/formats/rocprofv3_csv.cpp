@@ -63,6 +63,21 @@ private:
     Error missing(const CsvReader& in, std::string_view column) const {
         return Error(Location{in.fileName()}, fmt::format("no column {} in the header", column));
     }
+    // Calls row(ts, dur) for every row of a table timed by Start_Timestamp / End_Timestamp (ns); a table without
+    // them, or a time that is not an integer, is an error naming the file and row.
+    template <class Row>
+    Status eachTimedRow(CsvReader& in, Row&& row) const {
+        const int start = in.column("Start_Timestamp"), end = in.column("End_Timestamp");
+        if (start < 0 || end < 0) return missing(in, "Start_Timestamp/End_Timestamp");
+        for (;;) {
+            auto more = in.next();
+            if (!more) return more.error();
+            if (!*more) return Ok{};
+            auto s = in.toInt(start), e = in.toInt(end);
+            if (!s || !e) return in.error("Start_Timestamp/End_Timestamp is not an integer");
+            row(*s, *e - *s);
+        }
+    }
 
     RankBuilder m_b;
     std::map<int64_t, int16_t> m_agentToDevice;  // from agent_info: agent number → GPU index
@@ -114,7 +129,6 @@ Status Rocprofv3Loader::agents(CsvReader& in) {
 }
 
 Status Rocprofv3Loader::kernels(CsvReader& in) {
-    const int start = in.column("Start_Timestamp"), end = in.column("End_Timestamp");
     const int name = in.column({"Kernel_Name", "Kernel-Name"});
     const int agent = in.column("Agent_Id"), stream = in.column("Stream_Id"), queue = in.column("Queue_Id");
     const int dispatch = in.column("Dispatch_Id"), corr = in.column("Correlation_Id");
@@ -123,17 +137,11 @@ Status Rocprofv3Loader::kernels(CsvReader& in) {
     const std::array<int, 3> block = {in.column({"Workgroup_Size_X", "Workgroup_Size"}),
                                       in.column("Workgroup_Size_Y"), in.column("Workgroup_Size_Z")};
     const int vgpr = in.column({"VGPR_Count", "Arch_VGPR_Count"}), lds = in.column("LDS_Block_Size");
-    if (start < 0 || end < 0) return missing(in, "Start_Timestamp/End_Timestamp");
     if (name < 0) return missing(in, "Kernel_Name");
-    for (;;) {
-        auto more = in.next();
-        if (!more) return more.error();
-        if (!*more) break;
-        auto s = in.toInt(start), e = in.toInt(end);
-        if (!s || !e) return in.error("Start_Timestamp/End_Timestamp is not an integer");
+    return eachTimedRow(in, [&](int64_t ts, int64_t dur) {
         GpuRow g;
-        g.ts = *s;
-        g.dur = *e - *s;
+        g.ts = ts;
+        g.dur = dur;
         g.name = in.field(name);
         g.cat = "KERNEL_DISPATCH";
         g.kind = EventKind::Kernel;
@@ -148,8 +156,7 @@ Status Rocprofv3Loader::kernels(CsvReader& in) {
         g.sharedMemory = static_cast<int32_t>(std::clamp<int64_t>(in.toInt(lds).value_or(0), 0, INT32_MAX));
         const uint32_t row = m_b.addGpu(g);
         if (auto d = in.toInt(dispatch)) m_byDispatch.emplace(*d, row);
-    }
-    return Ok{};
+    });
 }
 
 Status Rocprofv3Loader::counters(CsvReader& in) {
@@ -196,17 +203,10 @@ Status Rocprofv3Loader::counters(CsvReader& in) {
 }
 
 Status Rocprofv3Loader::copies(CsvReader& in) {
-    const int start = in.column("Start_Timestamp"), end = in.column("End_Timestamp");
     const int dir = in.column("Direction"), src = in.column("Source_Agent_Id"), dst = in.column("Destination_Agent_Id");
     const int stream = in.column("Stream_Id"), corr = in.column("Correlation_Id");
     const int bytes = in.column({"Copy_Bytes", "Bytes", "Size"});
-    if (start < 0 || end < 0) return missing(in, "Start_Timestamp/End_Timestamp");
-    for (;;) {
-        auto more = in.next();
-        if (!more) return more.error();
-        if (!*more) break;
-        auto s = in.toInt(start), e = in.toInt(end);
-        if (!s || !e) return in.error("Start_Timestamp/End_Timestamp is not an integer");
+    return eachTimedRow(in, [&](int64_t ts, int64_t dur) {
         const std::string_view d = in.field(dir);
         std::string name = "Memcpy";
         if (d.find("HOST_TO_DEVICE") != std::string_view::npos) name = "Memcpy HtoD";
@@ -216,8 +216,8 @@ Status Rocprofv3Loader::copies(CsvReader& in) {
         const int64_t dstAgent = agentNumber(in.field(dst));
         const bool dstGpu = m_agentIsGpu.count(dstAgent) ? m_agentIsGpu[dstAgent] : d.find("TO_DEVICE") != std::string_view::npos;
         GpuRow g;
-        g.ts = *s;
-        g.dur = *e - *s;
+        g.ts = ts;
+        g.dur = dur;
         g.name = name;
         g.cat = "MEMORY_COPY";
         g.kind = EventKind::Memcpy;
@@ -226,26 +226,18 @@ Status Rocprofv3Loader::copies(CsvReader& in) {
         g.correlation = in.toInt(corr).value_or(kNone);
         g.bytes = std::max<int64_t>(0, in.toInt(bytes).value_or(0));
         m_b.addGpu(g);
-    }
-    return Ok{};
+    });
 }
 
 Status Rocprofv3Loader::memoryOps(CsvReader& in, std::string_view cat) {
-    const int start = in.column("Start_Timestamp"), end = in.column("End_Timestamp");
     const int op = in.column({"Operation", "Kind"}), agent = in.column("Agent_Id"), size = in.column("Allocation_Size");
     const int tid = in.column("Thread_Id"), corr = in.column("Correlation_Id");
-    if (start < 0 || end < 0) return missing(in, "Start_Timestamp/End_Timestamp");
-    for (;;) {
-        auto more = in.next();
-        if (!more) return more.error();
-        if (!*more) break;
-        auto s = in.toInt(start), e = in.toInt(end);
-        if (!s || !e) return in.error("Start_Timestamp/End_Timestamp is not an integer");
+    return eachTimedRow(in, [&](int64_t ts, int64_t dur) {
         const std::string args = fmt::format("{{\"agent\":\"{}\",\"size\":{}}}", jsonEscaped(in.field(agent)),
                                              in.toInt(size).value_or(0));
         SliceRow sl;
-        sl.ts = *s;
-        sl.dur = *e - *s;
+        sl.ts = ts;
+        sl.dur = dur;
         sl.name = in.field(op);
         sl.cat = cat;
         sl.pid = 0;
@@ -253,8 +245,7 @@ Status Rocprofv3Loader::memoryOps(CsvReader& in, std::string_view cat) {
         sl.correlation = in.toInt(corr).value_or(kNone);
         sl.args = args;
         m_b.addSlice(sl);
-    }
-    return Ok{};
+    });
 }
 
 EventKind apiKind(std::string_view domain) {
@@ -267,19 +258,12 @@ EventKind apiKind(std::string_view domain) {
 }
 
 Status Rocprofv3Loader::apis(CsvReader& in) {
-    const int start = in.column("Start_Timestamp"), end = in.column("End_Timestamp");
     const int domain = in.column("Domain"), fn = in.column("Function");
     const int pid = in.column("Process_Id"), tid = in.column("Thread_Id"), corr = in.column("Correlation_Id");
-    if (start < 0 || end < 0) return missing(in, "Start_Timestamp/End_Timestamp");
-    for (;;) {
-        auto more = in.next();
-        if (!more) return more.error();
-        if (!*more) break;
-        auto s = in.toInt(start), e = in.toInt(end);
-        if (!s || !e) return in.error("Start_Timestamp/End_Timestamp is not an integer");
+    return eachTimedRow(in, [&](int64_t ts, int64_t dur) {
         SliceRow sl;
-        sl.ts = *s;
-        sl.dur = *e - *s;
+        sl.ts = ts;
+        sl.dur = dur;
         sl.name = in.field(fn);
         sl.cat = in.field(domain);
         sl.kind = apiKind(sl.cat);
@@ -287,8 +271,7 @@ Status Rocprofv3Loader::apis(CsvReader& in) {
         sl.tid = in.toInt(tid).value_or(0);
         sl.correlation = in.toInt(corr).value_or(kNone);
         m_b.addSlice(sl);
-    }
-    return Ok{};
+    });
 }
 
 Status Rocprofv3Loader::stats(CsvReader& in) {

@@ -41,76 +41,10 @@ private:
     std::unordered_map<std::pair<int64_t, int64_t>, uint32_t, PairHash> m_index;
 };
 
-struct GpuRow {
-    TimeNs ts = 0;
-    TimeNs dur = 0;
-    StrId name = kEmptyStr;
-    StrId cat = kEmptyStr;
-    EventKind kind = EventKind::Kernel;
-    uint32_t track = 0;
-    int16_t device = 0;
-    int32_t stream = 0;
-    int64_t correlation = kNone;
-    int32_t grid[3] = {0, 0, 0};
-    int32_t block[3] = {0, 0, 0};
-    int32_t registers = 0;
-    int32_t sharedMemory = 0;
-    int64_t bytes = 0;
-    StrId args = kEmptyStr;
-};
-
-inline size_t appendGpu(RankData& r, const GpuRow& row) {
-    auto& g = r.gpu;
-    g.ts.push_back(row.ts);
-    g.dur.push_back(row.dur);
-    g.name.push_back(row.name);
-    g.cat.push_back(row.cat);
-    g.kind.push_back(row.kind);
-    g.track.push_back(row.track);
-    g.device.push_back(row.device);
-    g.stream.push_back(row.stream);
-    g.correlation.push_back(row.correlation);
-    g.externalId.push_back(kNone);
-    g.gridX.push_back(row.grid[0]);
-    g.gridY.push_back(row.grid[1]);
-    g.gridZ.push_back(row.grid[2]);
-    g.blockX.push_back(row.block[0]);
-    g.blockY.push_back(row.block[1]);
-    g.blockZ.push_back(row.block[2]);
-    g.registers.push_back(row.registers);
-    g.sharedMemory.push_back(row.sharedMemory);
-    g.bytes.push_back(row.bytes);
-    g.args.push_back(row.args);
-    return g.ts.size() - 1;
-}
-
-struct SliceRow {
-    TimeNs ts = 0;
-    TimeNs dur = 0;
-    StrId name = kEmptyStr;
-    StrId cat = kEmptyStr;
-    EventKind kind = EventKind::Runtime;
-    char phase = 'X';
-    uint32_t track = 0;
-    int64_t correlation = kNone;
-    StrId args = kEmptyStr;
-};
-
-inline size_t appendSlice(RankData& r, const SliceRow& row) {
-    auto& s = r.slices;
-    s.ts.push_back(row.ts);
-    s.dur.push_back(row.dur);
-    s.name.push_back(row.name);
-    s.cat.push_back(row.cat);
-    s.kind.push_back(row.kind);
-    s.phase.push_back(row.phase);
-    s.track.push_back(row.track);
-    s.externalId.push_back(kNone);
-    s.correlation.push_back(row.correlation);
-    s.sequence.push_back(kNone);
-    s.args.push_back(row.args);
-    return s.ts.size() - 1;
-}
+using GpuRow = GpuRecord;
+using SliceRow = SliceRecord;
+inline size_t appendGpu(RankData& r, const GpuRow& row) { return r.gpu.appendRaw(row); }
+inline size_t appendSlice(RankData& r, const SliceRow& row) { return r.slices.appendRaw(row); }
 
 // Times as the loaders accept them: start within ±kMaxTimeNs, 0 <= end - start <= kMaxDurationNs. False otherwise
 // (the caller reports the row).

@@ -335,58 +335,24 @@ std::optional<int64_t> offsetToRealtime(const TraceInfo& info, ClockDomain domai
     return std::nullopt;
 }
 
-Result<FileText> readFileText(const std::string& path) {
-    FileText out;
-    const bool gz = path.size() > 3 && path.compare(path.size() - 3, 3, ".gz") == 0;
-    if (gz) {
-        auto src = FileSource::open(path);
-        if (!src) return src.error();
-        auto text = std::make_shared<std::string>();
-        std::vector<char> buf(1 << 20);
-        while (true) {
-            auto got = src.value()->read(buf.data(), buf.size());
-            if (!got) return got.error();
-            if (got.value() == 0) break;
-            text->append(buf.data(), got.value());
-        }
-        out.fileSize = src.value()->fileSize();
-        out.gzip = true;
-        out.text = *text;
-        out.keep = std::move(text);
-        return out;
-    }
-    auto m = MappedFile::open(path);
-    if (!m) return m.error();
-    auto mapped = m.value();
-    out.text = std::string_view(mapped->data(), mapped->size());
-    out.fileSize = mapped->size();
-    out.keep = std::const_pointer_cast<MappedFile>(mapped);
-    return out;
-}
-
 uint32_t appendGpuRow(RankData& rank, const GpuRow& row) {
-    auto& g = rank.gpu;
-    g.ts.push_back(row.ts);
-    g.dur.push_back(row.dur);
-    g.name.push_back(rank.strings.intern(row.name));
-    g.cat.push_back(rank.strings.intern(row.cat));
-    g.kind.push_back(row.kind);
-    g.track.push_back(row.track);
-    g.device.push_back(row.device);
-    g.stream.push_back(row.stream);
-    g.correlation.push_back(row.correlation);
-    g.externalId.push_back(kNone);
-    g.gridX.push_back(row.grid[0]);
-    g.gridY.push_back(row.grid[1]);
-    g.gridZ.push_back(row.grid[2]);
-    g.blockX.push_back(row.block[0]);
-    g.blockY.push_back(row.block[1]);
-    g.blockZ.push_back(row.block[2]);
-    g.registers.push_back(row.registers);
-    g.sharedMemory.push_back(row.sharedMemory);
-    g.bytes.push_back(row.bytes);
-    g.args.push_back(row.args.empty() ? kEmptyStr : rank.strings.intern(row.args));
-    return static_cast<uint32_t>(g.ts.size() - 1);
+    GpuRecord r;
+    r.ts = row.ts;
+    r.dur = row.dur;
+    r.name = rank.strings.intern(row.name);
+    r.cat = rank.strings.intern(row.cat);
+    r.kind = row.kind;
+    r.track = row.track;
+    r.device = row.device;
+    r.stream = row.stream;
+    r.correlation = row.correlation;
+    std::copy(std::begin(row.grid), std::end(row.grid), r.grid);
+    std::copy(std::begin(row.block), std::end(row.block), r.block);
+    r.registers = row.registers;
+    r.sharedMemory = row.sharedMemory;
+    r.bytes = row.bytes;
+    r.args = row.args.empty() ? kEmptyStr : rank.strings.intern(row.args);
+    return rank.gpu.appendRaw(r);
 }
 
 uint32_t trackIndex(RankData& rank, int64_t pid, int64_t tid) {

@@ -24,8 +24,10 @@
 #include <utility>
 #include <vector>
 
+#include "core/formats/rank_builder.h"
 #include "core/formats/source_format.h"
 #include "core/io/error.h"
+#include "core/io/file_source.h"
 #include "core/model/dataset.h"
 
 namespace strobe::core::telemetry {
@@ -131,31 +133,14 @@ std::optional<ClockAnchors> clockAnchorsOf(const TraceInfo& info);
 // Offset to add to a time on `domain` (Monotonic or Boottime) to reach realtime ns, from stored anchors.
 std::optional<int64_t> offsetToRealtime(const TraceInfo& info, ClockDomain domain);
 
-// The whole bytes of a file (mapped or decompressed for .gz), kept alive by the returned holder.
-struct FileText {
-    std::shared_ptr<void> keep;
-    std::string_view text;
-    uint64_t fileSize = 0;
-    bool gzip = false;
-};
-Result<FileText> readFileText(const std::string& path);
+using ::strobe::core::FileText;  // core/io/file_source.h
+using ::strobe::core::readFileText;
 
-// One GPU activity with every raw column a loader fills (derived columns are the merge's).
-struct GpuRow {
-    TimeNs ts = 0;
-    TimeNs dur = 0;
-    std::string_view name;
-    std::string_view cat = "kernel";
-    EventKind kind = EventKind::Kernel;
+// A GPU activity (RankBuilder's row: core/formats/rank_builder.h) on a track the loader chose, with args (JSON
+// object text). The category defaults to "kernel".
+struct GpuRow : ::strobe::core::GpuRow {
+    GpuRow() { cat = "kernel"; }
     uint32_t track = 0;
-    int16_t device = 0;
-    int32_t stream = 0;
-    int64_t correlation = kNone;
-    int32_t grid[3] = {0, 0, 0};
-    int32_t block[3] = {0, 0, 0};
-    int32_t registers = 0;
-    int32_t sharedMemory = 0;
-    int64_t bytes = 0;
     std::string_view args = {};
 };
 // Appends it; returns its row index.

@@ -207,27 +207,10 @@ std::optional<double> CsvReader::toDouble(int column) const {
 
 Result<std::unique_ptr<CsvFile>> CsvFile::open(const std::string& path, CsvOptions options) {
     auto f = std::unique_ptr<CsvFile>(new CsvFile());
-    const bool gz = path.size() > 3 && path.compare(path.size() - 3, 3, ".gz") == 0;
-    if (gz) {
-        auto src = FileSource::open(path);
-        if (!src) return src.error();
-        auto text = std::make_shared<std::string>();
-        std::vector<char> buf(1 << 20);
-        while (true) {
-            auto got = src.value()->read(buf.data(), buf.size());
-            if (!got) return got.error();
-            if (got.value() == 0) break;
-            text->append(buf.data(), got.value());
-        }
-        f->m_text = *text;
-        f->m_keep = std::move(text);
-    } else {
-        auto m = MappedFile::open(path);
-        if (!m) return m.error();
-        f->m_text = std::string_view(m.value()->data(), m.value()->size());
-        m.value()->advise(MappedFile::Access::Sequential);
-        f->m_keep = std::move(m.value());
-    }
+    auto file = readFileText(path);
+    if (!file) return file.error();
+    f->m_text = file.value().text;
+    f->m_keep = std::move(file.value().keep);
     f->m_reader = std::make_unique<CsvReader>(f->m_text, path, options);
     if (Status s = f->m_reader->readHeader(); !s) return s.error();
     return f;

@@ -1,5 +1,7 @@
 #include "core/io/file_source.h"
 
+#include "core/io/mapped_file.h"
+
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -200,6 +202,34 @@ Result<size_t> FileSource::readGzip(char* dst, size_t n) {
     const size_t got = wanted - zs.avail_out;
     m_produced += got;
     return got;
+}
+
+Result<FileText> readFileText(const std::string& path) {
+    FileText out;
+    if (path.size() > 3 && path.compare(path.size() - 3, 3, ".gz") == 0) {
+        auto src = FileSource::open(path);
+        if (!src) return src.error();
+        auto text = std::make_shared<std::string>();
+        std::vector<char> buf(1 << 20);
+        for (;;) {
+            auto got = src.value()->read(buf.data(), buf.size());
+            if (!got) return got.error();
+            if (got.value() == 0) break;
+            text->append(buf.data(), got.value());
+        }
+        out.fileSize = src.value()->fileSize();
+        out.gzip = true;
+        out.text = *text;
+        out.keep = std::move(text);
+        return out;
+    }
+    auto m = MappedFile::open(path);
+    if (!m) return m.error();
+    m.value()->advise(MappedFile::Access::Sequential);
+    out.text = std::string_view(m.value()->data(), m.value()->size());
+    out.fileSize = m.value()->size();
+    out.keep = std::move(m.value());
+    return out;
 }
 
 }  // namespace strobe::core

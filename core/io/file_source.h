@@ -65,4 +65,14 @@ private:
     Diagnostics m_warnings;
 };
 
+// The whole bytes of a file: mapped (read sequentially), or decompressed when the name ends in .gz; `keep` holds
+// the mapping or the string that `text` points into.
+struct FileText {
+    std::shared_ptr<const void> keep;
+    std::string_view text;
+    uint64_t fileSize = 0;  // on disk
+    bool gzip = false;
+};
+Result<FileText> readFileText(const std::string& path);
+
 }  // namespace strobe::core

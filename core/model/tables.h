@@ -37,6 +37,19 @@ struct ThreadMeta {
 
 // CPU-side events and annotations: X slices of every category that is not a GPU activity, instants
 // (phase 'i'/'I', dur 0) and gpu_user_annotation ranges (their track is the GPU's pid/tid).
+// The raw columns of one slice, as a loader appends it (SliceTable::appendRaw); the derived columns are the merge's.
+struct SliceRecord {
+    TimeNs ts = 0;
+    TimeNs dur = 0;
+    StrId name = kEmptyStr;
+    StrId cat = kEmptyStr;
+    EventKind kind = EventKind::Unknown;
+    char phase = 'X';
+    uint32_t track = 0;
+    int64_t correlation = kNone;
+    StrId args = kEmptyStr;
+};
+
 struct SliceTable {
     Column<TimeNs> ts;
     Column<TimeNs> dur;
@@ -56,6 +69,13 @@ struct SliceTable {
     Column<int32_t> launchedGpu;  // runtime/driver slices: first GPU activity they launched, else -1
 
     size_t size() const { return ts.size(); }
+    // Appends a slice's raw columns (externalId and sequence: kNone); returns its row.
+    uint32_t appendRaw(const SliceRecord& r) {
+        ts.push_back(r.ts); dur.push_back(r.dur); name.push_back(r.name); cat.push_back(r.cat); kind.push_back(r.kind);
+        phase.push_back(r.phase); track.push_back(r.track); externalId.push_back(kNone);
+        correlation.push_back(r.correlation); sequence.push_back(kNone); args.push_back(r.args);
+        return static_cast<uint32_t>(ts.size() - 1);
+    }
     template <class V>
     void visitColumns(V&& v) {
         v("ts", ts); v("dur", dur); v("name", name); v("cat", cat); v("kind", kind); v("phase", phase);
@@ -66,6 +86,26 @@ struct SliceTable {
 };
 
 // GPU activities: kernels, memcpy and memset (anything with a device and stream).
+// The raw columns of one GPU activity, as a loader appends it (GpuTable::appendRaw); the derived columns are the
+// merge's.
+struct GpuRecord {
+    TimeNs ts = 0;
+    TimeNs dur = 0;
+    StrId name = kEmptyStr;
+    StrId cat = kEmptyStr;
+    EventKind kind = EventKind::Kernel;
+    uint32_t track = 0;
+    int16_t device = 0;
+    int32_t stream = 0;
+    int64_t correlation = kNone;
+    int32_t grid[3] = {0, 0, 0};
+    int32_t block[3] = {0, 0, 0};
+    int32_t registers = 0;
+    int32_t sharedMemory = 0;
+    int64_t bytes = 0;
+    StrId args = kEmptyStr;
+};
+
 struct GpuTable {
     Column<TimeNs> ts;
     Column<TimeNs> dur;
@@ -94,6 +134,17 @@ struct GpuTable {
     Column<uint32_t> byTrack;     // row indices sorted by (track, ts, index): a stream's activities in order
 
     size_t size() const { return ts.size(); }
+    // Appends an activity's raw columns (externalId: kNone); returns its row.
+    uint32_t appendRaw(const GpuRecord& r) {
+        ts.push_back(r.ts); dur.push_back(r.dur); name.push_back(r.name); cat.push_back(r.cat); kind.push_back(r.kind);
+        track.push_back(r.track); device.push_back(r.device); stream.push_back(r.stream);
+        correlation.push_back(r.correlation); externalId.push_back(kNone);
+        gridX.push_back(r.grid[0]); gridY.push_back(r.grid[1]); gridZ.push_back(r.grid[2]);
+        blockX.push_back(r.block[0]); blockY.push_back(r.block[1]); blockZ.push_back(r.block[2]);
+        registers.push_back(r.registers); sharedMemory.push_back(r.sharedMemory); bytes.push_back(r.bytes);
+        args.push_back(r.args);
+        return static_cast<uint32_t>(ts.size() - 1);
+    }
     template <class V>
     void visitColumns(V&& v) {
         v("ts", ts); v("dur", dur); v("name", name); v("cat", cat); v("kind", kind); v("track", track);

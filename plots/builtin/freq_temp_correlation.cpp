@@ -16,44 +16,13 @@ const StringParam kY{"y_metric", "Y metric", "Clock metric on the vertical axis"
 
 std::string rText(double r) { return std::isfinite(r) ? fmt::format("{:.3f}", r) : std::string("n/a"); }
 
-class FreqTempCorrelationPlot final : public Plot {
+class FreqTempCorrelationPlot final : public PairedMetricScatterPlot {
 public:
     FreqTempCorrelationPlot()
-        : Plot({"freq-temp-correlation", "Frequency vs temperature",
+        : PairedMetricScatterPlot({"freq-temp-correlation", "Frequency vs temperature",
                 "Scatter of SM/graphics clock against GPU temperature, with Pearson's correlation coefficient per run.",
-                220}) {}
-
-    std::vector<ParamSpec> parameters(const RunSet&) const override { return {kX.spec(), kY.spec()}; }
-
-    core::Result<PreparedPtr> prepare(const RunSet& runs, const ParamValues& values, const core::CancelToken& cancel,
-                                      const core::ProgressFn&) const override {
-        if (cancel.cancelled()) return cancelledError();
-        auto series = pairedSeries(runs, kX(values), kY(values), cancel);
-        if (!series) return series.error();
-        auto p = std::make_shared<TelemetryPrepared>();
-        p->series = std::move(series.value());
-        p->messages = missingRunMessages(runs, p->series, fmt::format("samples with both {} and {}", kX(values), kY(values)));
-        for (const auto& r : runs) p->runLabels.push_back(r.label);
-        return PreparedPtr(p);
-    }
-
-    std::optional<std::string> emptyMessage(const Prepared& prepared, const ParamValues& values) const override {
-        const auto* p = dynamic_cast<const TelemetryPrepared*>(&prepared);
-        if (!p || !p->series.empty()) return std::nullopt;
-        return fmt::format("no telemetry samples with both {} and {} at the same instant", kX(values), kY(values));
-    }
-
-    void draw(Canvas& c, const Prepared& prepared, const ParamValues& values) const override {
-        const auto* p = dynamic_cast<const TelemetryPrepared*>(&prepared);
-        if (p) drawScatter(c, chart(*p, values), p->series);
-    }
-
-    std::optional<HitInfo> hitTest(const Prepared& prepared, const ParamValues& values, const QRectF& rect,
-                                   QPointF pt) const override {
-        const auto* p = dynamic_cast<const TelemetryPrepared*>(&prepared);
-        if (!p) return std::nullopt;
-        return hitScatter(chart(*p, values), p->series, rect, pt, kX(values), kY(values));
-    }
+                220},
+                                  kX, kY) {}
 
     // One row per run: its sample count and r (the dots are in the picture; r is the number this plot adds).
     core::Table table(const Prepared& prepared, const ParamValues& values) const override {
@@ -74,8 +43,8 @@ public:
         return t;
     }
 
-private:
-    ScatterChart chart(const TelemetryPrepared& p, const ParamValues& v) const {
+protected:
+    ScatterChart chart(const TelemetryPrepared& p, const ParamValues& v) const override {
         ScatterChart c;
         c.title = title();
         std::string rs;

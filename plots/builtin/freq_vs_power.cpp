@@ -12,43 +12,12 @@ namespace {
 const StringParam kX{"x_metric", "X metric", "Telemetry metric on the horizontal axis", "power_w"};
 const StringParam kY{"y_metric", "Y metric", "Telemetry metric on the vertical axis", "sclk_mhz"};
 
-class FreqVsPowerPlot final : public Plot {
+class FreqVsPowerPlot final : public PairedMetricScatterPlot {
 public:
     FreqVsPowerPlot()
-        : Plot({"freq-vs-power", "Frequency vs power",
-                "Scatter of telemetry samples: SM/graphics clock against board power, coloured by run.", 210}) {}
-
-    std::vector<ParamSpec> parameters(const RunSet&) const override { return {kX.spec(), kY.spec()}; }
-
-    core::Result<PreparedPtr> prepare(const RunSet& runs, const ParamValues& values, const core::CancelToken& cancel,
-                                      const core::ProgressFn&) const override {
-        if (cancel.cancelled()) return cancelledError();
-        auto series = pairedSeries(runs, kX(values), kY(values), cancel);
-        if (!series) return series.error();
-        auto p = std::make_shared<TelemetryPrepared>();
-        p->series = std::move(series.value());
-        p->messages = missingRunMessages(runs, p->series, fmt::format("samples with both {} and {}", kX(values), kY(values)));
-        for (const auto& r : runs) p->runLabels.push_back(r.label);
-        return PreparedPtr(p);
-    }
-
-    std::optional<std::string> emptyMessage(const Prepared& prepared, const ParamValues& values) const override {
-        const auto* p = dynamic_cast<const TelemetryPrepared*>(&prepared);
-        if (!p || !p->series.empty()) return std::nullopt;
-        return fmt::format("no telemetry samples with both {} and {} at the same instant", kX(values), kY(values));
-    }
-
-    void draw(Canvas& c, const Prepared& prepared, const ParamValues& values) const override {
-        const auto* p = dynamic_cast<const TelemetryPrepared*>(&prepared);
-        if (p) drawScatter(c, chart(*p, values), p->series);
-    }
-
-    std::optional<HitInfo> hitTest(const Prepared& prepared, const ParamValues& values, const QRectF& rect,
-                                   QPointF pt) const override {
-        const auto* p = dynamic_cast<const TelemetryPrepared*>(&prepared);
-        if (!p) return std::nullopt;
-        return hitScatter(chart(*p, values), p->series, rect, pt, kX(values), kY(values));
-    }
+        : PairedMetricScatterPlot({"freq-vs-power", "Frequency vs power",
+                "Scatter of telemetry samples: SM/graphics clock against board power, coloured by run.", 210},
+                                  kX, kY) {}
 
     core::Table table(const Prepared& prepared, const ParamValues& values) const override {
         core::Table t;
@@ -62,8 +31,8 @@ public:
         return t;
     }
 
-private:
-    ScatterChart chart(const TelemetryPrepared& p, const ParamValues& v) const {
+protected:
+    ScatterChart chart(const TelemetryPrepared& p, const ParamValues& v) const override {
         ScatterChart c;
         c.title = title();
         size_t n = 0;
