@@ -1,6 +1,7 @@
 #include "core/formats/rank_builder.h"
 
 #include <algorithm>
+#include <tuple>
 
 namespace strobe::core {
 
@@ -31,15 +32,14 @@ void RankBuilder::nameProcess(int64_t pid, std::string_view name) {
     m_r.processes.push_back(p);
 }
 
-uint32_t RankBuilder::addGpu(const GpuRow& g) {
-    const auto [ts, dur] = clampInterval(g.ts, g.ts + std::clamp<int64_t>(g.dur, 0, kMaxDurationNs));
+GpuRecord gpuRecord(RankData& rank, const GpuRow& g, uint32_t track) {
     GpuRecord r;
-    r.ts = ts;
-    r.dur = dur;
-    r.name = intern(g.name);
-    r.cat = intern(g.cat);
+    r.ts = g.ts;
+    r.dur = g.dur;
+    r.name = rank.strings.intern(g.name);
+    r.cat = rank.strings.intern(g.cat);
     r.kind = g.kind;
-    r.track = track(g.device, g.stream);
+    r.track = track;
     r.device = g.device;
     r.stream = g.stream;
     r.correlation = g.correlation;
@@ -48,6 +48,12 @@ uint32_t RankBuilder::addGpu(const GpuRow& g) {
     r.registers = g.registers;
     r.sharedMemory = g.sharedMemory;
     r.bytes = g.bytes;
+    return r;
+}
+
+uint32_t RankBuilder::addGpu(const GpuRow& g) {
+    GpuRecord r = gpuRecord(m_r, g, track(g.device, g.stream));
+    std::tie(r.ts, r.dur) = clampInterval(g.ts, g.ts + std::clamp<int64_t>(g.dur, 0, kMaxDurationNs));
     return m_r.gpu.appendRaw(r);
 }
 

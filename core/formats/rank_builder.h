@@ -62,6 +62,9 @@ private:
     std::map<int64_t, bool> m_named;
 };
 
+// The row as the table stores it: strings interned in `rank`, on `track`; times as given.
+GpuRecord gpuRecord(RankData& rank, const GpuRow& g, uint32_t track);
+
 // ts and dur clamped into Strobe's valid range (types.h): |ts| <= kMaxTimeNs, 0 <= dur <= kMaxDurationNs.
 std::pair<TimeNs, TimeNs> clampInterval(int64_t start, int64_t end);
 

@@ -336,21 +336,7 @@ std::optional<int64_t> offsetToRealtime(const TraceInfo& info, ClockDomain domai
 }
 
 uint32_t appendGpuRow(RankData& rank, const GpuRow& row) {
-    GpuRecord r;
-    r.ts = row.ts;
-    r.dur = row.dur;
-    r.name = rank.strings.intern(row.name);
-    r.cat = rank.strings.intern(row.cat);
-    r.kind = row.kind;
-    r.track = row.track;
-    r.device = row.device;
-    r.stream = row.stream;
-    r.correlation = row.correlation;
-    std::copy(std::begin(row.grid), std::end(row.grid), r.grid);
-    std::copy(std::begin(row.block), std::end(row.block), r.block);
-    r.registers = row.registers;
-    r.sharedMemory = row.sharedMemory;
-    r.bytes = row.bytes;
+    GpuRecord r = gpuRecord(rank, row, row.track);
     r.args = row.args.empty() ? kEmptyStr : rank.strings.intern(row.args);
     return rank.gpu.appendRaw(r);
 }
