@@ -101,13 +101,13 @@ TEST(EmptyState, AFilterThatMatchesNothingIsExplained) {
     EXPECT_NE(none.svg.find("Nothing to draw"), std::string::npos);
 }
 
-// On the 8-rank sample every plot has something to draw with its defaults — except the telemetry plots: a Kineto
-// trace has no telemetry samples, and those must say so.
+// On the 8-rank sample every plot has something to draw with its defaults — except the telemetry and counter plots:
+// a Kineto trace has no telemetry samples and no hardware counters, and those must say so.
 TEST(EmptyState, NoPlotIsEmptyOnTheEightRankSample) {
     auto runs = loadRun(std::string(STROBE_RESOURCE_DIR) + "/sample/param-dlrm-8rank");
     ASSERT_TRUE(runs[0].dataset);
     const std::set<std::string> telemetry = {"power-timeline", "freq-vs-power", "freq-temp-correlation",
-                                             "power-cap-distribution"};
+                                             "power-cap-distribution", "kernel-counters"};
     for (const auto* plot : PlotRegistry::instance().plots()) {
         auto r = render(*plot, runs);
         if (telemetry.count(plot->id())) {
