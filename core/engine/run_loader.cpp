@@ -21,6 +21,7 @@
 #include "core/engine/memory_budget.h"
 #include "core/formats/kineto_json.h"
 #include "core/formats/source_detect.h"
+#include "core/merge/counter_join.h"
 #include "core/merge/merge.h"
 #include "core/model/clock_rules.h"
 
@@ -247,6 +248,37 @@ Error noFileLoaded(const std::vector<Slot>& slots) {
                              first ? first->error->toString() : std::string("unknown")));
 }
 
+// Counters from another tool than the traces (rocprofv3 counter collection, ncu) join the traces' kernels by
+// (name, device, instance) (core/merge/counter_join.h); the outcome, match rate and unmatched names, is a run-level
+// note.
+void joinForeignCounters(std::vector<Slot>& slots, const std::vector<size_t>& traceSlots, Dataset& ds) {
+    std::vector<RankData*> traces;
+    for (size_t i : traceSlots) traces.push_back(slots[i].data.get());
+    if (traces.empty()) return;
+    for (Slot& s : slots)
+        for (auto& r : s.more) {
+            if (r->kernelCounters.size() == 0) continue;
+            const CounterJoinResult j = joinCountersByInstance(*r, traces);
+            if (j.dispatches == 0) continue;
+            std::string names;
+            size_t shown = 0;
+            for (const auto& [name, count] : j.unmatched) {
+                if (shown++ == 3) {
+                    names += ", ...";
+                    break;
+                }
+                names += fmt::format("{}{} ({})", names.empty() ? "" : ", ", name, count);
+            }
+            const std::string msg = fmt::format(
+                "{}: counters of {} of {} dispatches ({:.1f}%) joined to the trace kernels by name, device and "
+                "instance{}{}",
+                r->path, j.matched, j.dispatches, 100.0 * j.matchRate(), names.empty() ? "" : "; unmatched: ", names);
+            spdlog::info("{}", msg);
+            ds.diagnostics.push_back(Diagnostic{j.matched == j.dispatches ? Severity::Info : Severity::Warning,
+                                                Location{r->path}, msg});
+        }
+}
+
 // The dataset of the loaded ranks, ordered by rank, with the run's diagnostics. Takes the slots' data.
 DatasetPtr assembleDataset(const std::vector<std::string>& paths, const std::vector<std::string>& files,
                            std::vector<Slot>& slots) {
@@ -259,6 +291,7 @@ DatasetPtr assembleDataset(const std::vector<std::string>& paths, const std::vec
         if (slots[i].data) order.push_back(i);
     std::stable_sort(order.begin(), order.end(),
                      [&](size_t a, size_t b) { return slots[a].data->rank < slots[b].data->rank; });
+    joinForeignCounters(slots, order, *ds);
     int next = 0;
     for (size_t i : order) {
         next = std::max(next, slots[i].data->rank + 1);

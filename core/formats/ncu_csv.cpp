@@ -231,7 +231,9 @@ Result<std::unique_ptr<RankData>> parseNcuCsv(std::string_view text, const std::
             rank->gpu.sharedMemory.mut()[k.row] =
                 static_cast<int32_t>(std::clamp<int64_t>(std::max<int64_t>(k.staticShared, 0) + std::max<int64_t>(k.dynamicShared, 0), 0, INT32_MAX));
     }
-    telemetry::setClock(rank->info, ClockDomain::Relative, options, {});
+    // No clock: ncu replays each kernel alone and writes no start times, so its laid-out times relate to nothing and
+    // never block overlaying the traces it is opened with (its counters join them by name, device and instance).
+    telemetry::setClock(rank->info, ClockDomain::Unknown, options, {});
     rank->diagnostics.push_back({Severity::Info, Location{path},
                                  fmt::format("ncu writes no start times: {} kernels are laid end to end in ID order, each "
                                              "lasting its measured duration", p.kernels.size())});
