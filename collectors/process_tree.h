@@ -1,0 +1,79 @@
+#pragma once
+// ProcessTree: one command started for a profiling session (argv only, never a shell string), with every process it
+// starts. The command runs in its own process group; descendants that leave the group (setsid(), as launchers and
+// MPI daemons do) are still found, because this process is a child subreaper (PR_SET_CHILD_SUBREAPER: orphans are
+// re-parented here rather than to init) and the tree's members are recorded while they live. Cancel = SIGTERM to the
+// group and to every recorded member, SIGKILL to what is left after the grace period, then the re-parented members
+// are reaped: no orphan is ever left behind, whatever the command ignores.
+//
+// Linux only (the /proc walk and prctl). Not thread-safe: one owner drives it (the session's thread).
+
+#include <sys/types.h>
+
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/io/error.h"
+
+namespace strobe::collectors {
+
+struct ProcessSpec {
+    std::vector<std::string> argv;               // argv[0] is looked up in PATH when it has no '/'
+    std::map<std::string, std::string> env;      // set on top of this process' environment ("" value: unset)
+    std::string workDir;                          // empty: this process' working directory
+    std::string stdoutPath, stderrPath;           // empty: discarded; the same path twice: both into one file
+};
+
+// How a process ended, as a shell reports it: the exit code, or 128 + the signal that killed it.
+struct ExitInfo {
+    int status = 0;
+    bool signalled = false;
+    int signal = 0;
+};
+
+class ProcessTree {
+public:
+    ~ProcessTree();  // cancels with a short grace period when still running
+    ProcessTree(const ProcessTree&) = delete;
+    ProcessTree& operator=(const ProcessTree&) = delete;
+
+    // Starts spec.argv. An Error names the command when it cannot be found (exit 127 in a shell) or run (126), or
+    // the file that cannot be opened for its output.
+    static core::Result<std::unique_ptr<ProcessTree>> start(const ProcessSpec& spec);
+
+    pid_t pid() const { return m_pid; }
+    // Records the tree's current members and reaps the command when it has ended; false once it has.
+    bool poll();
+    // Waits up to `timeout` for the command to end (polling the tree meanwhile); its exit, or nullopt on timeout.
+    std::optional<ExitInfo> wait(std::chrono::milliseconds timeout);
+    std::optional<ExitInfo> exitInfo() const { return m_exit; }
+    // The live members: the command (while running) and every descendant seen, in or out of its process group.
+    std::vector<pid_t> members();
+    // SIGTERM to the group and every member, SIGKILL after `grace` to whatever is still alive, then reaps. Returns
+    // once no member is left (or after grace + 2 s, reporting the survivors, which should never happen).
+    std::vector<pid_t> cancel(std::chrono::milliseconds grace);
+
+private:
+    ProcessTree() = default;
+    void record();
+    void reapOrphans();
+
+    pid_t m_pid = -1;
+    std::optional<ExitInfo> m_exit;
+    std::map<pid_t, uint64_t> m_members;  // pid → start time (clock ticks since boot): a reused pid is not ours
+};
+
+// Makes this process a child subreaper (once; idempotent). ProcessTree::start calls it.
+void becomeChildSubreaper();
+
+// Every process on the machine whose ancestry reaches `root` (root excluded), from /proc, with its start time.
+std::map<pid_t, uint64_t> descendantsOf(pid_t root);
+// A process' start time (field 22 of /proc/PID/stat), nullopt when it does not exist (or is a reaped zombie).
+std::optional<uint64_t> processStartTime(pid_t pid);
+
+}  // namespace strobe::collectors
