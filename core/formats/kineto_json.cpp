@@ -26,6 +26,33 @@ namespace strobe::core {
 
 namespace {
 
+// The legacy autograd profiler (PyTorch built without Kineto, such as Debian's 1.13 CPU build) writes a bare array
+// of 'X' events with pid "CPU functions" and no "cat": operators and record_function ranges, with ProfilerStep#N
+// ranges marking the steps. Without a category they would stay of unknown kind (no steps, no operators): this gives
+// them theirs. Traces with any category are left alone.
+void markLegacyAutogradKinds(RankData& r, const std::string& file) {
+    auto& s = r.slices;
+    if (s.size() == 0) return;
+    for (size_t i = 0; i < s.size(); ++i)
+        if (s.cat[i] != kEmptyStr || s.kind[i] != EventKind::Unknown) return;
+    bool legacyPid = false;
+    for (const auto& t : r.tracks) legacyPid = legacyPid || r.strings.view(t.pidStr) == "CPU functions";
+    if (!legacyPid) return;
+    size_t steps = 0;
+    auto& kind = s.kind.mut();
+    for (size_t i = 0; i < s.size(); ++i) {
+        if (s.phase[i] != 'X') continue;
+        const bool step = r.strings.view(s.name[i]).rfind("ProfilerStep#", 0) == 0;
+        kind[i] = step ? EventKind::UserAnnotation : EventKind::CpuOp;
+        steps += step ? 1 : 0;
+    }
+    r.diagnostics.push_back({Severity::Info, Location{file},
+                             fmt::format("legacy autograd profiler trace (no Kineto): its {} events are CPU operators "
+                                         "and record_function ranges, {} of them ProfilerStep#N steps; times are "
+                                         "relative to the profiler's start",
+                                         s.size(), steps)});
+}
+
 using kineto::ChunkBuffer;
 using kineto::ChunkJob;
 using kineto::ChunkRecord;
@@ -539,6 +566,7 @@ Result<std::unique_ptr<RankData>> loadFromSource(FileSource& source, const Kinet
         out->stats.truncated = true;
     }
 
+    markLegacyAutogradKinds(*out, file);
     out->path = file;
     out->stats.bytesRead = source.produced();
     out->info = std::move(info);
