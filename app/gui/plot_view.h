@@ -85,6 +85,7 @@ public:
     void findPrevious();
     void selectItem(const plots::ItemRef& item, bool reveal);  // selects, shows its details, zooms/pans to it
     std::optional<plots::ItemRef> selectedItem() const;
+    std::optional<QRectF> selectedRect() const { return selectionRect(); }  // where the selected item is drawn
     // The context menu of the item at `pos` (null when there is none there); the caller owns it.
     QMenu* itemMenu(QPointF pos);
     void showNameStatistics(const plots::ItemRef& item);

@@ -61,6 +61,9 @@ void PlotView::setSearch(const QString& text, bool regex) {
 
 void PlotView::runSearch() {
     if (!m_search || !m_search->isVisible()) return;
+    // Any value change runs the search again (shown lanes, new data); the step position stays when the matches do.
+    const std::vector<plots::ItemRef> before = std::move(m_matches);
+    const int current = m_current;
     m_matches.clear();
     m_current = -1;
     m_longestMatch = 0;
@@ -74,6 +77,7 @@ void PlotView::runSearch() {
         else m_searchError = QString::fromStdString(found.error().message);
     }
     for (const auto& m : m_matches) m_longestMatch = std::max(m_longestMatch, m.end - m.start);
+    if (m_matches == before) m_current = current;
     m_search->setStatus(m_current, static_cast<int>(m_matches.size()), m_searchError);
     update();
 }
