@@ -212,7 +212,7 @@ void PlotView::emitMeasure() {
         for (const auto& t : s->top)
             html += QStringLiteral("<tr><td align=right>%1</td><td align=right>×%2</td><td>%3</td></tr>")
                         .arg(formatDuration(t.clipped), formatCount(t.count),
-                             esc(t.name.size() > 90 ? t.name.substr(0, 87) + "…" : t.name));
+                             esc(t.name.size() > 60 ? t.name.substr(0, 57) + "…" : t.name));
         html += QStringLiteral("</table>");
     }
     Q_EMIT itemSelected(tr("Measured range"), html);

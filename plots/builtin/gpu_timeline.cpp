@@ -158,7 +158,7 @@ public:
     // padding, at least kMinGutter, at most 40 % of the width (longer labels are elided).
     static double gutterWidth(const TimelinePrepared& p, const std::vector<int>& shown, double width) {
         const QFontMetricsF fm{QFont()};
-        double widest = 0;
+        double widest = fm.horizontalAdvance(QStringLiteral("0 = first GPU activity"));  // the axis gutter's note
         size_t longest = 0;
         for (int i : shown) longest = std::max(longest, p.lanes[size_t(i)].label.size());
         for (int i : shown) {

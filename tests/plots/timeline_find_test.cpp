@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <QFile>
+#include <QFont>
+#include <QFontMetricsF>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -141,4 +143,35 @@ TEST(TimelineFind, ExactNameRegexEscapesMetacharacters) {
     EXPECT_EQ(timeline::exactNameRegex("a.b*c(d)[e]{f}|g+h?i^j$k\\l"),
               "^a\\.b\\*c\\(d\\)\\[e\\]\\{f\\}\\|g\\+h\\?i\\^j\\$k\\\\l$");
     EXPECT_EQ(timeline::exactNameRegex("plain_name"), "^plain_name$");
+}
+
+TEST(TimelineLayout, GutterFitsTheLongestLaneLabelInAComparison) {
+    // Two runs: labels carry the run ("num_workers_0 / rank 0 stream 7"), wider than the old fixed 170 px gutter.
+    auto fx = prepareTrace();
+    ASSERT_TRUE(fx.prepared);
+    RunSet two{RunEntry{"resnet50_num_workers_0", fx.runs[0].dataset, {}},
+               RunEntry{"resnet50_num_workers_1_compare", fx.runs[0].dataset, {}}};
+    auto resolved = core::resolveValues(fx.plot->parameters(two), {});
+    ASSERT_TRUE(resolved.ok());
+    auto p = prepareNow(*fx.plot, two, resolved.value());
+    ASSERT_TRUE(p.ok());
+    const auto& tp = dynamic_cast<const timeline::TimelinePrepared&>(*p.value());
+    const QFontMetricsF fm{QFont()};
+    double widest = 0;
+    for (const auto& l : tp.lanes) widest = std::max(widest, fm.horizontalAdvance(QString::fromStdString(l.label)));
+    ASSERT_GT(widest, 170.0);
+    const QRectF rect(0, 0, 1600, 900);
+    auto g = fx.plot->timelineGeometry(*p.value(), resolved.value(), rect);
+    ASSERT_TRUE(g.has_value());
+    EXPECT_GE(g->plotArea.left() - rect.left() - 8, widest);  // labels are drawn gutter − 8 px wide
+    // A narrow view caps the gutter at 40 % of the width.
+    auto narrow = fx.plot->timelineGeometry(*p.value(), resolved.value(), QRectF(0, 0, 400, 900));
+    ASSERT_TRUE(narrow.has_value());
+    EXPECT_LE(narrow->plotArea.left(), 160.0 + 1e-9);
+    // The overview strip sits above the axis and spans the time axis.
+    EXPECT_GT(g->overviewRect.height(), 0);
+    EXPECT_LE(g->overviewRect.bottom(), g->axisRect.top() + 1e-9);
+    EXPECT_DOUBLE_EQ(g->overviewRect.left(), g->axisRect.left());
+    ASSERT_EQ(tp.overview.size(), timeline::kOverviewBins);
+    EXPECT_FLOAT_EQ(*std::max_element(tp.overview.begin(), tp.overview.end()), 1.0f);
 }
