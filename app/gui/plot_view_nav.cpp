@@ -278,10 +278,14 @@ void PlotView::paintNavigation(QPainter& p, const plots::Theme& theme) {
         const auto rects = m_plot.itemRects(*m_prepared, m_values, plotRect(), inView);
         p.save();
         p.setClipRect(g->plotArea);
-        p.setPen(QPen(QColor(255, 140, 0), 1.5));
-        p.setBrush(QColor(255, 214, 0, 120));
-        for (const auto& r : rects)
-            if (r) p.drawRect(r->adjusted(0, 1, 0, -1));
+        // Gold with a dark edge: no category colour is gold, and thin matches stay visible as edges.
+        p.setPen(QPen(QColor(60, 50, 0), 1));
+        p.setBrush(QColor(255, 221, 0, 170));
+        for (const auto& r : rects) {
+            if (!r) continue;
+            if (r->width() < 4) p.fillRect(r->adjusted(0, 1, 0, -1), QColor(255, 221, 0));  // an edge would hide it
+            else p.drawRect(r->adjusted(0, 1, 0, -1));
+        }
         p.restore();
     }
     if (m_drag == Drag::Measure && m_moved)

@@ -23,6 +23,7 @@ TimelineSearchBar::TimelineSearchBar(QWidget* parent) : QWidget(parent) {
     m_regex->setObjectName(QStringLiteral("timelineSearchRegex"));
     m_regex->setText(QStringLiteral(".*"));
     m_regex->setCheckable(true);
+    m_regex->setFocusPolicy(Qt::NoFocus);  // Enter keeps going to the text field
     m_regex->setToolTip(tr("Regular expression (ECMAScript, case-insensitive)"));
     m_status = new QLabel(this);
     m_status->setObjectName(QStringLiteral("timelineSearchStatus"));
@@ -44,7 +45,10 @@ TimelineSearchBar::TimelineSearchBar(QWidget* parent) : QWidget(parent) {
     row->addWidget(next);
     row->addWidget(close);
     connect(m_edit, &QLineEdit::textChanged, this, [this] { Q_EMIT queryChanged(text(), isRegex()); });
-    connect(m_regex, &QToolButton::toggled, this, [this] { Q_EMIT queryChanged(text(), isRegex()); });
+    connect(m_regex, &QToolButton::toggled, this, [this] {
+        m_edit->setFocus(Qt::OtherFocusReason);  // Enter steps right after the toggle
+        Q_EMIT queryChanged(text(), isRegex());
+    });
     connect(prev, &QToolButton::clicked, this, &TimelineSearchBar::previousRequested);
     connect(next, &QToolButton::clicked, this, &TimelineSearchBar::nextRequested);
     connect(close, &QToolButton::clicked, this, &TimelineSearchBar::closeRequested);
@@ -75,7 +79,7 @@ void TimelineSearchBar::setStatus(int current, int count, const QString& error) 
     m_status->setToolTip({});
     if (text().isEmpty()) m_status->clear();
     else if (count == 0) m_status->setText(tr("no match"));
-    else if (current < 0) m_status->setText(tr("%n match(es)", nullptr, count));
+    else if (current < 0) m_status->setText(count == 1 ? tr("1 match") : tr("%1 matches").arg(count));
     else m_status->setText(tr("%1 of %2").arg(current + 1).arg(count));
 }
 

@@ -181,3 +181,16 @@ TEST_F(TimelineNavTest, LaneScrollBarScrollsTheLanes) {
     QTest::keyClick(view.get(), Qt::Key_Up);  // and follows the keys
     EXPECT_EQ(bar->value(), last - 1);
 }
+
+TEST_F(TimelineNavTest, ClickOnACompactLegendShowsTheWholeLegend) {
+    view->setValue("legend", std::string("compact"));
+    auto g = plot->timelineGeometry(*view->prepared(), view->values(), QRectF(view->rect()));
+    ASSERT_TRUE(g.has_value());
+    ASSERT_GT(g->legendRect.height(), 0);
+    const QPointF at = g->legendRect.center();
+    send(QEvent::MouseButtonPress, at, Qt::LeftButton, Qt::LeftButton);
+    send(QEvent::MouseButtonRelease, at, Qt::LeftButton, Qt::NoButton);
+    const auto* mode = std::get_if<std::string>(&view->values().at("legend"));
+    ASSERT_NE(mode, nullptr);
+    EXPECT_EQ(*mode, "full");
+}
