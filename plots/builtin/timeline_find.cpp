@@ -93,13 +93,24 @@ core::Result<std::vector<ItemRef>> findInLanes(const TimelinePrepared& p, const 
     } catch (const std::regex_error& e) {
         return core::Error(fmt::format("invalid regular expression \"{}\": {}", query.text, e.what()));
     }
+    std::vector<uint8_t> bandHit(p.bandNames.size(), 2);  // phases and layers share names: test each once
     for (int li : lanes) {
         if (li < 0 || size_t(li) >= p.lanes.size()) continue;
         const Lane& lane = p.lanes[size_t(li)];
         if (!lane.rank) continue;
+        const bool bands = lane.kind == LaneKind::Phases || lane.kind == LaneKind::Layers;
         for (size_t k = 0; k < lane.start.size(); ++k) {
             uint32_t id = 0;
-            const bool hit = stringId(lane, k, id) ? m->test(*lane.rank, id) : m->test(laneItemName(p, lane, k));
+            bool hit = false;
+            if (stringId(lane, k, id)) {
+                hit = m->test(*lane.rank, id);
+            } else if (bands && lane.src[k] < bandHit.size()) {
+                auto& h = bandHit[lane.src[k]];
+                if (h == 2) h = m->test(p.bandNames[lane.src[k]]) ? 1 : 0;
+                hit = h == 1;
+            } else {
+                hit = m->test(laneItemName(p, lane, k));
+            }
             if (hit) out.push_back({size_t(li), k, lane.start[k], lane.end[k]});
         }
     }
