@@ -278,7 +278,11 @@ void PlotView::paintNavigation(QPainter& p, const plots::Theme& theme) {
         const auto rects = m_plot.itemRects(*m_prepared, m_values, plotRect(), inView);
         p.save();
         p.setClipRect(g->plotArea);
-        // Gold with a dark edge: no category colour is gold, and thin matches stay visible as edges.
+        // The other items fade behind a veil of the background; the matches are drawn over it in gold (with a dark
+        // edge when wide enough), so they stand out from every category colour, memset's olive included.
+        QColor veil = theme.background;
+        veil.setAlpha(165);
+        p.fillRect(g->plotArea, veil);
         p.setPen(QPen(QColor(60, 50, 0), 1));
         p.setBrush(QColor(255, 221, 0, 170));
         for (const auto& r : rects) {
