@@ -70,6 +70,45 @@ struct Canvas {
     Theme theme() const { return dark ? Theme::dark() : Theme::light(); }
 };
 
+// An item of a timeline (search results, the item under the cursor): its lane, its index in the lane, and its
+// time span (relative ns, as the view parameters).
+struct ItemRef {
+    size_t lane = 0;
+    size_t index = 0;
+    int64_t start = 0;
+    int64_t end = 0;
+    bool operator==(const ItemRef&) const = default;
+};
+// A search over item names: a substring (case-insensitive), a regular expression (ECMAScript, case-insensitive)
+// or an exact name.
+struct FindQuery {
+    enum class Mode { Substring, Regex, Exact };
+    std::string text;
+    Mode mode = Mode::Substring;
+};
+// Statistics of every item with one name in one run (durations in ns; median and p95 interpolate linearly).
+struct NameStats {
+    std::string name;
+    std::string run;
+    size_t count = 0;
+    int64_t total = 0, min = 0, max = 0;
+    double mean = 0, median = 0, p95 = 0;
+};
+// What happened in a time range [start, end) (relative ns) of a timeline: busy time of the items clipped to the
+// range, per category (largest first) and per name (the top names by clipped time).
+struct RangeSummary {
+    int64_t start = 0, end = 0;
+    int64_t busy = 0;  // sum of the clipped durations
+    size_t items = 0;  // items that intersect the range
+    std::vector<std::pair<std::string, int64_t>> categories;
+    struct Top {
+        std::string name;
+        int64_t clipped = 0;
+        size_t count = 0;
+    };
+    std::vector<Top> top;
+};
+
 // What is under the cursor (tooltips, click details).
 struct HitInfo {
     std::string title;                                        // e.g. the kernel name
@@ -93,6 +132,9 @@ struct TimelineGeometry {
     int laneCount = 0;      // lanes in total
     int visibleLanes = 0;   // lanes that fit
     double laneHeight = 0;  // drawn height of one lane (the set height, or more when few lanes fill the view)
+    QRectF axisRect;        // the time axis above the lanes (drag there to measure a range)
+    QRectF overviewRect;    // the overview strip of the whole run (click or drag there to move the view); may be empty
+    QRectF legendRect;      // the legend (a click there shows the whole legend when it is compact); may be empty
 
     double xForTime(int64_t relNs) const;
     int64_t timeForX(double x) const;
@@ -160,6 +202,35 @@ public:
     virtual bool isTimeline() const { return false; }
     virtual std::optional<TimelineGeometry> timelineGeometry(const Prepared&, const ParamValues&,
                                                              const QRectF& /*rect*/) const {
+        return std::nullopt;
+    }
+
+    // Timeline navigation (search, context menu, measure); the defaults say "not supported".
+    // Items whose name matches `query`, ordered by start time (then lane); an Error for an invalid regex.
+    virtual core::Result<std::vector<ItemRef>> findItems(const Prepared&, const ParamValues&, const FindQuery&) const {
+        return std::vector<ItemRef>{};
+    }
+    // The item under `point` when drawn in `rect`.
+    virtual std::optional<ItemRef> itemAt(const Prepared&, const ParamValues&, const QRectF& /*rect*/,
+                                          QPointF /*point*/) const {
+        return std::nullopt;
+    }
+    // Where each item is drawn in `rect` with `values` (nullopt: out of view or its lane scrolled away).
+    virtual std::vector<std::optional<QRectF>> itemRects(const Prepared&, const ParamValues&, const QRectF& /*rect*/,
+                                                         const std::vector<ItemRef>& items) const {
+        return std::vector<std::optional<QRectF>>(items.size());
+    }
+    virtual std::string itemName(const Prepared&, const ItemRef&) const { return {}; }
+    // `values` with the view moved so that `item` is in view (zoomed to it with a margin) and its lane shown.
+    virtual ParamValues revealItem(const Prepared&, const ParamValues& values, const QRectF& /*rect*/,
+                                   const ItemRef&) const {
+        return values;
+    }
+    virtual std::optional<NameStats> nameStats(const Prepared&, const ParamValues&, const ItemRef&) const {
+        return std::nullopt;
+    }
+    virtual std::optional<RangeSummary> summarizeRange(const Prepared&, const ParamValues&, int64_t /*start*/,
+                                                       int64_t /*end*/, size_t /*topN*/) const {
         return std::nullopt;
     }
 

@@ -749,8 +749,12 @@ void MainWindow::showShortcuts() {
         table->setItem(row, 1, new QTableWidgetItem(keys.join(tr(", "))));
     }
     const QStringList mouse{tr("Wheel on a timeline: zoom about the cursor"), tr("Drag: pan"),
-                            tr("Shift+drag or right-drag: box zoom"), tr("Double-click: whole range"),
-                            tr("Shift+wheel or ↑/↓: scroll lanes"), tr("Click: select and show details")};
+                            tr("Right-drag: box zoom"), tr("Double-click: whole range"),
+                            tr("Shift+wheel, ↑/↓ or the scrollbar: scroll lanes"), tr("Click: select and show details"),
+                            tr("Drag on the time axis or Shift+drag: measure a range"),
+                            tr("Click or drag in the overview strip: move the view"),
+                            tr("Right-click on an item: copy name, select all, statistics, filter to it"),
+                            tr("Ctrl+F in a timeline: search names (Enter/F3 next, Shift+Enter/Shift+F3 previous)")};
     for (const auto& m : mouse) {
         const int row = table->rowCount();
         table->insertRow(row);

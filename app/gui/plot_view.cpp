@@ -6,9 +6,12 @@
 #include <set>
 
 #include <QApplication>
+#include <QClipboard>
 #include <QKeyEvent>
+#include <QMenu>
 #include <QMouseEvent>
 #include <QPainter>
+#include <QScrollBar>
 #include <QToolTip>
 #include <QVBoxLayout>
 #include <QWheelEvent>
@@ -17,6 +20,8 @@
 #include "app/gui/param_values.h"
 #include "app/gui/run_manager.h"
 #include "app/gui/table_view.h"
+#include "app/gui/timeline_search_bar.h"
+#include "plots/builtin/timeline_find.h"
 #include "plots/render.h"
 
 namespace strobe::app {
@@ -43,6 +48,19 @@ PlotView::PlotView(const plots::Plot& plot, plots::PlotEngine& engine, RunManage
     connect(&m_debounce, &QTimer::timeout, this, &PlotView::requestPrepare);
     recomputeSpecs();
     m_values = sanitizeValues(m_specs, values);
+    if (m_plot.isTimeline()) {
+        // Right-clicks come as mouse events (a right-drag box-zooms, a right-click opens the item's menu).
+        setContextMenuPolicy(Qt::PreventContextMenu);
+        m_laneBar = new QScrollBar(Qt::Vertical, this);
+        m_laneBar->setObjectName(QStringLiteral("laneScrollBar"));
+        m_laneBar->setToolTip(tr("Scroll the lanes (also Shift+wheel, ↑ ↓)"));
+        m_laneBar->hide();
+        connect(m_laneBar, &QScrollBar::valueChanged, this, [this](int v) {
+            plots::ParamValues next = m_values;
+            plots::kLaneScroll.set(next, v);
+            applyView(next, false);
+        });
+    }
     if (m_plot.isTable()) {
         // A table plot is shown as a table widget over the canvas (the canvas still paints progress and errors
         // while there is no data).
@@ -117,6 +135,8 @@ void PlotView::setValue(const std::string& key, const plots::ParamValue& value) 
     if (candidate == m_values) return;
     m_values = std::move(candidate);
     syncTable();
+    runSearch();
+    syncLaneBar();
     if (spec->affectsPrepare) {
         m_updating = true;
         m_progressText.clear();
@@ -132,6 +152,8 @@ void PlotView::setValues(const plots::ParamValues& values) {
     const bool prepareChanged = core::prepareKey(m_specs, next) != core::prepareKey(m_specs, m_values);
     m_values = std::move(next);
     syncTable();
+    runSearch();
+    syncLaneBar();
     if (prepareChanged) {
         m_updating = true;
         m_debounce.start();
@@ -219,6 +241,8 @@ void PlotView::onReady(plots::PreparedPtr prepared, uint64_t requestId) {
     m_error.clear();
     m_updating = m_debounce.isActive();  // another edit is already waiting
     syncTable();
+    runSearch();  // the lanes changed: their matches too
+    syncLaneBar();
     Q_EMIT stateChanged();
     Q_EMIT valuesChanged();  // a timeline's geometry (and so its view) is known now
     update();
@@ -263,7 +287,12 @@ void PlotView::syncTable() {
 
 bool PlotView::isDark() const { return palette().color(QPalette::Window).lightness() < 128; }
 
-QRectF PlotView::plotRect() const { return QRectF(rect()); }
+QRectF PlotView::plotRect() const {
+    QRectF r(rect());
+    if (m_search && m_search->isVisible()) r.setTop(m_search->geometry().bottom() + 1);
+    if (m_laneBar && m_laneBar->isVisible()) r.setRight(m_laneBar->geometry().left() - 1);
+    return r;
+}
 
 std::optional<plots::TimelineGeometry> PlotView::geometry() const {
     if (!m_prepared || !m_plot.isTimeline()) return std::nullopt;
@@ -280,6 +309,7 @@ void PlotView::applyView(plots::ParamValues values, bool emitRange) {
     values = sanitizeValues(m_specs, values);
     if (values == m_values) return;
     m_values = std::move(values);
+    syncLaneBar();
     update();
     Q_EMIT valuesChanged();
     if (emitRange)
@@ -302,6 +332,7 @@ void PlotView::resetZoom() {
 std::optional<QRectF> PlotView::selectionRect() const {
     if (!m_selection || !m_prepared) return std::nullopt;
     const Selection& sel = *m_selection;
+    if (sel.item) return m_plot.itemRects(*m_prepared, m_values, plotRect(), {*sel.item}).front();
     QPointF point = sel.point;
     const QRectF now = plotRect();
     if (m_plot.isTimeline()) {
@@ -360,6 +391,7 @@ void PlotView::paintEvent(QPaintEvent*) {
         p.drawText(rect(), Qt::AlignCenter, text);
     }
 
+    paintNavigation(p, theme);
     if (auto selected = selectionRect()) {
         p.setPen(QPen(theme.highlight, 2));
         p.setBrush(Qt::NoBrush);
@@ -414,10 +446,19 @@ void PlotView::paintEvent(QPaintEvent*) {
 void PlotView::mousePressEvent(QMouseEvent* e) {
     m_pressPos = m_lastPos = e->position();
     m_moved = false;
-    const bool timeline = geometry().has_value();
-    if (timeline && (e->button() == Qt::RightButton ||
-                     (e->button() == Qt::LeftButton && (e->modifiers() & Qt::ShiftModifier)))) {
-        m_drag = Drag::Box;
+    setFocus(Qt::MouseFocusReason);
+    const auto g = geometry();
+    const bool timeline = g.has_value();
+    const QPointF pos = e->position();
+    if (timeline && e->button() == Qt::RightButton) {
+        m_drag = Drag::Box;  // a right-click without a drag opens the item's menu on release
+    } else if (timeline && e->button() == Qt::LeftButton && g->overviewRect.contains(pos)) {
+        m_drag = Drag::Overview;
+        moveViewToOverview(pos.x());
+    } else if (timeline && e->button() == Qt::LeftButton &&
+               (((e->modifiers() & Qt::ShiftModifier) && g->plotArea.contains(pos)) ||
+                (g->axisRect.contains(pos)))) {
+        m_drag = Drag::Measure;
     } else if (e->button() == Qt::LeftButton) {
         m_drag = timeline ? Drag::Pan : Drag::None;
     }
@@ -431,13 +472,21 @@ void PlotView::mouseMoveEvent(QMouseEvent* e) {
         if ((pos - m_pressPos).manhattanLength() > 3) m_moved = true;
         if (m_drag == Drag::Pan && m_moved) {
             if (auto g = geometry()) applyView(plots::panBy(*g, m_values, pos.x() - m_lastPos.x()), true);
-        } else if (m_drag == Drag::Box) {
+        } else if (m_drag == Drag::Overview) {
+            moveViewToOverview(pos.x());
+        } else if (m_drag == Drag::Box || m_drag == Drag::Measure) {
             update();
         }
         m_lastPos = pos;
         return;
     }
     if (!m_prepared) return;
+    if (auto g = geometry(); g && (g->axisRect.contains(pos) || g->overviewRect.contains(pos))) {
+        setCursor(g->axisRect.contains(pos) ? Qt::IBeamCursor : Qt::PointingHandCursor);
+        QToolTip::hideText();
+        return;
+    }
+    unsetCursor();
     if (auto tip = m_plot.tooltipAt(*m_prepared, m_values, plotRect(), pos))
         QToolTip::showText(e->globalPosition().toPoint(), tooltipHtml(QString::fromStdString(*tip)), this);
     else
@@ -448,6 +497,14 @@ void PlotView::mouseReleaseEvent(QMouseEvent* e) {
     const Drag drag = m_drag;
     m_drag = Drag::None;
     unsetCursor();
+    if (drag == Drag::Box && !m_moved && e->button() == Qt::RightButton) {
+        update();
+        if (QMenu* menu = itemMenu(e->position())) {
+            menu->exec(e->globalPosition().toPoint());
+            delete menu;
+        }
+        return;
+    }
     if (drag == Drag::Box) {
         update();
         if (std::abs(e->position().x() - m_pressPos.x()) > 4)
@@ -455,7 +512,28 @@ void PlotView::mouseReleaseEvent(QMouseEvent* e) {
                 applyView(plots::zoomToPixels(*g, m_values, m_pressPos.x(), e->position().x()), true);
         return;
     }
+    if (drag == Drag::Overview) return;
+    if (drag == Drag::Measure) {
+        auto g = geometry();
+        if (g && std::abs(e->position().x() - m_pressPos.x()) > 4) {
+            const int64_t t0 = g->timeForX(std::min(m_pressPos.x(), e->position().x()));
+            const int64_t t1 = g->timeForX(std::max(m_pressPos.x(), e->position().x()));
+            setMeasure(t0, t1);
+        } else {
+            clearMeasure();  // a click on the axis clears the range
+        }
+        return;
+    }
     if (e->button() != Qt::LeftButton || m_moved || !m_prepared) return;
+    // The legend's "+N more": a click on a compact legend shows the whole legend.
+    if (auto g = geometry(); g && g->legendRect.contains(e->position())) {
+        if (auto it = m_values.find("legend"); it != m_values.end())
+            if (const auto* mode = std::get_if<std::string>(&it->second); mode && *mode == "compact") {
+                setValue("legend", std::string("full"));
+                Q_EMIT valuesChanged();
+                return;
+            }
+    }
     // A click: select what is under the cursor and show its details.
     auto hit = m_plot.hitTest(*m_prepared, m_values, plotRect(), e->position());
     if (!hit) {
@@ -465,7 +543,7 @@ void PlotView::mouseReleaseEvent(QMouseEvent* e) {
         return;
     }
     m_selection = Selection{e->position(), hit->itemRect.value_or(QRectF(e->position(), QSizeF(1, 1))), m_values,
-                            plotRect()};
+                            plotRect(), m_plot.itemAt(*m_prepared, m_values, plotRect(), e->position())};
     const QString html = selectionHtml(*hit);
     update();
     Q_EMIT itemSelected(QString::fromStdString(hit->title), html);
@@ -494,6 +572,15 @@ void PlotView::wheelEvent(QWheelEvent* e) {
 }
 
 void PlotView::keyPressEvent(QKeyEvent* e) {
+    if (isTimeline()) {
+        if (e->matches(QKeySequence::Find)) return openSearch();
+        if (e->key() == Qt::Key_F3) return (e->modifiers() & Qt::ShiftModifier) ? findPrevious() : findNext();
+        if (e->key() == Qt::Key_Escape) {
+            if (m_search && m_search->isVisible()) closeSearch();
+            else clearMeasure();
+            return;
+        }
+    }
     switch (e->key()) {
         case Qt::Key_Plus:
         case Qt::Key_Equal: zoomBy(kWheelZoomIn); return;
@@ -513,6 +600,24 @@ void PlotView::keyPressEvent(QKeyEvent* e) {
             return;
         default: QWidget::keyPressEvent(e);
     }
+}
+
+bool PlotView::event(QEvent* e) {
+    // Ctrl+F, F3 and Esc belong to a focused timeline (the window's Ctrl+F finds plots elsewhere).
+    if (e->type() == QEvent::ShortcutOverride && isTimeline()) {
+        auto* k = static_cast<QKeyEvent*>(e);
+        if (k->matches(QKeySequence::Find) || k->key() == Qt::Key_F3 || k->key() == Qt::Key_Escape) {
+            e->accept();
+            return true;
+        }
+    }
+    return QWidget::event(e);
+}
+
+void PlotView::resizeEvent(QResizeEvent* e) {
+    QWidget::resizeEvent(e);
+    placeChildren();
+    syncLaneBar();
 }
 
 void PlotView::leaveEvent(QEvent*) { QToolTip::hideText(); }

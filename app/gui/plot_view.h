@@ -4,8 +4,12 @@
 //   - A drawing-parameter change repaints at once from the Prepared in hand (prepare() is not called).
 //   - A preparation-parameter change is debounced (quick successive edits make one request) and prepared in the
 //     background; the last picture stays on screen with an "updating…" overlay until the new one arrives.
-//   - Timelines: wheel zoom about the cursor, drag to pan, Shift+drag (or right-drag) box zoom, double-click
-//     resets; these change the view-state drawing parameters only.
+//   - Timelines: wheel zoom about the cursor, drag to pan, right-drag box zoom, double-click resets; these change
+//     the view-state drawing parameters only. Drag on the time axis (or Shift+drag in the lanes) measures a range
+//     (its duration on the overlay, what ran in it in the Selection dock); click or drag in the overview strip
+//     moves the view; the scrollbar on the right scrolls the lanes; Ctrl+F searches item names (all matches
+//     highlighted, Enter / F3 step); right-click on an item: copy its name, select all of its name, its
+//     statistics, filter the plot to it.
 //   - Hover shows the value under the cursor; a click selects and reports the details.
 
 #include <optional>
@@ -17,6 +21,9 @@
 #include <QTimer>
 #include <QWidget>
 
+class QMenu;
+class QScrollBar;
+
 #include "plots/plot.h"
 #include "plots/plot_engine.h"
 #include "plots/timeline_view.h"
@@ -25,6 +32,7 @@ namespace strobe::app {
 
 class PlotTableView;
 class RunManager;
+class TimelineSearchBar;
 
 class PlotView : public QWidget {
     Q_OBJECT
@@ -65,6 +73,28 @@ public:
     PlotTableView* tableView() const { return m_table; }
     bool isDark() const;
 
+    // Timeline navigation (see the top of this file).
+    void openSearch();  // shows the search bar and focuses its text
+    void closeSearch();
+    TimelineSearchBar* searchBar() const { return m_search; }
+    void setSearch(const QString& text, bool regex);  // runs the search (opens the bar)
+    const std::vector<plots::ItemRef>& matches() const { return m_matches; }
+    int currentMatch() const { return m_current; }  // -1: none selected yet
+    QString searchError() const { return m_searchError; }
+    void findNext();
+    void findPrevious();
+    void selectItem(const plots::ItemRef& item, bool reveal);  // selects, shows its details, zooms/pans to it
+    std::optional<plots::ItemRef> selectedItem() const;
+    std::optional<QRectF> selectedRect() const { return selectionRect(); }  // where the selected item is drawn
+    // The context menu of the item at `pos` (null when there is none there); the caller owns it.
+    QMenu* itemMenu(QPointF pos);
+    void showNameStatistics(const plots::ItemRef& item);
+    void filterToItem(const plots::ItemRef& item);  // name_filter := the item's exact name
+    void setMeasure(int64_t start, int64_t end);     // relative ns; shows the summary in the Selection dock
+    void clearMeasure();
+    std::optional<std::pair<int64_t, int64_t>> measure() const { return m_measure; }
+    QScrollBar* laneScrollBar() const { return m_laneBar; }
+
 Q_SIGNALS:
     void valuesChanged();                                 // by the view itself (zoom/pan) or by setValues
     void viewRangeChanged(qint64 start, qint64 end);      // the user zoomed or panned
@@ -81,6 +111,8 @@ protected:
     void keyPressEvent(QKeyEvent*) override;
     void leaveEvent(QEvent*) override;
     void changeEvent(QEvent*) override;
+    void resizeEvent(QResizeEvent*) override;
+    bool event(QEvent*) override;
 
 private:
     void recomputeSpecs();
@@ -93,6 +125,14 @@ private:
     std::optional<plots::TimelineGeometry> geometry() const;
     QRectF plotRect() const;
     void syncTable();  // table plots: the table widget follows the prepared data and the values
+    void runSearch();
+    void stepMatch(int direction);
+    void syncLaneBar();
+    void placeChildren();
+    void paintNavigation(QPainter& p, const plots::Theme& theme);
+    void paintMeasure(QPainter& p, const plots::Theme& theme, int64_t start, int64_t end);
+    void moveViewToOverview(double x);
+    void emitMeasure();
 
     PlotTableView* m_table = nullptr;
 
@@ -114,7 +154,7 @@ private:
     QTimer m_debounce;
 
     // Mouse state.
-    enum class Drag { None, Pan, Box };
+    enum class Drag { None, Pan, Box, Measure, Overview };
     Drag m_drag = Drag::None;
     QPointF m_pressPos;
     QPointF m_lastPos;
@@ -127,9 +167,18 @@ private:
         QRectF itemRect;  // where the item was drawn then
         plots::ParamValues values;
         QRectF plotRect;
+        std::optional<plots::ItemRef> item;  // timelines: the item itself (its rect follows the view)
     };
     std::optional<Selection> m_selection;
     std::optional<QRectF> selectionRect() const;
+
+    TimelineSearchBar* m_search = nullptr;
+    std::vector<plots::ItemRef> m_matches;
+    int64_t m_longestMatch = 0;
+    int m_current = -1;
+    QString m_searchError;
+    std::optional<std::pair<int64_t, int64_t>> m_measure;
+    QScrollBar* m_laneBar = nullptr;
 };
 
 }  // namespace strobe::app

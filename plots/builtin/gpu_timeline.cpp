@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <numeric>
 #include <optional>
 #include <regex>
@@ -19,6 +20,7 @@
 
 #include "core/analysis/columns.h"
 #include "core/analysis/phases.h"
+#include "plots/builtin/timeline_find.h"
 #include "plots/builtin/timeline_model.h"
 #include "plots/chart.h"
 #include "plots/plot_registry.h"
@@ -45,7 +47,8 @@ const BoolParam kShowPhases =
               "Show forward / backward / optimizer (or vLLM prefill / decode) and transformer layers as bands", true}
         .drawOnly();
 
-constexpr double kGutter = 170;  // lane labels
+constexpr double kMinGutter = 110;  // lane labels: as wide as the longest, at least this, at most 40 % of the width
+constexpr double kOverviewH = 16;   // the overview strip of the whole run, above the axis
 constexpr double kAxisH = 22;
 constexpr double kLegendH = 22;
 constexpr double kMaxFillLaneH = 48;  // lane height when few lanes fill the view
@@ -83,6 +86,8 @@ public:
         QRectF area;      // plot area (time runs left to right), below the axis
         QRectF axis;
         QRectF legend;
+        QRectF overview;  // empty when there is nothing to show in it
+        double gutter = kMinGutter;
         double laneH = 18;
         std::vector<int> visibleLanes;  // lane indices drawn, top to bottom
         int totalLanes = 0;
@@ -118,9 +123,12 @@ public:
         }
         QRectF inner = rect.adjusted(0, 0, -4, -2 - legendH);
         L.legend = QRectF(rect.left(), inner.bottom(), rect.width(), legendH);
-        L.axis = QRectF(inner.left() + kGutter, inner.top() + 4, inner.width() - kGutter, kAxisH);
-        L.area = QRectF(L.axis.left(), L.axis.bottom(), L.axis.width(), std::max(0.0, inner.bottom() - L.axis.bottom()));
         auto shown = shownLanes(p, v);
+        L.gutter = gutterWidth(p, shown, rect.width());
+        const double overviewH = p.overview.empty() ? 0 : kOverviewH;
+        L.overview = QRectF(inner.left() + L.gutter, inner.top() + 4, inner.width() - L.gutter, overviewH);
+        L.axis = QRectF(inner.left() + L.gutter, inner.top() + 4 + overviewH, inner.width() - L.gutter, kAxisH);
+        L.area = QRectF(L.axis.left(), L.axis.bottom(), L.axis.width(), std::max(0.0, inner.bottom() - L.axis.bottom()));
         L.totalLanes = int(shown.size());
         // Few lanes fill the view: each grows to its share of the height, up to kMaxFillLaneH (taller bars read
         // no better); many lanes keep the set height and scroll.
@@ -140,7 +148,56 @@ public:
         L.geo.laneCount = L.totalLanes;
         L.geo.visibleLanes = L.fits;
         L.geo.laneHeight = L.laneH;
+        L.geo.axisRect = L.axis;
+        L.geo.overviewRect = L.overview;
+        L.geo.legendRect = L.legend;
         return L;
+    }
+
+    // The lane-label gutter: the widest label of the shown lanes (with the font the labels are drawn with) plus
+    // padding, at least kMinGutter, at most 40 % of the width (longer labels are elided).
+    static double gutterWidth(const TimelinePrepared& p, const std::vector<int>& shown, double width) {
+        const QFontMetricsF fm{QFont()};
+        double widest = fm.horizontalAdvance(QStringLiteral("0 = first GPU activity"));  // the axis gutter's note
+        size_t longest = 0;
+        for (int i : shown) longest = std::max(longest, p.lanes[size_t(i)].label.size());
+        for (int i : shown) {
+            const auto& label = p.lanes[size_t(i)].label;
+            if (label.size() + 8 < longest) continue;  // cannot be the widest by far: skip measuring it
+            widest = std::max(widest, fm.horizontalAdvance(QString::fromStdString(label)));
+        }
+        return std::min(labelGutterWidth(widest, width, 14, 0.4, kMinGutter), std::max(kMinGutter, width * 0.4));
+    }
+
+    static void drawOverview(QPainter& painter, const Theme& t, const TimelinePrepared& p, const Layout& L) {
+        if (L.overview.isEmpty() || p.overview.empty()) return;
+        const QRectF& r = L.overview;
+        painter.fillRect(r, QColor(t.grid.red(), t.grid.green(), t.grid.blue(), 90));
+        const int W = std::max(1, int(r.width()));
+        const double binsPerPx = double(p.overview.size()) / double(W);
+        QColor bar = t.muted;
+        bar.setAlpha(200);
+        for (int x = 0; x < W; ++x) {
+            auto b0 = size_t(double(x) * binsPerPx);
+            auto b1 = std::max(b0 + 1, size_t(double(x + 1) * binsPerPx));
+            float v = 0;
+            for (size_t b = b0; b < b1 && b < p.overview.size(); ++b) v = std::max(v, p.overview[b]);
+            if (v <= 0) continue;
+            const double h = std::max(1.0, double(v) * (r.height() - 2));
+            painter.fillRect(QRectF(r.left() + x, r.bottom() - 1 - h, 1, h), bar);
+        }
+        // Where the view is.
+        const double full = double(std::max<int64_t>(1, L.geo.fullEnd - L.geo.fullStart));
+        double x0 = r.left() + double(L.geo.viewStart - L.geo.fullStart) / full * r.width();
+        double x1 = r.left() + double(L.geo.viewEnd - L.geo.fullStart) / full * r.width();
+        x0 = std::clamp(x0, r.left(), r.right());
+        x1 = std::clamp(std::max(x1, x0 + 3), r.left(), r.right());
+        QColor fill = t.highlight;
+        fill.setAlpha(45);
+        painter.fillRect(QRectF(x0, r.top(), x1 - x0, r.height()), fill);
+        painter.setPen(QPen(t.highlight, 1.5));
+        painter.setBrush(Qt::NoBrush);
+        painter.drawRect(QRectF(x0, r.top() + 0.5, x1 - x0, r.height() - 1));
     }
 
     std::optional<TimelineGeometry> timelineGeometry(const Prepared& prepared, const ParamValues& values,
@@ -184,13 +241,14 @@ public:
         }
         painter.setPen(QPen(t.foreground, 0));
         painter.drawLine(L.axis.bottomLeft(), L.axis.bottomRight());
+        drawOverview(painter, t, *p, L);
 
         const int W = std::max(1, int(std::ceil(L.area.width())));
         std::vector<int64_t> best(size_t(W) + 1);
         std::vector<int> bestColor(size_t(W) + 1);
         const double scale = L.area.width() / std::max(1.0, span);
         const double left = L.area.left();
-        painter.setClipRect(L.area.united(QRectF(c.rect.left(), L.area.top(), kGutter, L.area.height())));
+        painter.setClipRect(L.area.united(QRectF(c.rect.left(), L.area.top(), L.gutter, L.area.height())));
 
         int prevRank = INT32_MIN;
         size_t prevRun = SIZE_MAX;
@@ -209,8 +267,8 @@ public:
             }
             if (row % 2 == 1) painter.fillRect(laneRect, QColor(t.grid.red(), t.grid.green(), t.grid.blue(), 60));
             painter.setPen(lane.kind == LaneKind::Stream ? t.foreground : t.muted);
-            painter.drawText(QRectF(c.rect.left() + 4, y, kGutter - 8, L.laneH), Qt::AlignLeft | Qt::AlignVCenter,
-                             elided(painter, lane.label, kGutter - 8));
+            painter.drawText(QRectF(c.rect.left() + 4, y, L.gutter - 8, L.laneH), Qt::AlignLeft | Qt::AlignVCenter,
+                             elided(painter, lane.label, L.gutter - 8));
 
             auto [a, b] = visibleRange(lane, geo.viewStart, geo.viewEnd);
             double pad = L.laneH > 8 ? 2 : 1;
@@ -302,8 +360,8 @@ public:
                                          ? fmt::format("lanes {}–{} of {}", L.first + 1,
                                                        L.first + int(L.visibleLanes.size()), L.totalLanes)
                                          : std::string("0 = first GPU activity");
-            painter.drawText(QRectF(c.rect.left() + 4, L.axis.top(), kGutter - 8, L.axis.height()),
-                             Qt::AlignLeft | Qt::AlignVCenter, elided(painter, text, kGutter - 8));
+            painter.drawText(QRectF(c.rect.left() + 4, L.axis.top(), L.gutter - 8, L.axis.height()),
+                             Qt::AlignLeft | Qt::AlignVCenter, elided(painter, text, L.gutter - 8));
         }
         if (!byName && L.legend.height() > 0) drawLegend(c, L.legend, p->legend, legendMode(values));
 
@@ -314,25 +372,11 @@ public:
         const auto* p = dynamic_cast<const TimelinePrepared*>(&prepared);
         if (!p) return std::nullopt;
         Layout L = layout(*p, values, rect);
-        if (!L.area.contains(pt)) return std::nullopt;
-        auto row = size_t((pt.y() - L.area.top()) / L.laneH);
-        if (row >= L.visibleLanes.size()) return std::nullopt;
+        auto picked = pickAt(*p, L, pt);
+        if (!picked) return std::nullopt;
+        const auto [row, pick] = *picked;
         const Lane& lane = p->lanes[size_t(L.visibleLanes[row])];
         const auto& geo = L.geo;
-        int64_t tNs = geo.timeForX(pt.x());
-        double nsPerPx = double(geo.viewEnd - geo.viewStart) / std::max(1.0, L.area.width());
-        auto tol = int64_t(std::ceil(2 * nsPerPx));
-        auto [a, b] = visibleRange(lane, tNs - tol, tNs + tol + 1);
-        if (a >= b) return std::nullopt;
-        // Prefer an item that contains the point, else the longest near it.
-        size_t pick = SIZE_MAX;
-        for (size_t k = a; k < b; ++k) {
-            bool contains = lane.start[k] <= tNs && tNs < lane.end[k];
-            if (pick == SIZE_MAX || (contains && !(lane.start[pick] <= tNs && tNs < lane.end[pick])) ||
-                (contains == (lane.start[pick] <= tNs && tNs < lane.end[pick]) &&
-                 lane.end[k] - lane.start[k] > lane.end[pick] - lane.start[pick]))
-                pick = k;
-        }
         const auto& r = *lane.rank;
         HitInfo h;
         double y = L.area.top() + double(row) * L.laneH;
@@ -379,6 +423,108 @@ public:
             h.fields.push_back({"grid / block", fmt::format("[{},{},{}] / [{},{},{}]", g.gridX[i], g.gridY[i], g.gridZ[i],
                                                             g.blockX[i], g.blockY[i], g.blockZ[i])});
         return h;
+    }
+
+    // The row and item under `pt`: an item that contains the point, else the longest within 2 px.
+    static std::optional<std::pair<size_t, size_t>> pickAt(const TimelinePrepared& p, const Layout& L, QPointF pt) {
+        if (!L.area.contains(pt)) return std::nullopt;
+        auto row = size_t((pt.y() - L.area.top()) / L.laneH);
+        if (row >= L.visibleLanes.size()) return std::nullopt;
+        const Lane& lane = p.lanes[size_t(L.visibleLanes[row])];
+        const auto& geo = L.geo;
+        int64_t tNs = geo.timeForX(pt.x());
+        double nsPerPx = double(geo.viewEnd - geo.viewStart) / std::max(1.0, L.area.width());
+        auto tol = int64_t(std::ceil(2 * nsPerPx));
+        auto [a, b] = visibleRange(lane, tNs - tol, tNs + tol + 1);
+        if (a >= b) return std::nullopt;
+        size_t pick = SIZE_MAX;
+        for (size_t k = a; k < b; ++k) {
+            bool contains = lane.start[k] <= tNs && tNs < lane.end[k];
+            if (pick == SIZE_MAX || (contains && !(lane.start[pick] <= tNs && tNs < lane.end[pick])) ||
+                (contains == (lane.start[pick] <= tNs && tNs < lane.end[pick]) &&
+                 lane.end[k] - lane.start[k] > lane.end[pick] - lane.start[pick]))
+                pick = k;
+        }
+        return std::pair{row, pick};
+    }
+
+    core::Result<std::vector<ItemRef>> findItems(const Prepared& prepared, const ParamValues& values,
+                                                 const FindQuery& query) const override {
+        const auto* p = dynamic_cast<const TimelinePrepared*>(&prepared);
+        if (!p) return std::vector<ItemRef>{};
+        return findInLanes(*p, shownLanes(*p, values), query);
+    }
+
+    std::optional<ItemRef> itemAt(const Prepared& prepared, const ParamValues& values, const QRectF& rect,
+                                  QPointF pt) const override {
+        const auto* p = dynamic_cast<const TimelinePrepared*>(&prepared);
+        if (!p) return std::nullopt;
+        Layout L = layout(*p, values, rect);
+        auto picked = pickAt(*p, L, pt);
+        if (!picked) return std::nullopt;
+        const auto li = size_t(L.visibleLanes[picked->first]);
+        const Lane& lane = p->lanes[li];
+        return ItemRef{li, picked->second, lane.start[picked->second], lane.end[picked->second]};
+    }
+
+    std::vector<std::optional<QRectF>> itemRects(const Prepared& prepared, const ParamValues& values,
+                                                 const QRectF& rect, const std::vector<ItemRef>& items) const override {
+        std::vector<std::optional<QRectF>> out(items.size());
+        const auto* p = dynamic_cast<const TimelinePrepared*>(&prepared);
+        if (!p) return out;
+        Layout L = layout(*p, values, rect);
+        std::map<size_t, size_t> rowOf;
+        for (size_t row = 0; row < L.visibleLanes.size(); ++row) rowOf[size_t(L.visibleLanes[row])] = row;
+        for (size_t i = 0; i < items.size(); ++i) {
+            const auto& it = items[i];
+            auto row = rowOf.find(it.lane);
+            if (row == rowOf.end() || it.end < L.geo.viewStart || it.start > L.geo.viewEnd) continue;
+            const double x0 = std::max(L.geo.xForTime(it.start), L.area.left());
+            const double x1 = std::min(L.geo.xForTime(it.end), L.area.right());
+            out[i] = QRectF(x0, L.area.top() + double(row->second) * L.laneH, std::max(1.0, x1 - x0), L.laneH);
+        }
+        return out;
+    }
+
+    std::string itemName(const Prepared& prepared, const ItemRef& item) const override {
+        const auto* p = dynamic_cast<const TimelinePrepared*>(&prepared);
+        if (!p || item.lane >= p->lanes.size()) return {};
+        return laneItemName(*p, p->lanes[item.lane], item.index);
+    }
+
+    // Zooms to the item (three times its length) unless the view's span already suits it (the item takes between
+    // 1/200 and 4/5 of it), then only centres it; scrolls its lane into view.
+    ParamValues revealItem(const Prepared& prepared, const ParamValues& values, const QRectF& rect,
+                           const ItemRef& item) const override {
+        const auto* p = dynamic_cast<const TimelinePrepared*>(&prepared);
+        if (!p) return values;
+        Layout L = layout(*p, values, rect);
+        const int64_t dur = std::max<int64_t>(1, item.end - item.start);
+        int64_t span = L.geo.viewEnd - L.geo.viewStart;
+        if (double(dur) > 0.8 * double(span) || double(dur) * 200 < double(span)) span = std::max<int64_t>(3 * dur, 1000);
+        const int64_t mid = item.start + (item.end - item.start) / 2;
+        ParamValues out = setView(values, mid - span / 2, mid - span / 2 + span);
+        const auto shown = shownLanes(*p, values);
+        const auto pos = std::find(shown.begin(), shown.end(), int(item.lane));
+        if (pos != shown.end()) {
+            const int idx = int(pos - shown.begin());
+            if (idx < L.first || idx >= L.first + L.fits)
+                kLaneScroll.set(out, std::clamp(idx - L.fits / 2, 0, std::max(0, L.totalLanes - L.fits)));
+        }
+        return out;
+    }
+
+    std::optional<NameStats> nameStats(const Prepared& prepared, const ParamValues&, const ItemRef& item) const override {
+        const auto* p = dynamic_cast<const TimelinePrepared*>(&prepared);
+        if (!p) return std::nullopt;
+        return statsOfName(*p, item);
+    }
+
+    std::optional<RangeSummary> summarizeRange(const Prepared& prepared, const ParamValues& values, int64_t start,
+                                               int64_t end, size_t topN) const override {
+        const auto* p = dynamic_cast<const TimelinePrepared*>(&prepared);
+        if (!p) return std::nullopt;
+        return summarize(*p, shownLanes(*p, values), start, end, topN);
     }
 
     core::Table table(const Prepared& prepared, const ParamValues& values) const override {

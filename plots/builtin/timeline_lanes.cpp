@@ -339,6 +339,7 @@ core::Result<PreparedPtr> buildTimelineLanes(const RunSet& runs, const LaneOptio
     }
     if (out->items == 0) out->messages.push_back("no GPU activities (kernels, memcpy, memset) in the selection");
     out->legend = categoryLegend(*out);
+    computeOverview(*out);
     return PreparedPtr(out);
 }
 

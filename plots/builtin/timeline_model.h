@@ -50,6 +50,7 @@ struct TimelinePrepared final : Prepared {
     int64_t fullEnd = 1;
     size_t items = 0;
     std::vector<std::string> messages;
+    std::vector<float> overview;  // activity density of the stream lanes over [0, fullEnd], 0..1 (overview strip)
     size_t bytes() const override {
         size_t b = sizeof(*this);
         for (const auto& l : lanes) b += l.bytes();
@@ -67,6 +68,11 @@ std::pair<size_t, size_t> visibleRange(const Lane& l, int64_t t0, int64_t t1);
 QColor hashColor(uint32_t id);
 // Legend entries of the categories present in the stream lanes, in category order.
 std::vector<LegendEntry> categoryLegend(const TimelinePrepared& p);
+
+// Fills p.overview: kOverviewBins bins of busy stream time over [0, fullEnd], scaled so the busiest is 1
+// (timeline_find.cpp).
+inline constexpr size_t kOverviewBins = 1024;
+void computeOverview(TimelinePrepared& p);
 
 // What prepare() reads from the parameters when building the lanes.
 struct LaneOptions {
