@@ -9,12 +9,14 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <map>
 #include <numeric>
 #include <optional>
 #include <regex>
 
 #include <QFontMetricsF>
+#include <QPainterPath>
 
 #include <fmt/format.h>
 
@@ -42,6 +44,11 @@ const EnumParam kColorBy =
 const BoolParam kShowSteps = BoolParam{"show_steps", "Steps", "Show ProfilerStep#N bands", true}.drawOnly();
 const BoolParam kShowAnnotations =
     BoolParam{"show_annotations", "GPU annotations", "Show gpu_user_annotation ranges as bands", true}.drawOnly();
+const StringListParam kTelemetry{
+    "telemetry", "Telemetry lanes",
+    "Telemetry metrics drawn as lanes under each rank (power_w, sclk_mhz, temp_c, util_pct, mem_used_mib, ...; "
+    "empty: none), from nvidia-smi, amd-smi, rocm-smi or Strobe's sampler opened with the traces",
+    {"power_w", "sclk_mhz", "temp_c", "util_pct"}};
 const BoolParam kShowPhases =
     BoolParam{"show_phases", "Phases and layers",
               "Show forward / backward / optimizer (or vLLM prefill / decode) and transformer layers as bands", true}
@@ -71,6 +78,7 @@ public:
                                  kShowAnnotations.spec(),
                                  kShowPhases.spec(),
                                  kLaneHeight.spec(),
+                                 kTelemetry.spec(),
                                  kLegend.withDefault("full").spec()};
         for (auto& v : timelineViewSpecs()) s.push_back(v);
         return s;
@@ -78,8 +86,9 @@ public:
 
     core::Result<PreparedPtr> prepare(const RunSet& runs, const ParamValues& values, const core::CancelToken& cancel,
                                       const core::ProgressFn& progress) const override {
-        return buildTimelineLanes(runs, LaneOptions{kRanks(values), kIncludeMemory(values), kNameFilter(values)},
-                                  cancel, progress);
+        return buildTimelineLanes(
+            runs, LaneOptions{kRanks(values), kIncludeMemory(values), kNameFilter(values), kTelemetry(values)}, cancel,
+            progress);
     }
 
     struct Layout {
@@ -210,6 +219,8 @@ public:
     std::optional<std::string> emptyMessage(const Prepared& prepared, const ParamValues&) const override {
         const auto* p = dynamic_cast<const TimelinePrepared*>(&prepared);
         if (!p || p->items > 0) return std::nullopt;
+        for (const auto& l : p->lanes)
+            if (l.kind == LaneKind::Telemetry) return std::nullopt;  // telemetry lanes alone are worth drawing
         return emptyReason(p->messages, "no GPU activities in the selection");
     }
 
@@ -273,6 +284,10 @@ public:
             auto [a, b] = visibleRange(lane, geo.viewStart, geo.viewEnd);
             double pad = L.laneH > 8 ? 2 : 1;
             double top = y + pad, h = L.laneH - 2 * pad;
+            if (lane.kind == LaneKind::Telemetry) {
+                drawTelemetryLane(c, lane, a, b, left, L.area.right(), top, h, geo.viewStart, scale);
+                continue;
+            }
             if (lane.kind != LaneKind::Stream) {
                 // Bands: drawn one by one with their names; many narrower than a pixel (thousands of layers at
                 // full zoom-out) share one rect per pixel column, so the cost is bounded by the width.
@@ -367,6 +382,64 @@ public:
 
     }
 
+    // A telemetry lane: the value as a step line over a light fill, scaled to the lane's own range (written at the
+    // right edge). Samples narrower than a pixel share their column's highest value, so the cost is bounded by the
+    // width.
+    static void drawTelemetryLane(Canvas& c, const Lane& lane, size_t a, size_t b, double left, double right,
+                                  double top, double h, int64_t viewStart, double scale) {
+        if (a >= b) return;
+        auto& painter = c.painter;
+        const Theme t = c.theme();
+        const double span = lane.vmax > lane.vmin ? lane.vmax - lane.vmin : 1.0;
+        const double base = lane.vmax > lane.vmin ? lane.vmin : lane.vmin - 0.5;
+        auto yOf = [&](double v) { return top + h - (v - base) / span * (h - 1); };
+        QPainterPath path;
+        double lastX = -1e300, colMax = 0;
+        bool open = false;
+        auto flush = [&](double x0, double x1, double v) {
+            const double y = yOf(v);
+            if (!open) {
+                path.moveTo(x0, top + h);
+                path.lineTo(x0, y);
+                open = true;
+            } else {
+                path.lineTo(x0, y);
+            }
+            path.lineTo(x1, y);
+        };
+        for (size_t k = a; k < b; ++k) {
+            const double x0 = std::max(left, left + double(lane.start[k] - viewStart) * scale);
+            const double x1 = std::min(right, left + double(lane.end[k] - viewStart) * scale);
+            if (x1 - x0 < 1.0 && std::floor(x0) == std::floor(lastX)) {
+                colMax = std::max(colMax, lane.value[k]);
+                continue;
+            }
+            if (lastX > -1e300) flush(lastX, std::max(lastX + 1, x0), colMax);
+            lastX = x0;
+            colMax = lane.value[k];
+            if (x1 - x0 >= 1.0) {
+                flush(x0, x1, lane.value[k]);
+                lastX = -1e300;
+            }
+        }
+        if (lastX > -1e300) flush(lastX, lastX + 1, colMax);
+        if (!open) return;
+        QPainterPath fill = path;
+        fill.lineTo(path.currentPosition().x(), top + h);
+        fill.closeSubpath();
+        const QColor col = hashColor(uint32_t(std::hash<std::string>()(lane.metric)));
+        QColor light = col;
+        light.setAlpha(60);
+        painter.fillPath(fill, light);
+        painter.setPen(QPen(col, 1.2));
+        painter.drawPath(path);
+        if (h >= 12) {
+            painter.setPen(t.muted);
+            painter.drawText(QRectF(right - 160, top, 156, h), Qt::AlignRight | Qt::AlignTop,
+                             QString::fromStdString(fmt::format("{:.4g}–{:.4g}", lane.vmin, lane.vmax)));
+        }
+    }
+
     std::optional<HitInfo> hitTest(const Prepared& prepared, const ParamValues& values, const QRectF& rect,
                                    QPointF pt) const override {
         const auto* p = dynamic_cast<const TimelinePrepared*>(&prepared);
@@ -396,6 +469,16 @@ public:
                         {"start", fmt::format("{} (+{})", absStart, formatDuration(double(lane.start[pick])))},
                         {"from", lane.kind == LaneKind::Layers ? "layer detection (annotations or kernel patterns)"
                                                                : "CPU-side annotations"}};
+            return h;
+        }
+        if (lane.kind == LaneKind::Telemetry) {
+            h.title = lane.metric;
+            h.fields = {{"value", fmt::format("{:.6g}", lane.value[pick])},
+                        {"device", lane.device >= 0 ? std::to_string(lane.device) : std::string("host")},
+                        {"sampled at", fmt::format("{} (+{})", absStart, formatDuration(double(lane.start[pick])))},
+                        {"until", formatDuration(double(dur)) + " later (next sample)"},
+                        {"lane range", fmt::format("{:.6g} – {:.6g}", lane.vmin, lane.vmax)},
+                        {"source", r.info.format.empty() ? r.path : r.info.format}};
             return h;
         }
         if (lane.kind == LaneKind::Annotation) {

@@ -27,7 +27,8 @@ bool stringId(const Lane& lane, size_t k, uint32_t& id) {
         return true;
     case LaneKind::Steps:
     case LaneKind::Phases:
-    case LaneKind::Layers: return false;
+    case LaneKind::Layers:
+    case LaneKind::Telemetry: return false;
     default:
         if (lane.src[k] >= r.slices.size()) return false;
         id = r.slices.name[lane.src[k]];
@@ -97,7 +98,7 @@ core::Result<std::vector<ItemRef>> findInLanes(const TimelinePrepared& p, const 
     for (int li : lanes) {
         if (li < 0 || size_t(li) >= p.lanes.size()) continue;
         const Lane& lane = p.lanes[size_t(li)];
-        if (!lane.rank) continue;
+        if (!lane.rank || lane.kind == LaneKind::Telemetry) continue;  // samples have values, not names
         const bool bands = lane.kind == LaneKind::Phases || lane.kind == LaneKind::Layers;
         for (size_t k = 0; k < lane.start.size(); ++k) {
             uint32_t id = 0;

@@ -2,6 +2,8 @@
 // as bands, and one lane per (device, stream) with overlapping activities packed into sub-lanes.
 
 #include <algorithm>
+#include <map>
+#include <cmath>
 #include <optional>
 #include <regex>
 #include <tuple>
@@ -158,6 +160,56 @@ void addPhaseLanes(TimelinePrepared& out, const core::Table& t, size_t run, cons
     addLanes(layers, LaneKind::Layers, "layers", 1);
 }
 
+// One lane per (device, metric) of the rank's telemetry samples for the metrics asked for, in that order: each
+// sample's value holds until the next sample of the lane (the last one for the lane's median interval).
+void addTelemetryLanes(TimelinePrepared& out, const core::RankData& r, size_t run, int64_t origin,
+                       const std::string& rlabel, const std::vector<std::string>& metrics) {
+    const auto& s = r.samples;
+    if (s.size() == 0 || metrics.empty()) return;
+    std::map<std::pair<size_t, int>, std::vector<uint32_t>> rows;  // (metric's place in `metrics`, device) → rows
+    std::map<uint32_t, int> metricPlace;                            // string id → place, -1 when not asked for
+    for (uint32_t i = 0; i < s.size(); ++i) {
+        auto [it, added] = metricPlace.try_emplace(s.metric[i], -1);
+        if (added) {
+            const auto name = r.strings.view(s.metric[i]);
+            for (size_t m = 0; m < metrics.size(); ++m)
+                if (metrics[m] == name) it->second = int(m);
+        }
+        if (it->second >= 0 && std::isfinite(s.value[i])) rows[{size_t(it->second), s.device[i]}].push_back(i);
+    }
+    for (auto& [key, idx] : rows) {
+        std::stable_sort(idx.begin(), idx.end(), [&](uint32_t a, uint32_t b) { return s.ts[a] < s.ts[b]; });
+        std::vector<int64_t> gaps;
+        for (size_t k = 1; k < idx.size(); ++k) gaps.push_back(s.ts[idx[k]] - s.ts[idx[k - 1]]);
+        std::sort(gaps.begin(), gaps.end());
+        const int64_t lastGap = gaps.empty() ? 1 : std::max<int64_t>(1, gaps[gaps.size() / 2]);
+        Lane l;
+        l.kind = LaneKind::Telemetry;
+        l.run = run;
+        l.rank = &r;
+        l.rankNumber = r.rank;
+        l.device = key.second;
+        l.metric = metrics[key.first];
+        l.label = key.second >= 0 ? fmt::format("{} GPU {} {}", rlabel, key.second, l.metric)
+                                  : fmt::format("{} {}", rlabel, l.metric);
+        l.vmin = INFINITY;
+        l.vmax = -INFINITY;
+        for (size_t k = 0; k < idx.size(); ++k) {
+            const int64_t t = s.ts[idx[k]] - origin;
+            l.start.push_back(t);
+            l.end.push_back(k + 1 < idx.size() ? s.ts[idx[k + 1]] - origin : t + lastGap);
+            l.value.push_back(s.value[idx[k]]);
+            l.src.push_back(idx[k]);
+            l.cat.push_back(0);
+            l.vmin = std::min(l.vmin, s.value[idx[k]]);
+            l.vmax = std::max(l.vmax, s.value[idx[k]]);
+        }
+        out.fullEnd = std::max(out.fullEnd, l.end.back());
+        finishLane(l);
+        out.lanes.push_back(std::move(l));
+    }
+}
+
 }  // namespace
 
 core::Result<PreparedPtr> buildTimelineLanes(const RunSet& runs, const LaneOptions& options,
@@ -187,6 +239,10 @@ core::Result<PreparedPtr> buildTimelineLanes(const RunSet& runs, const LaneOptio
             for (auto t : r->gpu.ts) origin = std::min(origin, t);
             if (r->steps.size()) origin = std::min(origin, r->steps.start[0]);
         }
+        if (origin == INT64_MAX)  // a run of telemetry only: its first sample
+            for (const auto& r : run.dataset->ranks)
+                if (r && rankSelected(selected, r->rank) && !options.telemetry.empty())
+                    for (auto t : r->samples.ts) origin = std::min(origin, t);
         if (origin == INT64_MAX) origin = 0;
         out->runOrigin.push_back(origin);
 
@@ -330,6 +386,7 @@ core::Result<PreparedPtr> buildTimelineLanes(const RunSet& runs, const LaneOptio
                 }
                 i = j;
             }
+            addTelemetryLanes(*out, r, ri, origin, rlabel, options.telemetry);
             for (size_t k = 0; k < r.steps.size(); ++k) out->fullEnd = std::max(out->fullEnd, r.steps.end[k] - origin);
             ++doneRanks;
             if (progress)
@@ -337,7 +394,10 @@ core::Result<PreparedPtr> buildTimelineLanes(const RunSet& runs, const LaneOptio
                           totalRanks});
         }
     }
-    if (out->items == 0) out->messages.push_back("no GPU activities (kernels, memcpy, memset) in the selection");
+    bool telemetry = false;
+    for (const auto& l : out->lanes) telemetry = telemetry || l.kind == LaneKind::Telemetry;
+    if (out->items == 0 && !telemetry)
+        out->messages.push_back("no GPU activities (kernels, memcpy, memset) in the selection");
     out->legend = categoryLegend(*out);
     computeOverview(*out);
     return PreparedPtr(out);

@@ -14,7 +14,7 @@
 
 namespace strobe::plots::timeline {
 
-enum class LaneKind : uint8_t { Stream, Steps, Annotation, Phases, Layers };
+enum class LaneKind : uint8_t { Stream, Steps, Annotation, Phases, Layers, Telemetry };
 
 // Phase bands: `cat` holds one of these, `src` indexes TimelinePrepared::bandNames.
 enum class PhaseKind : uint8_t { Forward, Backward, Optimizer, Prefill, Decode, Mixed, Layer, Other };
@@ -34,9 +34,14 @@ struct Lane {
     std::vector<int64_t> maxEnd;      // running maximum of end (binary search for the first visible item)
     std::vector<uint8_t> cat;         // KernelCategory
     std::vector<uint32_t> src;        // index into the rank's gpu table (streams) or slices/steps (bands)
+    // Telemetry lanes: one metric of one device, a sample's value held until the next sample (start..end).
+    std::string metric;
+    std::vector<double> value;
+    double vmin = 0, vmax = 0;
 
     size_t bytes() const {
-        return start.capacity() * 8 * 3 + cat.capacity() + src.capacity() * 4 + label.capacity() + sizeof(Lane);
+        return start.capacity() * 8 * 3 + cat.capacity() + src.capacity() * 4 + value.capacity() * 8 + label.capacity() +
+               metric.capacity() + sizeof(Lane);
     }
 };
 
@@ -79,6 +84,7 @@ struct LaneOptions {
     std::vector<int> ranks;  // empty: all
     bool includeMemory = true;
     std::string nameFilter;  // regular expression, empty: all
+    std::vector<std::string> telemetry;  // sample metrics drawn as lanes under each rank's streams (empty: none)
 };
 
 // Builds the lanes of every run and rank (steps, annotations, phases, layers, streams).

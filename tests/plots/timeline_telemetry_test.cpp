@@ -1,0 +1,69 @@
+// Telemetry lanes of the GPU timeline on real nvidia-smi samples (tests/data/telemetry/nvidia-smi/v100s_gpu_log.csv).
+// Expected: /usr/bin/python3 tests/data/expected/timeline_telemetry.py →
+//   samples 107 temp 27.0 29.0 util 0.0 19.0 util_sum 393.0; second_offset_ns 1001000000
+#include <gtest/gtest.h>
+
+#include "core/engine/run_loader.h"
+#include "plots/builtin/timeline_model.h"
+#include "plots/plot_registry.h"
+#include "plots/render.h"
+
+using namespace strobe;
+using namespace strobe::plots;
+using namespace strobe::plots::timeline;
+
+namespace {
+
+RunSet telemetryRun() {
+    core::RunLoadOptions o;
+    o.useCache = false;
+    auto d = core::loadRun({std::string(STROBE_TEST_DATA_DIR) + "/telemetry/nvidia-smi/v100s_gpu_log.csv"}, o);
+    EXPECT_TRUE(d.ok());
+    return RunSet{RunEntry{"v100s", d.ok() ? d.value() : std::make_shared<core::Dataset>(), {}}};
+}
+
+TEST(TimelineTelemetry, LanesHoldEverySampleOfTheAskedMetrics) {
+    const Plot* plot = PlotRegistry::instance().find("gpu-timeline");
+    ASSERT_NE(plot, nullptr);
+    auto runs = telemetryRun();
+    auto values = resolveValues(plot->parameters(runs), {});
+    ASSERT_TRUE(values.ok());
+    auto prepared = plot->prepare(runs, *values, {}, {});
+    ASSERT_TRUE(prepared.ok());
+    const auto& p = dynamic_cast<const TimelinePrepared&>(**prepared);
+    const Lane* temp = nullptr;
+    const Lane* util = nullptr;
+    for (const auto& l : p.lanes) {
+        ASSERT_EQ(l.kind, LaneKind::Telemetry);
+        if (l.metric == "temp_c") temp = &l;
+        if (l.metric == "util_pct") util = &l;
+    }
+    ASSERT_TRUE(temp && util);
+    EXPECT_EQ(p.lanes.size(), 2u);  // power and clocks are not in this log
+    EXPECT_EQ(temp->value.size(), 107u);
+    EXPECT_EQ(temp->vmin, 27.0);
+    EXPECT_EQ(temp->vmax, 29.0);
+    double sum = 0;
+    for (double v : util->value) sum += v;
+    EXPECT_EQ(sum, 393.0);
+    EXPECT_EQ(util->vmax, 19.0);
+    EXPECT_EQ(util->start[0], 0);
+    EXPECT_EQ(util->start[1], 1001000000);
+    EXPECT_EQ(util->end[0], util->start[1]);  // a value holds until the next sample
+    EXPECT_FALSE(plot->emptyMessage(**prepared, *values).has_value());
+    QImage img = renderToImage(*plot, **prepared, *values, QSize(1200, 400));
+    EXPECT_GT(countNonBackgroundPixels(img), 3000);
+}
+
+TEST(TimelineTelemetry, AnEmptyMetricListDrawsNoTelemetry) {
+    const Plot* plot = PlotRegistry::instance().find("gpu-timeline");
+    auto runs = telemetryRun();
+    auto values = resolveValues(plot->parameters(runs), {{"telemetry", std::vector<std::string>{}}});
+    ASSERT_TRUE(values.ok());
+    auto prepared = plot->prepare(runs, *values, {}, {});
+    ASSERT_TRUE(prepared.ok());
+    EXPECT_TRUE(dynamic_cast<const TimelinePrepared&>(**prepared).lanes.empty());
+    EXPECT_TRUE(plot->emptyMessage(**prepared, *values).has_value());
+}
+
+}  // namespace
