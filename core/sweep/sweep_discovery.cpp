@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <charconv>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <regex>
@@ -115,6 +116,99 @@ bool collectManifestRuns(const fs::path& root, std::vector<RawRun>& raw, std::ve
     return any;
 }
 
+// <root>/sweep.yaml with strobe_sweep: 1: runs: [{path, parameters, repeat}], paths relative to the root.
+bool collectSweepFileRuns(const fs::path& root, std::vector<RawRun>& raw, std::vector<std::string>& messages) {
+    const fs::path file = root / "sweep.yaml";
+    std::error_code ec;
+    if (!fs::exists(file, ec)) return false;
+    try {
+        const YAML::Node doc = YAML::LoadFile(file.string());
+        if (!doc["strobe_sweep"] || !doc["runs"] || !doc["runs"].IsSequence()) {
+            messages.push_back(file.string() + ": not a strobe_sweep file with a runs: list; ignored");
+            return false;
+        }
+        size_t index = 0;
+        for (const auto& entry : doc["runs"]) {
+            ++index;
+            if (!entry["path"]) {
+                messages.push_back(file.string() + ": runs[" + std::to_string(index - 1) + "] has no path; skipped");
+                continue;
+            }
+            const fs::path runPath = root / entry["path"].as<std::string>();
+            RawRun run{runPath.string(), entry["path"].as<std::string>(), {}, -1};
+            for (const auto& kv : entry["parameters"])
+                run.values[kv.first.as<std::string>()] = kv.second.as<std::string>();
+            if (entry["repeat"]) run.explicitRepeat = entry["repeat"].as<int>();
+            raw.push_back(std::move(run));
+        }
+        return true;
+    } catch (const YAML::Exception& e) {
+        messages.push_back(file.string() + ": line " + std::to_string(e.mark.line + 1) + ": " + e.msg);
+        return false;
+    }
+}
+
+// A user pattern such as "{threads}thread/nccl_{channels}channels": literal text matches itself, {name} one
+// path component's text (an axis value), {repeat} a repeat number. Matched against directory paths relative to
+// the root, as many components deep as the pattern has.
+struct CompiledPattern {
+    std::regex re;
+    std::vector<std::string> names;
+    int depth = 1;
+};
+
+bool compilePattern(const std::string& pattern, CompiledPattern& out, std::string& error) {
+    std::string re;
+    for (size_t i = 0; i < pattern.size(); ++i) {
+        const char c = pattern[i];
+        if (c == '{') {
+            const size_t close = pattern.find('}', i);
+            if (close == std::string::npos || close == i + 1) {
+                error = "pattern: '{' at offset " + std::to_string(i) + " has no name and closing '}'";
+                return false;
+            }
+            const std::string name = pattern.substr(i + 1, close - i - 1);
+            out.names.push_back(name);
+            re += name == "repeat" ? "(\\d+)" : "([^/]+?)";
+            i = close;
+            continue;
+        }
+        if (c == '/') ++out.depth;
+        if (std::strchr("\\^$.|?*+()[]{}", c) != nullptr) re += '\\';
+        re += c;
+    }
+    if (out.names.empty()) {
+        error = "pattern: no {name} placeholder in '" + pattern + "'";
+        return false;
+    }
+    out.re = std::regex("^" + re + "$");
+    return true;
+}
+
+bool collectPatternRuns(const fs::path& root, const CompiledPattern& pattern, std::vector<RawRun>& raw) {
+    std::vector<fs::path> dirs;
+    std::error_code ec;
+    for (fs::recursive_directory_iterator it(root, ec), end; !ec && it != end; it.increment(ec)) {
+        if (it.depth() + 1 >= pattern.depth) it.disable_recursion_pending();
+        if (it.depth() + 1 == pattern.depth && it->is_directory()) dirs.push_back(it->path());
+    }
+    std::sort(dirs.begin(), dirs.end());
+    bool any = false;
+    for (const auto& dir : dirs) {
+        const std::string rel = dir.lexically_relative(root).generic_string();
+        std::smatch m;
+        if (!std::regex_match(rel, m, pattern.re)) continue;
+        RawRun run{dir.string(), rel, {}, -1};
+        for (size_t i = 0; i < pattern.names.size(); ++i) {
+            if (pattern.names[i] == "repeat") run.explicitRepeat = std::stoi(m[i + 1].str());
+            else run.values[pattern.names[i]] = m[i + 1].str();
+        }
+        raw.push_back(std::move(run));
+        any = true;
+    }
+    return any;
+}
+
 void collectCmdRuns(const std::vector<fs::path>& dirs, std::vector<RawRun>& raw) {
     std::vector<std::vector<std::string>> argvs;
     size_t width = 0;
@@ -198,9 +292,16 @@ std::vector<std::string> splitCommandLine(const std::string& text) {
     return argv;
 }
 
-SweepDiscovery discoverSweep(const std::vector<std::string>& paths) {
+SweepDiscovery discoverSweep(const std::vector<std::string>& paths, const std::string& pattern) {
     SweepDiscovery result;
     std::vector<RawRun> raw;
+    CompiledPattern compiled;
+    bool usePattern = false;
+    if (!pattern.empty()) {
+        std::string error;
+        usePattern = compilePattern(pattern, compiled, error);
+        if (!usePattern) result.messages.push_back(error);
+    }
     for (const auto& pathText : paths) {
         const fs::path root(pathText);
         const size_t manifestStart = raw.size();
@@ -209,6 +310,19 @@ SweepDiscovery discoverSweep(const std::vector<std::string>& paths) {
                                       " runs from manifest.yaml parameters");
             continue;
         }
+        if (collectSweepFileRuns(root, raw, result.messages)) {
+            result.messages.push_back(pathText + ": " + std::to_string(raw.size() - manifestStart) +
+                                      " runs from sweep.yaml");
+            continue;
+        }
+        if (usePattern && collectPatternRuns(root, compiled, raw)) {
+            result.messages.push_back(pathText + ": " + std::to_string(raw.size() - manifestStart) +
+                                      " runs matching the pattern " + pattern);
+            continue;
+        }
+        if (usePattern)
+            result.messages.push_back(pathText + ": no directory matches the pattern " + pattern +
+                                      "; falling back to cmd files and directory names");
         std::vector<fs::path> cmdDirs;
         std::error_code ec;
         if (fs::exists(root / "cmd", ec)) cmdDirs.push_back(root);

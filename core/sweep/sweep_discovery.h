@@ -1,8 +1,8 @@
 #pragma once
 // Discovery of the runs of a parameter sweep (issue 9, DESIGN.md "Files that connect the jobs"). Discovery only
 // finds runs and their parameter values; loading them is core/engine's loadRun. This first part covers rocprof
-// `cmd` files and directory names (key=value, key_value, rep<N>/repeat<N>/run<N>); manifest.yaml, sweep.yaml,
-// user patterns and the AORTA layout come next.
+// manifest.yaml, sweep.yaml, user patterns, `cmd` files and directory names (key=value, key_value, the AORTA
+// layout, rep<N>/repeat<N>/run<N>).
 
 #include <map>
 #include <string>
@@ -33,8 +33,10 @@ struct SweepDiscovery {
 // Text used for an argument a shorter command line lacks.
 inline constexpr const char* kAbsentValue = "(absent)";
 
-// Finds the runs under each path (a run directory, or a directory of run directories).
-SweepDiscovery discoverSweep(const std::vector<std::string>& paths);
+// Finds the runs under each path (a run directory, or a directory of run directories). Precedence per path:
+// manifest.yaml files, then <path>/sweep.yaml, then `pattern` when given ("{threads}thread/nccl_{channels}channels",
+// {repeat} marks the repeat number), then rocprof `cmd` files, then directory names.
+SweepDiscovery discoverSweep(const std::vector<std::string>& paths, const std::string& pattern = {});
 
 // Splits a rocprof `cmd` file's content into argv: commas or whitespace separate arguments.
 std::vector<std::string> splitCommandLine(const std::string& text);

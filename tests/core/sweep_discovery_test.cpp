@@ -95,5 +95,58 @@ TEST(SweepDiscovery, SeismicCmdFiles) {
     EXPECT_EQ(std::get<long long>(found.runs.back().parameters.at("arg5")), 64);
 }
 
+TEST(SweepDiscovery, SweepYamlWinsOverDirectoryNames) {
+    // Directory names would give an axis "a" (a_1, a_2); sweep.yaml names the runs with bs 64/128 and repeats.
+    test::TempDir dir("strobe-sweep-test");
+    for (const char* p : {"a_1", "a_2", "a_3"}) fs::create_directories(dir.path() / p);
+    test::writeFile(dir.path() / "sweep.yaml",
+                    "strobe_sweep: 1\naxes: [bs]\nruns:\n"
+                    "  - {path: a_1, parameters: {bs: 64}, repeat: 0}\n"
+                    "  - {path: a_2, parameters: {bs: 64}, repeat: 1}\n"
+                    "  - {path: a_3, parameters: {bs: 128.5}}\n");
+    const auto found = discoverSweep({dir.path().string()});
+    ASSERT_EQ(found.runs.size(), 3u);
+    ASSERT_EQ(found.axes, std::vector<std::string>{"bs"});
+    // 128.5 is not an integer, so the axis is typed float for every run.
+    EXPECT_DOUBLE_EQ(std::get<double>(found.runs[0].parameters.at("bs")), 64.0);
+    EXPECT_DOUBLE_EQ(std::get<double>(found.runs[2].parameters.at("bs")), 128.5);
+    EXPECT_EQ(found.runs[1].repeat, 1);
+    EXPECT_EQ(found.runs[2].repeat, 0);
+    EXPECT_EQ(fs::path(found.runs[2].path), dir.path() / "a_3");
+}
+
+TEST(SweepDiscovery, UserPatternWithRepeat) {
+    // Names the built-in rules would not read: "t4-c16/try1". The pattern gives axes threads and channels.
+    test::TempDir dir("strobe-sweep-test");
+    for (const char* p : {"t4-c16/try0", "t4-c16/try1", "t8-c16/try0", "t8-c32/try0", "notes"})
+        fs::create_directories(dir.path() / p);
+    const auto found = discoverSweep({dir.path().string()}, "t{threads}-c{channels}/try{repeat}");
+    ASSERT_EQ(found.runs.size(), 4u);
+    ASSERT_EQ(found.axes, (std::vector<std::string>{"channels", "threads"}));
+    EXPECT_EQ(found.runs[0].configurationKey, "channels=16,threads=4");
+    EXPECT_EQ(found.runs[1].repeat, 1);
+    EXPECT_EQ(std::get<long long>(found.runs[3].parameters.at("channels")), 32);
+    EXPECT_EQ(std::get<long long>(found.runs[3].parameters.at("threads")), 8);
+}
+
+TEST(SweepDiscovery, PatternThatMatchesNothingFallsBack) {
+    test::TempDir dir("strobe-sweep-test");
+    for (const char* p : {"threads=1", "threads=2"}) fs::create_directories(dir.path() / p);
+    const auto found = discoverSweep({dir.path().string()}, "{x}thread/nccl_{y}channels");
+    ASSERT_EQ(found.runs.size(), 2u);
+    EXPECT_EQ(found.axes, std::vector<std::string>{"threads"});
+    EXPECT_TRUE(std::any_of(found.messages.begin(), found.messages.end(),
+                            [](const std::string& m) { return m.find("no directory matches") != std::string::npos; }));
+}
+
+TEST(SweepDiscovery, BadPatternIsReported) {
+    test::TempDir dir("strobe-sweep-test");
+    fs::create_directories(dir.path() / "threads=1");
+    const auto found = discoverSweep({dir.path().string()}, "{unclosed");
+    ASSERT_EQ(found.runs.size(), 1u);
+    EXPECT_TRUE(std::any_of(found.messages.begin(), found.messages.end(),
+                            [](const std::string& m) { return m.find("offset 0") != std::string::npos; }));
+}
+
 }  // namespace
 }  // namespace strobe::core::sweep
