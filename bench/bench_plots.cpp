@@ -12,6 +12,7 @@
 #include <QPainter>
 
 #include "bench/synthetic_dataset.h"
+#include "bench/timeline_fixture.h"
 #include "plots/plot_engine.h"
 #include "plots/plot_registry.h"
 #include "plots/render.h"
@@ -22,23 +23,7 @@ using namespace strobe::plots;
 
 namespace {
 
-struct Fixture {
-    RunSet runs;
-    const Plot* timeline = nullptr;
-    PreparedPtr prepared;
-    ParamValues values;
-    static Fixture& get() {
-        static Fixture f = [] {
-            Fixture x;
-            x.runs = {RunEntry{"synthetic", testdata::syntheticRun(8, 125'000), {}}};  // 1 M activities
-            x.timeline = PlotRegistry::instance().find("gpu-timeline");
-            x.values = *resolveValues(x.timeline->parameters(x.runs), {});
-            x.prepared = *prepareNow(*x.timeline, x.runs);
-            return x;
-        }();
-        return f;
-    }
-};
+using Fixture = strobe::bench::TimelineFixture;
 
 void paintInto(QImage& img, const Plot& plot, const Prepared& p, const ParamValues& v) {
     QPainter painter(&img);

@@ -10,6 +10,7 @@
 #include <QGuiApplication>
 
 #include "bench/synthetic_dataset.h"
+#include "bench/timeline_fixture.h"
 #include "plots/plot_registry.h"
 #include "plots/timeline_view.h"
 
@@ -18,23 +19,7 @@ using namespace strobe::plots;
 
 namespace {
 
-struct Fixture {
-    RunSet runs;
-    const Plot* timeline = nullptr;
-    PreparedPtr prepared;
-    ParamValues values;
-    static Fixture& get() {
-        static Fixture f = [] {
-            Fixture x;
-            x.runs = {RunEntry{"synthetic", testdata::syntheticRun(8, 125'000), {}}};  // 1 M activities
-            x.timeline = PlotRegistry::instance().find("gpu-timeline");
-            x.values = *resolveValues(x.timeline->parameters(x.runs), {});
-            x.prepared = *prepareNow(*x.timeline, x.runs);
-            return x;
-        }();
-        return f;
-    }
-};
+using Fixture = strobe::bench::TimelineFixture;
 
 void BM_Find1M(benchmark::State& state) {
     auto& f = Fixture::get();
