@@ -16,9 +16,9 @@ struct TimelineFixture {
     static TimelineFixture& get() {
         static TimelineFixture f = [] {
             TimelineFixture x;
-            x.runs = {plots::RunEntry{"synthetic", testdata::syntheticRun(8, 125'000), {}}};  // 1 M activities
+            x.runs = {plots::RunEntry{"synthetic", plots::testdata::syntheticRun(8, 125'000), {}}};  // 1 M activities
             x.timeline = plots::PlotRegistry::instance().find("gpu-timeline");
-            x.values = *plots::resolveValues(x.timeline->parameters(x.runs), {});
+            x.values = *core::resolveValues(x.timeline->parameters(x.runs), {});
             x.prepared = *plots::prepareNow(*x.timeline, x.runs);
             return x;
         }();
