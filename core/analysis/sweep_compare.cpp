@@ -154,14 +154,15 @@ Test bootstrap(const std::vector<double>& a, const std::vector<double>& b, std::
 std::vector<int> baselines(const std::vector<Config>& configs, const std::vector<SweepRunData>& runs,
                            const std::string& spec, std::string& error) {
     std::vector<int> out(configs.size(), -1);
+    // A run label or path first (labels may hold '=': "bs=1/rep0"), then KEY=VALUE.
+    for (const auto& r : runs) {
+        if (r.run.label != spec && r.run.path != spec) continue;
+        for (size_t c = 0; c < configs.size(); ++c)
+            if (configs[c].key == r.run.configurationKey) std::fill(out.begin(), out.end(), static_cast<int>(c));
+        return out;
+    }
     const auto eq = spec.find('=');
     if (eq == std::string::npos) {
-        for (const auto& r : runs) {
-            if (r.run.label != spec && r.run.path != spec) continue;
-            for (size_t c = 0; c < configs.size(); ++c)
-                if (configs[c].key == r.run.configurationKey) std::fill(out.begin(), out.end(), static_cast<int>(c));
-            return out;
-        }
         error = fmt::format("baseline '{}' names no run (give a run label, a run path or KEY=VALUE)", spec);
         return out;
     }
