@@ -124,7 +124,7 @@ Loaded discoverAndLoad(const std::string& command, const ArgParser& p) {
             return out;
         }
         if (reportLoadDiagnostics("sweep " + command, **loaded)) out.code = kExitBadInput;
-        out.runs.push_back({run, *loaded});
+        out.runs.push_back({sweep::toRunInfo(run), *loaded});
     }
     return out;
 }
@@ -136,17 +136,18 @@ int runRuns(const ArgParser& p) {
     head.messages = l.found.messages;
     std::vector<std::vector<std::string>> table{{"run", "repeat", "ranks", "kernels", "parameters", "path"}};
     std::string rows;
-    for (const auto& r : l.runs) {
+    for (size_t i = 0; i < l.runs.size(); ++i) {
+        const SweepRunData& r = l.runs[i];
+        const int repeat = l.found.runs[i].repeat;
         size_t kernels = 0;
         for (const auto& rank : r.dataset->ranks)
             kernels += static_cast<size_t>(std::count(rank->gpu.kind.begin(), rank->gpu.kind.end(), EventKind::Kernel));
-        std::map<std::string, std::string> params;
-        for (const auto& [k, v] : r.run.parameters) params[k] = sweep::axisValueText(v);
+        const std::map<std::string, std::string>& params = r.run.parameters;
         rows += fmt::format("{}{{\"run\": {}, \"path\": {}, \"parameters\": {}, \"repeat\": {}, \"ranks\": {}, "
                             "\"kernels\": {}}}",
                             rows.empty() ? "\n  " : ",\n  ", jsonQuote(r.run.label), jsonQuote(r.run.path),
-                            jsonParameters(params), r.run.repeat, r.dataset->ranks.size(), kernels);
-        table.push_back({r.run.label, std::to_string(r.run.repeat), std::to_string(r.dataset->ranks.size()),
+                            jsonParameters(params), repeat, r.dataset->ranks.size(), kernels);
+        table.push_back({r.run.label, std::to_string(repeat), std::to_string(r.dataset->ranks.size()),
                          std::to_string(kernels), paramsText(params), r.run.path});
     }
     if (p.get(kJsonFlag)) {

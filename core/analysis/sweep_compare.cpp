@@ -23,7 +23,7 @@ struct RunSteps {
 
 struct Config {
     std::string key;
-    std::map<std::string, sweep::AxisValue> parameters;
+    std::map<std::string, std::string> parameters;
     std::vector<RunSteps> repeats;
 };
 
@@ -174,14 +174,14 @@ std::vector<int> baselines(const std::vector<Config>& configs, const std::vector
         for (size_t b = 0; b < configs.size(); ++b) {
             auto theirs = configs[b].parameters;
             auto it = theirs.find(key);
-            if (it == theirs.end() || sweep::axisValueText(it->second) != value) continue;
+            if (it == theirs.end() || it->second != value) continue;
             any = true;
             mine.erase(key);
             theirs.erase(key);
             bool same = mine.size() == theirs.size();
             for (auto m = mine.begin(); same && m != mine.end(); ++m) {
                 auto t = theirs.find(m->first);
-                same = t != theirs.end() && sweep::axisValueText(t->second) == sweep::axisValueText(m->second);
+                same = t != theirs.end() && t->second == m->second;
             }
             if (same) out[c] = static_cast<int>(b);
             mine = configs[c].parameters;
@@ -224,7 +224,7 @@ SweepComparison compareSweep(const std::vector<SweepRunData>& runs, const SweepC
             SweepCompareRow row;
             row.group = g;
             row.config = configs[c].key;
-            for (const auto& [k, v] : configs[c].parameters) row.parameters[k] = sweep::axisValueText(v);
+            row.parameters = configs[c].parameters;
             fillStats(row, configs[c]);
             weight[g] = std::max(weight[g], row.perStepNs);
             rows.push_back(std::move(row));

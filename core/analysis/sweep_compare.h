@@ -10,12 +10,20 @@
 #include <vector>
 
 #include "core/model/dataset.h"
-#include "core/sweep/sweep_discovery.h"
 
 namespace strobe::core {
 
+// One loaded run of the sweep. core/analysis sits below core/sweep, so the run's identity comes as plain text (the
+// caller copies it from sweep::SweepRun, axis values through axisValueText).
+struct SweepRunInfo {
+    std::string label;
+    std::string path;
+    std::map<std::string, std::string> parameters;
+    std::string configurationKey;  // equal for runs that differ only in their repeat index
+};
+
 struct SweepRunData {
-    sweep::SweepRun run;
+    SweepRunInfo run;
     DatasetPtr dataset;
 };
 

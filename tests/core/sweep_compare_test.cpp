@@ -20,7 +20,7 @@ std::vector<SweepRunData> loadSweep(const std::string& dir) {
     for (const auto& run : sweep::discoverSweep({dir}).runs) {
         auto loaded = loadRun({run.path}, options);
         EXPECT_TRUE(static_cast<bool>(loaded)) << run.path;
-        if (loaded) out.push_back({run, *loaded});
+        if (loaded) out.push_back({sweep::toRunInfo(run), *loaded});
     }
     return out;
 }
