@@ -375,4 +375,10 @@ SweepDiscovery discoverSweep(const std::vector<std::string>& paths, const std::s
     return result;
 }
 
+SweepRunInfo toRunInfo(const SweepRun& run) {
+    SweepRunInfo info{run.label, run.path, {}, run.configurationKey};
+    for (const auto& [axis, value] : run.parameters) info.parameters[axis] = axisValueText(value);
+    return info;
+}
+
 }  // namespace strobe::core::sweep

@@ -9,6 +9,8 @@
 #include <variant>
 #include <vector>
 
+#include "core/analysis/sweep_compare.h"
+
 namespace strobe::core::sweep {
 
 // One axis value, typed per axis: int if every value of the axis is an integer, else float, else string.
@@ -40,5 +42,8 @@ SweepDiscovery discoverSweep(const std::vector<std::string>& paths, const std::s
 
 // Splits a rocprof `cmd` file's content into argv: commas or whitespace separate arguments.
 std::vector<std::string> splitCommandLine(const std::string& text);
+
+// The run's identity as core/analysis' sweep comparison takes it (axis values as text).
+SweepRunInfo toRunInfo(const SweepRun& run);
 
 }  // namespace strobe::core::sweep

@@ -1,0 +1,227 @@
+// strobe-cli sweep: the runs of a parameter sweep (`sweep runs`) and their kernel time per step compared across
+// configurations (`sweep compare`), per DESIGN.md's discovery precedence (core/sweep) and issue 9.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "app/cli/command.h"
+#include "core/analysis/sweep_compare.h"
+#include "core/engine/run_loader.h"
+#include "core/sweep/sweep_discovery.h"
+
+namespace strobe::app {
+
+namespace {
+
+using namespace strobe::core;
+
+constexpr const char* kHelp =
+    "Usage: strobe-cli sweep runs PATH... [--pattern P] [--json] [--no-cache]\n"
+    "       strobe-cli sweep compare PATH... [--group-by name|category] [--baseline RUN|KEY=VALUE] [--top K]\n"
+    "                                [--skip-steps N] [--pattern P] [--json] [--no-cache]\n"
+    "\n"
+    "runs     lists the runs found under PATH (manifest.yaml, sweep.yaml, --pattern, rocprof cmd files, then\n"
+    "         directory names such as key=value, key_value, <N>thread/nccl_<M>channels, rep<N>) with their\n"
+    "         parameters, repeat index, ranks and kernel count.\n"
+    "compare  per kernel group and configuration (runs equal but for the repeat index): kernel count, time per\n"
+    "         profiled step and its mean/median/p5/p95/stddev/CV over steps; with --baseline, the change against\n"
+    "         the baseline configuration with a 95% bootstrap CI (repeats resampled when both configurations have\n"
+    "         two or more, else steps; fixed seed), Holm-corrected across groups x configurations; significant\n"
+    "         only when the corrected CI excludes 0.\n"
+    "\n"
+    "  --baseline RUN|KEY=VALUE  a run label or path (all configurations vs its configuration), or KEY=VALUE\n"
+    "                            (each configuration vs the one differing only in KEY, set to VALUE)\n"
+    "  --group-by name|category  group kernels by name (default) or by classification category\n"
+    "  --top K                   keep the K groups with the most time per step (0: all)\n"
+    "  --skip-steps N            drop the first N ProfilerSteps of every run (warm-up)\n"
+    "  --pattern P               directory pattern such as {threads}thread/nccl_{channels}channels\n"
+    "  --json                    one JSON document on stdout\n"
+    "  --no-cache                neither read nor write the load cache\n"
+    "\n"
+    "Exit codes: 0 ok, 2 usage error, 3 unreadable input or no runs found.";
+
+const core::StringParam kBaseline{"baseline", "Baseline", "Run label/path, or KEY=VALUE", ""};
+const core::EnumParam kGroupBy =
+    core::EnumParam{"group-by", "Group by", "Group kernels by name or by category", "name"}.choices({"name", "category"});
+const core::IntParam kTopGroups =
+    core::IntParam{"top", "Top groups", "Groups with the most time per step to keep (0: all)", 0}.bounded(0, 1000000, 1);
+const core::IntParam kSkipSteps =
+    core::IntParam{"skip-steps", "Skip steps", "First ProfilerSteps of every run to drop", 0}.bounded(0, 1000000, 1);
+const core::StringParam kPattern{"pattern", "Pattern", "Directory pattern with {axis} and {repeat}", ""};
+
+std::string jsonNumber(double v) { return std::isfinite(v) ? fmt::format("{}", v) : "null"; }
+std::string jsonOpt(const std::optional<double>& v) { return v ? jsonNumber(*v) : "null"; }
+std::string jsonOptText(const std::optional<std::string>& v) { return v ? jsonQuote(*v) : "null"; }
+
+std::string jsonParameters(const std::map<std::string, std::string>& p) {
+    std::string out = "{";
+    for (const auto& [k, v] : p) out += fmt::format("{}{}: {}", out.size() > 1 ? ", " : "", jsonQuote(k), jsonQuote(v));
+    return out + "}";
+}
+
+std::string jsonHead(const SweepComparison& c) {
+    std::string msgs = "[";
+    for (size_t i = 0; i < c.messages.size(); ++i) msgs += (i ? ", " : "") + jsonQuote(c.messages[i]);
+    return fmt::format("{{\"schema\": 1, \"method\": {}, \"confidence\": {}, \"baseline\": {}, \"messages\": {}]",
+                       jsonOptText(c.method), jsonOpt(c.confidence), jsonOptText(c.baseline), msgs);
+}
+
+std::string paramsText(const std::map<std::string, std::string>& p) {
+    std::string out;
+    for (const auto& [k, v] : p) out += (out.empty() ? "" : ",") + k + "=" + v;
+    return out.empty() ? "-" : out;
+}
+
+void printTable(const std::vector<std::vector<std::string>>& table) {
+    std::vector<size_t> width;
+    for (const auto& row : table)
+        for (size_t i = 0; i < row.size(); ++i) {
+            if (width.size() <= i) width.push_back(0);
+            width[i] = std::max(width[i], row[i].size());
+        }
+    for (const auto& row : table) {
+        std::string line;
+        for (size_t i = 0; i < row.size(); ++i)
+            line += i + 1 == row.size() ? row[i] : fmt::format("{:<{}}  ", row[i], width[i]);
+        fmt::print("{}\n", line);
+    }
+}
+
+struct Loaded {
+    int code = kExitOk;
+    sweep::SweepDiscovery found;
+    std::vector<SweepRunData> runs;
+};
+
+Loaded discoverAndLoad(const std::string& command, const ArgParser& p) {
+    Loaded out;
+    for (const auto& path : p.positionals()) {
+        std::error_code ec;
+        if (!std::filesystem::exists(path, ec)) {
+            fmt::print(stderr, "strobe-cli sweep {}: {}: no such file or directory\n", command, path);
+            out.code = kExitBadInput;
+            return out;
+        }
+    }
+    out.found = sweep::discoverSweep(p.positionals(), p.get(kPattern));
+    if (out.found.runs.empty()) {
+        fmt::print(stderr, "strobe-cli sweep {}: no runs found\n", command);
+        out.code = kExitBadInput;
+        return out;
+    }
+    RunLoadOptions options;
+    options.useCache = !p.get(kNoCacheFlag);
+    for (const auto& run : out.found.runs) {
+        auto loaded = loadRun({run.path}, options);
+        if (!loaded) {
+            fmt::print(stderr, "strobe-cli sweep {}: {}\n", command, loaded.error().toString());
+            out.code = kExitBadInput;
+            return out;
+        }
+        if (reportLoadDiagnostics("sweep " + command, **loaded)) out.code = kExitBadInput;
+        out.runs.push_back({sweep::toRunInfo(run), *loaded});
+    }
+    return out;
+}
+
+int runRuns(const ArgParser& p) {
+    Loaded l = discoverAndLoad("runs", p);
+    if (l.runs.empty()) return l.code;
+    SweepComparison head;
+    head.messages = l.found.messages;
+    std::vector<std::vector<std::string>> table{{"run", "repeat", "ranks", "kernels", "parameters", "path"}};
+    std::string rows;
+    for (size_t i = 0; i < l.runs.size(); ++i) {
+        const SweepRunData& r = l.runs[i];
+        const int repeat = l.found.runs[i].repeat;
+        size_t kernels = 0;
+        for (const auto& rank : r.dataset->ranks)
+            kernels += static_cast<size_t>(std::count(rank->gpu.kind.begin(), rank->gpu.kind.end(), EventKind::Kernel));
+        const std::map<std::string, std::string>& params = r.run.parameters;
+        rows += fmt::format("{}{{\"run\": {}, \"path\": {}, \"parameters\": {}, \"repeat\": {}, \"ranks\": {}, "
+                            "\"kernels\": {}}}",
+                            rows.empty() ? "\n  " : ",\n  ", jsonQuote(r.run.label), jsonQuote(r.run.path),
+                            jsonParameters(params), repeat, r.dataset->ranks.size(), kernels);
+        table.push_back({r.run.label, std::to_string(repeat), std::to_string(r.dataset->ranks.size()),
+                         std::to_string(kernels), paramsText(params), r.run.path});
+    }
+    if (p.get(kJsonFlag)) {
+        fmt::print("{}, \"rows\": [{}]}}\n", jsonHead(head), rows.empty() ? "" : rows + "\n");
+    } else {
+        for (const auto& m : head.messages) fmt::print("# {}\n", m);
+        printTable(table);
+    }
+    return l.code;
+}
+
+int runCompare(const ArgParser& p) {
+    Loaded l = discoverAndLoad("compare", p);
+    if (l.runs.empty()) return l.code;
+    SweepCompareOptions o;
+    o.groupBy = p.get(kGroupBy) == "category" ? SweepGroupBy::Category : SweepGroupBy::Name;
+    o.baseline = p.get(kBaseline);
+    o.top = static_cast<int>(p.get(kTopGroups));
+    o.skipSteps = static_cast<int>(p.get(kSkipSteps));
+    SweepComparison c = compareSweep(l.runs, o);
+    if (!o.baseline.empty() && !c.baseline) {
+        fmt::print(stderr, "strobe-cli sweep compare: {}\n", c.messages.empty() ? "bad --baseline" : c.messages.back());
+        return kExitUsage;
+    }
+    if (p.get(kJsonFlag)) {
+        std::string rows;
+        for (const auto& r : c.rows) {
+            rows += fmt::format(
+                "{}{{\"group\": {}, \"config\": {}, \"count\": {}, \"per_step_ns\": {}, \"mean_ns\": {}, "
+                "\"median_ns\": {}, \"p5_ns\": {}, \"p95_ns\": {}, \"stddev_ns\": {}, \"cv\": {}, \"delta_pct\": {}, "
+                "\"ci_low_pct\": {}, \"ci_high_pct\": {}, \"significant\": {}}}",
+                rows.empty() ? "\n  " : ",\n  ", jsonQuote(r.group), jsonParameters(r.parameters), r.count,
+                jsonNumber(r.perStepNs), jsonNumber(r.meanNs), jsonNumber(r.medianNs), jsonNumber(r.p5Ns),
+                jsonNumber(r.p95Ns), jsonNumber(r.stddevNs), jsonNumber(r.cv), jsonOpt(r.deltaPct),
+                jsonOpt(r.ciLowPct), jsonOpt(r.ciHighPct), r.significant ? "true" : "false");
+        }
+        fmt::print("{}, \"rows\": [{}]}}\n", jsonHead(c), rows.empty() ? "" : rows + "\n");
+        return l.code;
+    }
+    if (c.method) fmt::print("# {}\n", *c.method);
+    for (const auto& m : c.messages) fmt::print("# {}\n", m);
+    std::vector<std::vector<std::string>> table{{"config", "count", "per_step_us", "median_us", "p5_us", "p95_us",
+                                                 "cv", "delta%", "ci%", "sig", "group"}};
+    auto us = [](double ns) { return fmt::format("{:.3f}", ns / 1e3); };
+    for (const auto& r : c.rows) {
+        table.push_back({paramsText(r.parameters), std::to_string(r.count), us(r.perStepNs), us(r.medianNs),
+                         us(r.p5Ns), us(r.p95Ns), fmt::format("{:.3f}", r.cv),
+                         r.deltaPct ? fmt::format("{:+.2f}", *r.deltaPct) : "-",
+                         r.ciLowPct ? fmt::format("[{:+.2f}, {:+.2f}]", *r.ciLowPct, *r.ciHighPct) : "-",
+                         r.significant ? "*" : "", r.group});
+    }
+    printTable(table);
+    return l.code;
+}
+
+int run(const std::vector<std::string>& args) {
+    if (args.empty()) return usageError("sweep", "say 'runs' or 'compare'");
+    const std::string sub = args.front();
+    if (sub != "runs" && sub != "compare") return usageError("sweep", fmt::format("unknown sub-command '{}'", sub));
+    std::vector<CliOption> options{kJsonFlag, kNoCacheFlag, kPattern};
+    if (sub == "compare") {
+        for (CliOption o : {CliOption(kBaseline), CliOption(kGroupBy), CliOption(kTopGroups), CliOption(kSkipSteps)})
+            options.push_back(o);
+    }
+    ArgParser p("sweep", options);
+    if (!p.parse({args.begin() + 1, args.end()})) return usageError("sweep", p.error());
+    logToStderr();
+    if (p.positionals().empty()) return usageError("sweep", "no sweep directory given");
+    return sub == "runs" ? runRuns(p) : runCompare(p);
+}
+
+const CommandRegistrar kRegistrar({"sweep", "list a sweep's runs, compare kernel time per step across its configurations",
+                                   kHelp, run});
+
+}  // namespace
+
+}  // namespace strobe::app

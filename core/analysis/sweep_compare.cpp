@@ -1,0 +1,308 @@
+#include "core/analysis/sweep_compare.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <random>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "core/model/types.h"
+
+namespace strobe::core {
+
+namespace {
+
+// One run's per-step time of each group over its kept steps, and its kernel counts.
+struct RunSteps {
+    size_t steps = 0;
+    std::map<std::string, std::vector<double>> perStep;  // group -> time per kept step
+    std::map<std::string, uint64_t> count;
+};
+
+struct Config {
+    std::string key;
+    std::map<std::string, std::string> parameters;
+    std::vector<RunSteps> repeats;
+};
+
+std::string groupOf(const RankData& r, size_t i, SweepGroupBy by) {
+    if (by == SweepGroupBy::Category) return std::string(toString(r.gpu.category[i]));
+    return std::string(r.strings.view(r.gpu.name[i]));
+}
+
+// Kernels are assigned to the ProfilerStep the merge put them in (GpuTable::step); a run without steps counts as
+// one step. The first `skip` step numbers (over all ranks) are dropped.
+RunSteps stepsOf(const SweepRunData& run, const SweepCompareOptions& o, std::vector<std::string>& messages) {
+    RunSteps out;
+    std::set<int64_t> numbers;
+    for (const auto& r : run.dataset->ranks)
+        for (size_t s = 0; s < r->steps.size(); ++s) numbers.insert(r->steps.number[s]);
+    const bool noSteps = numbers.empty();
+    std::map<int64_t, size_t> index;
+    int skipped = 0;
+    for (int64_t n : numbers) {
+        if (skipped++ < o.skipSteps) continue;
+        index.emplace(n, index.size());
+    }
+    if (noSteps) {
+        messages.push_back(fmt::format("{}: no ProfilerStep#N found; the whole run counts as one step", run.run.label));
+    } else if (index.empty()) {
+        messages.push_back(fmt::format("{}: --skip-steps {} leaves none of its {} steps", run.run.label, o.skipSteps,
+                                       numbers.size()));
+        return out;
+    }
+    out.steps = noSteps ? 1 : index.size();
+    for (const auto& r : run.dataset->ranks) {
+        const auto& g = r->gpu;
+        for (size_t i = 0; i < g.size(); ++i) {
+            if (g.kind[i] != EventKind::Kernel) continue;
+            size_t slot = 0;
+            if (!noSteps) {
+                if (g.step[i] < 0) continue;
+                auto it = index.find(r->steps.number[static_cast<size_t>(g.step[i])]);
+                if (it == index.end()) continue;
+                slot = it->second;
+            }
+            const std::string group = groupOf(*r, i, o.groupBy);
+            auto& v = out.perStep[group];
+            v.resize(out.steps, 0.0);
+            v[slot] += static_cast<double>(g.dur[i]);
+            ++out.count[group];
+        }
+    }
+    return out;
+}
+
+// Linear interpolation between closest ranks of sorted values (numpy's default percentile).
+double percentile(const std::vector<double>& sorted, double q) {
+    if (sorted.empty()) return 0.0;
+    const double pos = q * static_cast<double>(sorted.size() - 1);
+    const size_t lo = static_cast<size_t>(std::floor(pos));
+    const size_t hi = std::min(lo + 1, sorted.size() - 1);
+    return sorted[lo] + (sorted[hi] - sorted[lo]) * (pos - static_cast<double>(lo));
+}
+
+double mean(const std::vector<double>& v) {
+    return v.empty() ? 0.0 : std::accumulate(v.begin(), v.end(), 0.0) / static_cast<double>(v.size());
+}
+
+// The samples a configuration contributes for one group: per-repeat means (byRepeat) or all per-step times.
+std::vector<double> samplesOf(const Config& c, const std::string& group, bool byRepeat) {
+    std::vector<double> out;
+    for (const auto& rep : c.repeats) {
+        auto it = rep.perStep.find(group);
+        std::vector<double> steps = it != rep.perStep.end() ? it->second : std::vector<double>{};
+        steps.resize(rep.steps, 0.0);
+        if (byRepeat) {
+            if (rep.steps) out.push_back(mean(steps));
+        } else {
+            out.insert(out.end(), steps.begin(), steps.end());
+        }
+    }
+    return out;
+}
+
+void fillStats(SweepCompareRow& row, const Config& c) {
+    std::vector<double> v = samplesOf(c, row.group, false);
+    for (const auto& rep : c.repeats) {
+        auto it = rep.count.find(row.group);
+        if (it != rep.count.end()) row.count += it->second;
+    }
+    std::sort(v.begin(), v.end());
+    row.meanNs = mean(v);
+    row.perStepNs = row.meanNs;
+    row.medianNs = percentile(v, 0.5);
+    row.p5Ns = percentile(v, 0.05);
+    row.p95Ns = percentile(v, 0.95);
+    double ss = 0;
+    for (double x : v) ss += (x - row.meanNs) * (x - row.meanNs);
+    row.stddevNs = v.size() > 1 ? std::sqrt(ss / static_cast<double>(v.size() - 1)) : 0.0;
+    row.cv = row.meanNs > 0 ? row.stddevNs / row.meanNs : 0.0;
+}
+
+struct Test {
+    size_t row = 0;
+    std::vector<double> deltas;  // bootstrap distribution of the delta in %, sorted
+    double p = 1.0;
+};
+
+Test bootstrap(const std::vector<double>& a, const std::vector<double>& b, std::mt19937_64& rng, int resamples) {
+    Test t;
+    auto draw = [&](const std::vector<double>& v) {
+        double s = 0;
+        for (size_t i = 0; i < v.size(); ++i) s += v[static_cast<size_t>(rng() % v.size())];
+        return s / static_cast<double>(v.size());
+    };
+    size_t le = 0, ge = 0;
+    for (int k = 0; k < resamples; ++k) {
+        const double ma = draw(a), mb = draw(b);
+        if (mb <= 0) continue;
+        const double d = 100.0 * (ma / mb - 1.0);
+        t.deltas.push_back(d);
+        le += d <= 0;
+        ge += d >= 0;
+    }
+    std::sort(t.deltas.begin(), t.deltas.end());
+    if (!t.deltas.empty())
+        t.p = std::min(1.0, 2.0 * static_cast<double>(std::min(le, ge)) / static_cast<double>(t.deltas.size()));
+    return t;
+}
+
+// The baseline configuration of each configuration (index into configs, or -1), or an error message.
+std::vector<int> baselines(const std::vector<Config>& configs, const std::vector<SweepRunData>& runs,
+                           const std::string& spec, std::string& error) {
+    std::vector<int> out(configs.size(), -1);
+    // A run label or path first (labels may hold '=': "bs=1/rep0"), then KEY=VALUE.
+    for (const auto& r : runs) {
+        if (r.run.label != spec && r.run.path != spec) continue;
+        for (size_t c = 0; c < configs.size(); ++c)
+            if (configs[c].key == r.run.configurationKey) std::fill(out.begin(), out.end(), static_cast<int>(c));
+        return out;
+    }
+    const auto eq = spec.find('=');
+    if (eq == std::string::npos) {
+        error = fmt::format("baseline '{}' names no run (give a run label, a run path or KEY=VALUE)", spec);
+        return out;
+    }
+    const std::string key = spec.substr(0, eq), value = spec.substr(eq + 1);
+    bool any = false;
+    for (size_t c = 0; c < configs.size(); ++c) {
+        auto mine = configs[c].parameters;
+        if (!mine.count(key)) continue;
+        for (size_t b = 0; b < configs.size(); ++b) {
+            auto theirs = configs[b].parameters;
+            auto it = theirs.find(key);
+            if (it == theirs.end() || it->second != value) continue;
+            any = true;
+            mine.erase(key);
+            theirs.erase(key);
+            bool same = mine.size() == theirs.size();
+            for (auto m = mine.begin(); same && m != mine.end(); ++m) {
+                auto t = theirs.find(m->first);
+                same = t != theirs.end() && t->second == m->second;
+            }
+            if (same) out[c] = static_cast<int>(b);
+            mine = configs[c].parameters;
+        }
+    }
+    if (!any) error = fmt::format("baseline '{}': no configuration has {} = {}", spec, key, value);
+    return out;
+}
+
+std::vector<Config> configurationsOf(const std::vector<SweepRunData>& runs, const SweepCompareOptions& o,
+                                     std::vector<std::string>& messages) {
+    std::vector<Config> configs;
+    for (const auto& r : runs) {
+        auto it = std::find_if(configs.begin(), configs.end(),
+                               [&](const Config& c) { return c.key == r.run.configurationKey; });
+        if (it == configs.end()) {
+            configs.push_back({r.run.configurationKey, r.run.parameters, {}});
+            it = configs.end() - 1;
+        }
+        RunSteps s = stepsOf(r, o, messages);
+        if (s.steps) it->repeats.push_back(std::move(s));
+    }
+    return configs;
+}
+
+}  // namespace
+
+SweepComparison compareSweep(const std::vector<SweepRunData>& runs, const SweepCompareOptions& o) {
+    SweepComparison out;
+    const std::vector<Config> configs = configurationsOf(runs, o, out.messages);
+
+    // Groups by their largest time per step over the configurations, for ordering and --top.
+    std::map<std::string, double> weight;
+    std::vector<SweepCompareRow> rows;
+    for (size_t c = 0; c < configs.size(); ++c) {
+        std::set<std::string> groups;
+        for (const auto& rep : configs[c].repeats)
+            for (const auto& [g, v] : rep.perStep) groups.insert(g);
+        for (const auto& g : groups) {
+            SweepCompareRow row;
+            row.group = g;
+            row.config = configs[c].key;
+            row.parameters = configs[c].parameters;
+            fillStats(row, configs[c]);
+            weight[g] = std::max(weight[g], row.perStepNs);
+            rows.push_back(std::move(row));
+        }
+    }
+    std::vector<std::pair<double, std::string>> order;
+    for (const auto& [g, w] : weight) order.emplace_back(-w, g);
+    std::sort(order.begin(), order.end());
+    if (o.top > 0 && order.size() > static_cast<size_t>(o.top)) order.resize(static_cast<size_t>(o.top));
+    std::map<std::string, size_t> rank;
+    for (size_t i = 0; i < order.size(); ++i) rank[order[i].second] = i;
+    std::map<std::string, size_t> configIndex;
+    for (size_t c = 0; c < configs.size(); ++c) configIndex[configs[c].key] = c;
+    std::erase_if(rows, [&](const SweepCompareRow& r) { return !rank.count(r.group); });
+    std::stable_sort(rows.begin(), rows.end(), [&](const SweepCompareRow& a, const SweepCompareRow& b) {
+        return rank[a.group] < rank[b.group];
+    });
+
+    const bool oneEach = std::all_of(configs.begin(), configs.end(), [](const Config& c) { return c.repeats.size() < 2; });
+    if (oneEach && !configs.empty())
+        out.messages.push_back("one run per configuration: no noise estimate across repeats exists; "
+                               "confidence intervals resample steps and show step-to-step noise only");
+    if (o.baseline.empty()) {
+        out.rows = std::move(rows);
+        return out;
+    }
+
+    std::string error;
+    const std::vector<int> base = baselines(configs, runs, o.baseline, error);
+    if (!error.empty()) {
+        out.messages.push_back(error);
+        out.rows = std::move(rows);
+        return out;
+    }
+    out.baseline = o.baseline;
+    out.confidence = o.confidence;
+
+    std::mt19937_64 rng(o.seed);
+    std::vector<Test> tests;
+    bool usedRepeats = false, usedSteps = false;
+    for (size_t i = 0; i < rows.size(); ++i) {
+        const size_t c = configIndex[rows[i].config];
+        if (base[c] < 0 || static_cast<size_t>(base[c]) == c) continue;
+        const Config& b = configs[static_cast<size_t>(base[c])];
+        const bool byRepeat = configs[c].repeats.size() >= 2 && b.repeats.size() >= 2;
+        (byRepeat ? usedRepeats : usedSteps) = true;
+        const std::vector<double> sa = samplesOf(configs[c], rows[i].group, byRepeat);
+        const std::vector<double> sb = samplesOf(b, rows[i].group, byRepeat);
+        const double mb = mean(sb);
+        if (sa.empty() || sb.empty() || mb <= 0) continue;
+        rows[i].deltaPct = 100.0 * (mean(sa) / mb - 1.0);
+        Test t = bootstrap(sa, sb, rng, o.resamples);
+        if (t.deltas.empty()) continue;
+        t.row = i;
+        tests.push_back(std::move(t));
+    }
+    // Holm: the i-th smallest p is tested at alpha / (m - i), so its CI is the 1 - alpha / (m - i) percentile
+    // interval; once one is not significant, none after it is.
+    std::stable_sort(tests.begin(), tests.end(), [](const Test& a, const Test& b) { return a.p < b.p; });
+    const double alpha = 1.0 - o.confidence;
+    bool stillRejecting = true;
+    for (size_t i = 0; i < tests.size(); ++i) {
+        const double level = alpha / static_cast<double>(tests.size() - i);
+        SweepCompareRow& row = rows[tests[i].row];
+        row.ciLowPct = percentile(tests[i].deltas, level / 2);
+        row.ciHighPct = percentile(tests[i].deltas, 1 - level / 2);
+        const bool excludes = *row.ciLowPct > 0 || *row.ciHighPct < 0;
+        stillRejecting = stillRejecting && excludes;
+        row.significant = stillRejecting;
+    }
+    const std::string over = usedRepeats && usedSteps ? "repeats (where both configurations have >= 2), else steps"
+                             : usedRepeats           ? "repeats"
+                                                     : "steps";
+    out.method = fmt::format("bootstrap percentile CI of the change in mean time per step, resampling {} ({} "
+                             "resamples, seed {}); Holm-corrected over {} comparisons (groups x configurations)",
+                             over, o.resamples, o.seed, tests.size());
+    out.rows = std::move(rows);
+    return out;
+}
+
+}  // namespace strobe::core

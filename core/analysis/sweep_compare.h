@@ -1,0 +1,65 @@
+#pragma once
+// Sweep comparison (issue 9): per kernel group and per configuration of a sweep, the group's GPU kernel time per
+// profiled step, its spread over steps, and the change against a baseline configuration with a bootstrap
+// confidence interval, Holm-corrected across all groups x configurations.
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/model/dataset.h"
+
+namespace strobe::core {
+
+// One loaded run of the sweep. core/analysis sits below core/sweep, so the run's identity comes as plain text (the
+// caller copies it from sweep::SweepRun, axis values through axisValueText).
+struct SweepRunInfo {
+    std::string label;
+    std::string path;
+    std::map<std::string, std::string> parameters;
+    std::string configurationKey;  // equal for runs that differ only in their repeat index
+};
+
+struct SweepRunData {
+    SweepRunInfo run;
+    DatasetPtr dataset;
+};
+
+enum class SweepGroupBy { Name, Category };
+
+struct SweepCompareOptions {
+    SweepGroupBy groupBy = SweepGroupBy::Name;
+    // "" (no deltas), a run label or path (every configuration vs that run's configuration), or KEY=VALUE (each
+    // configuration vs the one that differs from it only in KEY, where KEY has VALUE).
+    std::string baseline;
+    int skipSteps = 0;   // drop the first N ProfilerSteps of every run
+    int top = 0;         // keep the K groups with the most time per step (0: all)
+    uint64_t seed = 20261125;
+    int resamples = 4000;
+    double confidence = 0.95;
+};
+
+struct SweepCompareRow {
+    std::string group;
+    std::string config;                               // configuration key "axis=value,..."
+    std::map<std::string, std::string> parameters;   // axis -> value text
+    uint64_t count = 0;                               // kernels of the group in the kept steps, all repeats
+    double perStepNs = 0;                             // sum of their time / number of kept steps (all repeats)
+    double meanNs = 0, medianNs = 0, p5Ns = 0, p95Ns = 0, stddevNs = 0, cv = 0;  // over per-step times
+    std::optional<double> deltaPct, ciLowPct, ciHighPct;  // vs the baseline configuration; CI Holm-corrected
+    bool significant = false;
+};
+
+struct SweepComparison {
+    std::optional<std::string> method;  // how the CI was computed; absent without a baseline
+    std::optional<double> confidence;
+    std::optional<std::string> baseline;
+    std::vector<std::string> messages;
+    std::vector<SweepCompareRow> rows;
+};
+
+SweepComparison compareSweep(const std::vector<SweepRunData>& runs, const SweepCompareOptions& options);
+
+}  // namespace strobe::core

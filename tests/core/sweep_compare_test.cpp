@@ -1,0 +1,123 @@
+// Sweep comparison (issue 9) on a generated sweep (tests/core/sweep_gen.h): per-step statistics per kernel and
+// configuration, and which deltas against the baseline are significant.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "core/analysis/sweep_compare.h"
+#include "core/engine/run_loader.h"
+#include "core/sweep/sweep_discovery.h"
+#include "tests/core/sweep_gen.h"
+#include "tests/test_files.h"
+
+namespace strobe::core {
+namespace {
+
+std::vector<SweepRunData> loadSweep(const std::string& dir) {
+    std::vector<SweepRunData> out;
+    RunLoadOptions options;
+    options.useCache = false;
+    for (const auto& run : sweep::discoverSweep({dir}).runs) {
+        auto loaded = loadRun({run.path}, options);
+        EXPECT_TRUE(static_cast<bool>(loaded)) << run.path;
+        if (loaded) out.push_back({sweep::toRunInfo(run), *loaded});
+    }
+    return out;
+}
+
+const SweepCompareRow* find(const SweepComparison& c, const std::string& group, const std::string& config) {
+    auto it = std::find_if(c.rows.begin(), c.rows.end(),
+                           [&](const SweepCompareRow& r) { return r.group == group && r.config == config; });
+    return it == c.rows.end() ? nullptr : &*it;
+}
+
+TEST(SweepCompare, TenPercentSlowerKernelIsSignificantNoiseIsNot) {
+    test::TempDir dir("strobe-sweep-compare");
+    test::writeGeneratedSweep(dir.path());
+    const auto runs = loadSweep(dir.path().string());
+    ASSERT_EQ(runs.size(), 6u);
+    SweepCompareOptions o;
+    o.baseline = "bs=1";
+    const SweepComparison c = compareSweep(runs, o);
+    ASSERT_EQ(c.rows.size(), 4u);
+    ASSERT_TRUE(c.method.has_value());
+    EXPECT_NE(c.method->find("resampling repeats"), std::string::npos) << *c.method;
+    EXPECT_NE(c.method->find("Holm"), std::string::npos) << *c.method;
+
+    // gemm, bs=1: per-step times over 3 repeats x 4 steps are 1000*{0.99,1,1.01} + {0,4,-4,0}:
+    // {990,994,986,990, 1000,1004,996,1000, 1010,1014,1006,1010}; mean 1000, median (1000+1000)/2 = 1000,
+    // p5 at rank 0.05*11 = 0.55 between 986 and 990: 988.2; p95 at 10.45 between 1010 and 1014: 1011.8;
+    // deviations from 1000: -10,-6,-14,-10, 0,4,-4,0, 10,14,6,10; squares sum to 432+32+432 = 896, sample
+    // stddev sqrt(896 / 11) = 9.025; 12 kernels.
+    const auto* g1 = find(c, "gemm", "bs=1");
+    ASSERT_NE(g1, nullptr);
+    EXPECT_EQ(g1->count, 12u);
+    EXPECT_NEAR(g1->perStepNs, 1000.0, 0.5);
+    EXPECT_NEAR(g1->medianNs, 1000.0, 0.5);
+    EXPECT_NEAR(g1->p5Ns, 988.2, 0.5);
+    EXPECT_NEAR(g1->p95Ns, 1011.8, 0.5);
+    EXPECT_NEAR(g1->stddevNs, 9.025, 0.05);
+    EXPECT_FALSE(g1->deltaPct.has_value());  // the baseline itself
+    // gemm, bs=2: 1100 * mean{0.99,1,1.01} = 1100 per step: +10 %, the repeats {1089,1100,1111} never overlap
+    // the baseline's {990,1000,1010}, so every resample's delta is > 0.
+    const auto* g2 = find(c, "gemm", "bs=2");
+    ASSERT_NE(g2, nullptr);
+    EXPECT_NEAR(g2->perStepNs, 1100.0, 0.5);
+    ASSERT_TRUE(g2->deltaPct.has_value());
+    EXPECT_NEAR(*g2->deltaPct, 10.0, 0.05);
+    EXPECT_GT(*g2->ciLowPct, 0.0);
+    EXPECT_TRUE(g2->significant);
+    // relu: 500 vs 502 per step (+0.4 %), the repeat means spread +-5 %: the CI holds 0, not flagged.
+    const auto* r2 = find(c, "relu", "bs=2");
+    ASSERT_NE(r2, nullptr);
+    EXPECT_NEAR(find(c, "relu", "bs=1")->perStepNs, 500.0, 0.5);
+    EXPECT_NEAR(r2->perStepNs, 502.0, 0.5);
+    EXPECT_NEAR(*r2->deltaPct, 0.4, 0.05);
+    EXPECT_LT(*r2->ciLowPct, 0.0);
+    EXPECT_GT(*r2->ciHighPct, 0.0);
+    EXPECT_FALSE(r2->significant);
+}
+
+TEST(SweepCompare, SkipStepsTopAndRunBaseline) {
+    test::TempDir dir("strobe-sweep-compare");
+    test::writeGeneratedSweep(dir.path());
+    const auto runs = loadSweep(dir.path().string());
+    SweepCompareOptions o;
+    o.skipSteps = 2;  // keeps steps 2 and 3: gemm bs=1 per-step {986,990, 996,1000, 1006,1010}: mean 998
+    o.top = 1;        // gemm only (1100 ns per step beats relu's 502)
+    o.baseline = runs.front().run.label;
+    const SweepComparison c = compareSweep(runs, o);
+    ASSERT_EQ(c.rows.size(), 2u);
+    EXPECT_EQ(c.rows[0].group, "gemm");
+    EXPECT_EQ(c.rows[0].count, 6u);
+    EXPECT_NEAR(c.rows[0].perStepNs, 998.0, 0.5);
+    EXPECT_TRUE(c.rows[1].deltaPct.has_value());
+}
+
+TEST(SweepCompare, OneRunPerConfigurationSaysThereIsNoNoiseEstimate) {
+    test::TempDir dir("strobe-sweep-compare");
+    test::writeGeneratedSweep(dir.path(), 1);
+    const auto runs = loadSweep(dir.path().string());
+    ASSERT_EQ(runs.size(), 2u);
+    SweepCompareOptions o;
+    o.baseline = "bs=1";
+    const SweepComparison c = compareSweep(runs, o);
+    EXPECT_TRUE(std::any_of(c.messages.begin(), c.messages.end(),
+                            [](const std::string& m) { return m.find("no noise estimate") != std::string::npos; }));
+    ASSERT_TRUE(c.method.has_value());
+    EXPECT_NE(c.method->find("resampling steps"), std::string::npos);
+}
+
+TEST(SweepCompare, UnknownBaselineIsAMessageNotADelta) {
+    test::TempDir dir("strobe-sweep-compare");
+    test::writeGeneratedSweep(dir.path(), 1);
+    SweepCompareOptions o;
+    o.baseline = "bs=7";
+    const SweepComparison c = compareSweep(loadSweep(dir.path().string()), o);
+    EXPECT_FALSE(c.baseline.has_value());
+    EXPECT_FALSE(c.messages.empty());
+    for (const auto& r : c.rows) EXPECT_FALSE(r.deltaPct.has_value());
+}
+
+}  // namespace
+}  // namespace strobe::core
