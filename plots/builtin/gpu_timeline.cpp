@@ -53,6 +53,16 @@ const BoolParam kShowPhases =
     BoolParam{"show_phases", "Phases and layers",
               "Show forward / backward / optimizer (or vLLM prefill / decode) and transformer layers as bands", true}
         .drawOnly();
+const BoolParam kCpuLanes{"cpu_lanes", "CPU lanes",
+                          "Show each rank's CPU threads under its GPU lanes: operators, annotations, python functions "
+                          "and runtime calls at their nesting depth",
+                          true};
+const StringListParam kExpandedThreads =
+    StringListParam{"expanded_threads", "Expanded CPU threads",
+                    "CPU threads shown with every nesting depth (others: depth 0 only); click a thread's label to "
+                    "toggle",
+                    {}}
+        .drawOnly();
 
 constexpr double kMinGutter = 110;  // lane labels: as wide as the longest, at least this, at most 40 % of the width
 constexpr double kOverviewH = 16;   // the overview strip of the whole run, above the axis
@@ -79,6 +89,8 @@ public:
                                  kShowPhases.spec(),
                                  kLaneHeight.spec(),
                                  kTelemetry.spec(),
+                                 kCpuLanes.spec(),
+                                 kExpandedThreads.spec(),
                                  kLegend.withDefault("full").spec()};
         for (auto& v : timelineViewSpecs()) s.push_back(v);
         return s;
@@ -87,7 +99,8 @@ public:
     core::Result<PreparedPtr> prepare(const RunSet& runs, const ParamValues& values, const core::CancelToken& cancel,
                                       const core::ProgressFn& progress) const override {
         return buildTimelineLanes(
-            runs, LaneOptions{kRanks(values), kIncludeMemory(values), kNameFilter(values), kTelemetry(values)}, cancel,
+            runs, LaneOptions{kRanks(values), kIncludeMemory(values), kNameFilter(values), kTelemetry(values),
+                        kCpuLanes(values)}, cancel,
             progress);
     }
 
@@ -108,9 +121,13 @@ public:
     static std::vector<int> shownLanes(const TimelinePrepared& p, const ParamValues& v) {
         bool steps = kShowSteps(v), ann = kShowAnnotations(v);
         bool phases = kShowPhases(v);
+        const auto expanded = kExpandedThreads(v);
         std::vector<int> out;
         for (size_t i = 0; i < p.lanes.size(); ++i) {
             auto k = p.lanes[i].kind;
+            if (k == LaneKind::Cpu && p.lanes[i].sub > 0 &&
+                std::find(expanded.begin(), expanded.end(), p.lanes[i].thread) == expanded.end())
+                continue;  // a collapsed thread: depth 0 only
             if ((k == LaneKind::Steps && !steps) || (k == LaneKind::Annotation && !ann) ||
                 ((k == LaneKind::Phases || k == LaneKind::Layers) && !phases))
                 continue;
@@ -279,7 +296,7 @@ public:
             if (row % 2 == 1) painter.fillRect(laneRect, QColor(t.grid.red(), t.grid.green(), t.grid.blue(), 60));
             painter.setPen(lane.kind == LaneKind::Stream ? t.foreground : t.muted);
             painter.drawText(QRectF(c.rect.left() + 4, y, L.gutter - 8, L.laneH), Qt::AlignLeft | Qt::AlignVCenter,
-                             elided(painter, lane.label, L.gutter - 8));
+                             elided(painter, cpuLabel(lane, values), L.gutter - 8));
 
             auto [a, b] = visibleRange(lane, geo.viewStart, geo.viewEnd);
             double pad = L.laneH > 8 ? 2 : 1;
@@ -288,7 +305,7 @@ public:
                 drawTelemetryLane(c, lane, a, b, left, L.area.right(), top, h, geo.viewStart, scale);
                 continue;
             }
-            if (lane.kind != LaneKind::Stream) {
+            if (lane.kind != LaneKind::Stream && lane.kind != LaneKind::Cpu) {
                 // Bands: drawn one by one with their names; many narrower than a pixel (thousands of layers at
                 // full zoom-out) share one rect per pixel column, so the cost is bounded by the width.
                 double lastColumn = -1e300;
@@ -326,19 +343,24 @@ public:
                 }
                 continue;
             }
-            // Streams: level of detail.
+            // Streams and CPU lanes: level of detail.
+            const bool cpu = lane.kind == LaneKind::Cpu;
+            auto nameOf = [&](size_t k) { return cpu ? lane.rank->slices.name[lane.src[k]] : lane.rank->gpu.name[lane.src[k]]; };
+            auto colorOf = [&](int color) {
+                return cpu ? cpuKindColor(core::EventKind(color))
+                           : byName ? hashColor(uint32_t(color)) : categoryColor(core::KernelCategory(color));
+            };
             std::fill(best.begin(), best.end(), -1);
             for (size_t k = a; k < b; ++k) {
                 double x0 = (double(lane.start[k] - geo.viewStart)) * scale;
                 double x1 = (double(lane.end[k] - geo.viewStart)) * scale;
-                int color = byName ? int(lane.rank->gpu.name[lane.src[k]]) : int(lane.cat[k]);
+                int color = byName && !cpu ? int(nameOf(k)) : int(lane.cat[k]);
                 if (x1 - x0 >= 1.5) {
                     QRectF r(left + std::max(x0, -1.0), top, std::min(x1, double(W) + 1) - std::max(x0, -1.0), h);
-                    QColor col = byName ? hashColor(uint32_t(color)) : categoryColor(core::KernelCategory(color));
-                    painter.fillRect(r, col);
+                    painter.fillRect(r, colorOf(color));
                     if (r.width() > 40 && h >= fm.height() - 2) {
                         painter.setPen(Qt::white);
-                        auto nm = lane.rank->strings.view(lane.rank->gpu.name[lane.src[k]]);
+                        auto nm = lane.rank->strings.view(nameOf(k));
                         painter.drawText(r.adjusted(2, 0, -2, 0), Qt::AlignLeft | Qt::AlignVCenter,
                                          elided(painter, std::string(nm), r.width() - 4));
                     }
@@ -360,9 +382,7 @@ public:
                 }
                 int x2 = x + 1;
                 while (x2 <= W && best[size_t(x2)] >= 0 && bestColor[size_t(x2)] == bestColor[size_t(x)]) ++x2;
-                QColor col = byName ? hashColor(uint32_t(bestColor[size_t(x)]))
-                                    : categoryColor(core::KernelCategory(bestColor[size_t(x)]));
-                painter.fillRect(QRectF(left + x, top, x2 - x, h), col);
+                painter.fillRect(QRectF(left + x, top, x2 - x, h), colorOf(bestColor[size_t(x)]));
                 x = x2;
             }
         }
@@ -481,6 +501,7 @@ public:
                         {"source", r.info.format.empty() ? r.path : r.info.format}};
             return h;
         }
+        if (lane.kind == LaneKind::Cpu) return cpuHit(h, lane, lane.src[pick], dur, absStart);
         if (lane.kind == LaneKind::Annotation) {
             h.title = r.strings.str(r.slices.name[lane.src[pick]]);
             h.fields = {{"rank", std::to_string(r.rank)}, {"duration", formatDuration(double(dur))},
@@ -505,6 +526,28 @@ public:
         if (g.gridX.size() == g.size() && g.gridX[i] > 0)
             h.fields.push_back({"grid / block", fmt::format("[{},{},{}] / [{},{},{}]", g.gridX[i], g.gridY[i], g.gridZ[i],
                                                             g.blockX[i], g.blockY[i], g.blockZ[i])});
+        return h;
+    }
+
+    // The lane label of a CPU thread: ▸ collapsed / ▾ expanded (when it has more than one depth).
+    static std::string cpuLabel(const Lane& lane, const ParamValues& v) {
+        if (lane.kind != LaneKind::Cpu || lane.sub != 0 || lane.depths < 2) return lane.label;
+        const auto expanded = kExpandedThreads(v);
+        const bool open = std::find(expanded.begin(), expanded.end(), lane.thread) != expanded.end();
+        return (open ? "\u25BE " : "\u25B8 ") + lane.label;
+    }
+
+    static HitInfo cpuHit(HitInfo h, const Lane& lane, size_t i, int64_t dur, int64_t absStart) {
+        const auto& r = *lane.rank;
+        const auto& s = r.slices;
+        h.title = r.strings.str(s.name[i]);
+        h.fields = {{"duration", formatDuration(double(dur))},
+                    {"start", fmt::format("{}", absStart)},
+                    {"kind", std::string(core::toString(s.kind[i]))},
+                    {"thread", lane.thread},
+                    {"depth", std::to_string(lane.sub)}};
+        if (s.correlation.size() == s.size() && s.correlation[i] != core::kNone)
+            h.fields.push_back({"correlation", std::to_string(s.correlation[i])});
         return h;
     }
 

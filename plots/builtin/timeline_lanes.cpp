@@ -210,7 +210,55 @@ void addTelemetryLanes(TimelinePrepared& out, const core::RankData& r, size_t ru
     }
 }
 
+// One lane per CPU thread (track) with slices and per nesting depth (sub = depth), slices sorted by start; slices
+// at one depth of one track do not overlap, so the running maximum of ends finds them like on the streams.
+void addCpuLanes(TimelinePrepared& out, const core::RankData& r, size_t run, int64_t origin, const std::string& rlabel) {
+    const auto& s = r.slices;
+    std::map<std::pair<uint32_t, int>, std::vector<uint32_t>> rows;  // (track, depth) → slices
+    for (uint32_t i = 0; i < s.size(); ++i)
+        if (isCpuLaneKind(s.kind[i])) rows[{s.track[i], s.depth.size() == s.size() ? int(s.depth[i]) : 0}].push_back(i);
+    std::map<uint32_t, int> depthsOf;
+    for (const auto& [key, idx] : rows) depthsOf[key.first] = std::max(depthsOf[key.first], key.second + 1);
+    for (auto& [key, idx] : rows) {
+        std::stable_sort(idx.begin(), idx.end(), [&](uint32_t a, uint32_t b) { return s.ts[a] < s.ts[b]; });
+        const core::Track tr = key.first < r.tracks.size() ? r.tracks[key.first] : core::Track{};
+        const std::string tid = tr.tidStr != core::kEmptyStr ? std::string(r.strings.view(tr.tidStr)) : std::to_string(tr.tid);
+        Lane l;
+        l.kind = LaneKind::Cpu;
+        l.run = run;
+        l.rank = &r;
+        l.rankNumber = r.rank;
+        l.sub = key.second;
+        l.thread = fmt::format("{} thread {}", rlabel, tid);
+        l.depths = depthsOf[key.first];
+        l.label = key.second == 0 ? l.thread : fmt::format("  depth {}", key.second);
+        for (auto i : idx) {
+            l.start.push_back(s.ts[i] - origin);
+            l.end.push_back(s.ts[i] + std::max<int64_t>(0, s.dur[i]) - origin);
+            l.cat.push_back(uint8_t(s.kind[i]));
+            l.src.push_back(i);
+        }
+        finishLane(l);
+        out.lanes.push_back(std::move(l));
+    }
+}
+
 }  // namespace
+
+bool isCpuLaneKind(core::EventKind k) {
+    return k == core::EventKind::CpuOp || k == core::EventKind::UserAnnotation || k == core::EventKind::PythonFunction ||
+           k == core::EventKind::Runtime || k == core::EventKind::Driver;
+}
+QColor cpuKindColor(core::EventKind k) {
+    switch (k) {
+    case core::EventKind::CpuOp: return QColor(92, 107, 192);
+    case core::EventKind::UserAnnotation: return QColor(0, 150, 136);
+    case core::EventKind::PythonFunction: return QColor(255, 179, 0);
+    case core::EventKind::Runtime: return QColor(229, 57, 53);
+    case core::EventKind::Driver: return QColor(173, 20, 87);
+    default: return QColor(158, 158, 158);
+    }
+}
 
 core::Result<PreparedPtr> buildTimelineLanes(const RunSet& runs, const LaneOptions& options,
                                              const core::CancelToken& cancel, const core::ProgressFn& progress) {
@@ -387,6 +435,7 @@ core::Result<PreparedPtr> buildTimelineLanes(const RunSet& runs, const LaneOptio
                 i = j;
             }
             addTelemetryLanes(*out, r, ri, origin, rlabel, options.telemetry);
+            if (options.cpuLanes) addCpuLanes(*out, r, ri, origin, rlabel);
             for (size_t k = 0; k < r.steps.size(); ++k) out->fullEnd = std::max(out->fullEnd, r.steps.end[k] - origin);
             ++doneRanks;
             if (progress)

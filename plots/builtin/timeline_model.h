@@ -14,7 +14,7 @@
 
 namespace strobe::plots::timeline {
 
-enum class LaneKind : uint8_t { Stream, Steps, Annotation, Phases, Layers, Telemetry };
+enum class LaneKind : uint8_t { Stream, Steps, Annotation, Phases, Layers, Telemetry, Cpu };
 
 // Phase bands: `cat` holds one of these, `src` indexes TimelinePrepared::bandNames.
 enum class PhaseKind : uint8_t { Forward, Backward, Optimizer, Prefill, Decode, Mixed, Layer, Other };
@@ -37,6 +37,10 @@ struct Lane {
     // Telemetry lanes: one metric of one device, a sample's value held until the next sample (start..end).
     std::string metric;
     std::vector<double> value;
+    // CPU lanes (one per thread and nesting depth, sub = depth): `thread` names the thread (the key of the
+    // expanded_threads parameter), `depths` the thread's number of depths (on its depth-0 lane).
+    std::string thread;
+    int depths = 1;
     double vmin = 0, vmax = 0;
 
     size_t bytes() const {
@@ -85,7 +89,12 @@ struct LaneOptions {
     bool includeMemory = true;
     std::string nameFilter;  // regular expression, empty: all
     std::vector<std::string> telemetry;  // sample metrics drawn as lanes under each rank's streams (empty: none)
+    bool cpuLanes = true;  // CPU slices (operators, annotations, python, runtime calls) per thread and depth
 };
+
+// CPU slice kinds drawn in CPU lanes, and their colours.
+bool isCpuLaneKind(core::EventKind k);
+QColor cpuKindColor(core::EventKind k);
 
 // Builds the lanes of every run and rank (steps, annotations, phases, layers, streams).
 core::Result<PreparedPtr> buildTimelineLanes(const RunSet& runs, const LaneOptions& options,
