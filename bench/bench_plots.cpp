@@ -12,6 +12,7 @@
 #include <QPainter>
 
 #include "bench/synthetic_dataset.h"
+#include "bench/qt_bench_main.h"
 #include "bench/timeline_fixture.h"
 #include "plots/plot_engine.h"
 #include "plots/plot_registry.h"
@@ -57,22 +58,7 @@ BENCHMARK(BM_TimelinePaint1MZoomed)->Unit(benchmark::kMillisecond);
 // Wheel zoom step: new view values → engine (cache hit, no prepare) → picture.
 void BM_TimelineZoomStepToPicture(benchmark::State& state) {
     auto& f = Fixture::get();
-    core::JobRunner runner(1);
-    PlotEngine engine(runner);
-    engine.cache().insert(makePreparedKey(*f.timeline, f.runs, f.timeline->parameters(f.runs), f.values), f.prepared);
-    QImage img(1600, 900, QImage::Format_ARGB32_Premultiplied);
-    auto g = *f.timeline->timelineGeometry(*f.prepared, f.values, QRectF(0, 0, 1600, 900));
-    ParamValues v = f.values;
-    double factor = 0.8;
-    for (auto _ : state) {
-        v = zoomAt(g, v, 800, factor);
-        auto r = engine.request("view", *f.timeline, f.runs, v, {});
-        if (!r.prepared) state.SkipWithError("cache miss");
-        paintInto(img, *f.timeline, *r.prepared, r.values);
-        g = *f.timeline->timelineGeometry(*r.prepared, r.values, QRectF(0, 0, 1600, 900));
-        if (g.viewEnd - g.viewStart < 200'000) factor = 1.25;
-        if (g.viewEnd - g.viewStart >= g.fullEnd) factor = 0.8;
-    }
+    strobe::bench::zoomStepsToPicture(state, f, f.values);
 }
 BENCHMARK(BM_TimelineZoomStepToPicture)->Unit(benchmark::kMillisecond);
 
@@ -131,13 +117,4 @@ BENCHMARK(BM_SecondPlotPrepare1M)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond)
 
 }  // namespace
 
-int main(int argc, char** argv) {
-    if (!std::getenv("QT_QPA_PLATFORM")) setenv("QT_QPA_PLATFORM", "offscreen", 1);
-    int qargc = 1;
-    QGuiApplication app(qargc, argv);
-    benchmark::Initialize(&argc, argv);
-    if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
-    benchmark::RunSpecifiedBenchmarks();
-    benchmark::Shutdown();
-    return 0;
-}
+int main(int argc, char** argv) { return strobe::bench::runQtBenchmarks(argc, argv); }

@@ -10,6 +10,7 @@
 #include <QGuiApplication>
 
 #include "bench/synthetic_dataset.h"
+#include "bench/qt_bench_main.h"
 #include "bench/timeline_fixture.h"
 #include "plots/plot_registry.h"
 #include "plots/timeline_view.h"
@@ -70,13 +71,4 @@ BENCHMARK(BM_NameStats1M)->Unit(benchmark::kMillisecond);
 
 }  // namespace
 
-int main(int argc, char** argv) {
-    if (!std::getenv("QT_QPA_PLATFORM")) setenv("QT_QPA_PLATFORM", "offscreen", 1);
-    int qargc = 1;
-    QGuiApplication app(qargc, argv);
-    benchmark::Initialize(&argc, argv);
-    if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
-    benchmark::RunSpecifiedBenchmarks();
-    benchmark::Shutdown();
-    return 0;
-}
+int main(int argc, char** argv) { return strobe::bench::runQtBenchmarks(argc, argv); }

@@ -88,6 +88,47 @@ inline std::shared_ptr<core::RankData> makeRank(int rank, const std::vector<K>& 
     return r;
 }
 
+// Nests every launch call of `r` (makeRank's cudaLaunchKernel slices) under `levels` CPU operators, one per depth
+// (aten::linear ⊃ aten::addmm ⊃ … ⊃ the call), each a few ns longer than the one inside, and links each GPU
+// activity to its innermost operator (cpuOp): `levels` + 1 CPU slices per activity, as a PyTorch eager trace has.
+// Launches of overlapping activities (communication) go on a second thread, so that slices of one depth of one
+// thread never overlap.
+inline void addCpuStacks(core::RankData& r, int levels) {
+    if (levels <= 0) return;
+    auto& sl = r.slices;
+    auto& g = r.gpu;
+    const size_t calls = sl.size();
+    const char* opNames[] = {"aten::linear", "aten::addmm", "aten::mm", "aten::matmul", "aten::_efficient_op"};
+    const auto opCat = r.strings.intern("cpu_op");
+    std::vector<uint32_t> names;
+    for (int d = 0; d < levels; ++d) names.push_back(r.strings.intern(opNames[d % 5]));
+    for (size_t i = 0; i < calls; ++i) {
+        const uint32_t track = g.stream[i] == 7 ? 1 : 2;
+        sl.track.at(i) = track;
+        sl.depth.at(i) = uint16_t(levels);
+        int32_t parent = -1;
+        for (int d = 0; d < levels; ++d) {
+            const int64_t pad = int64_t(levels - d) * 3;
+            sl.ts.push_back(sl.ts[i] - pad);
+            sl.dur.push_back(sl.dur[i] + 2 * pad);
+            sl.name.push_back(names[size_t(d)]);
+            sl.cat.push_back(opCat);
+            sl.kind.push_back(core::EventKind::CpuOp);
+            sl.phase.push_back('X');
+            sl.track.push_back(track);
+            sl.externalId.push_back(core::kNone);
+            sl.correlation.push_back(core::kNone);
+            sl.sequence.push_back(core::kNone);
+            sl.args.push_back(core::kEmptyStr);
+            sl.parent.push_back(parent);
+            sl.depth.push_back(uint16_t(d));
+            parent = int32_t(sl.ts.size() - 1);
+        }
+        sl.parent.at(i) = parent;
+        g.cpuOp.at(i) = parent;
+    }
+}
+
 inline core::DatasetPtr makeDataset(std::vector<std::shared_ptr<core::RankData>> ranks) {
     auto d = std::make_shared<core::Dataset>();
     d->generation = core::nextGeneration();
@@ -97,7 +138,8 @@ inline core::DatasetPtr makeDataset(std::vector<std::shared_ptr<core::RankData>>
 
 // A large run shaped like a training step: `ranks` ranks, `kernelsPerRank` kernels each on a compute stream
 // (back to back with small gaps) plus communication kernels on a second stream that overlap compute.
-inline core::DatasetPtr syntheticRun(int ranks, size_t kernelsPerRank, uint32_t seed = 42) {
+// With `cpuLevels` > 0, every launch call is nested under that many CPU operators (addCpuStacks).
+inline core::DatasetPtr syntheticRun(int ranks, size_t kernelsPerRank, uint32_t seed = 42, int cpuLevels = 0) {
     using C = core::KernelCategory;
     std::vector<std::shared_ptr<core::RankData>> out;
     const char* names[] = {"ampere_sgemm_128x64_tn", "vectorized_elementwise_kernel", "reduce_kernel",
@@ -131,6 +173,7 @@ inline core::DatasetPtr syntheticRun(int ranks, size_t kernelsPerRank, uint32_t 
         // Keep the table sorted by start, as the loader leaves it.
         std::sort(ks.begin(), ks.end(), [](const K& a, const K& b) { return a.ts < b.ts; });
         out.push_back(makeRank(r, ks, steps, true));
+        addCpuStacks(*out.back(), cpuLevels);
     }
     return makeDataset(std::move(out));
 }

@@ -79,6 +79,14 @@ struct ItemRef {
     int64_t end = 0;
     bool operator==(const ItemRef&) const = default;
 };
+// A flow between two timeline items, in launch order: a CPU operator → the runtime call it made → the kernel that
+// call launched (or operator → kernel when the trace has no runtime call). `what` names the `to` end for menus
+// and the Selection dock ("runtime call", "kernel").
+struct FlowLink {
+    ItemRef from;
+    ItemRef to;
+    std::string what;
+};
 // A search over item names: a substring (case-insensitive), a regular expression (ECMAScript, case-insensitive)
 // or an exact name.
 struct FindQuery {
@@ -225,6 +233,18 @@ public:
     virtual ParamValues revealItem(const Prepared&, const ParamValues& values, const QRectF& /*rect*/,
                                    const ItemRef&) const {
         return values;
+    }
+    // Timelines: a click on the lane-label gutter at `pt` (e.g. expanding a CPU thread); the new values, or none
+    // when the click is not on something that toggles.
+    virtual std::optional<ParamValues> gutterClick(const Prepared&, const ParamValues&, const QRectF& /*rect*/,
+                                                   QPointF /*pt*/) const {
+        return std::nullopt;
+    }
+    // The flows through `item` (a kernel: its runtime call and operator; an operator or runtime call: what it
+    // launched), at most `cap` links; items in hidden lanes (a collapsed thread or rank) are still returned.
+    virtual std::vector<FlowLink> flows(const Prepared&, const ParamValues&, const ItemRef& /*item*/,
+                                        size_t /*cap*/) const {
+        return {};
     }
     virtual std::optional<NameStats> nameStats(const Prepared&, const ParamValues&, const ItemRef&) const {
         return std::nullopt;

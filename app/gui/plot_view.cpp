@@ -397,6 +397,7 @@ void PlotView::paintEvent(QPaintEvent*) {
         p.setBrush(Qt::NoBrush);
         p.drawRect(selected->adjusted(-1, -1, 1, 1));
     }
+    paintFlows(p);
 
     if (m_drag == Drag::Box) {
         QRectF band(QPointF(std::min(m_pressPos.x(), m_lastPos.x()), 0),
@@ -450,6 +451,13 @@ void PlotView::mousePressEvent(QMouseEvent* e) {
     const auto g = geometry();
     const bool timeline = g.has_value();
     const QPointF pos = e->position();
+    if (timeline && e->button() == Qt::LeftButton && m_prepared && pos.x() < g->plotArea.left())
+        if (auto next = m_plot.gutterClick(*m_prepared, m_values, plotRect(), pos)) {  // a CPU thread's label
+            setValues(*next);
+            m_drag = Drag::None;
+            e->accept();
+            return;
+        }
     if (timeline && e->button() == Qt::RightButton) {
         m_drag = Drag::Box;  // a right-click without a drag opens the item's menu on release
     } else if (timeline && e->button() == Qt::LeftButton && g->overviewRect.contains(pos)) {
@@ -544,7 +552,8 @@ void PlotView::mouseReleaseEvent(QMouseEvent* e) {
     }
     m_selection = Selection{e->position(), hit->itemRect.value_or(QRectF(e->position(), QSizeF(1, 1))), m_values,
                             plotRect(), m_plot.itemAt(*m_prepared, m_values, plotRect(), e->position())};
-    const QString html = selectionHtml(*hit);
+    QString html = selectionHtml(*hit);
+    if (m_selection->item) html += flowsHtml(*m_selection->item);
     update();
     Q_EMIT itemSelected(QString::fromStdString(hit->title), html);
 }

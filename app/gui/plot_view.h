@@ -133,6 +133,12 @@ private:
     void paintMeasure(QPainter& p, const plots::Theme& theme, int64_t start, int64_t end);
     void moveViewToOverview(double x);
     void emitMeasure();
+    // Flows of the selected item (plot_view_flows.cpp): computed once per selection, drawn as arrows, offered in
+    // the item menu ("Go to …") and summarised in the Selection dock.
+    const std::vector<plots::FlowLink>& selectedFlows();
+    void paintFlows(QPainter& p);
+    void addFlowActions(QMenu* menu, const plots::ItemRef& item);
+    QString flowsHtml(const plots::ItemRef& item);
 
     PlotTableView* m_table = nullptr;
 
@@ -170,6 +176,9 @@ private:
         std::optional<plots::ItemRef> item;  // timelines: the item itself (its rect follows the view)
     };
     std::optional<Selection> m_selection;
+    std::optional<plots::ItemRef> m_flowsOf;  // the item m_flows were computed for, in m_flowsPrepared
+    const plots::Prepared* m_flowsPrepared = nullptr;
+    std::vector<plots::FlowLink> m_flows;
     std::optional<QRectF> selectionRect() const;
 
     TimelineSearchBar* m_search = nullptr;

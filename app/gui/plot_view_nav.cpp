@@ -113,7 +113,7 @@ void PlotView::selectItem(const plots::ItemRef& item, bool reveal) {
     std::optional<plots::HitInfo> hit;
     if (rect) hit = m_plot.hitTest(*m_prepared, m_values, plotRect(), r.center());
     update();
-    if (hit) Q_EMIT itemSelected(QString::fromStdString(hit->title), selectionHtml(*hit));
+    if (hit) Q_EMIT itemSelected(QString::fromStdString(hit->title), selectionHtml(*hit) + flowsHtml(item));
 }
 
 std::optional<plots::ItemRef> PlotView::selectedItem() const {
@@ -147,6 +147,7 @@ QMenu* PlotView::itemMenu(QPointF pos) {
     QAction* filter = add(tr("Filter the plot to “%1”").arg(shortName), "filterToName",
                           [this, item] { filterToItem(*item); });
     filter->setEnabled(plots::findSpec(m_specs, "name_filter") != nullptr);
+    addFlowActions(menu, *item);
     return menu;
 }
 

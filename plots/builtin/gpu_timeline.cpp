@@ -63,6 +63,12 @@ const StringListParam kExpandedThreads =
                     "toggle",
                     {}}
         .drawOnly();
+const StringListParam kCollapsedRanks =
+    StringListParam{"collapsed_ranks", "Collapsed ranks",
+                    "Ranks drawn as one summary row of all their streams (\"rank 0\", or \"<run> / rank 0\" when "
+                    "comparing); click a rank's first label to toggle",
+                    {}}
+        .drawOnly();
 
 constexpr double kMinGutter = 110;  // lane labels: as wide as the longest, at least this, at most 40 % of the width
 constexpr double kOverviewH = 16;   // the overview strip of the whole run, above the axis
@@ -91,6 +97,7 @@ public:
                                  kTelemetry.spec(),
                                  kCpuLanes.spec(),
                                  kExpandedThreads.spec(),
+                                 kCollapsedRanks.spec(),
                                  kLegend.withDefault("full").spec()};
         for (auto& v : timelineViewSpecs()) s.push_back(v);
         return s;
@@ -112,28 +119,74 @@ public:
         double gutter = kMinGutter;
         double laneH = 18;
         std::vector<int> visibleLanes;  // lane indices drawn, top to bottom
+        std::vector<int> rowOf;         // per lane: the row (among all, not only visible) that shows it, -1 hidden
         int totalLanes = 0;
         int first = 0;
         int fits = 0;
         TimelineGeometry geo;
     };
 
+    static bool listed(const std::vector<std::string>& list, const std::string& key) {
+        return !key.empty() && std::find(list.begin(), list.end(), key) != list.end();
+    }
+    // Whether lane `li` is the first of its rank (the row whose label toggles the rank's collapse).
+    static bool firstOfRank(const TimelinePrepared& p, size_t li) {
+        return li == 0 || p.lanes[li - 1].group != p.lanes[li].group || p.lanes[li - 1].run != p.lanes[li].run;
+    }
+    // Whether a lane's kind is switched off by the band parameters.
+    static bool kindHidden(LaneKind k, const ParamValues& v) {
+        return (k == LaneKind::Steps && !kShowSteps(v)) || (k == LaneKind::Annotation && !kShowAnnotations(v)) ||
+               ((k == LaneKind::Phases || k == LaneKind::Layers) && !kShowPhases(v));
+    }
+
+    // The lanes whose items are shown (a collapsed thread: depth 0 only), for search and the measured range.
     static std::vector<int> shownLanes(const TimelinePrepared& p, const ParamValues& v) {
-        bool steps = kShowSteps(v), ann = kShowAnnotations(v);
-        bool phases = kShowPhases(v);
         const auto expanded = kExpandedThreads(v);
         std::vector<int> out;
         for (size_t i = 0; i < p.lanes.size(); ++i) {
-            auto k = p.lanes[i].kind;
-            if (k == LaneKind::Cpu && p.lanes[i].sub > 0 &&
-                std::find(expanded.begin(), expanded.end(), p.lanes[i].thread) == expanded.end())
-                continue;  // a collapsed thread: depth 0 only
-            if ((k == LaneKind::Steps && !steps) || (k == LaneKind::Annotation && !ann) ||
-                ((k == LaneKind::Phases || k == LaneKind::Layers) && !phases))
+            const auto& l = p.lanes[i];
+            if (kindHidden(l.kind, v) || (l.kind == LaneKind::Cpu && l.sub > 0 && !listed(expanded, l.thread)))
                 continue;
             out.push_back(int(i));
         }
         return out;
+    }
+
+    // The rows, top to bottom (the lane each draws; a collapsed rank: its first lane, drawn as a summary of all its
+    // streams), and for each lane the row that shows it: its own, its thread's depth-0 row when the thread is
+    // collapsed, its rank's summary row when the rank is.
+    struct Rows {
+        std::vector<int> lanes;
+        std::vector<int> rowOf;
+    };
+    static Rows shownRows(const TimelinePrepared& p, const ParamValues& v) {
+        const auto expanded = kExpandedThreads(v);
+        const auto collapsed = kCollapsedRanks(v);
+        Rows out;
+        out.rowOf.assign(p.lanes.size(), -1);
+        int threadRow = -1;  // the row of the current thread's depth-0 lane
+        for (size_t i = 0; i < p.lanes.size(); ++i) {
+            const Lane& l = p.lanes[i];
+            if (listed(collapsed, l.group)) {
+                if (firstOfRank(p, i)) out.lanes.push_back(int(i));
+                out.rowOf[i] = int(out.lanes.size()) - 1;
+                continue;
+            }
+            const bool sameThread = threadRow >= 0 && l.kind == LaneKind::Cpu &&
+                                    p.lanes[size_t(out.lanes[size_t(threadRow)])].thread == l.thread;
+            if (l.kind == LaneKind::Cpu && l.sub > 0 && sameThread && !listed(expanded, l.thread)) {
+                out.rowOf[i] = threadRow;
+                continue;
+            }
+            if (kindHidden(l.kind, v)) continue;
+            out.lanes.push_back(int(i));
+            out.rowOf[i] = int(out.lanes.size()) - 1;
+            if (l.kind == LaneKind::Cpu && !sameThread) threadRow = out.rowOf[i];
+        }
+        return out;
+    }
+    static bool isSummaryRow(const TimelinePrepared& p, const ParamValues& v, size_t li) {
+        return firstOfRank(p, li) && listed(kCollapsedRanks(v), p.lanes[li].group);
     }
 
     static Layout layout(const TimelinePrepared& p, const ParamValues& v, const QRectF& rect) {
@@ -149,7 +202,8 @@ public:
         }
         QRectF inner = rect.adjusted(0, 0, -4, -2 - legendH);
         L.legend = QRectF(rect.left(), inner.bottom(), rect.width(), legendH);
-        auto shown = shownLanes(p, v);
+        auto rows = shownRows(p, v);
+        const auto& shown = rows.lanes;
         L.gutter = gutterWidth(p, shown, rect.width());
         const double overviewH = p.overview.empty() ? 0 : kOverviewH;
         L.overview = QRectF(inner.left() + L.gutter, inner.top() + 4, inner.width() - L.gutter, overviewH);
@@ -164,6 +218,7 @@ public:
         int first = int(std::clamp<long long>(kLaneScroll(v), 0, std::max(0, L.totalLanes - L.fits)));
         L.first = first;
         for (int i = first; i < L.totalLanes && i < first + L.fits; ++i) L.visibleLanes.push_back(shown[size_t(i)]);
+        L.rowOf = std::move(rows.rowOf);
         auto view = effectiveView(v, 0, p.fullEnd);
         L.geo.plotArea = L.area;
         L.geo.originNs = p.runOrigin.empty() ? 0 : p.runOrigin[0];
@@ -192,6 +247,7 @@ public:
             if (label.size() + 8 < longest) continue;  // cannot be the widest by far: skip measuring it
             widest = std::max(widest, fm.horizontalAdvance(QString::fromStdString(label)));
         }
+        widest += fm.horizontalAdvance(QStringLiteral("\u25BE "));  // the collapse / expand glyph
         return std::min(labelGutterWidth(widest, width, 14, 0.4, kMinGutter), std::max(kMinGutter, width * 0.4));
     }
 
@@ -271,17 +327,16 @@ public:
         painter.drawLine(L.axis.bottomLeft(), L.axis.bottomRight());
         drawOverview(painter, t, *p, L);
 
-        const int W = std::max(1, int(std::ceil(L.area.width())));
-        std::vector<int64_t> best(size_t(W) + 1);
-        std::vector<int> bestColor(size_t(W) + 1);
         const double scale = L.area.width() / std::max(1.0, span);
         const double left = L.area.left();
         painter.setClipRect(L.area.united(QRectF(c.rect.left(), L.area.top(), L.gutter, L.area.height())));
+        ItemPainter items(c, L, byName, fm);
 
         int prevRank = INT32_MIN;
         size_t prevRun = SIZE_MAX;
         for (size_t row = 0; row < L.visibleLanes.size(); ++row) {
-            const Lane& lane = p->lanes[size_t(L.visibleLanes[row])];
+            const auto li = size_t(L.visibleLanes[row]);
+            const Lane& lane = p->lanes[li];
             double y = L.area.top() + double(row) * L.laneH;
             QRectF laneRect(L.area.left(), y, L.area.width(), L.laneH);
             // Rank separator and lane label.
@@ -294,96 +349,27 @@ public:
                 prevRun = lane.run;
             }
             if (row % 2 == 1) painter.fillRect(laneRect, QColor(t.grid.red(), t.grid.green(), t.grid.blue(), 60));
-            painter.setPen(lane.kind == LaneKind::Stream ? t.foreground : t.muted);
+            const bool summary = isSummaryRow(*p, values, li);
+            painter.setPen(lane.kind == LaneKind::Stream || summary ? t.foreground : t.muted);
             painter.drawText(QRectF(c.rect.left() + 4, y, L.gutter - 8, L.laneH), Qt::AlignLeft | Qt::AlignVCenter,
-                             elided(painter, cpuLabel(lane, values), L.gutter - 8));
+                             elided(painter, rowLabel(*p, li, values), L.gutter - 8));
 
             auto [a, b] = visibleRange(lane, geo.viewStart, geo.viewEnd);
             double pad = L.laneH > 8 ? 2 : 1;
             double top = y + pad, h = L.laneH - 2 * pad;
-            if (lane.kind == LaneKind::Telemetry) {
+            if (summary) {  // a collapsed rank: every stream of it in one row
+                items.begin(top, h);
+                for (size_t k = li; k < p->lanes.size() && p->lanes[k].group == lane.group && p->lanes[k].run == lane.run; ++k)
+                    if (p->lanes[k].kind == LaneKind::Stream) items.add(p->lanes[k]);
+                items.finish();
+            } else if (lane.kind == LaneKind::Telemetry) {
                 drawTelemetryLane(c, lane, a, b, left, L.area.right(), top, h, geo.viewStart, scale);
-                continue;
-            }
-            if (lane.kind != LaneKind::Stream && lane.kind != LaneKind::Cpu) {
-                // Bands: drawn one by one with their names; many narrower than a pixel (thousands of layers at
-                // full zoom-out) share one rect per pixel column, so the cost is bounded by the width.
-                double lastColumn = -1e300;
-                for (size_t k = a; k < b; ++k) {
-                    double x0 = left + double(lane.start[k] - geo.viewStart) * scale;
-                    double x1 = left + double(lane.end[k] - geo.viewStart) * scale;
-                    x0 = std::max(x0, left - 1);
-                    x1 = std::min(x1, L.area.right() + 1);
-                    if (x1 - x0 < 1.0) {
-                        if (std::floor(x0) == lastColumn) continue;
-                        lastColumn = std::floor(x0);
-                    }
-                    QRectF r(x0, top, std::max(1.0, x1 - x0), h);
-                    std::string name;
-                    QColor col;
-                    if (lane.kind == LaneKind::Steps) {
-                        int64_t num = lane.rank->steps.number[lane.src[k]];
-                        name = fmt::format("step {}", num);
-                        col = (num % 2) ? QColor(120, 144, 156, 150) : QColor(176, 190, 197, 150);
-                    } else if (lane.kind == LaneKind::Phases || lane.kind == LaneKind::Layers) {
-                        name = p->bandNames[lane.src[k]];
-                        col = phaseColor(PhaseKind(lane.cat[k]), k);
-                    } else {
-                        uint32_t nid = lane.rank->slices.name[lane.src[k]];
-                        name = std::string(lane.rank->strings.view(nid));
-                        col = hashColor(nid);
-                        col.setAlpha(150);
-                    }
-                    painter.fillRect(r, col);
-                    if (r.width() > 30) {
-                        painter.setPen(t.foreground);
-                        painter.drawText(r.adjusted(3, 0, -2, 0), Qt::AlignLeft | Qt::AlignVCenter,
-                                         elided(painter, name, r.width() - 5));
-                    }
-                }
-                continue;
-            }
-            // Streams and CPU lanes: level of detail.
-            const bool cpu = lane.kind == LaneKind::Cpu;
-            auto nameOf = [&](size_t k) { return cpu ? lane.rank->slices.name[lane.src[k]] : lane.rank->gpu.name[lane.src[k]]; };
-            auto colorOf = [&](int color) {
-                return cpu ? cpuKindColor(core::EventKind(color))
-                           : byName ? hashColor(uint32_t(color)) : categoryColor(core::KernelCategory(color));
-            };
-            std::fill(best.begin(), best.end(), -1);
-            for (size_t k = a; k < b; ++k) {
-                double x0 = (double(lane.start[k] - geo.viewStart)) * scale;
-                double x1 = (double(lane.end[k] - geo.viewStart)) * scale;
-                int color = byName && !cpu ? int(nameOf(k)) : int(lane.cat[k]);
-                if (x1 - x0 >= 1.5) {
-                    QRectF r(left + std::max(x0, -1.0), top, std::min(x1, double(W) + 1) - std::max(x0, -1.0), h);
-                    painter.fillRect(r, colorOf(color));
-                    if (r.width() > 40 && h >= fm.height() - 2) {
-                        painter.setPen(Qt::white);
-                        auto nm = lane.rank->strings.view(nameOf(k));
-                        painter.drawText(r.adjusted(2, 0, -2, 0), Qt::AlignLeft | Qt::AlignVCenter,
-                                         elided(painter, std::string(nm), r.width() - 4));
-                    }
-                } else {
-                    int col = int(std::clamp(x0, 0.0, double(W)));
-                    int64_t d = lane.end[k] - lane.start[k];
-                    if (d > best[size_t(col)]) {
-                        best[size_t(col)] = d;
-                        bestColor[size_t(col)] = color;
-                    }
-                }
-            }
-            // One rect per run of adjacent columns of the same colour.
-            int x = 0;
-            while (x <= W) {
-                if (best[size_t(x)] < 0) {
-                    ++x;
-                    continue;
-                }
-                int x2 = x + 1;
-                while (x2 <= W && best[size_t(x2)] >= 0 && bestColor[size_t(x2)] == bestColor[size_t(x)]) ++x2;
-                painter.fillRect(QRectF(left + x, top, x2 - x, h), colorOf(bestColor[size_t(x)]));
-                x = x2;
+            } else if (lane.kind != LaneKind::Stream && lane.kind != LaneKind::Cpu) {
+                drawBands(c, *p, lane, a, b, L, top, h);
+            } else {
+                items.begin(top, h);
+                items.add(lane);
+                items.finish();
             }
         }
         painter.setClipping(false);
@@ -400,6 +386,153 @@ public:
         }
         if (!byName && L.legend.height() > 0) drawLegend(c, L.legend, p->legend, legendMode(values));
 
+    }
+
+    // Draws the kernels (or CPU slices) of one or more lanes into one row with the level of detail: items wider
+    // than 1.5 px one by one (named when there is room), narrower ones merged per pixel column, coloured by the
+    // longest item in the column, then one rect per run of columns of one colour.
+    class ItemPainter {
+    public:
+        ItemPainter(Canvas& c, const Layout& L, bool byName, const QFontMetricsF& fm)
+            : m_c(c), m_L(L), m_byName(byName), m_fm(fm), m_W(std::max(1, int(std::ceil(L.area.width())))),
+              m_best(size_t(m_W) + 1), m_color(size_t(m_W) + 1),
+              m_scale(L.area.width() / std::max(1.0, double(L.geo.viewEnd - L.geo.viewStart))) {}
+        void begin(double top, double h) {
+            m_top = top;
+            m_h = h;
+            std::fill(m_best.begin(), m_best.end(), -1);
+        }
+        void add(const Lane& lane) {
+            auto [a, b] = visibleRange(lane, m_L.geo.viewStart, m_L.geo.viewEnd);
+            const bool cpu = lane.kind == LaneKind::Cpu;
+            const double left = m_L.area.left();
+            auto nameOf = [&](size_t k) { return cpu ? lane.rank->slices.name[lane.src[k]] : lane.rank->gpu.name[lane.src[k]]; };
+            auto colorAt = [&](size_t k) {
+                return cpu ? int(lane.cat[k]) + kCpuColorBase : m_byName ? int(nameOf(k)) : int(lane.cat[k]);
+            };
+            for (size_t k = a; k < b; ++k) {
+                const double x0 = double(lane.start[k] - m_L.geo.viewStart) * m_scale;
+                // A whole block of items narrower than a pixel starting in one column: its longest item stands for
+                // it (the same pick as item by item, in a step).
+                if (k % kLodBlock == 0 && k + kLodBlock <= b && k / kLodBlock < lane.blockMaxDur.size() &&
+                    double(lane.blockMaxDur[k / kLodBlock]) * m_scale < 1.4) {
+                    const auto col = size_t(std::clamp(x0, 0.0, double(m_W)));
+                    const double xl = double(lane.start[k + kLodBlock - 1] - m_L.geo.viewStart) * m_scale;
+                    if (size_t(std::clamp(xl, 0.0, double(m_W))) == col) {
+                        const size_t blk = k / kLodBlock;
+                        if (lane.blockMaxDur[blk] > m_best[col]) {
+                            m_best[col] = lane.blockMaxDur[blk];
+                            m_color[col] = colorAt(lane.blockArg[blk]);
+                        }
+                        k += kLodBlock - 1;
+                        continue;
+                    }
+                }
+                const double x1 = double(lane.end[k] - m_L.geo.viewStart) * m_scale;
+                const int color = colorAt(k);
+                if (x1 - x0 >= 1.5) {
+                    QRectF r(left + std::max(x0, -1.0), m_top, std::min(x1, double(m_W) + 1) - std::max(x0, -1.0), m_h);
+                    m_c.painter.fillRect(r, colorOf(color));
+                    if (r.width() > 40 && m_h >= m_fm.height() - 2) {
+                        m_c.painter.setPen(Qt::white);
+                        auto nm = lane.rank->strings.view(nameOf(k));
+                        m_c.painter.drawText(r.adjusted(2, 0, -2, 0), Qt::AlignLeft | Qt::AlignVCenter,
+                                             elided(m_c.painter, std::string(nm), r.width() - 4));
+                    }
+                } else {
+                    const auto col = size_t(std::clamp(x0, 0.0, double(m_W)));
+                    const int64_t d = lane.end[k] - lane.start[k];
+                    if (d > m_best[col]) {
+                        m_best[col] = d;
+                        m_color[col] = color;
+                    }
+                }
+            }
+        }
+        void finish() {
+            int x = 0;
+            while (x <= m_W) {
+                if (m_best[size_t(x)] < 0) {
+                    ++x;
+                    continue;
+                }
+                int x2 = x + 1;
+                while (x2 <= m_W && m_best[size_t(x2)] >= 0 && m_color[size_t(x2)] == m_color[size_t(x)]) ++x2;
+                m_c.painter.fillRect(QRectF(m_L.area.left() + x, m_top, x2 - x, m_h), colorOf(m_color[size_t(x)]));
+                x = x2;
+            }
+        }
+
+    private:
+        static constexpr int kCpuColorBase = 1 << 30;  // CPU slice colours (by kind) apart from kernel colours
+        QColor colorOf(int color) const {
+            if (color >= kCpuColorBase) return cpuKindColor(core::EventKind(color - kCpuColorBase));
+            return m_byName ? hashColor(uint32_t(color)) : categoryColor(core::KernelCategory(color));
+        }
+        Canvas& m_c;
+        const Layout& m_L;
+        bool m_byName;
+        const QFontMetricsF& m_fm;
+        int m_W;
+        std::vector<int64_t> m_best;
+        std::vector<int> m_color;
+        double m_scale;
+        double m_top = 0, m_h = 0;
+    };
+
+    // Bands (steps, annotations, phases, layers): drawn one by one with their names; many narrower than a pixel
+    // (thousands of layers at full zoom-out) share one rect per pixel column, so the cost is bounded by the width.
+    static void drawBands(Canvas& c, const TimelinePrepared& p, const Lane& lane, size_t a, size_t b, const Layout& L,
+                          double top, double h) {
+        auto& painter = c.painter;
+        const double left = L.area.left();
+        const double scale = L.area.width() / std::max(1.0, double(L.geo.viewEnd - L.geo.viewStart));
+        double lastColumn = -1e300;
+        for (size_t k = a; k < b; ++k) {
+            double x0 = left + double(lane.start[k] - L.geo.viewStart) * scale;
+            double x1 = left + double(lane.end[k] - L.geo.viewStart) * scale;
+            x0 = std::max(x0, left - 1);
+            x1 = std::min(x1, L.area.right() + 1);
+            if (x1 - x0 < 1.0) {
+                if (std::floor(x0) == lastColumn) continue;
+                lastColumn = std::floor(x0);
+            }
+            QRectF r(x0, top, std::max(1.0, x1 - x0), h);
+            std::string name;
+            QColor col;
+            if (lane.kind == LaneKind::Steps) {
+                int64_t num = lane.rank->steps.number[lane.src[k]];
+                name = fmt::format("step {}", num);
+                col = (num % 2) ? QColor(120, 144, 156, 150) : QColor(176, 190, 197, 150);
+            } else if (lane.kind == LaneKind::Phases || lane.kind == LaneKind::Layers) {
+                name = p.bandNames[lane.src[k]];
+                col = phaseColor(PhaseKind(lane.cat[k]), k);
+            } else {
+                uint32_t nid = lane.rank->slices.name[lane.src[k]];
+                name = std::string(lane.rank->strings.view(nid));
+                col = hashColor(nid);
+                col.setAlpha(150);
+            }
+            painter.fillRect(r, col);
+            if (r.width() > 30) {
+                painter.setPen(c.theme().foreground);
+                painter.drawText(r.adjusted(3, 0, -2, 0), Qt::AlignLeft | Qt::AlignVCenter,
+                                 elided(painter, name, r.width() - 5));
+            }
+        }
+    }
+
+    // A row's label: ▸/▾ before a rank's first row (collapsed: the rank's name and how many lanes it holds) and
+    // before a CPU thread with nested depths.
+    static std::string rowLabel(const TimelinePrepared& p, size_t li, const ParamValues& v) {
+        const Lane& lane = p.lanes[li];
+        if (lane.group.empty() || !firstOfRank(p, li)) return cpuLabel(lane, v);
+        if (isSummaryRow(p, v, li)) {
+            size_t n = 0;
+            for (size_t k = li; k < p.lanes.size() && p.lanes[k].group == lane.group && p.lanes[k].run == lane.run; ++k) ++n;
+            return fmt::format("\u25B8 {} ({} lanes)", lane.group, n);
+        }
+        return "\u25BE " + lane.label;
     }
 
     // A telemetry lane: the value as a step line over a light fill, scaled to the lane's own range (written at the
@@ -465,10 +598,10 @@ public:
         const auto* p = dynamic_cast<const TimelinePrepared*>(&prepared);
         if (!p) return std::nullopt;
         Layout L = layout(*p, values, rect);
-        auto picked = pickAt(*p, L, pt);
+        auto picked = pickAt(*p, values, L, pt);
         if (!picked) return std::nullopt;
-        const auto [row, pick] = *picked;
-        const Lane& lane = p->lanes[size_t(L.visibleLanes[row])];
+        const size_t row = picked->row, pick = picked->index;
+        const Lane& lane = p->lanes[picked->lane];
         const auto& geo = L.geo;
         const auto& r = *lane.rank;
         HitInfo h;
@@ -529,6 +662,47 @@ public:
         return h;
     }
 
+    // A click on a rank's first label collapses or expands the rank; on a CPU thread's label (any of its rows), the
+    // thread.
+    std::optional<ParamValues> gutterClick(const Prepared& prepared, const ParamValues& values, const QRectF& rect,
+                                           QPointF pt) const override {
+        const auto* p = dynamic_cast<const TimelinePrepared*>(&prepared);
+        if (!p) return std::nullopt;
+        Layout L = layout(*p, values, rect);
+        if (pt.y() < L.area.top() || pt.x() >= L.area.left()) return std::nullopt;
+        const auto row = size_t((pt.y() - L.area.top()) / L.laneH);
+        if (row >= L.visibleLanes.size()) return std::nullopt;
+        const auto li = size_t(L.visibleLanes[row]);
+        const Lane& lane = p->lanes[li];
+        ParamValues out = values;
+        auto toggle = [](std::vector<std::string> list, const std::string& key) {
+            const auto it = std::find(list.begin(), list.end(), key);
+            if (it == list.end())
+                list.push_back(key);
+            else
+                list.erase(it);
+            return list;
+        };
+        if (!lane.group.empty() && firstOfRank(*p, li)) {
+            kCollapsedRanks.set(out, toggle(kCollapsedRanks(values), lane.group));
+            return out;
+        }
+        if (lane.kind != LaneKind::Cpu) return std::nullopt;
+        // The thread's depth-0 lane says how many depths it has.
+        size_t first = li;
+        while (first > 0 && p->lanes[first - 1].kind == LaneKind::Cpu && p->lanes[first - 1].thread == lane.thread) --first;
+        if (p->lanes[first].depths < 2) return std::nullopt;
+        kExpandedThreads.set(out, toggle(kExpandedThreads(values), lane.thread));
+        return out;
+    }
+
+    std::vector<FlowLink> flows(const Prepared& prepared, const ParamValues&, const ItemRef& item,
+                                size_t cap) const override {
+        const auto* p = dynamic_cast<const TimelinePrepared*>(&prepared);
+        if (!p) return {};
+        return flowsThrough(*p, item, cap);
+    }
+
     // The lane label of a CPU thread: ▸ collapsed / ▾ expanded (when it has more than one depth).
     static std::string cpuLabel(const Lane& lane, const ParamValues& v) {
         if (lane.kind != LaneKind::Cpu || lane.sub != 0 || lane.depths < 2) return lane.label;
@@ -551,27 +725,42 @@ public:
         return h;
     }
 
-    // The row and item under `pt`: an item that contains the point, else the longest within 2 px.
-    static std::optional<std::pair<size_t, size_t>> pickAt(const TimelinePrepared& p, const Layout& L, QPointF pt) {
+    // The row, lane and item under `pt`: an item that contains the point, else the longest within 2 px (on a
+    // collapsed rank's row, over all its streams).
+    struct Pick {
+        size_t row, lane, index;
+    };
+    static std::optional<Pick> pickAt(const TimelinePrepared& p, const ParamValues& v, const Layout& L, QPointF pt) {
         if (!L.area.contains(pt)) return std::nullopt;
         auto row = size_t((pt.y() - L.area.top()) / L.laneH);
         if (row >= L.visibleLanes.size()) return std::nullopt;
-        const Lane& lane = p.lanes[size_t(L.visibleLanes[row])];
+        const auto li = size_t(L.visibleLanes[row]);
+        std::vector<size_t> lanes{li};
+        if (isSummaryRow(p, v, li)) {
+            lanes.clear();
+            for (size_t k = li; k < p.lanes.size() && p.lanes[k].group == p.lanes[li].group && p.lanes[k].run == p.lanes[li].run; ++k)
+                if (p.lanes[k].kind == LaneKind::Stream) lanes.push_back(k);
+        }
         const auto& geo = L.geo;
         int64_t tNs = geo.timeForX(pt.x());
         double nsPerPx = double(geo.viewEnd - geo.viewStart) / std::max(1.0, L.area.width());
         auto tol = int64_t(std::ceil(2 * nsPerPx));
-        auto [a, b] = visibleRange(lane, tNs - tol, tNs + tol + 1);
-        if (a >= b) return std::nullopt;
-        size_t pick = SIZE_MAX;
-        for (size_t k = a; k < b; ++k) {
-            bool contains = lane.start[k] <= tNs && tNs < lane.end[k];
-            if (pick == SIZE_MAX || (contains && !(lane.start[pick] <= tNs && tNs < lane.end[pick])) ||
-                (contains == (lane.start[pick] <= tNs && tNs < lane.end[pick]) &&
-                 lane.end[k] - lane.start[k] > lane.end[pick] - lane.start[pick]))
-                pick = k;
+        std::optional<Pick> best;
+        auto contains = [&](const Pick& q) {
+            const Lane& l = p.lanes[q.lane];
+            return l.start[q.index] <= tNs && tNs < l.end[q.index];
+        };
+        auto length = [&](const Pick& q) { return p.lanes[q.lane].end[q.index] - p.lanes[q.lane].start[q.index]; };
+        for (size_t lane : lanes) {
+            auto [a, b] = visibleRange(p.lanes[lane], tNs - tol, tNs + tol + 1);
+            for (size_t k = a; k < b; ++k) {
+                const Pick q{row, lane, k};
+                if (!best || (contains(q) && !contains(*best)) ||
+                    (contains(q) == contains(*best) && length(q) > length(*best)))
+                    best = q;
+            }
         }
-        return std::pair{row, pick};
+        return best;
     }
 
     core::Result<std::vector<ItemRef>> findItems(const Prepared& prepared, const ParamValues& values,
@@ -586,11 +775,10 @@ public:
         const auto* p = dynamic_cast<const TimelinePrepared*>(&prepared);
         if (!p) return std::nullopt;
         Layout L = layout(*p, values, rect);
-        auto picked = pickAt(*p, L, pt);
+        auto picked = pickAt(*p, values, L, pt);
         if (!picked) return std::nullopt;
-        const auto li = size_t(L.visibleLanes[picked->first]);
-        const Lane& lane = p->lanes[li];
-        return ItemRef{li, picked->second, lane.start[picked->second], lane.end[picked->second]};
+        const Lane& lane = p->lanes[picked->lane];
+        return ItemRef{picked->lane, picked->index, lane.start[picked->index], lane.end[picked->index]};
     }
 
     std::vector<std::optional<QRectF>> itemRects(const Prepared& prepared, const ParamValues& values,
@@ -599,15 +787,15 @@ public:
         const auto* p = dynamic_cast<const TimelinePrepared*>(&prepared);
         if (!p) return out;
         Layout L = layout(*p, values, rect);
-        std::map<size_t, size_t> rowOf;
-        for (size_t row = 0; row < L.visibleLanes.size(); ++row) rowOf[size_t(L.visibleLanes[row])] = row;
         for (size_t i = 0; i < items.size(); ++i) {
             const auto& it = items[i];
-            auto row = rowOf.find(it.lane);
-            if (row == rowOf.end() || it.end < L.geo.viewStart || it.start > L.geo.viewEnd) continue;
+            // The row that shows the item's lane (its thread's or rank's row when collapsed), if scrolled into view.
+            const int row = it.lane < L.rowOf.size() ? L.rowOf[it.lane] - L.first : -1;
+            if (row < 0 || row >= int(L.visibleLanes.size()) || it.end < L.geo.viewStart || it.start > L.geo.viewEnd)
+                continue;
             const double x0 = std::max(L.geo.xForTime(it.start), L.area.left());
             const double x1 = std::min(L.geo.xForTime(it.end), L.area.right());
-            out[i] = QRectF(x0, L.area.top() + double(row->second) * L.laneH, std::max(1.0, x1 - x0), L.laneH);
+            out[i] = QRectF(x0, L.area.top() + double(row) * L.laneH, std::max(1.0, x1 - x0), L.laneH);
         }
         return out;
     }
@@ -624,16 +812,26 @@ public:
                            const ItemRef& item) const override {
         const auto* p = dynamic_cast<const TimelinePrepared*>(&prepared);
         if (!p) return values;
-        Layout L = layout(*p, values, rect);
+        ParamValues in = values;
+        if (item.lane < p->lanes.size()) {  // expand the rank and the thread that hide the item
+            const Lane& lane = p->lanes[item.lane];
+            auto ranks = kCollapsedRanks(in);
+            std::erase(ranks, lane.group);
+            kCollapsedRanks.set(in, ranks);
+            auto threads = kExpandedThreads(in);
+            if (lane.kind == LaneKind::Cpu && lane.sub > 0 && !listed(threads, lane.thread)) {
+                threads.push_back(lane.thread);
+                kExpandedThreads.set(in, threads);
+            }
+        }
+        Layout L = layout(*p, in, rect);
         const int64_t dur = std::max<int64_t>(1, item.end - item.start);
         int64_t span = L.geo.viewEnd - L.geo.viewStart;
         if (double(dur) > 0.8 * double(span) || double(dur) * 200 < double(span)) span = std::max<int64_t>(3 * dur, 1000);
         const int64_t mid = item.start + (item.end - item.start) / 2;
-        ParamValues out = setView(values, mid - span / 2, mid - span / 2 + span);
-        const auto shown = shownLanes(*p, values);
-        const auto pos = std::find(shown.begin(), shown.end(), int(item.lane));
-        if (pos != shown.end()) {
-            const int idx = int(pos - shown.begin());
+        ParamValues out = setView(in, mid - span / 2, mid - span / 2 + span);
+        if (item.lane < L.rowOf.size() && L.rowOf[item.lane] >= 0) {
+            const int idx = L.rowOf[item.lane];
             if (idx < L.first || idx >= L.first + L.fits)
                 kLaneScroll.set(out, std::clamp(idx - L.fits / 2, 0, std::max(0, L.totalLanes - L.fits)));
         }

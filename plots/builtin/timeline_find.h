@@ -29,6 +29,11 @@ std::optional<NameStats> statsOfName(const TimelinePrepared& p, const ItemRef& i
 RangeSummary summarize(const TimelinePrepared& p, const std::vector<int>& lanes, int64_t start, int64_t end,
                        size_t topN);
 
+// The flows through `item` (timeline_flows.cpp): a kernel's runtime call and operator; what an operator (with the
+// operators nested in it) or a runtime call launched. At most `cap` links, in kernel order; ends in lanes the
+// prepared model lacks (filtered out) are left out.
+std::vector<FlowLink> flowsThrough(const TimelinePrepared& p, const ItemRef& item, size_t cap);
+
 // Regex-escaped `name`, anchored (^…$): a name filter that keeps exactly that name.
 std::string exactNameRegex(const std::string& name);
 

@@ -69,6 +69,15 @@ void finishLane(Lane& l) {
     l.maxEnd.resize(l.end.size());
     int64_t m = INT64_MIN;
     for (size_t i = 0; i < l.end.size(); ++i) l.maxEnd[i] = m = std::max(m, l.end[i]);
+    const size_t blocks = l.end.size() / kLodBlock;
+    l.blockMaxDur.assign(blocks, -1);
+    l.blockArg.assign(blocks, 0);
+    for (size_t blk = 0; blk < blocks; ++blk)
+        for (size_t i = blk * kLodBlock; i < (blk + 1) * kLodBlock; ++i)
+            if (l.end[i] - l.start[i] > l.blockMaxDur[blk]) {  // the first of the longest, as draw() picks it
+                l.blockMaxDur[blk] = l.end[i] - l.start[i];
+                l.blockArg[blk] = uint32_t(i);
+            }
 }
 
 // Items of `l` that intersect [t0, t1).
@@ -309,6 +318,7 @@ core::Result<PreparedPtr> buildTimelineLanes(const RunSet& runs, const LaneOptio
             const auto& r = *rp;
             const auto& g = r.gpu;
             std::string rlabel = rankLabel(runs, ri, r.rank);
+            const size_t firstLane = out->lanes.size();
             // Steps band.
             if (r.steps.size()) {
                 Lane l;
@@ -436,6 +446,7 @@ core::Result<PreparedPtr> buildTimelineLanes(const RunSet& runs, const LaneOptio
             }
             addTelemetryLanes(*out, r, ri, origin, rlabel, options.telemetry);
             if (options.cpuLanes) addCpuLanes(*out, r, ri, origin, rlabel);
+            for (size_t li = firstLane; li < out->lanes.size(); ++li) out->lanes[li].group = rlabel;
             for (size_t k = 0; k < r.steps.size(); ++k) out->fullEnd = std::max(out->fullEnd, r.steps.end[k] - origin);
             ++doneRanks;
             if (progress)

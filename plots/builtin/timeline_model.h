@@ -30,8 +30,13 @@ struct Lane {
     int stream = -1;
     int sub = 0;  // sub-lane index (overlapping items)
     std::string label;
+    std::string group;  // the rank's label ("rank 0", "run / rank 0"): the key of the collapsed_ranks parameter
     std::vector<int64_t> start, end;  // relative to the run's origin, sorted by start
     std::vector<int64_t> maxEnd;      // running maximum of end (binary search for the first visible item)
+    // Per block of kLodBlock items (the last partial block left out): the longest item's duration and index, so that
+    // draw() takes a block of narrow items falling in one pixel column in one step.
+    std::vector<int64_t> blockMaxDur;
+    std::vector<uint32_t> blockArg;
     std::vector<uint8_t> cat;         // KernelCategory
     std::vector<uint32_t> src;        // index into the rank's gpu table (streams) or slices/steps (bands)
     // Telemetry lanes: one metric of one device, a sample's value held until the next sample (start..end).
@@ -44,8 +49,8 @@ struct Lane {
     double vmin = 0, vmax = 0;
 
     size_t bytes() const {
-        return start.capacity() * 8 * 3 + cat.capacity() + src.capacity() * 4 + value.capacity() * 8 + label.capacity() +
-               metric.capacity() + sizeof(Lane);
+        return blockMaxDur.capacity() * 12 + start.capacity() * 8 * 3 + cat.capacity() + src.capacity() * 4 + value.capacity() * 8 + label.capacity() +
+               group.capacity() + metric.capacity() + sizeof(Lane);
     }
 };
 
@@ -68,9 +73,11 @@ struct TimelinePrepared final : Prepared {
     }
 };
 
+inline constexpr size_t kLodBlock = 8;
+
 // Packs items (already sorted by start) into sub-lanes where they do not overlap; returns the sub-lane of each.
 std::vector<int> packSubLanes(const std::vector<int64_t>& start, const std::vector<int64_t>& end, int maxSub);
-// Fills l.maxEnd (running maximum of ends) once start/end are complete.
+// Fills l.maxEnd (running maximum of ends) and the per-block longest items once start/end are complete.
 void finishLane(Lane& l);
 // Items of `l` that intersect [t0, t1).
 std::pair<size_t, size_t> visibleRange(const Lane& l, int64_t t0, int64_t t1);

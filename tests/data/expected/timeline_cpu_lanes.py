@@ -34,3 +34,20 @@ inner = min(ops, key=lambda e: e['dur'])
 print('kernel', k['name'][:60], 'correlation', corr)
 print('runtime', rt['name'], rt['ts'])
 print('cpu_op', inner['name'], inner['ts'])
+
+# Flows from an operator: the kernels whose launching runtime call (same correlation) lies within the operator on
+# its thread (the operator or one nested in it made the call), and those calls; for the innermost and the
+# outermost cpu_op enclosing the first kernel's runtime call.
+runtime_of = {e['args']['correlation']: e for e in cpu
+              if e['cat'] == 'cuda_runtime' and 'correlation' in e.get('args', {})}
+gpu = [e for e in ev if e.get('ph') == 'X' and e.get('cat') in ('kernel', 'gpu_memcpy', 'gpu_memset')]
+for label, op in (('inner', inner), ('outer', max(ops, key=lambda e: e['dur']))):
+    calls = set()
+    launched = 0
+    for g in gpu:
+        call = runtime_of.get(g.get('args', {}).get('correlation'))
+        if call and call['pid'] == op['pid'] and call['tid'] == op['tid'] and \
+                op['ts'] <= call['ts'] and call['ts'] + call['dur'] <= op['ts'] + op['dur']:
+            launched += 1
+            calls.add((call['ts'], call['name']))
+    print('flows', label, op['name'], op['ts'], 'kernels', launched, 'calls', len(calls))
