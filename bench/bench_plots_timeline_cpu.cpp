@@ -97,7 +97,7 @@ void BM_TimelineFlows(benchmark::State& state) {
     state.counters["links"] = double(links);
     state.SetLabel(state.range(0) == 0 ? "kernel" : "operator");
 }
-BENCHMARK(BM_TimelineFlows)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_TimelineFlows)->Arg(0)->Arg(1)->Unit(benchmark::kMicrosecond);
 
 void BM_TimelineCpuPrepare(benchmark::State& state) {
     auto& f = Fixture::withCpu();

@@ -410,24 +410,27 @@ public:
             auto colorAt = [&](size_t k) {
                 return cpu ? int(lane.cat[k]) + kCpuColorBase : m_byName ? int(nameOf(k)) : int(lane.cat[k]);
             };
+            const int64_t vs = m_L.geo.viewStart;
             for (size_t k = a; k < b; ++k) {
-                const double x0 = double(lane.start[k] - m_L.geo.viewStart) * m_scale;
                 // A whole block of items narrower than a pixel starting in one column: its longest item stands for
-                // it (the same pick as item by item, in a step).
-                if (k % kLodBlock == 0 && k + kLodBlock <= b && k / kLodBlock < lane.blockMaxDur.size() &&
-                    double(lane.blockMaxDur[k / kLodBlock]) * m_scale < 1.4) {
-                    const auto col = size_t(std::clamp(x0, 0.0, double(m_W)));
-                    const double xl = double(lane.start[k + kLodBlock - 1] - m_L.geo.viewStart) * m_scale;
-                    if (size_t(std::clamp(xl, 0.0, double(m_W))) == col) {
-                        const size_t blk = k / kLodBlock;
-                        if (lane.blockMaxDur[blk] > m_best[col]) {
-                            m_best[col] = lane.blockMaxDur[blk];
-                            m_color[col] = colorAt(lane.blockArg[blk]);
+                // it (the same pick as item by item, in a step, without reading the items).
+                if (k % kLodBlock == 0 && k + kLodBlock <= b) {
+                    const auto& blk = lane.blocks[k / kLodBlock];
+                    if (blk.maxDur != UINT32_MAX && double(blk.maxDur) * m_scale < 1.4) {
+                        const auto col = size_t(std::clamp(double(blk.first - vs) * m_scale, 0.0, double(m_W)));
+                        const double xl = double(blk.first + int64_t(blk.span) - vs) * m_scale;
+                        if (size_t(std::clamp(xl, 0.0, double(m_W))) == col) {
+                            if (int64_t(blk.maxDur) > m_best[col]) {
+                                m_best[col] = int64_t(blk.maxDur);
+                                m_color[col] = cpu ? int(blk.cat) + kCpuColorBase
+                                                   : m_byName ? int(nameOf(blk.arg)) : int(blk.cat);
+                            }
+                            k += kLodBlock - 1;
+                            continue;
                         }
-                        k += kLodBlock - 1;
-                        continue;
                     }
                 }
+                const double x0 = double(lane.start[k] - vs) * m_scale;
                 const double x1 = double(lane.end[k] - m_L.geo.viewStart) * m_scale;
                 const int color = colorAt(k);
                 if (x1 - x0 >= 1.5) {

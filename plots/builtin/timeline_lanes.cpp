@@ -69,15 +69,24 @@ void finishLane(Lane& l) {
     l.maxEnd.resize(l.end.size());
     int64_t m = INT64_MIN;
     for (size_t i = 0; i < l.end.size(); ++i) l.maxEnd[i] = m = std::max(m, l.end[i]);
-    const size_t blocks = l.end.size() / kLodBlock;
-    l.blockMaxDur.assign(blocks, -1);
-    l.blockArg.assign(blocks, 0);
-    for (size_t blk = 0; blk < blocks; ++blk)
-        for (size_t i = blk * kLodBlock; i < (blk + 1) * kLodBlock; ++i)
-            if (l.end[i] - l.start[i] > l.blockMaxDur[blk]) {  // the first of the longest, as draw() picks it
-                l.blockMaxDur[blk] = l.end[i] - l.start[i];
-                l.blockArg[blk] = uint32_t(i);
+    l.blocks.assign(l.end.size() / kLodBlock, {});
+    for (size_t blk = 0; blk < l.blocks.size(); ++blk) {
+        auto& b = l.blocks[blk];
+        const size_t k0 = blk * kLodBlock;
+        int64_t longest = -1;
+        for (size_t i = k0; i < k0 + kLodBlock; ++i)
+            if (l.end[i] - l.start[i] > longest) {
+                longest = l.end[i] - l.start[i];
+                b.arg = uint32_t(i);
             }
+        const int64_t span = l.start[k0 + kLodBlock - 1] - l.start[k0];
+        constexpr int64_t kMax = UINT32_MAX;
+        b.first = l.start[k0];
+        b.span = uint32_t(std::clamp<int64_t>(span, 0, kMax));
+        b.maxDur = uint32_t(std::clamp<int64_t>(longest, 0, kMax));
+        if (span >= kMax) b.maxDur = uint32_t(kMax);
+        b.cat = l.cat.size() > b.arg ? l.cat[b.arg] : 0;
+    }
 }
 
 // Items of `l` that intersect [t0, t1).

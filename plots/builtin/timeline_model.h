@@ -33,10 +33,16 @@ struct Lane {
     std::string group;  // the rank's label ("rank 0", "run / rank 0"): the key of the collapsed_ranks parameter
     std::vector<int64_t> start, end;  // relative to the run's origin, sorted by start
     std::vector<int64_t> maxEnd;      // running maximum of end (binary search for the first visible item)
-    // Per block of kLodBlock items (the last partial block left out): the longest item's duration and index, so that
-    // draw() takes a block of narrow items falling in one pixel column in one step.
-    std::vector<int64_t> blockMaxDur;
-    std::vector<uint32_t> blockArg;
+    // Per block of kLodBlock items (the last partial block left out), so that draw() takes a block of narrow items
+    // starting in one pixel column in one step without reading the items themselves (at full zoom-out most blocks).
+    struct LodBlock {
+        int64_t first = 0;      // start of the block's first item
+        uint32_t span = 0;      // start of the last item - first (UINT32_MAX: too long, never merged)
+        uint32_t maxDur = 0;    // the longest item's duration (UINT32_MAX: too long, never merged)
+        uint32_t arg = 0;       // that item's index (the first of the longest, as draw() picks item by item)
+        uint8_t cat = 0;        // its cat
+    };
+    std::vector<LodBlock> blocks;
     std::vector<uint8_t> cat;         // KernelCategory
     std::vector<uint32_t> src;        // index into the rank's gpu table (streams) or slices/steps (bands)
     // Telemetry lanes: one metric of one device, a sample's value held until the next sample (start..end).
@@ -49,7 +55,7 @@ struct Lane {
     double vmin = 0, vmax = 0;
 
     size_t bytes() const {
-        return blockMaxDur.capacity() * 12 + start.capacity() * 8 * 3 + cat.capacity() + src.capacity() * 4 + value.capacity() * 8 + label.capacity() +
+        return blocks.capacity() * sizeof(LodBlock) + start.capacity() * 8 * 3 + cat.capacity() + src.capacity() * 4 + value.capacity() * 8 + label.capacity() +
                group.capacity() + metric.capacity() + sizeof(Lane);
     }
 };
