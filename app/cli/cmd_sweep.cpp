@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -13,6 +14,9 @@
 #include "core/analysis/sweep_compare.h"
 #include "core/engine/run_loader.h"
 #include "core/sweep/sweep_discovery.h"
+#ifdef STROBE_HAVE_PLOTS
+#include "plots/report/sweep_report.h"
+#endif
 
 namespace strobe::app {
 
@@ -24,6 +28,8 @@ constexpr const char* kHelp =
     "Usage: strobe-cli sweep runs PATH... [--pattern P] [--json] [--no-cache]\n"
     "       strobe-cli sweep compare PATH... [--group-by name|category] [--baseline RUN|KEY=VALUE] [--top K]\n"
     "                                [--skip-steps N] [--pattern P] [--json] [--no-cache]\n"
+    "       strobe-cli sweep report PATH... -o report.html [--title T] [--baseline RUN|KEY=VALUE] [--top K]\n"
+    "                                [--group-by name|category] [--skip-steps N] [--pattern P] [--no-cache]\n"
     "\n"
     "runs     lists the runs found under PATH (manifest.yaml, sweep.yaml, --pattern, rocprof cmd files, then\n"
     "         directory names such as key=value, key_value, <N>thread/nccl_<M>channels, rep<N>) with their\n"
@@ -33,6 +39,10 @@ constexpr const char* kHelp =
     "         the baseline configuration with a 95% bootstrap CI (repeats resampled when both configurations have\n"
     "         two or more, else steps; fixed seed), Holm-corrected across groups x configurations; significant\n"
     "         only when the corrected CI excludes 0.\n"
+    "report   one self-contained HTML page (inline SVG, nothing fetched): the configurations, the noise statement,\n"
+    "         the top groups (default 10) with their change against the baseline (default: the first run's\n"
+    "         configuration) and a box plot each, GPU time per category, overlap per configuration, and a heatmap\n"
+    "         over the first two axes; every table also as <name>-<table>.csv beside the page.\n"
     "\n"
     "  --baseline RUN|KEY=VALUE  a run label or path (all configurations vs its configuration), or KEY=VALUE\n"
     "                            (each configuration vs the one differing only in KEY, set to VALUE)\n"
@@ -53,6 +63,8 @@ const core::IntParam kTopGroups =
 const core::IntParam kSkipSteps =
     core::IntParam{"skip-steps", "Skip steps", "First ProfilerSteps of every run to drop", 0}.bounded(0, 1000000, 1);
 const core::StringParam kPattern{"pattern", "Pattern", "Directory pattern with {axis} and {repeat}", ""};
+const core::PathParam kReportOutput{"output", "Output file", "The HTML report to write", ""};
+const core::StringParam kTitle{"title", "Title", "The report's title", "Sweep report"};
 
 std::string jsonNumber(double v) { return std::isfinite(v) ? fmt::format("{}", v) : "null"; }
 std::string jsonOpt(const std::optional<double>& v) { return v ? jsonNumber(*v) : "null"; }
@@ -203,23 +215,62 @@ int runCompare(const ArgParser& p) {
     return l.code;
 }
 
+int runReport(const ArgParser& p) {
+#ifdef STROBE_HAVE_PLOTS
+    const std::filesystem::path out = p.get(kReportOutput);
+    if (out.empty()) return usageError("sweep", "report needs -o FILE.html");
+    Loaded l = discoverAndLoad("report", p);
+    if (l.runs.empty()) return l.code;
+    plots::SweepReportOptions o;
+    o.title = p.get(kTitle);
+    o.baseline = p.get(kBaseline);
+    o.top = p.get(kTopGroups) > 0 ? static_cast<int>(p.get(kTopGroups)) : 10;
+    o.skipSteps = static_cast<int>(p.get(kSkipSteps));
+    o.groupBy = p.get(kGroupBy) == "category" ? SweepGroupBy::Category : SweepGroupBy::Name;
+    o.csvPrefix = out.stem().string();
+    const plots::SweepReport report = plots::buildSweepReport(l.runs, o);
+    auto write = [](const std::filesystem::path& path, const std::string& text) {
+        std::ofstream f(path, std::ios::binary);
+        if (f) f << text;
+        if (!f) fmt::print(stderr, "strobe-cli sweep report: cannot write {}\n", path.string());
+        return static_cast<bool>(f);
+    };
+    if (!write(out, report.html)) return kExitFailure;
+    for (const auto& [name, text] : report.csv)
+        if (!write(out.parent_path() / name, text)) return kExitFailure;
+    for (const auto& m : report.messages) fmt::print(stderr, "# {}\n", m);
+    fmt::print("wrote {} and {} CSV files beside it\n", out.string(), report.csv.size());
+    return l.code;
+#else
+    (void)p;
+    fmt::print(stderr, "strobe-cli sweep report: this strobe-cli was built without plots\n");
+    return kExitUsage;
+#endif
+}
+
 int run(const std::vector<std::string>& args) {
-    if (args.empty()) return usageError("sweep", "say 'runs' or 'compare'");
+    if (args.empty()) return usageError("sweep", "say 'runs', 'compare' or 'report'");
     const std::string sub = args.front();
-    if (sub != "runs" && sub != "compare") return usageError("sweep", fmt::format("unknown sub-command '{}'", sub));
-    std::vector<CliOption> options{kJsonFlag, kNoCacheFlag, kPattern};
-    if (sub == "compare") {
+    if (sub != "runs" && sub != "compare" && sub != "report")
+        return usageError("sweep", fmt::format("unknown sub-command '{}'", sub));
+    std::vector<CliOption> options{kNoCacheFlag, kPattern};
+    if (sub != "report") options.push_back(kJsonFlag);
+    if (sub != "runs") {
         for (CliOption o : {CliOption(kBaseline), CliOption(kGroupBy), CliOption(kTopGroups), CliOption(kSkipSteps)})
             options.push_back(o);
+    }
+    if (sub == "report") {
+        options.push_back({kReportOutput, 'o'});
+        options.push_back(kTitle);
     }
     ArgParser p("sweep", options);
     if (!p.parse({args.begin() + 1, args.end()})) return usageError("sweep", p.error());
     logToStderr();
     if (p.positionals().empty()) return usageError("sweep", "no sweep directory given");
-    return sub == "runs" ? runRuns(p) : runCompare(p);
+    return sub == "runs" ? runRuns(p) : sub == "compare" ? runCompare(p) : runReport(p);
 }
 
-const CommandRegistrar kRegistrar({"sweep", "list a sweep's runs, compare kernel time per step across its configurations",
+const CommandRegistrar kRegistrar({"sweep", "list a sweep's runs, compare kernel time per step across its configurations, report",
                                    kHelp, run});
 
 }  // namespace

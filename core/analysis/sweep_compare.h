@@ -48,6 +48,7 @@ struct SweepCompareRow {
     uint64_t count = 0;                               // kernels of the group in the kept steps, all repeats
     double perStepNs = 0;                             // sum of their time / number of kept steps (all repeats)
     double meanNs = 0, medianNs = 0, p5Ns = 0, p95Ns = 0, stddevNs = 0, cv = 0;  // over per-step times
+    std::vector<double> stepsNs;                      // those per-step times (kept steps of every repeat), sorted
     std::optional<double> deltaPct, ciLowPct, ciHighPct;  // vs the baseline configuration; CI Holm-corrected
     bool significant = false;
 };

@@ -1,0 +1,603 @@
+// The sweep report: tables from core::compareSweep and the overlap analysis, drawn as inline SVG (no script, no
+// external resource, so the page reads the same offline and in any browser), each table also as CSV.
+#include "plots/report/sweep_report.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <optional>
+#include <set>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "core/analysis/columns.h"
+#include "core/analysis/context.h"
+#include "core/analysis/overlap.h"
+#include "core/analysis/table.h"
+#include "plots/chart.h"
+
+namespace strobe::plots {
+
+namespace {
+
+using core::SweepCompareRow;
+using core::SweepComparison;
+using core::SweepRunData;
+using core::Table;
+
+std::string esc(std::string_view s) {
+    std::string out;
+    out.reserve(s.size());
+    for (char c : s) {
+        switch (c) {
+        case '&': out += "&amp;"; break;
+        case '<': out += "&lt;"; break;
+        case '>': out += "&gt;"; break;
+        case '"': out += "&quot;"; break;
+        default: out += c;
+        }
+    }
+    return out;
+}
+
+std::string shorten(const std::string& s, size_t n) { return s.size() <= n ? s : s.substr(0, n - 1) + "…"; }
+
+std::string hex(const QColor& c) { return fmt::format("#{:02x}{:02x}{:02x}", c.red(), c.green(), c.blue()); }
+
+double percentileOf(const std::vector<double>& sorted, double q) {
+    if (sorted.empty()) return 0;
+    const double pos = q * double(sorted.size() - 1);
+    const auto lo = size_t(std::floor(pos));
+    const size_t hi = std::min(lo + 1, sorted.size() - 1);
+    return sorted[lo] + (sorted[hi] - sorted[lo]) * (pos - double(lo));
+}
+
+std::string paramsLabel(const std::map<std::string, std::string>& p) {
+    std::string out;
+    for (const auto& [k, v] : p) out += (out.empty() ? "" : ", ") + k + "=" + v;
+    return out.empty() ? "(one configuration)" : out;
+}
+
+// A configuration of the sweep: runs equal but for their repeat index, in the order the runs came.
+struct Config {
+    std::string key;
+    std::map<std::string, std::string> params;
+    std::vector<const SweepRunData*> runs;
+    std::string label() const { return paramsLabel(params); }
+    // The axis values alone ("4 / 256"), for the x axis of the charts (the axis names go in the caption).
+    std::string shortLabel() const {
+        std::string out;
+        for (const auto& [k, v] : params) out += (out.empty() ? "" : " / ") + v;
+        return out.empty() ? "(one)" : out;
+    }
+};
+
+// "x: nccl_channels / threads", the axes the short labels list.
+std::string axesCaption(const std::vector<Config>& configs) {
+    if (configs.empty() || configs.front().params.empty()) return {};
+    std::string out;
+    for (const auto& [k, v] : configs.front().params) out += (out.empty() ? "" : " / ") + k;
+    return "<figcaption>x: " + out + "</figcaption>";
+}
+
+std::vector<Config> configsOf(const std::vector<SweepRunData>& runs) {
+    std::vector<Config> out;
+    for (const auto& r : runs) {
+        auto it = std::find_if(out.begin(), out.end(), [&](const Config& c) { return c.key == r.run.configurationKey; });
+        if (it == out.end()) {
+            out.push_back({r.run.configurationKey, r.run.parameters, {}});
+            it = out.end() - 1;
+        }
+        it->runs.push_back(&r);
+    }
+    return out;
+}
+
+// Values of one axis in order: numerically when every value is a number, else as text.
+std::vector<std::string> axisValues(const std::vector<Config>& configs, const std::string& axis) {
+    std::set<std::string> seen;
+    for (const auto& c : configs)
+        if (auto it = c.params.find(axis); it != c.params.end()) seen.insert(it->second);
+    std::vector<std::string> v(seen.begin(), seen.end());
+    auto num = [](const std::string& s, double& out) {
+        std::istringstream in(s);
+        return static_cast<bool>(in >> out) && in.eof();
+    };
+    double a = 0, b = 0;
+    if (std::all_of(v.begin(), v.end(), [&](const std::string& s) { return num(s, a); }))
+        std::sort(v.begin(), v.end(), [&](const std::string& x, const std::string& y) {
+            num(x, a);
+            num(y, b);
+            return a < b;
+        });
+    return v;
+}
+
+// Configurations ordered by their axis values (numerically where the axis is numeric), axes in name order.
+void sortConfigs(std::vector<Config>& configs) {
+    std::map<std::string, std::vector<std::string>> order;
+    for (const auto& c : configs)
+        for (const auto& [k, v] : c.params)
+            if (!order.count(k)) order[k] = axisValues(configs, k);
+    auto rankOf = [&](const Config& c) {
+        std::vector<size_t> r;
+        for (const auto& [axis, values] : order) {
+            auto it = c.params.find(axis);
+            r.push_back(it == c.params.end() ? values.size()
+                                             : size_t(std::find(values.begin(), values.end(), it->second) - values.begin()));
+        }
+        return r;
+    };
+    std::stable_sort(configs.begin(), configs.end(), [&](const Config& a, const Config& b) { return rankOf(a) < rankOf(b); });
+}
+
+// ---------------------------------------------------------------- SVG pieces
+
+constexpr double kLeft = 78, kRight = 16, kTop = 30, kBottom = 46;
+
+// A vertical value axis from `lo` to `hi` (ns or %), grid lines across the plot, labels at the left.
+std::string svgAxis(double lo, double hi, double x0, double x1, double y0, double y1, TickUnit unit) {
+    std::string out;
+    auto ticks = niceTicks(lo, hi, 5);
+    const auto labels = tickLabels(ticks, unit);
+    for (size_t i = 0; i < ticks.size(); ++i) {
+        if (ticks[i] < lo - 1e-9 * std::abs(hi) || ticks[i] > hi + 1e-9 * std::abs(hi)) continue;
+        const double y = y1 - (ticks[i] - lo) / (hi - lo) * (y1 - y0);
+        out += fmt::format("<line x1='{:.1f}' y1='{:.1f}' x2='{:.1f}' y2='{:.1f}' class='grid'/>", x0, y, x1, y);
+        out += fmt::format("<text x='{:.1f}' y='{:.1f}' class='tick' text-anchor='end'>{}</text>", x0 - 6, y + 4,
+                           esc(i < labels.size() ? labels[i] : ""));
+    }
+    return out;
+}
+
+struct Box {
+    std::string label;
+    std::vector<double> samples;  // sorted
+    std::string fill;
+    std::string note;  // above the box (e.g. "+10.0% *")
+};
+
+// Box plot: box from the 25th to the 75th percentile, the median as a line, whiskers to the smallest and largest
+// per-step time, the mean as a dot.
+std::string svgBoxPlot(const std::string& title, const std::vector<Box>& boxes) {
+    const double w = std::max(520.0, kLeft + kRight + 90.0 * double(boxes.size())), h = 250;
+    double lo = 1e300, hi = -1e300;
+    for (const auto& b : boxes)
+        if (!b.samples.empty()) {
+            lo = std::min(lo, b.samples.front());
+            hi = std::max(hi, b.samples.back());
+        }
+    if (lo > hi) return {};
+    const double pad = std::max((hi - lo) * 0.08, std::abs(hi) * 0.01 + 1);
+    lo = std::max(0.0, lo - pad);
+    hi += pad;
+    const double x0 = kLeft, x1 = w - kRight, y0 = kTop, y1 = h - kBottom;
+    auto yOf = [&](double v) { return y1 - (v - lo) / (hi - lo) * (y1 - y0); };
+    std::string out = fmt::format("<svg xmlns='http://www.w3.org/2000/svg' width='{:.0f}' height='{:.0f}' "
+                                  "viewBox='0 0 {:.0f} {:.0f}' role='img'><title>{}</title>",
+                                  w, h, w, h, esc(title));
+    out += fmt::format("<text x='8' y='18' class='title'>{}</text>", esc(shorten(title, size_t((w - 16) / 7))));
+    out += svgAxis(lo, hi, x0, x1, y0, y1, TickUnit::Duration);
+    const double slot = (x1 - x0) / double(boxes.size());
+    for (size_t i = 0; i < boxes.size(); ++i) {
+        const auto& b = boxes[i];
+        const double cx = x0 + slot * (double(i) + 0.5), half = std::min(28.0, slot * 0.3);
+        if (!b.samples.empty()) {
+            const double q1 = percentileOf(b.samples, 0.25), q3 = percentileOf(b.samples, 0.75);
+            const double med = percentileOf(b.samples, 0.5);
+            double mean = 0;
+            for (double v : b.samples) mean += v / double(b.samples.size());
+            out += fmt::format("<line x1='{0:.1f}' y1='{1:.1f}' x2='{0:.1f}' y2='{2:.1f}' class='whisker'/>", cx,
+                               yOf(b.samples.front()), yOf(b.samples.back()));
+            out += fmt::format("<rect x='{:.1f}' y='{:.1f}' width='{:.1f}' height='{:.1f}' fill='{}' class='box'/>",
+                               cx - half, yOf(q3), 2 * half, std::max(1.0, yOf(q1) - yOf(q3)), b.fill);
+            out += fmt::format("<line x1='{:.1f}' y1='{:.1f}' x2='{:.1f}' y2='{:.1f}' class='median'/>", cx - half,
+                               yOf(med), cx + half, yOf(med));
+            out += fmt::format("<circle cx='{:.1f}' cy='{:.1f}' r='2.5' class='mean'/>", cx, yOf(mean));
+        }
+        out += fmt::format("<text x='{:.1f}' y='{:.1f}' class='label' text-anchor='middle'>{}</text>", cx, y1 + 16,
+                           esc(shorten(b.label, size_t(std::max(8.0, slot / 6.5)))));
+        out += fmt::format("<text x='{:.1f}' y='{:.1f}' class='note' text-anchor='middle'>{}</text>", cx, y1 + 32,
+                           esc(b.note));
+    }
+    return out + "</svg>";
+}
+
+// Horizontal stacked bars: one bar per configuration, one segment per category, with a legend.
+std::string svgStacked(const std::vector<std::string>& bars, const std::vector<std::string>& parts,
+                       const std::vector<std::vector<double>>& value) {
+    const double rowH = 26, w = 760, legendH = 22.0 * std::ceil(double(parts.size()) / 4.0);
+    const double x0 = 190, x1 = w - kRight, h = kTop + rowH * double(bars.size()) + 30 + legendH;
+    double hi = 0;
+    for (const auto& row : value) {
+        double s = 0;
+        for (double v : row) s += v;
+        hi = std::max(hi, s);
+    }
+    if (hi <= 0) return {};
+    std::string out = fmt::format("<svg xmlns='http://www.w3.org/2000/svg' width='{:.0f}' height='{:.0f}' "
+                                  "viewBox='0 0 {:.0f} {:.0f}' role='img'><title>GPU time per step by category</title>",
+                                  w, h, w, h);
+    const auto ticks = niceTicks(0, hi, 5);
+    const auto labels = tickLabels(ticks, TickUnit::Duration);
+    const double yAxis = kTop + rowH * double(bars.size());
+    for (size_t i = 0; i < ticks.size(); ++i) {
+        const double x = x0 + ticks[i] / ticks.back() * (x1 - x0);
+        out += fmt::format("<line x1='{0:.1f}' y1='{1:.1f}' x2='{0:.1f}' y2='{2:.1f}' class='grid'/>", x, kTop - 4,
+                           yAxis);
+        out += fmt::format("<text x='{:.1f}' y='{:.1f}' class='tick' text-anchor='middle'>{}</text>", x, yAxis + 14,
+                           esc(labels[i]));
+    }
+    for (size_t b = 0; b < bars.size(); ++b) {
+        const double y = kTop + rowH * double(b);
+        out += fmt::format("<text x='{:.1f}' y='{:.1f}' class='label' text-anchor='end'>{}</text>", x0 - 8, y + 16,
+                           esc(shorten(bars[b], 30)));
+        double x = x0;
+        for (size_t p = 0; p < parts.size(); ++p) {
+            const double len = value[b][p] / ticks.back() * (x1 - x0);
+            if (len <= 0) continue;
+            out += fmt::format("<rect x='{:.1f}' y='{:.1f}' width='{:.1f}' height='{:.1f}' fill='{}'><title>{}: {}"
+                               "</title></rect>",
+                               x, y + 3, len, rowH - 6, hex(seriesColor(int(p))), esc(parts[p]),
+                               esc(formatDuration(value[b][p])));
+            x += len;
+        }
+    }
+    for (size_t p = 0; p < parts.size(); ++p) {
+        const double lx = x0 + double(p % 4) * 140, ly = yAxis + 30 + 22.0 * double(p / 4);
+        out += fmt::format("<rect x='{:.1f}' y='{:.1f}' width='12' height='12' fill='{}'/>", lx, ly - 10,
+                           hex(seriesColor(int(p))));
+        out += fmt::format("<text x='{:.1f}' y='{:.1f}' class='label'>{}</text>", lx + 16, ly, esc(shorten(parts[p], 18)));
+    }
+    return out + "</svg>";
+}
+
+// Vertical bars of a percentage per configuration (none: an empty slot marked "n/a").
+std::string svgPercentBars(const std::string& title, const std::vector<std::string>& bars,
+                           const std::vector<std::optional<double>>& pct) {
+    const double w = std::max(420.0, kLeft + kRight + 90.0 * double(bars.size())), h = 230;
+    const double x0 = kLeft, x1 = w - kRight, y0 = kTop + 14, y1 = h - kBottom;
+    std::string out = fmt::format("<svg xmlns='http://www.w3.org/2000/svg' width='{:.0f}' height='{:.0f}' "
+                                  "viewBox='0 0 {:.0f} {:.0f}' role='img'><title>{}</title>",
+                                  w, h, w, h, esc(title));
+    out += fmt::format("<text x='8' y='18' class='title'>{}</text>", esc(title));
+    out += svgAxis(0, 100, x0, x1, y0, y1, TickUnit::Percent);
+    const double slot = (x1 - x0) / double(std::max<size_t>(1, bars.size()));
+    for (size_t i = 0; i < bars.size(); ++i) {
+        const double cx = x0 + slot * (double(i) + 0.5), half = std::min(24.0, slot * 0.3);
+        if (pct[i]) {
+            const double y = y1 - std::clamp(*pct[i], 0.0, 100.0) / 100 * (y1 - y0);
+            out += fmt::format("<rect x='{:.1f}' y='{:.1f}' width='{:.1f}' height='{:.1f}' fill='{}'/>", cx - half, y,
+                               2 * half, std::max(0.5, y1 - y), hex(seriesColor(0)));
+            out += fmt::format("<text x='{:.1f}' y='{:.1f}' class='note' text-anchor='middle'>{:.1f}%</text>", cx,
+                               y - 4, *pct[i]);
+        } else {
+            out += fmt::format("<text x='{:.1f}' y='{:.1f}' class='note' text-anchor='middle'>n/a</text>", cx, y1 - 6);
+        }
+        out += fmt::format("<text x='{:.1f}' y='{:.1f}' class='label' text-anchor='middle'>{}</text>", cx, y1 + 16,
+                           esc(shorten(bars[i], size_t(std::max(8.0, slot / 6.5)))));
+    }
+    return out + "</svg>";
+}
+
+// A heatmap: rows × columns of values (NaN: no configuration), each cell coloured from light to dark by its value
+// and labelled with it.
+std::string svgHeatmap(const std::string& rowAxis, const std::vector<std::string>& rowsV, const std::string& colAxis,
+                       const std::vector<std::string>& colsV, const std::vector<std::vector<double>>& v) {
+    const double cw = 96, ch = 34, x0 = 130, y0 = 52;
+    const double w = x0 + cw * double(colsV.size()) + kRight, h = y0 + ch * double(rowsV.size()) + 12;
+    double lo = 1e300, hi = -1e300;
+    for (const auto& row : v)
+        for (double x : row)
+            if (std::isfinite(x)) {
+                lo = std::min(lo, x);
+                hi = std::max(hi, x);
+            }
+    std::string out = fmt::format("<svg xmlns='http://www.w3.org/2000/svg' width='{:.0f}' height='{:.0f}' "
+                                  "viewBox='0 0 {:.0f} {:.0f}' role='img'><title>GPU time per step over {} and {}"
+                                  "</title>",
+                                  w, h, w, h, esc(rowAxis), esc(colAxis));
+    out += fmt::format("<text x='{:.0f}' y='18' class='title'>{} →</text>", x0, esc(colAxis));
+    out += fmt::format("<text x='8' y='{:.0f}' class='title'>{} ↓</text>", y0 - 8, esc(rowAxis));
+    for (size_t c = 0; c < colsV.size(); ++c)
+        out += fmt::format("<text x='{:.1f}' y='{:.1f}' class='label' text-anchor='middle'>{}</text>",
+                           x0 + cw * (double(c) + 0.5), y0 - 8, esc(shorten(colsV[c], 14)));
+    for (size_t r = 0; r < rowsV.size(); ++r) {
+        const double y = y0 + ch * double(r);
+        out += fmt::format("<text x='{:.1f}' y='{:.1f}' class='label' text-anchor='end'>{}</text>", x0 - 8, y + 21,
+                           esc(shorten(rowsV[r], 16)));
+        for (size_t c = 0; c < colsV.size(); ++c) {
+            const double x = x0 + cw * double(c), val = v[r][c];
+            if (!std::isfinite(val)) {
+                out += fmt::format("<rect x='{:.1f}' y='{:.1f}' width='{:.0f}' height='{:.0f}' class='empty'/>", x, y,
+                                   cw - 2, ch - 2);
+                continue;
+            }
+            const double t = hi > lo ? (val - lo) / (hi - lo) : 0.5;
+            const QColor col = QColor::fromRgbF(float(0.93 - 0.6 * t), float(0.95 - 0.45 * t), float(1.0 - 0.2 * t));
+            out += fmt::format("<rect x='{:.1f}' y='{:.1f}' width='{:.0f}' height='{:.0f}' fill='{}'/>", x, y, cw - 2,
+                               ch - 2, hex(col));
+            out += fmt::format("<text x='{:.1f}' y='{:.1f}' class='{}' text-anchor='middle'>{}</text>", x + cw / 2 - 1,
+                               y + 21, t > 0.55 ? "cellDark" : "cell", esc(formatDuration(val)));
+        }
+    }
+    return out + "</svg>";
+}
+
+// ---------------------------------------------------------------- tables
+
+std::string cellHtml(const std::string& column, const core::Cell& c) {
+    if (std::holds_alternative<std::monostate>(c)) return "–";
+    if (const auto* s = std::get_if<std::string>(&c))  // long kernel names: shortened, whole on hover and in the CSV
+        return s->size() > 72 ? fmt::format("<span title='{}'>{}</span>", esc(*s), esc(shorten(*s, 72))) : esc(*s);
+    const double v = Table::number(c);
+    if (column.ends_with("_ns")) return esc(formatDuration(v));
+    if (column.starts_with("delta") || column.starts_with("ci_")) return fmt::format("{:+.2f}%", v);
+    if (column.ends_with("_pct")) return fmt::format("{:.1f}%", v);
+    if (column == "cv") return fmt::format("{:.3f}", v);
+    return esc(Table::text(c));
+}
+
+std::string htmlTable(const Table& t, const std::string& csvName) {
+    std::string out = "<div class='scroll'><table><thead><tr>";
+    for (const auto& c : t.columns) out += "<th>" + esc(c) + "</th>";
+    out += "</tr></thead><tbody>";
+    const int sig = t.columnIndex("significant");
+    for (const auto& row : t.rows) {
+        const bool flagged = sig >= 0 && Table::text(row[size_t(sig)]) == "yes";
+        out += flagged ? "<tr class='sig'>" : "<tr>";
+        for (size_t i = 0; i < row.size(); ++i) out += "<td>" + cellHtml(t.columns[i], row[i]) + "</td>";
+        out += "</tr>";
+    }
+    out += "</tbody></table></div>";
+    return out + fmt::format("<p class='csv'>CSV: <a href='{0}'>{0}</a></p>", esc(csvName));
+}
+
+std::string csvOf(const Table& t) {
+    std::ostringstream s;
+    t.writeCsv(s);
+    return s.str();
+}
+
+// Per configuration: the mean over runs and ranks of the communication/computation overlap (HTA's definition),
+// none when no rank has communication kernels.
+std::vector<std::optional<double>> overlapOf(const std::vector<Config>& configs) {
+    std::vector<std::optional<double>> out;
+    for (const auto& c : configs) {
+        double sum = 0;
+        int n = 0;
+        for (const auto* r : c.runs) {
+            auto ctx = core::AnalysisContext::of(r->dataset);
+            auto t = core::commCompOverlap(*ctx, core::WindowSpec{});
+            if (!t) continue;
+            const int col = t->columnIndex(core::col::kOverlapPct);
+            for (const auto& row : t->rows)
+                if (col >= 0 && !std::holds_alternative<std::monostate>(row[size_t(col)])) {
+                    sum += Table::number(row[size_t(col)]);
+                    ++n;
+                }
+        }
+        out.push_back(n ? std::optional<double>(sum / n) : std::nullopt);
+    }
+    return out;
+}
+
+const char* kStyle =
+    "body{font:14px/1.45 system-ui,sans-serif;margin:24px auto;max-width:1100px;color:#222;padding:0 16px}"
+    "h1{font-size:24px;margin-bottom:4px}h2{font-size:18px;margin-top:32px;border-bottom:1px solid #ddd}"
+    "table{border-collapse:collapse;font-size:13px;margin:8px 0}th,td{border:1px solid #ddd;padding:3px 8px;"
+    "text-align:right;white-space:nowrap}th{background:#f4f4f4}.scroll{overflow-x:auto}td:first-child,th:first-child{text-align:left}tr.sig td{background:"
+    "#fff1e6;font-weight:600}.note,.tick,.label{font-size:11px;fill:#444}.title{font-size:13px;font-weight:600}"
+    ".grid{stroke:#e6e6e6}.whisker{stroke:#555}.box{stroke:#333}.median{stroke:#111;stroke-width:2}.mean{fill:#111}"
+    ".cell{font-size:11px;fill:#222}.cellDark{font-size:11px;fill:#fff}.empty{fill:#f6f6f6;stroke:#ddd}"
+    ".noise{background:#f7f9fc;border-left:4px solid #4a78c2;padding:8px 12px}.csv{font-size:12px;color:#666}"
+    "figure{margin:12px 0}figcaption{font-size:12px;color:#555;margin-left:78px}svg{max-width:100%;height:auto}.boxes figure{display:inline-block;margin:8px 12px 8px 0;"
+    "vertical-align:top}";
+
+}  // namespace
+
+namespace {
+
+struct Sections {
+    std::string html;
+    std::vector<std::pair<std::string, std::string>> csv;
+    void table(const std::string& prefix, const std::string& name, const Table& t) {
+        const std::string file = prefix + "-" + name + ".csv";
+        html += htmlTable(t, file);
+        csv.emplace_back(file, csvOf(t));
+    }
+};
+
+// The configuration table and, per configuration, the GPU time per step by category (stacked bars).
+void configurationSections(Sections& s, const std::vector<Config>& configs, const SweepComparison& byCategory,
+                           const std::string& prefix, std::vector<double>& totals) {
+    std::set<std::string> axes;
+    for (const auto& c : configs)
+        for (const auto& [k, v] : c.params) axes.insert(k);
+    std::vector<std::string> parts;
+    for (const auto& r : byCategory.rows)
+        if (std::find(parts.begin(), parts.end(), r.group) == parts.end()) parts.push_back(r.group);
+    std::vector<std::vector<double>> value(configs.size(), std::vector<double>(parts.size(), 0.0));
+    totals.assign(configs.size(), 0.0);
+    for (const auto& r : byCategory.rows)
+        for (size_t c = 0; c < configs.size(); ++c)
+            if (configs[c].key == r.config) {
+                const auto p = size_t(std::find(parts.begin(), parts.end(), r.group) - parts.begin());
+                value[c][p] = r.perStepNs;
+                totals[c] += r.perStepNs;
+            }
+    Table t;
+    t.columns = {"configuration"};
+    for (const auto& a : axes) t.columns.push_back(a);
+    for (const char* c : {"repeats", "ranks", "gpu_time_per_step_ns", "runs"}) t.columns.push_back(c);
+    for (size_t c = 0; c < configs.size(); ++c) {
+        std::vector<core::Cell> row{configs[c].label()};
+        for (const auto& a : axes) {
+            auto it = configs[c].params.find(a);
+            row.push_back(it != configs[c].params.end() ? core::Cell(it->second) : core::Cell());
+        }
+        size_t ranks = 0;
+        std::string labels;
+        for (const auto* r : configs[c].runs) {
+            ranks = std::max(ranks, r->dataset->ranks.size());
+            labels += (labels.empty() ? "" : " ") + r->run.label;
+        }
+        for (core::Cell x : {core::Cell(int64_t(configs[c].runs.size())), core::Cell(int64_t(ranks)),
+                             core::Cell(totals[c]), core::Cell(labels)})
+            row.push_back(std::move(x));
+        t.addRow(std::move(row));
+    }
+    s.html += "<h2>Configurations</h2>";
+    s.table(prefix, "configurations", t);
+    s.html += "<h2>GPU time per step by category</h2><figure>";
+    std::vector<std::string> bars;
+    for (const auto& c : configs) bars.push_back(c.label());
+    s.html += svgStacked(bars, parts, value) + "</figure>";
+    Table cat;
+    cat.columns = {"configuration", "category", "per_step_ns"};
+    for (const auto& r : byCategory.rows) cat.addRow({paramsLabel(r.parameters), r.group, r.perStepNs});
+    s.table(prefix, "categories", cat);
+}
+
+// The top groups: their comparison table and a box plot each.
+void groupSections(Sections& s, const std::vector<Config>& configs, const SweepComparison& cmp,
+                   const std::string& prefix, const std::string& baselineKey) {
+    Table t;
+    t.columns = {"group", "configuration", "count", "per_step_ns", "median_ns", "p5_ns", "p95_ns", "cv", "delta_pct",
+                 "ci_low_pct", "ci_high_pct", "significant"};
+    auto opt = [](const std::optional<double>& v) { return v ? core::Cell(*v) : core::Cell(); };
+    for (const auto& r : cmp.rows)
+        t.addRow({r.group, paramsLabel(r.parameters), int64_t(r.count), r.perStepNs, r.medianNs, r.p5Ns, r.p95Ns, r.cv,
+                  opt(r.deltaPct), opt(r.ciLowPct), opt(r.ciHighPct),
+                  std::string(r.significant ? "yes" : (r.deltaPct ? "no" : ""))});
+    s.html += "<h2>Top kernel groups</h2>";
+    s.table(prefix, "groups", t);
+    std::vector<std::string> groups;
+    for (const auto& r : cmp.rows)
+        if (std::find(groups.begin(), groups.end(), r.group) == groups.end()) groups.push_back(r.group);
+    s.html += "<h2>Time per step of each top group</h2><p>Box: 25th–75th percentile of the per-step time (kept steps "
+              "of every repeat); line: median; dot: mean; whiskers: smallest and largest step. Orange: a "
+              "significant change against the baseline (grey).</p><div class='boxes'>";
+    for (const auto& g : groups) {
+        std::vector<Box> boxes;
+        for (const auto& c : configs) {
+            Box b{c.shortLabel(), {}, hex(seriesColor(0)), ""};
+            for (const auto& r : cmp.rows)
+                if (r.group == g && r.config == c.key) {
+                    b.samples = r.stepsNs;
+                    if (r.deltaPct) b.note = fmt::format("{:+.1f}%{}", *r.deltaPct, r.significant ? " *" : "");
+                    if (r.significant) b.fill = "#f39c4a";
+                }
+            if (c.key == baselineKey) {
+                b.fill = "#bdbdbd";
+                b.note = "baseline";
+            }
+            boxes.push_back(std::move(b));
+        }
+        s.html += "<figure>" + svgBoxPlot(g, boxes) + axesCaption(configs) + "</figure>";
+    }
+    s.html += "</div>";
+}
+
+// Overlap per configuration, and the heatmap over the first two axes.
+void overlapAndHeatmap(Sections& s, const std::vector<Config>& configs, const std::vector<double>& totals,
+                       const std::string& prefix) {
+    const auto overlap = overlapOf(configs);
+    std::vector<std::string> bars, shortBars;
+    for (const auto& c : configs) {
+        bars.push_back(c.label());
+        shortBars.push_back(c.shortLabel());
+    }
+    s.html += "<h2>Communication/computation overlap</h2><p>Share of each rank's communication kernel time that "
+              "overlaps computation kernels (HTA's definition), averaged over ranks and repeats.</p><figure>" +
+              svgPercentBars("overlap % per configuration", shortBars, overlap) + axesCaption(configs) + "</figure>";
+    Table ov;
+    ov.columns = {"configuration", "overlap_pct"};
+    for (size_t c = 0; c < configs.size(); ++c)
+        ov.addRow({bars[c], overlap[c] ? core::Cell(*overlap[c]) : core::Cell()});
+    s.table(prefix, "overlap", ov);
+
+    std::set<std::string> axisSet;
+    for (const auto& c : configs)
+        for (const auto& [k, v] : c.params) axisSet.insert(k);
+    if (axisSet.size() < 2) return;
+    const std::vector<std::string> axes(axisSet.begin(), axisSet.end());
+    const auto rowsV = axisValues(configs, axes[0]), colsV = axisValues(configs, axes[1]);
+    std::vector<std::vector<double>> sum(rowsV.size(), std::vector<double>(colsV.size(), 0.0));
+    std::vector<std::vector<int>> n(rowsV.size(), std::vector<int>(colsV.size(), 0));
+    for (size_t c = 0; c < configs.size(); ++c) {
+        const auto a = configs[c].params.find(axes[0]), b = configs[c].params.find(axes[1]);
+        if (a == configs[c].params.end() || b == configs[c].params.end()) continue;
+        const auto r = size_t(std::find(rowsV.begin(), rowsV.end(), a->second) - rowsV.begin());
+        const auto k = size_t(std::find(colsV.begin(), colsV.end(), b->second) - colsV.begin());
+        sum[r][k] += totals[c];
+        ++n[r][k];
+    }
+    Table hm;
+    hm.columns = {axes[0], axes[1], "gpu_time_per_step_ns"};
+    for (size_t r = 0; r < rowsV.size(); ++r)
+        for (size_t k = 0; k < colsV.size(); ++k) {
+            sum[r][k] = n[r][k] ? sum[r][k] / n[r][k] : std::nan("");
+            if (n[r][k]) hm.addRow({rowsV[r], colsV[k], sum[r][k]});
+        }
+    s.html += fmt::format("<h2>GPU time per step over {} and {}</h2>", esc(axes[0]), esc(axes[1]));
+    if (axes.size() > 2) s.html += "<p>Averaged over the other axes.</p>";
+    s.html += "<figure>" + svgHeatmap(axes[0], rowsV, axes[1], colsV, sum) + "</figure>";
+    s.table(prefix, "heatmap", hm);
+}
+
+}  // namespace
+
+SweepReport buildSweepReport(const std::vector<SweepRunData>& runs, const SweepReportOptions& o) {
+    SweepReport out;
+    auto configs = configsOf(runs);
+    sortConfigs(configs);
+    core::SweepCompareOptions co;
+    co.groupBy = o.groupBy;
+    co.top = o.top;
+    co.skipSteps = o.skipSteps;
+    co.baseline = o.baseline;
+    if (co.baseline.empty() && configs.size() > 1) co.baseline = configs.front().runs.front()->run.label;
+    const SweepComparison cmp = core::compareSweep(runs, co);
+    core::SweepCompareOptions cats = co;
+    cats.groupBy = core::SweepGroupBy::Category;
+    cats.top = 0;
+    cats.baseline.clear();
+    const SweepComparison byCategory = core::compareSweep(runs, cats);
+    std::string baselineKey;
+    if (cmp.baseline)
+        for (const auto& r : runs)
+            if (r.run.label == *cmp.baseline || r.run.path == *cmp.baseline) baselineKey = r.run.configurationKey;
+
+    Sections s;
+    s.html += fmt::format("<h1>{}</h1><p>{} runs in {} configurations; generated by Strobe {}.</p>", esc(o.title),
+                          runs.size(), configs.size(), STROBE_VERSION);
+    s.html += "<div class='noise'><b>Noise and significance.</b> ";
+    if (cmp.method) {
+        std::string baselineConfig;
+        for (const auto& c : configs)
+            if (c.key == baselineKey) baselineConfig = c.label();
+        s.html += fmt::format("Baseline: {} ({}). Confidence {:.0f} %. Method: {}. A change is marked significant "
+                              "only when its corrected interval excludes zero.",
+                              esc(*cmp.baseline), esc(baselineConfig), 100 * cmp.confidence.value_or(0.95),
+                              esc(*cmp.method));
+    }
+    else
+        s.html += "No baseline: nothing was tested.";
+    for (const auto& m : cmp.messages) s.html += "<br>" + esc(m);
+    s.html += "</div>";
+    std::vector<double> totals;
+    configurationSections(s, configs, byCategory, o.csvPrefix, totals);
+    groupSections(s, configs, cmp, o.csvPrefix, baselineKey);
+    overlapAndHeatmap(s, configs, totals, o.csvPrefix);
+
+    out.html = fmt::format("<!DOCTYPE html>\n<html lang='en'><head><meta charset='utf-8'><title>{}</title><style>{}"
+                           "</style></head><body>\n{}\n</body></html>\n",
+                           esc(o.title), kStyle, s.html);
+    out.csv = std::move(s.csv);
+    out.messages = cmp.messages;
+    return out;
+}
+
+}  // namespace strobe::plots

@@ -1,0 +1,168 @@
+// strobe-cli sweep report: the HTML page and its CSV tables.
+// - On a generated sweep (tests/core/sweep_gen.h: bs=1 vs bs=2, 3 repeats, gemm 10 % slower on bs=2, relu 0.4 %
+//   slower under ±5 % repeat noise): only (gemm, bs=2) is significant; the page is self-contained (no script, no
+//   external reference) and opens in Debian's chromium, headless, with no console message; its DOM holds the box
+//   plots, the category stack and the overlap chart.
+// - On the two real ResNet-50 traces (tests/data/kineto/kineto-configs, num_workers 0 and 4): counts and time per
+//   step of two kernel groups equal what tests/data/expected/sweep_report_kineto_configs.py (Python json) prints:
+//     num_workers 0: dgrad_engine<float, 512, 6, 5, 3, 3, 3, false> 162 kernels, 13459333.333 ns per step;
+//                    volta_scudnn_128x128_stridedB_splitK_medium_nn_v1 6, 620000 ns
+//     num_workers 4: dgrad_engine 180, 14475833.333 ns; volta_scudnn 72, 4223666.667 ns
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "tests/cli/cli_capture.h"
+#include "tests/core/sweep_gen.h"
+#include "tests/test_files.h"
+
+namespace strobe::app {
+namespace {
+
+// Rows of a CSV file (RFC 4180 quoting), header first.
+std::vector<std::vector<std::string>> readCsv(const std::filesystem::path& p) {
+    std::vector<std::vector<std::string>> rows(1);
+    std::string cell;
+    bool quoted = false;
+    const std::string text = test::readAll(p);
+    for (size_t i = 0; i < text.size(); ++i) {
+        const char c = text[i];
+        if (quoted) {
+            if (c == '"' && i + 1 < text.size() && text[i + 1] == '"') cell += text[++i];
+            else if (c == '"') quoted = false;
+            else cell += c;
+        } else if (c == '"') {
+            quoted = true;
+        } else if (c == ',') {
+            rows.back().push_back(std::move(cell));
+            cell.clear();
+        } else if (c == '\n') {
+            rows.back().push_back(std::move(cell));
+            cell.clear();
+            rows.emplace_back();
+        } else if (c != '\r') {
+            cell += c;
+        }
+    }
+    if (rows.back().empty()) rows.pop_back();
+    return rows;
+}
+
+// The rows as column name → value maps.
+std::vector<std::map<std::string, std::string>> records(const std::filesystem::path& p) {
+    const auto rows = readCsv(p);
+    std::vector<std::map<std::string, std::string>> out;
+    for (size_t r = 1; r < rows.size(); ++r) {
+        std::map<std::string, std::string> m;
+        for (size_t c = 0; c < rows[0].size() && c < rows[r].size(); ++c) m[rows[0][c]] = rows[r][c];
+        out.push_back(std::move(m));
+    }
+    return out;
+}
+
+size_t countOf(const std::string& text, const std::string& what) {
+    size_t n = 0;
+    for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+    return n;
+}
+
+TEST(SweepReportCli, GeneratedSweepFlagsOnlyTheSlowerKernelAndOpensInChromium) {
+    test::TempDir dir("strobe-sweep-report");
+    test::writeGeneratedSweep(dir.path() / "sweep");
+    std::filesystem::create_directories(dir.path() / "out");
+    const auto html = dir.path() / "out" / "bs.html";
+    const auto r = test::runCli("sweep", {"report", "--no-cache", "-o", html.string(), "--title", "Batch size",
+                                          (dir.path() / "sweep").string()});
+    ASSERT_EQ(r.code, kExitOk) << r.err;
+    const std::string page = test::readAll(html);
+    EXPECT_NE(page.find("<h1>Batch size</h1>"), std::string::npos);
+    // Self-contained: no script, nothing loaded from elsewhere (the SVG namespace is a name, not a fetch).
+    EXPECT_EQ(page.find("<script"), std::string::npos);
+    EXPECT_EQ(page.find("src="), std::string::npos);
+    EXPECT_EQ(countOf(page, "href='http"), 0u);
+    // Two box plots (gemm, relu), the category stack, the overlap chart; no heatmap with one axis.
+    EXPECT_EQ(countOf(page, "<svg"), 4u);
+    EXPECT_NE(page.find("Holm-corrected"), std::string::npos);
+
+    const auto groups = records(dir.path() / "out" / "bs-groups.csv");
+    ASSERT_EQ(groups.size(), 4u);  // 2 groups x 2 configurations
+    for (const auto& g : groups) {
+        const bool slower = g.at("group") == "gemm" && g.at("configuration") == "bs=2";
+        const bool baseline = g.at("configuration") == "bs=1";
+        EXPECT_EQ(g.at("significant"), slower ? "yes" : baseline ? "" : "no") << g.at("group") << " " << g.at("configuration");
+    }
+    const auto configs = records(dir.path() / "out" / "bs-configurations.csv");
+    ASSERT_EQ(configs.size(), 2u);
+    EXPECT_EQ(configs[0].at("bs"), "1");
+    EXPECT_EQ(configs[1].at("repeats"), "3");
+    for (const char* t : {"categories", "overlap"})
+        EXPECT_TRUE(std::filesystem::exists(dir.path() / "out" / (std::string("bs-") + t + ".csv"))) << t;
+
+    // Debian's chromium, headless: the page's DOM as the browser built it, and its console (none expected).
+    const char* chromium = "/usr/bin/chromium";
+    if (!std::filesystem::exists(chromium)) GTEST_SKIP() << "chromium is not installed (.ci/setup installs it)";
+    const auto dom = dir.path() / "dom.html", log = dir.path() / "chromium.log", shot = dir.path() / "shot.png";
+    const std::string flags = "--headless --no-sandbox --disable-gpu --enable-logging=stderr --v=0 --user-data-dir=" +
+                              (dir.path() / "profile").string();
+    const std::string url = "file://" + html.string();
+    ASSERT_EQ(std::system((std::string(chromium) + " " + flags + " --dump-dom '" + url + "' > '" + dom.string() +
+                           "' 2> '" + log.string() + "'")
+                              .c_str()),
+              0)
+        << test::readAll(log);
+    const std::string built = test::readAll(dom);
+    EXPECT_EQ(countOf(built, "<svg"), 4u);
+    EXPECT_NE(built.find("Batch size"), std::string::npos);
+    const std::string console = test::readAll(log);
+    EXPECT_EQ(console.find(":CONSOLE("), std::string::npos) << console;
+    EXPECT_EQ(console.find("Uncaught"), std::string::npos) << console;
+    ASSERT_EQ(std::system((std::string(chromium) + " " + flags + " --hide-scrollbars --window-size=1200,1600 " +
+                           "--screenshot='" + shot.string() + "' '" + url + "' >> '" + log.string() + "' 2>&1")
+                              .c_str()),
+              0);
+    EXPECT_GT(std::filesystem::file_size(shot), 20'000u);  // a page with content, not a blank one
+}
+
+TEST(SweepReportCli, RealResNetRunsGiveThePythonCountsAndTimePerStep) {
+    test::TempDir dir("strobe-sweep-report");
+    const auto html = dir.path() / "kc.html";
+    const auto r = test::runCli("sweep", {"report", "--no-cache", "-o", html.string(),
+                                          std::string(STROBE_TEST_DATA_DIR) + "/kineto/kineto-configs"});
+    ASSERT_EQ(r.code, kExitOk) << r.err;
+    const auto configs = records(dir.path() / "kc-configurations.csv");
+    ASSERT_EQ(configs.size(), 2u);
+    EXPECT_EQ(configs[0].at("resnet50_num_workers"), "0");
+    EXPECT_EQ(configs[1].at("resnet50_num_workers"), "4");
+    struct Expected {
+        const char* prefix;
+        const char* config;
+        const char* count;
+        double perStepNs;
+    };
+    const Expected expected[] = {
+        {"void cudnn::detail::dgrad_engine<float, 512, 6, 5, 3, 3, 3, false>", "resnet50_num_workers=0", "162",
+         13459333.333333334},
+        {"void cudnn::detail::dgrad_engine<float, 512, 6, 5, 3, 3, 3, false>", "resnet50_num_workers=4", "180",
+         14475833.333333334},
+        {"volta_scudnn_128x128_stridedB_splitK_medium_nn_v1", "resnet50_num_workers=0", "6", 620000.0},
+        {"volta_scudnn_128x128_stridedB_splitK_medium_nn_v1", "resnet50_num_workers=4", "72", 4223666.666666667},
+    };
+    const auto groups = records(dir.path() / "kc-groups.csv");
+    EXPECT_EQ(groups.size(), 20u);  // the top 10 groups x 2 configurations
+    for (const auto& e : expected) {
+        bool found = false;
+        for (const auto& g : groups)
+            if (g.at("group").rfind(e.prefix, 0) == 0 && g.at("configuration") == e.config) {
+                found = true;
+                EXPECT_EQ(g.at("count"), e.count) << e.prefix;
+                EXPECT_NEAR(std::stod(g.at("per_step_ns")), e.perStepNs, 1.0) << e.prefix;
+            }
+        EXPECT_TRUE(found) << e.prefix << " " << e.config;
+    }
+}
+
+}  // namespace
+}  // namespace strobe::app
