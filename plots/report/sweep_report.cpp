@@ -177,7 +177,7 @@ std::string svgBoxPlot(const std::string& title, const std::vector<Box>& boxes) 
     std::string out = fmt::format("<svg xmlns='http://www.w3.org/2000/svg' width='{:.0f}' height='{:.0f}' "
                                   "viewBox='0 0 {:.0f} {:.0f}' role='img'><title>{}</title>",
                                   w, h, w, h, esc(title));
-    out += fmt::format("<text x='8' y='18' class='title'>{}</text>", esc(shorten(title, size_t((w - 16) / 7))));
+    out += fmt::format("<text x='8' y='18' class='title'>{}</text>", esc(shorten(title, size_t((w - 16) / 8.2))));
     out += svgAxis(lo, hi, x0, x1, y0, y1, TickUnit::Duration);
     const double slot = (x1 - x0) / double(boxes.size());
     for (size_t i = 0; i < boxes.size(); ++i) {
@@ -454,9 +454,14 @@ void configurationSections(Sections& s, const std::vector<Config>& configs, cons
     std::vector<std::string> bars;
     for (const auto& c : configs) bars.push_back(c.label());
     s.html += svgStacked(bars, parts, value) + "</figure>";
-    Table cat;
-    cat.columns = {"configuration", "category", "per_step_ns"};
-    for (const auto& r : byCategory.rows) cat.addRow({paramsLabel(r.parameters), r.group, r.perStepNs});
+    Table cat;  // one row per configuration, one column per category: GPU time per step
+    cat.columns = {"configuration"};
+    for (const auto& p : parts) cat.columns.push_back(p + "_ns");
+    for (size_t c = 0; c < configs.size(); ++c) {
+        std::vector<core::Cell> row{configs[c].label()};
+        for (double v : value[c]) row.emplace_back(v);
+        cat.addRow(std::move(row));
+    }
     s.table(prefix, "categories", cat);
 }
 
