@@ -13,6 +13,7 @@
 #include "app/cli/command.h"
 #include "core/analysis/sweep_compare.h"
 #include "core/engine/run_loader.h"
+#include "core/io/regex_check.h"
 #include "core/sweep/sweep_discovery.h"
 #ifdef STROBE_HAVE_PLOTS
 #include "plots/report/sweep_report.h"
@@ -30,6 +31,7 @@ constexpr const char* kHelp =
     "                                [--skip-steps N] [--pattern P] [--json] [--no-cache]\n"
     "       strobe-cli sweep report PATH... -o report.html [--title T] [--baseline RUN|KEY=VALUE] [--top K]\n"
     "                                [--group-by name|category] [--skip-steps N] [--pattern P] [--no-cache]\n"
+    "       strobe-cli sweep rocprof-input PATH... -o input.yaml|input.json [--top K] [--counters A,B,...] [--ncu]\n"
     "\n"
     "runs     lists the runs found under PATH (manifest.yaml, sweep.yaml, --pattern, rocprof cmd files, then\n"
     "         directory names such as key=value, key_value, <N>thread/nccl_<M>channels, rep<N>) with their\n"
@@ -43,6 +45,9 @@ constexpr const char* kHelp =
     "         the top groups (default 10) with their change against the baseline (default: the first run's\n"
     "         configuration) and a box plot each, GPU time per category, overlap per configuration, and a heatmap\n"
     "         over the first two axes; every table also as <name>-<table>.csv beside the page.\n"
+    "rocprof-input  a rocprofv3 input file (YAML, or JSON for .json) whose one job traces exactly the top-K\n"
+    "         kernel groups (default 10) by an anchored regex, with --counters as pmc; --ncu writes Nsight\n"
+    "         Compute options (--kernel-name regex:..., --metrics) instead.\n"
     "\n"
     "  --baseline RUN|KEY=VALUE  a run label or path (all configurations vs its configuration), or KEY=VALUE\n"
     "                            (each configuration vs the one differing only in KEY, set to VALUE)\n"
@@ -65,6 +70,8 @@ const core::IntParam kSkipSteps =
 const core::StringParam kPattern{"pattern", "Pattern", "Directory pattern with {axis} and {repeat}", ""};
 const core::PathParam kReportOutput{"output", "Output file", "The HTML report to write", ""};
 const core::StringParam kTitle{"title", "Title", "The report's title", "Sweep report"};
+const core::StringParam kCounters{"counters", "Counters", "Comma-separated hardware counters to collect", ""};
+const core::BoolParam kNcu{"ncu", "Nsight Compute", "Write Nsight Compute options instead of a rocprofv3 input", false};
 
 std::string jsonNumber(double v) { return std::isfinite(v) ? fmt::format("{}", v) : "null"; }
 std::string jsonOpt(const std::optional<double>& v) { return v ? jsonNumber(*v) : "null"; }
@@ -248,25 +255,93 @@ int runReport(const ArgParser& p) {
 #endif
 }
 
+// The part of a kernel's name a profiler filters on: no leading "void " (CUDA return type) and no argument list
+// (rocprofv3 and Nsight Compute's function base name drop it; the template arguments stay).
+std::string filterName(const std::string& name) {
+    std::string n = name.rfind("void ", 0) == 0 ? name.substr(5) : name;
+    int depth = 0;
+    for (size_t i = 0; i < n.size(); ++i) {
+        depth += n[i] == '<' ? 1 : n[i] == '>' ? -1 : 0;
+        if (n[i] == '(' && depth <= 0 && i > 0) return n.substr(0, i);
+    }
+    return n;
+}
+
+// One anchored regex for all `names`: the name from its start, then its argument list or the end.
+std::string kernelRegex(const std::vector<std::string>& names) {
+    std::string alternatives;
+    for (const auto& n : names) alternatives += (alternatives.empty() ? "" : "|") + escapeRegex(filterName(n));
+    return "^(?:void )?(?:" + alternatives + ")(?:\\(|$)";
+}
+
+int runRocprofInput(const ArgParser& p) {
+    const std::filesystem::path out = p.get(kReportOutput);
+    if (out.empty()) return usageError("sweep", "rocprof-input needs -o FILE (.yaml, .json, or any name with --ncu)");
+    Loaded l = discoverAndLoad("rocprof-input", p);
+    if (l.runs.empty()) return l.code;
+    SweepCompareOptions o;
+    o.top = p.get(kTopGroups) > 0 ? static_cast<int>(p.get(kTopGroups)) : 10;
+    o.skipSteps = static_cast<int>(p.get(kSkipSteps));
+    std::vector<std::string> names;
+    for (const auto& r : compareSweep(l.runs, o).rows)
+        if (std::find(names.begin(), names.end(), r.group) == names.end()) names.push_back(r.group);
+    std::vector<std::string> counters;
+    const std::string counterText = p.get(kCounters);
+    for (std::string_view rest = counterText; !rest.empty();) {
+        const size_t comma = rest.find(',');
+        if (std::string c(rest.substr(0, comma)); !c.empty()) counters.push_back(c);
+        rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma + 1);
+    }
+    const std::string regex = kernelRegex(names);
+    std::string text = fmt::format("# strobe-cli sweep rocprof-input: the top {} kernel groups by time per step\n",
+                                   names.size());
+    for (const auto& n : names) text += "#   " + n + "\n";
+    std::string list;
+    for (const auto& c : counters) list += (list.empty() ? "" : ", ") + jsonQuote(c);
+    if (p.get(kNcu)) {
+        text += "--kernel-name-base demangled --kernel-name " + jsonQuote("regex:" + regex);
+        if (!counters.empty()) text += " --metrics " + counterText;
+        text += "\n";
+    } else if (out.extension() == ".json") {
+        text = fmt::format("{{\"jobs\": [{{\"kernel_include_regex\": {}, \"kernel_trace\": true{}}}]}}\n",
+                           jsonQuote(regex), counters.empty() ? "" : ", \"pmc\": [" + list + "]");
+    } else {
+        // YAML: JSON strings are valid YAML double-quoted scalars.
+        text += "jobs:\n  - kernel_include_regex: " + jsonQuote(regex) + "\n    kernel_trace: true\n";
+        if (!counters.empty()) text += "    pmc: [" + list + "]\n";
+    }
+    std::ofstream f(out, std::ios::binary);
+    if (f) f << text;
+    if (!f) {
+        fmt::print(stderr, "strobe-cli sweep rocprof-input: cannot write {}\n", out.string());
+        return kExitFailure;
+    }
+    fmt::print("wrote {}: {} kernel groups\n", out.string(), names.size());
+    return l.code;
+}
+
 int run(const std::vector<std::string>& args) {
     if (args.empty()) return usageError("sweep", "say 'runs', 'compare' or 'report'");
     const std::string sub = args.front();
-    if (sub != "runs" && sub != "compare" && sub != "report")
+    if (sub != "runs" && sub != "compare" && sub != "report" && sub != "rocprof-input")
         return usageError("sweep", fmt::format("unknown sub-command '{}'", sub));
     std::vector<CliOption> options{kNoCacheFlag, kPattern};
-    if (sub != "report") options.push_back(kJsonFlag);
+    if (sub == "runs" || sub == "compare") options.push_back(kJsonFlag);
     if (sub != "runs") {
         for (CliOption o : {CliOption(kBaseline), CliOption(kGroupBy), CliOption(kTopGroups), CliOption(kSkipSteps)})
             options.push_back(o);
     }
-    if (sub == "report") {
-        options.push_back({kReportOutput, 'o'});
-        options.push_back(kTitle);
+    if (sub == "report" || sub == "rocprof-input") options.push_back({kReportOutput, 'o'});
+    if (sub == "report") options.push_back(kTitle);
+    if (sub == "rocprof-input") {
+        options.push_back(kCounters);
+        options.push_back(kNcu);
     }
     ArgParser p("sweep", options);
     if (!p.parse({args.begin() + 1, args.end()})) return usageError("sweep", p.error());
     logToStderr();
     if (p.positionals().empty()) return usageError("sweep", "no sweep directory given");
+    if (sub == "rocprof-input") return runRocprofInput(p);
     return sub == "runs" ? runRuns(p) : sub == "compare" ? runCompare(p) : runReport(p);
 }
 

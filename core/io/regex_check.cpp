@@ -40,4 +40,14 @@ Status checkRegexLimits(std::string_view pattern) {
     return Ok{};
 }
 
+std::string escapeRegex(std::string_view text) {
+    std::string out;
+    out.reserve(text.size() + 8);
+    for (char c : text) {
+        if (std::string_view("\\^$.|?*+()[]{}/").find(c) != std::string_view::npos) out += '\\';
+        out += c;
+    }
+    return out;
+}
+
 }  // namespace strobe::core

@@ -4,6 +4,7 @@
 // check (undefined behaviour, found by the classification_yaml fuzzer), and a large count builds an automaton of
 // that many states. Kernel-name patterns need neither: counts up to 1000 and back-references up to \999 pass.
 
+#include <string>
 #include <string_view>
 
 #include "core/io/error.h"
@@ -14,5 +15,8 @@ inline constexpr long kMaxRegexRepeat = 1000;
 
 // Ok, or an error naming the offending count and its position in `pattern`.
 Status checkRegexLimits(std::string_view pattern);
+
+// `text` with every ECMAScript regex metacharacter escaped, so that the pattern matches it literally.
+std::string escapeRegex(std::string_view text);
 
 }  // namespace strobe::core

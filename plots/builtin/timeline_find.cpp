@@ -1,5 +1,6 @@
 // Search, name statistics, range summaries and the overview density of the GPU timeline (timeline_find.h).
 
+#include "core/io/regex_check.h"
 #include "plots/builtin/timeline_find.h"
 
 #include <algorithm>
@@ -188,14 +189,7 @@ RangeSummary summarize(const TimelinePrepared& p, const std::vector<int>& lanes,
     return s;
 }
 
-std::string exactNameRegex(const std::string& name) {
-    std::string out = "^";
-    for (char c : name) {
-        if (std::string_view("\\^$.|?*+()[]{}/").find(c) != std::string_view::npos) out += '\\';
-        out += c;
-    }
-    return out + "$";
-}
+std::string exactNameRegex(const std::string& name) { return "^" + core::escapeRegex(name) + "$"; }
 
 void computeOverview(TimelinePrepared& p) {
     p.overview.assign(kOverviewBins, 0.f);

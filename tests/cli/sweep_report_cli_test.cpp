@@ -10,7 +10,11 @@
 //     num_workers 4: dgrad_engine 180, 14475833.333 ns; volta_scudnn 72, 4223666.667 ns
 #include <gtest/gtest.h>
 
+#include <simdjson.h>
+#include <yaml-cpp/yaml.h>
+
 #include <cstdlib>
+#include <regex>
 #include <map>
 #include <string>
 #include <vector>
@@ -162,6 +166,49 @@ TEST(SweepReportCli, RealResNetRunsGiveThePythonCountsAndTimePerStep) {
             }
         EXPECT_TRUE(found) << e.prefix << " " << e.config;
     }
+}
+
+// sweep rocprof-input: the top group of the generated sweep is gemm (1000-1100 ns per step against relu's ~500 ns);
+// the regex selects it and nothing else, in YAML and JSON, with the counters as pmc; --ncu writes ncu options.
+TEST(SweepRocprofInputCli, TopKernelsAsAnAnchoredRegexWithCounters) {
+    test::TempDir dir("strobe-sweep-input");
+    test::writeGeneratedSweep(dir.path() / "sweep");
+    const std::string sweep = (dir.path() / "sweep").string();
+    const auto yamlPath = dir.path() / "input.yaml", jsonPath = dir.path() / "input.json";
+    auto r = test::runCli("sweep", {"rocprof-input", "--no-cache", "--top", "1", "--counters", "SQ_WAVES,FETCH_SIZE",
+                                    "-o", yamlPath.string(), sweep});
+    ASSERT_EQ(r.code, kExitOk) << r.err;
+    const YAML::Node doc = YAML::LoadFile(yamlPath.string());
+    ASSERT_TRUE(doc["jobs"].IsSequence());
+    const YAML::Node job = doc["jobs"][0];
+    EXPECT_TRUE(job["kernel_trace"].as<bool>());
+    EXPECT_EQ(job["pmc"].as<std::vector<std::string>>(), (std::vector<std::string>{"SQ_WAVES", "FETCH_SIZE"}));
+    const std::regex re(job["kernel_include_regex"].as<std::string>(), std::regex::ECMAScript);
+    EXPECT_TRUE(std::regex_search("gemm", re));
+    EXPECT_TRUE(std::regex_search("void gemm(float*, int)", re));
+    EXPECT_FALSE(std::regex_search("relu", re));
+    EXPECT_FALSE(std::regex_search("gemm_splitk", re));
+    EXPECT_FALSE(std::regex_search("my_gemm", re));
+
+    r = test::runCli("sweep", {"rocprof-input", "--no-cache", "--top", "2", "-o", jsonPath.string(), sweep});
+    ASSERT_EQ(r.code, kExitOk) << r.err;
+    simdjson::dom::parser parser;
+    simdjson::dom::element root;
+    ASSERT_EQ(parser.load(jsonPath.string()).get(root), simdjson::SUCCESS);
+    std::string_view pattern;
+    ASSERT_EQ(root["jobs"].at(0)["kernel_include_regex"].get(pattern), simdjson::SUCCESS);
+    EXPECT_TRUE(root["jobs"].at(0)["pmc"].error() == simdjson::NO_SUCH_FIELD);  // no counters: trace only
+    const std::regex both{std::string(pattern), std::regex::ECMAScript};
+    EXPECT_TRUE(std::regex_search("gemm", both));
+    EXPECT_TRUE(std::regex_search("relu", both));
+
+    const auto ncu = dir.path() / "ncu.txt";
+    r = test::runCli("sweep", {"rocprof-input", "--no-cache", "--top", "1", "--ncu", "--counters",
+                               "gpu__time_duration.sum", "-o", ncu.string(), sweep});
+    ASSERT_EQ(r.code, kExitOk) << r.err;
+    const std::string text = test::readAll(ncu);
+    EXPECT_NE(text.find("--kernel-name \"regex:^(?:void )?(?:gemm)"), std::string::npos) << text;
+    EXPECT_NE(text.find("--metrics gpu__time_duration.sum"), std::string::npos) << text;
 }
 
 }  // namespace
