@@ -27,10 +27,11 @@ using namespace strobe::core;
 
 constexpr const char* kHelp =
     "Usage: strobe-cli sweep runs PATH... [--pattern P] [--json] [--no-cache]\n"
-    "       strobe-cli sweep compare PATH... [--group-by name|category] [--baseline RUN|KEY=VALUE] [--top K]\n"
+    "       strobe-cli sweep compare PATH... [--group-by name|category|op|normalized|regex:R]\n"
+    "                                [--baseline RUN|KEY=VALUE] [--top K]\n"
     "                                [--skip-steps N] [--pattern P] [--json] [--no-cache]\n"
     "       strobe-cli sweep report PATH... -o report.html [--title T] [--baseline RUN|KEY=VALUE] [--top K]\n"
-    "                                [--group-by name|category] [--skip-steps N] [--pattern P] [--no-cache]\n"
+    "                                [--group-by G] [--skip-steps N] [--pattern P] [--no-cache]\n"
     "       strobe-cli sweep rocprof-input PATH... -o input.yaml|input.json [--top K] [--counters A,B,...] [--ncu]\n"
     "\n"
     "runs     lists the runs found under PATH (manifest.yaml, sweep.yaml, --pattern, rocprof cmd files, then\n"
@@ -51,7 +52,10 @@ constexpr const char* kHelp =
     "\n"
     "  --baseline RUN|KEY=VALUE  a run label or path (all configurations vs its configuration), or KEY=VALUE\n"
     "                            (each configuration vs the one differing only in KEY, set to VALUE)\n"
-    "  --group-by name|category  group kernels by name (default) or by classification category\n"
+    "  --group-by G              name (default); category (Strobe's classification); op (the CPU operator that\n"
+    "                            launched the kernel, for comparing across GPU vendors); normalized (argument\n"
+    "                            list, template arguments, hashes and tile shapes removed); regex:R (R's first\n"
+    "                            capture group, else its match; \"(other)\" where it does not match)\n"
     "  --top K                   keep the K groups with the most time per step (0: all)\n"
     "  --skip-steps N            drop the first N ProfilerSteps of every run (warm-up)\n"
     "  --pattern P               directory pattern such as {threads}thread/nccl_{channels}channels\n"
@@ -61,8 +65,8 @@ constexpr const char* kHelp =
     "Exit codes: 0 ok, 2 usage error, 3 unreadable input or no runs found.";
 
 const core::StringParam kBaseline{"baseline", "Baseline", "Run label/path, or KEY=VALUE", ""};
-const core::EnumParam kGroupBy =
-    core::EnumParam{"group-by", "Group by", "Group kernels by name or by category", "name"}.choices({"name", "category"});
+const core::StringParam kGroupBy{"group-by", "Group by",
+                                 "name, category, op (launching CPU operator), normalized, or regex:PATTERN", "name"};
 const core::IntParam kTopGroups =
     core::IntParam{"top", "Top groups", "Groups with the most time per step to keep (0: all)", 0}.bounded(0, 1000000, 1);
 const core::IntParam kSkipSteps =
@@ -182,7 +186,8 @@ int runCompare(const ArgParser& p) {
     Loaded l = discoverAndLoad("compare", p);
     if (l.runs.empty()) return l.code;
     SweepCompareOptions o;
-    o.groupBy = p.get(kGroupBy) == "category" ? SweepGroupBy::Category : SweepGroupBy::Name;
+    std::string error;
+    if (!parseSweepGroupBy(p.get(kGroupBy), o.groupBy, o.groupRegex, error)) return usageError("sweep", error);
     o.baseline = p.get(kBaseline);
     o.top = static_cast<int>(p.get(kTopGroups));
     o.skipSteps = static_cast<int>(p.get(kSkipSteps));
@@ -233,7 +238,8 @@ int runReport(const ArgParser& p) {
     o.baseline = p.get(kBaseline);
     o.top = p.get(kTopGroups) > 0 ? static_cast<int>(p.get(kTopGroups)) : 10;
     o.skipSteps = static_cast<int>(p.get(kSkipSteps));
-    o.groupBy = p.get(kGroupBy) == "category" ? SweepGroupBy::Category : SweepGroupBy::Name;
+    std::string error;
+    if (!parseSweepGroupBy(p.get(kGroupBy), o.groupBy, o.groupRegex, error)) return usageError("sweep", error);
     o.csvPrefix = out.stem().string();
     const plots::SweepReport report = plots::buildSweepReport(l.runs, o);
     auto write = [](const std::filesystem::path& path, const std::string& text) {

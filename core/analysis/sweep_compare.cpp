@@ -1,13 +1,18 @@
 #include "core/analysis/sweep_compare.h"
 
 #include <algorithm>
+#include <cctype>
+#include <optional>
 #include <cmath>
 #include <numeric>
 #include <random>
+#include <regex>
 #include <set>
+#include <unordered_map>
 
 #include <fmt/format.h>
 
+#include "core/io/regex_check.h"
 #include "core/model/types.h"
 
 namespace strobe::core {
@@ -27,15 +32,143 @@ struct Config {
     std::vector<RunSteps> repeats;
 };
 
-std::string groupOf(const RankData& r, size_t i, SweepGroupBy by) {
-    if (by == SweepGroupBy::Category) return std::string(toString(r.gpu.category[i]));
-    return std::string(r.strings.view(r.gpu.name[i]));
+// The group of each kernel of one rank, memoised per name (and per launching operator for Op).
+class Grouper {
+public:
+    explicit Grouper(const SweepCompareOptions& o) : m_by(o.groupBy) {
+        if (m_by == SweepGroupBy::Regex) m_re.emplace(o.groupRegex, std::regex::ECMAScript | std::regex::optimize);
+    }
+    const std::string& of(const RankData& r, size_t i) {
+        const auto& g = r.gpu;
+        if (m_by == SweepGroupBy::Category) {
+            auto [it, fresh] = m_cache.try_emplace({&r, 0x80000000u | uint32_t(g.category[i])});
+            if (fresh) it->second = std::string(toString(g.category[i]));
+            return it->second;
+        }
+        if (m_by == SweepGroupBy::Op) {
+            const int64_t op = g.cpuOp.size() == g.size() ? g.cpuOp[i] : -1;
+            const uint32_t id = op >= 0 && size_t(op) < r.slices.size() ? r.slices.name[size_t(op)] : UINT32_MAX;
+            auto [it, fresh] = m_cache.try_emplace({&r, id});
+            if (fresh) it->second = id == UINT32_MAX ? "(no operator)" : std::string(r.strings.view(id));
+            return it->second;
+        }
+        auto [it, fresh] = m_cache.try_emplace({&r, g.name[i]});
+        if (!fresh) return it->second;
+        const std::string_view name = r.strings.view(g.name[i]);
+        if (m_by == SweepGroupBy::Normalized) {
+            it->second = normalizedKernelName(name);
+        } else if (m_by == SweepGroupBy::Regex) {
+            std::match_results<std::string_view::const_iterator> m;
+            it->second = std::regex_search(name.begin(), name.end(), m, *m_re)
+                             ? (m.size() > 1 && m[1].matched ? m[1].str() : m[0].str())
+                             : "(other)";
+        } else {
+            it->second = std::string(name);
+        }
+        return it->second;
+    }
+
+private:
+    struct Key {
+        const RankData* rank;
+        uint32_t id;
+        bool operator==(const Key&) const = default;
+    };
+    struct KeyHash {
+        size_t operator()(const Key& k) const { return std::hash<const void*>()(k.rank) ^ (size_t(k.id) * 0x9E3779B97F4A7C15ull); }
+    };
+    SweepGroupBy m_by;
+    std::optional<std::regex> m_re;
+    std::unordered_map<Key, std::string, KeyHash> m_cache;
+};
+
+bool isHex(std::string_view s) {
+    return std::all_of(s.begin(), s.end(), [](char c) { return std::isxdigit(static_cast<unsigned char>(c)) != 0; });
 }
+
+// A token (between underscores) that is a tile shape, an optional letter prefix then NxM[xK...] ("128x64",
+// "MT128x128x32", "MI32x32x8x1"), or a hash (a hex run of 8 or more digits, "0x..." or bare with a digit in it).
+bool variableToken(std::string_view t) {
+    size_t i = 0;
+    while (i < t.size() && std::isalpha(static_cast<unsigned char>(t[i]))) ++i;
+    std::string_view rest = t.substr(i);
+    int numbers = 0;
+    bool shape = !rest.empty();
+    for (size_t k = 0; k < rest.size() && shape;) {
+        size_t d = k;
+        while (d < rest.size() && std::isdigit(static_cast<unsigned char>(rest[d]))) ++d;
+        shape = d > k;
+        ++numbers;
+        k = d;
+        if (k < rest.size()) {
+            shape = shape && rest[k] == 'x' && k + 1 < rest.size();
+            ++k;
+        }
+    }
+    if (shape && numbers >= 2) return true;
+    if (t.starts_with("0x") && t.size() >= 10 && isHex(t.substr(2))) return true;
+    return t.size() >= 8 && isHex(t) && std::any_of(t.begin(), t.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); }) &&
+           std::any_of(t.begin(), t.end(), [](char c) { return std::isalpha(static_cast<unsigned char>(c)); });
+}
+
+}  // namespace
+
+std::string normalizedKernelName(std::string_view name) {
+    if (name.starts_with("void ")) name.remove_prefix(5);
+    // The argument list and the template arguments (at any depth).
+    std::string base;
+    int depth = 0;
+    for (size_t i = 0; i < name.size(); ++i) {
+        const char c = name[i];
+        if (c == '(' && depth == 0 && i > 0) break;
+        if (c == '<') ++depth;
+        if (depth == 0) base += c;
+        if (c == '>' && depth > 0) --depth;
+    }
+    // Tile shapes and hashes among the underscore-separated tokens.
+    std::string out;
+    size_t start = 0;
+    while (start <= base.size()) {
+        const size_t end = std::min(base.find('_', start), base.size());
+        const std::string_view tok(base.data() + start, end - start);
+        if (!tok.empty() && !variableToken(tok)) out += (out.empty() ? "" : "_") + std::string(tok);
+        start = end + 1;
+    }
+    return out.empty() ? std::string(name) : out;
+}
+
+bool parseSweepGroupBy(std::string_view text, SweepGroupBy& by, std::string& regex, std::string& error) {
+    if (text == "name") by = SweepGroupBy::Name;
+    else if (text == "category") by = SweepGroupBy::Category;
+    else if (text == "op") by = SweepGroupBy::Op;
+    else if (text == "normalized") by = SweepGroupBy::Normalized;
+    else if (text.starts_with("regex:")) {
+        regex = std::string(text.substr(6));
+        if (auto limits = checkRegexLimits(regex); !limits) {
+            error = limits.error().toString();
+            return false;
+        }
+        try {
+            std::regex re(regex, std::regex::ECMAScript);
+        } catch (const std::regex_error& e) {
+            error = fmt::format("--group-by regex:{}: {}", regex, e.what());
+            return false;
+        }
+        by = SweepGroupBy::Regex;
+    } else {
+        error = fmt::format("--group-by {}: say name, category, op, normalized or regex:PATTERN", text);
+        return false;
+    }
+    return true;
+}
+
+namespace {
 
 // Kernels are assigned to the ProfilerStep the merge put them in (GpuTable::step); a run without steps counts as
 // one step. The first `skip` step numbers (over all ranks) are dropped.
 RunSteps stepsOf(const SweepRunData& run, const SweepCompareOptions& o, std::vector<std::string>& messages) {
     RunSteps out;
+    Grouper grouper(o);
     std::set<int64_t> numbers;
     for (const auto& r : run.dataset->ranks)
         for (size_t s = 0; s < r->steps.size(); ++s) numbers.insert(r->steps.number[s]);
@@ -54,6 +187,7 @@ RunSteps stepsOf(const SweepRunData& run, const SweepCompareOptions& o, std::vec
         return out;
     }
     out.steps = noSteps ? 1 : index.size();
+    std::unordered_map<const std::string*, std::pair<std::vector<double>*, uint64_t*>> sinks;
     for (const auto& r : run.dataset->ranks) {
         const auto& g = r->gpu;
         for (size_t i = 0; i < g.size(); ++i) {
@@ -65,11 +199,16 @@ RunSteps stepsOf(const SweepRunData& run, const SweepCompareOptions& o, std::vec
                 if (it == index.end()) continue;
                 slot = it->second;
             }
-            const std::string group = groupOf(*r, i, o.groupBy);
-            auto& v = out.perStep[group];
-            v.resize(out.steps, 0.0);
-            v[slot] += static_cast<double>(g.dur[i]);
-            ++out.count[group];
+            // The group's accumulators, found once per distinct group (the grouper's strings have stable addresses).
+            const std::string& group = grouper.of(*r, i);
+            auto [slotIt, fresh] = sinks.try_emplace(&group);
+            if (fresh) {
+                slotIt->second.first = &out.perStep[group];
+                slotIt->second.first->resize(out.steps, 0.0);
+                slotIt->second.second = &out.count[group];
+            }
+            (*slotIt->second.first)[slot] += static_cast<double>(g.dur[i]);
+            ++*slotIt->second.second;
         }
     }
     return out;

@@ -7,6 +7,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/model/dataset.h"
@@ -27,10 +28,24 @@ struct SweepRunData {
     DatasetPtr dataset;
 };
 
-enum class SweepGroupBy { Name, Category };
+// How kernels are grouped: by name; by Strobe category; by the CPU operator that launched them; by normalised name
+// (argument list, template arguments, hashes and tile shapes removed: normalizedKernelName); by a regex (the first
+// capture group of SweepCompareOptions::groupRegex, else the whole match; kernels it does not match: "(other)").
+enum class SweepGroupBy { Name, Category, Op, Normalized, Regex };
+
+// Parses --group-by: name | category | op | normalized | regex:R. False, with `error` set, on anything else or an
+// invalid regex.
+bool parseSweepGroupBy(std::string_view text, SweepGroupBy& by, std::string& regex, std::string& error);
+
+// A kernel name with what varies between builds and shapes taken out, so that one kernel family is one group:
+// "void ns::gemm<float, 128>(float*, int)" -> "ns::gemm"; "ampere_sgemm_128x64_tn" -> "ampere_sgemm_tn";
+// "Cijk_Ailk_Bljk_HHS_BH_MT128x128x32_MI32x32x8x1_SN_1LDSB0" -> "Cijk_Ailk_Bljk_HHS_BH_SN_1LDSB0";
+// "kernel_0x7f3a9c2e" and "fused_9f86d081884c7d65" (hex hashes of 8 or more digits) lose the hash.
+std::string normalizedKernelName(std::string_view name);
 
 struct SweepCompareOptions {
     SweepGroupBy groupBy = SweepGroupBy::Name;
+    std::string groupRegex;  // SweepGroupBy::Regex (ECMAScript)
     // "" (no deltas), a run label or path (every configuration vs that run's configuration), or KEY=VALUE (each
     // configuration vs the one that differs from it only in KEY, where KEY has VALUE).
     std::string baseline;

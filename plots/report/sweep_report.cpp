@@ -560,6 +560,7 @@ SweepReport buildSweepReport(const std::vector<SweepRunData>& runs, const SweepR
     sortConfigs(configs);
     core::SweepCompareOptions co;
     co.groupBy = o.groupBy;
+    co.groupRegex = o.groupRegex;
     co.top = o.top;
     co.skipSteps = o.skipSteps;
     co.baseline = o.baseline;

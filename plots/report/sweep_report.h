@@ -20,6 +20,7 @@ struct SweepReportOptions {
     int top = 10;                     // kernel groups compared and plotted
     int skipSteps = 0;
     core::SweepGroupBy groupBy = core::SweepGroupBy::Name;
+    std::string groupRegex;           // SweepGroupBy::Regex
     std::string csvPrefix = "report";  // CSV files are linked as <csvPrefix>-<table>.csv
 };
 

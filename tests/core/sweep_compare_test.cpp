@@ -119,5 +119,59 @@ TEST(SweepCompare, UnknownBaselineIsAMessageNotADelta) {
     for (const auto& r : c.rows) EXPECT_FALSE(r.deltaPct.has_value());
 }
 
+// Expected by hand from the rule: argument list and template arguments dropped, tokens that are tile shapes
+// (letters then NxM[xK...]) or hex hashes of 8+ digits dropped.
+TEST(SweepGroupBy, NormalizedNamesDropShapesTemplatesAndHashes) {
+    EXPECT_EQ(normalizedKernelName("void ns::gemm<float, 128>(float*, int)"), "ns::gemm");
+    EXPECT_EQ(normalizedKernelName("ampere_sgemm_128x64_tn"), "ampere_sgemm_tn");
+    EXPECT_EQ(normalizedKernelName("ampere_sgemm_64x32_tn"), "ampere_sgemm_tn");
+    EXPECT_EQ(normalizedKernelName("Cijk_Ailk_Bljk_HHS_BH_MT128x128x32_MI32x32x8x1_SN_1LDSB0"),
+              "Cijk_Ailk_Bljk_HHS_BH_SN_1LDSB0");
+    EXPECT_EQ(normalizedKernelName("kernel_0x7f3a9c2e"), "kernel");
+    EXPECT_EQ(normalizedKernelName("triton_fused_9f86d081884c7d65"), "triton_fused");
+    EXPECT_EQ(normalizedKernelName("volta_scudnn_128x128_stridedB_splitK_medium_nn_v1"),
+              "volta_scudnn_stridedB_splitK_medium_nn_v1");
+    EXPECT_EQ(normalizedKernelName("relu"), "relu");
+    EXPECT_EQ(normalizedKernelName("deadbeef_kernel"), "deadbeef_kernel");  // letters only: a word, not a hash
+}
+
+TEST(SweepGroupBy, ParsesEveryModeAndRejectsTheRest) {
+    SweepGroupBy by{};
+    std::string re, error;
+    EXPECT_TRUE(parseSweepGroupBy("op", by, re, error));
+    EXPECT_EQ(by, SweepGroupBy::Op);
+    EXPECT_TRUE(parseSweepGroupBy("normalized", by, re, error));
+    EXPECT_EQ(by, SweepGroupBy::Normalized);
+    EXPECT_TRUE(parseSweepGroupBy("regex:^(ge|re)", by, re, error));
+    EXPECT_EQ(by, SweepGroupBy::Regex);
+    EXPECT_EQ(re, "^(ge|re)");
+    EXPECT_FALSE(parseSweepGroupBy("regex:(unclosed", by, re, error));
+    EXPECT_NE(error.find("(unclosed"), std::string::npos) << error;
+    EXPECT_FALSE(parseSweepGroupBy("kernel", by, re, error));
+    EXPECT_NE(error.find("normalized"), std::string::npos) << error;
+}
+
+// On the generated sweep (gemm and relu, 4 steps x 3 repeats per configuration, no CPU operators): a regex's
+// capture group names the group, kernels it misses are "(other)"; by operator every kernel is "(no operator)".
+TEST(SweepGroupBy, RegexAndOperatorGroupsOnTheGeneratedSweep) {
+    test::TempDir dir("strobe-sweep-groupby");
+    test::writeGeneratedSweep(dir.path());
+    const auto runs = loadSweep(dir.path().string());
+    SweepCompareOptions o;
+    o.groupBy = SweepGroupBy::Regex;
+    o.groupRegex = "^(rel)u";
+    auto c = compareSweep(runs, o);
+    ASSERT_NE(find(c, "rel", "bs=1"), nullptr);
+    ASSERT_NE(find(c, "(other)", "bs=2"), nullptr);
+    EXPECT_EQ(find(c, "rel", "bs=1")->count, 12u);      // relu: 4 steps x 3 repeats
+    EXPECT_EQ(find(c, "(other)", "bs=2")->count, 12u);  // gemm
+    EXPECT_EQ(c.rows.size(), 4u);
+    o.groupBy = SweepGroupBy::Op;
+    c = compareSweep(runs, o);
+    ASSERT_EQ(c.rows.size(), 2u);
+    EXPECT_EQ(c.rows[0].group, "(no operator)");
+    EXPECT_EQ(c.rows[0].count, 24u);
+}
+
 }  // namespace
 }  // namespace strobe::core
