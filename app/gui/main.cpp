@@ -1,6 +1,7 @@
 // strobe — the workbench window.
 //   strobe [PATH…]                 open traces (each directory a run, loose files together one run)
 //   strobe --session FILE [PATH…]  restore a session (on PATH… instead of its own runs when given)
+//   strobe --sweep DIR             open a sweep's runs in the Sweep dock (as File ▸ Open sweep…)
 //   strobe --measure-latency PATH… load and show the default plot, print the event-loop latency seen, quit
 //   strobe --no-cache PATH…        neither read nor write the on-disk load cache
 //   strobe --screenshot FILE …     (hidden) save a picture of the window once everything is idle, quit
@@ -95,7 +96,11 @@ int main(int argc, char** argv) {
     parser.addOption(noCache);
     parser.addOption(screenshot);
     parser.addOption(size);
+    QCommandLineOption sweep(QStringLiteral("sweep"),
+                             QApplication::translate("main", "Open the runs of a sweep directory in the Sweep dock."),
+                             QStringLiteral("DIR"));
     parser.addOption(theme);
+    parser.addOption(sweep);
     parser.process(app);
 
     MainWindow window;
@@ -153,6 +158,7 @@ int main(int argc, char** argv) {
     auto open = [&] {
         if (!sessionFile.isEmpty()) window.openSession(sessionFile, paths);
         else if (!paths.isEmpty()) window.openPaths(paths);
+        if (parser.isSet(sweep)) window.openSweep(parser.value(sweep));
     };
     if (parser.isSet(latency)) {
         // Measure the load only: start once the window is up and painted.

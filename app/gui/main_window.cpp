@@ -45,6 +45,7 @@
 #include "app/gui/plot_view.h"
 #include "app/gui/run_manager.h"
 #include "app/gui/runs_panel.h"
+#include "app/gui/sweep_panel.h"
 #include "core/engine/memory_budget.h"
 #include "core/io/resources.h"
 #include "plots/plot_registry.h"
@@ -269,6 +270,24 @@ void MainWindow::buildDocks() {
     auto* chartDock = addDock(tr("Chart"), QStringLiteral("chartDock"), m_chartPanel, Qt::RightDockWidgetArea);
     tabifyDockWidget(jobsDock, chartDock);
     selDock->raise();
+
+    // A sweep's runs × axes, the comparison and the report (File ▸ Open sweep…), tabbed with the Runs dock.
+    m_sweepPanel = new SweepPanel(*m_runs, this);
+    m_sweepDock = addDock(tr("Sweep"), QStringLiteral("sweepDock"), m_sweepPanel, Qt::LeftDockWidgetArea);
+    tabifyDockWidget(runsDock, m_sweepDock);
+    runsDock->raise();
+    connect(m_sweepPanel, &SweepPanel::openPlotRequested, this, [this](const std::vector<int>& ids) {
+        const std::string pid = m_plotList->currentPlotId();
+        openPlot(pid.empty() ? std::string("kernel-breakdown") : pid, ids);
+    });
+}
+
+bool MainWindow::openSweep(const QString& dir) {
+    m_sweepDock->show();
+    m_sweepDock->raise();
+    // The runs × axes table and the comparison need room: at least 40 % of the window's width.
+    if (m_sweepDock->width() < width() * 2 / 5) resizeDocks({m_sweepDock}, {width() * 2 / 5}, Qt::Horizontal);
+    return m_sweepPanel->openSweep(dir);
 }
 
 void MainWindow::buildActions() {
@@ -283,6 +302,10 @@ void MainWindow::buildActions() {
     m_actOpenFiles = make(tr("&Open files…"), QKeySequence::Open, [this] { openFilesDialog(); }, QStyle::SP_DialogOpenButton);
     m_actOpenDir = make(tr("Open &directory…"), QKeySequence(tr("Ctrl+Shift+O")), [this] { openDirectoryDialog(); },
                         QStyle::SP_DirOpenIcon);
+    m_actOpenSweep = make(tr("Open s&weep…"), QKeySequence(tr("Ctrl+Alt+W")), [this] {
+        const QString dir = QFileDialog::getExistingDirectory(this, tr("Open a sweep directory"));
+        if (!dir.isEmpty()) openSweep(dir);
+    });
     m_actOpenSample = make(tr("Open the &sample run"), {}, [this] { openPaths({sampleRunPath()}); });
     m_actReload = make(tr("&Reload"), QKeySequence(Qt::Key_F5), [this] {
         const auto sel = m_runsPanel->selectedRuns();
@@ -350,6 +373,7 @@ void MainWindow::buildMenus() {
     QMenu* file = menuBar()->addMenu(tr("&File"));
     file->addAction(m_actOpenFiles);
     file->addAction(m_actOpenDir);
+    file->addAction(m_actOpenSweep);
     m_recentMenu = file->addMenu(tr("Open &recent"));
     connect(m_recentMenu, &QMenu::aboutToShow, this, &MainWindow::fillRecentMenu);
     file->addAction(m_actOpenSample);

@@ -19,6 +19,7 @@ class QAction;
 class QLabel;
 class QMenu;
 class QProgressBar;
+class QDockWidget;
 class QTextBrowser;
 class QToolButton;
 
@@ -33,6 +34,7 @@ class PlotList;
 class PlotView;
 class RunManager;
 class RunsPanel;
+class SweepPanel;
 
 enum class Theme { System, Light, Dark };
 
@@ -44,6 +46,9 @@ public:
 
     // Opening. Each directory becomes a run, loose files together one run. Returns the run ids.
     std::vector<int> openPaths(const QStringList& paths);
+    // Discovers the runs of a sweep directory (core/sweep), opens each and shows them in the Sweep dock.
+    bool openSweep(const QString& dir);
+    SweepPanel* sweepPanel() { return m_sweepPanel; }
     int openRun(const QStringList& sources, const QString& label = {},
                 const std::map<std::string, std::string>& parameters = {});
     // Opens `plotId` on `runIds` in `pane` (-1: the active pane). Values: stored preferences when null.
@@ -127,6 +132,8 @@ private:
 
     PlotArea* m_plotArea = nullptr;
     RunsPanel* m_runsPanel = nullptr;
+    SweepPanel* m_sweepPanel = nullptr;
+    QDockWidget* m_sweepDock = nullptr;
     PlotList* m_plotList = nullptr;
     ParamPanel* m_paramPanel = nullptr;
     ChartPanel* m_chartPanel = nullptr;
@@ -143,6 +150,7 @@ private:
     QMenu* m_viewMenu = nullptr;
     QAction* m_actOpenFiles = nullptr;
     QAction* m_actOpenDir = nullptr;
+    QAction* m_actOpenSweep = nullptr;
     QAction* m_actOpenSample = nullptr;
     QAction* m_actReload = nullptr;
     QAction* m_actCloseRun = nullptr;

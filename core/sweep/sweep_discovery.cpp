@@ -1,6 +1,7 @@
 #include "core/sweep/sweep_discovery.h"
 
 #include <algorithm>
+#include <tuple>
 #include <cctype>
 #include <charconv>
 #include <cstring>
@@ -372,6 +373,10 @@ SweepDiscovery discoverSweep(const std::vector<std::string>& paths, const std::s
         run.repeat = seen++;
         result.runs.push_back(std::move(run));
     }
+    // Runs in axis-value order (numbers as numbers: 4 before 16), repeats in order within a configuration.
+    std::stable_sort(result.runs.begin(), result.runs.end(), [](const SweepRun& a, const SweepRun& b) {
+        return std::tie(a.parameters, a.repeat) < std::tie(b.parameters, b.repeat);
+    });
     return result;
 }
 

@@ -50,7 +50,9 @@ TEST(SweepDiscovery, AortaLayout) {
     const auto found = discoverSweep({dir.path().string()});
     ASSERT_EQ(found.runs.size(), 4u);
     ASSERT_EQ(found.axes, (std::vector<std::string>{"channels", "thread"}));
-    EXPECT_EQ(found.runs[1].configurationKey, "channels=32,thread=4");
+    // Runs come in axis-value order (axes by name: channels, then thread): (16,4) (16,8) (32,4) (32,8).
+    EXPECT_EQ(found.runs[1].configurationKey, "channels=16,thread=8");
+    EXPECT_EQ(found.runs[2].configurationKey, "channels=32,thread=4");
     EXPECT_EQ(std::get<long long>(found.runs[3].parameters.at("thread")), 8);
 }
 
@@ -92,7 +94,10 @@ TEST(SweepDiscovery, SeismicCmdFiles) {
     EXPECT_EQ(config128One, 7);
     EXPECT_EQ(maxRepeat, 6);
     EXPECT_EQ(config64One, 1);
-    EXPECT_EQ(std::get<long long>(found.runs.back().parameters.at("arg5")), 64);
+    // In axis-value order the 64 run comes first, the (128, absent) run before the (128, 1) repeats.
+    EXPECT_EQ(std::get<long long>(found.runs.front().parameters.at("arg5")), 64);
+    EXPECT_EQ(found.runs[1].configurationKey, "arg5=128,arg7=(absent)");
+    EXPECT_EQ(std::get<long long>(found.runs.back().parameters.at("arg5")), 128);
 }
 
 TEST(SweepDiscovery, SweepYamlWinsOverDirectoryNames) {

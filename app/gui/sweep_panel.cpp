@@ -1,0 +1,359 @@
+#include "app/gui/sweep_panel.h"
+
+#include <algorithm>
+#include <set>
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QDesktopServices>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPushButton>
+#include <QSaveFile>
+#include <QSplitter>
+#include <QTableWidget>
+#include <QUrl>
+#include <QDir>
+#include <QVBoxLayout>
+#include <QtConcurrent/QtConcurrentRun>
+
+#include "app/gui/format.h"
+#include "app/gui/run_manager.h"
+#include "core/sweep/sweep_discovery.h"
+#include "plots/report/sweep_report.h"
+
+namespace strobe::app {
+
+namespace {
+
+QString qs(const std::string& s) { return QString::fromStdString(s); }
+
+QString paramsText(const std::map<std::string, std::string>& p) {
+    QStringList parts;
+    for (const auto& [k, v] : p) parts << qs(k + "=" + v);
+    return parts.isEmpty() ? QStringLiteral("-") : parts.join(QStringLiteral(", "));
+}
+
+QString stateText(const RunRecord* r) {
+    if (!r) return QObject::tr("closed");
+    switch (r->state) {
+    case RunState::Loading: return QObject::tr("loading %1%").arg(int(r->fraction * 100));
+    case RunState::Loaded: return QObject::tr("loaded");
+    case RunState::Failed: return QObject::tr("failed");
+    case RunState::Cancelled: return QObject::tr("cancelled");
+    }
+    return {};
+}
+
+}  // namespace
+
+SweepPanel::SweepPanel(RunManager& runs, QWidget* parent) : QWidget(parent), m_runManager(runs) {
+    setObjectName(QStringLiteral("sweepPanel"));
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(4, 4, 4, 4);
+    m_title = new QLabel(tr("No sweep open: File ▸ Open sweep… finds the runs of a sweep directory."), this);
+    m_title->setWordWrap(true);
+    layout->addWidget(m_title);
+    m_filter = new QLineEdit(this);
+    m_filter->setObjectName(QStringLiteral("sweepFilter"));
+    m_filter->setPlaceholderText(tr("Filter runs (text in the run or a parameter)"));
+    m_filter->setClearButtonEnabled(true);
+    layout->addWidget(m_filter);
+
+    auto* split = new QSplitter(Qt::Vertical, this);
+    m_table = new QTableWidget(split);
+    m_table->setObjectName(QStringLiteral("sweepRuns"));
+    m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    m_table->verticalHeader()->hide();
+    m_table->setSortingEnabled(false);
+
+    auto* bottom = new QWidget(split);
+    auto* bl = new QVBoxLayout(bottom);
+    bl->setContentsMargins(0, 0, 0, 0);
+    auto* row = new QHBoxLayout;
+    row->addWidget(new QLabel(tr("Baseline"), bottom));
+    m_baseline = new QComboBox(bottom);
+    m_baseline->setObjectName(QStringLiteral("sweepBaseline"));
+    row->addWidget(m_baseline, 1);
+    row->addWidget(new QLabel(tr("Group by"), bottom));
+    m_groupBy = new QComboBox(bottom);
+    m_groupBy->setObjectName(QStringLiteral("sweepGroupBy"));
+    m_groupBy->addItems({QStringLiteral("name"), QStringLiteral("category"), QStringLiteral("op"),
+                         QStringLiteral("normalized")});
+    row->addWidget(m_groupBy);
+    bl->addLayout(row);
+    auto* buttons = new QHBoxLayout;
+    m_compareButton = new QPushButton(tr("Compare checked runs"), bottom);
+    m_compareButton->setObjectName(QStringLiteral("sweepCompare"));
+    m_reportButton = new QPushButton(tr("Report…"), bottom);
+    m_reportButton->setObjectName(QStringLiteral("sweepReport"));
+    m_plotButton = new QPushButton(tr("Open plot comparing them"), bottom);
+    m_plotButton->setObjectName(QStringLiteral("sweepPlot"));
+    buttons->addWidget(m_compareButton);
+    buttons->addWidget(m_reportButton);
+    buttons->addWidget(m_plotButton);
+    bl->addLayout(buttons);
+    m_status = new QLabel(bottom);
+    m_status->setWordWrap(true);
+    m_status->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    bl->addWidget(m_status);
+    m_results = new QTableWidget(bottom);
+    m_results->setObjectName(QStringLiteral("sweepResults"));
+    m_results->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    m_results->verticalHeader()->hide();
+    bl->addWidget(m_results, 1);
+    split->addWidget(m_table);
+    split->addWidget(bottom);
+    split->setStretchFactor(0, 1);
+    split->setStretchFactor(1, 3);
+    m_results->setWordWrap(false);
+    m_results->setTextElideMode(Qt::ElideRight);
+    layout->addWidget(split, 1);
+
+    connect(m_filter, &QLineEdit::textChanged, this, [this] { rebuildRuns(); });
+    connect(m_compareButton, &QPushButton::clicked, this, [this] { compare(); });
+    connect(m_plotButton, &QPushButton::clicked, this, [this] {
+        if (const auto ids = checkedRuns(); !ids.empty()) Q_EMIT openPlotRequested(ids);
+    });
+    connect(m_reportButton, &QPushButton::clicked, this, [this] {
+        const QString path = QFileDialog::getSaveFileName(this, tr("Write the sweep report"), QStringLiteral("report.html"),
+                                                          tr("HTML (*.html)"));
+        if (!path.isEmpty() && writeReport(path)) QDesktopServices::openUrl(QUrl::fromLocalFile(path));
+    });
+    connect(m_table, &QTableWidget::itemChanged, this, [this](QTableWidgetItem* item) {
+        if (m_filling || item->column() != 0) return;
+        setChecked(item->data(Qt::UserRole).toInt(), item->checkState() == Qt::Checked);
+    });
+    connect(&m_runManager, &RunManager::runChanged, this, [this] { refreshStates(); });
+    connect(&m_runManager, &RunManager::runLoaded, this, [this] { refreshStates(); });
+    connect(&m_runManager, &RunManager::runRemoved, this, [this](int id) {
+        std::erase_if(m_runs, [id](const Run& r) { return r.id == id; });
+        rebuildRuns();
+    });
+    connect(&m_watcher, &QFutureWatcher<core::SweepComparison>::finished, this, [this] {
+        m_result = m_watcher.result();
+        showComparison();
+        Q_EMIT compared();
+    });
+}
+
+bool SweepPanel::openSweep(const QString& dir, const QString& pattern) {
+    const auto found = core::sweep::discoverSweep({dir.toStdString()}, pattern.toStdString());
+    if (found.runs.empty()) {
+        m_title->setText(tr("No runs found under %1").arg(dir));
+        return false;
+    }
+    m_runs.clear();
+    std::set<std::string> axes, configs;
+    for (const auto& run : found.runs) {
+        Run r;
+        r.info = core::sweep::toRunInfo(run);
+        // Shown (and named in the Runs dock) by its path under the sweep directory.
+        const QString relative = QDir(QFileInfo(dir).absoluteFilePath())
+                                     .relativeFilePath(QFileInfo(qs(run.path)).absoluteFilePath());
+        if (!relative.isEmpty() && relative != QLatin1String(".") && !relative.startsWith(QLatin1String("..")))
+            r.info.label = relative.toStdString();
+        r.repeat = run.repeat;
+        r.id = m_runManager.openRun({qs(run.path)}, qs(r.info.label), r.info.parameters);
+        for (const auto& [k, v] : r.info.parameters) axes.insert(k);
+        configs.insert(r.info.configurationKey);
+        m_runs.push_back(std::move(r));
+    }
+    m_axes.assign(axes.begin(), axes.end());
+    QStringList notes;
+    for (const auto& m : found.messages) notes << qs(m);
+    m_title->setText(tr("<b>%1</b>: %2 runs, %3 configurations, axes: %4")
+                         .arg(QFileInfo(dir).fileName().toHtmlEscaped())
+                         .arg(m_runs.size())
+                         .arg(configs.size())
+                         .arg(m_axes.empty() ? tr("none") : qs([&] {
+                             std::string s;
+                             for (const auto& a : m_axes) s += (s.empty() ? "" : ", ") + a;
+                             return s;
+                         }()).toHtmlEscaped()) +
+                     (notes.isEmpty() ? QString() : QStringLiteral("<br><small>%1</small>").arg(notes.join("<br>").toHtmlEscaped())));
+    m_baseline->clear();
+    std::vector<std::pair<std::string, QString>> seen;
+    for (const auto& r : m_runs)
+        if (std::none_of(seen.begin(), seen.end(), [&](const auto& s) { return s.first == r.info.configurationKey; }))
+            seen.emplace_back(r.info.configurationKey, paramsText(r.info.parameters));
+    for (const auto& [key, text] : seen) m_baseline->addItem(text, qs(key));
+    rebuildRuns();
+    return true;
+}
+
+void SweepPanel::rebuildRuns() {
+    m_filling = true;
+    const QString filter = m_filter->text().trimmed();
+    QStringList headers{tr("✓"), tr("run")};
+    for (const auto& a : m_axes) headers << qs(a);
+    headers << tr("repeat") << tr("state");
+    m_table->clear();
+    m_table->setColumnCount(static_cast<int>(headers.size()));
+    m_table->setHorizontalHeaderLabels(headers);
+    m_table->setRowCount(0);
+    for (const auto& r : m_runs) {
+        const QString params = paramsText(r.info.parameters);
+        if (!filter.isEmpty() && !qs(r.info.label).contains(filter, Qt::CaseInsensitive) &&
+            !params.contains(filter, Qt::CaseInsensitive))
+            continue;
+        const int row = m_table->rowCount();
+        m_table->insertRow(row);
+        auto* check = new QTableWidgetItem;
+        check->setFlags(Qt::ItemIsUserCheckable | Qt::ItemIsEnabled | Qt::ItemIsSelectable);
+        check->setCheckState(r.checked ? Qt::Checked : Qt::Unchecked);
+        check->setData(Qt::UserRole, r.id);
+        m_table->setItem(row, 0, check);
+        m_table->setItem(row, 1, new QTableWidgetItem(qs(r.info.label)));
+        int col = 2;
+        for (const auto& a : m_axes) {
+            auto it = r.info.parameters.find(a);
+            m_table->setItem(row, col++, new QTableWidgetItem(it != r.info.parameters.end() ? qs(it->second) : QString()));
+        }
+        m_table->setItem(row, col++, new QTableWidgetItem(QString::number(r.repeat)));
+        m_table->setItem(row, col, new QTableWidgetItem(stateText(m_runManager.run(r.id))));
+    }
+    m_table->resizeColumnsToContents();
+    m_filling = false;
+}
+
+void SweepPanel::refreshStates() {
+    m_filling = true;
+    const int stateCol = m_table->columnCount() - 1;
+    for (int row = 0; row < m_table->rowCount(); ++row) {
+        const int id = m_table->item(row, 0)->data(Qt::UserRole).toInt();
+        if (auto* item = m_table->item(row, stateCol)) item->setText(stateText(m_runManager.run(id)));
+    }
+    m_filling = false;
+}
+
+bool SweepPanel::allLoaded() const {
+    return std::all_of(m_runs.begin(), m_runs.end(), [this](const Run& r) {
+        const RunRecord* rec = m_runManager.run(r.id);
+        return rec && rec->state != RunState::Loading;
+    });
+}
+
+std::vector<int> SweepPanel::checkedRuns() const {
+    std::vector<int> out;
+    for (const auto& r : m_runs)
+        if (r.checked) out.push_back(r.id);
+    return out;
+}
+
+void SweepPanel::setChecked(int runId, bool checked) {
+    for (auto& r : m_runs)
+        if (r.id == runId) r.checked = checked;
+    rebuildRuns();
+}
+
+void SweepPanel::setBaseline(const QString& configuration) {
+    const int i = m_baseline->findData(configuration);
+    if (i >= 0) m_baseline->setCurrentIndex(i);
+}
+
+void SweepPanel::setFilter(const QString& text) { m_filter->setText(text); }
+
+std::vector<core::SweepRunData> SweepPanel::checkedData() const {
+    std::vector<core::SweepRunData> out;
+    for (const auto& r : m_runs) {
+        const RunRecord* rec = m_runManager.run(r.id);
+        if (r.checked && rec && rec->state == RunState::Loaded && rec->dataset) out.push_back({r.info, rec->dataset});
+    }
+    return out;
+}
+
+void SweepPanel::compare() {
+    if (m_watcher.isRunning()) return;
+    auto data = checkedData();
+    if (data.empty()) {
+        m_status->setText(tr("No loaded run is checked."));
+        return;
+    }
+    core::SweepCompareOptions o;
+    std::string error;
+    core::parseSweepGroupBy(m_groupBy->currentText().toStdString(), o.groupBy, o.groupRegex, error);
+    o.top = 20;
+    // The baseline configuration: the first checked run of it.
+    const std::string key = m_baseline->currentData().toString().toStdString();
+    for (const auto& d : data)
+        if (d.run.configurationKey == key) {
+            o.baseline = d.run.label;
+            break;
+        }
+    m_status->setText(tr("Comparing %n run(s)…", nullptr, static_cast<int>(data.size())));
+    m_watcher.setFuture(QtConcurrent::run([data = std::move(data), o] { return core::compareSweep(data, o); }));
+}
+
+void SweepPanel::showComparison() {
+    const auto& c = m_result;
+    QStringList notes;
+    if (c.method) notes << qs(*c.method);
+    for (const auto& m : c.messages) notes << qs(m);
+    m_status->setText(notes.join(QStringLiteral("\n")));
+    const QStringList headers{tr("group"), tr("configuration"), tr("count"), tr("per step"), tr("median"), tr("cv"),
+                              tr("Δ %"), tr("CI %"), tr("significant")};
+    m_results->clear();
+    m_results->setColumnCount(static_cast<int>(headers.size()));
+    m_results->setHorizontalHeaderLabels(headers);
+    m_results->setRowCount(static_cast<int>(c.rows.size()));
+    const QColor flagged(255, 224, 192);
+    for (int i = 0; i < static_cast<int>(c.rows.size()); ++i) {
+        const auto& r = c.rows[static_cast<size_t>(i)];
+        const QStringList cells{qs(r.group),
+                                paramsText(r.parameters),
+                                QString::number(r.count),
+                                formatDuration(static_cast<int64_t>(r.perStepNs)),
+                                formatDuration(static_cast<int64_t>(r.medianNs)),
+                                QString::number(r.cv, 'f', 3),
+                                r.deltaPct ? QString::asprintf("%+.2f", *r.deltaPct) : QString(),
+                                r.ciLowPct ? QString::asprintf("[%+.2f, %+.2f]", *r.ciLowPct, *r.ciHighPct) : QString(),
+                                r.significant ? tr("yes") : (r.deltaPct ? tr("no") : QString())};
+        for (int col = 0; col < cells.size(); ++col) {
+            auto* item = new QTableWidgetItem(cells[col]);
+            if (col == 0) item->setToolTip(cells[col]);
+            if (r.significant) item->setBackground(flagged);
+            m_results->setItem(i, col, item);
+        }
+    }
+    m_results->resizeColumnsToContents();
+    m_results->setColumnWidth(0, std::min(m_results->columnWidth(0), 300));
+    m_results->resizeRowsToContents();
+}
+
+bool SweepPanel::writeReport(const QString& path) {
+    const auto data = checkedData();
+    if (data.empty()) {
+        m_status->setText(tr("No loaded run is checked."));
+        return false;
+    }
+    plots::SweepReportOptions o;
+    const std::string key = m_baseline->currentData().toString().toStdString();
+    for (const auto& d : data)
+        if (d.run.configurationKey == key) {
+            o.baseline = d.run.label;
+            break;
+        }
+    o.csvPrefix = QFileInfo(path).completeBaseName().toStdString();
+    const auto report = plots::buildSweepReport(data, o);
+    auto write = [this](const QString& file, const std::string& text) {
+        QSaveFile f(file);
+        if (!f.open(QIODevice::WriteOnly) || f.write(text.data(), static_cast<qint64>(text.size())) < 0 || !f.commit()) {
+            m_status->setText(tr("Cannot write %1: %2").arg(file, f.errorString()));
+            return false;
+        }
+        return true;
+    };
+    if (!write(path, report.html)) return false;
+    for (const auto& [name, text] : report.csv)
+        if (!write(QFileInfo(path).dir().filePath(qs(name)), text)) return false;
+    m_status->setText(tr("Wrote %1 and %2 CSV files beside it.").arg(path).arg(report.csv.size()));
+    return true;
+}
+
+}  // namespace strobe::app
