@@ -327,7 +327,7 @@ int runRocprofInput(const ArgParser& p) {
 }
 
 int run(const std::vector<std::string>& args) {
-    if (args.empty()) return usageError("sweep", "say 'runs', 'compare' or 'report'");
+    if (args.empty()) return usageError("sweep", "say 'runs', 'compare', 'report' or 'rocprof-input'");
     const std::string sub = args.front();
     if (sub != "runs" && sub != "compare" && sub != "report" && sub != "rocprof-input")
         return usageError("sweep", fmt::format("unknown sub-command '{}'", sub));
