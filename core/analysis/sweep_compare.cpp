@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstring>
 #include <optional>
 #include <cmath>
 #include <numeric>
@@ -32,6 +33,38 @@ struct Config {
     std::vector<RunSteps> repeats;
 };
 
+// The call site of a kernel: the outermost CPU operator among the ancestors of its launching operator `op`
+// (ProfilerStep#N ranges, which old traces record as operators, are not call sites); -1 when there is none.
+int64_t outermostOp(const RankData& r, int64_t op) {
+    const auto& s = r.slices;
+    int64_t best = -1;
+    const bool parents = s.parent.size() == s.size();
+    for (int guard = 0; op >= 0 && size_t(op) < s.size() && guard < 4096; ++guard) {
+        if (s.kind[size_t(op)] == EventKind::CpuOp && !r.strings.view(s.name[size_t(op)]).starts_with("ProfilerStep#"))
+            best = op;
+        if (!parents) break;
+        op = s.parent[size_t(op)];
+    }
+    return best;
+}
+
+// An operator name as a call site, the same on every backend: autograd nodes lose their version suffix and their
+// backend prefix ("CudnnConvolutionBackward", "MiopenConvolutionBackward0" and "ConvolutionBackward0" are all
+// "ConvolutionBackward"; "ReluBackward1" is "ReluBackward"; "autograd::engine::evaluate_function: X" is X).
+std::string callSiteName(std::string_view name) {
+    constexpr std::string_view kEngine = "autograd::engine::evaluate_function: ";  // newer PyTorch wraps nodes so
+    if (name.starts_with(kEngine)) name.remove_prefix(kEngine.size());
+    std::string n(name);
+    if (n.find("Backward") == std::string::npos || n.find("::") != std::string::npos) return n;
+    while (!n.empty() && std::isdigit(static_cast<unsigned char>(n.back()))) n.pop_back();
+    for (const char* prefix : {"Cudnn", "Miopen", "Native", "Mkldnn", "Thnn", "Cuda"})
+        if (n.starts_with(prefix) && n.size() > std::strlen(prefix) + 8) {
+            n.erase(0, std::strlen(prefix));
+            break;
+        }
+    return n;
+}
+
 // The group of each kernel of one rank, memoised per name (and per launching operator for Op).
 class Grouper {
 public:
@@ -46,10 +79,10 @@ public:
             return it->second;
         }
         if (m_by == SweepGroupBy::Op) {
-            const int64_t op = g.cpuOp.size() == g.size() ? g.cpuOp[i] : -1;
+            const int64_t op = outermostOp(r, g.cpuOp.size() == g.size() ? g.cpuOp[i] : -1);
             const uint32_t id = op >= 0 && size_t(op) < r.slices.size() ? r.slices.name[size_t(op)] : UINT32_MAX;
             auto [it, fresh] = m_cache.try_emplace({&r, id});
-            if (fresh) it->second = id == UINT32_MAX ? "(no operator)" : std::string(r.strings.view(id));
+            if (fresh) it->second = id == UINT32_MAX ? "(no operator)" : callSiteName(r.strings.view(id));
             return it->second;
         }
         auto [it, fresh] = m_cache.try_emplace({&r, g.name[i]});
@@ -374,6 +407,35 @@ std::vector<Config> configurationsOf(const std::vector<SweepRunData>& runs, cons
 
 }  // namespace
 
+namespace {
+
+// How far the groups line up across configurations: the groups found in every one, and the share of each
+// configuration's kernel time per step they hold (the match rate, low when comparing kernel names across GPU
+// vendors, high when grouping by call site).
+std::string matchRate(const std::vector<SweepCompareRow>& rows, size_t configs) {
+    std::map<std::string, size_t> seen;
+    std::map<std::string, std::pair<double, double>> time;  // config -> (in common groups, all)
+    for (const auto& r : rows) ++seen[r.group];
+    for (const auto& r : rows) {
+        auto& t = time[r.config];
+        t.second += r.perStepNs;
+        if (seen[r.group] == configs) t.first += r.perStepNs;
+    }
+    size_t common = 0;
+    for (const auto& [g, n] : seen) common += n == configs;
+    double lo = 100, hi = 0;
+    for (const auto& [c, t] : time) {
+        const double pct = t.second > 0 ? 100.0 * t.first / t.second : 0.0;
+        lo = std::min(lo, pct);
+        hi = std::max(hi, pct);
+    }
+    return fmt::format("groups found in every configuration: {} of {}, holding {:.1f}%{} of each configuration's "
+                       "kernel time per step",
+                       common, seen.size(), lo, hi - lo >= 0.05 ? fmt::format("-{:.1f}%", hi) : std::string());
+}
+
+}  // namespace
+
 SweepComparison compareSweep(const std::vector<SweepRunData>& runs, const SweepCompareOptions& o) {
     SweepComparison out;
     const std::vector<Config> configs = configurationsOf(runs, o, out.messages);
@@ -395,6 +457,7 @@ SweepComparison compareSweep(const std::vector<SweepRunData>& runs, const SweepC
             rows.push_back(std::move(row));
         }
     }
+    if (configs.size() >= 2) out.messages.push_back(matchRate(rows, configs.size()));
     std::vector<std::pair<double, std::string>> order;
     for (const auto& [g, w] : weight) order.emplace_back(-w, g);
     std::sort(order.begin(), order.end());

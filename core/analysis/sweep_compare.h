@@ -28,7 +28,8 @@ struct SweepRunData {
     DatasetPtr dataset;
 };
 
-// How kernels are grouped: by name; by Strobe category; by the CPU operator that launched them; by normalised name
+// How kernels are grouped: by name; by Strobe category; by the call site that launched them (the outermost CPU
+// operator around the launch, e.g. aten::conv2d: the same on every GPU vendor); by normalised name
 // (argument list, template arguments, hashes and tile shapes removed: normalizedKernelName); by a regex (the first
 // capture group of SweepCompareOptions::groupRegex, else the whole match; kernels it does not match: "(other)").
 enum class SweepGroupBy { Name, Category, Op, Normalized, Regex };
