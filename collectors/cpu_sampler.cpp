@@ -109,6 +109,8 @@ core::Status runCpuSampler(const CpuSamplerOptions& options, const std::atomic<b
     core::Status status = core::Ok{};
     while (!stop.load()) {
         next += std::chrono::duration_cast<std::chrono::steady_clock::duration>(period);
+        // Behind schedule (a loaded machine): drop the missed ticks rather than sample in a burst.
+        if (const auto late = std::chrono::steady_clock::now(); next < late) next = late;
         // Sleep in short slices so that a stop request is seen quickly.
         while (!stop.load() && std::chrono::steady_clock::now() < next)
             std::this_thread::sleep_for(std::min<std::chrono::steady_clock::duration>(
@@ -121,6 +123,9 @@ core::Status runCpuSampler(const CpuSamplerOptions& options, const std::atomic<b
             status = Error(Location{"/proc/stat"}, "cannot read the CPU times");
             break;
         }
+        // No clock tick (USER_HZ, 10 ms) since the last sample: no utilisation can be told yet; the next sample
+        // measures over the longer interval instead of writing a row with empty CPU columns.
+        if (now->all.total <= prev->all.total) continue;
         auto cell = [](std::optional<double> v) { return v ? fmt::format("{:.2f}", *v) : std::string(); };
         std::string row = fmt::format("{},{},{},{}", rt, mono, boot, cell(utilisationPct(prev->all, now->all)));
         for (size_t c = 0; c < prev->cores.size(); ++c)
