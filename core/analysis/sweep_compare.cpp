@@ -13,6 +13,7 @@
 
 #include <fmt/format.h>
 
+#include "core/analysis/context.h"
 #include "core/io/regex_check.h"
 #include "core/model/types.h"
 
@@ -247,13 +248,9 @@ RunSteps stepsOf(const SweepRunData& run, const SweepCompareOptions& o, std::vec
     return out;
 }
 
-// Linear interpolation between closest ranks of sorted values (numpy's default percentile).
+// stats::quantile (numpy's default percentile), 0 for no values.
 double percentile(const std::vector<double>& sorted, double q) {
-    if (sorted.empty()) return 0.0;
-    const double pos = q * static_cast<double>(sorted.size() - 1);
-    const size_t lo = static_cast<size_t>(std::floor(pos));
-    const size_t hi = std::min(lo + 1, sorted.size() - 1);
-    return sorted[lo] + (sorted[hi] - sorted[lo]) * (pos - static_cast<double>(lo));
+    return sorted.empty() ? 0.0 : stats::quantile(std::span<const double>(sorted), q);
 }
 
 double mean(const std::vector<double>& v) {

@@ -10,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include "core/analysis/context.h"
 #include "plots/chart.h"
 #include "plots/plot_registry.h"
 
@@ -38,11 +39,7 @@ struct StepBoxPrepared final : Prepared {
 };
 
 double quantile(const std::vector<double>& v, double q) {
-    if (v.empty()) return 0;
-    const double pos = q * double(v.size() - 1);
-    const auto lo = size_t(std::floor(pos));
-    const size_t hi = std::min(lo + 1, v.size() - 1);
-    return v[lo] + (v[hi] - v[lo]) * (pos - double(lo));
+    return v.empty() ? 0.0 : core::stats::quantile(std::span<const double>(v), q);
 }
 
 std::string configOf(const RunEntry& r) {

@@ -46,11 +46,7 @@ std::string shorten(const std::string& s, size_t n) { return s.size() <= n ? s :
 std::string hex(const QColor& c) { return fmt::format("#{:02x}{:02x}{:02x}", c.red(), c.green(), c.blue()); }
 
 double percentileOf(const std::vector<double>& sorted, double q) {
-    if (sorted.empty()) return 0;
-    const double pos = q * double(sorted.size() - 1);
-    const auto lo = size_t(std::floor(pos));
-    const size_t hi = std::min(lo + 1, sorted.size() - 1);
-    return sorted[lo] + (sorted[hi] - sorted[lo]) * (pos - double(lo));
+    return sorted.empty() ? 0.0 : core::stats::quantile(std::span<const double>(sorted), q);
 }
 
 std::string paramsLabel(const std::map<std::string, std::string>& p) {
