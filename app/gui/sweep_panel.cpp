@@ -123,7 +123,29 @@ SweepPanel::SweepPanel(RunManager& runs, QWidget* parent) : QWidget(parent), m_r
     connect(m_reportButton, &QPushButton::clicked, this, [this] {
         const QString path = QFileDialog::getSaveFileName(this, tr("Write the sweep report"), QStringLiteral("report.html"),
                                                           tr("HTML (*.html)"));
-        if (!path.isEmpty() && writeReport(path)) QDesktopServices::openUrl(QUrl::fromLocalFile(path));
+        if (path.isEmpty()) return;
+        // The page is built off the GUI thread (about a second for a large sweep), then written and opened.
+        auto data = checkedData();
+        if (data.empty()) {
+            m_status->setText(tr("No loaded run is checked."));
+            return;
+        }
+        m_status->setText(tr("Writing the report…"));
+        m_reportButton->setEnabled(false);
+        auto* watcher = new QFutureWatcher<bool>(this);
+        connect(watcher, &QFutureWatcher<bool>::finished, this, [this, watcher, path] {
+            m_reportButton->setEnabled(true);
+            if (watcher->result()) {
+                m_status->setText(tr("Wrote %1 and its CSV tables beside it.").arg(path));
+                QDesktopServices::openUrl(QUrl::fromLocalFile(path));
+            } else {
+                m_status->setText(tr("Cannot write %1 or a CSV table beside it.").arg(path));
+            }
+            watcher->deleteLater();
+        });
+        watcher->setFuture(QtConcurrent::run([data = std::move(data), options = reportOptions(path), path] {
+            return writeReportFiles(data, options, path);
+        }));
     });
     connect(m_table, &QTableWidget::itemChanged, this, [this](QTableWidgetItem* item) {
         if (m_filling || item->column() != 0) return;
@@ -326,34 +348,42 @@ void SweepPanel::showComparison() {
     m_results->resizeRowsToContents();
 }
 
+plots::SweepReportOptions SweepPanel::reportOptions(const QString& path) const {
+    plots::SweepReportOptions o;
+    const std::string key = m_baseline->currentData().toString().toStdString();
+    for (const auto& r : m_runs)
+        if (r.checked && r.info.configurationKey == key) {
+            o.baseline = r.info.label;
+            break;
+        }
+    o.csvPrefix = QFileInfo(path).completeBaseName().toStdString();
+    return o;
+}
+
+// Builds the page and writes it with its CSV tables beside it (any thread).
+bool SweepPanel::writeReportFiles(const std::vector<core::SweepRunData>& data, const plots::SweepReportOptions& o,
+                                  const QString& path) {
+    const auto report = plots::buildSweepReport(data, o);
+    auto write = [](const QString& file, const std::string& text) {
+        QSaveFile f(file);
+        return f.open(QIODevice::WriteOnly) && f.write(text.data(), static_cast<qint64>(text.size())) >= 0 && f.commit();
+    };
+    if (!write(path, report.html)) return false;
+    for (const auto& [name, text] : report.csv)
+        if (!write(QFileInfo(path).dir().filePath(qs(name)), text)) return false;
+    return true;
+}
+
 bool SweepPanel::writeReport(const QString& path) {
     const auto data = checkedData();
     if (data.empty()) {
         m_status->setText(tr("No loaded run is checked."));
         return false;
     }
-    plots::SweepReportOptions o;
-    const std::string key = m_baseline->currentData().toString().toStdString();
-    for (const auto& d : data)
-        if (d.run.configurationKey == key) {
-            o.baseline = d.run.label;
-            break;
-        }
-    o.csvPrefix = QFileInfo(path).completeBaseName().toStdString();
-    const auto report = plots::buildSweepReport(data, o);
-    auto write = [this](const QString& file, const std::string& text) {
-        QSaveFile f(file);
-        if (!f.open(QIODevice::WriteOnly) || f.write(text.data(), static_cast<qint64>(text.size())) < 0 || !f.commit()) {
-            m_status->setText(tr("Cannot write %1: %2").arg(file, f.errorString()));
-            return false;
-        }
-        return true;
-    };
-    if (!write(path, report.html)) return false;
-    for (const auto& [name, text] : report.csv)
-        if (!write(QFileInfo(path).dir().filePath(qs(name)), text)) return false;
-    m_status->setText(tr("Wrote %1 and %2 CSV files beside it.").arg(path).arg(report.csv.size()));
-    return true;
+    const bool ok = writeReportFiles(data, reportOptions(path), path);
+    m_status->setText(ok ? tr("Wrote %1 and its CSV tables beside it.").arg(path)
+                         : tr("Cannot write %1 or a CSV table beside it.").arg(path));
+    return ok;
 }
 
 }  // namespace strobe::app

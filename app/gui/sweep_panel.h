@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "core/analysis/sweep_compare.h"
+#include "plots/report/sweep_report.h"
 
 class QComboBox;
 class QLabel;
@@ -33,7 +34,8 @@ public:
     bool openSweep(const QString& dir, const QString& pattern = {});
     // Runs compareSweep on the checked, loaded runs against the chosen baseline (in the background).
     void compare();
-    // Writes the HTML report of the checked runs (and its CSV tables beside it); false on a write error.
+    // Writes the HTML report of the checked runs (and its CSV tables beside it) on this thread; false on a write
+    // error. The Report… button does the same in the background.
     bool writeReport(const QString& path);
 
     std::vector<int> checkedRuns() const;
@@ -60,6 +62,9 @@ private:
     void refreshStates();
     void showComparison();
     std::vector<core::SweepRunData> checkedData() const;
+    plots::SweepReportOptions reportOptions(const QString& path) const;
+    static bool writeReportFiles(const std::vector<core::SweepRunData>& data, const plots::SweepReportOptions& o,
+                                 const QString& path);
 
     RunManager& m_runManager;
     std::vector<Run> m_runs;
