@@ -13,6 +13,7 @@
 #include "core/analysis/context.h"
 #include "plots/chart.h"
 #include "plots/plot_registry.h"
+#include "plots/step_times.h"
 
 namespace strobe::plots {
 namespace {
@@ -42,13 +43,6 @@ double quantile(const std::vector<double>& v, double q) {
     return v.empty() ? 0.0 : core::stats::quantile(std::span<const double>(v), q);
 }
 
-std::string configOf(const RunEntry& r) {
-    if (r.parameters.empty()) return r.label;
-    std::string out;
-    for (const auto& [k, v] : r.parameters) out += (out.empty() ? "" : ", ") + k + "=" + v;
-    return out;
-}
-
 class StepTimeBoxPlot final : public Plot {
 public:
     StepTimeBoxPlot()
@@ -68,27 +62,16 @@ public:
             const auto& run = runs[ri];
             p->runLabels.push_back(run.label);
             if (!run.dataset) continue;
-            std::map<int64_t, std::pair<int64_t, int64_t>> span;  // step number -> (min start, max end) over ranks
-            for (const auto& r : run.dataset->ranks)
-                for (size_t s = 0; s < r->steps.size(); ++s) {
-                    auto [it, fresh] = span.try_emplace(r->steps.number[s], r->steps.start[s], r->steps.end[s]);
-                    if (!fresh) {
-                        it->second.first = std::min(it->second.first, r->steps.start[s]);
-                        it->second.second = std::max(it->second.second, r->steps.end[s]);
-                    }
-                }
-            if (span.empty()) {
-                p->messages.push_back(run.label + ": no ProfilerStep#N");
+            const auto steps = endToEndStepTimes(*run.dataset, skip);
+            if (steps.empty()) {
+                p->messages.push_back(run.label + ": no ProfilerStep#N" + (skip ? " after the skipped ones" : ""));
                 continue;
             }
-            const std::string config = configOf(run);
+            const std::string config = configurationLabel(run);
             auto box = std::find_if(p->boxes.begin(), p->boxes.end(), [&](const Box& b) { return b.config == config; });
             if (box == p->boxes.end()) box = p->boxes.insert(p->boxes.end(), Box{config, {}, {}, {}});
             box->runs.push_back(run.label);
-            int64_t dropped = 0;
-            for (const auto& [number, se] : span) {
-                if (dropped++ < skip) continue;
-                const double ns = double(se.second - se.first);
+            for (const auto& [number, ns] : steps) {
                 box->stepsNs.push_back(ns);
                 box->rows.emplace_back(ri, number, ns);
             }

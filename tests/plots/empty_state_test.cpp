@@ -104,13 +104,14 @@ TEST(EmptyState, AFilterThatMatchesNothingIsExplained) {
     EXPECT_NE(none.svg.find("Nothing to draw"), std::string::npos);
 }
 
-// On the 8-rank sample every plot has something to draw with its defaults — except the telemetry and counter plots:
-// a Kineto trace has no telemetry samples and no hardware counters, and those must say so.
+// On the 8-rank sample every plot has something to draw with its defaults — except the telemetry and counter plots
+// (a Kineto trace has no telemetry samples and no hardware counters) and the sweep interaction plot (one run, no
+// sweep parameters): those must say so.
 TEST(EmptyState, NoPlotIsEmptyOnTheEightRankSample) {
     auto runs = loadRun(std::string(STROBE_RESOURCE_DIR) + "/sample/param-dlrm-8rank");
     ASSERT_TRUE(runs[0].dataset);
     const std::set<std::string> telemetry = {"power-timeline", "freq-vs-power", "freq-temp-correlation",
-                                             "power-cap-distribution", "kernel-counters"};
+                                             "power-cap-distribution", "kernel-counters", "sweep-interaction"};
     for (const auto* plot : PlotRegistry::instance().plots()) {
         auto r = render(*plot, runs);
         if (telemetry.count(plot->id())) {

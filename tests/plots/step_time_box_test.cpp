@@ -72,3 +72,33 @@ TEST(StepTimeBox, OneBoxPerConfigurationOfEveryStepsTime) {
 }
 
 }  // namespace
+
+namespace {
+
+// sweep-interaction on the same pair, x = num_workers, no second axis: one line of two points, the medians of the
+// step durations above: num_workers 0 -> (176078 + 176468) / 2 = 176273 us; 4 -> (126272 + 126824) / 2 = 126548 us.
+TEST(SweepInteraction, MedianStepTimeAgainstAnAxis) {
+    const Plot* plot = PlotRegistry::instance().find("sweep-interaction");
+    ASSERT_NE(plot, nullptr);
+    const auto runs = resnetSweep();
+    auto values = core::resolveValues(plot->parameters(runs), {});
+    ASSERT_TRUE(values.ok());
+    auto prepared = prepareNow(*plot, runs, *values);
+    ASSERT_TRUE(prepared.ok());
+    EXPECT_FALSE(plot->emptyMessage(**prepared, *values).has_value());
+    const auto t = plot->table(**prepared, *values);
+    ASSERT_EQ(t.rows.size(), 2u);
+    EXPECT_EQ(std::get<std::string>(t.rows[0][1]), "0");
+    EXPECT_DOUBLE_EQ(std::get<double>(t.rows[0][2]), 176273000.0);
+    EXPECT_EQ(std::get<std::string>(t.rows[1][1]), "4");
+    EXPECT_DOUBLE_EQ(std::get<double>(t.rows[1][2]), 126548000.0);
+    // Runs without sweep parameters say so.
+    RunSet plain = runs;
+    for (auto& r : plain) r.parameters.clear();
+    auto none = prepareNow(*plot, plain, *values);
+    ASSERT_TRUE(none.ok());
+    ASSERT_TRUE(plot->emptyMessage(**none, *values).has_value());
+    EXPECT_NE(plot->emptyMessage(**none, *values)->find("no sweep parameters"), std::string::npos);
+}
+
+}  // namespace

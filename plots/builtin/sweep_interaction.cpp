@@ -1,0 +1,169 @@
+// Interaction plot of a sweep (issue 9): the end-to-end step time (median, mean or p95 over the pooled steps of a
+// configuration's repeats) against one axis, one line per value of a second axis — do the two parameters act
+// independently (parallel lines) or interact (lines that cross or fan out)? Axis values that are not numbers are
+// placed at their rank (0, 1, 2… in sorted order).
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "core/analysis/context.h"
+#include "plots/plot_registry.h"
+#include "plots/step_times.h"
+#include "plots/telemetry_plot.h"
+
+namespace strobe::plots {
+namespace {
+
+const StringParam kXAxis{"x_axis", "X axis", "Sweep parameter along x (empty: the first one)", ""};
+const StringParam kSeriesAxis{"series_axis", "Lines by",
+                              "Sweep parameter with one line per value (empty: the second one, if any)", ""};
+const EnumParam kStatistic =
+    EnumParam{"statistic", "Statistic", "Of the configuration's step times", "median"}.choices({"median", "mean", "p95"});
+const IntParam kSkip =
+    IntParam{"skip_steps", "Skip steps", "Leave out the first N steps of every run (warm-up)", 0}.bounded(0, 1000000, 1);
+
+struct InteractionPrepared final : Prepared {
+    TelemetryPrepared lines;  // one series per value of the series axis; x: the x axis value, y: step time (ns)
+    std::string xAxis, seriesAxis, statistic;
+    std::vector<std::string> xLabels;  // non-numeric x: the label of each rank
+    size_t bytes() const override { return sizeof(*this) + lines.bytes(); }
+};
+
+bool number(const std::string& s, double& out) {
+    char* end = nullptr;
+    out = std::strtod(s.c_str(), &end);
+    return !s.empty() && end && *end == '\0';
+}
+
+class SweepInteractionPlot final : public Plot {
+public:
+    SweepInteractionPlot()
+        : Plot({"sweep-interaction", "Interaction of two sweep parameters",
+                "Step time against one sweep parameter, one line per value of another: parallel lines mean the two "
+                "act independently, crossing or fanning lines that they interact.",
+                125}) {}
+
+    std::vector<ParamSpec> parameters(const RunSet&) const override {
+        return {kXAxis.spec(), kSeriesAxis.spec(), kStatistic.spec(), kSkip.spec()};
+    }
+
+    core::Result<PreparedPtr> prepare(const RunSet& runs, const ParamValues& values, const core::CancelToken& cancel,
+                                      const core::ProgressFn&) const override {
+        auto p = std::make_shared<InteractionPrepared>();
+        std::set<std::string> axes;
+        for (const auto& r : runs)
+            for (const auto& [k, v] : r.parameters) axes.insert(k);
+        p->xAxis = kXAxis(values);
+        p->seriesAxis = kSeriesAxis(values);
+        p->statistic = kStatistic(values);
+        if (p->xAxis.empty() && !axes.empty()) p->xAxis = *axes.begin();
+        if (p->seriesAxis.empty())
+            for (const auto& a : axes)
+                if (a != p->xAxis) {
+                    p->seriesAxis = a;
+                    break;
+                }
+        if (p->xAxis.empty() || !axes.count(p->xAxis)) {
+            p->lines.messages.push_back(axes.empty() ? "these runs carry no sweep parameters (open a sweep)"
+                                                     : "no sweep parameter named " + p->xAxis);
+            return PreparedPtr(p);
+        }
+        // Pooled step times per (series value, x value).
+        std::map<std::string, std::map<std::string, std::vector<double>>> pooled;
+        std::set<std::string> xValues;
+        for (const auto& r : runs) {
+            if (cancel.cancelled()) return cancelledError();
+            auto x = r.parameters.find(p->xAxis);
+            if (!r.dataset || x == r.parameters.end()) continue;
+            auto s = r.parameters.find(p->seriesAxis);
+            const std::string series = s == r.parameters.end() ? std::string("all runs") : p->seriesAxis + "=" + s->second;
+            for (const auto& [n, ns] : endToEndStepTimes(*r.dataset, kSkip(values))) pooled[series][x->second].push_back(ns);
+            xValues.insert(x->second);
+        }
+        std::vector<std::string> order(xValues.begin(), xValues.end());
+        double tmp = 0;
+        const bool numeric = std::all_of(order.begin(), order.end(), [&](const std::string& v) { return number(v, tmp); });
+        if (numeric) {
+            std::sort(order.begin(), order.end(), [](const std::string& a, const std::string& b) {
+                return std::strtod(a.c_str(), nullptr) < std::strtod(b.c_str(), nullptr);
+            });
+        } else {
+            p->xLabels = order;
+        }
+        for (const auto& [series, byX] : pooled) {
+            TelemetrySeries line;
+            line.label = series;
+            for (size_t i = 0; i < order.size(); ++i) {
+                auto it = byX.find(order[i]);
+                if (it == byX.end() || it->second.empty()) continue;
+                auto v = it->second;
+                std::sort(v.begin(), v.end());
+                double y = 0;
+                if (p->statistic == "mean") {
+                    for (double d : v) y += d / double(v.size());
+                } else {
+                    y = core::stats::quantile(std::span<const double>(v), p->statistic == "p95" ? 0.95 : 0.5);
+                }
+                line.points.emplace_back(numeric ? std::strtod(order[i].c_str(), nullptr) : double(i), y);
+            }
+            if (!line.points.empty()) p->lines.series.push_back(std::move(line));
+        }
+        if (p->lines.series.empty()) p->lines.messages.push_back("no ProfilerStep#N in these runs");
+        return PreparedPtr(p);
+    }
+
+    std::optional<std::string> emptyMessage(const Prepared& prepared, const ParamValues&) const override {
+        const auto* p = dynamic_cast<const InteractionPrepared*>(&prepared);
+        if (!p || !p->lines.series.empty()) return std::nullopt;
+        return emptyReason(p->lines.messages, "nothing to compare");
+    }
+
+    static ScatterChart chart(const InteractionPrepared& p) {
+        ScatterChart c;
+        c.title = "Interaction of two sweep parameters";
+        c.subtitle = fmt::format("{} step time against {}{}", p.statistic, p.xAxis,
+                                 p.seriesAxis.empty() ? std::string() : ", one line per " + p.seriesAxis +
+                                     (p.xLabels.empty() ? "" : " (x: values in sorted order)"));
+        c.xTitle = p.xAxis;
+        c.yTitle = p.statistic + " step time";
+        c.yUnit = TickUnit::Duration;
+        c.lines = true;
+        return c;
+    }
+
+    void draw(Canvas& c, const Prepared& prepared, const ParamValues&) const override {
+        const auto* p = dynamic_cast<const InteractionPrepared*>(&prepared);
+        if (p && !p->lines.series.empty()) drawScatter(c, chart(*p), p->lines.series);
+    }
+
+    std::optional<HitInfo> hitTest(const Prepared& prepared, const ParamValues&, const QRectF& rect,
+                                   QPointF pt) const override {
+        const auto* p = dynamic_cast<const InteractionPrepared*>(&prepared);
+        if (!p || p->lines.series.empty()) return std::nullopt;
+        return hitScatter(chart(*p), p->lines.series, rect, pt, p->xAxis, p->statistic + " step time");
+    }
+
+    core::Table table(const Prepared& prepared, const ParamValues&) const override {
+        core::Table t;
+        const auto* p = dynamic_cast<const InteractionPrepared*>(&prepared);
+        if (!p) return t;
+        t.columns = {"series", p->xAxis.empty() ? std::string("x") : p->xAxis, p->statistic + "_step_ns"};
+        t.messages = p->lines.messages;
+        for (const auto& s : p->lines.series)
+            for (auto [x, y] : s.points) {
+                const std::string xText = p->xLabels.empty() ? fmt::format("{}", x) : p->xLabels[size_t(x)];
+                t.addRow({s.label, xText, y});
+            }
+        return t;
+    }
+};
+
+}  // namespace
+
+STROBE_REGISTER_PLOT(SweepInteractionPlot)
+
+}  // namespace strobe::plots
