@@ -277,7 +277,9 @@ std::vector<pid_t> ProcessTree::cancel(std::chrono::milliseconds grace) {
         const auto deadline = std::chrono::steady_clock::now() + within;
         for (;;) {
             poll();
-            if (members().empty()) return true;
+            // Gone: no member left, and the command itself reaped (a killed command can be a zombie, no longer a
+            // member, for a moment before waitpid sees it).
+            if (members().empty() && m_exit) return true;
             if (std::chrono::steady_clock::now() >= deadline) return false;
             std::this_thread::sleep_for(std::chrono::milliseconds(20));
         }
