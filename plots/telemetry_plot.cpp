@@ -122,7 +122,10 @@ namespace {
 std::pair<double, double> padded(double lo, double hi, bool fromZero) {
     if (!std::isfinite(lo)) return {0, 1};
     if (fromZero) lo = std::min(lo, 0.0);
-    if (hi <= lo) return {lo - 1, hi + 1};
+    if (hi <= lo) {  // one value: a range of ±10 % around it (±1 unit around 0), not of ±1 unit (±1 ns for times)
+        const double d = std::max(1.0, std::abs(lo) * 0.1);
+        return {lo >= 0 ? std::max(0.0, lo - d) : lo - d, hi + d};
+    }
     const double pad = (hi - lo) * 0.05;
     return {fromZero && lo >= 0 ? lo : lo - pad, hi + pad};
 }
