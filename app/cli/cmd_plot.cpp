@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
+#include <map>
 #include <memory>
 
 #include <QGuiApplication>
@@ -14,6 +15,7 @@
 #include "app/cli/command.h"
 #include "core/engine/run_loader.h"
 #include "core/model/clock_rules.h"
+#include "core/sweep/sweep_discovery.h"
 #include "plots/plot_registry.h"
 #include "plots/render.h"
 
@@ -22,10 +24,11 @@ namespace {
 
 const char* kHelp =
     "Usage: strobe-cli plot ID PATH... [--set key=value]... -o OUT.png|svg|pdf [--csv TABLE.csv]\n"
-    "                       [--size WxH] [--dark] [--label NAME] [--compare] [--no-cache]\n\n"
+    "                       [--size WxH] [--dark] [--label NAME] [--compare | --sweep] [--no-cache]\n\n"
     "Loads PATH... (trace files or a run directory) as one run and renders plot ID (see 'strobe-cli plots').\n"
     "With --compare each PATH is a run of its own (e.g. one directory per sweep point), labelled by its\n"
-    "name, and the plot compares them (kernel-durations: --set split_by=run).\n"
+    "name, and the plot compares them (kernel-durations: --set split_by=run). With --sweep the runs are those\n"
+    "'strobe-cli sweep runs PATH...' finds, each with its sweep parameters (step-time-box, sweep-interaction).\n"
     "Without --set the defaults give a meaningful picture. --csv also writes the table behind the plot\n"
     "('-' for stdout).\n"
     "--size defaults to 1400x800. Exit codes: 0 ok, 1 render/write failure, 2 usage error, 3 unreadable input.";
@@ -52,9 +55,11 @@ const core::StringParam kLabel{"label", "Run label", "The run's name in the plot
 const core::StringParam kSize{"size", "Size", "Image size WxH in pixels (16..20000)", "1400x800"};
 const core::BoolParam kDark{"dark", "Dark", "Dark theme", false};
 const core::BoolParam kCompare{"compare", "Compare", "Each PATH is a run of its own", false};
+const core::BoolParam kSweep{"sweep", "Sweep", "The runs a sweep discovery finds under PATH, with their parameters",
+                             false};
 
 int runPlot(const std::vector<std::string>& args) {
-    ArgParser p("plot", {{kSet, '\0', true}, {kOutput, 'o'}, kCsv, kLabel, kSize, kDark, kCompare, kNoCacheFlag, kClockOffset});
+    ArgParser p("plot", {{kSet, '\0', true}, {kOutput, 'o'}, kCsv, kLabel, kSize, kDark, kCompare, kSweep, kNoCacheFlag, kClockOffset});
     if (!p.parse(args)) return usageError("plot", p.error());
     std::string id;
     std::vector<std::string> paths;
@@ -111,9 +116,20 @@ int runPlot(const std::vector<std::string>& args) {
     options.sources.clockOffsetNs = p.get(kClockOffset);
     plots::RunSet runs;
     bool loadFailed = false;
-    // One run of every PATH (--compare), or one run of all of them.
+    // One run of every PATH (--compare), the runs of a sweep (--sweep), or one run of all of them.
     std::vector<std::vector<std::string>> groups;
-    if (compare) {
+    std::vector<std::pair<std::string, std::map<std::string, std::string>>> sweepRuns;  // label, parameters
+    if (p.get(kSweep)) {
+        const auto found = core::sweep::discoverSweep(paths);
+        for (const auto& m : found.messages) fmt::print(stderr, "# {}\n", m);
+        for (const auto& run : found.runs) {
+            const auto info = core::sweep::toRunInfo(run);
+            groups.push_back({run.path});
+            sweepRuns.emplace_back(info.configurationKey.empty() ? info.label
+                                                                 : info.configurationKey + " #" + std::to_string(run.repeat),
+                                   info.parameters);
+        }
+    } else if (compare) {
         for (const auto& path : paths) groups.push_back({path});
     } else {
         groups.push_back(paths);
@@ -136,6 +152,11 @@ int runPlot(const std::vector<std::string>& args) {
             while (trimmed.size() > 1 && trimmed.back() == '/') trimmed.pop_back();
             if (auto slash = trimmed.find_last_of('/'); slash != std::string::npos) trimmed = trimmed.substr(slash + 1);
             name = trimmed;
+        }
+        if (!sweepRuns.empty()) {
+            const auto& [sweepLabel, parameters] = sweepRuns[runs.size()];
+            runs.push_back(plots::RunEntry{sweepLabel, loaded.value(), parameters});
+            continue;
         }
         runs.push_back(plots::RunEntry{name, loaded.value(), {}});
     }
