@@ -1,5 +1,7 @@
 #include "plots/step_times.h"
 
+#include "core/analysis/sweep_compare.h"
+
 #include <algorithm>
 #include <map>
 
@@ -23,10 +25,7 @@ std::vector<std::pair<int64_t, double>> endToEndStepTimes(const core::Dataset& r
 }
 
 std::string configurationLabel(const core::RunEntry& run) {
-    if (run.parameters.empty()) return run.label;
-    std::string out;
-    for (const auto& [k, v] : run.parameters) out += (out.empty() ? "" : ", ") + k + "=" + v;
-    return out;
+    return run.parameters.empty() ? run.label : core::parametersText(run.parameters);
 }
 
 }  // namespace strobe::plots

@@ -95,9 +95,8 @@ std::string jsonHead(const SweepComparison& c) {
 }
 
 std::string paramsText(const std::map<std::string, std::string>& p) {
-    std::string out;
-    for (const auto& [k, v] : p) out += (out.empty() ? "" : ",") + k + "=" + v;
-    return out.empty() ? "-" : out;
+    const std::string text = parametersText(p, ",");
+    return text.empty() ? "-" : text;
 }
 
 void printTable(const std::vector<std::vector<std::string>>& table) {

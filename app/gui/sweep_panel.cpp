@@ -33,9 +33,8 @@ namespace {
 QString qs(const std::string& s) { return QString::fromStdString(s); }
 
 QString paramsText(const std::map<std::string, std::string>& p) {
-    QStringList parts;
-    for (const auto& [k, v] : p) parts << qs(k + "=" + v);
-    return parts.isEmpty() ? QStringLiteral("-") : parts.join(QStringLiteral(", "));
+    const std::string text = core::parametersText(p);
+    return text.empty() ? QStringLiteral("-") : qs(text);
 }
 
 QString stateText(const RunRecord* r) {

@@ -533,4 +533,13 @@ SweepComparison compareSweep(const std::vector<SweepRunData>& runs, const SweepC
     return out;
 }
 
+std::string parametersText(const std::map<std::string, std::string>& parameters, std::string_view separator) {
+    std::string out;
+    for (const auto& [k, v] : parameters) {
+        if (!out.empty()) out += separator;
+        out += k + "=" + v;
+    }
+    return out;
+}
+
 }  // namespace strobe::core

@@ -77,6 +77,9 @@ struct SweepComparison {
     std::vector<SweepCompareRow> rows;
 };
 
+// "axis=value, axis=value" (axes in name order, `separator` between them); "" without parameters.
+std::string parametersText(const std::map<std::string, std::string>& parameters, std::string_view separator = ", ");
+
 SweepComparison compareSweep(const std::vector<SweepRunData>& runs, const SweepCompareOptions& options);
 
 }  // namespace strobe::core

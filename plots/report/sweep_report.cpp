@@ -50,9 +50,8 @@ double percentileOf(const std::vector<double>& sorted, double q) {
 }
 
 std::string paramsLabel(const std::map<std::string, std::string>& p) {
-    std::string out;
-    for (const auto& [k, v] : p) out += (out.empty() ? "" : ", ") + k + "=" + v;
-    return out.empty() ? "(one configuration)" : out;
+    const std::string text = core::parametersText(p);
+    return text.empty() ? "(one configuration)" : text;
 }
 
 // A configuration of the sweep: runs equal but for their repeat index, in the order the runs came.
