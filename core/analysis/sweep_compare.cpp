@@ -66,55 +66,48 @@ std::string callSiteName(std::string_view name) {
     return n;
 }
 
-// The group of each kernel of one rank, memoised per name (and per launching operator for Op).
-class Grouper {
-public:
-    explicit Grouper(const SweepCompareOptions& o) : m_by(o.groupBy) {
-        if (m_by == SweepGroupBy::Regex) m_re.emplace(o.groupRegex, std::regex::ECMAScript | std::regex::optimize);
-    }
-    const std::string& of(const RankData& r, size_t i) {
-        const auto& g = r.gpu;
-        if (m_by == SweepGroupBy::Category) {
-            auto [it, fresh] = m_cache.try_emplace({&r, 0x80000000u | uint32_t(g.category[i])});
-            if (fresh) it->second = std::string(toString(g.category[i]));
-            return it->second;
-        }
-        if (m_by == SweepGroupBy::Op) {
-            const int64_t op = outermostOp(r, g.cpuOp.size() == g.size() ? g.cpuOp[i] : -1);
-            const uint32_t id = op >= 0 && size_t(op) < r.slices.size() ? r.slices.name[size_t(op)] : UINT32_MAX;
-            auto [it, fresh] = m_cache.try_emplace({&r, id});
-            if (fresh) it->second = id == UINT32_MAX ? "(no operator)" : callSiteName(r.strings.view(id));
-            return it->second;
-        }
-        auto [it, fresh] = m_cache.try_emplace({&r, g.name[i]});
-        if (!fresh) return it->second;
-        const std::string_view name = r.strings.view(g.name[i]);
-        if (m_by == SweepGroupBy::Normalized) {
-            it->second = normalizedKernelName(name);
-        } else if (m_by == SweepGroupBy::Regex) {
-            std::match_results<std::string_view::const_iterator> m;
-            it->second = std::regex_search(name.begin(), name.end(), m, *m_re)
-                             ? (m.size() > 1 && m[1].matched ? m[1].str() : m[0].str())
-                             : "(other)";
-        } else {
-            it->second = std::string(name);
-        }
+}  // namespace
+
+KernelGrouper::KernelGrouper(SweepGroupBy by, const std::string& regex) : m_by(by) {
+    if (m_by == SweepGroupBy::Regex) m_re.emplace(regex, std::regex::ECMAScript | std::regex::optimize);
+}
+KernelGrouper::~KernelGrouper() = default;
+
+size_t KernelGrouper::KeyHash::operator()(const Key& k) const {
+    return std::hash<const void*>()(k.rank) ^ (size_t(k.id) * 0x9E3779B97F4A7C15ull);
+}
+
+const std::string& KernelGrouper::of(const RankData& r, size_t i) {
+    const auto& g = r.gpu;
+    if (m_by == SweepGroupBy::Category) {
+        auto [it, fresh] = m_cache.try_emplace({&r, 0x80000000u | uint32_t(g.category[i])});
+        if (fresh) it->second = std::string(toString(g.category[i]));
         return it->second;
     }
+    if (m_by == SweepGroupBy::Op) {
+        const int64_t op = outermostOp(r, g.cpuOp.size() == g.size() ? g.cpuOp[i] : -1);
+        const uint32_t id = op >= 0 && size_t(op) < r.slices.size() ? r.slices.name[size_t(op)] : UINT32_MAX;
+        auto [it, fresh] = m_cache.try_emplace({&r, id});
+        if (fresh) it->second = id == UINT32_MAX ? "(no operator)" : callSiteName(r.strings.view(id));
+        return it->second;
+    }
+    auto [it, fresh] = m_cache.try_emplace({&r, g.name[i]});
+    if (!fresh) return it->second;
+    const std::string_view name = r.strings.view(g.name[i]);
+    if (m_by == SweepGroupBy::Normalized) {
+        it->second = normalizedKernelName(name);
+    } else if (m_by == SweepGroupBy::Regex) {
+        std::match_results<std::string_view::const_iterator> m;
+        it->second = std::regex_search(name.begin(), name.end(), m, *m_re)
+                         ? (m.size() > 1 && m[1].matched ? m[1].str() : m[0].str())
+                         : "(other)";
+    } else {
+        it->second = std::string(name);
+    }
+    return it->second;
+}
 
-private:
-    struct Key {
-        const RankData* rank;
-        uint32_t id;
-        bool operator==(const Key&) const = default;
-    };
-    struct KeyHash {
-        size_t operator()(const Key& k) const { return std::hash<const void*>()(k.rank) ^ (size_t(k.id) * 0x9E3779B97F4A7C15ull); }
-    };
-    SweepGroupBy m_by;
-    std::optional<std::regex> m_re;
-    std::unordered_map<Key, std::string, KeyHash> m_cache;
-};
+namespace {
 
 bool isHex(std::string_view s) {
     return std::all_of(s.begin(), s.end(), [](char c) { return std::isxdigit(static_cast<unsigned char>(c)) != 0; });
@@ -202,7 +195,7 @@ namespace {
 // one step. The first `skip` step numbers (over all ranks) are dropped.
 RunSteps stepsOf(const SweepRunData& run, const SweepCompareOptions& o, std::vector<std::string>& messages) {
     RunSteps out;
-    Grouper grouper(o);
+    KernelGrouper grouper(o.groupBy, o.groupRegex);
     std::set<int64_t> numbers;
     for (const auto& r : run.dataset->ranks)
         for (size_t s = 0; s < r->steps.size(); ++s) numbers.insert(r->steps.number[s]);

@@ -6,6 +6,8 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <regex>
+#include <unordered_map>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -43,6 +45,31 @@ bool parseSweepGroupBy(std::string_view text, SweepGroupBy& by, std::string& reg
 // "Cijk_Ailk_Bljk_HHS_BH_MT128x128x32_MI32x32x8x1_SN_1LDSB0" -> "Cijk_Ailk_Bljk_HHS_BH_SN_1LDSB0";
 // "kernel_0x7f3a9c2e" and "fused_9f86d081884c7d65" (hex hashes of 8 or more digits) lose the hash.
 std::string normalizedKernelName(std::string_view name);
+
+// The group of each kernel of a rank under one SweepGroupBy, memoised per name (per launching operator for Op):
+// the one grouping every sweep analysis and plot uses. Not thread-safe; one per thread.
+class KernelGrouper {
+public:
+    explicit KernelGrouper(SweepGroupBy by, const std::string& regex = {});
+    ~KernelGrouper();
+    KernelGrouper(const KernelGrouper&) = delete;
+    KernelGrouper& operator=(const KernelGrouper&) = delete;
+    // The group of kernel `i` of `rank` (its GpuTable row). The reference lives as long as the grouper.
+    const std::string& of(const RankData& rank, size_t i);
+
+private:
+    struct Key {
+        const RankData* rank;
+        uint32_t id;
+        bool operator==(const Key&) const = default;
+    };
+    struct KeyHash {
+        size_t operator()(const Key& k) const;
+    };
+    SweepGroupBy m_by;
+    std::optional<std::regex> m_re;
+    std::unordered_map<Key, std::string, KeyHash> m_cache;
+};
 
 struct SweepCompareOptions {
     SweepGroupBy groupBy = SweepGroupBy::Name;

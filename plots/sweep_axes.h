@@ -1,0 +1,53 @@
+#pragma once
+// Sweep axes as plot parameters (issue 9): every plot that compares runs lets the user choose which sweep axis maps
+// to x, to colour and to facets (small multiples). The choices come from the runs' parameters; "configuration"
+// stands for the whole parameter set ("axis=value, ..."), "(none)" for no mapping, "(auto)" for the plot's pick
+// (x: the first axis whose value varies; colour: the next one; facet: the next one).
+
+#include <string>
+#include <vector>
+
+#include "core/model/run_set.h"
+#include "core/params/param.h"
+
+namespace strobe::plots {
+
+inline constexpr const char* kAutoAxis = "(auto)";
+inline constexpr const char* kNoAxis = "(none)";
+inline constexpr const char* kConfigurationAxis = "configuration";
+
+// The axes of the runs (the union of their parameter keys), in name order.
+std::vector<std::string> sweepAxes(const core::RunSet& runs);
+// The axes whose value differs between runs, in name order.
+std::vector<std::string> varyingAxes(const core::RunSet& runs);
+
+// An axis-choosing parameter (Enum): "(auto)", "(none)" when `optional`, "configuration", then the runs' axes.
+class AxisParam {
+public:
+    AxisParam(std::string key, std::string label, std::string tooltip, bool optional);
+    core::ParamSpec spec(const core::RunSet& runs) const;
+    // The chosen text as stored ("(auto)" until resolveAxisRoles decides).
+    std::string operator()(const core::ParamValues& values) const { return m_param(values); }
+    const std::string& key() const { return m_param.key(); }
+
+private:
+    core::EnumParam m_param;
+    bool m_optional;
+};
+
+// What x, colour and facet map to after "(auto)" is decided: an axis name, kConfigurationAxis, or "" (none; x is
+// never none: it falls back to "configuration"). An automatic role never repeats an axis another role took.
+struct AxisRoles {
+    std::string x, color, facet;
+};
+AxisRoles resolveAxisRoles(const core::RunSet& runs, const std::string& x, const std::string& color,
+                           const std::string& facet);
+
+// The value a run has on a role: parametersText for kConfigurationAxis (its label without parameters), the
+// axis' value text ("(absent)" when the run lacks it), "" for none.
+std::string axisValueOf(const core::RunEntry& run, const std::string& axis);
+
+// Sorts axis values as a user reads them: numbers by value before text, text in byte order; removes duplicates.
+void sortAxisValues(std::vector<std::string>& values);
+
+}  // namespace strobe::plots
