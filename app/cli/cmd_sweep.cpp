@@ -28,7 +28,7 @@ using namespace strobe::core;
 constexpr const char* kHelp =
     "Usage: strobe-cli sweep runs PATH... [--pattern P] [--json] [--no-cache]\n"
     "       strobe-cli sweep compare PATH... [--group-by name|category|op|normalized|regex:R]\n"
-    "                                [--baseline RUN|KEY=VALUE] [--top K]\n"
+    "                                [--baseline RUN|KEY=VALUE] [--top K] [--rank-by auto|time|delta|variance]\n"
     "                                [--skip-steps N] [--pattern P] [--json] [--no-cache]\n"
     "       strobe-cli sweep report PATH... -o report.html [--title T] [--baseline RUN|KEY=VALUE] [--top K]\n"
     "                                [--group-by G] [--skip-steps N] [--pattern P] [--no-cache]\n"
@@ -56,7 +56,11 @@ constexpr const char* kHelp =
     "                            launched the kernel, for comparing across GPU vendors); normalized (argument\n"
     "                            list, template arguments, hashes and tile shapes removed); regex:R (R's first\n"
     "                            capture group, else its match; \"(other)\" where it does not match)\n"
-    "  --top K                   keep the K groups with the most time per step (0: all)\n"
+    "  --top K                   keep the top K groups (0: all) by --rank-by\n"
+    "  --rank-by R               compare: time (largest time per step), delta (largest |change| against the\n"
+    "                            baseline; every group is tested and corrected before the top K are kept),\n"
+    "                            variance (largest spread of time per step across configurations), auto (delta\n"
+    "                            with a baseline, else time; report and rocprof-input always rank by time)\n"
     "  --skip-steps N            drop the first N ProfilerSteps of every run (warm-up)\n"
     "  --pattern P               directory pattern such as {threads}thread/nccl_{channels}channels\n"
     "  --json                    one JSON document on stdout\n"
@@ -69,6 +73,9 @@ const core::StringParam kGroupBy{"group-by", "Group by",
                                  "name, category, op (launching CPU operator), normalized, or regex:PATTERN", "name"};
 const core::IntParam kTopGroups =
     core::IntParam{"top", "Top groups", "Groups with the most time per step to keep (0: all)", 0}.bounded(0, 1000000, 1);
+const core::EnumParam kRankBy =
+    core::EnumParam{"rank-by", "Rank groups by", "time, delta, variance or auto", "auto"}.choices(
+        {"auto", "time", "delta", "variance"});
 const core::IntParam kSkipSteps =
     core::IntParam{"skip-steps", "Skip steps", "First ProfilerSteps of every run to drop", 0}.bounded(0, 1000000, 1);
 const core::StringParam kPattern{"pattern", "Pattern", "Directory pattern with {axis} and {repeat}", ""};
@@ -189,6 +196,7 @@ int runCompare(const ArgParser& p) {
     if (!parseSweepGroupBy(p.get(kGroupBy), o.groupBy, o.groupRegex, error)) return usageError("sweep", error);
     o.baseline = p.get(kBaseline);
     o.top = static_cast<int>(p.get(kTopGroups));
+    parseSweepRankBy(p.get(kRankBy), o.rankBy);
     o.skipSteps = static_cast<int>(p.get(kSkipSteps));
     SweepComparison c = compareSweep(l.runs, o);
     if (!o.baseline.empty() && !c.baseline) {
@@ -201,11 +209,11 @@ int runCompare(const ArgParser& p) {
             rows += fmt::format(
                 "{}{{\"group\": {}, \"config\": {}, \"count\": {}, \"per_step_ns\": {}, \"mean_ns\": {}, "
                 "\"median_ns\": {}, \"p5_ns\": {}, \"p95_ns\": {}, \"stddev_ns\": {}, \"cv\": {}, \"delta_pct\": {}, "
-                "\"ci_low_pct\": {}, \"ci_high_pct\": {}, \"significant\": {}}}",
+                "\"ci_low_pct\": {}, \"ci_high_pct\": {}, \"significant\": {}, \"spread_ns\": {}}}",
                 rows.empty() ? "\n  " : ",\n  ", jsonQuote(r.group), jsonParameters(r.parameters), r.count,
                 jsonNumber(r.perStepNs), jsonNumber(r.meanNs), jsonNumber(r.medianNs), jsonNumber(r.p5Ns),
                 jsonNumber(r.p95Ns), jsonNumber(r.stddevNs), jsonNumber(r.cv), jsonOpt(r.deltaPct),
-                jsonOpt(r.ciLowPct), jsonOpt(r.ciHighPct), r.significant ? "true" : "false");
+                jsonOpt(r.ciLowPct), jsonOpt(r.ciHighPct), r.significant ? "true" : "false", jsonNumber(r.spreadNs));
         }
         fmt::print("{}, \"rows\": [{}]}}\n", jsonHead(c), rows.empty() ? "" : rows + "\n");
         return l.code;
@@ -285,6 +293,7 @@ int runRocprofInput(const ArgParser& p) {
     Loaded l = discoverAndLoad("rocprof-input", p);
     if (l.runs.empty()) return l.code;
     SweepCompareOptions o;
+    o.rankBy = SweepRankBy::Time;
     o.top = p.get(kTopGroups) > 0 ? static_cast<int>(p.get(kTopGroups)) : 10;
     o.skipSteps = static_cast<int>(p.get(kSkipSteps));
     std::vector<std::string> names;
@@ -332,6 +341,7 @@ int run(const std::vector<std::string>& args) {
         return usageError("sweep", fmt::format("unknown sub-command '{}'", sub));
     std::vector<CliOption> options{kNoCacheFlag, kPattern};
     if (sub == "runs" || sub == "compare") options.push_back(kJsonFlag);
+    if (sub == "compare") options.push_back(kRankBy);
     if (sub != "runs") {
         for (CliOption o : {CliOption(kBaseline), CliOption(kGroupBy), CliOption(kTopGroups), CliOption(kSkipSteps)})
             options.push_back(o);

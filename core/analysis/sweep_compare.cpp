@@ -164,6 +164,15 @@ std::string normalizedKernelName(std::string_view name) {
     return out.empty() ? std::string(name) : out;
 }
 
+bool parseSweepRankBy(std::string_view text, SweepRankBy& by) {
+    if (text == "auto") by = SweepRankBy::Auto;
+    else if (text == "time") by = SweepRankBy::Time;
+    else if (text == "delta") by = SweepRankBy::Delta;
+    else if (text == "variance") by = SweepRankBy::Variance;
+    else return false;
+    return true;
+}
+
 bool parseSweepGroupBy(std::string_view text, SweepGroupBy& by, std::string& regex, std::string& error) {
     if (text == "name") by = SweepGroupBy::Name;
     else if (text == "category") by = SweepGroupBy::Category;
@@ -424,6 +433,21 @@ std::string matchRate(const std::vector<SweepCompareRow>& rows, size_t configs) 
                        common, seen.size(), lo, hi - lo >= 0.05 ? fmt::format("-{:.1f}%", hi) : std::string());
 }
 
+// Keeps the rows of the `top` groups with the largest `key` (all when top is 0), ordered by key, largest first
+// (ties by name); rows of one group keep their order.
+void keepTop(std::vector<SweepCompareRow>& rows, const std::map<std::string, double>& key, int top) {
+    std::vector<std::pair<double, std::string>> order;
+    for (const auto& [g, w] : key) order.emplace_back(-w, g);
+    std::sort(order.begin(), order.end());
+    if (top > 0 && order.size() > static_cast<size_t>(top)) order.resize(static_cast<size_t>(top));
+    std::map<std::string, size_t> rank;
+    for (size_t i = 0; i < order.size(); ++i) rank[order[i].second] = i;
+    std::erase_if(rows, [&](const SweepCompareRow& r) { return !rank.count(r.group); });
+    std::stable_sort(rows.begin(), rows.end(), [&](const SweepCompareRow& a, const SweepCompareRow& b) {
+        return rank[a.group] < rank[b.group];
+    });
+}
+
 }  // namespace
 
 SweepComparison compareSweep(const std::vector<SweepRunData>& runs, const SweepCompareOptions& o) {
@@ -448,32 +472,40 @@ SweepComparison compareSweep(const std::vector<SweepRunData>& runs, const SweepC
         }
     }
     if (configs.size() >= 2) out.messages.push_back(matchRate(rows, configs.size()));
-    std::vector<std::pair<double, std::string>> order;
-    for (const auto& [g, w] : weight) order.emplace_back(-w, g);
-    std::sort(order.begin(), order.end());
-    if (o.top > 0 && order.size() > static_cast<size_t>(o.top)) order.resize(static_cast<size_t>(o.top));
-    std::map<std::string, size_t> rank;
-    for (size_t i = 0; i < order.size(); ++i) rank[order[i].second] = i;
+    // Spread across configurations: a configuration without the group counts as 0 time per step.
+    std::map<std::string, std::vector<double>> perConfig;
+    for (const auto& r : rows) perConfig[r.group].push_back(r.perStepNs);
+    std::map<std::string, double> spread;
+    for (auto& [g, v] : perConfig) {
+        v.resize(configs.size(), 0.0);
+        const double m = mean(v);
+        double ss = 0;
+        for (double x : v) ss += (x - m) * (x - m);
+        spread[g] = v.size() > 1 ? std::sqrt(ss / double(v.size() - 1)) : 0.0;
+    }
+    for (auto& r : rows) r.spreadNs = spread[r.group];
+    const SweepRankBy rankBy = o.rankBy != SweepRankBy::Auto ? o.rankBy
+                               : o.baseline.empty()           ? SweepRankBy::Time
+                                                              : SweepRankBy::Delta;
+    if (rankBy == SweepRankBy::Variance) out.messages.push_back(
+        "groups ranked by their spread across configurations (standard deviation of time per step)");
+    std::map<std::string, double> key = rankBy == SweepRankBy::Variance ? spread : weight;
+    keepTop(rows, key, rankBy == SweepRankBy::Delta ? 0 : o.top);
     std::map<std::string, size_t> configIndex;
     for (size_t c = 0; c < configs.size(); ++c) configIndex[configs[c].key] = c;
-    std::erase_if(rows, [&](const SweepCompareRow& r) { return !rank.count(r.group); });
-    std::stable_sort(rows.begin(), rows.end(), [&](const SweepCompareRow& a, const SweepCompareRow& b) {
-        return rank[a.group] < rank[b.group];
-    });
 
     const bool oneEach = std::all_of(configs.begin(), configs.end(), [](const Config& c) { return c.repeats.size() < 2; });
     if (oneEach && !configs.empty())
         out.messages.push_back("one run per configuration: no noise estimate across repeats exists; "
                                "confidence intervals resample steps and show step-to-step noise only");
-    if (o.baseline.empty()) {
-        out.rows = std::move(rows);
-        return out;
-    }
-
     std::string error;
-    const std::vector<int> base = baselines(configs, runs, o.baseline, error);
-    if (!error.empty()) {
-        out.messages.push_back(error);
+    const std::vector<int> base = o.baseline.empty() ? std::vector<int>() : baselines(configs, runs, o.baseline, error);
+    if (o.baseline.empty() || !error.empty()) {
+        if (!error.empty()) out.messages.push_back(error);
+        if (rankBy == SweepRankBy::Delta) {
+            out.messages.push_back("no baseline: groups ranked by time per step, not by change");
+            keepTop(rows, weight, o.top);
+        }
         out.rows = std::move(rows);
         return out;
     }
@@ -522,6 +554,11 @@ SweepComparison compareSweep(const std::vector<SweepRunData>& runs, const SweepC
     out.method = fmt::format("bootstrap percentile CI of the change in mean time per step, resampling {} ({} "
                              "resamples, seed {}); Holm-corrected over {} comparisons (groups x configurations)",
                              over, o.resamples, o.seed, tests.size());
+    if (rankBy == SweepRankBy::Delta && o.top > 0) {
+        std::map<std::string, double> largest;
+        for (const auto& r : rows) largest[r.group] = std::max(largest[r.group], r.deltaPct ? std::abs(*r.deltaPct) : 0.0);
+        keepTop(rows, largest, o.top);
+    }
     out.rows = std::move(rows);
     return out;
 }

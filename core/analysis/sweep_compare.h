@@ -71,6 +71,13 @@ private:
     std::unordered_map<Key, std::string, KeyHash> m_cache;
 };
 
+// How --top ranks groups: by their largest time per step over the configurations; by their largest |delta| against
+// the baseline (every group is tested and Holm-corrected before the top K are kept, so keeping K does not shrink
+// the correction); by their spread across configurations (the standard deviation of the configurations' time per
+// step: the groups the sweep's parameters move most). Auto: delta with a baseline, else time.
+enum class SweepRankBy { Auto, Time, Delta, Variance };
+bool parseSweepRankBy(std::string_view text, SweepRankBy& by);
+
 struct SweepCompareOptions {
     SweepGroupBy groupBy = SweepGroupBy::Name;
     std::string groupRegex;  // SweepGroupBy::Regex (ECMAScript)
@@ -78,7 +85,8 @@ struct SweepCompareOptions {
     // configuration vs the one that differs from it only in KEY, where KEY has VALUE).
     std::string baseline;
     int skipSteps = 0;   // drop the first N ProfilerSteps of every run
-    int top = 0;         // keep the K groups with the most time per step (0: all)
+    int top = 0;         // keep the top K groups by rankBy (0: all)
+    SweepRankBy rankBy = SweepRankBy::Auto;
     uint64_t seed = 20261125;
     int resamples = 4000;
     double confidence = 0.95;
@@ -92,6 +100,7 @@ struct SweepCompareRow {
     double perStepNs = 0;                             // sum of their time / number of kept steps (all repeats)
     double meanNs = 0, medianNs = 0, p5Ns = 0, p95Ns = 0, stddevNs = 0, cv = 0;  // over per-step times
     std::vector<double> stepsNs;                      // those per-step times (kept steps of every repeat), sorted
+    double spreadNs = 0;  // the group's standard deviation of perStepNs across configurations (0 where absent)
     std::optional<double> deltaPct, ciLowPct, ciHighPct;  // vs the baseline configuration; CI Holm-corrected
     bool significant = false;
 };

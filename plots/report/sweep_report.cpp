@@ -557,6 +557,7 @@ SweepReport buildSweepReport(const std::vector<SweepRunData>& runs, const SweepR
     co.groupBy = o.groupBy;
     co.groupRegex = o.groupRegex;
     co.top = o.top;
+    co.rankBy = core::SweepRankBy::Time;  // the report lists the groups that take the time, with their change
     co.skipSteps = o.skipSteps;
     co.baseline = o.baseline;
     if (co.baseline.empty() && configs.size() > 1) co.baseline = configs.front().runs.front()->run.label;

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 
+#include <fmt/format.h>
+
 #include "core/analysis/sweep_compare.h"
 #include "core/engine/run_loader.h"
 #include "core/sweep/sweep_discovery.h"
@@ -92,6 +94,65 @@ TEST(SweepCompare, SkipStepsTopAndRunBaseline) {
     EXPECT_EQ(c.rows[0].count, 6u);
     EXPECT_NEAR(c.rows[0].perStepNs, 998.0, 0.5);
     EXPECT_TRUE(c.rows[1].deltaPct.has_value());
+}
+
+// Two configurations (mode=a, mode=b), one run each, 4 steps: "big" takes 5000 ns in both, "small" 100 ns in
+// mode=a and 300 ns in mode=b. By time per step "big" leads; by change (+200 %) and by spread across
+// configurations (stddev of {100, 300} = 141.42 ns vs 0 for big) "small" does.
+void writeBigSmallSweep(const std::filesystem::path& dir) {
+    for (int c = 0; c < 2; ++c) {
+        std::string events;
+        for (int s = 0; s < 4; ++s) {
+            const double t = 1000.0 + 20.0 * s, smallUs = c == 0 ? 0.1 : 0.3;
+            events += fmt::format(
+                "{}{{\"ph\": \"X\", \"cat\": \"user_annotation\", \"name\": \"ProfilerStep#{}\", \"pid\": 1, "
+                "\"tid\": 1, \"ts\": {}, \"dur\": 20}},\n"
+                "{{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"big\", \"pid\": 0, \"tid\": 7, \"ts\": {}, "
+                "\"dur\": 5, \"args\": {{\"device\": 0, \"stream\": 7, \"correlation\": {}}}}},\n"
+                "{{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"small\", \"pid\": 0, \"tid\": 7, \"ts\": {}, "
+                "\"dur\": {}, \"args\": {{\"device\": 0, \"stream\": 7, \"correlation\": {}}}}}",
+                s ? ",\n" : "", s, t, t + 1, 2 * s + 1, t + 8, smallUs, 2 * s + 2);
+        }
+        test::writeFile(dir / (c == 0 ? "mode=a" : "mode=b") / "trace.json",
+                        "{\"traceEvents\": [\n" + events + "\n]}\n");
+    }
+}
+
+TEST(SweepCompare, TopRanksByTimeDeltaOrSpread) {
+    test::TempDir dir("strobe-sweep-rank");
+    writeBigSmallSweep(dir.path());
+    const auto runs = loadSweep(dir.path().string());
+    ASSERT_EQ(runs.size(), 2u);
+    SweepCompareOptions o;
+    o.top = 1;
+    o.rankBy = SweepRankBy::Time;
+    EXPECT_EQ(compareSweep(runs, o).rows.front().group, "big");
+    o.rankBy = SweepRankBy::Variance;
+    const SweepComparison v = compareSweep(runs, o);
+    ASSERT_EQ(v.rows.size(), 2u);
+    EXPECT_EQ(v.rows.front().group, "small");
+    EXPECT_NEAR(v.rows.front().spreadNs, 141.42, 0.05);
+    // Auto with a baseline ranks by |change|, and the correction still counts both groups' tests.
+    o.rankBy = SweepRankBy::Auto;
+    o.baseline = "mode=a";
+    const SweepComparison d = compareSweep(runs, o);
+    ASSERT_EQ(d.rows.size(), 2u);
+    EXPECT_EQ(d.rows.front().group, "small");
+    ASSERT_TRUE(d.rows[1].deltaPct.has_value());
+    EXPECT_NEAR(*d.rows[1].deltaPct, 200.0, 0.01);
+    ASSERT_TRUE(d.method.has_value());
+    EXPECT_NE(d.method->find("over 2 comparisons"), std::string::npos) << *d.method;
+    // Delta without a baseline falls back to time, and says so.
+    o.rankBy = SweepRankBy::Delta;
+    o.baseline.clear();
+    const SweepComparison f = compareSweep(runs, o);
+    EXPECT_EQ(f.rows.front().group, "big");
+    EXPECT_TRUE(std::any_of(f.messages.begin(), f.messages.end(),
+                            [](const std::string& m) { return m.find("ranked by time") != std::string::npos; }));
+    SweepRankBy by{};
+    EXPECT_TRUE(parseSweepRankBy("variance", by));
+    EXPECT_EQ(by, SweepRankBy::Variance);
+    EXPECT_FALSE(parseSweepRankBy("size", by));
 }
 
 TEST(SweepCompare, OneRunPerConfigurationSaysThereIsNoNoiseEstimate) {
