@@ -4,6 +4,10 @@
 #include <array>
 #include <cstdio>
 #include <memory>
+#include <cstdlib>
+#include <string>
+
+#include <yaml-cpp/yaml.h>
 
 #ifdef STROBE_HAVE_HSA
 #include <hsa/hsa.h>
@@ -20,7 +24,7 @@ hsa_status_t visitAgent(hsa_agent_t agent, void* data) {
     if (type != HSA_DEVICE_TYPE_GPU) return HSA_STATUS_SUCCESS;
     std::array<char, 64> name{};
     hsa_agent_get_info(agent, HSA_AGENT_INFO_NAME, name.data());
-    out->push_back({"AMD", std::string(name.data()), std::string(name.data())});
+    out->push_back({"AMD", std::string(name.data()), std::string(name.data()), "hsa"});
     return HSA_STATUS_SUCCESS;
 }
 #endif
@@ -35,7 +39,40 @@ std::string runCapture(const char* cmd) {
 }
 }  // namespace
 
+namespace {
+
+DeviceReport recordedDevices(const std::string& path) {
+    DeviceReport r;
+    try {
+        const YAML::Node root = YAML::LoadFile(path);
+        const YAML::Node gpus = root["gpus"];
+        if (!gpus || !gpus.IsSequence()) {
+            r.message = path + ": expected `gpus:` with a list of {vendor, name, arch}";
+            return r;
+        }
+        for (const auto& g : gpus) {
+            const std::string vendor = g["vendor"] ? g["vendor"].as<std::string>() : "";
+            if (vendor != "AMD" && vendor != "NVIDIA") {
+                r.gpus.clear();
+                r.message = path + ": line " + std::to_string(g.Mark().line + 1) + ": vendor must be AMD or NVIDIA";
+                return r;
+            }
+            r.gpus.push_back({vendor, g["name"] ? g["name"].as<std::string>() : "", g["arch"] ? g["arch"].as<std::string>() : "",
+                              path});
+        }
+    } catch (const YAML::Exception& e) {
+        r.gpus.clear();
+        r.message = path + ": " + e.what();
+        return r;
+    }
+    if (r.gpus.empty()) r.message = "no GPU (recorded in " + path + ")";
+    return r;
+}
+
+}  // namespace
+
 DeviceReport probeDevices() {
+    if (const char* file = std::getenv("STROBE_DEVICE_INFO"); file && *file) return recordedDevices(file);
     DeviceReport r;
     std::string hsaMsg = "HSA runtime not built in";
 #ifdef STROBE_HAVE_HSA
@@ -55,7 +92,8 @@ DeviceReport probeDevices() {
         pos = nl == std::string::npos ? smi.size() : nl + 1;
         if (line.empty()) continue;
         auto comma = line.find(',');
-        GpuDevice d{"NVIDIA", line.substr(0, comma), comma == std::string::npos ? "" : "sm_" + line.substr(comma + 2)};
+        GpuDevice d{"NVIDIA", line.substr(0, comma), comma == std::string::npos ? "" : "sm_" + line.substr(comma + 2),
+                    "nvidia-smi"};
         r.gpus.push_back(d);
     }
     if (r.gpus.empty()) r.message = "no GPU found (" + hsaMsg + "; nvidia-smi: none)";

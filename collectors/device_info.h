@@ -10,6 +10,7 @@ struct GpuDevice {
     std::string vendor;  // "AMD" or "NVIDIA"
     std::string name;
     std::string arch;    // gfx942, sm_90 ...
+    std::string source;  // hsa | nvidia-smi | the STROBE_DEVICE_INFO file
 };
 
 struct DeviceReport {
@@ -17,6 +18,9 @@ struct DeviceReport {
     std::string message;  // "no GPU found (HSA: ...; nvidia-smi: not found)" when gpus is empty
 };
 
+// The machine's GPUs. STROBE_DEVICE_INFO=FILE (the only override, for tests and for machines whose GPUs are not
+// visible to this process) replaces the probe with a recorded one: YAML `gpus: [{vendor: AMD, name: ..., arch: ...}]`
+// (`gpus: []`: no GPU); an unreadable or malformed file is reported in `message`, with no GPU.
 DeviceReport probeDevices();
 
 }  // namespace strobe::collectors

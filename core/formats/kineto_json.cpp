@@ -6,6 +6,8 @@
 #include <atomic>
 #include <tuple>
 #include <chrono>
+#include <cstdlib>
+#include <filesystem>
 #include <map>
 #include <mutex>
 #include <new>
@@ -13,6 +15,11 @@
 #include <thread>
 #include <type_traits>
 #include <unordered_map>
+
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
 
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
@@ -30,14 +37,14 @@ namespace {
 // of 'X' events with pid "CPU functions" and no "cat": operators and record_function ranges, with ProfilerStep#N
 // ranges marking the steps. Without a category they would stay of unknown kind (no steps, no operators): this gives
 // them theirs. Traces with any category are left alone.
-void markLegacyAutogradKinds(RankData& r, const std::string& file) {
+bool markLegacyAutogradKinds(RankData& r, const std::string& file) {
     auto& s = r.slices;
-    if (s.size() == 0) return;
+    if (s.size() == 0) return false;
     for (size_t i = 0; i < s.size(); ++i)
-        if (s.cat[i] != kEmptyStr || s.kind[i] != EventKind::Unknown) return;
+        if (s.cat[i] != kEmptyStr || s.kind[i] != EventKind::Unknown) return false;
     bool legacyPid = false;
     for (const auto& t : r.tracks) legacyPid = legacyPid || r.strings.view(t.pidStr) == "CPU functions";
-    if (!legacyPid) return;
+    if (!legacyPid) return false;
     size_t steps = 0;
     auto& kind = s.kind.mut();
     for (size_t i = 0; i < s.size(); ++i) {
@@ -51,6 +58,49 @@ void markLegacyAutogradKinds(RankData& r, const std::string& file) {
                                          "and record_function ranges, {} of them ProfilerStep#N steps; times are "
                                          "relative to the profiler's start",
                                          s.size(), steps)});
+    return true;
+}
+
+// A legacy trace's times are relative to the profiler's start. strobe_torch (resources/python) writes, beside
+// rank<R>_trace.json, rank<R>_clock_anchor.json: the realtime clock at the start of each step k (taken right after
+// the k-th prof.step(), where ProfilerStep#k begins). The offset that maps the trace's ProfilerStep#k starts onto
+// those readings (median over the steps in both) anchors the trace to realtime; without the file it stays on the
+// relative clock, unanchored, and is not overlaid with realtime sources.
+void anchorLegacyClock(RankData& r, const std::string& file) {
+    r.info.clock = ClockInfo{ClockDomain::Relative, false, 0, ""};
+    std::string name = std::filesystem::path(file).filename().string();
+    const size_t at = name.rfind("_trace.json");
+    if (at == std::string::npos) return;
+    const std::filesystem::path anchorPath =
+        std::filesystem::path(file).parent_path() / (name.substr(0, at) + "_clock_anchor.json");
+    QFile f(QString::fromStdString(anchorPath.string()));
+    if (!f.open(QIODevice::ReadOnly)) return;
+    QJsonParseError perr{};
+    const QJsonDocument doc = QJsonDocument::fromJson(f.read(1 << 20), &perr);
+    std::map<int64_t, int64_t> realtime;  // step -> realtime ns
+    for (const auto& v : doc.object()["steps"].toArray()) {
+        const QJsonObject o = v.toObject();
+        if (o["step"].isDouble() && o["realtime_ns"].isDouble())
+            realtime[o["step"].toInteger()] = o["realtime_ns"].toInteger();
+    }
+    std::vector<int64_t> offsets;
+    const auto& s = r.slices;
+    for (size_t i = 0; i < s.size(); ++i) {
+        const std::string_view n = r.strings.view(s.name[i]);
+        if (s.kind[i] != EventKind::UserAnnotation || !n.starts_with("ProfilerStep#")) continue;
+        const auto it = realtime.find(std::strtoll(std::string(n.substr(13)).c_str(), nullptr, 10));
+        if (it != realtime.end()) offsets.push_back(it->second - s.ts[i]);
+    }
+    if (perr.error != QJsonParseError::NoError || offsets.empty()) {
+        r.diagnostics.push_back({Severity::Warning, Location{anchorPath.string()},
+                                 perr.error != QJsonParseError::NoError
+                                     ? "not read: " + perr.errorString().toStdString()
+                                     : std::string("no step of this anchor file is a ProfilerStep#N of the trace")});
+        return;
+    }
+    std::nth_element(offsets.begin(), offsets.begin() + long(offsets.size() / 2), offsets.end());
+    r.info.clock = ClockInfo{ClockDomain::Relative, true, offsets[offsets.size() / 2],
+                             "strobe_torch clock anchor " + anchorPath.filename().string()};
 }
 
 using kineto::ChunkBuffer;
@@ -566,10 +616,11 @@ Result<std::unique_ptr<RankData>> loadFromSource(FileSource& source, const Kinet
         out->stats.truncated = true;
     }
 
-    markLegacyAutogradKinds(*out, file);
+    const bool legacy = markLegacyAutogradKinds(*out, file);
     out->path = file;
     out->stats.bytesRead = source.produced();
     out->info = std::move(info);
+    if (legacy) anchorLegacyClock(*out, file);
     out->info.platform = detectPlatform(out->info, platformHints(*out));
     if (out->info.distributed.present && out->info.distributed.rank >= 0) {
         out->rank = out->info.distributed.rank;

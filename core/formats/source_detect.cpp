@@ -133,6 +133,8 @@ Status addFile(const std::string& path, const SniffedPath& sniffed, bool explici
         if (explicitFile) return refused;
         return Ok{};
     }
+    // strobe_torch's clock anchors sit beside the trace they anchor (kineto_json.cpp reads them): not a source.
+    if (!explicitFile && sniffed.input.head.find("\"strobe_torch_anchor\"") != std::string_view::npos) return Ok{};
     int score = 0;
     const SourceFormat* format = bestFormat(sniffed.input, &score);
     const std::string name = fs::path(path).filename().string();
@@ -282,7 +284,11 @@ Result<std::vector<SourceGroup>> detectSources(const std::vector<std::string>& p
         }
         if (!fs::is_directory(st)) return Error(Location{p}, "neither a trace file nor a run directory");
         size_t found = addDirectory(p, out);
-        if (found == 0) {
+        // A run directory written by strobe-cli collect (manifest.yaml) keeps each tool's outputs in a subdirectory
+        // of its own (torch/, rocprof/, nsys/): read them all.
+        std::error_code mec;
+        const bool collected = fs::exists(fs::path(p) / "manifest.yaml", mec);
+        if (found == 0 || collected) {
             // A run whose ranks sit in subdirectories (rank0/…json), or a sweep of run directories: one level down.
             std::error_code ec2;
             for (const std::string& name : entriesOf(p, ec2)) {

@@ -1,0 +1,182 @@
+// strobe-cli collect: runs a workload under stacked tools into a run directory with its manifest
+// (collectors/session.h); strobe-cli tools: the tool specs this installation knows, with their availability.
+#include <signal.h>
+
+#include <algorithm>
+#include <atomic>
+#include <string>
+#include <vector>
+
+#include <QJsonDocument>
+
+#include <fmt/format.h>
+
+#include "app/cli/command.h"
+#include "collectors/session.h"
+
+namespace strobe::app {
+
+namespace {
+
+constexpr const char* kCollectHelp =
+    "Usage: strobe-cli collect --out DIR [--tool NAME]... [--tool-param NAME.KEY=VALUE]... [--param KEY=VALUE]...\n"
+    "                          [--repeat N] [--grace-ms MS] -- COMMAND [ARGS...]\n"
+    "\n"
+    "Runs COMMAND (argv as given, never through a shell) under the tools, listed outermost first, into DIR, a new\n"
+    "or empty run directory: sidecars (samplers) start first and are stopped with SIGTERM, then SIGKILL after the\n"
+    "grace period, when COMMAND ends; env tools set variables (the torch-profiler contract); prefix tools wrap the\n"
+    "command. DIR/manifest.yaml is written at the start and rewritten at the end (command, tools and versions,\n"
+    "parameters, redacted environment changes, devices, the three clocks, status, exit, every file and its size);\n"
+    "COMMAND's output goes to DIR/workload.log. `strobe DIR` opens the run.\n"
+    "\n"
+    "  --out DIR                     the run directory (must not exist or be empty)\n"
+    "  --tool NAME                   a tool from `strobe-cli tools` (repeatable, outermost first)\n"
+    "  --tool-param NAME.KEY=VALUE   a tool parameter (repeatable)\n"
+    "  --param KEY=VALUE             a sweep value recorded in the manifest (repeatable)\n"
+    "  --repeat N                    the repeat index recorded in the manifest\n"
+    "  --grace-ms MS                 how long processes get to exit after SIGTERM (default 5000)\n"
+    "\n"
+    "Exit status: COMMAND's (128 + signal when it was killed); 125 when Strobe refuses before starting anything\n"
+    "(unknown or missing tool, a tool for the other GPU vendor, conflicting tools, DIR not empty or not\n"
+    "writable); 126 when COMMAND cannot run, 127 when it is not found; 130/143 when SIGINT/SIGTERM cancelled the\n"
+    "run (status: cancelled in the manifest, every process stopped, what was collected kept); 2 usage error.\n"
+    "STROBE_DEVICE_INFO=FILE replaces the GPU probe with a recorded one (YAML gpus: [{vendor, name, arch}]).";
+
+constexpr const char* kToolsHelp =
+    "Usage: strobe-cli tools [--json]\n"
+    "\n"
+    "Lists the tool specs (shipped in share/strobe/tools, yours in ~/.config/strobe/tools) with their kind\n"
+    "(prefix, env, sidecar), the GPU vendor they need, whether their probe finds them and which version, and\n"
+    "their parameters. --json: {\"schema\": 1, \"tools\": [{\"name\", \"kind\", \"vendor\", \"available\", \"version\",\n"
+    "\"params\": [ParamSpec JSON...]}], \"messages\": [...]}.";
+
+const core::PathParam kOut{"out", "Output directory", "The run directory", ""};
+const core::StringListParam kTool{"tool", "Tool", "A tool, outermost first", {}};
+const core::StringListParam kToolParam{"tool-param", "Tool parameter", "NAME.KEY=VALUE", {}};
+const core::StringListParam kParam{"param", "Parameter", "KEY=VALUE recorded in the manifest", {}};
+const core::IntParam kRepeat = core::IntParam{"repeat", "Repeat", "Repeat index", -1}.bounded(-1, 1000000, 1);
+const core::IntParam kGraceMs =
+    core::IntParam{"grace-ms", "Grace (ms)", "Time to exit after SIGTERM", 5000}.bounded(0, 600000, 1);
+
+std::atomic<int> g_signal{0};
+extern "C" void onCollectSignal(int sig) { g_signal.store(sig); }
+
+std::string jsonQuote(const std::string& s) {
+    std::string out = "\"";
+    for (char c : s) {
+        if (c == '"' || c == '\\') out += '\\', out += c;
+        else if (static_cast<unsigned char>(c) < 0x20) out += fmt::format("\\u{:04x}", static_cast<unsigned char>(c));
+        else out += c;
+    }
+    return out + "\"";
+}
+
+int runCollect(const std::vector<std::string>& all) {
+    auto dash = std::find(all.begin(), all.end(), "--");
+    const std::vector<std::string> args(all.begin(), dash);
+    const std::vector<std::string> command(dash == all.end() ? dash : dash + 1, all.end());
+    ArgParser p("collect", {kOut, CliOption(kTool, '\0', true), CliOption(kToolParam, '\0', true),
+                            CliOption(kParam, '\0', true), kRepeat, kGraceMs});
+    if (!p.parse(args)) return usageError("collect", p.error());
+    if (!p.positionals().empty())
+        return usageError("collect", fmt::format("'{}': put the command after --", p.positionals().front()));
+    if (command.empty()) return usageError("collect", "no command: strobe-cli collect --out DIR -- COMMAND [ARGS...]");
+    if (p.get(kOut).empty()) return usageError("collect", "--out DIR is required");
+
+    collectors::SessionOptions o;
+    o.outDir = p.get(kOut);
+    o.command = command;
+    o.grace = std::chrono::milliseconds(p.get(kGraceMs));
+    if (p.get(kRepeat) >= 0) o.repeat = static_cast<int>(p.get(kRepeat));
+    for (const auto& t : p.get(kTool)) o.tools.push_back({t, {}});
+    for (const auto& kv : p.get(kParam)) {
+        const size_t eq = kv.find('=');
+        if (eq == std::string::npos || eq == 0) return usageError("collect", fmt::format("--param '{}': expected KEY=VALUE", kv));
+        o.parameters[kv.substr(0, eq)] = kv.substr(eq + 1);
+    }
+    for (const auto& a : p.get(kToolParam)) {
+        const size_t dot = a.find('.'), eq = a.find('=');
+        if (dot == std::string::npos || eq == std::string::npos || dot > eq)
+            return usageError("collect", fmt::format("--tool-param '{}': expected NAME.KEY=VALUE", a));
+        const std::string tool = a.substr(0, dot), key = a.substr(dot + 1, eq - dot - 1);
+        auto use = std::find_if(o.tools.begin(), o.tools.end(), [&](const collectors::ToolUse& u) { return u.name == tool; });
+        if (use == o.tools.end())
+            return usageError("collect", fmt::format("--tool-param '{}': {} is not one of the --tool's", a, tool));
+        use->values[key] = a.substr(eq + 1);
+    }
+    const collectors::ToolCatalog catalog = collectors::loadToolCatalog();
+    for (const auto& m : catalog.messages) fmt::print(stderr, "strobe-cli collect: {}\n", m);
+    // Coerce the tool parameters now, so a wrong value is a usage error rather than a refusal.
+    for (auto& use : o.tools)
+        if (const auto* spec = catalog.find(use.name))
+            for (auto& [k, v] : use.values) {
+                const auto* ps = core::findSpec(spec->params, k);
+                if (!ps) return usageError("collect", fmt::format("tool {} has no parameter '{}'", use.name, k));
+                auto c = core::coerceValue(*ps, v);
+                if (!c) return usageError("collect", c.error().message);
+                v = *c;
+            }
+
+    struct sigaction sa {};
+    sa.sa_handler = onCollectSignal;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGTERM, &sa, nullptr);
+    sigaction(SIGINT, &sa, nullptr);
+    const auto r = collectors::runSession(o, catalog, g_signal,
+                                          [](const std::string& line) { fmt::print(stderr, "strobe-cli collect: {}\n", line); });
+    if (r.status == "refused") {
+        fmt::print(stderr, "strobe-cli collect: refused: {}\n", r.reason);
+        return r.exitCode;
+    }
+    for (const auto& m : r.manifest.messages) fmt::print(stderr, "strobe-cli collect: {}\n", m);
+    fmt::print(stderr, "strobe-cli collect: {} ({} files) in {}\n", r.status, r.manifest.files.size(), o.outDir);
+    return r.exitCode;
+}
+
+int runTools(const std::vector<std::string>& args) {
+    ArgParser p("tools", {kJsonFlag});
+    if (!p.parse(args)) return usageError("tools", p.error());
+    const collectors::ToolCatalog catalog = collectors::loadToolCatalog();
+    const std::map<std::string, std::string> builtins{{"out", "."},
+                                                      {"strobe_cli", collectors::strobeCliPath()},
+                                                      {"python_dir", "."},
+                                                      {"resources", "."},
+                                                      {"python", "python3"}};
+    std::string rows;
+    std::vector<std::string> text;
+    for (const auto& t : catalog.tools) {
+        auto vars = collectors::toolVariables(t, {}, builtins);
+        const collectors::ToolProbe probe = vars ? collectors::probeTool(t, *vars) : collectors::ToolProbe{};
+        std::string params;
+        for (const auto& s : t.params)
+            params += (params.empty() ? "" : ", ") +
+                      QJsonDocument(core::specToJson(s)).toJson(QJsonDocument::Compact).toStdString();
+        rows += fmt::format("{}{{\"name\": {}, \"kind\": \"{}\", \"vendor\": \"{}\", \"available\": {}, \"version\": {}, "
+                            "\"description\": {}, \"params\": [{}]}}",
+                            rows.empty() ? "\n  " : ",\n  ", jsonQuote(t.name), collectors::toString(t.kind), t.vendor,
+                            probe.available ? "true" : "false",
+                            probe.version.empty() ? "null" : jsonQuote(probe.version), jsonQuote(t.description), params);
+        text.push_back(fmt::format("{:<16} {:<8} {:<7} {:<10} {}", t.name, collectors::toString(t.kind), t.vendor,
+                                   probe.available ? (probe.version.empty() ? "yes" : probe.version) : "missing",
+                                   t.description));
+    }
+    if (p.get(kJsonFlag)) {
+        std::string messages;
+        for (const auto& m : catalog.messages) messages += (messages.empty() ? "" : ", ") + jsonQuote(m);
+        fmt::print("{{\"schema\": 1, \"tools\": [{}], \"messages\": [{}]}}\n", rows.empty() ? "" : rows + "\n", messages);
+        return kExitOk;
+    }
+    fmt::print("{:<16} {:<8} {:<7} {:<10} {}\n", "tool", "kind", "vendor", "available", "what");
+    for (const auto& l : text) fmt::print("{}\n", l);
+    for (const auto& m : catalog.messages) fmt::print(stderr, "strobe-cli tools: {}\n", m);
+    return kExitOk;
+}
+
+const CommandRegistrar kCollect({"collect", "run a workload under profilers and samplers into a run directory",
+                                 kCollectHelp, runCollect});
+const CommandRegistrar kTools({"tools", "list the profiling tools Strobe can run, and whether they are installed",
+                               kToolsHelp, runTools});
+
+}  // namespace
+
+}  // namespace strobe::app

@@ -1,0 +1,312 @@
+#include "collectors/session.h"
+
+#include <fnmatch.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "collectors/process_tree.h"
+#include "core/io/resources.h"
+
+namespace strobe::collectors {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Prepared {
+    const ToolSpec* spec = nullptr;
+    std::map<std::string, std::string> vars;
+    ToolProbe probe;
+    core::ParamValues values;
+};
+
+SessionResult refuse(int code, std::string reason) {
+    SessionResult r;
+    r.status = "refused";
+    r.exitCode = code;
+    r.reason = std::move(reason);
+    return r;
+}
+
+// 0 when argv0 can be run, else 127 (not found) or 126 (found, not executable), with the reason.
+int commandCheck(const std::string& argv0, const std::string& cwd, std::string& reason) {
+    auto check = [&](const fs::path& p) {
+        std::error_code ec;
+        if (!fs::exists(p, ec)) return 127;
+        if (fs::is_directory(p, ec) || ::access(p.c_str(), X_OK) != 0) return 126;
+        return 0;
+    };
+    int code = 127;
+    if (argv0.find('/') != std::string::npos) {
+        const fs::path p = fs::path(argv0).is_absolute() || cwd.empty() ? fs::path(argv0) : fs::path(cwd) / argv0;
+        code = check(p);
+    } else if (const char* path = std::getenv("PATH")) {
+        std::string_view rest = path;
+        while (code != 0) {
+            const size_t colon = rest.find(':');
+            const std::string dir(rest.substr(0, colon));
+            const int c = check(fs::path(dir.empty() ? "." : dir) / argv0);
+            if (c == 0 || (c == 126 && code == 127)) code = c;
+            if (colon == std::string_view::npos) break;
+            rest.remove_prefix(colon + 1);
+        }
+    }
+    if (code == 127) reason = fmt::format("{}: command not found", argv0);
+    if (code == 126) reason = fmt::format("{}: found but cannot be run (not an executable file)", argv0);
+    return code;
+}
+
+std::optional<std::string> checkOutDir(const fs::path& dir) {
+    std::error_code ec;
+    if (fs::exists(dir, ec)) {
+        if (!fs::is_directory(dir, ec)) return fmt::format("{}: exists and is not a directory", dir.string());
+        if (fs::directory_iterator(dir, ec) != fs::directory_iterator())
+            return fmt::format("{}: the output directory is not empty (each run gets a directory of its own)",
+                               dir.string());
+        if (::access(dir.c_str(), W_OK) != 0) return fmt::format("{}: cannot write here", dir.string());
+        return std::nullopt;
+    }
+    fs::path parent = dir.parent_path().empty() ? fs::path(".") : dir.parent_path();
+    while (!parent.empty() && !fs::exists(parent, ec)) parent = parent.parent_path();
+    if (::access(parent.empty() ? "." : parent.c_str(), W_OK) != 0)
+        return fmt::format("{}: cannot create the output directory ({} is not writable)", dir.string(),
+                           parent.string());
+    return std::nullopt;
+}
+
+std::string deviceList(const DeviceReport& d) {
+    if (d.gpus.empty()) return d.message.empty() ? "no GPU" : d.message;
+    std::string s;
+    for (const auto& g : d.gpus) s += (s.empty() ? "" : ", ") + g.vendor + " " + g.name;
+    return s;
+}
+
+// Resolves, probes and checks the chosen tools; the refusal reason, or nullopt.
+std::optional<std::string> prepareTools(const SessionOptions& o, const ToolCatalog& catalog, const DeviceReport& devices,
+                                        const std::map<std::string, std::string>& builtins, std::vector<Prepared>& out) {
+    for (const auto& use : o.tools) {
+        const ToolSpec* spec = catalog.find(use.name);
+        if (!spec) {
+            std::string known;
+            for (const auto& t : catalog.tools) known += (known.empty() ? "" : ", ") + t.name;
+            return fmt::format("unknown tool '{}' (known: {})", use.name, known);
+        }
+        if (std::any_of(out.begin(), out.end(), [&](const Prepared& p) { return p.spec == spec; }))
+            return fmt::format("tool {} is listed twice", use.name);
+        if (spec->vendor != "any") {
+            const std::string want = spec->vendor == "amd" ? "AMD" : "NVIDIA";
+            if (std::none_of(devices.gpus.begin(), devices.gpus.end(), [&](const GpuDevice& g) { return g.vendor == want; }))
+                return fmt::format("tool {} needs an {} GPU; this machine has: {}", spec->name, want, deviceList(devices));
+        }
+        auto vars = toolVariables(*spec, use.values, builtins);
+        if (!vars) return vars.error().message;
+        Prepared p{spec, *vars, {}, use.values};
+        p.probe = probeTool(*spec, p.vars);
+        if (!p.probe.available)
+            return fmt::format("tool {} is not available: {}", spec->name,
+                               p.probe.message.empty() ? "its probe failed" : p.probe.message);
+        out.push_back(std::move(p));
+    }
+    for (const auto& a : out)
+        for (const auto& b : out)
+            if (std::find(a.spec->conflicts.begin(), a.spec->conflicts.end(), b.spec->name) != a.spec->conflicts.end())
+                return fmt::format("tools {} and {} cannot run together", a.spec->name, b.spec->name);
+    return std::nullopt;
+}
+
+std::vector<ManifestFile> listFiles(const fs::path& dir, const std::vector<Prepared>& tools) {
+    std::vector<ManifestFile> files;
+    std::error_code ec;
+    for (auto it = fs::recursive_directory_iterator(dir, ec); !ec && it != fs::recursive_directory_iterator();
+         it.increment(ec)) {
+        if (!it->is_regular_file(ec)) continue;
+        const std::string rel = fs::relative(it->path(), dir, ec).string();
+        if (rel == "manifest.yaml" || rel == ".manifest.yaml.tmp") continue;
+        ManifestFile f{rel, static_cast<uint64_t>(it->file_size(ec)), "", ""};
+        for (const auto& t : tools)
+            for (const auto& out : t.spec->outputs)
+                if (f.tool.empty() && fnmatch(out.glob.c_str(), rel.c_str(), 0) == 0) {
+                    f.tool = t.spec->name;
+                    f.format = out.format;
+                }
+        files.push_back(std::move(f));
+    }
+    std::sort(files.begin(), files.end(), [](const ManifestFile& a, const ManifestFile& b) { return a.path < b.path; });
+    return files;
+}
+
+struct Running {
+    const Prepared* tool = nullptr;
+    std::unique_ptr<ProcessTree> tree;
+    bool reported = false;
+};
+
+core::Result<std::vector<std::string>> expandAll(const std::vector<std::string>& args,
+                                                 const std::map<std::string, std::string>& vars) {
+    std::vector<std::string> out;
+    for (const auto& a : args) {
+        auto x = expandTemplate(a, vars);
+        if (!x) return x.error();
+        out.push_back(*x);
+    }
+    return out;
+}
+
+}  // namespace
+
+SessionResult runSession(const SessionOptions& o, const ToolCatalog& catalog, const std::atomic<int>& stopSignal,
+                         const std::function<void(const std::string&)>& logFn) {
+    auto log = [&](const std::string& s) {
+        if (logFn) logFn(s);
+    };
+    if (o.command.empty()) return refuse(125, "no command to run");
+    if (o.outDir.empty()) return refuse(125, "no output directory");
+    std::error_code ec;
+    const fs::path outDir = fs::absolute(o.outDir, ec);
+    const DeviceReport devices = probeDevices();
+    const std::map<std::string, std::string> builtins{
+        {"out", outDir.string()},
+        {"strobe_cli", o.strobeCli.empty() ? strobeCliPath() : o.strobeCli},
+        {"python_dir", core::resourcePath("python").string()},
+        {"resources", core::resourceDir().string()},
+        {"python", fs::path(o.command.front()).filename().string().starts_with("python") ? o.command.front() : "python3"}};
+    std::vector<Prepared> tools;
+    if (auto why = prepareTools(o, catalog, devices, builtins, tools)) return refuse(125, *why);
+    if (auto why = checkOutDir(outDir)) return refuse(125, *why);
+    std::string why;
+    if (const int code = commandCheck(o.command.front(), o.cwd, why); code != 0) return refuse(code, why);
+
+    // The workload's argv and environment, and the sidecars' argv.
+    std::vector<std::string> argv;
+    std::map<std::string, std::string> env = o.env;
+    for (const auto& t : tools) {
+        for (const auto& [k, v] : t.spec->env) {
+            auto x = expandTemplate(v, t.vars);
+            if (!x) return refuse(125, fmt::format("tool {}: env {}: {}", t.spec->name, k, x.error().message));
+            std::string value = *x;
+            while (value.ends_with(':')) value.pop_back();  // "{python_dir}:{env.PYTHONPATH}" with it unset
+            env[k] = value;
+        }
+        if (t.spec->kind == ToolKind::Prefix) {
+            auto x = expandAll(t.spec->command, t.vars);
+            if (!x) return refuse(125, fmt::format("tool {}: command: {}", t.spec->name, x.error().message));
+            argv.insert(argv.end(), x->begin(), x->end());
+        }
+    }
+    argv.insert(argv.end(), o.command.begin(), o.command.end());
+
+    fs::create_directories(outDir, ec);
+    if (ec) return refuse(125, fmt::format("{}: cannot create the output directory: {}", outDir.string(), ec.message()));
+    SessionResult r;
+    RunManifest& m = r.manifest;
+    m.command = o.command;
+    m.cwd = o.cwd.empty() ? fs::current_path(ec).string() : o.cwd;
+    m.parameters = o.parameters;
+    m.repeat = o.repeat;
+    m.envDiff = env;
+    m.devices = devices.gpus;
+    char host[256] = {};
+    gethostname(host, sizeof host - 1);
+    m.host = host;
+    for (const auto& t : tools) {
+        ManifestTool mt{t.spec->name, t.probe.version, {}};
+        for (const auto& p : t.spec->params) mt.params[p.key] = t.vars.at(p.key);
+        m.tools.push_back(std::move(mt));
+    }
+    m.clocks = readClocks();
+    m.start = utcNow();
+    if (auto st = writeManifest(outDir.string(), m); !st) return refuse(125, st.error().toString());
+
+    std::vector<Running> sidecars;
+    for (const auto& t : tools) {
+        if (t.spec->kind != ToolKind::Sidecar) continue;
+        auto x = expandAll(t.spec->command, t.vars);
+        ProcessSpec ps;
+        ps.argv = x ? *x : std::vector<std::string>{};
+        ps.workDir = outDir.string();
+        ps.stderrPath = (outDir / (t.spec->name + ".stderr.log")).string();  // removed at the end when empty
+        if (!t.spec->stdoutFile.empty()) {
+            auto f = expandTemplate(t.spec->stdoutFile, t.vars);
+            if (f) ps.stdoutPath = (outDir / *f).string();
+        }
+        auto tree = ProcessTree::start(ps);
+        if (!tree) {
+            m.messages.push_back(fmt::format("sidecar {} did not start: {}", t.spec->name, tree.error().message));
+            continue;
+        }
+        log(fmt::format("started sidecar {} (pid {})", t.spec->name, (*tree)->pid()));
+        sidecars.push_back({&t, std::move(*tree), false});
+    }
+
+    ProcessSpec ws;
+    ws.argv = argv;
+    ws.env = env;
+    ws.workDir = o.cwd;
+    ws.stdoutPath = ws.stderrPath = (outDir / "workload.log").string();
+    auto workload = ProcessTree::start(ws);
+    std::optional<ExitInfo> exit;
+    int cancelledBy = 0;
+    if (!workload) {
+        m.messages.push_back(workload.error().message);
+        r.exitCode = 127;
+    } else {
+        log(fmt::format("started {} (pid {})", argv.front(), (*workload)->pid()));
+        while (!exit) {
+            exit = (*workload)->wait(std::chrono::milliseconds(50));
+            if (exit) break;
+            if (const int sig = stopSignal.load(); sig != 0) {
+                cancelledBy = sig;
+                log("cancelling: SIGTERM to the workload's processes");
+                const auto left = (*workload)->cancel(o.grace);
+                if (!left.empty()) m.messages.push_back(fmt::format("{} processes survived SIGKILL", left.size()));
+                exit = (*workload)->exitInfo();
+                break;
+            }
+            for (auto& s : sidecars)
+                if (!s.reported && !s.tree->poll()) {
+                    s.reported = true;
+                    const auto e = s.tree->exitInfo();
+                    m.messages.push_back(fmt::format("sidecar {} ended early (status {}); what it wrote is kept",
+                                                     s.tool->spec->name, e ? e->status : -1));
+                    log(m.messages.back());
+                }
+        }
+    }
+    // Teardown in reverse order: each sidecar gets SIGTERM and the grace period to flush.
+    for (auto it = sidecars.rbegin(); it != sidecars.rend(); ++it) {
+        const auto left = it->tree->cancel(o.grace);
+        if (!left.empty())
+            m.messages.push_back(fmt::format("sidecar {}: {} processes survived SIGKILL", it->tool->spec->name, left.size()));
+        log(fmt::format("stopped sidecar {}", it->tool->spec->name));
+    }
+
+    for (const auto& s : sidecars) {
+        const fs::path err = outDir / (s.tool->spec->name + ".stderr.log");
+        if (fs::exists(err, ec) && fs::file_size(err, ec) == 0) fs::remove(err, ec);
+    }
+    m.end = utcNow();
+    if (cancelledBy) {
+        m.status = "cancelled";
+        r.exitCode = 128 + cancelledBy;
+    } else if (exit) {
+        m.status = exit->status == 0 ? "completed" : "failed";
+        r.exitCode = exit->status;
+    } else {
+        m.status = "failed";
+    }
+    if (exit && exit->signalled) m.exitSignal = exit->signal;
+    else if (exit) m.exitCode = exit->status;
+    m.files = listFiles(outDir, tools);
+    if (auto st = writeManifest(outDir.string(), m); !st) m.messages.push_back(st.error().toString());
+    r.status = m.status;
+    return r;
+}
+
+}  // namespace strobe::collectors

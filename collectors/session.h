@@ -1,0 +1,61 @@
+#pragma once
+// A profiling session (issue 10): one workload under a stack of tools, into one run directory with its manifest.
+//
+// Tools are listed outermost first. Set-up in that order: sidecars start (each in its own process group, its
+// stdout into its file when the spec says so), env tools add their variables, prefix tools wrap the command
+// (outermost first: `rocprofv3 ... -- nsys ... -- python train.py`). The workload is stop-when-complete: when it
+// ends, sidecars are stopped in reverse order (SIGTERM, then SIGKILL after the grace period), which lets them
+// flush. Cancel (a stop request) does the same to the workload first. Every process is tracked with its
+// descendants (collectors/process_tree.h: process groups plus a child subreaper), so nothing is left behind.
+//
+// Refused before anything starts, with the reason (and no directory written): an unknown tool, a tool whose probe
+// fails, a tool for the other GPU vendor, conflicting tools, an output directory that is not empty or cannot be
+// written, a command that is not found (127) or cannot run (126).
+
+#include <atomic>
+#include <chrono>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "collectors/manifest.h"
+#include "collectors/tool_spec.h"
+#include "core/params/param_spec.h"
+
+namespace strobe::collectors {
+
+struct ToolUse {
+    std::string name;
+    core::ParamValues values;  // on top of the spec's defaults
+};
+
+struct SessionOptions {
+    std::string outDir;
+    std::vector<std::string> command;           // argv of the workload
+    std::string cwd;                            // empty: this process' working directory
+    std::map<std::string, std::string> env;     // extra variables for the workload
+    std::vector<ToolUse> tools;                 // outermost first
+    std::map<std::string, std::string> parameters;  // the sweep point, recorded in the manifest
+    std::optional<int> repeat;
+    std::chrono::milliseconds grace{5000};
+    std::string strobeCli;                      // for {strobe_cli}; empty: strobeCliPath()
+};
+
+struct SessionResult {
+    // refused | completed | failed | cancelled
+    std::string status;
+    // What strobe-cli collect exits with: the workload's status (128 + signal when killed), 125 when refused,
+    // 126/127 when the command cannot run / is not found, 130/143 when cancelled by SIGINT/SIGTERM.
+    int exitCode = 0;
+    std::string reason;  // why it was refused, or "" when it ran
+    RunManifest manifest;
+};
+
+// Runs the session to its end. `stopSignal` (0: none) cancels it when set to the signal that asked (SIGINT,
+// SIGTERM); `log` receives progress lines ("started sidecar cpu-sampler (pid 123)").
+SessionResult runSession(const SessionOptions& options, const ToolCatalog& catalog, const std::atomic<int>& stopSignal,
+                         const std::function<void(const std::string&)>& log = {});
+
+}  // namespace strobe::collectors
