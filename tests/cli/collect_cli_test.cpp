@@ -1,0 +1,184 @@
+// strobe-cli collect end to end, for real: the strobe-cli binary runs a small PyTorch training loop
+// (tests/data/workloads/train_mlp.py on Debian's python3-torch 1.13, CPU, /usr/bin/python3) under the
+// torch-profiler contract and the CPU sampler, and the run directory it leaves opens as a run: the legacy autograd
+// trace with its steps, anchored to realtime by the helper's clock anchors, beside the CPU samples. Also: a
+// crashing workload, and SIGTERM to strobe-cli itself (no process left, an honest manifest).
+// Expected values are read from the files the run wrote (the anchor JSON, the trace JSON, the manifest) with Qt's
+// JSON and yaml-cpp, independently of Strobe's loaders.
+#include <gtest/gtest.h>
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+
+#include <algorithm>
+#include <cstdlib>
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <thread>
+
+#include <yaml-cpp/yaml.h>
+
+#include "collectors/process_tree.h"
+#include "core/engine/run_loader.h"
+#include "core/model/clock_rules.h"
+
+using namespace strobe;
+using namespace std::chrono_literals;
+namespace fs = std::filesystem;
+
+namespace {
+
+// Without Debian's python3-torch the tests skip on a developer's machine; under CI (CI=true) they fail instead.
+bool haveTorch() {
+    const bool ci = std::getenv("CI") && std::string(std::getenv("CI")) == "true";
+    const bool have = fs::exists("/usr/bin/python3") &&
+           std::system("/usr/bin/python3 -c 'import importlib.util,sys; sys.exit(importlib.util.find_spec(\"torch\") is None)'"
+                       " >/dev/null 2>&1") == 0;
+    if (!have && ci) ADD_FAILURE() << "CI=true but /usr/bin/python3 cannot import torch (.ci/setup installs python3-torch)";
+    return have;
+}
+
+struct Collect {
+    fs::path dir;
+    std::unique_ptr<collectors::ProcessTree> tree;
+    Collect() = default;
+    Collect(Collect&&) = default;
+    ~Collect() {
+        std::error_code ec;
+        if (!dir.empty()) fs::remove_all(dir, ec);
+    }
+};
+
+Collect startCollect(const std::string& tag, const std::map<std::string, std::string>& env) {
+    char tmpl[] = "/tmp/strobe-collect-XXXXXX";
+    Collect c;
+    c.dir = mkdtemp(tmpl);
+    collectors::ProcessSpec ps;
+    ps.argv = {STROBE_CLI_PATH, "collect", "--out", (c.dir / "run").string(), "--tool", "torch-profiler", "--tool",
+               "cpu-sampler", "--param", "bs=64", "--param", "tag=" + tag, "--grace-ms", "2000", "--",
+               "/usr/bin/python3", std::string(STROBE_TEST_DATA_DIR) + "/workloads/train_mlp.py"};
+    ps.env = env;
+    ps.stdoutPath = ps.stderrPath = (c.dir / "collect.log").string();
+    auto t = collectors::ProcessTree::start(ps);
+    EXPECT_TRUE(t.ok());
+    if (t.ok()) c.tree = std::move(*t);
+    return c;
+}
+
+QJsonDocument readJson(const fs::path& p) {
+    QFile f(QString::fromStdString(p.string()));
+    EXPECT_TRUE(f.open(QIODevice::ReadOnly)) << p;
+    return QJsonDocument::fromJson(f.readAll());
+}
+
+std::string readAll(const fs::path& p) {
+    std::ifstream in(p);
+    return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+TEST(CollectCli, TorchTrainingUnderTheContractAndTheCpuSamplerOpensAsARun) {
+    if (!haveTorch()) GTEST_SKIP() << "Debian's python3-torch is not installed (.ci/setup installs it)";
+    Collect c = startCollect("ok", {});
+    ASSERT_TRUE(c.tree);
+    const auto exit = c.tree->wait(240s);
+    ASSERT_TRUE(exit.has_value()) << readAll(c.dir / "collect.log");
+    ASSERT_EQ(exit->status, 0) << readAll(c.dir / "collect.log");
+    const fs::path run = c.dir / "run";
+
+    const YAML::Node m = YAML::LoadFile((run / "manifest.yaml").string());
+    EXPECT_EQ(m["status"].as<std::string>(), "completed");
+    EXPECT_EQ(m["parameters"]["bs"].as<int>(), 64);
+    EXPECT_EQ(m["tools"][0]["name"].as<std::string>(), "torch-profiler");
+    EXPECT_TRUE(m["tools"][0]["version"].as<std::string>().starts_with("1.")) << m["tools"][0]["version"];
+    const int64_t startNs = m["clocks"]["realtime_ns"].as<int64_t>();
+    const int64_t endNs = startNs + 600'000'000'000LL;  // the run took less than 10 minutes
+
+    // The helper's anchors and the trace's steps, read directly: ProfilerStep#k begins where the helper read the
+    // clocks after the k-th prof.step().
+    const QJsonObject anchor = readJson(run / "torch" / "rank0_clock_anchor.json").object();
+    std::map<int64_t, int64_t> anchorNs;
+    for (const auto& s : anchor["steps"].toArray()) anchorNs[s.toObject()["step"].toInteger()] = s.toObject()["realtime_ns"].toInteger();
+    std::vector<int64_t> offsets;
+    int steps = 0;
+    for (const auto& e : readJson(run / "torch" / "rank0_trace.json").array()) {
+        const QString name = e.toObject()["name"].toString();
+        if (!name.startsWith("ProfilerStep#")) continue;
+        ++steps;
+        const int64_t k = name.mid(13).toLongLong();
+        const int64_t tsNs = static_cast<int64_t>(e.toObject()["ts"].toDouble() * 1000.0 + 0.5);
+        if (anchorNs.count(k)) offsets.push_back(anchorNs[k] - tsNs);
+    }
+    ASSERT_EQ(steps, 3);  // STROBE_TORCH_ACTIVE defaults to 3
+    ASSERT_FALSE(offsets.empty());
+    std::sort(offsets.begin(), offsets.end());
+    const int64_t offset = offsets[offsets.size() / 2];
+
+    core::RunLoadOptions o;
+    o.useCache = false;
+    auto ds = core::loadRun({run.string()}, o);
+    ASSERT_TRUE(ds.ok()) << ds.error().toString();
+    const core::RankData* trace = nullptr;
+    const core::RankData* cpu = nullptr;
+    for (const auto& r : (*ds)->ranks) {
+        if (r->path.ends_with("rank0_trace.json")) trace = r.get();
+        if (r->path.ends_with("cpu.csv")) cpu = r.get();
+    }
+    ASSERT_NE(trace, nullptr);
+    ASSERT_NE(cpu, nullptr);
+    EXPECT_EQ(trace->steps.size(), 3u);
+    EXPECT_EQ(trace->gpu.size(), 0u);  // CPU only
+    EXPECT_GT(trace->slices.size(), 100u);
+    EXPECT_TRUE(trace->info.clock.anchored);
+    EXPECT_EQ(trace->info.clock.toRealtimeNs, offset);
+    const int64_t firstStep = core::overlayTime(*trace, trace->steps.start[0]);
+    EXPECT_GT(firstStep, startNs);
+    EXPECT_LT(firstStep, endNs);
+    EXPECT_TRUE(core::checkClockOverlay(**ds).ok());  // the trace and the samples share the realtime axis
+    EXPECT_GE(cpu->samples.size(), 2u);
+    EXPECT_GT(core::overlayTime(*cpu, cpu->samples.ts[0]), startNs - 1'000'000'000LL);
+}
+
+TEST(CollectCli, ACrashingWorkloadIsAFailedRunThatKeepsItsSamples) {
+    if (!haveTorch()) GTEST_SKIP() << "Debian's python3-torch is not installed";
+    Collect c = startCollect("crash", {{"TRAIN_FAIL", "1"}});
+    ASSERT_TRUE(c.tree);
+    const auto exit = c.tree->wait(240s);
+    ASSERT_TRUE(exit.has_value());
+    EXPECT_EQ(exit->status, 3) << readAll(c.dir / "collect.log");  // the workload's own exit status
+    const YAML::Node m = YAML::LoadFile((c.dir / "run" / "manifest.yaml").string());
+    EXPECT_EQ(m["status"].as<std::string>(), "failed");
+    EXPECT_EQ(m["exit"]["code"].as<int>(), 3);
+    EXPECT_GT(fs::file_size(c.dir / "run" / "cpu.csv"), 200u);
+    EXPECT_NE(readAll(c.dir / "run" / "workload.log").find("failing on purpose"), std::string::npos);
+}
+
+TEST(CollectCli, SigtermToStrobeCliCancelsTheRunAndLeavesNoProcess) {
+    if (!haveTorch()) GTEST_SKIP() << "Debian's python3-torch is not installed";
+    Collect c = startCollect("cancel", {{"STEPS", "100000"}});
+    ASSERT_TRUE(c.tree);
+    // Wait until the workload is inside its training loop (the helper wrote its first anchors at profiler start).
+    const fs::path manifest = c.dir / "run" / "manifest.yaml";
+    for (int i = 0; i < 1200 && !fs::exists(c.dir / "run" / "torch"); ++i)
+        std::this_thread::sleep_for(100ms);
+    ASSERT_TRUE(fs::exists(manifest));
+    std::this_thread::sleep_for(1s);
+    ::kill(c.tree->pid(), SIGTERM);
+    const auto exit = c.tree->wait(60s);
+    ASSERT_TRUE(exit.has_value());
+    EXPECT_EQ(exit->status, 143) << readAll(c.dir / "collect.log");
+    const YAML::Node m = YAML::LoadFile(manifest.string());
+    EXPECT_EQ(m["status"].as<std::string>(), "cancelled");
+    EXPECT_FALSE(m["end"].IsNull());
+    EXPECT_TRUE(fs::exists(c.dir / "run" / "cpu.csv"));
+    EXPECT_TRUE(c.tree->members().empty());
+    EXPECT_TRUE(collectors::descendantsOf(getpid()).empty());
+}
+
+}  // namespace
