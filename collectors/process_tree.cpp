@@ -28,7 +28,7 @@ using core::Location;
 namespace {
 
 struct StatLine {
-    pid_t pid = 0, ppid = 0;
+    pid_t pid = 0, ppid = 0, pgrp = 0;
     char state = '?';
     uint64_t start = 0;
 };
@@ -44,9 +44,9 @@ std::optional<StatLine> readStat(pid_t pid) {
     std::istringstream rest(line.substr(close + 1));
     StatLine s;
     s.pid = pid;
-    rest >> s.state >> s.ppid;
+    rest >> s.state >> s.ppid >> s.pgrp;
     std::string skip;
-    for (int field = 5; field < 22 && rest; ++field) rest >> skip;  // fields 5..21
+    for (int field = 6; field < 22 && rest; ++field) rest >> skip;  // fields 6..21
     rest >> s.start;
     if (!rest) return std::nullopt;
     return s;
@@ -233,6 +233,14 @@ void ProcessTree::reapOrphans() {
         int status = 0;
         waitpid(p, &status, WNOHANG);  // ECHILD for members that are not (or no longer) this process' children
     }
+    // A member forked after the last record() and killed by the group signal is an orphan re-parented here and
+    // never recorded: reap every zombie child of this process still in the command's process group.
+    const pid_t self = getpid();
+    for (const auto& s : allProcesses())
+        if (s.ppid == self && s.state == 'Z' && s.pgrp == m_pid && s.pid != m_pid) {
+            int status = 0;
+            waitpid(s.pid, &status, WNOHANG);
+        }
 }
 
 bool ProcessTree::poll() {
