@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <atomic>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <QJsonDocument>
@@ -12,7 +13,9 @@
 #include <fmt/format.h>
 
 #include "app/cli/command.h"
+#include "app/cli/cmd_collect.h"
 #include "collectors/session.h"
+#include "collectors/sweep_launch.h"
 
 namespace strobe::app {
 
@@ -55,6 +58,10 @@ const core::StringListParam kTool{"tool", "Tool", "A tool, outermost first", {}}
 const core::StringListParam kToolParam{"tool-param", "Tool parameter", "NAME.KEY=VALUE", {}};
 const core::StringListParam kParam{"param", "Parameter", "KEY=VALUE recorded in the manifest", {}};
 const core::IntParam kRepeat = core::IntParam{"repeat", "Repeat", "Repeat index", -1}.bounded(-1, 1000000, 1);
+const core::StringListParam kGrid{"grid", "Grid axis", "KEY=V1,V2,...", {}};
+const core::IntParam kRepeats = core::IntParam{"repeats", "Repeats", "Runs per grid point", 1}.bounded(1, 10000, 1);
+const core::EnumParam kOrder =
+    core::EnumParam{"order", "Order", "sequential or interleaved", "sequential"}.choices({"sequential", "interleaved"});
 const core::IntParam kGraceMs =
     core::IntParam{"grace-ms", "Grace (ms)", "Time to exit after SIGTERM", 5000}.bounded(0, 600000, 1);
 
@@ -71,57 +78,75 @@ std::string jsonQuote(const std::string& s) {
     return out + "\"";
 }
 
-int runCollect(const std::vector<std::string>& all) {
+// Splits at the first "--": options before, the command after.
+std::pair<std::vector<std::string>, std::vector<std::string>> splitCommand(const std::vector<std::string>& all) {
     auto dash = std::find(all.begin(), all.end(), "--");
-    const std::vector<std::string> args(all.begin(), dash);
-    const std::vector<std::string> command(dash == all.end() ? dash : dash + 1, all.end());
-    ArgParser p("collect", {kOut, CliOption(kTool, '\0', true), CliOption(kToolParam, '\0', true),
-                            CliOption(kParam, '\0', true), kRepeat, kGraceMs});
-    if (!p.parse(args)) return usageError("collect", p.error());
-    if (!p.positionals().empty())
-        return usageError("collect", fmt::format("'{}': put the command after --", p.positionals().front()));
-    if (command.empty()) return usageError("collect", "no command: strobe-cli collect --out DIR -- COMMAND [ARGS...]");
-    if (p.get(kOut).empty()) return usageError("collect", "--out DIR is required");
+    return {std::vector<std::string>(all.begin(), dash),
+            std::vector<std::string>(dash == all.end() ? dash : dash + 1, all.end())};
+}
 
-    collectors::SessionOptions o;
+std::vector<CliOption> sessionOptions() {
+    return {kOut, CliOption(kTool, '\0', true), CliOption(kToolParam, '\0', true), kGraceMs};
+}
+
+// --tool, --tool-param and --grace-ms into `o`, each tool parameter coerced by its spec; a usage error's message,
+// or "".
+std::string applySessionOptions(const ArgParser& p, const collectors::ToolCatalog& catalog, collectors::SessionOptions& o) {
     o.outDir = p.get(kOut);
-    o.command = command;
     o.grace = std::chrono::milliseconds(p.get(kGraceMs));
-    if (p.get(kRepeat) >= 0) o.repeat = static_cast<int>(p.get(kRepeat));
     for (const auto& t : p.get(kTool)) o.tools.push_back({t, {}});
-    for (const auto& kv : p.get(kParam)) {
-        const size_t eq = kv.find('=');
-        if (eq == std::string::npos || eq == 0) return usageError("collect", fmt::format("--param '{}': expected KEY=VALUE", kv));
-        o.parameters[kv.substr(0, eq)] = kv.substr(eq + 1);
-    }
     for (const auto& a : p.get(kToolParam)) {
         const size_t dot = a.find('.'), eq = a.find('=');
         if (dot == std::string::npos || eq == std::string::npos || dot > eq)
-            return usageError("collect", fmt::format("--tool-param '{}': expected NAME.KEY=VALUE", a));
+            return fmt::format("--tool-param '{}': expected NAME.KEY=VALUE", a);
         const std::string tool = a.substr(0, dot), key = a.substr(dot + 1, eq - dot - 1);
         auto use = std::find_if(o.tools.begin(), o.tools.end(), [&](const collectors::ToolUse& u) { return u.name == tool; });
-        if (use == o.tools.end())
-            return usageError("collect", fmt::format("--tool-param '{}': {} is not one of the --tool's", a, tool));
+        if (use == o.tools.end()) return fmt::format("--tool-param '{}': {} is not one of the --tool's", a, tool);
         use->values[key] = a.substr(eq + 1);
     }
-    const collectors::ToolCatalog catalog = collectors::loadToolCatalog();
-    for (const auto& m : catalog.messages) fmt::print(stderr, "strobe-cli collect: {}\n", m);
-    // Coerce the tool parameters now, so a wrong value is a usage error rather than a refusal.
     for (auto& use : o.tools)
         if (const auto* spec = catalog.find(use.name))
             for (auto& [k, v] : use.values) {
                 const auto* ps = core::findSpec(spec->params, k);
-                if (!ps) return usageError("collect", fmt::format("tool {} has no parameter '{}'", use.name, k));
+                if (!ps) return fmt::format("tool {} has no parameter '{}'", use.name, k);
                 auto c = core::coerceValue(*ps, v);
-                if (!c) return usageError("collect", c.error().message);
+                if (!c) return c.error().message;
                 v = *c;
             }
+    return {};
+}
 
+void installStopSignals() {
     struct sigaction sa {};
     sa.sa_handler = onCollectSignal;
     sigemptyset(&sa.sa_mask);
     sigaction(SIGTERM, &sa, nullptr);
     sigaction(SIGINT, &sa, nullptr);
+}
+
+int runCollect(const std::vector<std::string>& all) {
+    const auto [args, command] = splitCommand(all);
+    std::vector<CliOption> options = sessionOptions();
+    options.push_back(CliOption(kParam, '\0', true));
+    options.push_back(kRepeat);
+    ArgParser p("collect", options);
+    if (!p.parse(args)) return usageError("collect", p.error());
+    if (!p.positionals().empty())
+        return usageError("collect", fmt::format("'{}': put the command after --", p.positionals().front()));
+    if (command.empty()) return usageError("collect", "no command: strobe-cli collect --out DIR -- COMMAND [ARGS...]");
+    if (p.get(kOut).empty()) return usageError("collect", "--out DIR is required");
+    const collectors::ToolCatalog catalog = collectors::loadToolCatalog();
+    for (const auto& m : catalog.messages) fmt::print(stderr, "strobe-cli collect: {}\n", m);
+    collectors::SessionOptions o;
+    o.command = command;
+    if (std::string e = applySessionOptions(p, catalog, o); !e.empty()) return usageError("collect", e);
+    if (p.get(kRepeat) >= 0) o.repeat = static_cast<int>(p.get(kRepeat));
+    for (const auto& kv : p.get(kParam)) {
+        const size_t eq = kv.find('=');
+        if (eq == std::string::npos || eq == 0) return usageError("collect", fmt::format("--param '{}': expected KEY=VALUE", kv));
+        o.parameters[kv.substr(0, eq)] = kv.substr(eq + 1);
+    }
+    installStopSignals();
     const auto r = collectors::runSession(o, catalog, g_signal,
                                           [](const std::string& line) { fmt::print(stderr, "strobe-cli collect: {}\n", line); });
     if (r.status == "refused") {
@@ -171,6 +196,44 @@ int runTools(const std::vector<std::string>& args) {
     for (const auto& m : catalog.messages) fmt::print(stderr, "strobe-cli tools: {}\n", m);
     return kExitOk;
 }
+
+}  // namespace
+
+int runSweepLaunch(const std::vector<std::string>& all) {
+    const auto [args, command] = splitCommand(all);
+    std::vector<CliOption> options = sessionOptions();
+    options.push_back(CliOption(kGrid, '\0', true));
+    options.push_back(kRepeats);
+    options.push_back(kOrder);
+    ArgParser p("sweep", options);
+    if (!p.parse(args)) return usageError("sweep", p.error());
+    if (!p.positionals().empty())
+        return usageError("sweep", fmt::format("launch: '{}': put the command after --", p.positionals().front()));
+    if (command.empty()) return usageError("sweep", "launch: no command: ... --out DIR -- COMMAND [ARGS...]");
+    if (p.get(kOut).empty()) return usageError("sweep", "launch needs --out DIR");
+    std::vector<collectors::GridAxis> grid;
+    for (const auto& g : p.get(kGrid)) {
+        collectors::GridAxis axis;
+        std::string error;
+        if (!collectors::parseGridAxis(g, axis, error)) return usageError("sweep", error);
+        grid.push_back(std::move(axis));
+    }
+    if (grid.empty()) return usageError("sweep", "launch needs at least one --grid KEY=V1,V2,...");
+    const collectors::ToolCatalog catalog = collectors::loadToolCatalog();
+    collectors::SessionOptions o;
+    o.command = command;
+    if (std::string e = applySessionOptions(p, catalog, o); !e.empty()) return usageError("sweep", e);
+    installStopSignals();
+    const auto r = collectors::launchSweep(p.get(kOut), grid, static_cast<int>(p.get(kRepeats)),
+                                           p.get(kOrder) == "interleaved", o, catalog, g_signal,
+                                           [](const std::string& line) { fmt::print(stderr, "strobe-cli sweep launch: {}\n", line); });
+    if (!r.refusal.empty()) fmt::print(stderr, "strobe-cli sweep launch: refused: {}\n", r.refusal);
+    fmt::print(stderr, "strobe-cli sweep launch: {} completed, {} skipped (completed before), {} failed{}\n", r.completed,
+               r.skipped, r.failed, r.cancelled ? ", cancelled" : "");
+    return r.exitCode;
+}
+
+namespace {
 
 const CommandRegistrar kCollect({"collect", "run a workload under profilers and samplers into a run directory",
                                  kCollectHelp, runCollect});

@@ -10,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include "app/cli/cmd_collect.h"
 #include "app/cli/command.h"
 #include "core/analysis/sweep_compare.h"
 #include "core/engine/run_loader.h"
@@ -33,6 +34,8 @@ constexpr const char* kHelp =
     "       strobe-cli sweep report PATH... -o report.html [--title T] [--baseline RUN|KEY=VALUE] [--top K]\n"
     "                                [--group-by G] [--skip-steps N] [--pattern P] [--no-cache]\n"
     "       strobe-cli sweep rocprof-input PATH... -o input.yaml|input.json [--top K] [--counters A,B,...] [--ncu]\n"
+    "       strobe-cli sweep launch --grid KEY=V1,V2,... [--grid ...] [--repeats N] [--order sequential|interleaved]\n"
+    "                               --out DIR [--tool NAME]... [--tool-param NAME.KEY=VALUE]... -- COMMAND [ARGS...]\n"
     "\n"
     "runs     lists the runs found under PATH (manifest.yaml, sweep.yaml, --pattern, rocprof cmd files, then\n"
     "         directory names such as key=value, key_value, <N>thread/nccl_<M>channels, rep<N>) with their\n"
@@ -46,6 +49,12 @@ constexpr const char* kHelp =
     "         the top groups (default 10) with their change against the baseline (default: the first run's\n"
     "         configuration) and a box plot each, GPU time per category, overlap per configuration, and a heatmap\n"
     "         over the first two axes; every table also as <name>-<table>.csv beside the page.\n"
+    "launch   runs COMMAND once per grid point and repeat (as strobe-cli collect does, with the same --tool\n"
+    "         options) into DIR/<KEY=V,...>/rep<R>/, each with its manifest, and DIR/sweep.yaml; each KEY is set in\n"
+    "         the environment and {KEY} in COMMAND is replaced; --order interleaved spreads repeats over time.\n"
+    "         Run it again on the same DIR to resume: completed runs are skipped, interrupted ones moved to\n"
+    "         DIR/.incomplete and run again. Exit 0 when every run completed, 1 when some failed, 125 refused,\n"
+    "         130/143 cancelled.\n"
     "rocprof-input  a rocprofv3 input file (YAML, or JSON for .json) whose one job traces exactly the top-K\n"
     "         kernel groups (default 10) by an anchored regex, with --counters as pmc; --ncu writes Nsight\n"
     "         Compute options (--kernel-name regex:..., --metrics) instead.\n"
@@ -337,6 +346,7 @@ int runRocprofInput(const ArgParser& p) {
 int run(const std::vector<std::string>& args) {
     if (args.empty()) return usageError("sweep", "say 'runs', 'compare', 'report' or 'rocprof-input'");
     const std::string sub = args.front();
+    if (sub == "launch") return runSweepLaunch({args.begin() + 1, args.end()});
     if (sub != "runs" && sub != "compare" && sub != "report" && sub != "rocprof-input")
         return usageError("sweep", fmt::format("unknown sub-command '{}'", sub));
     std::vector<CliOption> options{kNoCacheFlag, kPattern};

@@ -95,7 +95,7 @@ bool collectManifestRuns(const fs::path& root, std::vector<RawRun>& raw, std::ve
     std::error_code ec;
     if (fs::exists(root / "manifest.yaml", ec)) found.push_back(root / "manifest.yaml");
     for (fs::recursive_directory_iterator it(root, ec), end; !ec && it != end; it.increment(ec)) {
-        if (it.depth() >= 3) it.disable_recursion_pending();
+        if (it.depth() >= 3 || it->path().filename().string().starts_with(".")) it.disable_recursion_pending();
         if (it->path().filename() == "manifest.yaml" && it->path().parent_path() != root) found.push_back(it->path());
     }
     std::sort(found.begin(), found.end());
@@ -104,6 +104,13 @@ bool collectManifestRuns(const fs::path& root, std::vector<RawRun>& raw, std::ve
         try {
             const YAML::Node doc = YAML::LoadFile(file.string());
             if (!doc["strobe_manifest"]) continue;
+            // A run that did not complete (interrupted: still "running"; failed; cancelled) is not compared.
+            const std::string status = doc["status"] ? doc["status"].as<std::string>() : "completed";
+            if (status != "completed") {
+                messages.push_back(file.parent_path().string() + ": skipped, its manifest says status: " + status);
+                any = true;  // manifests still decide: a sweep.yaml beside them would list the same runs
+                continue;
+            }
             RawRun run{file.parent_path().string(), file.parent_path().filename().string(), {}, -1};
             for (const auto& kv : doc["parameters"])
                 run.values[kv.first.as<std::string>()] = kv.second.as<std::string>();

@@ -28,6 +28,7 @@
 #include "collectors/process_tree.h"
 #include "core/engine/run_loader.h"
 #include "core/model/clock_rules.h"
+#include "core/sweep/sweep_discovery.h"
 
 using namespace strobe;
 using namespace std::chrono_literals;
@@ -179,6 +180,58 @@ TEST(CollectCli, SigtermToStrobeCliCancelsTheRunAndLeavesNoProcess) {
     EXPECT_TRUE(fs::exists(c.dir / "run" / "cpu.csv"));
     EXPECT_TRUE(c.tree->members().empty());
     EXPECT_TRUE(collectors::descendantsOf(getpid()).empty());
+}
+
+}  // namespace
+
+namespace {
+
+// strobe-cli sweep launch, killed with SIGKILL in the middle of its second run (no chance to clean up), then run
+// again on the same directory: the completed run is skipped (its manifest untouched), the interrupted one is moved
+// to .incomplete and run again, the rest runs; discovery then finds exactly the three completed runs.
+TEST(SweepLaunchCli, ResumesAfterBeingKilledMidSweep) {
+    char tmpl[] = "/tmp/strobe-sweeplaunch-XXXXXX";
+    const fs::path dir = mkdtemp(tmpl);
+    const fs::path sweep = dir / "sweep", marker = dir / "slow-once";
+    auto launch = [&] {
+        collectors::ProcessSpec ps;
+        ps.argv = {STROBE_CLI_PATH, "sweep", "launch", "--grid", "bs=1,2,3", "--out", sweep.string(), "--grace-ms", "500",
+                   "--", "sh", "-c",
+                   "if [ \"$bs\" = 2 ] && [ ! -e " + marker.string() + " ]; then touch " + marker.string() +
+                       "; sleep 30; fi; echo done {bs}"};
+        ps.stdoutPath = ps.stderrPath = (dir / "launch.log").string();
+        auto t = collectors::ProcessTree::start(ps);
+        EXPECT_TRUE(t.ok());
+        return std::move(*t);
+    };
+    auto first = launch();
+    for (int i = 0; i < 600 && !fs::exists(marker); ++i) std::this_thread::sleep_for(50ms);
+    ASSERT_TRUE(fs::exists(marker)) << readAll(dir / "launch.log");
+    ::kill(first->pid(), SIGKILL);
+    first->cancel(500ms);  // the killed launcher's workload is an orphan now: stop it
+    const std::string firstStart = YAML::LoadFile((sweep / "bs=1/rep0/manifest.yaml").string())["start"].as<std::string>();
+    EXPECT_EQ(YAML::LoadFile((sweep / "bs=2/rep0/manifest.yaml").string())["status"].as<std::string>(), "running");
+    EXPECT_FALSE(fs::exists(sweep / "bs=3"));
+
+    auto second = launch();
+    const auto exit = second->wait(120s);
+    ASSERT_TRUE(exit.has_value());
+    EXPECT_EQ(exit->status, 0) << readAll(dir / "launch.log");
+    EXPECT_NE(readAll(dir / "launch.log").find("2 completed, 1 skipped"), std::string::npos) << readAll(dir / "launch.log");
+    EXPECT_EQ(YAML::LoadFile((sweep / "bs=1/rep0/manifest.yaml").string())["start"].as<std::string>(), firstStart);
+    for (const char* bs : {"1", "2", "3"}) {
+        const fs::path run = sweep / (std::string("bs=") + bs) / "rep0";
+        EXPECT_EQ(YAML::LoadFile((run / "manifest.yaml").string())["status"].as<std::string>(), "completed") << bs;
+        EXPECT_EQ(readAll(run / "workload.log"), std::string("done ") + bs + "\n");
+    }
+    EXPECT_EQ(YAML::LoadFile((sweep / ".incomplete/bs=2/rep0/manifest.yaml").string())["status"].as<std::string>(),
+              "running");
+    const auto found = core::sweep::discoverSweep({sweep.string()});
+    ASSERT_EQ(found.runs.size(), 3u);
+    EXPECT_EQ(found.axes, std::vector<std::string>{"bs"});
+    EXPECT_TRUE(collectors::descendantsOf(getpid()).empty());
+    std::error_code ec;
+    fs::remove_all(dir, ec);
 }
 
 }  // namespace
