@@ -224,6 +224,10 @@ SessionResult runSession(const SessionOptions& o, const ToolCatalog& catalog, co
     m.start = utcNow();
     if (auto st = writeManifest(outDir.string(), m); !st) return refuse(125, st.error().toString());
 
+    auto note = [&](const std::string& message) {
+        m.messages.push_back(message);
+        log(message);
+    };
     std::vector<Running> sidecars;
     for (const auto& t : tools) {
         if (t.spec->kind != ToolKind::Sidecar) continue;
@@ -238,7 +242,7 @@ SessionResult runSession(const SessionOptions& o, const ToolCatalog& catalog, co
         }
         auto tree = ProcessTree::start(ps);
         if (!tree) {
-            m.messages.push_back(fmt::format("sidecar {} did not start: {}", t.spec->name, tree.error().message));
+            note(fmt::format("sidecar {} did not start: {}", t.spec->name, tree.error().message));
             continue;
         }
         log(fmt::format("started sidecar {} (pid {})", t.spec->name, (*tree)->pid()));
@@ -254,7 +258,7 @@ SessionResult runSession(const SessionOptions& o, const ToolCatalog& catalog, co
     std::optional<ExitInfo> exit;
     int cancelledBy = 0;
     if (!workload) {
-        m.messages.push_back(workload.error().message);
+        note(workload.error().message);
         r.exitCode = 127;
     } else {
         log(fmt::format("started {} (pid {})", argv.front(), (*workload)->pid()));
@@ -265,7 +269,7 @@ SessionResult runSession(const SessionOptions& o, const ToolCatalog& catalog, co
                 cancelledBy = sig;
                 log("cancelling: SIGTERM to the workload's processes");
                 const auto left = (*workload)->cancel(o.grace);
-                if (!left.empty()) m.messages.push_back(fmt::format("{} processes survived SIGKILL", left.size()));
+                if (!left.empty()) note(fmt::format("{} processes survived SIGKILL", left.size()));
                 exit = (*workload)->exitInfo();
                 break;
             }
@@ -273,9 +277,8 @@ SessionResult runSession(const SessionOptions& o, const ToolCatalog& catalog, co
                 if (!s.reported && !s.tree->poll()) {
                     s.reported = true;
                     const auto e = s.tree->exitInfo();
-                    m.messages.push_back(fmt::format("sidecar {} ended early (status {}); what it wrote is kept",
-                                                     s.tool->spec->name, e ? e->status : -1));
-                    log(m.messages.back());
+                    note(fmt::format("sidecar {} ended early (status {}); what it wrote is kept", s.tool->spec->name,
+                                     e ? e->status : -1));
                 }
         }
     }
@@ -283,7 +286,7 @@ SessionResult runSession(const SessionOptions& o, const ToolCatalog& catalog, co
     for (auto it = sidecars.rbegin(); it != sidecars.rend(); ++it) {
         const auto left = it->tree->cancel(o.grace);
         if (!left.empty())
-            m.messages.push_back(fmt::format("sidecar {}: {} processes survived SIGKILL", it->tool->spec->name, left.size()));
+            note(fmt::format("sidecar {}: {} processes survived SIGKILL", it->tool->spec->name, left.size()));
         log(fmt::format("stopped sidecar {}", it->tool->spec->name));
     }
 
@@ -304,7 +307,7 @@ SessionResult runSession(const SessionOptions& o, const ToolCatalog& catalog, co
     if (exit && exit->signalled) m.exitSignal = exit->signal;
     else if (exit) m.exitCode = exit->status;
     m.files = listFiles(outDir, tools);
-    if (auto st = writeManifest(outDir.string(), m); !st) m.messages.push_back(st.error().toString());
+    if (auto st = writeManifest(outDir.string(), m); !st) note(st.error().toString());
     r.status = m.status;
     return r;
 }

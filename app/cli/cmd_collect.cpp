@@ -122,6 +122,9 @@ void installStopSignals() {
     sigemptyset(&sa.sa_mask);
     sigaction(SIGTERM, &sa, nullptr);
     sigaction(SIGINT, &sa, nullptr);
+    // A full disk or a file-size limit is an error to report (EFBIG/ENOSPC), not a signal that kills strobe-cli
+    // before the manifest says what happened; the tools inherit this and fail their writes the same way.
+    signal(SIGXFSZ, SIG_IGN);
 }
 
 int runCollect(const std::vector<std::string>& all) {
@@ -153,7 +156,6 @@ int runCollect(const std::vector<std::string>& all) {
         fmt::print(stderr, "strobe-cli collect: refused: {}\n", r.reason);
         return r.exitCode;
     }
-    for (const auto& m : r.manifest.messages) fmt::print(stderr, "strobe-cli collect: {}\n", m);
     fmt::print(stderr, "strobe-cli collect: {} ({} files) in {}\n", r.status, r.manifest.files.size(), o.outDir);
     return r.exitCode;
 }

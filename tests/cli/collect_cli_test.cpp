@@ -235,3 +235,98 @@ TEST(SweepLaunchCli, ResumesAfterBeingKilledMidSweep) {
 }
 
 }  // namespace
+
+namespace {
+
+// Fault tests with the nvidia-smi stand-in (tests/standins/nvidia-smi: the real tool's query CSV from the real H100
+// sample, misbehaving on request) on a recorded H100 (STROBE_DEVICE_INFO), and the CPU sampler under a file-size
+// limit (a full disk). Each checks the exit status, the manifest, and that no process is left.
+struct Faulty {
+    fs::path dir;
+    Faulty() {
+        char tmpl[] = "/tmp/strobe-faults-XXXXXX";
+        dir = mkdtemp(tmpl);
+        std::ofstream(dir / "h100.yaml") << "gpus: [{vendor: NVIDIA, name: NVIDIA H100 80GB HBM3, arch: sm_90}]\n";
+    }
+    ~Faulty() {
+        std::error_code ec;
+        fs::remove_all(dir, ec);
+    }
+    // strobe-cli collect --tool TOOL -- sleep SECONDS, with the stand-ins first on PATH (unless `standins` is false).
+    collectors::ExitInfo run(const std::string& tool, const std::string& mode, bool standins = true,
+                             const std::string& shellPrefix = "") {
+        std::string path = std::getenv("PATH") ? std::getenv("PATH") : "/usr/bin:/bin";
+        if (standins) path = std::string(STROBE_TEST_DATA_DIR) + "/../standins:" + path;
+        collectors::ProcessSpec ps;
+        const std::string collect = std::string(STROBE_CLI_PATH) + " collect --out " + (dir / "run").string() +
+                                    " --grace-ms 500 --tool " + tool + " -- sleep 2";
+        ps.argv = {"sh", "-c", shellPrefix + "exec " + collect};
+        ps.env = {{"PATH", path}, {"STROBE_DEVICE_INFO", (dir / "h100.yaml").string()}, {"STANDIN_MODE", mode}};
+        ps.stdoutPath = ps.stderrPath = (dir / "collect.log").string();
+        auto t = collectors::ProcessTree::start(ps);
+        EXPECT_TRUE(t.ok());
+        auto e = (*t)->wait(60s);
+        EXPECT_TRUE(e.has_value()) << log();
+        EXPECT_TRUE(collectors::descendantsOf(getpid()).empty()) << log();
+        return e.value_or(collectors::ExitInfo{-1, false, 0});
+    }
+    std::string log() const { return readAll(dir / "collect.log"); }
+    YAML::Node manifest() const { return YAML::LoadFile((dir / "run" / "manifest.yaml").string()); }
+};
+
+TEST(CollectFaults, StandInSamplerWritesTheRealFormatThatLoads) {
+    Faulty f;
+    EXPECT_EQ(f.run("nvidia-smi", "").status, 0) << f.log();
+    EXPECT_EQ(f.manifest()["tools"][0]["version"].as<std::string>(), "590.48.01");
+    core::RunLoadOptions o;
+    o.useCache = false;
+    auto ds = core::loadRun({(f.dir / "run").string()}, o);
+    ASSERT_TRUE(ds.ok()) << ds.error().toString();
+    ASSERT_EQ((*ds)->ranks.size(), 1u);
+    EXPECT_EQ((*ds)->ranks[0]->info.format, "nvidia-smi-csv");
+    EXPECT_GT((*ds)->ranks[0]->samples.size(), 10u);
+}
+
+TEST(CollectFaults, ASamplerThatIgnoresSigtermAndForksAwayIsStillStopped) {
+    Faulty f;
+    const fs::path pidFile = f.dir / "grandchild.pid";
+    EXPECT_EQ(f.run("nvidia-smi", "ignore-term,fork=" + pidFile.string()).status, 0) << f.log();
+    EXPECT_EQ(f.manifest()["status"].as<std::string>(), "completed");
+    const pid_t grandchild = std::atoi(readAll(pidFile).c_str());
+    ASSERT_GT(grandchild, 0);
+    EXPECT_FALSE(collectors::processStartTime(grandchild).has_value());
+}
+
+TEST(CollectFaults, ASamplerThatCrashesIsNotedAndTheRunCompletes) {
+    Faulty f;
+    EXPECT_EQ(f.run("nvidia-smi", "crash=3").status, 0) << f.log();
+    const YAML::Node m = f.manifest();
+    EXPECT_EQ(m["status"].as<std::string>(), "completed");
+    ASSERT_TRUE(m["messages"].IsSequence());
+    EXPECT_NE(m["messages"][0].as<std::string>().find("sidecar nvidia-smi ended early (status 9)"), std::string::npos);
+    EXPECT_NE(readAll(f.dir / "run" / "nvidia_smi.csv").find("NVIDIA H100"), std::string::npos);  // kept
+}
+
+TEST(CollectFaults, AMissingToolIsRefusedBeforeAnythingStarts) {
+    Faulty f;
+    EXPECT_EQ(f.run("nvidia-smi", "", /*standins=*/false).status, 125);
+    EXPECT_NE(f.log().find("refused: tool nvidia-smi is not available"), std::string::npos) << f.log();
+    EXPECT_FALSE(fs::exists(f.dir / "run"));
+}
+
+TEST(CollectFaults, AFullDiskEndsTheSamplerNotTheRunAndTheManifestSaysSo) {
+    Faulty f;
+    // ulimit -f 2: at most 2 blocks (1 KiB in dash's 512-byte blocks) per file: the manifest (~650 bytes) fits,
+    // the CPU sampler's CSV (a ~90-byte row every 100 ms for 2 s) does not, so its write fails with EFBIG mid-run.
+    const auto e = f.run("cpu-sampler", "", true, "ulimit -f 2; ");
+    EXPECT_EQ(e.status, 0) << f.log();
+    const YAML::Node m = f.manifest();
+    EXPECT_EQ(m["status"].as<std::string>(), "completed");
+    ASSERT_TRUE(m["messages"].IsSequence()) << f.log();
+    EXPECT_NE(m["messages"][0].as<std::string>().find("sidecar cpu-sampler ended early"), std::string::npos);
+    EXPECT_LE(fs::file_size(f.dir / "run" / "cpu.csv"), 1024u);
+    EXPECT_NE(readAll(f.dir / "run" / "cpu-sampler.stderr.log").find("File too large"), std::string::npos);
+    EXPECT_GT(fs::file_size(f.dir / "run" / "cpu.csv"), 0u);
+}
+
+}  // namespace
