@@ -290,11 +290,20 @@ Result<std::vector<SourceGroup>> detectSources(const std::vector<std::string>& p
         const bool collected = fs::exists(fs::path(p) / "manifest.yaml", mec);
         if (found == 0 || collected) {
             // A run whose ranks sit in subdirectories (rank0/…json), or a sweep of run directories: one level down.
-            std::error_code ec2;
-            for (const std::string& name : entriesOf(p, ec2)) {
-                std::error_code ec3;
-                const fs::path sub = fs::path(p) / name;
-                if (fs::is_directory(sub, ec3) && !ec3) found += addDirectory(sub, out);
+            // A collected run: its tools' directories to 3 levels (rocprofv3 writes rocprof/<host>/<pid>_*.csv).
+            const int depth = collected ? 3 : 1;
+            std::vector<std::pair<fs::path, int>> pending{{fs::path(p), 0}};
+            while (!pending.empty()) {
+                const auto [dir, level] = pending.back();
+                pending.pop_back();
+                std::error_code ec2;
+                for (const std::string& name : entriesOf(dir, ec2)) {
+                    std::error_code ec3;
+                    const fs::path sub = dir / name;
+                    if (!fs::is_directory(sub, ec3) || ec3) continue;
+                    found += addDirectory(sub, out);
+                    if (level + 1 < depth) pending.emplace_back(sub, level + 1);
+                }
             }
         }
         if (found == 0)

@@ -330,3 +330,32 @@ TEST(CollectFaults, AFullDiskEndsTheSamplerNotTheRunAndTheManifestSaysSo) {
 }
 
 }  // namespace
+
+namespace {
+
+// A prefix tool: the rocprofv3 stand-in (tests/standins/rocprofv3) wraps the command and writes the real
+// rocprofv3 kernel-trace CSV (ROCm documentation sample, 9 dispatches: tests/data/rocprof/docs-2025) under
+// rocprof/<host>/<pid>; on a recorded MI300X the run completes, the wrapped command's exit status passes through,
+// and the run directory loads with those 9 kernels.
+TEST(CollectFaults, APrefixToolWrapsTheCommandAndItsOutputLoads) {
+    Faulty f;
+    std::ofstream(f.dir / "h100.yaml") << "gpus: [{vendor: AMD, name: AMD Instinct MI300X, arch: gfx942}]\n";
+    EXPECT_EQ(f.run("rocprofv3", "").status, 0) << f.log();
+    const YAML::Node m = f.manifest();
+    EXPECT_EQ(m["command"][0].as<std::string>(), "sleep");  // the manifest records the workload, not the wrapper
+    EXPECT_EQ(m["tools"][0]["version"].as<std::string>(), "1.0.0");
+    core::RunLoadOptions o;
+    o.useCache = false;
+    auto ds = core::loadRun({(f.dir / "run").string()}, o);
+    ASSERT_TRUE(ds.ok()) << ds.error().toString();
+    size_t kernels = 0;
+    for (const auto& r : (*ds)->ranks) kernels += r->gpu.size();
+    EXPECT_EQ(kernels, 9u);  // python3 -c "import csv; print(len(list(csv.DictReader(open('kernel_trace.csv')))))"
+    bool attributed = false;
+    for (const auto& file : m["files"])
+        attributed = attributed || (file["path"].as<std::string>().ends_with("_kernel_trace.csv") &&
+                                    file["tool"].as<std::string>() == "rocprofv3");
+    EXPECT_TRUE(attributed);
+}
+
+}  // namespace
