@@ -1,7 +1,9 @@
 #pragma once
-// What the telemetry plots (power-timeline, freq-vs-power, freq-temp-correlation, power-cap-distribution) share:
+// What the telemetry plots (power-timeline, freq-vs-power, freq-temp-correlation, power-cap-distribution,
+// power-freq-summary, total-power, cpu-active-cores, cpu-core-heatmap; overhead-breakdown uses the panels) share:
 // samples of a metric (core SampleTable, Strobe's names: core/formats/telemetry_metrics.h) gathered per run and
-// GPU, pairs of two metrics read at the same instant, Pearson's r, and a scatter chart.
+// GPU, pairs of two metrics read at the same instant, Pearson's r, a scatter chart, per-core CPU utilisation from
+// the sampler, grouped bars with whiskers, and small-multiple panels.
 
 #include <string>
 #include <string_view>
