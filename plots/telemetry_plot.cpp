@@ -119,6 +119,13 @@ double pearsonR(const std::vector<std::pair<double, double>>& points) {
 }
 
 namespace {
+QColor colorOf(const ScatterChart& chart, size_t i) {
+    return i < chart.colors.size() ? chart.colors[i] : seriesColor(int(i));
+}
+Qt::PenStyle styleOf(const ScatterChart& chart, size_t i) {
+    return i < chart.styles.size() ? chart.styles[i] : seriesPenStyle(int(i));
+}
+
 std::pair<double, double> padded(double lo, double hi, bool fromZero) {
     if (!std::isfinite(lo)) return {0, 1};
     if (fromZero) lo = std::min(lo, 0.0);
@@ -135,8 +142,8 @@ ChartLayout layoutScatter(Canvas& c, const ScatterChart& chart, const std::vecto
     QRectF area = drawTitle(c, c.rect, chart.title, chart.subtitle);
     std::vector<LegendEntry> legend;
     for (size_t i = 0; i < series.size(); ++i)
-        legend.push_back({i < chart.legend.size() ? chart.legend[i] : series[i].label, seriesColor(int(i)), chart.lines,
-                          seriesPenStyle(int(i))});
+        legend.push_back({i < chart.legend.size() ? chart.legend[i] : series[i].label, colorOf(chart, i), chart.lines,
+                          styleOf(chart, i)});
     area = drawLegend(c, area, legend);
     double xlo = INFINITY, xhi = -INFINITY, ylo = INFINITY, yhi = -INFINITY;
     for (const auto& s : series)
@@ -145,7 +152,7 @@ ChartLayout layoutScatter(Canvas& c, const ScatterChart& chart, const std::vecto
             ylo = std::min(ylo, y), yhi = std::max(yhi, y);
         }
     auto [x0, x1] = padded(xlo, xhi, chart.lines);
-    auto [y0, y1] = padded(ylo, yhi, false);
+    auto [y0, y1] = padded(ylo, yhi, chart.yFromZero);
     return layoutChart(QFontMetricsF(c.painter.font()), area, ChartAxis::linear(x0, x1, chart.xUnit, chart.xTitle),
                        ChartAxis::linear(y0, y1, chart.yUnit, chart.yTitle));
 }
@@ -158,11 +165,11 @@ void drawScatter(Canvas& c, const ScatterChart& chart, const std::vector<Telemet
     p.setRenderHint(QPainter::Antialiasing, true);
     p.setClipRect(g.plot.adjusted(-4, -4, 4, 4));
     for (size_t i = 0; i < series.size(); ++i) {
-        const QColor color = seriesColor(int(i));
+        const QColor color = colorOf(chart, i);
         if (chart.lines) {
             QPolygonF line;
             for (auto [x, y] : series[i].points) line << QPointF(g.xAt(x), g.yAt(y));
-            p.setPen(QPen(color, 2, seriesPenStyle(int(i))));
+            p.setPen(QPen(color, 2, styleOf(chart, i)));
             p.drawPolyline(line);
             if (series[i].points.size() <= 60) {
                 p.setBrush(color);
@@ -197,6 +204,149 @@ std::optional<HitInfo> hitScatter(const ScatterChart& chart, const std::vector<T
             hit = h;
         }
     return hit;
+}
+
+std::vector<QRectF> panelRects(const QRectF& area, size_t n, double gap) {
+    std::vector<QRectF> out;
+    if (n == 0) return out;
+    const size_t cols = n <= 3 ? 1 : 2;
+    const size_t rows = (n + cols - 1) / cols;
+    const double w = (area.width() - gap * double(cols - 1)) / double(cols);
+    const double h = (area.height() - gap * double(rows - 1)) / double(rows);
+    for (size_t i = 0; i < n; ++i) {
+        const size_t r = i / cols, col = i % cols;
+        out.emplace_back(area.left() + double(col) * (w + gap), area.top() + double(r) * (h + gap), std::max(0.0, w),
+                         std::max(0.0, h));
+    }
+    return out;
+}
+
+std::optional<int> coreOfMetric(std::string_view metric) {
+    constexpr std::string_view kPrefix = "cpu", kSuffix = ".util_pct";
+    if (metric.size() <= kPrefix.size() + kSuffix.size() || metric.substr(0, kPrefix.size()) != kPrefix ||
+        metric.substr(metric.size() - kSuffix.size()) != kSuffix)
+        return std::nullopt;
+    const std::string_view digits = metric.substr(kPrefix.size(), metric.size() - kPrefix.size() - kSuffix.size());
+    if (digits.size() > 6) return std::nullopt;
+    int core = 0;
+    for (char ch : digits) {
+        if (ch < '0' || ch > '9') return std::nullopt;
+        core = core * 10 + (ch - '0');
+    }
+    return core;
+}
+
+core::Result<CoreUtilisation> coreUtilisation(const core::Dataset& ds, const core::CancelToken& cancel) {
+    std::map<int, std::map<int64_t, double>> byCore;  // core → ts → pct
+    for (const auto& r : ds.ranks) {
+        if (cancel.cancelled()) return cancelledError();
+        std::vector<int> coreOfId(r->strings.size(), -1);
+        bool any = false;
+        for (size_t id = 0; id < r->strings.size(); ++id)
+            if (auto c = coreOfMetric(r->strings.view(core::StrId(id)))) {
+                coreOfId[id] = *c;
+                any = true;
+            }
+        if (!any) continue;
+        const auto& s = r->samples;
+        for (size_t i = 0; i < s.size(); ++i)
+            if (s.device[i] == -1 && s.metric[i] < coreOfId.size() && coreOfId[s.metric[i]] >= 0)
+                byCore[coreOfId[s.metric[i]]][s.ts[i]] = s.value[i];
+    }
+    CoreUtilisation u;
+    std::set<int64_t> times;
+    for (const auto& [c, values] : byCore)
+        for (const auto& [ts, v] : values) times.insert(ts);
+    u.ts.assign(times.begin(), times.end());
+    for (const auto& [c, values] : byCore) {
+        u.cores.push_back(c);
+        auto& row = u.pct.emplace_back(u.ts.size(), NAN);
+        for (const auto& [ts, v] : values)
+            row[size_t(std::lower_bound(u.ts.begin(), u.ts.end(), ts) - u.ts.begin())] = v;
+    }
+    return u;
+}
+
+namespace {
+
+struct GroupedGeometry {
+    ChartLayout layout;
+    double slot = 0;  // width of one series' bar
+};
+
+GroupedGeometry groupedGeometry(Canvas& c, const QRectF& area, const GroupedBars& bars) {
+    double hi = 0;
+    for (size_t b = 0; b < bars.values.size(); ++b)
+        for (size_t s = 0; s < bars.values[b].size(); ++s) {
+            if (std::isfinite(bars.values[b][s])) hi = std::max(hi, bars.values[b][s]);
+            if (b < bars.whiskers.size() && s < bars.whiskers[b].size() && std::isfinite(bars.whiskers[b][s].second))
+                hi = std::max(hi, bars.whiskers[b][s].second);
+        }
+    GroupedGeometry g;
+    g.layout = layoutChart(QFontMetricsF(c.painter.font()), area, ChartAxis::bandsOf(bars.bands),
+                           ChartAxis::linear(0, hi > 0 ? hi * 1.12 : 1.0, TickUnit::Number, bars.valueTitle));
+    const double band = g.layout.bandSize(true);
+    g.slot = std::min(band * 0.8 / double(std::max<size_t>(1, bars.series.size())), 70.0);
+    return g;
+}
+
+QRectF barRect(const GroupedGeometry& g, const GroupedBars& bars, size_t b, size_t s) {
+    const double band = g.layout.bandSize(true);
+    const double left = g.layout.bandStart(true, b) + (band - g.slot * double(bars.series.size())) / 2 + g.slot * double(s);
+    const double v = bars.values[b][s];
+    return QRectF(QPointF(left + 1, g.layout.yAt(v)), QPointF(left + g.slot - 1, g.layout.yAt(0)));
+}
+
+}  // namespace
+
+ChartLayout layoutGroupedBars(Canvas& c, const QRectF& area, const GroupedBars& bars) {
+    return groupedGeometry(c, area, bars).layout;
+}
+
+void drawGroupedBars(Canvas& c, const QRectF& area, const GroupedBars& bars) {
+    const GroupedGeometry g = groupedGeometry(c, area, bars);
+    drawAxes(c, g.layout);
+    auto& p = c.painter;
+    const Theme t = c.theme();
+    const QFontMetricsF fm(p.font());
+    for (size_t b = 0; b < bars.values.size() && b < bars.bands.size(); ++b)
+        for (size_t s = 0; s < bars.values[b].size() && s < bars.series.size(); ++s) {
+            const double v = bars.values[b][s];
+            if (!std::isfinite(v)) continue;
+            const QRectF r = barRect(g, bars, b, s);
+            p.fillRect(r, s < bars.colors.size() ? bars.colors[s] : seriesColor(int(s)));
+            double top = r.top();
+            if (b < bars.whiskers.size() && s < bars.whiskers[b].size() && std::isfinite(bars.whiskers[b][s].first)) {
+                const auto [lo, hi] = bars.whiskers[b][s];
+                const double cx = r.center().x(), half = std::min(8.0, r.width() / 3);
+                p.setPen(QPen(t.foreground, 1.5));
+                p.drawLine(QPointF(cx, g.layout.yAt(lo)), QPointF(cx, g.layout.yAt(hi)));
+                p.drawLine(QPointF(cx - half, g.layout.yAt(lo)), QPointF(cx + half, g.layout.yAt(lo)));
+                p.drawLine(QPointF(cx - half, g.layout.yAt(hi)), QPointF(cx + half, g.layout.yAt(hi)));
+                top = std::min(top, g.layout.yAt(hi));
+            }
+            const QString text = QString::fromStdString(formatNumber(v) + bars.valueSuffix);
+            const double w = fm.horizontalAdvance(text);
+            if (w <= g.slot + 6 && top - fm.height() - 2 >= g.layout.plot.top() - 2) {
+                p.setPen(t.muted);
+                p.drawText(QRectF(r.center().x() - w / 2 - 2, top - fm.height() - 2, w + 4, fm.height()),
+                           Qt::AlignHCenter | Qt::AlignBottom, text);
+            }
+        }
+}
+
+std::optional<std::pair<size_t, size_t>> groupedBarAt(const QRectF& area, const GroupedBars& bars, QPointF pt) {
+    LayoutCanvas lc(area);
+    const GroupedGeometry g = groupedGeometry(lc.canvas, area, bars);
+    for (size_t b = 0; b < bars.values.size() && b < bars.bands.size(); ++b)
+        for (size_t s = 0; s < bars.values[b].size() && s < bars.series.size(); ++s) {
+            if (!std::isfinite(bars.values[b][s])) continue;
+            QRectF r = barRect(g, bars, b, s);
+            if (b < bars.whiskers.size() && s < bars.whiskers[b].size() && std::isfinite(bars.whiskers[b][s].second))
+                r.setTop(std::min(r.top(), g.layout.yAt(bars.whiskers[b][s].second)));
+            if (r.adjusted(-1, -3, 1, 1).contains(pt)) return std::make_pair(b, s);
+        }
+    return std::nullopt;
 }
 
 core::Result<PreparedPtr> PairedMetricScatterPlot::prepare(const RunSet& runs, const ParamValues& values,

@@ -1,7 +1,9 @@
 #pragma once
-// What the telemetry plots (power-timeline, freq-vs-power, freq-temp-correlation, power-cap-distribution) share:
+// What the telemetry plots (power-timeline, freq-vs-power, freq-temp-correlation, power-cap-distribution,
+// power-freq-summary, total-power, cpu-active-cores, cpu-core-heatmap; overhead-breakdown uses the panels) share:
 // samples of a metric (core SampleTable, Strobe's names: core/formats/telemetry_metrics.h) gathered per run and
-// GPU, pairs of two metrics read at the same instant, Pearson's r, and a scatter chart.
+// GPU, pairs of two metrics read at the same instant, Pearson's r, a scatter chart, per-core CPU utilisation from
+// the sampler, grouped bars with whiskers, and small-multiple panels.
 
 #include <string>
 #include <string_view>
@@ -50,11 +52,46 @@ struct ScatterChart {
     TickUnit xUnit = TickUnit::Number, yUnit = TickUnit::Number;
     std::vector<std::string> legend;  // one per series (default: the series' labels)
     bool lines = false;               // connect the points (time series) instead of dots
+    std::vector<QColor> colors;       // one per series (default: seriesColor(i))
+    std::vector<Qt::PenStyle> styles; // lines: one per series (default: seriesPenStyle(i))
+    bool yFromZero = false;           // the y axis starts at 0 (counts)
 };
 ChartLayout layoutScatter(Canvas& c, const ScatterChart& chart, const std::vector<TelemetrySeries>& series);
 void drawScatter(Canvas& c, const ScatterChart& chart, const std::vector<TelemetrySeries>& series);
 std::optional<HitInfo> hitScatter(const ScatterChart& chart, const std::vector<TelemetrySeries>& series,
                                   const QRectF& rect, QPointF pt, const std::string& xName, const std::string& yName);
+
+// Small multiples: `n` panels filling `area`, `gap` px apart: one column of up to three panels, else two columns.
+std::vector<QRectF> panelRects(const QRectF& area, size_t n, double gap = 14);
+
+// Per-core CPU utilisation of a run from a CPU sampler (core/formats/strobe_sampler_csv.h: host-wide metrics
+// "cpu<N>.util_pct", each the busy share of the interval that ends at its sample time).
+struct CoreUtilisation {
+    std::vector<int64_t> ts;               // sample times (ns, the sampler's clock), ascending, distinct
+    std::vector<int> cores;                // core numbers, ascending
+    std::vector<std::vector<double>> pct;  // [core][sample]; NaN where that core has no value at that time
+    bool empty() const { return ts.empty() || cores.empty(); }
+};
+// The core number of a per-core metric name ("cpu12.util_pct" → 12), nullopt for any other name.
+std::optional<int> coreOfMetric(std::string_view metric);
+// Every host-wide (device -1) per-core sample of every rank of the run. Polls `cancel` per rank.
+core::Result<CoreUtilisation> coreUtilisation(const core::Dataset& ds, const core::CancelToken& cancel);
+
+// Bars side by side within bands of a category axis (one slot per series in every band) on a linear value axis
+// from 0, with optional whiskers (p25–p75...) and the value written above a bar where it fits.
+struct GroupedBars {
+    std::string valueTitle;   // the value axis' title
+    std::string valueSuffix;  // after a value label (" W")
+    std::vector<std::string> bands;
+    std::vector<std::string> series;
+    std::vector<QColor> colors;                // one per series
+    std::vector<std::vector<double>> values;   // [band][series]; NaN: no bar in that slot
+    std::vector<std::vector<std::pair<double, double>>> whiskers;  // same shape, or empty for none
+};
+ChartLayout layoutGroupedBars(Canvas& c, const QRectF& area, const GroupedBars& bars);
+void drawGroupedBars(Canvas& c, const QRectF& area, const GroupedBars& bars);
+// The (band, series) of the bar under `pt` (its whiskers included) when drawn in `area`.
+std::optional<std::pair<size_t, size_t>> groupedBarAt(const QRectF& area, const GroupedBars& bars, QPointF pt);
 
 // A scatter of two telemetry metrics sampled together (same GPU, same instant), one series per run and GPU: the
 // metrics are two string parameters; subclasses give the chart's titles and legend, and the table.
