@@ -202,7 +202,9 @@ public:
     }
 
     static std::string cellText(const HeatmapPrepared& p, const HeatCell& c) {
-        if (p.delta()) return c.baseline ? std::string("base") : fmt::format("{:+.1f}%{}", c.value, c.significant ? "*" : "");
+        // "base" only where the cell is the baseline alone; pooled with others it shows their mean (the baseline as 0).
+        if (p.delta() && c.baseline && c.samples == 1) return "base";
+        if (p.delta()) return fmt::format("{:+.1f}%{}", c.value, c.significant ? "*" : "");
         return formatDuration(c.value);
     }
 
@@ -293,8 +295,12 @@ public:
         h.title = metricText(*p);
         h.fields.emplace_back(p->roles.x, p->xs[*x]);
         if (!p->roles.color.empty()) h.fields.emplace_back(p->roles.color, p->ys[*y]);
-        h.fields.emplace_back("value", p->delta() && c.baseline ? std::string("baseline") : barLabel(*p, c.value));
-        if (p->delta()) h.fields.emplace_back("significant", c.significant ? "yes" : "no");
+        h.fields.emplace_back("value", p->delta() && c.baseline && c.samples == 1 ? std::string("baseline")
+                                                                                 : barLabel(*p, c.value));
+        if (p->delta()) {
+            h.fields.emplace_back("significant", c.significant ? "yes (a configuration of the cell)" : "no");
+            if (c.baseline && c.samples > 1) h.fields.emplace_back("baseline", "pooled in, as 0 %");
+        }
         h.fields.emplace_back(p->delta() ? "configurations" : "steps", std::to_string(c.samples));
         std::string configs;
         for (const auto& s : c.configs) configs += (configs.empty() ? "" : "; ") + s;
