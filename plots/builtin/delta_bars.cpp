@@ -44,6 +44,13 @@ struct DeltaPrepared final : Prepared {
     }
 };
 
+// The baseline choice: the configurations, the first by default ("(first)" alone while there are no runs).
+ParamSpec baselineSpec(std::vector<std::string> configs) {
+    if (configs.empty()) configs.push_back("(first)");
+    const std::string first = configs.front();
+    return kBaseline.withDefault(first).spec(std::move(configs));
+}
+
 class DeltaBarsPlot final : public Plot {
 public:
     DeltaBarsPlot()
@@ -54,7 +61,7 @@ public:
 
     std::vector<ParamSpec> parameters(const RunSet& runs) const override {
         const auto configs = sweepConfigurations(runs);
-        return {kBaseline.withDefault(configs.empty() ? std::string() : configs.front()).spec(configs),
+        return {baselineSpec(configs),
                 kSweepGroupBy.spec(), kTop.spec(), kConfidence.spec(), kSkipSteps.spec(), kLegend.spec()};
     }
 

@@ -91,6 +91,13 @@ void fillFromComparison(HeatmapPrepared& p, const RunSet& runs, const core::Swee
     }
 }
 
+// The baseline choice: the configurations, the first by default ("(first)" alone while there are no runs).
+ParamSpec baselineSpec(std::vector<std::string> configs) {
+    if (configs.empty()) configs.push_back("(first)");
+    const std::string first = configs.front();
+    return kBaseline.withDefault(first).spec(std::move(configs));
+}
+
 class SweepHeatmapPlot final : public Plot {
 public:
     SweepHeatmapPlot()
@@ -106,7 +113,7 @@ public:
                 kYAxis.spec(runs),
                 kSweepGroupBy.spec(),
                 kGroup.spec(),
-                kBaseline.withDefault(configs.empty() ? std::string() : configs.front()).spec(configs),
+                baselineSpec(configs),
                 kSkipSteps.spec()};
     }
 
