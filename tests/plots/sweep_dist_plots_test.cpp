@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 
 #include <QImage>
@@ -10,6 +11,7 @@
 #include "plots/chart.h"
 #include "plots/plot_registry.h"
 #include "plots/render.h"
+#include "plots/sweep_marks.h"
 #include "tests/core/sweep_gen.h"
 #include "tests/plots/plot_test_data.h"
 #include "tests/test_files.h"
@@ -138,6 +140,15 @@ TEST(DeltaBars, FlagsExactlyTheInjectedDifference) {
     ASSERT_FALSE(t.messages.empty());
     EXPECT_NE(t.messages.front().find("Holm"), std::string::npos);  // the method, with its correction
 
+    // The hover of gemm's bar: its configuration, change and significance.
+    std::optional<HitInfo> hit;
+    for (double y = 60; y < 480 && !(hit && hit->title == "gemm"); y += 4)
+        hit = plot.hitTest(*m.prepared, m.values, QRectF(0, 0, 900, 500), QPointF(700, y));
+    ASSERT_TRUE(hit && hit->title == "gemm");
+    EXPECT_EQ(field(*hit, "configuration"), "bs=2");
+    EXPECT_EQ(field(*hit, "significant"), "yes");
+    EXPECT_EQ(field(*hit, "change").substr(0, 2), "+1");  // about +10 %
+
     // The other way round (baseline bs=2): gemm of bs=1 is the significant one.
     const auto back = make(plot, runs, {{"baseline", std::string("bs=2")}});
     const auto tb = plot.table(*back.prepared, back.values);
@@ -216,6 +227,26 @@ TEST(SweepHeatmap, CellValuesOfATwoByTwoSweep) {
     EXPECT_EQ(field(*hit, "a"), "2");
     EXPECT_EQ(field(*hit, "b"), "p");
     EXPECT_EQ(field(*hit, "value"), formatDuration(2010e3));
+}
+
+// Silverman's rule on {1, 2, 3, 4, 5}, by hand: sd = sqrt(10 / 4) = 1.5811, IQR / 1.34 = (4 - 2) / 1.34 = 1.4925
+// (the smaller), h = 0.9 * 1.4925 * 5^(-1/5) = 0.9 * 1.4925 * 0.72478 = 0.97359. The density integrates to 1.
+TEST(SweepMarks, SilvermanBandwidthAndDensity) {
+    const std::vector<double> v{1, 2, 3, 4, 5};
+    const double h = silvermanBandwidth(v);
+    EXPECT_NEAR(h, 0.9 * (2 / 1.34) * std::pow(5.0, -0.2), 1e-12);
+    EXPECT_NEAR(h, 0.97359, 1e-4);
+    double area = 0;
+    for (double x = -10; x < 16; x += 0.01) area += kernelDensity(v, h, x) * 0.01;
+    EXPECT_NEAR(area, 1.0, 1e-3);
+    EXPECT_EQ(silvermanBandwidth({3, 3, 3}), 0.0);
+    // Marks in x bands, dodged by colour: two colours in band "4", one in band "8".
+    const auto plan = planMarks({{"8", "a", "", "c1"}, {"4", "b", "", "c2"}, {"4", "a", "", "c3"}}, true);
+    EXPECT_EQ(plan.bands, (std::vector<std::string>{"4", "8"}));
+    EXPECT_EQ(plan.maxSlots, 2u);
+    EXPECT_EQ(plan.place[2].slot, 0u);  // colour a before b
+    EXPECT_EQ(plan.place[1].slot, 1u);
+    EXPECT_EQ(plan.place[0].slots, 1u);
 }
 
 // Pixels of `image` inside `r` that differ from its background (the top-left pixel).
