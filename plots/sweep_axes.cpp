@@ -2,9 +2,11 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <map>
 #include <set>
 
 #include "core/analysis/sweep_compare.h"
+#include "plots/step_times.h"
 
 namespace strobe::plots {
 
@@ -89,6 +91,57 @@ void sortAxisValues(std::vector<std::string>& values) {
         return a < b;
     });
     values.erase(std::unique(values.begin(), values.end()), values.end());
+}
+
+core::SweepGroupBy sweepGroupBy(const core::ParamValues& values) {
+    const std::string by = kSweepGroupBy(values);
+    if (by == "category") return core::SweepGroupBy::Category;
+    if (by == "op") return core::SweepGroupBy::Op;
+    if (by == "normalized") return core::SweepGroupBy::Normalized;
+    return core::SweepGroupBy::Name;
+}
+
+std::vector<core::SweepRunData> sweepRunData(const core::RunSet& runs) {
+    std::vector<core::SweepRunData> out;
+    for (const auto& r : runs) {
+        if (!r.dataset) continue;
+        core::SweepRunData d;
+        d.run.label = r.label;
+        d.run.parameters = r.parameters;
+        d.run.configurationKey = configurationLabel(r);
+        d.dataset = r.dataset;
+        out.push_back(std::move(d));
+    }
+    return out;
+}
+
+std::string largestSweepGroup(const core::SweepComparison& cmp) {
+    std::map<std::string, double> total;
+    for (const auto& r : cmp.rows) total[r.group] += r.perStepNs;
+    std::string best;
+    double most = -1;
+    for (const auto& [g, t] : total)
+        if (t > most) best = g, most = t;
+    return best;
+}
+
+bool hasProfilerSteps(const core::Dataset& run) {
+    return std::any_of(run.ranks.begin(), run.ranks.end(), [](const auto& r) { return r->steps.size() > 0; });
+}
+
+std::vector<std::string> sweepConfigurations(const core::RunSet& runs) {
+    std::vector<std::string> out;
+    for (const auto& r : runs) {
+        std::string c = configurationLabel(r);
+        if (std::find(out.begin(), out.end(), c) == out.end()) out.push_back(std::move(c));
+    }
+    return out;
+}
+
+std::string firstRunOf(const core::RunSet& runs, const std::string& configuration) {
+    for (const auto& r : runs)
+        if (configurationLabel(r) == configuration) return r.label;
+    return {};
 }
 
 }  // namespace strobe::plots

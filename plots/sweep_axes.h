@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "core/analysis/sweep_compare.h"
 #include "core/model/run_set.h"
 #include "core/params/param.h"
 
@@ -49,5 +50,30 @@ std::string axisValueOf(const core::RunEntry& run, const std::string& axis);
 
 // Sorts axis values as a user reads them: numbers by value before text, text in byte order; removes duplicates.
 void sortAxisValues(std::vector<std::string>& values);
+
+// ---- kernel groups across a sweep (core/analysis/sweep_compare.h) ----
+
+// The Enum parameter "group_by" of the sweep plots: name | category | op | normalized (SweepGroupBy).
+inline const core::EnumParam kSweepGroupBy =
+    core::EnumParam{"group_by", "Group kernels by",
+                    "name: the kernel name; category: Strobe's category; op: the CPU operator that launched it; "
+                    "normalized: the name without template arguments, hashes and tile shapes",
+                    "name"}
+        .choices({"name", "category", "op", "normalized"});
+core::SweepGroupBy sweepGroupBy(const core::ParamValues& values);
+
+// The runs as compareSweep's input: configurationKey = configurationLabel(run) (parametersText, else the label,
+// so that runs without parameters stay apart), label = the run's label; runs without a dataset are left out.
+std::vector<core::SweepRunData> sweepRunData(const core::RunSet& runs);
+
+// The group with the most time per step summed over the configurations of `cmp` ("" when it has no rows).
+std::string largestSweepGroup(const core::SweepComparison& cmp);
+// Whether some rank of the run has a ProfilerStep#N.
+bool hasProfilerSteps(const core::Dataset& run);
+
+// The configurations of the runs (configurationLabel), in the order their first run comes.
+std::vector<std::string> sweepConfigurations(const core::RunSet& runs);
+// The label of the first run of `configuration` ("" when none has it): what compareSweep's baseline names.
+std::string firstRunOf(const core::RunSet& runs, const std::string& configuration);
 
 }  // namespace strobe::plots

@@ -2,7 +2,7 @@
 // repeats pool their steps; runs without parameters are a configuration each) of the time of every ProfilerStep#N.
 // A step's time spans all ranks: from the earliest rank's start of step N to the latest rank's end of it, the
 // rank that arrives last decides. Box: 25th–75th percentile; line: median; dot: mean; whiskers: smallest and
-// largest step.
+// largest step. The boxes stand in bands of one sweep parameter (x), side by side by another (colour).
 
 #include <algorithm>
 #include <cmath>
@@ -14,6 +14,8 @@
 #include "plots/chart.h"
 #include "plots/plot_registry.h"
 #include "plots/step_times.h"
+#include "plots/sweep_axes.h"
+#include "plots/sweep_marks.h"
 
 namespace strobe::plots {
 namespace {
@@ -21,8 +23,15 @@ namespace {
 const IntParam kSkipSteps =
     IntParam{"skip_steps", "Skip steps", "Leave out the first N steps of every run (warm-up)", 0}.bounded(0, 1000000, 1);
 
+const AxisParam kXAxis{"x_axis", "X axis", "Sweep parameter along x ((auto): the first one that varies)", false};
+const AxisParam kColorAxis{"color_axis", "Colour",
+                           "Sweep parameter whose values get a colour each, boxes side by side within an x band "
+                           "((auto): the next one that varies)",
+                           true};
+
 struct Box {
     std::string config;
+    std::string x, color;  // its values on the x and colour roles
     std::vector<std::string> runs;
     std::vector<double> stepsNs;  // sorted
     std::vector<std::tuple<size_t, int64_t, double>> rows;  // run index, step number, ns (for the table)
@@ -30,6 +39,8 @@ struct Box {
 
 struct StepBoxPrepared final : Prepared {
     std::vector<Box> boxes;
+    AxisRoles roles;
+    MarkPlan plan;
     std::vector<std::string> runLabels;
     std::vector<std::string> messages;
     size_t bytes() const override {
@@ -39,24 +50,26 @@ struct StepBoxPrepared final : Prepared {
     }
 };
 
-double quantile(const std::vector<double>& v, double q) {
-    return v.empty() ? 0.0 : core::stats::quantile(std::span<const double>(v), q);
-}
+const char* kSubtitle = "end-to-end time of each ProfilerStep (all ranks)";
 
 class StepTimeBoxPlot final : public Plot {
 public:
     StepTimeBoxPlot()
         : Plot({"step-time-box", "Step time per configuration",
                 "End-to-end time of every profiler step (earliest rank start to latest rank end), one box per sweep "
-                "configuration: repeats pool their steps.",
+                "configuration: repeats pool their steps. Boxes sit by a sweep parameter along x, side by side by "
+                "another (colour).",
                 120}) {}
 
-    std::vector<ParamSpec> parameters(const RunSet&) const override { return {kSkipSteps.spec()}; }
+    std::vector<ParamSpec> parameters(const RunSet& runs) const override {
+        return {kXAxis.spec(runs), kColorAxis.spec(runs), kSkipSteps.spec(), kLegend.spec()};
+    }
 
     core::Result<PreparedPtr> prepare(const RunSet& runs, const ParamValues& values, const core::CancelToken& cancel,
                                       const core::ProgressFn&) const override {
         auto p = std::make_shared<StepBoxPrepared>();
         const int64_t skip = kSkipSteps(values);
+        p->roles = resolveAxisRoles(runs, kXAxis(values), kColorAxis(values), kNoAxis);
         for (size_t ri = 0; ri < runs.size(); ++ri) {
             if (cancel.cancelled()) return cancelledError();
             const auto& run = runs[ri];
@@ -69,7 +82,9 @@ public:
             }
             const std::string config = configurationLabel(run);
             auto box = std::find_if(p->boxes.begin(), p->boxes.end(), [&](const Box& b) { return b.config == config; });
-            if (box == p->boxes.end()) box = p->boxes.insert(p->boxes.end(), Box{config, {}, {}, {}});
+            if (box == p->boxes.end())
+                box = p->boxes.insert(p->boxes.end(), Box{config, axisValueOf(run, p->roles.x),
+                                                          axisValueOf(run, p->roles.color), {}, {}, {}});
             box->runs.push_back(run.label);
             for (const auto& [number, ns] : steps) {
                 box->stepsNs.push_back(ns);
@@ -77,7 +92,12 @@ public:
             }
         }
         std::erase_if(p->boxes, [](const Box& b) { return b.stepsNs.empty(); });
-        for (auto& b : p->boxes) std::sort(b.stepsNs.begin(), b.stepsNs.end());
+        std::vector<MarkKey> keys;
+        for (auto& b : p->boxes) {
+            std::sort(b.stepsNs.begin(), b.stepsNs.end());
+            keys.push_back({b.x, b.color, "", b.config});
+        }
+        p->plan = planMarks(keys, !p->roles.color.empty());
         return PreparedPtr(p);
     }
 
@@ -87,64 +107,70 @@ public:
         return emptyReason(p->messages, "no profiler steps in these runs");
     }
 
-    static ChartLayout layout(const StepBoxPrepared& p, Canvas& c, const QRectF& area) {
+    static std::vector<LegendEntry> legend(const StepBoxPrepared& p) {
+        std::vector<LegendEntry> out;
+        for (size_t i = 0; i < p.plan.colors.size(); ++i)
+            out.push_back({p.roles.color + "=" + p.plan.colors[i], seriesColor(int(i))});
+        return out;
+    }
+
+    // The chart below the title and the colour legend.
+    static ChartLayout layout(const StepBoxPrepared& p, Canvas& c, const ParamValues& values) {
+        QRectF area = drawTitle(c, c.rect, "Step time per configuration", kSubtitle);
+        area = drawLegend(c, area, legend(p), legendMode(values));
         double lo = 1e300, hi = 0;
-        std::vector<std::string> bands;
         for (const auto& b : p.boxes) {
             lo = std::min(lo, b.stepsNs.front());
             hi = std::max(hi, b.stepsNs.back());
-            bands.push_back(fmt::format("{} (n={})", b.config, b.stepsNs.size()));
         }
         const double pad = std::max((hi - lo) * 0.08, hi * 0.01);
-        return layoutChart(QFontMetricsF(c.painter.font()), area, ChartAxis::bandsOf(bands, "configuration"),
+        return layoutChart(QFontMetricsF(c.painter.font()), area, ChartAxis::bandsOf(p.plan.bands, p.roles.x),
                            ChartAxis::linear(std::max(0.0, lo - pad), hi + pad, TickUnit::Duration, "step time"));
     }
 
-    void draw(Canvas& c, const Prepared& prepared, const ParamValues&) const override {
+    void draw(Canvas& c, const Prepared& prepared, const ParamValues& values) const override {
         const auto* p = dynamic_cast<const StepBoxPrepared*>(&prepared);
         if (!p || p->boxes.empty()) return;
-        const QRectF area = drawTitle(c, c.rect, title(), "end-to-end time of each ProfilerStep (all ranks)");
-        const ChartLayout L = layout(*p, c, area);
+        const ChartLayout L = layout(*p, c, values);
         drawAxes(c, L);
         const Theme t = c.theme();
-        auto& painter = c.painter;
-        painter.setRenderHint(QPainter::Antialiasing, true);
+        c.painter.setRenderHint(QPainter::Antialiasing, true);
         for (size_t i = 0; i < p->boxes.size(); ++i) {
-            const auto& v = p->boxes[i].stepsNs;
-            const double band = L.bandSize(true), cx = L.bandStart(true, i) + band / 2;
-            const double half = std::min(36.0, band * 0.3);
-            double mean = 0;
-            for (double x : v) mean += x / double(v.size());
-            painter.setPen(QPen(t.foreground, 1));
-            painter.drawLine(QPointF(cx, L.yAt(v.front())), QPointF(cx, L.yAt(v.back())));
-            const QRectF box(QPointF(cx - half, L.yAt(quantile(v, 0.75))), QPointF(cx + half, L.yAt(quantile(v, 0.25))));
-            painter.fillRect(box, seriesColor(int(i)));
-            painter.drawRect(box);
-            painter.setPen(QPen(t.foreground, 2));
-            painter.drawLine(QPointF(cx - half, L.yAt(quantile(v, 0.5))), QPointF(cx + half, L.yAt(quantile(v, 0.5))));
-            painter.setBrush(t.foreground);
-            painter.drawEllipse(QPointF(cx, L.yAt(mean)), 2.5, 2.5);
-            painter.setBrush(Qt::NoBrush);
+            const auto [left, right] = slotSpan(L, p->plan.place[i], p->plan.maxSlots);
+            const double half = std::min(36.0, (right - left) / 2);
+            drawBoxMark(c.painter, t, L, (left + right) / 2, half, p->boxes[i].stepsNs,
+                        seriesColor(p->plan.place[i].color));
         }
     }
 
-    std::optional<HitInfo> hitTest(const Prepared& prepared, const ParamValues&, const QRectF& rect,
+    std::optional<HitInfo> hitTest(const Prepared& prepared, const ParamValues& values, const QRectF& rect,
                                    QPointF pt) const override {
         const auto* p = dynamic_cast<const StepBoxPrepared*>(&prepared);
         if (!p || p->boxes.empty()) return std::nullopt;
         LayoutCanvas lc(rect);
-        const QRectF area = drawTitle(lc.canvas, rect, title(), "end-to-end time of each ProfilerStep (all ranks)");
-        const auto band = layout(*p, lc.canvas, area).bandAt(true, pt);
+        const ChartLayout L = layout(*p, lc.canvas, values);
+        const auto band = L.bandAt(true, pt);
         if (!band) return std::nullopt;
-        const auto& b = p->boxes[*band];
+        // The box of that band nearest to the pointer.
+        std::optional<size_t> best;
+        double bestDistance = 1e300;
+        for (size_t i = 0; i < p->boxes.size(); ++i) {
+            if (p->plan.place[i].band != *band) continue;
+            const auto [left, right] = slotSpan(L, p->plan.place[i], p->plan.maxSlots);
+            const double d = pt.x() < left ? left - pt.x() : pt.x() > right ? pt.x() - right : 0.0;
+            if (d < bestDistance) best = i, bestDistance = d;
+        }
+        if (!best) return std::nullopt;
+        const auto& b = p->boxes[*best];
+        const Spread s = spreadOf(b.stepsNs);
         HitInfo h;
         h.title = b.config;
         std::string runs;
         for (const auto& r : b.runs) runs += (runs.empty() ? "" : ", ") + r;
         h.fields = {{"steps", std::to_string(b.stepsNs.size())},
-                    {"median", formatDuration(quantile(b.stepsNs, 0.5))},
-                    {"p25 – p75", formatDuration(quantile(b.stepsNs, 0.25)) + " – " + formatDuration(quantile(b.stepsNs, 0.75))},
-                    {"min – max", formatDuration(b.stepsNs.front()) + " – " + formatDuration(b.stepsNs.back())},
+                    {"median", formatDuration(s.median)},
+                    {"p25 – p75", formatDuration(s.p25) + " – " + formatDuration(s.p75)},
+                    {"min – max", formatDuration(s.min) + " – " + formatDuration(s.max)},
                     {"runs", runs}};
         return h;
     }

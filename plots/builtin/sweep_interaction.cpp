@@ -6,21 +6,21 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
-#include <set>
 
 #include <fmt/format.h>
 
 #include "core/analysis/context.h"
 #include "plots/plot_registry.h"
 #include "plots/step_times.h"
+#include "plots/sweep_axes.h"
 #include "plots/telemetry_plot.h"
 
 namespace strobe::plots {
 namespace {
 
-const StringParam kXAxis{"x_axis", "X axis", "Sweep parameter along x (empty: the first one)", ""};
-const StringParam kSeriesAxis{"series_axis", "Lines by",
-                              "Sweep parameter with one line per value (empty: the second one, if any)", ""};
+const AxisParam kXAxis{"x_axis", "X axis", "Sweep parameter along x ((auto): the first one that varies)", false};
+const AxisParam kSeriesAxis{"series_axis", "Lines by",
+                            "Sweep parameter with one line per value ((auto): the next one that varies, if any)", true};
 const EnumParam kStatistic =
     EnumParam{"statistic", "Statistic", "Of the configuration's step times", "median"}.choices({"median", "mean", "p95"});
 const IntParam kSkip =
@@ -47,53 +47,39 @@ public:
                 "act independently, crossing or fanning lines that they interact.",
                 125}) {}
 
-    std::vector<ParamSpec> parameters(const RunSet&) const override {
-        return {kXAxis.spec(), kSeriesAxis.spec(), kStatistic.spec(), kSkip.spec()};
+    std::vector<ParamSpec> parameters(const RunSet& runs) const override {
+        return {kXAxis.spec(runs), kSeriesAxis.spec(runs), kStatistic.spec(), kSkip.spec()};
     }
 
     core::Result<PreparedPtr> prepare(const RunSet& runs, const ParamValues& values, const core::CancelToken& cancel,
                                       const core::ProgressFn&) const override {
         auto p = std::make_shared<InteractionPrepared>();
-        std::set<std::string> axes;
-        for (const auto& r : runs)
-            for (const auto& [k, v] : r.parameters) axes.insert(k);
-        p->xAxis = kXAxis(values);
-        p->seriesAxis = kSeriesAxis(values);
+        const auto axes = sweepAxes(runs);
+        const AxisRoles roles = resolveAxisRoles(runs, kXAxis(values), kSeriesAxis(values), kNoAxis);
+        p->xAxis = roles.x;
+        p->seriesAxis = roles.color;
         p->statistic = kStatistic(values);
-        if (p->xAxis.empty() && !axes.empty()) p->xAxis = *axes.begin();
-        if (p->seriesAxis.empty())
-            for (const auto& a : axes)
-                if (a != p->xAxis) {
-                    p->seriesAxis = a;
-                    break;
-                }
-        if (p->xAxis.empty() || !axes.count(p->xAxis)) {
-            p->lines.messages.push_back(axes.empty() ? "these runs carry no sweep parameters (open a sweep)"
-                                                     : "no sweep parameter named " + p->xAxis);
+        if (axes.empty()) {
+            p->lines.messages.push_back("these runs carry no sweep parameters (open a sweep)");
             return PreparedPtr(p);
         }
         // Pooled step times per (series value, x value).
         std::map<std::string, std::map<std::string, std::vector<double>>> pooled;
-        std::set<std::string> xValues;
+        std::vector<std::string> xValues;
         for (const auto& r : runs) {
             if (cancel.cancelled()) return cancelledError();
-            auto x = r.parameters.find(p->xAxis);
-            if (!r.dataset || x == r.parameters.end()) continue;
-            auto s = r.parameters.find(p->seriesAxis);
-            const std::string series = s == r.parameters.end() ? std::string("all runs") : p->seriesAxis + "=" + s->second;
-            for (const auto& [n, ns] : endToEndStepTimes(*r.dataset, kSkip(values))) pooled[series][x->second].push_back(ns);
-            xValues.insert(x->second);
+            if (!r.dataset) continue;
+            const std::string x = axisValueOf(r, p->xAxis);
+            const std::string series =
+                p->seriesAxis.empty() ? std::string("all runs") : p->seriesAxis + "=" + axisValueOf(r, p->seriesAxis);
+            for (const auto& [n, ns] : endToEndStepTimes(*r.dataset, kSkip(values))) pooled[series][x].push_back(ns);
+            xValues.push_back(x);
         }
-        std::vector<std::string> order(xValues.begin(), xValues.end());
+        sortAxisValues(xValues);
+        const std::vector<std::string>& order = xValues;
         double tmp = 0;
         const bool numeric = std::all_of(order.begin(), order.end(), [&](const std::string& v) { return number(v, tmp); });
-        if (numeric) {
-            std::sort(order.begin(), order.end(), [](const std::string& a, const std::string& b) {
-                return std::strtod(a.c_str(), nullptr) < std::strtod(b.c_str(), nullptr);
-            });
-        } else {
-            p->xLabels = order;
-        }
+        if (!numeric) p->xLabels = order;
         for (const auto& [series, byX] : pooled) {
             TelemetrySeries line;
             line.label = series;
