@@ -60,6 +60,7 @@ private:
     };
     void rebuildRuns();
     void refreshStates();
+    void rowMenu(const QPoint& pos);
     void showComparison();
     std::vector<core::SweepRunData> checkedData() const;
     plots::SweepReportOptions reportOptions(const QString& path) const;
