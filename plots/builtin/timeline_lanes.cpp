@@ -54,7 +54,7 @@ std::vector<int> packSubLanes(const std::vector<int64_t>& start, const std::vect
             }
         if (s < 0) {
             if (int(lastEnd.size()) < maxSub) {
-                lastEnd.push_back(0);
+                lastEnd.push_back(INT64_MIN);  // times may be negative (runs aligned at a step)
                 s = int(lastEnd.size()) - 1;
             } else {
                 s = maxSub - 1;  // overflow shares the last sub-lane; the running max end keeps it findable
