@@ -6,6 +6,10 @@
 // draw() finds the visible items with two binary searches (overlapping items included). Items narrower than a
 // pixel are merged into one rect per pixel column (coloured by the longest item in it); wider items are drawn
 // one by one. Kernels that overlap on one stream go to sub-lanes, so none is hidden behind another.
+//
+// Several runs: each run's time starts at its own origin; `align` (none | first step | step N) shifts each run so
+// that the chosen ProfilerStep starts at 0 (times before it are negative), says so in a subtitle and marks 0 with a
+// dashed line; a run without that step keeps its origin and the subtitle names it.
 
 #include <algorithm>
 #include <cmath>
