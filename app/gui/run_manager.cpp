@@ -212,10 +212,11 @@ void RunManager::startLoad(RunRecord& run) {
                                 expanded.value().size()));
         const uint64_t estimate = core::MemoryBudget::estimateRun(expanded.value(), workers);
         auto& memory = *ctx.memory;
-        if (memory.limit() != 0 && memory.inUse() != 0 && memory.inUse() + estimate > memory.limit())
-            progress({kWaitingForMemory, "", 0.0, 0, 0});
+        const bool waits = memory.limit() != 0 && memory.inUse() != 0 && memory.inUse() + estimate > memory.limit();
+        if (waits) progress({kWaitingForMemory, "", 0.0, 0, 0});
         core::MemoryReservation reservation = ctx.reserveMemory(estimate);
         if (cancel.cancelled()) return {};  // reported by the job's onCancelled
+        if (waits) progress({"reading", "", 0.0, 0, 0});  // no longer waiting, before the loader's first report
 
         core::RunCallbacks cb;
         cb.cancel = cancel;

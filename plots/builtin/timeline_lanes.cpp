@@ -512,9 +512,10 @@ core::Result<PreparedPtr> buildTimelineLanes(const RunSet& runs, const LaneOptio
                           totalRanks});
         }
     }
-    for (const auto& l : out->lanes)
-        if (!l.start.empty()) out->fullStart = std::min(out->fullStart, l.start.front());  // sorted by start
     if (options.align.mode != StepAlign::Mode::None) {
+        // What ran before the aligned step is in the range (without alignment the range starts at the origin).
+        for (const auto& l : out->lanes)
+            if (!l.start.empty()) out->fullStart = std::min(out->fullStart, l.start.front());  // sorted by start
         out->zeroLabel = "0 = " + stepName(options.align) + " start";
         out->alignNote = fmt::format("Runs aligned by step: t = 0 is the start of each run's {}", stepName(options.align));
         if (!notShifted.empty())
