@@ -31,6 +31,7 @@
 #include <QTextBrowser>
 #include <QTimer>
 #include <QToolButton>
+#include <QTreeWidget>
 #include <QVBoxLayout>
 
 #include "app/gui/chart_panel.h"
@@ -47,6 +48,7 @@
 #include "app/gui/runs_panel.h"
 #include "app/gui/sweep_panel.h"
 #include "core/engine/memory_budget.h"
+#include "core/sweep/sweep_discovery.h"
 #include "core/io/resources.h"
 #include "plots/plot_registry.h"
 
@@ -155,6 +157,11 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
         if (!all.empty()) openPlot(pid.empty() ? all.front()->id() : pid, {id});
     });
     connect(m_runsPanel, &RunsPanel::currentRunChanged, this, &MainWindow::updateActions);
+    connect(m_runsPanel->tree(), &QTreeWidget::itemSelectionChanged, this, &MainWindow::updateActions);
+    connect(m_runsPanel, &RunsPanel::compareRequested, this,
+            [this](const std::vector<int>& ids, const std::string& plotId) { compareRuns(ids, plotId); });
+    connect(m_plotList, &PlotList::compareSelectedRequested, this,
+            [this](const std::string& plotId) { compareSelectedRuns(plotId); });
     connect(m_plotList, &PlotList::openRequested, this, &MainWindow::openSelectedPlot);
     connect(m_paramPanel, &ParamPanel::valueEdited, this, [this](const std::string& key, const plots::ParamValue& v) {
         PlotView* view = m_boundView;
@@ -208,7 +215,7 @@ QWidget* MainWindow::buildWelcome() {
     auto* title = new QLabel(tr("<h2>Strobe</h2><p>Open a PyTorch profiler (Kineto) trace — one file per rank — or a "
                                 "directory of them.</p>"
                                 "<p><b>File ▸ Open files…</b> (Ctrl+O), <b>File ▸ Open directory…</b> (Ctrl+Shift+O), "
-                                "drop files here, or start with the bundled sample.</p>"
+                                "drop files or a sweep directory here, or start with the bundled sample.</p>"
                                 "<p>Then double-click a plot in the <b>Plots</b> list; its parameters appear on the "
                                 "right.</p>"),
                              page);
@@ -317,6 +324,9 @@ void MainWindow::buildActions() {
     m_actCloseRun = make(tr("Close r&un"), QKeySequence(tr("Ctrl+Shift+W")), [this] {
         if (int id = m_runsPanel->currentRun()) m_runs->close(id);
     });
+    m_actCompareRuns = make(tr("Compare selected r&uns"), QKeySequence(tr("Ctrl+Shift+K")),
+                            [this] { compareSelectedRuns(); });
+    m_actCompareRuns->setToolTip(tr("Open the current plot over the runs selected in the Runs tree"));
     m_actCloseTab = make(tr("&Close plot"), QKeySequence::Close, [this] {
         if (auto* v = m_plotArea->currentView()) m_plotArea->closeView(v);
     });
@@ -402,6 +412,7 @@ void MainWindow::buildMenus() {
     m_viewMenu->addAction(m_actSplitVertical);
     m_viewMenu->addAction(m_actMoveTab);
     m_viewMenu->addAction(m_actSync);
+    m_viewMenu->addAction(m_actCompareRuns);
     m_viewMenu->addSeparator();
     m_viewMenu->addAction(m_actZoomIn);
     m_viewMenu->addAction(m_actZoomOut);
@@ -498,10 +509,13 @@ void MainWindow::onRunLoaded(int id) {
 }
 
 void MainWindow::onRunRemoved(int id) {
+    // A view over several runs goes on over the others; a view left without runs closes.
     for (auto* v : m_plotArea->views()) {
         const auto& ids = v->runIds();
-        if (std::find(ids.begin(), ids.end(), id) != ids.end()) m_plotArea->closeView(v);
+        if (std::find(ids.begin(), ids.end(), id) == ids.end()) continue;
+        if (!v->removeRun(id)) m_plotArea->closeView(v);
     }
+    if (m_boundView) bindPanel(m_boundView, true);  // the specs may depend on the runs (ranks, axes, steps)
     updateActions();
     updateMemoryStatus();
 }
@@ -576,17 +590,35 @@ PlotView* MainWindow::openPlot(const std::string& plotId, const std::vector<int>
     return view;
 }
 
+PlotView* MainWindow::compareRuns(const std::vector<int>& runIds, const std::string& plotId) {
+    std::vector<int> ids;
+    for (int id : runIds)
+        if (const RunRecord* r = m_runs->run(id); r && r->state != RunState::Failed) ids.push_back(id);
+    std::string pid = plotId;
+    if (pid.empty())
+        if (PlotView* v = m_plotArea->currentView()) pid = v->plot().id();
+    if (pid.empty()) pid = m_plotList->currentPlotId();
+    if (pid.empty()) pid = kPreferredFirstPlot;
+    return openPlot(pid, ids);
+}
+
+PlotView* MainWindow::compareSelectedRuns(const std::string& plotId) {
+    const auto ids = m_runsPanel->selectedRuns();
+    if (ids.size() < 2) {
+        showError(tr("Select two or more runs in the Runs tree (Ctrl+click), then compare them."));
+        return nullptr;
+    }
+    return compareRuns(ids, plotId);
+}
+
 void MainWindow::openSelectedPlot(const std::string& plotId, int pane, bool allRuns) {
     if (plotId.empty()) return;
     std::vector<int> ids;
     if (allRuns) {
         for (int id : m_runs->runIds())
             if (const RunRecord* r = m_runs->run(id); r && r->state != RunState::Failed) ids.push_back(id);
-    } else {
-        ids = m_runsPanel->selectedRuns();
-        if (ids.size() > 1) ids.erase(ids.begin() + 1, ids.end());  // not resize(1): GCC 12 -O3 warns falsely
-        if (ids.empty())
-            if (int id = m_runsPanel->currentRun()) ids.push_back(id);
+    } else if (int id = m_runsPanel->currentRun()) {
+        ids.push_back(id);  // the current run (Compare selected runs opens one over several)
     }
     openPlot(plotId, ids, pane);
 }
@@ -632,6 +664,7 @@ void MainWindow::updateActions() {
     m_actResetParams->setEnabled(haveView);
     m_actReload->setEnabled(haveRun);
     m_actCloseRun->setEnabled(haveRun);
+    m_actCompareRuns->setEnabled(m_runsPanel->selectedRuns().size() >= 2);
     m_actApplySession->setEnabled(haveRun);
     m_actSplit->setChecked(m_plotArea->isSplit());
     QString title = tr("Strobe");
@@ -707,7 +740,20 @@ void MainWindow::dropEvent(QDropEvent* e) {
         if (url.isLocalFile()) paths << url.toLocalFile();
     if (paths.isEmpty()) return;
     e->acceptProposedAction();
-    openPaths(paths);
+    openDropped(paths);
+}
+
+void MainWindow::openDropped(const QStringList& paths) {
+    QStringList others;
+    for (const QString& p : paths) {
+        // A sweep directory holds runs (two or more, found as File ▸ Open sweep finds them); a run directory
+        // holds trace files (one run, or none found by a sweep rule).
+        if (QFileInfo(p).isDir() && core::sweep::discoverSweep({p.toStdString()}).runs.size() >= 2)
+            openSweep(p);
+        else
+            others << p;
+    }
+    if (!others.isEmpty()) openPaths(others);
 }
 
 void MainWindow::markSessionModified() { m_sessionModified = true; }

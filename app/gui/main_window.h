@@ -55,6 +55,15 @@ public:
     PlotView* openPlot(const std::string& plotId, const std::vector<int>& runIds, int pane = -1,
                        const plots::ParamValues* values = nullptr);
 
+    // Opens `plotId` (empty: the current view's plot, else the one chosen in the Plots list, else the GPU
+    // timeline) over exactly `runIds` (runs that failed to load left out), in the active pane.
+    PlotView* compareRuns(const std::vector<int>& runIds, const std::string& plotId = {});
+    // Compares the runs selected in the Runs tree (two or more).
+    PlotView* compareSelectedRuns(const std::string& plotId = {});
+    // What a drop does: each directory in which sweep discovery finds two or more runs opens as a sweep (the Sweep
+    // dock, as File ▸ Open sweep), other directories and files as openPaths does (File ▸ Open).
+    void openDropped(const QStringList& paths);
+
     // Sessions. `replacementPaths` (non-empty): open the session's plots and parameters on these paths instead
     // of the session's own runs ("a session reopens on new data"). Errors show inline; returns false on error.
     bool openSession(const QString& path, const QStringList& replacementPaths = {});
@@ -154,6 +163,7 @@ private:
     QAction* m_actOpenSample = nullptr;
     QAction* m_actReload = nullptr;
     QAction* m_actCloseRun = nullptr;
+    QAction* m_actCompareRuns = nullptr;
     QAction* m_actCloseTab = nullptr;
     QAction* m_actOpenSession = nullptr;
     QAction* m_actSaveSession = nullptr;

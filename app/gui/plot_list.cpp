@@ -47,6 +47,7 @@ PlotList::PlotList(QWidget* parent) : QWidget(parent) {
         QMenu menu(this);
         menu.addAction(tr("Open on the current run"), this, [this, id] { Q_EMIT openRequested(id, -1, false); });
         menu.addAction(tr("Open in the second pane"), this, [this, id] { Q_EMIT openRequested(id, 1, false); });
+        menu.addAction(tr("Open comparing the selected runs"), this, [this, id] { Q_EMIT compareSelectedRequested(id); });
         menu.addAction(tr("Open comparing all loaded runs"), this, [this, id] { Q_EMIT openRequested(id, -1, true); });
         menu.exec(m_list->viewport()->mapToGlobal(pos));
     });

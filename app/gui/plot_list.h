@@ -1,6 +1,7 @@
 #pragma once
 // The searchable list of plots (from the plot registry). Enter or double-click opens the selected plot on the
-// current run; the context menu opens it in the second pane or on every loaded run at once (comparison).
+// current run; the context menu opens it in the second pane, over the runs selected in the Runs tree, or on every
+// loaded run at once (comparison).
 
 #include <string>
 
@@ -24,6 +25,8 @@ public:
 Q_SIGNALS:
     // pane: -1 the active pane, 0 or 1; allRuns: every loaded run in one plot.
     void openRequested(const std::string& plotId, int pane, bool allRuns);
+    // The plot over the runs selected in the Runs tree.
+    void compareSelectedRequested(const std::string& plotId);
 
 private:
     void filter(const QString& text);

@@ -182,6 +182,24 @@ void PlotView::refreshData() {
     update();
 }
 
+bool PlotView::removeRun(int runId) {
+    const auto it = std::find(m_runIds.begin(), m_runIds.end(), runId);
+    if (it == m_runIds.end()) return !m_runIds.empty();
+    if (m_runIds.size() == 1) return false;
+    m_runIds.erase(it);
+    m_selection.reset();  // the selected item may belong to the closed run
+    m_prepared.reset();   // its lanes point into the closed run's data: never drawn again
+    m_flowsPrepared = nullptr;
+    m_flows.clear();
+    m_flowsOf.reset();
+    m_matches.clear();
+    m_current = -1;
+    syncTable();
+    refreshData();
+    Q_EMIT stateChanged();  // the title lost the run's label
+    return true;
+}
+
 void PlotView::requestPrepare() {
     if (!dataReady()) return;
     const std::string key = core::prepareKey(m_specs, m_values);

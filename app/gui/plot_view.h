@@ -59,6 +59,9 @@ public:
     void resetAll();
     // The runs got new data (first load or reload): recompute specs and prepare again.
     void refreshData();
+    // A run of a comparison was closed: the view goes on over the others (prepared again); false when `runId` was
+    // its last run (the caller closes the view then).
+    bool removeRun(int runId);
     void setPrepareDebounceMs(int ms) { m_debounce.setInterval(ms); }
 
     // Timelines.

@@ -14,6 +14,8 @@ namespace strobe::app {
 
 namespace {
 
+constexpr const char* kWaitingForMemory = "waiting for memory";  // the stage a load reports while it waits
+
 QStringList toQStringList(const std::vector<std::string>& v) {
     QStringList out;
     for (const auto& s : v) out << QString::fromStdString(s);
@@ -44,6 +46,17 @@ QString runStateText(RunState s) {
         case RunState::Cancelled: return RunManager::tr("cancelled");
     }
     return {};
+}
+
+QString runProgressText(const RunRecord* r) {
+    if (!r) return RunManager::tr("closed");
+    if (r->state != RunState::Loading) return runStateText(r->state);
+    switch (r->wait) {
+        case RunRecord::Wait::Queued: return RunManager::tr("queued");
+        case RunRecord::Wait::Memory: return RunManager::tr("waiting for memory");
+        case RunRecord::Wait::None: break;
+    }
+    return RunManager::tr("loading %1 %").arg(static_cast<int>(r->fraction * 100));
 }
 
 RunManager::RunManager(core::JobRunner& runner, QObject* parent) : QObject(parent), m_runner(&runner) {
@@ -130,7 +143,8 @@ void RunManager::startLoad(RunRecord& run) {
     run.reloading = static_cast<bool>(run.dataset);
     run.state = RunState::Loading;
     run.metadata.clear();
-    run.stage = tr("starting");
+    run.stage = tr("queued");  // until a worker takes the job
+    run.wait = RunRecord::Wait::Queued;
     run.stageFile.clear();
     run.fraction = 0.0;
     run.clock.start();
@@ -138,6 +152,7 @@ void RunManager::startLoad(RunRecord& run) {
     const int id = run.id;
     const std::vector<std::string> sources = toStd(run.sources);
     const core::RunLoadOptions options = m_options;
+    LoadFunction load = m_load ? m_load : LoadFunction(&core::loadRun);
     // Results come back as queued calls on the GUI thread, to this manager if it still exists. The job's
     // generation is the load's serial: posts of a superseded load are ignored.
     QPointer<RunManager> self(this);
@@ -150,12 +165,19 @@ void RunManager::startLoad(RunRecord& run) {
     };
 
     // Everything below runs on a worker thread of the runner.
-    auto work = [post, finished, id, sources, options](const core::JobContext& ctx) -> std::function<void()> {
+    auto work = [post, finished, id, sources, options, load](const core::JobContext& ctx) -> std::function<void()> {
         const uint64_t serial = ctx.generation;
         const core::CancelToken cancel = ctx.cancel;
         auto outcome = std::make_shared<Outcome>();
         QElapsedTimer clock;
         clock.start();
+        post([id, serial](RunManager& m) {  // a worker took the job: no longer queued
+            auto it = m.m_runs.find(id);
+            if (it == m.m_runs.end() || it->second->loadSerial != serial) return;
+            it->second->stage = tr("starting");
+            it->second->wait = RunRecord::Wait::None;
+            Q_EMIT m.runChanged(id);
+        });
 
         auto expanded = core::expandRunPaths(sources);
         if (!expanded) {
@@ -176,6 +198,7 @@ void RunManager::startLoad(RunRecord& run) {
                 auto it = m.m_runs.find(id);
                 if (it == m.m_runs.end() || it->second->loadSerial != serial) return;
                 it->second->stage = QString::fromStdString(p.stage);
+                it->second->wait = p.stage == kWaitingForMemory ? RunRecord::Wait::Memory : RunRecord::Wait::None;
                 it->second->stageFile = QString::fromStdString(p.file);
                 it->second->fraction = p.fraction;
                 Q_EMIT m.runChanged(id);
@@ -189,10 +212,11 @@ void RunManager::startLoad(RunRecord& run) {
                                 expanded.value().size()));
         const uint64_t estimate = core::MemoryBudget::estimateRun(expanded.value(), workers);
         auto& memory = *ctx.memory;
-        if (memory.limit() != 0 && memory.inUse() != 0 && memory.inUse() + estimate > memory.limit())
-            progress({"waiting for memory", "", 0.0, 0, 0});
+        const bool waits = memory.limit() != 0 && memory.inUse() != 0 && memory.inUse() + estimate > memory.limit();
+        if (waits) progress({kWaitingForMemory, "", 0.0, 0, 0});
         core::MemoryReservation reservation = ctx.reserveMemory(estimate);
         if (cancel.cancelled()) return {};  // reported by the job's onCancelled
+        if (waits) progress({"reading", "", 0.0, 0, 0});  // no longer waiting, before the loader's first report
 
         core::RunCallbacks cb;
         cb.cancel = cancel;
@@ -207,7 +231,7 @@ void RunManager::startLoad(RunRecord& run) {
         auto throttle = std::make_shared<core::ProgressThrottle>(progress);
         cb.onProgress = [throttle](const core::ProgressInfo& p) { throttle->report(p, p.fraction >= 1.0); };
 
-        auto loaded = core::loadRun(expanded.value(), options, cb);
+        auto loaded = load(expanded.value(), options, cb);
         if (cancel.cancelled()) return {};
         if (!loaded) {
             outcome->error = loaded.error();
@@ -249,6 +273,7 @@ void RunManager::onLoadFinished(int id, uint64_t serial, std::shared_ptr<Outcome
     if (it->second->state != RunState::Loading) return;
     RunRecord& run = *it->second;
     run.loadSerial = 0;  // ended: a second report of this load (cancelled as it finished) is ignored
+    run.wait = RunRecord::Wait::None;
     run.loadSeconds = outcome->seconds;
     run.reloading = false;
     bool newData = false;

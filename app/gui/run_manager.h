@@ -6,8 +6,10 @@
 // Files of loaded runs are watched; a change on disk reloads the run after a short quiet period.
 // Loads are jobs of the one core::JobRunner, one slot per run and file set ("load:<id>:<files>"): loads of
 // different runs run side by side within the runner's memory limit (each reserves its estimated peak first);
-// a reload supersedes the run's load still running.
+// a reload supersedes the run's load still running. A run whose job has not started yet says "queued"; one whose
+// job waits for room in the memory limit says "waiting for memory"; each run can be cancelled alone.
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -41,6 +43,8 @@ struct RunRecord {
     // While loading.
     QStringList files;                             // expanded trace files (known once expansion is done)
     std::map<size_t, core::TraceInfo> metadata;    // per file index, as soon as the loader reports it
+    enum class Wait { Queued, Memory, None };      // before the load reads: no worker yet, no room in memory
+    Wait wait = Wait::None;
     QString stage;
     QString stageFile;
     double fraction = 0.0;
@@ -83,6 +87,12 @@ public:
     plots::RunEntry runEntry(int id) const;
     size_t datasetBytes() const;
 
+    // The function that loads a run on the worker thread (default core::loadRun). Tests put a scripted, slow one
+    // here to watch loads run side by side; it must honour callbacks.cancel.
+    using LoadFunction = std::function<core::Result<core::DatasetPtr>(
+        const std::vector<std::string>&, const core::RunLoadOptions&, const core::RunCallbacks&)>;
+    void setLoadFunction(LoadFunction fn) { m_load = std::move(fn); }
+
     void setWatchFiles(bool on);
     void setLoadOptions(const core::RunLoadOptions& options) { m_options = options; }
     const core::RunLoadOptions& loadOptions() const { return m_options; }
@@ -111,6 +121,7 @@ private:
     int m_nextId = 1;
     uint64_t m_nextSerial = 1;
     core::RunLoadOptions m_options;
+    LoadFunction m_load;
     bool m_watchFiles = true;
     QFileSystemWatcher m_watcher;
     std::map<int, QTimer*> m_reloadTimers;
@@ -119,5 +130,7 @@ private:
 };
 
 QString runStateText(RunState s);
+// One line of a run's state for lists (the Sweep panel): "queued", "waiting for memory", "loading 42 %", "loaded"...
+QString runProgressText(const RunRecord* run);
 
 }  // namespace strobe::app

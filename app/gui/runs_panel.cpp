@@ -8,11 +8,13 @@
 #include <QSplitter>
 #include <QStyle>
 #include <QTextBrowser>
+#include <QToolButton>
 #include <QTreeWidget>
 #include <QVBoxLayout>
 
 #include "app/gui/format.h"
 #include "app/gui/run_manager.h"
+#include "plots/plot_registry.h"
 
 namespace strobe::app {
 
@@ -62,6 +64,19 @@ QTreeWidgetItem* child(QTreeWidgetItem* parent, const QString& a, const QString&
 RunsPanel::RunsPanel(RunManager& runs, QWidget* parent) : QWidget(parent), m_runs(runs) {
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
+    m_compare = new QToolButton(this);
+    m_compare->setObjectName(QStringLiteral("compareRunsButton"));
+    m_compare->setText(tr("Compare selected runs"));
+    m_compare->setToolTip(tr("Open the current plot over the runs selected in the tree (Ctrl/Shift+click selects "
+                             "several); the arrow picks another plot"));
+    m_compare->setPopupMode(QToolButton::MenuButtonPopup);
+    m_compare->setToolButtonStyle(Qt::ToolButtonTextOnly);
+    m_compare->setMenu(comparePlotsMenu(m_compare));
+    m_compare->setEnabled(false);
+    connect(m_compare, &QToolButton::clicked, this, [this] {
+        if (const auto ids = selectedRuns(); ids.size() >= 2) Q_EMIT compareRequested(ids, {});
+    });
+    layout->addWidget(m_compare, 0, Qt::AlignLeft);
     auto* split = new QSplitter(Qt::Vertical, this);
     m_tree = new QTreeWidget(split);
     m_tree->setObjectName(QStringLiteral("runTree"));
@@ -71,6 +86,7 @@ RunsPanel::RunsPanel(RunManager& runs, QWidget* parent) : QWidget(parent), m_run
     m_tree->header()->setStretchLastSection(true);
     m_tree->setContextMenuPolicy(Qt::CustomContextMenu);
     m_tree->setUniformRowHeights(true);
+    m_tree->setSelectionMode(QAbstractItemView::ExtendedSelection);  // Ctrl/Shift+click: runs to compare
     m_details = new QTextBrowser(split);
     m_details->setObjectName(QStringLiteral("runDetails"));
     m_details->setOpenLinks(false);
@@ -89,6 +105,7 @@ RunsPanel::RunsPanel(RunManager& runs, QWidget* parent) : QWidget(parent), m_run
         Q_EMIT currentRunChanged(currentRun());
     });
     connect(m_tree, &QTreeWidget::customContextMenuRequested, this, &RunsPanel::contextMenu);
+    connect(m_tree, &QTreeWidget::itemSelectionChanged, this, &RunsPanel::updateCompare);
     for (int id : runs.runIds()) addRun(id);
 }
 
@@ -103,11 +120,37 @@ int RunsPanel::currentRun() const {
 
 std::vector<int> RunsPanel::selectedRuns() const {
     std::vector<int> out;
-    for (auto* item : m_tree->selectedItems()) {
-        const int id = item->data(0, kRunRole).toInt();
-        if (m_runs.run(id) && std::find(out.begin(), out.end(), id) == out.end()) out.push_back(id);
+    for (int id : m_runs.runIds()) {
+        auto it = m_items.find(id);
+        if (it == m_items.end()) continue;
+        bool selected = it->second->isSelected();
+        for (int i = 0; i < it->second->childCount() && !selected; ++i) selected = it->second->child(i)->isSelected();
+        if (selected) out.push_back(id);
     }
     return out;
+}
+
+void RunsPanel::setSelectedRuns(const std::vector<int>& ids) {
+    m_tree->clearSelection();
+    for (int id : ids)
+        if (auto it = m_items.find(id); it != m_items.end()) it->second->setSelected(true);
+}
+
+void RunsPanel::updateCompare() {
+    const size_t n = selectedRuns().size();
+    m_compare->setEnabled(n >= 2);
+    m_compare->setText(n >= 2 ? tr("Compare %n selected runs", nullptr, static_cast<int>(n)) : tr("Compare selected runs"));
+}
+
+QMenu* RunsPanel::comparePlotsMenu(QWidget* parent) {
+    auto* menu = new QMenu(tr("Compare selected runs in"), parent);
+    for (const plots::Plot* plot : plots::PlotRegistry::instance().plots()) {
+        const std::string id = plot->id();
+        menu->addAction(QString::fromStdString(plot->title()), this, [this, id] {
+            if (const auto ids = selectedRuns(); ids.size() >= 2) Q_EMIT compareRequested(ids, id);
+        });
+    }
+    return menu;
 }
 
 void RunsPanel::selectRun(int id) {
@@ -133,6 +176,7 @@ void RunsPanel::removeRun(int id) {
     if (it == m_items.end()) return;
     delete it->second;
     m_items.erase(it);
+    updateCompare();
     showDetails();
     Q_EMIT currentRunChanged(currentRun());
 }
@@ -364,6 +408,11 @@ void RunsPanel::contextMenu(const QPoint& pos) {
     QMenu menu(this);
     menu.addAction(tr("Open plots for this run"), this, [this, id] { Q_EMIT openPlotsRequested(id); })
         ->setEnabled(run->dataset != nullptr);
+    if (const auto ids = selectedRuns(); ids.size() >= 2 && std::find(ids.begin(), ids.end(), id) != ids.end()) {
+        menu.addAction(tr("Compare selected runs (%n)", nullptr, static_cast<int>(ids.size())), this,
+                       [this, ids] { Q_EMIT compareRequested(ids, {}); });
+        menu.addMenu(comparePlotsMenu(&menu));
+    }
     menu.addAction(tr("Reload"), this, [this, id] { Q_EMIT reloadRequested(id); });
     if (run->state == RunState::Loading) menu.addAction(tr("Cancel loading"), this, [this, id] { m_runs.cancel(id); });
     menu.addSeparator();

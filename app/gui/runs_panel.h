@@ -1,12 +1,18 @@
 #pragma once
 // The run tree: runs → ranks → summaries, with load progress, inline errors (with the file they concern) and
 // run-level warnings; below it, the details of the selected run or rank (time per category, top kernels).
+// Several runs can be selected (Ctrl/Shift+click): "Compare selected runs" (the button above the tree, or the
+// context menu) opens one plot over exactly those runs; its arrow picks which plot.
 
 #include <map>
+#include <string>
+#include <vector>
 
 #include <QWidget>
 
+class QMenu;
 class QTextBrowser;
+class QToolButton;
 class QTreeWidget;
 class QTreeWidgetItem;
 
@@ -20,16 +26,20 @@ public:
     explicit RunsPanel(RunManager& runs, QWidget* parent = nullptr);
 
     int currentRun() const;   // the run of the selected item, or the only/last run; 0 if none
-    std::vector<int> selectedRuns() const;
+    std::vector<int> selectedRuns() const;  // in the tree's order (a rank row selects its run)
     QTreeWidget* tree() const { return m_tree; }
     QTextBrowser* details() const { return m_details; }
     void selectRun(int id);
+    void setSelectedRuns(const std::vector<int>& ids);  // tests, sessions
+    QToolButton* compareButton() const { return m_compare; }
 
 Q_SIGNALS:
     void currentRunChanged(int id);
     void reloadRequested(int id);
     void closeRequested(int id);
     void openPlotsRequested(int id);
+    // One plot over exactly `ids` (two or more); plotId empty: the current plot.
+    void compareRequested(const std::vector<int>& ids, const std::string& plotId);
 
 private:
     void addRun(int id);
@@ -37,10 +47,13 @@ private:
     void removeRun(int id);
     void showDetails();
     void contextMenu(const QPoint& pos);
+    void updateCompare();
+    QMenu* comparePlotsMenu(QWidget* parent);  // "Compare selected runs in" ▸ every registered plot
 
     RunManager& m_runs;
     QTreeWidget* m_tree = nullptr;
     QTextBrowser* m_details = nullptr;
+    QToolButton* m_compare = nullptr;
     std::map<int, QTreeWidgetItem*> m_items;
 };
 

@@ -12,6 +12,7 @@
 #include <QHeaderView>
 #include <QLabel>
 #include <QLineEdit>
+#include <QMenu>
 #include <QPushButton>
 #include <QSaveFile>
 #include <QSplitter>
@@ -37,17 +38,6 @@ QString paramsText(const std::map<std::string, std::string>& p) {
     return text.empty() ? QStringLiteral("-") : qs(text);
 }
 
-QString stateText(const RunRecord* r) {
-    if (!r) return QObject::tr("closed");
-    switch (r->state) {
-    case RunState::Loading: return QObject::tr("loading %1%").arg(int(r->fraction * 100));
-    case RunState::Loaded: return QObject::tr("loaded");
-    case RunState::Failed: return QObject::tr("failed");
-    case RunState::Cancelled: return QObject::tr("cancelled");
-    }
-    return {};
-}
-
 }  // namespace
 
 SweepPanel::SweepPanel(RunManager& runs, QWidget* parent) : QWidget(parent), m_runManager(runs) {
@@ -70,6 +60,8 @@ SweepPanel::SweepPanel(RunManager& runs, QWidget* parent) : QWidget(parent), m_r
     m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_table->verticalHeader()->hide();
     m_table->setSortingEnabled(false);
+    m_table->setContextMenuPolicy(Qt::CustomContextMenu);
+    m_table->setToolTip(tr("Runs load side by side within the memory limit; right-click a run to cancel or reload it"));
 
     auto* bottom = new QWidget(split);
     auto* bl = new QVBoxLayout(bottom);
@@ -146,6 +138,7 @@ SweepPanel::SweepPanel(RunManager& runs, QWidget* parent) : QWidget(parent), m_r
             return writeReportFiles(data, options, path);
         }));
     });
+    connect(m_table, &QTableWidget::customContextMenuRequested, this, &SweepPanel::rowMenu);
     connect(m_table, &QTableWidget::itemChanged, this, [this](QTableWidgetItem* item) {
         if (m_filling || item->column() != 0) return;
         setChecked(item->data(Qt::UserRole).toInt(), item->checkState() == Qt::Checked);
@@ -237,10 +230,24 @@ void SweepPanel::rebuildRuns() {
             m_table->setItem(row, col++, new QTableWidgetItem(it != r.info.parameters.end() ? qs(it->second) : QString()));
         }
         m_table->setItem(row, col++, new QTableWidgetItem(QString::number(r.repeat)));
-        m_table->setItem(row, col, new QTableWidgetItem(stateText(m_runManager.run(r.id))));
+        m_table->setItem(row, col, new QTableWidgetItem(runProgressText(m_runManager.run(r.id))));
     }
     m_table->resizeColumnsToContents();
     m_filling = false;
+}
+
+// A run's row: cancel its load (the other runs go on loading) or reload it.
+void SweepPanel::rowMenu(const QPoint& pos) {
+    auto* item = m_table->itemAt(pos);
+    auto* check = item ? m_table->item(item->row(), 0) : nullptr;
+    const RunRecord* run = check ? m_runManager.run(check->data(Qt::UserRole).toInt()) : nullptr;
+    if (!run) return;
+    const int id = run->id;
+    QMenu menu(this);
+    menu.addAction(tr("Cancel loading"), this, [this, id] { m_runManager.cancel(id); })
+        ->setEnabled(run->state == RunState::Loading);
+    menu.addAction(tr("Reload"), this, [this, id] { m_runManager.reload(id); });
+    menu.exec(m_table->viewport()->mapToGlobal(pos));
 }
 
 void SweepPanel::refreshStates() {
@@ -248,7 +255,7 @@ void SweepPanel::refreshStates() {
     const int stateCol = m_table->columnCount() - 1;
     for (int row = 0; row < m_table->rowCount(); ++row) {
         const int id = m_table->item(row, 0)->data(Qt::UserRole).toInt();
-        if (auto* item = m_table->item(row, stateCol)) item->setText(stateText(m_runManager.run(id)));
+        if (auto* item = m_table->item(row, stateCol)) item->setText(runProgressText(m_runManager.run(id)));
     }
     m_filling = false;
 }

@@ -1,7 +1,9 @@
 #pragma once
 // The Sweep panel (issue 9): a sweep directory's runs found by core/sweep (manifests, sweep.yaml, directory names),
 // opened through the RunManager (load cache, background jobs), listed as runs × axes with their repeat and state;
-// a filter, a check box per run (the subset to compare), a baseline configuration, the kernel-group comparison
+// the state of each run's load ("queued", "waiting for memory", "loading 42 %": runs load side by side within the
+// memory limit; right-click a row to cancel or reload that run alone), a filter, a check box per run (the subset to
+// compare), a baseline configuration, the kernel-group comparison
 // (core::compareSweep in the background) with significant changes highlighted, the HTML report, and "Open a plot
 // comparing the checked runs".
 
@@ -60,6 +62,7 @@ private:
     };
     void rebuildRuns();
     void refreshStates();
+    void rowMenu(const QPoint& pos);
     void showComparison();
     std::vector<core::SweepRunData> checkedData() const;
     plots::SweepReportOptions reportOptions(const QString& path) const;

@@ -6,6 +6,10 @@
 // draw() finds the visible items with two binary searches (overlapping items included). Items narrower than a
 // pixel are merged into one rect per pixel column (coloured by the longest item in it); wider items are drawn
 // one by one. Kernels that overlap on one stream go to sub-lanes, so none is hidden behind another.
+//
+// Several runs: each run's time starts at its own origin; `align` (none | first step | step N) shifts each run so
+// that the chosen ProfilerStep starts at 0 (times before it are negative), says so in a subtitle and marks 0 with a
+// dashed line; a run without that step keeps its origin and the subtitle names it.
 
 #include <algorithm>
 #include <cmath>
@@ -14,6 +18,7 @@
 #include <numeric>
 #include <optional>
 #include <regex>
+#include <set>
 
 #include <QFontMetricsF>
 #include <QPainterPath>
@@ -70,10 +75,30 @@ const StringListParam kCollapsedRanks =
                     {}}
         .drawOnly();
 
+const EnumParam kAlign =
+    EnumParam{"align", "Align runs by step",
+              "Compared runs: shift each run's time so that the chosen ProfilerStep starts at 0 (runs recorded at "
+              "different wall-clock times line up); a run without that step is not shifted",
+              "none"};
+
+// The align choices for `runs`: none, first step, and "step N" for every step number the runs have.
+std::vector<std::string> alignChoices(const RunSet& runs) {
+    std::set<int64_t> numbers;
+    for (const auto& run : runs)
+        if (run.dataset)
+            for (const auto& r : run.dataset->ranks)
+                if (r)
+                    for (size_t k = 0; k < r->steps.size(); ++k) numbers.insert(r->steps.number[k]);
+    std::vector<std::string> out{"none", "first step"};
+    for (int64_t n : numbers) out.push_back(fmt::format("step {}", n));
+    return out;
+}
+
 constexpr double kMinGutter = 110;  // lane labels: as wide as the longest, at least this, at most 40 % of the width
 constexpr double kOverviewH = 16;   // the overview strip of the whole run, above the axis
 constexpr double kAxisH = 22;
 constexpr double kLegendH = 22;
+constexpr double kNoteH = 18;  // the alignment subtitle
 constexpr double kMaxFillLaneH = 48;  // lane height when few lanes fill the view
 
 class GpuTimelinePlot final : public Plot {
@@ -99,6 +124,7 @@ public:
                                  kExpandedThreads.spec(),
                                  kCollapsedRanks.spec(),
                                  kLegend.withDefault("full").spec()};
+        if (runs.size() >= 2) s.push_back(kAlign.spec(alignChoices(runs)));  // compared runs only
         for (auto& v : timelineViewSpecs()) s.push_back(v);
         return s;
     }
@@ -107,7 +133,7 @@ public:
                                       const core::ProgressFn& progress) const override {
         return buildTimelineLanes(
             runs, LaneOptions{kRanks(values), kIncludeMemory(values), kNameFilter(values), kTelemetry(values),
-                        kCpuLanes(values)}, cancel,
+                        kCpuLanes(values), parseStepAlign(kAlign(values))}, cancel,
             progress);
     }
 
@@ -116,6 +142,7 @@ public:
         QRectF axis;
         QRectF legend;
         QRectF overview;  // empty when there is nothing to show in it
+        QRectF note;      // the alignment subtitle (empty height when the runs are not aligned)
         double gutter = kMinGutter;
         double laneH = 18;
         std::vector<int> visibleLanes;  // lane indices drawn, top to bottom
@@ -200,7 +227,9 @@ public:
             const auto rows = legendFit(fm, rect.width(), p.legend, legendMode(v), 1).rows;
             legendH = std::max(kLegendH, double(rows) * legendRowHeight(fm) + 6);
         }
-        QRectF inner = rect.adjusted(0, 0, -4, -2 - legendH);
+        const double noteH = p.alignNote.empty() ? 0 : kNoteH;
+        L.note = QRectF(rect.left() + 4, rect.top() + 2, rect.width() - 8, noteH);
+        QRectF inner = rect.adjusted(0, noteH, -4, -2 - legendH);
         L.legend = QRectF(rect.left(), inner.bottom(), rect.width(), legendH);
         auto rows = shownRows(p, v);
         const auto& shown = rows.lanes;
@@ -219,12 +248,12 @@ public:
         L.first = first;
         for (int i = first; i < L.totalLanes && i < first + L.fits; ++i) L.visibleLanes.push_back(shown[size_t(i)]);
         L.rowOf = std::move(rows.rowOf);
-        auto view = effectiveView(v, 0, p.fullEnd);
+        auto view = effectiveView(v, p.fullStart, p.fullEnd);
         L.geo.plotArea = L.area;
         L.geo.originNs = p.runOrigin.empty() ? 0 : p.runOrigin[0];
         L.geo.viewStart = view.start;
         L.geo.viewEnd = view.end;
-        L.geo.fullStart = 0;
+        L.geo.fullStart = p.fullStart;
         L.geo.fullEnd = p.fullEnd;
         L.geo.laneCount = L.totalLanes;
         L.geo.visibleLanes = L.fits;
@@ -326,6 +355,16 @@ public:
         painter.setPen(QPen(t.foreground, 0));
         painter.drawLine(L.axis.bottomLeft(), L.axis.bottomRight());
         drawOverview(painter, t, *p, L);
+        if (!p->alignNote.empty()) {
+            // The subtitle says what was aligned; a dashed line marks t = 0, where the aligned steps start.
+            painter.setPen(t.muted);
+            painter.drawText(L.note, Qt::AlignLeft | Qt::AlignVCenter, elided(painter, p->alignNote, L.note.width()));
+            if (geo.viewStart <= 0 && geo.viewEnd >= 0 && span > 0) {
+                const double x0 = L.area.left() + double(-geo.viewStart) / span * L.area.width();
+                painter.setPen(QPen(t.highlight, 1, Qt::DashLine));
+                painter.drawLine(QPointF(x0, L.axis.top()), QPointF(x0, L.area.bottom()));
+            }
+        }
 
         const double scale = L.area.width() / std::max(1.0, span);
         const double left = L.area.left();
@@ -380,7 +419,7 @@ public:
             const std::string text = L.totalLanes > L.fits
                                          ? fmt::format("lanes {}–{} of {}", L.first + 1,
                                                        L.first + int(L.visibleLanes.size()), L.totalLanes)
-                                         : std::string("0 = first GPU activity");
+                                         : p->zeroLabel.empty() ? std::string("0 = first GPU activity") : p->zeroLabel;
             painter.drawText(QRectF(c.rect.left() + 4, L.axis.top(), L.gutter - 8, L.axis.height()),
                              Qt::AlignLeft | Qt::AlignVCenter, elided(painter, text, L.gutter - 8));
         }
@@ -859,7 +898,7 @@ public:
         t.columns = {"run", "rank", "stream", "name", "category", "start_ns", "dur_ns", "step"};
         const auto* p = dynamic_cast<const TimelinePrepared*>(&prepared);
         if (!p) return t;
-        auto view = effectiveView(values, 0, p->fullEnd);
+        auto view = effectiveView(values, p->fullStart, p->fullEnd);
         for (const auto& lane : p->lanes) {
             if (lane.kind != LaneKind::Stream) continue;
             auto [a, b] = visibleRange(lane, view.start, view.end);

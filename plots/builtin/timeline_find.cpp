@@ -193,11 +193,12 @@ std::string exactNameRegex(const std::string& name) { return "^" + core::escapeR
 
 void computeOverview(TimelinePrepared& p) {
     p.overview.assign(kOverviewBins, 0.f);
-    const double binNs = double(std::max<int64_t>(1, p.fullEnd)) / double(kOverviewBins);
+    const double binNs = double(std::max<int64_t>(1, p.fullEnd - p.fullStart)) / double(kOverviewBins);
     for (const auto& lane : p.lanes) {
         if (lane.kind != LaneKind::Stream) continue;
         for (size_t k = 0; k < lane.start.size(); ++k) {
-            const double s = double(std::max<int64_t>(0, lane.start[k])), e = double(lane.end[k]);
+            // Bins count from fullStart (0, or below it when runs are aligned at a step).
+            const double s = double(std::max<int64_t>(0, lane.start[k] - p.fullStart)), e = double(lane.end[k] - p.fullStart);
             if (e <= s) continue;
             auto b0 = size_t(std::min(double(kOverviewBins - 1), s / binNs));
             auto b1 = size_t(std::min(double(kOverviewBins - 1), e / binNs));

@@ -9,6 +9,7 @@
 #include <tuple>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "core/analysis/columns.h"
 #include "core/analysis/phases.h"
@@ -53,7 +54,7 @@ std::vector<int> packSubLanes(const std::vector<int64_t>& start, const std::vect
             }
         if (s < 0) {
             if (int(lastEnd.size()) < maxSub) {
-                lastEnd.push_back(0);
+                lastEnd.push_back(INT64_MIN);  // times may be negative (runs aligned at a step)
                 s = int(lastEnd.size()) - 1;
             } else {
                 s = maxSub - 1;  // overflow shares the last sub-lane; the running max end keeps it findable
@@ -261,7 +262,57 @@ void addCpuLanes(TimelinePrepared& out, const core::RankData& r, size_t run, int
     }
 }
 
+// The run's natural origin: its first GPU activity or step start (a run of telemetry only: its first sample).
+int64_t naturalOrigin(const core::Dataset& ds, const LaneOptions& options) {
+    int64_t origin = INT64_MAX;
+    for (const auto& r : ds.ranks) {
+        if (!r || !rankSelected(options.ranks, r->rank)) continue;
+        for (auto t : r->gpu.ts) origin = std::min(origin, t);
+        if (r->steps.size()) origin = std::min(origin, r->steps.start[0]);
+    }
+    if (origin == INT64_MAX)
+        for (const auto& r : ds.ranks)
+            if (r && rankSelected(options.ranks, r->rank) && !options.telemetry.empty())
+                for (auto t : r->samples.ts) origin = std::min(origin, t);
+    return origin == INT64_MAX ? 0 : origin;
+}
+
+std::string stepName(const StepAlign& a) {
+    return a.mode == StepAlign::Mode::Step ? fmt::format("ProfilerStep#{}", a.step) : std::string("first ProfilerStep");
+}
+
+// The absolute start of the step the run is aligned at: ProfilerStep#N (first step: the lowest N the run has),
+// its earliest start over the selected ranks; none when the run lacks it.
+std::optional<int64_t> alignedOrigin(const core::Dataset& ds, const LaneOptions& options) {
+    int64_t number = options.align.step;
+    if (options.align.mode == StepAlign::Mode::FirstStep) {
+        number = INT64_MAX;
+        for (const auto& r : ds.ranks)
+            if (r && rankSelected(options.ranks, r->rank))
+                for (size_t k = 0; k < r->steps.size(); ++k) number = std::min<int64_t>(number, r->steps.number[k]);
+    }
+    std::optional<int64_t> start;
+    for (const auto& r : ds.ranks) {
+        if (!r || !rankSelected(options.ranks, r->rank)) continue;
+        for (size_t k = 0; k < r->steps.size(); ++k)
+            if (r->steps.number[k] == number) start = std::min(start.value_or(INT64_MAX), int64_t(r->steps.start[k]));
+    }
+    return start;
+}
+
 }  // namespace
+
+StepAlign parseStepAlign(const std::string& text) {
+    StepAlign a;
+    if (text == "first step") {
+        a.mode = StepAlign::Mode::FirstStep;
+    } else if (text.rfind("step ", 0) == 0 && text.size() > 5 &&
+               text.find_first_not_of("0123456789", 5) == std::string::npos && text.size() < 5 + 18) {
+        a.mode = StepAlign::Mode::Step;
+        a.step = std::stoll(text.substr(5));
+    }
+    return a;
+}
 
 bool isCpuLaneKind(core::EventKind k) {
     return k == core::EventKind::CpuOp || k == core::EventKind::UserAnnotation || k == core::EventKind::PythonFunction ||
@@ -281,6 +332,7 @@ QColor cpuKindColor(core::EventKind k) {
 core::Result<PreparedPtr> buildTimelineLanes(const RunSet& runs, const LaneOptions& options,
                                              const core::CancelToken& cancel, const core::ProgressFn& progress) {
     auto out = std::make_shared<TimelinePrepared>();
+    std::vector<std::string> notShifted;  // runs without the step they are aligned at
     const auto& selected = options.ranks;
     bool includeMem = options.includeMemory;
     const std::string& filterText = options.nameFilter;
@@ -298,18 +350,15 @@ core::Result<PreparedPtr> buildTimelineLanes(const RunSet& runs, const LaneOptio
             continue;
         }
         out->keep.push_back(run.dataset);
-        // The run's origin: its first GPU activity or step start.
-        int64_t origin = INT64_MAX;
-        for (const auto& r : run.dataset->ranks) {
-            if (!r || !rankSelected(selected, r->rank)) continue;
-            for (auto t : r->gpu.ts) origin = std::min(origin, t);
-            if (r->steps.size()) origin = std::min(origin, r->steps.start[0]);
+        int64_t origin = naturalOrigin(*run.dataset, options);
+        if (options.align.mode != StepAlign::Mode::None) {
+            if (const auto at = alignedOrigin(*run.dataset, options)) {
+                origin = *at;
+            } else {
+                notShifted.push_back(run.label);
+                out->messages.push_back(fmt::format("{} has no {}: not shifted", run.label, stepName(options.align)));
+            }
         }
-        if (origin == INT64_MAX)  // a run of telemetry only: its first sample
-            for (const auto& r : run.dataset->ranks)
-                if (r && rankSelected(selected, r->rank) && !options.telemetry.empty())
-                    for (auto t : r->samples.ts) origin = std::min(origin, t);
-        if (origin == INT64_MAX) origin = 0;
         out->runOrigin.push_back(origin);
 
         // Phases and layers of every rank (one analysis pass per run).
@@ -462,6 +511,15 @@ core::Result<PreparedPtr> buildTimelineLanes(const RunSet& runs, const LaneOptio
                 progress({"lanes", r.path, totalRanks ? double(doneRanks) / double(totalRanks) : 1.0, doneRanks,
                           totalRanks});
         }
+    }
+    if (options.align.mode != StepAlign::Mode::None) {
+        // What ran before the aligned step is in the range (without alignment the range starts at the origin).
+        for (const auto& l : out->lanes)
+            if (!l.start.empty()) out->fullStart = std::min(out->fullStart, l.start.front());  // sorted by start
+        out->zeroLabel = "0 = " + stepName(options.align) + " start";
+        out->alignNote = fmt::format("Runs aligned by step: t = 0 is the start of each run's {}", stepName(options.align));
+        if (!notShifted.empty())
+            out->alignNote += fmt::format(" · not shifted (no such step): {}", fmt::join(notShifted, ", "));
     }
     bool telemetry = false;
     for (const auto& l : out->lanes) telemetry = telemetry || l.kind == LaneKind::Telemetry;

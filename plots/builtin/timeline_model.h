@@ -67,8 +67,13 @@ struct TimelinePrepared final : Prepared {
     std::vector<Lane> lanes;
     std::vector<std::string> bandNames;  // names of phase and layer bands
     std::vector<LegendEntry> legend;     // the categories present in the stream lanes (the legend)
+    int64_t fullStart = 0;  // < 0 when runs are aligned at a step: what ran before it
     int64_t fullEnd = 1;
     size_t items = 0;
+    // Step alignment of compared runs (LaneOptions::align): what t = 0 is, and the subtitle saying what was aligned
+    // (and which runs were not shifted); both empty when not aligned.
+    std::string zeroLabel;
+    std::string alignNote;
     std::vector<std::string> messages;
     std::vector<float> overview;  // activity density of the stream lanes over [0, fullEnd], 0..1 (overview strip)
     size_t bytes() const override {
@@ -91,10 +96,20 @@ QColor hashColor(uint32_t id);
 // Legend entries of the categories present in the stream lanes, in category order.
 std::vector<LegendEntry> categoryLegend(const TimelinePrepared& p);
 
-// Fills p.overview: kOverviewBins bins of busy stream time over [0, fullEnd], scaled so the busiest is 1
+// Fills p.overview: kOverviewBins bins of busy stream time over [fullStart, fullEnd], scaled so the busiest is 1
 // (timeline_find.cpp).
 inline constexpr size_t kOverviewBins = 1024;
 void computeOverview(TimelinePrepared& p);
+
+// Aligning compared runs by step: each run's time is shifted so that the chosen ProfilerStep starts at 0 (runs
+// recorded at different wall-clock times become comparable); a run without that step keeps its own origin.
+struct StepAlign {
+    enum class Mode : uint8_t { None, FirstStep, Step };
+    Mode mode = Mode::None;
+    int64_t step = -1;  // Mode::Step: the step number N of ProfilerStep#N
+};
+// "none", "first step", "step N" (the `align` parameter's choices) ↔ StepAlign; anything else reads as none.
+StepAlign parseStepAlign(const std::string& text);
 
 // What prepare() reads from the parameters when building the lanes.
 struct LaneOptions {
@@ -103,6 +118,7 @@ struct LaneOptions {
     std::string nameFilter;  // regular expression, empty: all
     std::vector<std::string> telemetry;  // sample metrics drawn as lanes under each rank's streams (empty: none)
     bool cpuLanes = true;  // CPU slices (operators, annotations, python, runtime calls) per thread and depth
+    StepAlign align;
 };
 
 // CPU slice kinds drawn in CPU lanes, and their colours.
