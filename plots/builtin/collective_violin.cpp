@@ -127,7 +127,9 @@ public:
     ChartLayout layout(Canvas& c, const ViolinPrepared& p, const ParamValues& values) const {
         QRectF area = drawTitle(c, c.rect, title(), subtitle(p));
         std::vector<LegendEntry> legend;
-        for (size_t i = 0; i < p.colors.size(); ++i) legend.push_back({p.colors[i], seriesColor(int(i))});
+        const bool named = p.colorAxis != kConfigurationAxis;
+        for (size_t i = 0; i < p.colors.size(); ++i)
+            legend.push_back({named ? p.colorAxis + "=" + p.colors[i] : p.colors[i], seriesColor(int(i))});
         // hitTest draws the legend too, on LayoutCanvas' scratch image: the same area is left for the chart.
         if (p.colors.size() > 1) area = drawLegend(c, area, legend, legendMode(values));
         double lo = 1e300, hi = 0;
