@@ -22,6 +22,10 @@
 
 namespace strobe::app {
 
+// strobe-cli sweep collectives (cmd_sweep_collectives.cpp), on the runs loaded here.
+int runSweepCollectives(const std::vector<core::SweepRunData>& runs, const std::vector<std::string>& discovery,
+                        int skipSteps, bool json);
+
 namespace {
 
 using namespace strobe::core;
@@ -36,6 +40,7 @@ constexpr const char* kHelp =
     "       strobe-cli sweep rocprof-input PATH... -o input.yaml|input.json [--top K] [--counters A,B,...] [--ncu]\n"
     "       strobe-cli sweep launch --grid KEY=V1,V2,... [--grid ...] [--repeats N] [--order sequential|interleaved]\n"
     "                               --out DIR [--tool NAME]... [--tool-param NAME.KEY=VALUE]... -- COMMAND [ARGS...]\n"
+    "       strobe-cli sweep collectives PATH... [--skip-steps N] [--pattern P] [--json] [--no-cache]\n"
     "\n"
     "runs     lists the runs found under PATH (manifest.yaml, sweep.yaml, --pattern, rocprof cmd files, then\n"
     "         directory names such as key=value, key_value, <N>thread/nccl_<M>channels, rep<N>) with their\n"
@@ -58,6 +63,10 @@ constexpr const char* kHelp =
     "rocprof-input  a rocprofv3 input file (YAML, or JSON for .json) whose one job traces exactly the top-K\n"
     "         kernel groups (default 10) by an anchored regex, with --counters as pmc; --ncu writes Nsight\n"
     "         Compute options (--kernel-name regex:..., --metrics) instead.\n"
+    "collectives  per configuration and collective type (all_reduce, all_gather, reduce_scatter, all_to_all,\n"
+    "         send_recv, broadcast, reduce): count, message size where the trace has it, latency mean/p50/p99 (the\n"
+    "         kernel on the rank that arrived last), algorithm and bus bandwidth (nccl-tests' factors), start skew\n"
+    "         across ranks (p50, max) and mean wait.\n"
     "\n"
     "  --baseline RUN|KEY=VALUE  a run label or path (all configurations vs its configuration), or KEY=VALUE\n"
     "                            (each configuration vs the one differing only in KEY, set to VALUE)\n"
@@ -344,15 +353,16 @@ int runRocprofInput(const ArgParser& p) {
 }
 
 int run(const std::vector<std::string>& args) {
-    if (args.empty()) return usageError("sweep", "say 'runs', 'compare', 'report' or 'rocprof-input'");
+    if (args.empty()) return usageError("sweep", "say 'runs', 'compare', 'report', 'rocprof-input' or 'collectives'");
     const std::string sub = args.front();
     if (sub == "launch") return runSweepLaunch({args.begin() + 1, args.end()});
-    if (sub != "runs" && sub != "compare" && sub != "report" && sub != "rocprof-input")
+    if (sub != "runs" && sub != "compare" && sub != "report" && sub != "rocprof-input" && sub != "collectives")
         return usageError("sweep", fmt::format("unknown sub-command '{}'", sub));
     std::vector<CliOption> options{kNoCacheFlag, kPattern};
-    if (sub == "runs" || sub == "compare") options.push_back(kJsonFlag);
+    if (sub == "runs" || sub == "compare" || sub == "collectives") options.push_back(kJsonFlag);
     if (sub == "compare") options.push_back(kRankBy);
-    if (sub != "runs") {
+    if (sub == "collectives") options.push_back(kSkipSteps);
+    if (sub != "runs" && sub != "collectives") {
         for (CliOption o : {CliOption(kBaseline), CliOption(kGroupBy), CliOption(kTopGroups), CliOption(kSkipSteps)})
             options.push_back(o);
     }
@@ -367,6 +377,12 @@ int run(const std::vector<std::string>& args) {
     logToStderr();
     if (p.positionals().empty()) return usageError("sweep", "no sweep directory given");
     if (sub == "rocprof-input") return runRocprofInput(p);
+    if (sub == "collectives") {
+        Loaded l = discoverAndLoad("collectives", p);
+        if (l.runs.empty()) return l.code;
+        const int rc = runSweepCollectives(l.runs, l.found.messages, static_cast<int>(p.get(kSkipSteps)), p.get(kJsonFlag));
+        return rc != kExitOk ? rc : l.code;
+    }
     return sub == "runs" ? runRuns(p) : sub == "compare" ? runCompare(p) : runReport(p);
 }
 

@@ -1,4 +1,5 @@
 #include "core/analysis/straggler.h"
+#include "core/analysis/collectives.h"
 #include "core/analysis/columns.h"
 
 #include <algorithm>
@@ -12,28 +13,10 @@
 namespace strobe::core {
 
 namespace {
-// Value of `"key": value` in an args JSON object text (string or number), "" when absent.
-std::string argValue(std::string_view json, std::string_view key) {
-    std::string quoted = fmt::format("\"{}\"", key);
-    size_t p = json.find(quoted);
-    if (p == std::string_view::npos) return {};
-    p += quoted.size();
-    while (p < json.size() && (json[p] == ' ' || json[p] == ':')) ++p;
-    if (p >= json.size()) return {};
-    if (json[p] == '"') {
-        size_t e = json.find('"', p + 1);
-        return e == std::string_view::npos ? std::string() : std::string(json.substr(p + 1, e - p - 1));
-    }
-    size_t e = p;
-    while (e < json.size() && json[e] != ',' && json[e] != '}' && json[e] != ' ') ++e;
-    return std::string(json.substr(p, e - p));
-}
-
 struct Hit {
     size_t rankPos;
     TimeNs start, end;
 };
-using Key = std::tuple<std::string, int64_t, std::string>;  // group, seq, name
 
 struct RankAcc {
     int64_t collectives = 0, timesLast = 0, regions = 0;
@@ -41,48 +24,9 @@ struct RankAcc {
     long double startLag = 0, regionLag = 0;
 };
 
-// Communication kernels matched across ranks by (process group, sequence number, name); without a sequence
-// number in the args, the kernel's occurrence of its name in its process group stands for it.
-std::map<Key, std::vector<Hit>> collectCollectives(const std::vector<RankWindow>& ranks) {
-    const size_t nr = ranks.size();
-    std::map<Key, std::vector<Hit>> coll;
-    for (size_t rp = 0; rp < nr; ++rp) {
-        const RankWindow& w = ranks[rp];
-        const RankData& r = *w.data;
-        std::map<std::pair<std::string, StrId>, int64_t> occurrence;
-        std::unordered_map<StrId, std::pair<std::string, std::string>> argCache;  // args id → (pg, seq)
-        for (size_t i = 0; i < w.size(); ++i) {
-            if (w.type[i] != HtaType::Communication) continue;
-            uint32_t g = w.row[i];
-            std::string pg, seq;
-            if (r.gpu.args.size() > g && r.gpu.args[g] != kEmptyStr) {
-                auto [it, fresh] = argCache.try_emplace(r.gpu.args[g]);
-                if (fresh) {
-                    std::string_view a = r.strings.view(r.gpu.args[g]);
-                    it->second.first = argValue(a, "Process Group Name");
-                    it->second.second = argValue(a, "Seq");
-                    if (it->second.second.empty()) it->second.second = argValue(a, "seq");
-                }
-                pg = it->second.first;
-                seq = it->second.second;
-            }
-            StrId name = r.gpu.name[g];
-            int64_t s = -1;
-            if (!seq.empty()) {
-                auto res = std::from_chars(seq.data(), seq.data() + seq.size(), s);
-                if (res.ec != std::errc()) s = -1;
-            }
-            int64_t& occ = occurrence[{pg, name}];
-            if (s < 0) s = occ;
-            ++occ;
-            coll[Key{pg, s, r.strings.str(name)}].push_back({rp, r.gpu.ts[g], r.gpu.ts[g] + r.gpu.dur[g]});
-        }
-    }
-    return coll;
-}
-
 // One row per collective seen on two ranks or more; the rank with the shortest kernel arrived last.
-Table matchCollectives(const std::map<Key, std::vector<Hit>>& coll, const std::vector<RankWindow>& ranks,
+Table matchCollectives(const std::map<CollectiveKey, std::vector<CollectiveHit>>& coll,
+                       const std::vector<RankWindow>& ranks,
                        std::vector<RankAcc>& acc) {
     Table collTable;
     collTable.columns = kStragglerCollectiveColumns;
@@ -179,7 +123,7 @@ Result<Table> stragglerAnalysis(AnalysisContext& ctx, const WindowSpec& window, 
     const size_t nr = ranks.size();
 
     std::vector<RankAcc> acc(nr);
-    Table collTable = matchCollectives(collectCollectives(ranks), ranks, acc);
+    Table collTable = matchCollectives(matchCollectiveKernels(ranks), ranks, acc);
     Table regTable = matchRegions(collectRegions(ranks, sel.value()->spec), ranks, acc);
 
     if (nr < 2) t.messages.push_back("straggler: the run has one rank; matching across ranks needs two or more");

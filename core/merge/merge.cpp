@@ -35,6 +35,7 @@
 #include <spdlog/spdlog.h>
 
 #include "core/merge/annotation_index.h"
+#include "core/model/collective_text.h"
 #include "core/model/profiler_step.h"
 
 namespace strobe::core {
@@ -94,26 +95,6 @@ std::vector<uint32_t> orderByTrack(const Column<uint32_t>& trackCol, const Colum
 }
 
 bool isRuntimeKind(EventKind k) { return k == EventKind::Runtime || k == EventKind::Driver; }
-
-std::string lower(std::string_view s) {
-    std::string out(s);
-    for (char& c : out) c = static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
-    return out;
-}
-
-// The collective a CPU-side name (or a record_param_comms "Collective name" value) speaks of; None if none.
-Collective collectiveFromText(std::string_view text) {
-    std::string s = lower(text);
-    auto has = [&](std::string_view w) { return s.find(w) != std::string::npos; };
-    if (has("reduce_scatter") || has("reducescatter")) return Collective::ReduceScatter;
-    if (has("all_reduce") || has("allreduce")) return Collective::AllReduce;
-    if (has("all_gather") || has("allgather")) return Collective::AllGather;
-    if (has("all_to_all") || has("alltoall")) return Collective::AllToAll;
-    if (has("broadcast")) return Collective::Broadcast;
-    if (has("sendrecv") || has("send") || has("recv")) return Collective::SendRecv;
-    if (has("nccl:reduce") || has("c10d::reduce") || s == "reduce" || has("_reduce_")) return Collective::Reduce;
-    return Collective::None;
-}
 
 // "Collective name": "all_reduce" inside an args JSON text.
 std::string_view collectiveNameArg(std::string_view args) {

@@ -1,6 +1,9 @@
 #include "core/model/types.h"
 
 #include <array>
+#include <string>
+
+#include "core/model/collective_text.h"
 
 namespace strobe::core {
 
@@ -71,6 +74,21 @@ std::string_view toString(Collective c) {
 }
 
 bool parseCollective(std::string_view s, Collective& out) { return parseByName(s, out); }
+
+// The collective a CPU-side name (or a record_param_comms "Collective name" value) speaks of; None if none.
+Collective collectiveFromText(std::string_view text) {
+    std::string s(text);
+    for (char& c : s) c = static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
+    auto has = [&](std::string_view w) { return s.find(w) != std::string::npos; };
+    if (has("reduce_scatter") || has("reducescatter")) return Collective::ReduceScatter;
+    if (has("all_reduce") || has("allreduce")) return Collective::AllReduce;
+    if (has("all_gather") || has("allgather")) return Collective::AllGather;
+    if (has("all_to_all") || has("alltoall")) return Collective::AllToAll;
+    if (has("broadcast")) return Collective::Broadcast;
+    if (has("sendrecv") || has("send") || has("recv")) return Collective::SendRecv;
+    if (has("nccl:reduce") || has("c10d::reduce") || s == "reduce" || has("_reduce_")) return Collective::Reduce;
+    return Collective::None;
+}
 
 std::string_view toString(CopyDirection d) {
     static constexpr std::array<std::string_view, static_cast<size_t>(CopyDirection::Count)> names = {

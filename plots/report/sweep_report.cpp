@@ -13,6 +13,7 @@
 
 #include "core/analysis/columns.h"
 #include "core/analysis/context.h"
+#include "core/analysis/collectives.h"
 #include "core/analysis/overlap.h"
 #include "core/analysis/table.h"
 #include "plots/chart.h"
@@ -331,6 +332,7 @@ std::string cellHtml(const std::string& column, const core::Cell& c) {
     if (column.starts_with("delta") || column.starts_with("ci_")) return fmt::format("{:+.2f}%", v);
     if (column.ends_with("_pct")) return fmt::format("{:.1f}%", v);
     if (column == "cv") return fmt::format("{:.3f}", v);
+    if (column.ends_with("_gbps")) return fmt::format("{:.2f} GB/s", v);
     return esc(Table::text(c));
 }
 
@@ -547,6 +549,34 @@ void overlapAndHeatmap(Sections& s, const std::vector<Config>& configs, const st
     s.table(prefix, "heatmap", hm);
 }
 
+// Collectives per configuration and type (core/analysis/collectives.h): count, size, latency, bandwidth, skew.
+void collectivesSection(Sections& s, const std::vector<SweepRunData>& runs, int skipSteps, const std::string& prefix) {
+    const core::CollectiveSweep c = core::collectivesBySweep(runs, skipSteps);
+    s.html += "<h2>Collectives</h2><p>Communication kernels matched across ranks. Latency: the collective's kernel on "
+              "the rank that arrived last (the shortest among its ranks: the transfer without waiting); algbw = bytes "
+              "/ latency, busbw with nccl-tests' factors (all_reduce 2(n-1)/n; all_gather, reduce_scatter, "
+              "all_to_all (n-1)/n; others 1); start skew: the latest minus the earliest start of a collective's "
+              "kernels; wait: a rank's kernel minus the shortest.</p>";
+    if (c.rows.empty()) {
+        s.html += "<p>No communication kernel in these runs.</p>";
+        return;
+    }
+    for (const auto& m : c.messages) s.html += "<p class='csv'>" + esc(m) + "</p>";
+    Table t;
+    t.columns = {"configuration", "collective", "count", "bytes", "latency_mean_ns", "latency_p50_ns",
+                 "latency_p99_ns", "algbw_gbps", "busbw_gbps", "start_skew_p50_ns", "start_skew_max_ns",
+                 "wait_mean_ns"};
+    auto opt = [](const std::optional<double>& v) { return v ? core::Cell(*v) : core::Cell(); };
+    for (const auto& r : c.rows) {
+        const std::string params = core::parametersText(r.parameters);
+        t.addRow({params.empty() ? (r.config.empty() ? std::string("all runs") : r.config) : params, r.collective,
+                  int64_t(r.count), r.bytes ? core::Cell(int64_t(std::llround(*r.bytes))) : core::Cell(),
+                  r.latencyMeanNs, r.latencyP50Ns, r.latencyP99Ns, opt(r.algbwGbps), opt(r.busbwGbps),
+                  r.startSkewP50Ns, r.startSkewMaxNs, r.waitMeanNs});
+    }
+    s.table(prefix, "collectives", t);
+}
+
 }  // namespace
 
 SweepReport buildSweepReport(const std::vector<SweepRunData>& runs, const SweepReportOptions& o) {
@@ -593,6 +623,7 @@ SweepReport buildSweepReport(const std::vector<SweepRunData>& runs, const SweepR
     configurationSections(s, configs, byCategory, o.csvPrefix, totals);
     groupSections(s, configs, cmp, o.csvPrefix, baselineKey);
     overlapAndHeatmap(s, configs, totals, o.csvPrefix);
+    collectivesSection(s, runs, o.skipSteps, o.csvPrefix);
 
     out.html = fmt::format("<!DOCTYPE html>\n<html lang='en'><head><meta charset='utf-8'><title>{}</title><style>{}"
                            "</style></head><body>\n{}\n</body></html>\n",

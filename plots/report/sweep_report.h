@@ -3,7 +3,8 @@
 // opens offline (inline CSS and SVG, no script, nothing fetched) — the configuration table, the noise statement,
 // the top kernel groups with their change against a baseline and its corrected confidence interval, a box plot of
 // each top group's time per step per configuration, the GPU time per category per configuration, the
-// communication/computation overlap per configuration, and a heatmap over the first two axes when there are two.
+// communication/computation overlap per configuration, a heatmap over the first two axes when there are two, and
+// the collectives per configuration and type (core/analysis/collectives.h).
 // Every table is also returned as CSV, written beside the page and linked from it.
 
 #include <string>

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "tests/cli/cli_capture.h"
+#include "tests/core/collectives_gen.h"
 #include "tests/core/sweep_gen.h"
 #include "tests/test_files.h"
 
@@ -128,6 +129,32 @@ TEST(SweepReportCli, GeneratedSweepFlagsOnlyTheSlowerKernelAndOpensInChromium) {
                               .c_str()),
               0);
     EXPECT_GT(std::filesystem::file_size(shot), 20'000u);  // a page with content, not a blank one
+}
+
+// The Collectives table (and its CSV) on the generated 4-rank sweep with rank 3 arriving 200 us late at every
+// all_reduce (tests/core/collectives_gen.h): per configuration, 6 collectives of 4194304 bytes, latency p50 105 us
+// (channels=1: transfers of 100 and 110 us) and 55 us (channels=2), start skew 200 us.
+TEST(SweepReportCli, CollectivesTablePerConfiguration) {
+    test::TempDir dir("strobe-sweep-report");
+    test::writeCollectiveSweep(dir.path() / "sweep");
+    const auto html = dir.path() / "ch.html";
+    const auto r = test::runCli("sweep", {"report", "--no-cache", "-o", html.string(), (dir.path() / "sweep").string()});
+    ASSERT_EQ(r.code, kExitOk) << r.err;
+    const std::string page = test::readAll(html);
+    EXPECT_NE(page.find("<h2>Collectives</h2>"), std::string::npos);
+    EXPECT_NE(page.find("ch-collectives.csv"), std::string::npos);
+    const auto rows = records(dir.path() / "ch-collectives.csv");
+    ASSERT_EQ(rows.size(), 2u);
+    EXPECT_EQ(rows[0].at("configuration"), "channels=1");
+    EXPECT_EQ(rows[1].at("configuration"), "channels=2");
+    for (const auto& row : rows) {
+        EXPECT_EQ(row.at("collective"), "all_reduce");
+        EXPECT_EQ(row.at("count"), "6");
+        EXPECT_EQ(row.at("bytes"), "4194304");
+        EXPECT_DOUBLE_EQ(std::stod(row.at("start_skew_max_ns")), 200000.0);
+    }
+    EXPECT_DOUBLE_EQ(std::stod(rows[0].at("latency_p50_ns")), 105000.0);
+    EXPECT_DOUBLE_EQ(std::stod(rows[1].at("latency_p50_ns")), 55000.0);
 }
 
 TEST(SweepReportCli, RealResNetRunsGiveThePythonCountsAndTimePerStep) {
