@@ -21,6 +21,11 @@
 
 namespace strobe::app {
 
+// cmd_sweep_overlap.cpp
+std::vector<CliOption> sweepGemmOverlapOptions();
+int runSweepGemmOverlap(const ArgParser& p, const std::vector<core::SweepRunData>& runs,
+                        const std::vector<std::string>& discoveryMessages);
+
 namespace {
 
 using namespace strobe::core;
@@ -33,6 +38,7 @@ constexpr const char* kHelp =
     "       strobe-cli sweep report PATH... -o report.html [--title T] [--baseline RUN|KEY=VALUE] [--top K]\n"
     "                                [--group-by G] [--skip-steps N] [--pattern P] [--no-cache]\n"
     "       strobe-cli sweep rocprof-input PATH... -o input.yaml|input.json [--top K] [--counters A,B,...] [--ncu]\n"
+    "       strobe-cli sweep gemm-overlap PATH... [--top K] [--group-by G] [--skip-steps N] [--instances] [--json]\n"
     "\n"
     "runs     lists the runs found under PATH (manifest.yaml, sweep.yaml, --pattern, rocprof cmd files, then\n"
     "         directory names such as key=value, key_value, <N>thread/nccl_<M>channels, rep<N>) with their\n"
@@ -49,6 +55,10 @@ constexpr const char* kHelp =
     "rocprof-input  a rocprofv3 input file (YAML, or JSON for .json) whose one job traces exactly the top-K\n"
     "         kernel groups (default 10) by an anchored regex, with --counters as pmc; --ncu writes Nsight\n"
     "         Compute options (--kernel-name regex:..., --metrics) instead.\n"
+    "gemm-overlap  per top GEMM group (default 5) and configuration: instances, how many overlap a communication\n"
+    "         kernel, median/mean duration of those vs the others and their ratio (slowdown), the share of the\n"
+    "         group's time overlapped, and HTA's comm/comp overlap per rank; --instances: one row per GEMM with its\n"
+    "         start, duration, overlapped time and the collectives that overlapped it (which, for how long).\n"
     "\n"
     "  --baseline RUN|KEY=VALUE  a run label or path (all configurations vs its configuration), or KEY=VALUE\n"
     "                            (each configuration vs the one differing only in KEY, set to VALUE)\n"
@@ -326,11 +336,22 @@ int runRocprofInput(const ArgParser& p) {
 }
 
 int run(const std::vector<std::string>& args) {
-    if (args.empty()) return usageError("sweep", "say 'runs', 'compare', 'report' or 'rocprof-input'");
+    if (args.empty()) return usageError("sweep", "say 'runs', 'compare', 'report', 'rocprof-input' or 'gemm-overlap'");
     const std::string sub = args.front();
-    if (sub != "runs" && sub != "compare" && sub != "report" && sub != "rocprof-input")
+    if (sub != "runs" && sub != "compare" && sub != "report" && sub != "rocprof-input" && sub != "gemm-overlap")
         return usageError("sweep", fmt::format("unknown sub-command '{}'", sub));
     std::vector<CliOption> options{kNoCacheFlag, kPattern};
+    if (sub == "gemm-overlap") {
+        for (const CliOption& o : sweepGemmOverlapOptions()) options.push_back(o);
+        ArgParser p("sweep", options);
+        if (!p.parse({args.begin() + 1, args.end()})) return usageError("sweep", p.error());
+        logToStderr();
+        if (p.positionals().empty()) return usageError("sweep", "no sweep directory given");
+        Loaded l = discoverAndLoad(sub, p);
+        if (l.runs.empty()) return l.code;
+        const int rc = runSweepGemmOverlap(p, l.runs, l.found.messages);
+        return rc != kExitOk ? rc : l.code;
+    }
     if (sub == "runs" || sub == "compare") options.push_back(kJsonFlag);
     if (sub != "runs") {
         for (CliOption o : {CliOption(kBaseline), CliOption(kGroupBy), CliOption(kTopGroups), CliOption(kSkipSteps)})
