@@ -297,4 +297,12 @@ Result<SweepKernelOverlap> sweepKernelOverlap(const std::vector<SweepRunData>& r
     return out;
 }
 
+std::vector<SweepRunData> sweepRunsOf(const RunSet& runs, const std::vector<std::string>& keys) {
+    std::vector<SweepRunData> out;
+    for (size_t i = 0; i < runs.size(); ++i)
+        out.push_back({SweepRunInfo{runs[i].label, {}, runs[i].parameters, i < keys.size() ? keys[i] : runs[i].label},
+                       runs[i].dataset});
+    return out;
+}
+
 }  // namespace strobe::core

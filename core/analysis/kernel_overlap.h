@@ -24,6 +24,7 @@
 #include "core/analysis/sweep_compare.h"
 #include "core/io/error.h"
 #include "core/io/progress.h"
+#include "core/model/run_set.h"
 
 namespace strobe::core {
 
@@ -122,5 +123,8 @@ struct SweepKernelOverlap {
 // are skipped. Returns cancelledError-like Error("cancelled") when `cancel` is set.
 Result<SweepKernelOverlap> sweepKernelOverlap(const std::vector<SweepRunData>& runs, const KernelOverlapOptions& o,
                                               const CancelToken* cancel = nullptr);
+
+// Runs of a RunSet as sweep runs, run i pooled under configuration key keys[i] (a plot's colour axis value).
+std::vector<SweepRunData> sweepRunsOf(const RunSet& runs, const std::vector<std::string>& keys);
 
 }  // namespace strobe::core
