@@ -25,6 +25,10 @@ namespace strobe::app {
 // strobe-cli sweep collectives (cmd_sweep_collectives.cpp), on the runs loaded here.
 int runSweepCollectives(const std::vector<core::SweepRunData>& runs, const std::vector<std::string>& discovery,
                         int skipSteps, bool json);
+// cmd_sweep_overlap.cpp
+std::vector<CliOption> sweepGemmOverlapOptions();
+int runSweepGemmOverlap(const ArgParser& p, const std::vector<core::SweepRunData>& runs,
+                        const std::vector<std::string>& discoveryMessages);
 
 namespace {
 
@@ -41,6 +45,7 @@ constexpr const char* kHelp =
     "       strobe-cli sweep launch --grid KEY=V1,V2,... [--grid ...] [--repeats N] [--order sequential|interleaved]\n"
     "                               --out DIR [--tool NAME]... [--tool-param NAME.KEY=VALUE]... -- COMMAND [ARGS...]\n"
     "       strobe-cli sweep collectives PATH... [--skip-steps N] [--pattern P] [--json] [--no-cache]\n"
+    "       strobe-cli sweep gemm-overlap PATH... [--top K] [--group-by G] [--skip-steps N] [--instances] [--json]\n"
     "\n"
     "runs     lists the runs found under PATH (manifest.yaml, sweep.yaml, --pattern, rocprof cmd files, then\n"
     "         directory names such as key=value, key_value, <N>thread/nccl_<M>channels, rep<N>) with their\n"
@@ -67,6 +72,10 @@ constexpr const char* kHelp =
     "         send_recv, broadcast, reduce): count, message size where the trace has it, latency mean/p50/p99 (the\n"
     "         kernel on the rank that arrived last), algorithm and bus bandwidth (nccl-tests' factors), start skew\n"
     "         across ranks (p50, max) and mean wait.\n"
+    "gemm-overlap  per top GEMM group (default 5) and configuration: instances, how many overlap a communication\n"
+    "         kernel, median/mean duration of those vs the others and their ratio (slowdown), the share of the\n"
+    "         group's time overlapped, and HTA's comm/comp overlap per rank; --instances: one row per GEMM with its\n"
+    "         start, duration, overlapped time and the collectives that overlapped it (which, for how long).\n"
     "\n"
     "  --baseline RUN|KEY=VALUE  a run label or path (all configurations vs its configuration), or KEY=VALUE\n"
     "                            (each configuration vs the one differing only in KEY, set to VALUE)\n"
@@ -353,12 +362,25 @@ int runRocprofInput(const ArgParser& p) {
 }
 
 int run(const std::vector<std::string>& args) {
-    if (args.empty()) return usageError("sweep", "say 'runs', 'compare', 'report', 'rocprof-input' or 'collectives'");
+    if (args.empty())
+        return usageError("sweep", "say 'runs', 'compare', 'report', 'rocprof-input', 'collectives', 'gemm-overlap' or 'launch'");
     const std::string sub = args.front();
     if (sub == "launch") return runSweepLaunch({args.begin() + 1, args.end()});
-    if (sub != "runs" && sub != "compare" && sub != "report" && sub != "rocprof-input" && sub != "collectives")
+    if (sub != "runs" && sub != "compare" && sub != "report" && sub != "rocprof-input" && sub != "collectives" &&
+        sub != "gemm-overlap")
         return usageError("sweep", fmt::format("unknown sub-command '{}'", sub));
     std::vector<CliOption> options{kNoCacheFlag, kPattern};
+    if (sub == "gemm-overlap") {
+        for (const CliOption& o : sweepGemmOverlapOptions()) options.push_back(o);
+        ArgParser p("sweep", options);
+        if (!p.parse({args.begin() + 1, args.end()})) return usageError("sweep", p.error());
+        logToStderr();
+        if (p.positionals().empty()) return usageError("sweep", "no sweep directory given");
+        Loaded l = discoverAndLoad(sub, p);
+        if (l.runs.empty()) return l.code;
+        const int rc = runSweepGemmOverlap(p, l.runs, l.found.messages);
+        return rc != kExitOk ? rc : l.code;
+    }
     if (sub == "runs" || sub == "compare" || sub == "collectives") options.push_back(kJsonFlag);
     if (sub == "compare") options.push_back(kRankBy);
     if (sub == "collectives") options.push_back(kSkipSteps);

@@ -1,0 +1,156 @@
+// Overlap per configuration (issue 9): for the kernel groups with the most time per step, the share of each group's
+// time during which communication kernels of the same GPU ran (core/analysis/kernel_overlap: the union of the
+// collectives, so two at once count once), one bar per configuration (or per value of the colour axis) in each
+// group's band.
+
+#include <cmath>
+#include <map>
+
+#include <fmt/format.h>
+
+#include "plots/builtin/kernel_overlap_plots.h"
+#include "plots/chart.h"
+#include "plots/plot_registry.h"
+
+namespace strobe::plots {
+namespace {
+
+const IntParam kTop = IntParam{"top", "Top groups", "Kernel groups with the most time per step to show", 8}.bounded(1, 200, 1);
+const EnumParam kKernels = EnumParam{"kernels", "Kernels",
+                                     "computation: every computation kernel (HTA's types); gemm: GEMMs only "
+                                     "(Strobe's classification)",
+                                     "computation"}
+                               .choices({"computation", "gemm"});
+
+struct OverlapConfigPrepared final : Prepared {
+    std::vector<std::string> groups;                 // bands, largest time per step first
+    std::vector<std::string> colors;                 // series, in reading order
+    std::string axis;                                // the colour axis ("" none)
+    std::map<std::pair<size_t, size_t>, core::OverlapGroupRow> rows;  // (group, colour) -> row
+    std::vector<std::string> messages;
+    size_t bytes() const override { return sizeof(*this) + rows.size() * (sizeof(core::OverlapGroupRow) + 128); }
+};
+
+class OverlapPerConfigPlot final : public Plot {
+public:
+    OverlapPerConfigPlot()
+        : Plot({"overlap-per-config", "Overlap per configuration",
+                "For the kernel groups with the most time per step, the share of their time during which "
+                "communication kernels ran on the same GPU, one bar per sweep configuration.",
+                127}) {}
+
+    std::vector<ParamSpec> parameters(const RunSet& runs) const override {
+        return {kTop.spec(), kKernels.spec(), kOverlapGroupBy.spec(), kOverlapSkipSteps.spec(), kOverlapColor.spec(runs),
+                kHorizontal.spec(), kLegend.spec()};
+    }
+
+    core::Result<PreparedPtr> prepare(const RunSet& runs, const ParamValues& values, const core::CancelToken& cancel,
+                                      const core::ProgressFn&) const override {
+        auto p = std::make_shared<OverlapConfigPrepared>();
+        const OverlapColors colors = overlapColors(runs, values);
+        core::KernelOverlapOptions o;
+        o.top = static_cast<int>(kTop(values));
+        if (kKernels(values) != "gemm") o.category.reset();
+        auto s = overlapByColor(runs, values, colors, o, cancel);
+        if (!s) return s.error();
+        p->colors = colors.order;
+        p->axis = colors.axis;
+        p->messages = s->messages;
+        std::map<std::string, size_t> groupIndex, colorIndex;
+        for (size_t i = 0; i < p->colors.size(); ++i) colorIndex[p->colors[i]] = i;
+        for (auto& row : s->groups) {
+            auto [it, fresh] = groupIndex.try_emplace(row.group, p->groups.size());
+            if (fresh) p->groups.push_back(row.group);
+            p->rows[{it->second, colorIndex[row.config]}] = std::move(row);
+        }
+        return PreparedPtr(p);
+    }
+
+    static BarChart chart(const OverlapConfigPrepared& p, const ParamValues& v) {
+        BarChart c;
+        c.title = "Overlap per configuration";
+        c.subtitle = "share of each kernel group's time during which communication ran on the same GPU" +
+                     (p.axis.empty() ? std::string(", all runs pooled") : ", one bar per " + p.axis);
+        c.valueLabel = "time overlapped by communication";
+        c.bandLabel = "kernel group";
+        c.stacked = false;
+        c.percentAxis = true;
+        c.valueLabels = false;
+        c.horizontal = kHorizontal(v);
+        c.legend = legendMode(v);
+        c.bars = p.groups;
+        c.series = p.colors;
+        for (size_t i = 0; i < p.colors.size(); ++i) c.colors.push_back(seriesColor(int(i)));
+        for (size_t g = 0; g < p.groups.size(); ++g) {
+            std::vector<double> row(p.colors.size(), 0.0);
+            for (size_t k = 0; k < p.colors.size(); ++k) {
+                auto it = p.rows.find({g, k});
+                if (it != p.rows.end()) row[k] = 100.0 * it->second.overlappedShare;
+            }
+            c.values.push_back(std::move(row));
+        }
+        const OverlapConfigPrepared* pp = &p;
+        c.hitFields = [pp](size_t bar, size_t series) {
+            BarChart::Fields f{{"group", pp->groups[bar]}, {pp->axis.empty() ? "runs" : pp->axis, pp->colors[series]}};
+            auto it = pp->rows.find({bar, series});
+            if (it == pp->rows.end()) {
+                f.emplace_back("instances", "0");
+                return f;
+            }
+            const auto& r = it->second;
+            f.emplace_back("overlapped", formatPercent(100.0 * r.overlappedShare) + " of " + formatDuration(double(r.totalNs)));
+            f.emplace_back("instances", fmt::format("{} ({} overlap communication)", r.instances, r.overlappedInstances));
+            if (r.slowdown) f.emplace_back("slowdown", fmt::format("{:.3f} (median overlapped / median alone)", *r.slowdown));
+            f.emplace_back("time per step", formatDuration(r.perStepNs));
+            return f;
+        };
+        c.messages = p.messages;
+        return c;
+    }
+
+    std::optional<std::string> emptyMessage(const Prepared& prepared, const ParamValues& values) const override {
+        const auto* p = dynamic_cast<const OverlapConfigPrepared*>(&prepared);
+        if (!p) return std::nullopt;
+        if (p->groups.empty()) return emptyReason(p->messages, "no computation kernel in these runs");
+        return barChartEmptyMessage(chart(*p, values), "no kernel group overlaps communication");
+    }
+
+    std::optional<ChartData> chartData(const Prepared& prepared, const ParamValues& values) const override {
+        const auto* p = dynamic_cast<const OverlapConfigPrepared*>(&prepared);
+        if (!p || p->groups.empty()) return std::nullopt;
+        return toChartData(chart(*p, values));
+    }
+
+    void draw(Canvas& c, const Prepared& prepared, const ParamValues& values) const override {
+        const auto* p = dynamic_cast<const OverlapConfigPrepared*>(&prepared);
+        if (p && !p->groups.empty()) drawBarChart(c, chart(*p, values));
+    }
+
+    std::optional<HitInfo> hitTest(const Prepared& prepared, const ParamValues& values, const QRectF& rect,
+                                   QPointF pt) const override {
+        const auto* p = dynamic_cast<const OverlapConfigPrepared*>(&prepared);
+        if (!p || p->groups.empty()) return std::nullopt;
+        return hitBarChart(chart(*p, values), rect, pt);
+    }
+
+    core::Table table(const Prepared& prepared, const ParamValues&) const override {
+        core::Table t;
+        t.columns = {"group", "configuration", "instances", "overlapped_instances", "total_ns", "overlapped_ns",
+                     "overlapped_pct", "per_step_ns", "median_overlapped_ns", "median_alone_ns", "slowdown"};
+        const auto* p = dynamic_cast<const OverlapConfigPrepared*>(&prepared);
+        if (!p) return t;
+        t.messages = p->messages;
+        auto opt = [](const std::optional<double>& v) { return v ? core::Cell(*v) : core::Cell(); };
+        for (const auto& [key, r] : p->rows)
+            t.addRow({r.group, p->colors[key.second], int64_t(r.instances), int64_t(r.overlappedInstances), r.totalNs,
+                      r.overlappedNs, 100.0 * r.overlappedShare, r.perStepNs, opt(r.medianOverlappedNs),
+                      opt(r.medianAloneNs), opt(r.slowdown)});
+        return t;
+    }
+};
+
+}  // namespace
+
+STROBE_REGISTER_PLOT(OverlapPerConfigPlot)
+
+}  // namespace strobe::plots
