@@ -153,7 +153,10 @@ public:
             t.messages.push_back(fmt::format("{}: {}", archMetrics()[p->shown[i]].column, p->sources[i]));
         for (const auto& k : p->kernels) {
             std::vector<core::Cell> row{p->runLabels[k.run], k.name, k.dispatches, k.totalNs};
-            for (const auto& [sum, n] : k.sums) row.emplace_back(n ? core::Cell(sum / double(n)) : core::Cell());
+            for (const auto& [sum, n] : k.sums) {
+                if (n > 0) row.emplace_back(sum / double(n));
+                else row.emplace_back(std::monostate{});
+            }
             t.addRow(std::move(row));
         }
         return t;

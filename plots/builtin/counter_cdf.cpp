@@ -163,6 +163,15 @@ public:
         if (!p || p->curves.empty()) return std::nullopt;
         LayoutCanvas lc(rect);
         const ChartLayout g = layout(lc.canvas, *p, values);
+        // A median dot wins over the curve's points under it.
+        for (const auto& cv : p->curves)
+            if (std::hypot(g.xAt(cv.median) - pt.x(), g.yAt(50) - pt.y()) < 6) {
+                HitInfo h;
+                h.title = cv.label;
+                h.fields = {{"median " + p->metric, formatNumber(cv.median)},
+                            {"kernels", std::to_string(cv.values.size())}};
+                return h;
+            }
         double best = 8;
         std::optional<HitInfo> hit;
         for (const auto& cv : p->curves) {
@@ -178,7 +187,6 @@ public:
             };
             for (size_t k = 0; k < cv.values.size(); ++k)
                 consider(cv.values[k], 100.0 * double(k + 1) / double(cv.values.size()), p->metric);
-            consider(cv.median, 50, "median " + p->metric);
         }
         return hit;
     }

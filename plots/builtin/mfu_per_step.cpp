@@ -201,8 +201,18 @@ public:
         t.messages = p->messages;
         for (const auto& r : p->rows) {
             const auto mfu = r.mfuPct();
-            t.addRow({p->runLabels[r.run], r.step, int64_t(r.ranks), int64_t(r.ops), r.flops, r.ns, r.tflops(),
-                      mfu ? core::Cell(r.peak()) : core::Cell(), mfu ? core::Cell(*mfu) : core::Cell(), r.dtype, r.gpu});
+            std::vector<core::Cell> row{p->runLabels[r.run], r.step, int64_t(r.ranks), int64_t(r.ops), r.flops, r.ns,
+                                        r.tflops()};
+            if (mfu) {
+                row.emplace_back(r.peak());
+                row.emplace_back(*mfu);
+            } else {
+                row.emplace_back(std::monostate{});
+                row.emplace_back(std::monostate{});
+            }
+            row.emplace_back(r.dtype);
+            row.emplace_back(r.gpu);
+            t.addRow(std::move(row));
         }
         return t;
     }

@@ -111,7 +111,7 @@ public:
         auto p = std::make_shared<RooflinePrepared>();
         const auto ranks = kRanks(values);
         std::map<std::pair<size_t, std::string>, size_t> index;
-        std::map<std::string, int64_t> without, zeroTime;  // kernel name → time
+        std::map<std::string, int64_t> without, zeroTime, noWork;  // kernel name → time or dispatches
         std::map<std::string, double> dtypeFlops;
         std::map<std::string, const core::ArchConstants*> archs;
         std::set<std::string> unknownGpus;
@@ -133,8 +133,12 @@ public:
                     double f = 0, b = 0;
                     std::string source;
                     auto fi = flops.find(g), bi = bytes.find(g);
-                    if (fi != flops.end() && bi != bytes.end() && fi->second > 0 && bi->second > 0) {
+                    if (fi != flops.end() && bi != bytes.end()) {
                         f = fi->second, b = bi->second, source = "counters";
+                        if (f <= 0 || b <= 0) {
+                            noWork[name] += 1;
+                            continue;
+                        }
                     } else if (auto si = shapes.find(g); si != shapes.end() && si->second.first > 0) {
                         f = si->second.first, b = si->second.second, source = "shapes";
                     } else {
@@ -171,6 +175,13 @@ public:
                 p->messages.push_back(fmt::format("{}: no peak {} FLOP/s in arch_constants.yaml (no compute roof)", key, p->dtype));
         }
         addMessages(*p, without, zeroTime, unknownGpus);
+        if (!noWork.empty()) {
+            std::string names;
+            for (const auto& [name, n] : noWork) names += (names.empty() ? "" : ", ") + name;
+            p->messages.push_back(fmt::format("{} kernels whose counters show no floating-point work or no memory "
+                                              "traffic (0 FLOPs or 0 bytes): {}",
+                                              noWork.size(), names));
+        }
         return PreparedPtr(p);
     }
 
@@ -255,13 +266,16 @@ public:
         t.messages = p->messages;
         const Roof* roof = roofOf(*p);
         for (const Point& pt : p->points) {
-            core::Cell bound, pct;
+            std::vector<core::Cell> row{p->runLabels[pt.run], pt.name, pt.dispatches, pt.totalNs, pt.flops, pt.bytes,
+                                        pt.ai(), pt.tflops(), pt.source};
             if (roof && roof->peakTflops > 0) {
-                bound = std::string(pt.ai() < roof->ridge() ? "memory" : "compute");
-                pct = 100.0 * pt.tflops() / std::min(roof->peakTflops, pt.ai() * roof->bandwidthGbs / 1000.0);
+                row.emplace_back(std::string(pt.ai() < roof->ridge() ? "memory" : "compute"));
+                row.emplace_back(100.0 * pt.tflops() / std::min(roof->peakTflops, pt.ai() * roof->bandwidthGbs / 1000.0));
+            } else {
+                row.emplace_back(std::monostate{});
+                row.emplace_back(std::monostate{});
             }
-            t.addRow({p->runLabels[pt.run], pt.name, pt.dispatches, pt.totalNs, pt.flops, pt.bytes, pt.ai(), pt.tflops(),
-                      pt.source, bound, pct});
+            t.addRow(std::move(row));
         }
         return t;
     }
