@@ -83,6 +83,9 @@ std::vector<std::string> availableMetrics(const RunSet& runs) {
 
 std::vector<std::string> metricChoices(const RunSet& runs) {
     std::vector<std::string> out{kAutoMetric};
+    // Without runs (strobe-cli checks --set before loading, plot lists): every metric of the table.
+    if (runs.empty())
+        for (const auto& m : metricLibrary().set.metrics()) out.push_back(m.name);
     for (auto& m : availableMetrics(runs)) out.push_back(std::move(m));
     return out;
 }

@@ -27,7 +27,7 @@ const core::ArchConstants* archOf(const core::RankData& rank);
 // Derived metrics whose formula names the data has on some rank of `runs` (in the table's order), then the raw
 // counter names (sorted): what a kernel value can be drawn for.
 std::vector<std::string> availableMetrics(const RunSet& runs);
-// The "metric" parameter's choices: "auto" then availableMetrics(runs).
+// The "metric" parameter's choices: "auto" then availableMetrics(runs); with no runs, every metric of the table.
 inline const std::string kAutoMetric = "auto";
 std::vector<std::string> metricChoices(const RunSet& runs);
 // `chosen`, or for "auto" the first of `preferred` that is available, else the first available ("" when none).

@@ -53,6 +53,7 @@ struct ArchPrepared final : Prepared {
     std::vector<KernelRow> kernels;         // every kernel with a value, by total time (largest first)
     std::vector<std::string> runLabels;
     std::vector<std::string> messages;
+    std::string leftOut;                    // labels of the metrics the data has no counters for
     size_t bytes() const override { return sizeof(*this) + kernels.size() * 160; }
 };
 
@@ -111,8 +112,10 @@ public:
         addTimes(runs, ranks, *p);
         std::stable_sort(p->kernels.begin(), p->kernels.end(),
                          [](const KernelRow& a, const KernelRow& b) { return a.totalNs > b.totalNs; });
-        if (!missing.empty() && !p->shown.empty())
+        if (!missing.empty() && !p->shown.empty()) {
             p->messages.push_back("left out, the data has no counters for them: " + join(missing));
+            for (const auto& m : missing) p->leftOut += (p->leftOut.empty() ? "" : ", ") + m.substr(0, m.find(" ("));
+        }
         else if (!missing.empty())
             p->messages.push_back("none of " + join(missing) + " can be computed from the data's counters");
         addArchMessages(runs, *p);
@@ -205,8 +208,8 @@ private:
         BarChart c;
         c.title = title();
         const size_t n = std::min<size_t>(p.kernels.size(), size_t(kTopN(v)));
-        c.subtitle = fmt::format("top {} of {} kernels by total time; % of the GPU's peak (means over dispatches)", n,
-                                 p.kernels.size());
+        c.subtitle = fmt::format("top {} of {} kernels by total time; % of the GPU's peak (means over dispatches){}", n,
+                                 p.kernels.size(), p.leftOut.empty() ? "" : "; no counters for: " + p.leftOut);
         c.stacked = false;
         c.horizontal = true;
         c.percentAxis = true;

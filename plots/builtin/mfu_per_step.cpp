@@ -151,7 +151,7 @@ public:
         for (size_t i = 0; i < s.size(); ++i) {
             const QColor color = seriesColor(int(i));
             QPolygonF line;
-            for (auto [x, y] : s[i].points) line << QPointF(g.xAt(x), g.yAt(y));
+            for (auto [x, y] : s[i].points) line << QPointF(stepX(g, x), g.yAt(y));
             painter.setPen(QPen(color, 2, seriesPenStyle(int(i))));
             painter.drawPolyline(line);
             painter.setBrush(color);
@@ -174,7 +174,7 @@ public:
         for (const auto& row : p->rows) {
             const auto y = valueOf(row, values);
             if (!y) continue;
-            const double d = std::hypot(g.xAt(double(row.step)) - pt.x(), g.yAt(*y) - pt.y());
+            const double d = std::hypot(stepX(g, double(row.step)) - pt.x(), g.yAt(*y) - pt.y());
             if (d >= best) continue;
             best = d;
             HitInfo h;
@@ -287,21 +287,30 @@ private:
                            kValue(v) == "mfu" ? " ÷ peak" : "", peakText.empty() ? "" : "; peak: " + peakText);
     }
 
-    // Steps along x (half a step of margin), the value from 0 up.
+    // One band per step number (of every run) along x, the value from 0 up.
     ChartLayout layout(Canvas& c, const MfuPrepared& p, const ParamValues& v, const std::vector<TelemetrySeries>& s) const {
         QRectF area = drawTitle(c, c.rect, title(), subtitle(p, v));
         std::vector<LegendEntry> legend;
         for (size_t i = 0; i < s.size(); ++i) legend.push_back({s[i].label, seriesColor(int(i)), true, seriesPenStyle(int(i))});
         area = drawLegend(c, area, legend, legendMode(v));
-        double xlo = INFINITY, xhi = -INFINITY, yhi = 0;
+        std::set<double> steps;
+        double yhi = 0;
         for (const auto& series : s)
-            for (auto [x, y] : series.points) xlo = std::min(xlo, x), xhi = std::max(xhi, x), yhi = std::max(yhi, y);
+            for (auto [x, y] : series.points) steps.insert(x), yhi = std::max(yhi, y);
+        std::vector<std::string> bands;
+        for (double x : steps) bands.push_back(fmt::format("{}", int64_t(x)));
         const bool mfu = kValue(v) == "mfu";
         if (yhi <= 0) yhi = mfu ? 1 : 0.001;
-        return layoutChart(QFontMetricsF(c.painter.font()), area,
-                           ChartAxis::linear(xlo - 0.5, xhi + 0.5, TickUnit::Number, "ProfilerStep"),
+        return layoutChart(QFontMetricsF(c.painter.font()), area, ChartAxis::bandsOf(std::move(bands), "ProfilerStep"),
                            ChartAxis::linear(0, yhi * 1.1, mfu ? TickUnit::Percent : TickUnit::Number,
                                              mfu ? "MFU (% of peak)" : "achieved TFLOP/s per GPU"));
+    }
+    // The centre of a step's band.
+    static double stepX(const ChartLayout& g, double step) {
+        const std::string label = fmt::format("{}", int64_t(step));
+        const auto it = std::find(g.x.bands.begin(), g.x.bands.end(), label);
+        const size_t band = size_t(it - g.x.bands.begin());
+        return g.bandStart(true, band) + g.bandSize(true) / 2;
     }
 };
 

@@ -115,6 +115,7 @@ public:
         std::map<std::string, double> dtypeFlops;
         std::map<std::string, const core::ArchConstants*> archs;
         std::set<std::string> unknownGpus;
+        std::vector<size_t> kernelsOfRun(runs.size(), 0);
         for (size_t run = 0; run < runs.size(); ++run) {
             p->runLabels.push_back(runs[run].label);
             if (!runs[run].dataset) continue;
@@ -129,6 +130,7 @@ public:
                 const auto shapes = shapeCosts(r, dtypeFlops);
                 for (uint32_t g = 0; g < r.gpu.size(); ++g) {
                     if (r.gpu.kind[g] != core::EventKind::Kernel) continue;
+                    kernelsOfRun[run] += 1;
                     std::string name(r.strings.view(r.gpu.name[g]));
                     double f = 0, b = 0;
                     std::string source;
@@ -174,6 +176,8 @@ public:
             if (p->roofs.back().peakTflops <= 0)
                 p->messages.push_back(fmt::format("{}: no peak {} FLOP/s in arch_constants.yaml (no compute roof)", key, p->dtype));
         }
+        for (size_t run = 0; run < runs.size(); ++run)
+            if (kernelsOfRun[run] == 0) p->messages.push_back(runs[run].label + ": no GPU kernels");
         addMessages(*p, without, zeroTime, unknownGpus);
         if (!noWork.empty()) {
             std::string names;
@@ -371,7 +375,10 @@ private:
             const double bw = r.bandwidthGbs / 1000.0;  // TFLOP/s per FLOP/B
             const double ridge = r.peakTflops > 0 ? r.ridge() : xhi;
             painter.drawLine(QPointF(g.xAt(xlo), g.yAt(xlo * bw)), QPointF(g.xAt(ridge), g.yAt(ridge * bw)));
-            painter.drawText(QPointF(g.xAt(xlo) + 6, g.yAt(xlo * bw) - 6),
+            // The label sits above the part of the memory roof in view, a quarter of the way to the ridge.
+            const double visibleFrom = std::max(xlo, std::pow(10.0, g.y.lo) / bw);
+            const double labelAt = std::pow(10.0, std::log10(visibleFrom) + 0.25 * (std::log10(ridge) - std::log10(visibleFrom)));
+            painter.drawText(QPointF(g.xAt(labelAt) - 20, g.yAt(labelAt * bw) - 10),
                              QString::fromStdString(fmt::format("HBM {} GB/s", formatNumber(r.bandwidthGbs))));
             if (r.peakTflops <= 0) continue;
             painter.drawLine(QPointF(g.xAt(ridge), g.yAt(r.peakTflops)), QPointF(g.xAt(xhi), g.yAt(r.peakTflops)));
