@@ -180,6 +180,16 @@ TEST(CounterPlots, ArchChartOnRocprofComputeMatchesPythonAndNamesWhatIsMissing) 
     EXPECT_GT(countNonBackgroundPixels(s.image), 5000);
 }
 
+TEST(CounterPlots, ArchChartUsesNcuOwnPercentWhereThereAreNoRawCounters) {
+    // The ncu details page has "GPU Speed Of Light Throughput","DRAM Throughput","%","0.74" (read from the file) and
+    // none of the raw metrics the derived formulas need.
+    auto s = show("arch-chart", {runOf("ncu", "ncu/cublaslt_ncu.log")});
+    ASSERT_EQ(s.table.rows.size(), 1u);
+    EXPECT_DOUBLE_EQ(cellNumber(s.table, 0, "hbm_bw_pct", NAN), 0.74);
+    EXPECT_TRUE(anyMessage(s.table, "hbm_bw_pct: DRAM Throughput [%]"));
+    EXPECT_TRUE(anyMessage(s.table, "MFMA / tensor core (mfma_busy_pct)"));
+}
+
 TEST(CounterPlots, RooflineFromGemmShapesMatchesPython) {
     const QJsonObject want = expected()["mi300x"].toObject();
     const QJsonObject pts = want["roofline"].toObject();

@@ -111,7 +111,8 @@ TEST(EmptyState, NoPlotIsEmptyOnTheEightRankSample) {
     auto runs = loadRun(std::string(STROBE_RESOURCE_DIR) + "/sample/param-dlrm-8rank");
     ASSERT_TRUE(runs[0].dataset);
     const std::set<std::string> telemetry = {"power-timeline", "freq-vs-power", "freq-temp-correlation",
-                                             "power-cap-distribution", "kernel-counters", "sweep-interaction"};
+                                             "power-cap-distribution", "kernel-counters", "sweep-interaction",
+                                             "counter-cdf", "counter-timeline", "arch-chart"};
     for (const auto* plot : PlotRegistry::instance().plots()) {
         auto r = render(*plot, runs);
         if (telemetry.count(plot->id())) {
