@@ -90,7 +90,8 @@ TEST(RealTraces, EveryPlotDrawsDataOnTheEightRankSample) {
     // The telemetry and counter plots have nothing to draw on a Kineto trace (no samples, no hardware counters), nor
     // the sweep interaction plot on one run without sweep parameters: they must say so instead.
     const std::set<std::string> telemetry = {"power-timeline", "freq-vs-power", "freq-temp-correlation",
-                                             "power-cap-distribution", "kernel-counters", "sweep-interaction"};
+                                             "power-cap-distribution", "kernel-counters", "sweep-interaction",
+                                             "counter-cdf", "counter-timeline", "arch-chart"};
     for (const auto* plot : PlotRegistry::instance().plots()) {
         auto values = *resolveValues(plot->parameters(runs), {});
         auto prepared = plot->prepare(runs, values, {}, {});
