@@ -114,7 +114,8 @@ TEST(EmptyState, NoPlotIsEmptyOnTheEightRankSample) {
                                              "power-cap-distribution", "kernel-counters", "sweep-interaction",
                                              "power-freq-summary", "total-power", "cpu-active-cores",
                                              "cpu-core-heatmap",
-                                             "delta-bars"};
+                                             "delta-bars",
+                                             "counter-cdf", "counter-timeline", "arch-chart"};
     for (const auto* plot : PlotRegistry::instance().plots()) {
         auto r = render(*plot, runs);
         if (telemetry.count(plot->id())) {

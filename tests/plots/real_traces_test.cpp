@@ -94,7 +94,8 @@ TEST(RealTraces, EveryPlotDrawsDataOnTheEightRankSample) {
                                              "power-cap-distribution", "kernel-counters", "sweep-interaction",
                                              "power-freq-summary", "total-power", "cpu-active-cores",
                                              "cpu-core-heatmap",
-                                             "delta-bars"};
+                                             "delta-bars",
+                                             "counter-cdf", "counter-timeline", "arch-chart"};
     for (const auto* plot : PlotRegistry::instance().plots()) {
         auto values = *resolveValues(plot->parameters(runs), {});
         auto prepared = plot->prepare(runs, values, {}, {});
