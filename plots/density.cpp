@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <numbers>
 #include <span>
 
 #include "core/analysis/context.h"
@@ -20,6 +21,16 @@ double silvermanBandwidth(const std::vector<double>& sorted) {
     const double iqr = core::stats::quantile(s, 0.75) - core::stats::quantile(s, 0.25);
     const double spread = iqr > 0 ? std::min(sd, iqr / 1.34) : sd;
     return 0.9 * spread * std::pow(double(n), -0.2);
+}
+
+double kernelDensity(const std::vector<double>& sample, double h, double at) {
+    if (sample.empty() || !(h > 0)) return 0;
+    double sum = 0;
+    for (double x : sample) {
+        const double u = (at - x) / h;
+        sum += std::exp(-0.5 * u * u);
+    }
+    return sum / (double(sample.size()) * h * std::sqrt(2 * std::numbers::pi));
 }
 
 std::vector<double> silvermanDensity(const std::vector<double>& sorted, double lo, double hi, int points) {

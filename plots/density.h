@@ -11,5 +11,7 @@ namespace strobe::plots {
 // all 1 when hi <= lo, all 0 without values.
 std::vector<double> silvermanDensity(const std::vector<double>& sorted, double lo, double hi, int points);
 double silvermanBandwidth(const std::vector<double>& sorted);
+// The Gaussian kernel density of `sample` with bandwidth `h` at `at` (integrates to 1); 0 when h <= 0.
+double kernelDensity(const std::vector<double>& sample, double h, double at);
 
 }  // namespace strobe::plots

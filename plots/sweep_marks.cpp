@@ -115,27 +115,6 @@ void drawBoxMark(QPainter& p, const Theme& t, const ChartLayout& L, double cx, d
     p.setBrush(Qt::NoBrush);
 }
 
-double silvermanBandwidth(const std::vector<double>& v) {
-    if (v.size() < 2 || v.front() == v.back()) return 0;
-    const Spread s = spreadOf(v);
-    double ss = 0;
-    for (double x : v) ss += (x - s.mean) * (x - s.mean);
-    const double sd = std::sqrt(ss / double(v.size() - 1));
-    const double iqr = (s.p75 - s.p25) / 1.34;
-    const double spread = iqr > 0 ? std::min(sd, iqr) : sd;
-    return 0.9 * spread * std::pow(double(v.size()), -0.2);
-}
-
-double kernelDensity(const std::vector<double>& sample, double h, double at) {
-    if (sample.empty() || !(h > 0)) return 0;
-    double sum = 0;
-    for (double x : sample) {
-        const double u = (at - x) / h;
-        sum += std::exp(-0.5 * u * u);
-    }
-    return sum / (double(sample.size()) * h * std::sqrt(2 * std::numbers::pi));
-}
-
 void drawViolinMark(QPainter& p, const Theme& t, const ChartLayout& L, double cx, double half,
                     const std::vector<double>& v, const QColor& fill) {
     if (v.empty()) return;

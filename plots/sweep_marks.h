@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "plots/density.h"
+
 #include <QColor>
 #include <QPainter>
 #include <QRectF>
@@ -55,11 +57,6 @@ void drawBoxMark(QPainter& p, const Theme& t, const ChartLayout& layout, double 
 void drawViolinMark(QPainter& p, const Theme& t, const ChartLayout& layout, double cx, double half,
                     const std::vector<double>& sorted, const QColor& fill);
 
-// Silverman's rule of thumb: 0.9 · min(sd, IQR / 1.34) · n^(-1/5) (the sd alone when the IQR is 0); 0 for fewer
-// than two distinct values.
-double silvermanBandwidth(const std::vector<double>& sorted);
-// The Gaussian kernel density of `sample` with bandwidth `h` at `at`.
-double kernelDensity(const std::vector<double>& sample, double h, double at);
 
 // Colour scales of the heatmap: sequential (light to dark blue) for t in [0, 1]; diverging (blue, white, red)
 // for t in [-1, 1].
