@@ -68,16 +68,6 @@ const core::IntParam kGraceMs =
 std::atomic<int> g_signal{0};
 extern "C" void onCollectSignal(int sig) { g_signal.store(sig); }
 
-std::string jsonQuote(const std::string& s) {
-    std::string out = "\"";
-    for (char c : s) {
-        if (c == '"' || c == '\\') out += '\\', out += c;
-        else if (static_cast<unsigned char>(c) < 0x20) out += fmt::format("\\u{:04x}", static_cast<unsigned char>(c));
-        else out += c;
-    }
-    return out + "\"";
-}
-
 // Splits at the first "--": options before, the command after.
 std::pair<std::vector<std::string>, std::vector<std::string>> splitCommand(const std::vector<std::string>& all) {
     auto dash = std::find(all.begin(), all.end(), "--");

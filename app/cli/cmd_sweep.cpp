@@ -115,12 +115,6 @@ std::string jsonNumber(double v) { return std::isfinite(v) ? fmt::format("{}", v
 std::string jsonOpt(const std::optional<double>& v) { return v ? jsonNumber(*v) : "null"; }
 std::string jsonOptText(const std::optional<std::string>& v) { return v ? jsonQuote(*v) : "null"; }
 
-std::string jsonParameters(const std::map<std::string, std::string>& p) {
-    std::string out = "{";
-    for (const auto& [k, v] : p) out += fmt::format("{}{}: {}", out.size() > 1 ? ", " : "", jsonQuote(k), jsonQuote(v));
-    return out + "}";
-}
-
 std::string jsonHead(const SweepComparison& c) {
     std::string msgs = "[";
     for (size_t i = 0; i < c.messages.size(); ++i) msgs += (i ? ", " : "") + jsonQuote(c.messages[i]);
@@ -131,21 +125,6 @@ std::string jsonHead(const SweepComparison& c) {
 std::string paramsText(const std::map<std::string, std::string>& p) {
     const std::string text = parametersText(p, ",");
     return text.empty() ? "-" : text;
-}
-
-void printTable(const std::vector<std::vector<std::string>>& table) {
-    std::vector<size_t> width;
-    for (const auto& row : table)
-        for (size_t i = 0; i < row.size(); ++i) {
-            if (width.size() <= i) width.push_back(0);
-            width[i] = std::max(width[i], row[i].size());
-        }
-    for (const auto& row : table) {
-        std::string line;
-        for (size_t i = 0; i < row.size(); ++i)
-            line += i + 1 == row.size() ? row[i] : fmt::format("{:<{}}  ", row[i], width[i]);
-        fmt::print("{}\n", line);
-    }
 }
 
 struct Loaded {
@@ -202,7 +181,7 @@ int runRuns(const ArgParser& p) {
         rows += fmt::format("{}{{\"run\": {}, \"path\": {}, \"parameters\": {}, \"repeat\": {}, \"ranks\": {}, "
                             "\"kernels\": {}}}",
                             rows.empty() ? "\n  " : ",\n  ", jsonQuote(r.run.label), jsonQuote(r.run.path),
-                            jsonParameters(params), repeat, r.dataset->ranks.size(), kernels);
+                            jsonStringMap(params), repeat, r.dataset->ranks.size(), kernels);
         table.push_back({r.run.label, std::to_string(repeat), std::to_string(r.dataset->ranks.size()),
                          std::to_string(kernels), paramsText(params), r.run.path});
     }
@@ -210,7 +189,7 @@ int runRuns(const ArgParser& p) {
         fmt::print("{}, \"rows\": [{}]}}\n", jsonHead(head), rows.empty() ? "" : rows + "\n");
     } else {
         for (const auto& m : head.messages) fmt::print("# {}\n", m);
-        printTable(table);
+        printAlignedTable(table);
     }
     return l.code;
 }
@@ -237,7 +216,7 @@ int runCompare(const ArgParser& p) {
                 "{}{{\"group\": {}, \"config\": {}, \"count\": {}, \"per_step_ns\": {}, \"mean_ns\": {}, "
                 "\"median_ns\": {}, \"p5_ns\": {}, \"p95_ns\": {}, \"stddev_ns\": {}, \"cv\": {}, \"delta_pct\": {}, "
                 "\"ci_low_pct\": {}, \"ci_high_pct\": {}, \"significant\": {}, \"spread_ns\": {}}}",
-                rows.empty() ? "\n  " : ",\n  ", jsonQuote(r.group), jsonParameters(r.parameters), r.count,
+                rows.empty() ? "\n  " : ",\n  ", jsonQuote(r.group), jsonStringMap(r.parameters), r.count,
                 jsonNumber(r.perStepNs), jsonNumber(r.meanNs), jsonNumber(r.medianNs), jsonNumber(r.p5Ns),
                 jsonNumber(r.p95Ns), jsonNumber(r.stddevNs), jsonNumber(r.cv), jsonOpt(r.deltaPct),
                 jsonOpt(r.ciLowPct), jsonOpt(r.ciHighPct), r.significant ? "true" : "false", jsonNumber(r.spreadNs));
@@ -257,7 +236,7 @@ int runCompare(const ArgParser& p) {
                          r.ciLowPct ? fmt::format("[{:+.2f}, {:+.2f}]", *r.ciLowPct, *r.ciHighPct) : "-",
                          r.significant ? "*" : "", r.group});
     }
-    printTable(table);
+    printAlignedTable(table);
     return l.code;
 }
 

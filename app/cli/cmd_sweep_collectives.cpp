@@ -19,33 +19,12 @@ namespace {
 std::string number(double v) { return std::isfinite(v) ? fmt::format("{}", v) : "null"; }
 std::string optNumber(const std::optional<double>& v) { return v ? number(*v) : "null"; }
 
-std::string parametersJson(const std::map<std::string, std::string>& p) {
-    std::string out = "{";
-    for (const auto& [k, v] : p) out += fmt::format("{}{}: {}", out.size() > 1 ? ", " : "", jsonQuote(k), jsonQuote(v));
-    return out + "}";
-}
-
-void printAligned(const std::vector<std::vector<std::string>>& table) {
-    std::vector<size_t> width;
-    for (const auto& row : table)
-        for (size_t i = 0; i < row.size(); ++i) {
-            if (width.size() <= i) width.push_back(0);
-            width[i] = std::max(width[i], row[i].size());
-        }
-    for (const auto& row : table) {
-        std::string line;
-        for (size_t i = 0; i < row.size(); ++i)
-            line += i + 1 == row.size() ? row[i] : fmt::format("{:<{}}  ", row[i], width[i]);
-        fmt::print("{}\n", line);
-    }
-}
-
 std::string rowJson(const core::CollectiveSweepRow& r) {
     return fmt::format(
         "{{\"config\": {}, \"parameters\": {}, \"collective\": {}, \"count\": {}, \"bytes\": {}, "
         "\"latency_mean_ns\": {}, \"latency_p50_ns\": {}, \"latency_p99_ns\": {}, \"algbw_gbps\": {}, "
         "\"busbw_gbps\": {}, \"start_skew_p50_ns\": {}, \"start_skew_max_ns\": {}, \"wait_mean_ns\": {}}}",
-        jsonQuote(r.config), parametersJson(r.parameters), jsonQuote(r.collective), r.count, optNumber(r.bytes),
+        jsonQuote(r.config), jsonStringMap(r.parameters), jsonQuote(r.collective), r.count, optNumber(r.bytes),
         number(r.latencyMeanNs), number(r.latencyP50Ns), number(r.latencyP99Ns), optNumber(r.algbwGbps),
         optNumber(r.busbwGbps), number(r.startSkewP50Ns), number(r.startSkewMaxNs), number(r.waitMeanNs));
 }
@@ -89,7 +68,7 @@ int runSweepCollectives(const std::vector<core::SweepRunData>& runs, const std::
                          opt(r.algbwGbps, "{:.3f}"), opt(r.busbwGbps, "{:.3f}"), us(r.startSkewP50Ns),
                          us(r.startSkewMaxNs), us(r.waitMeanNs)});
     }
-    printAligned(table);
+    printAlignedTable(table);
     return kExitOk;
 }
 

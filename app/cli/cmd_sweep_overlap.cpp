@@ -29,19 +29,13 @@ const core::BoolParam kInstances{"instances", "Instances",
 std::string num(double v) { return std::isfinite(v) ? fmt::format("{}", v) : "null"; }
 std::string opt(const std::optional<double>& v) { return v ? num(*v) : "null"; }
 
-std::string jsonParameters(const std::map<std::string, std::string>& p) {
-    std::string out = "{";
-    for (const auto& [k, v] : p) out += fmt::format("{}{}: {}", out.size() > 1 ? ", " : "", jsonQuote(k), jsonQuote(v));
-    return out + "}";
-}
-
 std::string groupJson(const OverlapGroupRow& r) {
     return fmt::format(
         "{{\"group\": {}, \"config\": {}, \"instances\": {}, \"overlapped_instances\": {}, \"per_step_ns\": {}, "
         "\"total_ns\": {}, \"overlapped_ns\": {}, \"overlapped_share\": {}, \"mean_overlapped_ns\": {}, "
         "\"median_overlapped_ns\": {}, \"mean_alone_ns\": {}, \"median_alone_ns\": {}, \"slowdown\": {}, "
         "\"slowdown_mean\": {}}}",
-        jsonQuote(r.group), jsonParameters(r.parameters), r.instances, r.overlappedInstances, num(r.perStepNs),
+        jsonQuote(r.group), jsonStringMap(r.parameters), r.instances, r.overlappedInstances, num(r.perStepNs),
         r.totalNs, r.overlappedNs, num(r.overlappedShare), opt(r.meanOverlappedNs), opt(r.medianOverlappedNs),
         opt(r.meanAloneNs), opt(r.medianAloneNs), opt(r.slowdown), opt(r.slowdownMean));
 }
@@ -54,23 +48,8 @@ std::string instanceJson(const OverlapInstanceRow& r, const std::vector<SweepRun
     return fmt::format(
         "{{\"group\": {}, \"config\": {}, \"run\": {}, \"rank\": {}, \"start_ns\": {}, \"dur_ns\": {}, "
         "\"overlapped_ns\": {}, \"collectives\": [{}]}}",
-        jsonQuote(r.group), jsonParameters(runs[r.run].run.parameters), jsonQuote(runs[r.run].run.label), r.rank,
+        jsonQuote(r.group), jsonStringMap(runs[r.run].run.parameters), jsonQuote(runs[r.run].run.label), r.rank,
         r.startNs, r.durNs, r.overlappedNs, colls);
-}
-
-void printTable(const std::vector<std::vector<std::string>>& table) {
-    std::vector<size_t> width;
-    for (const auto& row : table)
-        for (size_t i = 0; i < row.size(); ++i) {
-            if (width.size() <= i) width.push_back(0);
-            width[i] = std::max(width[i], row[i].size());
-        }
-    for (const auto& row : table) {
-        std::string line;
-        for (size_t i = 0; i < row.size(); ++i)
-            line += i + 1 == row.size() ? row[i] : fmt::format("{:<{}}  ", row[i], width[i]);
-        fmt::print("{}\n", line);
-    }
 }
 
 std::string configText(const std::map<std::string, std::string>& p, const std::string& key) {
@@ -90,7 +69,7 @@ void printText(const SweepKernelOverlap& s, const std::vector<SweepRunData>& run
             t.push_back({runs[r.run].run.label, std::to_string(r.rank), std::to_string(r.startNs), us(double(r.durNs)),
                          us(double(r.overlappedNs)), colls.empty() ? "-" : colls, r.group});
         }
-        printTable(t);
+        printAlignedTable(t);
         return;
     }
     std::vector<std::vector<std::string>> t{{"config", "instances", "overlapped", "share%", "med_overlapped_us",
@@ -99,14 +78,14 @@ void printText(const SweepKernelOverlap& s, const std::vector<SweepRunData>& run
         t.push_back({configText(r.parameters, r.config), std::to_string(r.instances), std::to_string(r.overlappedInstances),
                      fmt::format("{:.2f}", 100.0 * r.overlappedShare), us(r.medianOverlappedNs), us(r.medianAloneNs),
                      r.slowdown ? fmt::format("{:.3f}", *r.slowdown) : "-", us(r.perStepNs), r.group});
-    printTable(t);
+    printAlignedTable(t);
     fmt::print("\ncommunication/computation overlap per rank (HTA):\n");
     std::vector<std::vector<std::string>> ranks{{"config", "rank", "runs", "comm_us", "overlap_us", "overlap%"}};
     for (const auto& r : s.ranks)
         ranks.push_back({configText(r.parameters, r.config), std::to_string(r.rank), std::to_string(r.runs),
                          us(double(r.commNs)), us(double(r.overlapNs)),
                          r.overlapPct ? fmt::format("{:.2f}", *r.overlapPct) : "-"});
-    printTable(ranks);
+    printAlignedTable(ranks);
 }
 
 }  // namespace
@@ -146,7 +125,7 @@ int runSweepGemmOverlap(const ArgParser& p, const std::vector<SweepRunData>& run
     for (const auto& r : s.ranks)
         ranks += fmt::format("{}{{\"config\": {}, \"rank\": {}, \"runs\": {}, \"comm_ns\": {}, \"comp_ns\": {}, "
                              "\"overlap_ns\": {}, \"overlap_pct\": {}}}",
-                             ranks.empty() ? "\n  " : ",\n  ", jsonParameters(r.parameters), r.rank, r.runs, r.commNs,
+                             ranks.empty() ? "\n  " : ",\n  ", jsonStringMap(r.parameters), r.rank, r.runs, r.commNs,
                              r.compNs, r.overlapNs, opt(r.overlapPct));
     std::string msgs;
     for (const auto& m : s.messages) msgs += (msgs.empty() ? "" : ", ") + jsonQuote(m);

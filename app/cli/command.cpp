@@ -231,4 +231,25 @@ std::string jsonQuote(std::string_view s) {
     return out;
 }
 
+std::string jsonStringMap(const std::map<std::string, std::string>& m) {
+    std::string out = "{";
+    for (const auto& [k, v] : m) out += fmt::format("{}{}: {}", out.size() > 1 ? ", " : "", jsonQuote(k), jsonQuote(v));
+    return out + "}";
+}
+
+void printAlignedTable(const std::vector<std::vector<std::string>>& rows) {
+    std::vector<size_t> width;
+    for (const auto& row : rows)
+        for (size_t i = 0; i < row.size(); ++i) {
+            if (width.size() <= i) width.push_back(0);
+            width[i] = std::max(width[i], row[i].size());
+        }
+    for (const auto& row : rows) {
+        std::string line;
+        for (size_t i = 0; i < row.size(); ++i)
+            line += i + 1 == row.size() ? row[i] : fmt::format("{:<{}}  ", row[i], width[i]);
+        fmt::print("{}\n", line);
+    }
+}
+
 }  // namespace strobe::app

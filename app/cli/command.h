@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -121,5 +122,9 @@ private:
 // JSON string literal for s (quotes included): escapes control characters, '"' and '\\', and replaces
 // invalid UTF-8 with U+FFFD so that the output is always valid JSON.
 std::string jsonQuote(std::string_view s);
+// {"key": "value", ...} of a string map (sweep parameters), keys in map order.
+std::string jsonStringMap(const std::map<std::string, std::string>& m);
+// Prints rows as left-aligned columns two spaces apart (the last column unpadded), to stdout.
+void printAlignedTable(const std::vector<std::vector<std::string>>& rows);
 
 }  // namespace strobe::app
