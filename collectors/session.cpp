@@ -107,7 +107,10 @@ std::optional<std::string> prepareTools(const SessionOptions& o, const ToolCatal
         }
         auto vars = toolVariables(*spec, use.values, builtins);
         if (!vars) return vars.error().message;
-        Prepared p{spec, *vars, {}, use.values};
+        Prepared p;  // member by member: GCC 12 -O3 warns (maybe-uninitialized) on an aggregate with a {} member
+        p.spec = spec;
+        p.vars = *vars;
+        p.values = use.values;
         p.probe = probeTool(*spec, p.vars);
         if (!p.probe.available)
             return fmt::format("tool {} is not available: {}", spec->name,
