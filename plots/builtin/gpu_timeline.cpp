@@ -321,8 +321,10 @@ public:
     std::optional<std::string> emptyMessage(const Prepared& prepared, const ParamValues&) const override {
         const auto* p = dynamic_cast<const TimelinePrepared*>(&prepared);
         if (!p || p->items > 0) return std::nullopt;
+        // Telemetry lanes alone are worth drawing, and so are CPU threads (a CPU-only run: the legacy torch trace of
+        // a machine without a GPU, or a run with the GPU tracer off).
         for (const auto& l : p->lanes)
-            if (l.kind == LaneKind::Telemetry) return std::nullopt;  // telemetry lanes alone are worth drawing
+            if (l.kind == LaneKind::Telemetry || (l.kind == LaneKind::Cpu && !l.start.empty())) return std::nullopt;
         return emptyReason(p->messages, "no GPU activities in the selection");
     }
 

@@ -239,3 +239,33 @@ TEST(TimelineCpuLanes, FirstKernelLeadsToItsRuntimeCallAndOperator) {
 }
 
 }  // namespace
+
+namespace {
+
+// A CPU-only run (Debian's torch 1.13 without Kineto writes the legacy autograd trace: no GPU activity at all) is
+// drawn, not "nothing to draw": its steps and its CPU thread's 376 operators (tests/data/expected/legacy_autograd.py)
+// plus the 3 ProfilerStep ranges, on the thread lanes.
+TEST(TimelineCpuLanes, ACpuOnlyRunIsDrawnWithItsThreads) {
+    core::RunLoadOptions o;
+    o.useCache = false;
+    auto d = core::loadRun({std::string(STROBE_TEST_DATA_DIR) + "/kineto/legacy/legacy_autograd_cpu.json"}, o);
+    ASSERT_TRUE(d.ok());
+    const RunSet runs{RunEntry{"cpu", *d, {}}};
+    const Plot* plot = PlotRegistry::instance().find("gpu-timeline");
+    auto values = resolveValues(plot->parameters(runs), {});
+    ASSERT_TRUE(values.ok());
+    auto prepared = plot->prepare(runs, *values, {}, {});
+    ASSERT_TRUE(prepared.ok());
+    EXPECT_FALSE(plot->emptyMessage(**prepared, *values).has_value());
+    const auto* p = dynamic_cast<const TimelinePrepared*>(prepared->get());
+    ASSERT_NE(p, nullptr);
+    size_t cpuItems = 0, steps = 0;
+    for (const auto& l : p->lanes) {
+        if (l.kind == LaneKind::Cpu) cpuItems += l.start.size();
+        if (l.kind == LaneKind::Steps) steps += l.start.size();
+    }
+    EXPECT_EQ(cpuItems, 379u);
+    EXPECT_EQ(steps, 3u);
+}
+
+}  // namespace
