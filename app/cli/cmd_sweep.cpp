@@ -85,7 +85,7 @@ constexpr const char* kHelp =
     "                            capture group, else its match; \"(other)\" where it does not match)\n"
     "  --top K                   keep the top K groups (0: all) by --rank-by\n"
     "  --rank-by R               compare: time (largest time per step), delta (largest |change| against the\n"
-    "                            baseline; every group is tested and corrected before the top K are kept),\n"
+    "                            baseline; the top K are resampled, Bonferroni-corrected over all comparisons),\n"
     "                            variance (largest spread of time per step across configurations), auto (delta\n"
     "                            with a baseline, else time; report and rocprof-input always rank by time)\n"
     "  --skip-steps N            drop the first N ProfilerSteps of every run (warm-up)\n"

@@ -512,53 +512,77 @@ SweepComparison compareSweep(const std::vector<SweepRunData>& runs, const SweepC
     out.baseline = o.baseline;
     out.confidence = o.confidence;
 
+    // The point change of every row against its baseline, and which rows can be tested.
+    auto baselineOf = [&](size_t i) -> const Config* {
+        const size_t c = configIndex[rows[i].config];
+        return base[c] < 0 || static_cast<size_t>(base[c]) == c ? nullptr : &configs[static_cast<size_t>(base[c])];
+    };
+    auto byRepeatOf = [&](size_t i, const Config& b) {
+        return configs[configIndex[rows[i].config]].repeats.size() >= 2 && b.repeats.size() >= 2;
+    };
+    size_t testable = 0;
+    for (size_t i = 0; i < rows.size(); ++i) {
+        const Config* b = baselineOf(i);
+        if (!b) continue;
+        const bool byRepeat = byRepeatOf(i, *b);
+        const double mb = mean(samplesOf(*b, rows[i].group, byRepeat));
+        const std::vector<double> sa = samplesOf(configs[configIndex[rows[i].config]], rows[i].group, byRepeat);
+        if (sa.empty() || mb <= 0) continue;
+        rows[i].deltaPct = 100.0 * (mean(sa) / mb - 1.0);
+        ++testable;
+    }
+    // Ranked by change with --top: only the top K groups are resampled; the correction still counts every
+    // testable comparison (Bonferroni over all of them, which needs no p-value of the rows left out and is never
+    // less strict than Holm over all of them would be).
+    const bool topByDelta = rankBy == SweepRankBy::Delta && o.top > 0;
+    if (topByDelta) {
+        std::map<std::string, double> largest;
+        for (const auto& r : rows) largest[r.group] = std::max(largest[r.group], r.deltaPct ? std::abs(*r.deltaPct) : 0.0);
+        keepTop(rows, largest, o.top);
+    }
+
     std::mt19937_64 rng(o.seed);
     std::vector<Test> tests;
     bool usedRepeats = false, usedSteps = false;
     for (size_t i = 0; i < rows.size(); ++i) {
-        const size_t c = configIndex[rows[i].config];
-        if (base[c] < 0 || static_cast<size_t>(base[c]) == c) continue;
-        const Config& b = configs[static_cast<size_t>(base[c])];
-        const bool byRepeat = configs[c].repeats.size() >= 2 && b.repeats.size() >= 2;
+        const Config* b = baselineOf(i);
+        if (!b || !rows[i].deltaPct) continue;
+        const bool byRepeat = byRepeatOf(i, *b);
         (byRepeat ? usedRepeats : usedSteps) = true;
-        const std::vector<double> sa = samplesOf(configs[c], rows[i].group, byRepeat);
-        const std::vector<double> sb = samplesOf(b, rows[i].group, byRepeat);
-        const double mb = mean(sb);
-        if (sa.empty() || sb.empty() || mb <= 0) continue;
-        rows[i].deltaPct = 100.0 * (mean(sa) / mb - 1.0);
-        Test t = bootstrap(nestedSamplesOf(configs[c], rows[i].group, byRepeat),
-                           nestedSamplesOf(b, rows[i].group, byRepeat), rng, o.resamples);
+        Test t = bootstrap(nestedSamplesOf(configs[configIndex[rows[i].config]], rows[i].group, byRepeat),
+                           nestedSamplesOf(*b, rows[i].group, byRepeat), rng, o.resamples);
         if (t.deltas.empty()) continue;
         t.row = i;
         tests.push_back(std::move(t));
     }
     // Holm: the i-th smallest p is tested at alpha / (m - i), so its CI is the 1 - alpha / (m - i) percentile
-    // interval; once one is not significant, none after it is.
+    // interval; once one is not significant, none after it is. Bonferroni: every test at alpha / m.
     std::stable_sort(tests.begin(), tests.end(), [](const Test& a, const Test& b) { return a.p < b.p; });
     const double alpha = 1.0 - o.confidence;
     bool stillRejecting = true;
     for (size_t i = 0; i < tests.size(); ++i) {
-        const double level = alpha / static_cast<double>(tests.size() - i);
+        const double level = topByDelta ? alpha / static_cast<double>(std::max<size_t>(1, testable))
+                                        : alpha / static_cast<double>(tests.size() - i);
         SweepCompareRow& row = rows[tests[i].row];
         row.ciLowPct = percentile(tests[i].deltas, level / 2);
         row.ciHighPct = percentile(tests[i].deltas, 1 - level / 2);
         const bool excludes = *row.ciLowPct > 0 || *row.ciHighPct < 0;
-        stillRejecting = stillRejecting && excludes;
-        row.significant = stillRejecting;
+        stillRejecting = topByDelta || (stillRejecting && excludes);
+        row.significant = stillRejecting && excludes;
     }
     const std::string over = usedRepeats && usedSteps
                                  ? "repeats then the steps within each (where both configurations have >= 2 repeats), "
                                    "else steps"
                              : usedRepeats ? "repeats then the steps within each"
                                            : "steps";
-    out.method = fmt::format("bootstrap percentile CI of the change in mean time per step, resampling {} ({} "
-                             "resamples, seed {}); Holm-corrected over {} comparisons (groups x configurations)",
-                             over, o.resamples, o.seed, tests.size());
-    if (rankBy == SweepRankBy::Delta && o.top > 0) {
-        std::map<std::string, double> largest;
-        for (const auto& r : rows) largest[r.group] = std::max(largest[r.group], r.deltaPct ? std::abs(*r.deltaPct) : 0.0);
-        keepTop(rows, largest, o.top);
-    }
+    out.method = topByDelta
+                     ? fmt::format("bootstrap percentile CI of the change in mean time per step, resampling {} ({} "
+                                   "resamples, seed {}) for the top {} groups by change; Bonferroni-corrected over "
+                                   "all {} comparisons (groups x configurations)",
+                                   over, o.resamples, o.seed, o.top, testable)
+                     : fmt::format("bootstrap percentile CI of the change in mean time per step, resampling {} ({} "
+                                   "resamples, seed {}); Holm-corrected over {} comparisons (groups x configurations)",
+                                   over, o.resamples, o.seed, tests.size());
     out.rows = std::move(rows);
     return out;
 }

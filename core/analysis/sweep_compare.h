@@ -72,8 +72,8 @@ private:
 };
 
 // How --top ranks groups: by their largest time per step over the configurations; by their largest |delta| against
-// the baseline (every group is tested and Holm-corrected before the top K are kept, so keeping K does not shrink
-// the correction); by their spread across configurations (the standard deviation of the configurations' time per
+// the baseline (only the top K groups are resampled; their intervals are Bonferroni-corrected over every testable
+// comparison, so keeping K does not shrink the correction); by their spread across configurations (the standard deviation of the configurations' time per
 // step: the groups the sweep's parameters move most). Auto: delta with a baseline, else time.
 enum class SweepRankBy { Auto, Time, Delta, Variance };
 bool parseSweepRankBy(std::string_view text, SweepRankBy& by);

@@ -83,6 +83,7 @@ public:
         o.baseline = firstRunOf(loaded, p->baseline);
         o.skipSteps = int(kSkipSteps(values));
         o.top = int(kTop(values));
+        o.rankBy = core::SweepRankBy::Time;  // the groups that take the time, each with its change (Holm over them)
         o.confidence = kConfidence(values);
         p->cmp = core::compareSweep(sweepRunData(loaded), o);
         if (cancel.cancelled()) return cancelledError();

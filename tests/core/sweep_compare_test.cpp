@@ -132,7 +132,8 @@ TEST(SweepCompare, TopRanksByTimeDeltaOrSpread) {
     ASSERT_EQ(v.rows.size(), 2u);
     EXPECT_EQ(v.rows.front().group, "small");
     EXPECT_NEAR(v.rows.front().spreadNs, 141.42, 0.05);
-    // Auto with a baseline ranks by |change|, and the correction still counts both groups' tests.
+    // Auto with a baseline ranks by |change|: only the top group is resampled, and the (Bonferroni) correction
+    // still counts both groups' comparisons.
     o.rankBy = SweepRankBy::Auto;
     o.baseline = "mode=a";
     const SweepComparison d = compareSweep(runs, o);
@@ -141,7 +142,10 @@ TEST(SweepCompare, TopRanksByTimeDeltaOrSpread) {
     ASSERT_TRUE(d.rows[1].deltaPct.has_value());
     EXPECT_NEAR(*d.rows[1].deltaPct, 200.0, 0.01);
     ASSERT_TRUE(d.method.has_value());
-    EXPECT_NE(d.method->find("over 2 comparisons"), std::string::npos) << *d.method;
+    EXPECT_NE(d.method->find("Bonferroni-corrected over all 2 comparisons"), std::string::npos) << *d.method;
+    EXPECT_FALSE(d.rows[0].ciLowPct.has_value());  // "small" at mode=a: the baseline itself
+    ASSERT_TRUE(d.rows[1].ciLowPct.has_value());
+    EXPECT_FALSE(std::any_of(d.rows.begin(), d.rows.end(), [](const SweepCompareRow& r) { return r.group == "big"; }));
     // Delta without a baseline falls back to time, and says so.
     o.rankBy = SweepRankBy::Delta;
     o.baseline.clear();
