@@ -1,6 +1,10 @@
 // strobe-cli sweep: the runs of a parameter sweep (`sweep runs`) and their kernel time per step compared across
 // configurations (`sweep compare`), per DESIGN.md's discovery precedence (core/sweep) and issue 9.
 #include <algorithm>
+#include <optional>
+#include <thread>
+#include <mutex>
+#include <condition_variable>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -9,10 +13,12 @@
 #include <vector>
 
 #include <fmt/format.h>
+#include <spdlog/spdlog.h>
 
 #include "app/cli/cmd_collect.h"
 #include "app/cli/command.h"
 #include "core/analysis/sweep_compare.h"
+#include "core/engine/memory_budget.h"
 #include "core/engine/run_loader.h"
 #include "core/io/regex_check.h"
 #include "core/sweep/sweep_discovery.h"
@@ -151,15 +157,53 @@ Loaded discoverAndLoad(const std::string& command, const ArgParser& p) {
     }
     RunLoadOptions options;
     options.useCache = !p.get(kNoCacheFlag);
-    for (const auto& run : out.found.runs) {
-        auto loaded = loadRun({run.path}, options);
+    // Runs load side by side (up to one per core) within the memory budget: a run starts when its estimated peak
+    // fits beside those loading, or alone. Results keep discovery's order; the first failure in that order wins.
+    const size_t n = out.found.runs.size();
+    const size_t workers = std::min<size_t>(n, std::max(1u, std::thread::hardware_concurrency()));
+    const uint64_t limit = MemoryBudget(options.memoryLimitBytes).limit();
+    std::vector<std::optional<Result<DatasetPtr>>> results(n);
+    std::mutex mutex;
+    std::condition_variable freed;
+    uint64_t reserved = 0;
+    size_t next = 0, done = 0;
+    auto worker = [&] {
+        for (;;) {
+            size_t i;
+            uint64_t need;
+            {
+                std::unique_lock lock(mutex);
+                if (next >= n) return;
+                i = next++;
+                auto files = expandRunPaths({out.found.runs[i].path});
+                need = files ? MemoryBudget::estimateRun(*files, std::max(1u, std::thread::hardware_concurrency())) : 0;
+                freed.wait(lock, [&] { return reserved == 0 || reserved + need <= limit; });
+                reserved += need;
+            }
+            RunLoadOptions o = options;
+            o.threads = int(std::max<size_t>(1, std::thread::hardware_concurrency() / workers));
+            auto loaded = loadRun({out.found.runs[i].path}, o);
+            std::lock_guard lock(mutex);
+            reserved -= need;
+            results[i] = std::move(loaded);
+            ++done;
+            spdlog::info("sweep {}: loaded {} of {} runs ({})", command, done, n, out.found.runs[i].label);
+            freed.notify_all();
+        }
+    };
+    std::vector<std::thread> pool;
+    for (size_t w = 0; w < workers; ++w) pool.emplace_back(worker);
+    for (auto& t : pool) t.join();
+    for (size_t i = 0; i < n; ++i) {
+        auto& loaded = *results[i];
         if (!loaded) {
             fmt::print(stderr, "strobe-cli sweep {}: {}\n", command, loaded.error().toString());
             out.code = kExitBadInput;
+            out.runs.clear();
             return out;
         }
         if (reportLoadDiagnostics("sweep " + command, **loaded)) out.code = kExitBadInput;
-        out.runs.push_back({sweep::toRunInfo(run), *loaded});
+        out.runs.push_back({sweep::toRunInfo(out.found.runs[i]), *loaded});
     }
     return out;
 }
