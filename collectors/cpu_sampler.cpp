@@ -128,8 +128,13 @@ core::Status runCpuSampler(const CpuSamplerOptions& options, const std::atomic<b
         if (now->all.total <= prev->all.total) continue;
         auto cell = [](std::optional<double> v) { return v ? fmt::format("{:.2f}", *v) : std::string(); };
         std::string row = fmt::format("{},{},{},{}", rt, mono, boot, cell(utilisationPct(prev->all, now->all)));
-        for (size_t c = 0; c < prev->cores.size(); ++c)
-            row += "," + (c < now->cores.size() ? cell(utilisationPct(prev->cores[c], now->cores[c])) : std::string());
+        // A core without a tick of its own since its last reading (the machine's tick came from another core) has
+        // an empty cell, and keeps that reading: its next value covers the longer interval.
+        for (size_t c = 0; c < prev->cores.size(); ++c) {
+            const auto u = c < now->cores.size() ? utilisationPct(prev->cores[c], now->cores[c]) : std::nullopt;
+            row += "," + cell(u);
+            if (!u && c < now->cores.size()) now->cores[c] = prev->cores[c];
+        }
         auto memText = slurp("/proc/meminfo");
         auto mem = memText ? parseMeminfo(*memText) : std::nullopt;
         if (mem)

@@ -8,6 +8,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -115,12 +116,13 @@ std::optional<uint64_t> processStartTime(pid_t pid) {
     return s->start;
 }
 
-std::map<pid_t, uint64_t> descendantsOf(pid_t root) {
+namespace {
+
+// The descendants of `roots` (roots excluded) in one snapshot of the process table.
+std::map<pid_t, uint64_t> descendantsIn(const std::vector<StatLine>& all, std::vector<pid_t> todo) {
     std::multimap<pid_t, const StatLine*> children;
-    const auto all = allProcesses();
     for (const auto& s : all) children.emplace(s.ppid, &s);
     std::map<pid_t, uint64_t> out;
-    std::vector<pid_t> todo{root};
     while (!todo.empty()) {
         const pid_t p = todo.back();
         todo.pop_back();
@@ -129,6 +131,25 @@ std::map<pid_t, uint64_t> descendantsOf(pid_t root) {
             if (out.emplace(it->second->pid, it->second->start).second) todo.push_back(it->second->pid);
     }
     return out;
+}
+
+// Whether /proc/PID/environ holds `key`=... with `token` among its space-separated words.
+bool environHasToken(pid_t pid, const std::string& key, const std::string& token) {
+    std::ifstream in("/proc/" + std::to_string(pid) + "/environ", std::ios::binary);
+    const std::string prefix = key + "=";
+    for (std::string kv; std::getline(in, kv, '\0');) {
+        if (kv.compare(0, prefix.size(), prefix) != 0) continue;
+        std::istringstream words(kv.substr(prefix.size()));
+        for (std::string w; words >> w;)
+            if (w == token) return true;
+    }
+    return false;
+}
+
+}  // namespace
+
+std::map<pid_t, uint64_t> descendantsOf(pid_t root) {
+    return descendantsIn(allProcesses(), {root});
 }
 
 core::Result<std::unique_ptr<ProcessTree>> ProcessTree::start(const ProcessSpec& spec) {
@@ -140,14 +161,23 @@ core::Result<std::unique_ptr<ProcessTree>> ProcessTree::start(const ProcessSpec&
 
     // Everything the child needs is prepared here: after fork() in a threaded process only async-signal-safe
     // calls are allowed (no setenv, no malloc).
+    // The tree's token, appended to any the environment already carries (a session inside a session): a process
+    // re-parented here after its parent died is claimed by the tree whose token it inherited.
+    static std::atomic<unsigned> serial{0};
+    const std::string token = fmt::format("{}.{}", getpid(), ++serial);
+    std::string tokens = token;
     std::vector<std::string> envStrings;
     for (char** e = environ; e && *e; ++e) {
         const std::string kv = *e;
         const std::string key = kv.substr(0, kv.find('='));
-        if (spec.env.count(key) == 0) envStrings.push_back(kv);
+        if (key == kTreeTokenVariable)
+            tokens = kv.substr(key.size() + 1) + " " + token;
+        else if (spec.env.count(key) == 0)
+            envStrings.push_back(kv);
     }
     for (const auto& [k, v] : spec.env)
-        if (!v.empty()) envStrings.push_back(k + "=" + v);
+        if (!v.empty() && k != kTreeTokenVariable) envStrings.push_back(k + "=" + v);
+    envStrings.push_back(std::string(kTreeTokenVariable) + "=" + tokens);
     std::vector<char*> envp, argv;
     for (auto& s : envStrings) envp.push_back(s.data());
     envp.push_back(nullptr);
@@ -208,6 +238,7 @@ core::Result<std::unique_ptr<ProcessTree>> ProcessTree::start(const ProcessSpec&
     }
     auto tree = std::unique_ptr<ProcessTree>(new ProcessTree());
     tree->m_pid = pid;
+    tree->m_token = token;
     if (auto s = readStat(pid)) tree->m_members.emplace(pid, s->start);
     return tree;
 }
@@ -219,11 +250,20 @@ ProcessTree::~ProcessTree() {
 void ProcessTree::record() {
     // The command's descendants, and those of every member still alive (members orphaned out of the command's
     // subtree are re-parented to this process, which is the subreaper).
-    std::set<pid_t> roots{m_pid};
+    // A member whose parent died between two snapshots is re-parented to this process before it was ever seen:
+    // children of this process that carry the tree's token are members too.
+    const auto all = allProcesses();
+    const pid_t self = getpid();
+    std::vector<pid_t> roots{m_pid};
     for (const auto& [p, start] : m_members)
-        if (aliveAs(p, start)) roots.insert(p);
-    for (pid_t r : roots)
-        for (const auto& [p, start] : descendantsOf(r)) m_members.emplace(p, start);
+        if (p != m_pid && aliveAs(p, start)) roots.push_back(p);
+    for (const auto& s : all)
+        if (s.ppid == self && s.pid != m_pid && s.state != 'Z' && !m_members.count(s.pid) &&
+            environHasToken(s.pid, kTreeTokenVariable, m_token)) {
+            m_members.emplace(s.pid, s.start);
+            roots.push_back(s.pid);
+        }
+    for (const auto& [p, start] : descendantsIn(all, roots)) m_members.emplace(p, start);
 }
 
 void ProcessTree::reapOrphans() {

@@ -2,7 +2,8 @@
 // ProcessTree: one command started for a profiling session (argv only, never a shell string), with every process it
 // starts. The command runs in its own process group; descendants that leave the group (setsid(), as launchers and
 // MPI daemons do) are still found, because this process is a child subreaper (PR_SET_CHILD_SUBREAPER: orphans are
-// re-parented here rather than to init) and the tree's members are recorded while they live. Cancel = SIGTERM to the
+// re-parented here rather than to init), the tree's members are recorded while they live, and an orphan re-parented
+// here before it was seen is claimed by the token it inherited in its environment (kTreeTokenVariable). Cancel = SIGTERM to the
 // group and to every recorded member, SIGKILL to what is left after the grace period, then the re-parented members
 // are reaped: no orphan is ever left behind, whatever the command ignores.
 //
@@ -64,9 +65,14 @@ private:
     void reapOrphans();
 
     pid_t m_pid = -1;
+    std::string m_token;  // this tree's word in kTreeTokenVariable
     std::optional<ExitInfo> m_exit;
     std::map<pid_t, uint64_t> m_members;  // pid → start time (clock ticks since boot): a reused pid is not ours
 };
+
+// Every process a tree starts inherits this variable holding the tree's token (after those of enclosing trees):
+// how an orphan re-parented to this process is told apart from another tree's.
+inline constexpr const char* kTreeTokenVariable = "STROBE_PROCESS_TREE";
 
 // Makes this process a child subreaper (once; idempotent). ProcessTree::start calls it.
 void becomeChildSubreaper();

@@ -68,9 +68,12 @@ TEST(CpuSampler, RealSamplesLoadAsASamplerSource) {
             EXPECT_LE(s.value[i], 100.0);
         }
     }
-    // 50 Hz for 0.5 s: about 25 rows (at least a few on a loaded machine), each with every column.
+    // 50 Hz for 0.5 s: about 25 rows (at least a few on a loaded machine), each with the whole machine and memory.
+    // A core's cell is empty in a row where that core had no clock tick of its own (USER_HZ: 10 ms), so cpu0 has a
+    // value in most rows but not necessarily all.
     EXPECT_GE(whole, 5u);
-    EXPECT_EQ(core0, whole);
+    EXPECT_GE(core0, 1u);
+    EXPECT_LE(core0, whole);
     EXPECT_EQ(mem, whole);
     fs::remove(out);
 }

@@ -120,9 +120,9 @@ TEST(ProcessTree, CancelKillsChildrenThatIgnoreTermAndGrandchildrenThatLeftTheGr
 TEST(ProcessTree, OrphansOfACommandThatAlreadyExitedAreStillCancelled) {
     TempDir dir;
     const std::string o = dir.file("orphan.pid");
-    // A launcher: starts a daemon in its own session, waits for it to write its pid, and exits 0.
-    const std::string script = "setsid sh -c 'trap \"\" TERM; echo $$ > " + o + "; exec sleep 1000' & "
-                               "while [ ! -s " + o + " ]; do sleep 0.05; done; exit 0";
+    // A launcher: starts a daemon in its own session and exits 0 at once, usually before the tree has seen the
+    // daemon as its descendant (it is re-parented here first, and claimed by the token in its environment).
+    const std::string script = "setsid sh -c 'trap \"\" TERM; sleep 0.2; echo $$ > " + o + "; exec sleep 1000' & exit 0";
     auto t = ProcessTree::start(spec({"sh", "-c", script}));
     ASSERT_TRUE(t.ok());
     auto e = (*t)->wait(10s);
