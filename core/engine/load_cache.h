@@ -27,7 +27,7 @@
 
 namespace strobe::core {
 
-inline constexpr uint32_t kLoaderVersion = 6;       // bump when loader/merge output changes
+inline constexpr uint32_t kLoaderVersion = 7;       // bump when loader/merge output changes
 inline constexpr uint32_t kCacheFormatVersion = 2;  // bump when the cache file layout changes
 
 // Why read() returned what it did.

@@ -42,8 +42,8 @@ struct RunCallbacks {
 // Expands directories into the sources they hold (core/formats/source_detect.h: every file is recognised by its
 // content; Kineto traces are *.json, *.json.gz, *.pt.trace.json[.gz] or any file whose content is one; rocprofv3 CSV
 // outputs of one prefix are one source; an `.xr` run directory is one source; hidden files skipped), sorted
-// naturally by name (rank2 before rank10). A directory without sources of its own is searched one level down (a
-// run with one subdirectory per rank, a sweep of run directories), never deeper, so link loops cannot hang.
+// naturally by name (rank2 before rank10). A directory without sources of its own, or with only telemetry (a sampler CSV beside torch/), is searched one
+// level down (ranks in subdirectories, a sweep of runs), never deeper (manifest runs: 3), so link loops cannot hang.
 // Returns one path per source (its primary file, or its directory), which expands back to the same source.
 // Files given explicitly are kept in order (whatever their name); a source reached twice is kept once.
 // A missing path, a directory without sources, or an explicit file no format reads, is an Error naming it.

@@ -266,6 +266,14 @@ Status refuseUnreadableContainer(const std::string& path) {
     return Ok{};
 }
 
+namespace {
+// Formats that hold samples beside a run rather than the run's own trace.
+bool isTelemetryFormat(std::string_view id) {
+    return id == "strobe-sampler-csv" || id.starts_with("nvidia-smi") || id.starts_with("amd-smi") ||
+           id.starts_with("rocm-smi");
+}
+}  // namespace
+
 Result<std::vector<SourceGroup>> detectSources(const std::vector<std::string>& paths) {
     if (paths.empty()) return Error("no input: give a trace file or a run directory");
     Collector out;
@@ -283,12 +291,16 @@ Result<std::vector<SourceGroup>> detectSources(const std::vector<std::string>& p
             continue;
         }
         if (!fs::is_directory(st)) return Error(Location{p}, "neither a trace file nor a run directory");
+        const size_t before = out.groups.size();
         size_t found = addDirectory(p, out);
         // A run directory written by strobe-cli collect (manifest.yaml) keeps each tool's outputs in a subdirectory
-        // of its own (torch/, rocprof/, nsys/): read them all.
+        // of its own (torch/, rocprof/, nsys/): read them all. So does any run directory whose own files are only
+        // telemetry (a sampler's CSV beside a torch/ folder, the way a hand-written capture script lays it out).
         std::error_code mec;
         const bool collected = fs::exists(fs::path(p) / "manifest.yaml", mec);
-        if (found == 0 || collected) {
+        const bool onlyTelemetry = found > 0 && std::all_of(out.groups.begin() + long(before), out.groups.end(),
+                                                            [](const SourceGroup& g) { return isTelemetryFormat(g.format); });
+        if (found == 0 || collected || onlyTelemetry) {
             // A run whose ranks sit in subdirectories (rank0/…json), or a sweep of run directories: one level down.
             // A collected run: its tools' directories to 3 levels (rocprofv3 writes rocprof/<host>/<pid>_*.csv).
             const int depth = collected ? 3 : 1;
