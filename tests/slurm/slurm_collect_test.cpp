@@ -1,7 +1,8 @@
 // strobe-cli collect --slurm and sweep launch --slurm on a real one-node Slurm cluster (issue 10, "Past one
 // machine"). The test environment starts the cluster with tests/slurm/start_cluster.sh in a state directory of its
-// own (free ports, own munge key and socket) once per test process, points SLURM_CONF at it, and stops it at the end
-// with stop_cluster.sh, reaping the daemons (this process is their child subreaper) and checking that none is left.
+// own (free ports, own munge key and socket) once per test process, when the first test needs it, points SLURM_CONF
+// at it, and stops it at the end with stop_cluster.sh, reaping the daemons (this process is their child subreaper)
+// and checking that none is left.
 // Without the Slurm packages (or root) the cluster tests skip on a developer's machine; under CI=true they fail with
 // the script's error instead. ctest runs them one at a time (RESOURCE_LOCK slurm).
 //
@@ -21,6 +22,7 @@
 #include <filesystem>
 #include <fstream>
 #include <random>
+#include <map>
 #include <regex>
 #include <set>
 #include <sstream>
@@ -97,6 +99,7 @@ std::vector<std::string> processesHolding(const std::string& needle) {
 }
 
 struct Cluster {
+    bool tried = false;
     fs::path root;      // this test process' temporary directory
     fs::path state;     // the cluster's STATE_DIR
     std::string error;  // why it did not start
@@ -104,30 +107,34 @@ struct Cluster {
 };
 Cluster g_cluster;
 
+// Starts the cluster the first time a test needs it (once per test process).
+void ensureCluster() {
+    if (g_cluster.tried) return;
+    g_cluster.tried = true;
+    // The daemons detach from the script; as a child subreaper this process inherits them, and reaps them.
+    collectors::becomeChildSubreaper();
+    char tmpl[] = "/tmp/strobe-slurm-test-XXXXXX";
+    if (!mkdtemp(tmpl)) {
+        g_cluster.error = "cannot create a temporary directory";
+        return;
+    }
+    g_cluster.root = tmpl;
+    g_cluster.state = g_cluster.root / "cluster";
+    const fs::path log = g_cluster.root / "start.log";
+    const int rc = spawnAndWait({"/bin/bash", STROBE_SLURM_SCRIPTS "/start_cluster.sh", g_cluster.state.string()}, log);
+    const std::string out = readAll(log);
+    std::smatch m;
+    if (rc == 0 && std::regex_search(out, m, std::regex("SLURM_CONF=(\\S+)"))) {
+        setenv("SLURM_CONF", m[1].str().c_str(), 1);
+        g_cluster.up = true;
+    } else {
+        g_cluster.error = "tests/slurm/start_cluster.sh exited " + std::to_string(rc) + ":\n" + out;
+    }
+}
+
+// Stops the cluster at the end of the test process, and checks that nothing of it is left.
 class SlurmClusterEnvironment : public testing::Environment {
 public:
-    void SetUp() override {
-        // The daemons detach from the script; as a child subreaper this process inherits them, and reaps them.
-        collectors::becomeChildSubreaper();
-        char tmpl[] = "/tmp/strobe-slurm-test-XXXXXX";
-        if (!mkdtemp(tmpl)) {
-            g_cluster.error = "cannot create a temporary directory";
-            return;
-        }
-        g_cluster.root = tmpl;
-        g_cluster.state = g_cluster.root / "cluster";
-        const fs::path log = g_cluster.root / "start.log";
-        const int rc = spawnAndWait({"/bin/bash", STROBE_SLURM_SCRIPTS "/start_cluster.sh", g_cluster.state.string()}, log);
-        const std::string out = readAll(log);
-        std::smatch m;
-        if (rc == 0 && std::regex_search(out, m, std::regex("SLURM_CONF=(\\S+)"))) {
-            setenv("SLURM_CONF", m[1].str().c_str(), 1);
-            g_cluster.up = true;
-        } else {
-            g_cluster.error = "tests/slurm/start_cluster.sh exited " + std::to_string(rc) + ":\n" + out;
-        }
-    }
-
     void TearDown() override {
         if (g_cluster.root.empty()) return;
         std::map<std::string, pid_t> daemons;
@@ -161,6 +168,7 @@ testing::Environment* const g_env = testing::AddGlobalTestEnvironment(new SlurmC
 
 #define REQUIRE_CLUSTER()                                                                                              \
     do {                                                                                                               \
+        ensureCluster();                                                                                               \
         if (!g_cluster.up) {                                                                                           \
             if (ci()) FAIL() << "CI=true but the Slurm cluster did not start: " << g_cluster.error;                  \
             GTEST_SKIP() << "no Slurm cluster (.ci/setup installs slurmctld slurmd munge slurm-client): "             \
