@@ -387,7 +387,15 @@ SessionResult runSlurmSubmission(const SessionOptions& o, const ToolCatalog& cat
         m.exitCode = inner.exitCode;
         m.exitSignal = inner.exitSignal;
         r.exitCode = inner.exitSignal ? 128 + *inner.exitSignal : inner.exitCode.value_or(inner.status == "completed" ? 0 : 1);
-        if (cancelledBy && inner.status == "cancelled") r.exitCode = 128 + cancelledBy;
+        if (cancelledBy && inner.status == "failed") {
+            // scancel signals every process of the job at once: the workload can end of it before the session
+            // inside saw its own SIGTERM, and call the run failed. It was cancelled, on request.
+            const std::string why = fmt::format("cancelled through {}: the workload ended on Slurm's signal",
+                                                cancelArgv ? joinArgv(*cancelArgv) : std::string("scancel"));
+            if (auto st = markManifestCancelled(outDir.string(), why); !st) log(st.error().toString());
+            else r.status = m.status = "cancelled";
+        }
+        if (cancelledBy && r.status == "cancelled") r.exitCode = 128 + cancelledBy;
         m.files = listFiles(outDir, {});
         return r;
     }
@@ -550,6 +558,9 @@ SessionResult runSession(const SessionOptions& o, const ToolCatalog& catalog, co
                 }
         }
     }
+    // A stop requested by the time the workload was killed is a cancel (scancel signals all of a job's processes at
+    // once: the workload may end of it before this loop saw its own request).
+    if (!cancelledBy && exit && exit->signalled) cancelledBy = stopSignal.load();
     // Teardown in reverse order: each sidecar gets SIGTERM and the grace period to flush.
     for (auto it = sidecars.rbegin(); it != sidecars.rend(); ++it) {
         const auto left = it->tree->cancel(o.grace);

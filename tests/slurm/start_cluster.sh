@@ -39,6 +39,12 @@ PATH="$PATH:/usr/sbin"
 mkdir -p "$DIR" || fail "cannot create $DIR"
 DIR="$(cd "$DIR" && pwd)"
 chmod 755 "$DIR"  # munged wants its socket directory searchable by all and writable by none but us
+d="$DIR"
+while [[ "$d" != / ]]; do
+    d="$(dirname "$d")"
+    [[ "$(stat -c %A "$d")" == d????????[xt] ]] ||
+        fail "$d is not searchable by all (chmod a+x it, or choose another STATE_DIR): munged refuses a socket below it"
+done
 CONF="$DIR/slurm.conf"
 export SLURM_CONF="$CONF"
 
