@@ -403,7 +403,7 @@ SessionResult runSlurmSubmission(const SessionOptions& o, const ToolCatalog& cat
     // the job's end is the run's.
     m.end = utcNow();
     if (state.exitSignal && *state.exitSignal != 0) m.exitSignal = state.exitSignal;
-    else if (state.exitCode) m.exitCode = state.exitCode;
+    else if (state.exitCode && !(cancelledBy && *state.exitCode == 0)) m.exitCode = state.exitCode;  // 0:0: never ran
     if (cancelledBy) {
         m.status = "cancelled";
         r.exitCode = 128 + cancelledBy;
