@@ -26,6 +26,8 @@ fail() {
             tail -n 15 "$f" >&2
         fi
     done
+    # Nothing half-started is left behind.
+    if [[ -d "$DIR/run" ]]; then "$HERE/stop_cluster.sh" "$DIR" >/dev/null 2>&1 || true; fi
     exit 1
 }
 
@@ -57,7 +59,7 @@ alive() {
     [[ -n "$state" && "$state" != Z ]]
 }
 
-node_state() { sinfo --noheader --Node --format=%T 2>/dev/null | head -n 1; }
+node_state() { sinfo --noheader --Node --format=%T 2>/dev/null | awk 'NR == 1'; }
 
 if alive "$DIR/run/munged.pid" && alive "$DIR/run/slurmctld.pid" && alive "$DIR/run/slurmd.pid" &&
     [[ "$(node_state)" =~ ^(idle|mixed|allocated) ]]; then
@@ -131,6 +133,7 @@ ReturnToService=2
 MinJobAge=300
 KillWait=10
 InactiveLimit=0
+MailProg=/bin/true
 Waittime=0
 NodeName=$HOST CPUs=$CPUS RealMemory=$MEM State=UNKNOWN
 PartitionName=debug Nodes=$HOST Default=YES MaxTime=INFINITE State=UP OverSubscribe=NO

@@ -20,7 +20,9 @@ daemon_pid() {
     pid="$(cat "$DIR/run/$1.pid" 2>/dev/null)" || return 1
     [[ "$pid" =~ ^[0-9]+$ ]] || return 1
     alive "$pid" || return 1
-    tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -q "$1" || return 1
+    local cmd  # not `tr | grep -q`: under pipefail, tr's SIGPIPE when grep quits early would read as "not ours"
+    cmd="$(tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null)"
+    [[ "$cmd" == *"$1"* ]] || return 1
     echo "$pid"
 }
 
