@@ -59,16 +59,18 @@ else()
   set(STROBE_TEST_TIMEOUT 300)
 endif()
 
-# strobe_add_test(NAME DIR LIBS...) — one GoogleTest binary from every .cpp in DIR.
+# strobe_add_test(NAME DIR LIBS... [PROPERTIES prop value...]) — one GoogleTest binary from every .cpp in DIR;
+# PROPERTIES are added to each test's (e.g. RESOURCE_LOCK for tests that share a machine-wide resource).
 # CI also runs under ThreadSanitizer the tests whose name contains "Concurrency" (e.g. TEST(LoadConcurrency, ...)),
 # those labelled "concurrency", and the JobRunner.* and RunLoader.* suites (see .ci/setup, STROBE_TSAN_TESTS).
 function(strobe_add_test name dir)
+  cmake_parse_arguments(PARSE_ARGV 2 arg "" "" "PROPERTIES")
   file(GLOB _srcs CONFIGURE_DEPENDS ${dir}/*.cpp)
   if(NOT _srcs)
     return()
   endif()
   add_executable(${name} ${_srcs})
-  target_link_libraries(${name} PRIVATE ${ARGN} GTest::gtest GTest::gtest_main strobe_options)
+  target_link_libraries(${name} PRIVATE ${arg_UNPARSED_ARGUMENTS} GTest::gtest GTest::gtest_main strobe_options)
   target_compile_definitions(${name} PRIVATE
     STROBE_TEST_DATA_DIR="${PROJECT_SOURCE_DIR}/tests/data"
     STROBE_RESOURCE_DIR="${PROJECT_SOURCE_DIR}/resources")
@@ -76,7 +78,7 @@ function(strobe_add_test name dir)
   include(GoogleTest)
   # PRE_TEST: tests are listed when ctest runs, not at build time, so a build never runs a test binary.
   gtest_discover_tests(${name} DISCOVERY_TIMEOUT 120 DISCOVERY_MODE PRE_TEST
-    PROPERTIES ENVIRONMENT "QT_QPA_PLATFORM=offscreen" TIMEOUT ${STROBE_TEST_TIMEOUT})
+    PROPERTIES ENVIRONMENT "QT_QPA_PLATFORM=offscreen" TIMEOUT ${STROBE_TEST_TIMEOUT} ${arg_PROPERTIES})
 endfunction()
 
 # strobe_add_cli_test(NAME EXIT_CODE [STDOUT regex] [STDERR regex] [STDOUT_EMPTY] COMMAND exe args...)

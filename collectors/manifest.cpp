@@ -141,12 +141,14 @@ std::string manifestYaml(const RunManifest& m) {
     return std::string(e.c_str()) + "\n";
 }
 
-core::Status writeManifest(const std::string& dir, const RunManifest& m) {
+namespace {
+
+core::Status writeManifestText(const std::string& dir, const std::string& text) {
     const fs::path path = fs::path(dir) / "manifest.yaml";
     const fs::path tmp = fs::path(dir) / ".manifest.yaml.tmp";
     {
         std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-        out << manifestYaml(m);
+        out << text;
         out.flush();
         if (!out) {
             std::error_code ec;
@@ -158,6 +160,30 @@ core::Status writeManifest(const std::string& dir, const RunManifest& m) {
     fs::rename(tmp, path, ec);
     if (ec) return core::Error(core::Location{path.string()}, "cannot replace the manifest: " + ec.message());
     return core::Ok{};
+}
+
+}  // namespace
+
+core::Status writeManifest(const std::string& dir, const RunManifest& m) { return writeManifestText(dir, manifestYaml(m)); }
+
+core::Status markManifestCancelled(const std::string& dir, const std::string& message) {
+    const fs::path path = fs::path(dir) / "manifest.yaml";
+    try {
+        YAML::Node m = YAML::LoadFile(path.string());
+        if (!m.IsMap()) return core::Error(core::Location{path.string()}, "not a manifest (no mapping)");
+        m["status"] = "cancelled";
+        YAML::Node messages = m["messages"];
+        if (!messages || !messages.IsSequence()) messages = YAML::Node(YAML::NodeType::Sequence);
+        messages.push_back(message);
+        m["messages"] = messages;
+        YAML::Emitter e;
+        e << m;
+        return writeManifestText(dir, std::string(e.c_str()) + "\n");
+    } catch (const YAML::Exception& e) {
+        core::Location where{path.string()};
+        if (e.mark.line >= 0) where.line = e.mark.line + 1;
+        return core::Error(where, e.msg);
+    }
 }
 
 }  // namespace strobe::collectors

@@ -59,5 +59,8 @@ std::string utcNow();
 std::string manifestYaml(const RunManifest& m);
 // Writes <dir>/manifest.yaml atomically; an Error names the file.
 core::Status writeManifest(const std::string& dir, const RunManifest& m);
+// Rewrites <dir>/manifest.yaml (atomically) with status: cancelled and `message` added to its messages, the rest as
+// it was: how a Slurm submitter that cancelled a job corrects what the session inside wrote (collectors/session.h).
+core::Status markManifestCancelled(const std::string& dir, const std::string& message);
 
 }  // namespace strobe::collectors

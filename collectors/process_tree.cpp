@@ -343,4 +343,39 @@ std::vector<pid_t> ProcessTree::cancel(std::chrono::milliseconds grace) {
     return members();
 }
 
+core::Result<CapturedRun> runCaptured(ProcessSpec spec, std::chrono::milliseconds timeout) {
+    char outName[] = "/tmp/strobe-run-out-XXXXXX";
+    char errName[] = "/tmp/strobe-run-err-XXXXXX";
+    const int outFd = mkstemp(outName);
+    if (outFd < 0) return Error(fmt::format("cannot create a temporary file for {}'s output", spec.argv.empty() ? "?" : spec.argv.front()));
+    ::close(outFd);
+    const int errFd = mkstemp(errName);
+    if (errFd < 0) {
+        ::unlink(outName);
+        return Error(fmt::format("cannot create a temporary file for {}'s output", spec.argv.empty() ? "?" : spec.argv.front()));
+    }
+    ::close(errFd);
+    spec.stdoutPath = outName;
+    spec.stderrPath = errName;
+    auto slurp = [](const char* path) {
+        std::ifstream in(path, std::ios::binary);
+        std::stringstream text;
+        text << in.rdbuf();
+        ::unlink(path);
+        return text.str();
+    };
+    auto tree = ProcessTree::start(spec);
+    if (!tree) {
+        slurp(outName);
+        slurp(errName);
+        return tree.error();
+    }
+    CapturedRun r;
+    r.exit = (*tree)->wait(timeout);
+    if (!r.exit) (*tree)->cancel(std::chrono::milliseconds(500));
+    r.out = slurp(outName);
+    r.err = slurp(errName);
+    return r;
+}
+
 }  // namespace strobe::collectors

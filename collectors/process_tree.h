@@ -70,6 +70,15 @@ private:
     std::map<pid_t, uint64_t> m_members;  // pid → start time (clock ticks since boot): a reused pid is not ours
 };
 
+// A short command run to its end with its output captured (a tool's probe, a Slurm client command): stdout and
+// stderr apart (spec's stdoutPath/stderrPath are ignored). `exit` is empty when it did not end within `timeout`
+// (it is cancelled then). An Error when it cannot start (not found, not executable) or no temporary file can be made.
+struct CapturedRun {
+    std::optional<ExitInfo> exit;
+    std::string out, err;
+};
+core::Result<CapturedRun> runCaptured(ProcessSpec spec, std::chrono::milliseconds timeout);
+
 // Every process a tree starts inherits this variable holding the tree's token (after those of enclosing trees):
 // how an orphan re-parented to this process is told apart from another tree's.
 inline constexpr const char* kTreeTokenVariable = "STROBE_PROCESS_TREE";

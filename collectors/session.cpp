@@ -1,9 +1,11 @@
 #include "collectors/session.h"
 
 #include <fnmatch.h>
+#include <signal.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <filesystem>
 #include <fstream>
 #include <memory>
@@ -11,7 +13,10 @@
 
 #include <fmt/format.h>
 
+#include <yaml-cpp/yaml.h>
+
 #include "collectors/process_tree.h"
+#include "collectors/slurm.h"
 #include "core/io/resources.h"
 
 namespace strobe::collectors {
@@ -63,11 +68,12 @@ int commandCheck(const std::string& argv0, const std::string& cwd, std::string& 
     return code;
 }
 
-std::optional<std::string> checkOutDir(const fs::path& dir) {
+// `prepared`: the directory may hold files already (the Slurm submitter's batch script and manifest).
+std::optional<std::string> checkOutDir(const fs::path& dir, bool prepared = false) {
     std::error_code ec;
     if (fs::exists(dir, ec)) {
         if (!fs::is_directory(dir, ec)) return fmt::format("{}: exists and is not a directory", dir.string());
-        if (fs::directory_iterator(dir, ec) != fs::directory_iterator())
+        if (!prepared && fs::directory_iterator(dir, ec) != fs::directory_iterator())
             return fmt::format("{}: the output directory is not empty (each run gets a directory of its own)",
                                dir.string());
         if (::access(dir.c_str(), W_OK) != 0) return fmt::format("{}: cannot write here", dir.string());
@@ -88,16 +94,18 @@ std::string deviceList(const DeviceReport& d) {
     return s;
 }
 
+std::string unknownTool(const std::string& name, const ToolCatalog& catalog) {
+    std::string known;
+    for (const auto& t : catalog.tools) known += (known.empty() ? "" : ", ") + t.name;
+    return fmt::format("unknown tool '{}' (known: {})", name, known);
+}
+
 // Resolves, probes and checks the chosen tools; the refusal reason, or nullopt.
 std::optional<std::string> prepareTools(const SessionOptions& o, const ToolCatalog& catalog, const DeviceReport& devices,
                                         const std::map<std::string, std::string>& builtins, std::vector<Prepared>& out) {
     for (const auto& use : o.tools) {
         const ToolSpec* spec = catalog.find(use.name);
-        if (!spec) {
-            std::string known;
-            for (const auto& t : catalog.tools) known += (known.empty() ? "" : ", ") + t.name;
-            return fmt::format("unknown tool '{}' (known: {})", use.name, known);
-        }
+        if (!spec) return unknownTool(use.name, catalog);
         if (std::any_of(out.begin(), out.end(), [&](const Prepared& p) { return p.spec == spec; }))
             return fmt::format("tool {} is listed twice", use.name);
         if (spec->vendor != "any") {
@@ -162,6 +170,265 @@ core::Result<std::vector<std::string>> expandAll(const std::vector<std::string>&
     return out;
 }
 
+// The strobe-cli collect command line that runs `o`'s session inside the Slurm job.
+std::vector<std::string> collectArgv(const SessionOptions& o, const ToolCatalog& catalog, const fs::path& outDir,
+                                     const std::string& strobeCli) {
+    std::vector<std::string> a{strobeCli, "collect", "--in-slurm-job", "--out", outDir.string()};
+    for (const auto& t : o.tools) a.insert(a.end(), {"--tool", t.name});
+    for (const auto& t : o.tools) {
+        const ToolSpec* spec = catalog.find(t.name);
+        for (const auto& [k, v] : t.values)
+            if (const core::ParamSpec* ps = spec ? core::findSpec(spec->params, k) : nullptr)
+                a.insert(a.end(), {"--tool-param", t.name + "." + k + "=" + core::valueToString(*ps, v)});
+    }
+    a.insert(a.end(), {"--grace-ms", std::to_string(o.grace.count())});
+    for (const auto& [k, v] : o.parameters) a.insert(a.end(), {"--param", k + "=" + v});
+    if (o.repeat) a.insert(a.end(), {"--repeat", std::to_string(*o.repeat)});
+    for (const auto& [k, v] : o.env) a.insert(a.end(), {"--env", k + "=" + v});
+    a.push_back("--");
+    a.insert(a.end(), o.command.begin(), o.command.end());
+    return a;
+}
+
+// How a manifest ended: what the session inside a Slurm job wrote.
+struct ManifestEnd {
+    std::string status, slurmJob;
+    std::optional<int> exitCode, exitSignal;
+};
+
+ManifestEnd readManifestEnd(const fs::path& file) {
+    ManifestEnd e;
+    try {
+        const YAML::Node m = YAML::LoadFile(file.string());
+        if (m["status"]) e.status = m["status"].as<std::string>();
+        if (m["slurm_job"] && !m["slurm_job"].IsNull()) e.slurmJob = m["slurm_job"].as<std::string>();
+        if (const YAML::Node x = m["exit"]; x && x.IsMap()) {
+            if (x["code"]) e.exitCode = x["code"].as<int>();
+            if (x["signal"]) e.exitSignal = x["signal"].as<int>();
+        }
+    } catch (const YAML::Exception&) {
+        e.status.clear();  // unreadable or half-written: not ended
+    }
+    return e;
+}
+
+std::string lastLines(const fs::path& file, size_t n) {
+    std::ifstream in(file);
+    std::vector<std::string> lines;
+    for (std::string l; std::getline(in, l);)
+        if (!l.empty()) lines.push_back(l);
+    std::string out;
+    for (size_t i = lines.size() > n ? lines.size() - n : 0; i < lines.size(); ++i) out += (out.empty() ? "" : " | ") + lines[i];
+    return out;
+}
+
+std::string joinArgv(const std::vector<std::string>& argv) {
+    std::string s;
+    for (const auto& a : argv) s += (s.empty() ? "" : " ") + shellQuote(a);
+    return s;
+}
+
+// SessionOptions::slurm: the whole session as a Slurm job (session.h).
+SessionResult runSlurmSubmission(const SessionOptions& o, const ToolCatalog& catalog, const std::atomic<int>& stopSignal,
+                                 const std::function<void(const std::string&)>& logFn) {
+    auto log = [&](const std::string& s) {
+        if (logFn) logFn(s);
+    };
+    if (o.command.empty()) return refuse(125, "no command to run");
+    if (o.outDir.empty()) return refuse(125, "no output directory");
+    const auto spec = loadSlurmSpec();
+    if (!spec) return refuse(125, spec.error().toString());
+    // The tools are probed inside the job, where the GPUs are; here only their names and parameters are checked.
+    std::vector<ManifestTool> manifestTools;
+    for (const auto& use : o.tools) {
+        const ToolSpec* t = catalog.find(use.name);
+        if (!t) return refuse(125, unknownTool(use.name, catalog));
+        auto vars = toolVariables(*t, use.values, {});
+        if (!vars) return refuse(125, vars.error().message);
+        ManifestTool mt{t->name, "", {}};
+        for (const auto& p : t->params) mt.params[p.key] = vars->at(p.key);
+        manifestTools.push_back(std::move(mt));
+    }
+    for (const auto* argv : {&spec->submit, &spec->launch, &spec->state, &spec->cancel}) {
+        const std::string& exe = argv->front();
+        std::string why;
+        if (exe.find('{') == std::string::npos && commandCheck(exe, "", why) != 0)
+            return refuse(125, fmt::format("{} (--slurm runs Slurm's commands as {} says: is Slurm's client installed "
+                                           "and on PATH?)", why, spec->source));
+    }
+    std::error_code ec;
+    const fs::path outDir = fs::absolute(o.outDir, ec);
+    if (auto why = checkOutDir(outDir)) return refuse(125, *why);
+    const std::string strobeCli = o.strobeCli.empty() ? strobeCliPath() : o.strobeCli;
+    const std::string cwd = o.cwd.empty() ? fs::current_path(ec).string() : o.cwd;
+    std::string runName = o.runName.empty() ? outDir.filename().string() : o.runName;
+    for (char& c : runName)
+        if (!std::isalnum(static_cast<unsigned char>(c)) && std::string_view("._=,+-").find(c) == std::string_view::npos) c = '_';
+    const fs::path script = outDir / "slurm-job.sh";
+    const std::map<std::string, std::string> vars{
+        {"out", outDir.string()}, {"run", runName}, {"cwd", cwd}, {"script", script.string()}, {"strobe_cli", strobeCli}};
+    const auto launch = expandSlurmArgv(spec->launch, vars, {{"collect", collectArgv(o, catalog, outDir, strobeCli)}});
+    if (!launch) return refuse(125, fmt::format("{}: launch: {}", spec->source, launch.error().message));
+    const auto submit = expandSlurmArgv(spec->submit, vars, {{"slurm_args", o.slurmArgs}});
+    if (!submit) return refuse(125, fmt::format("{}: submit: {}", spec->source, submit.error().message));
+
+    const bool existed = fs::exists(outDir, ec);
+    fs::create_directories(outDir, ec);
+    if (ec) return refuse(125, fmt::format("{}: cannot create the output directory: {}", outDir.string(), ec.message()));
+    auto undo = [&] {  // nothing ran: leave the directory as it was
+        if (existed) {
+            for (const char* f : {"slurm-job.sh", "manifest.yaml"}) fs::remove(outDir / f, ec);
+        } else {
+            fs::remove_all(outDir, ec);
+        }
+    };
+    {
+        std::ofstream out(script, std::ios::binary);
+        out << batchScript(*launch, *submit);
+        if (!out) {
+            undo();
+            return refuse(125, fmt::format("{}: cannot write the batch script", script.string()));
+        }
+    }
+    fs::permissions(script, fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
+                                fs::perms::others_read | fs::perms::others_exec, ec);
+    SessionResult r;
+    RunManifest& m = r.manifest;
+    m.command = o.command;
+    m.cwd = cwd;
+    m.parameters = o.parameters;
+    m.repeat = o.repeat;
+    m.envDiff = o.env;
+    m.tools = manifestTools;
+    char host[256] = {};
+    gethostname(host, sizeof host - 1);
+    m.host = host;
+    m.clocks = readClocks();
+    m.start = utcNow();
+
+    ProcessSpec ps;
+    ps.argv = *submit;
+    ps.workDir = cwd;
+    const auto submitted = runCaptured(ps, std::chrono::seconds(120));
+    const std::string jobId = submitted && submitted->exit && submitted->exit->status == 0 ? parseJobId(*spec, submitted->out) : "";
+    if (jobId.empty()) {
+        undo();
+        std::string what = submitted ? submitted->err + submitted->out : submitted.error().message;
+        while (!what.empty() && (what.back() == '\n' || what.back() == ' ')) what.pop_back();
+        if (submitted && !submitted->exit) what = "no answer within 120 s";
+        return refuse(125, fmt::format("{} did not submit the job: {}", submit->front(), what.empty() ? "no job id in its output" : what));
+    }
+    m.slurmJob = jobId;
+    if (auto st = writeManifest(outDir.string(), m); !st) log(st.error().toString());
+    log(fmt::format("submitted Slurm job {} ({})", jobId, joinArgv(*submit)));
+
+    auto note = [&](const std::string& message) {
+        m.messages.push_back(message);
+        log(message);
+    };
+    const std::map<std::string, std::string> jobVars{{"job", jobId}, {"out", outDir.string()}};
+    const auto stateArgv = expandSlurmArgv(spec->state, jobVars, {});
+    const auto cancelArgv = expandSlurmArgv(spec->cancel, jobVars, {});
+    int cancelledBy = 0;
+    SlurmJobState state;
+    std::string lastState;
+    int unknown = 0;  // state queries in a row that named no state
+    auto cancelDeadline = std::chrono::steady_clock::time_point::max();
+    for (;;) {
+        if (const int sig = stopSignal.load(); sig != 0 && !cancelledBy) {
+            cancelledBy = sig;
+            if (cancelArgv) {
+                log(fmt::format("cancelling: {}", joinArgv(*cancelArgv)));
+                ProcessSpec cs;
+                cs.argv = *cancelArgv;
+                const auto c = runCaptured(cs, std::chrono::seconds(60));
+                if (!c || !c->exit || c->exit->status != 0)
+                    note(fmt::format("{} failed: {}", cancelArgv->front(), c ? c->err : c.error().message));
+            }
+            // Slurm gives the job's tasks KillWait (30 s by default) after SIGTERM before SIGKILL.
+            cancelDeadline = std::chrono::steady_clock::now() + o.grace + std::chrono::seconds(120);
+        }
+        if (stateArgv) {
+            ProcessSpec qs;
+            qs.argv = *stateArgv;
+            const auto q = runCaptured(qs, std::chrono::seconds(30));
+            SlurmJobState now;
+            if (q && q->exit) now = parseJobState(*spec, q->out);
+            if (now.state.empty()) {
+                ++unknown;
+            } else {
+                unknown = 0;
+                state = now;
+                if (state.state != lastState) log(fmt::format("Slurm job {}: {}", jobId, state.state));
+                lastState = state.state;
+            }
+        } else {
+            ++unknown;
+        }
+        if (state.ended) break;
+        if (unknown >= 200) {
+            note(fmt::format("Slurm job {}: its state could not be read {} times in a row ({}); stopped waiting", jobId,
+                             unknown, stateArgv ? joinArgv(*stateArgv) : stateArgv.error().message));
+            break;
+        }
+        if (std::chrono::steady_clock::now() > cancelDeadline) {
+            note(fmt::format("Slurm job {} did not end within {} s of being cancelled", jobId,
+                             std::chrono::duration_cast<std::chrono::seconds>(o.grace).count() + 120));
+            break;
+        }
+        for (int slept = 0; slept < spec->pollMs && (cancelledBy || stopSignal.load() == 0); slept += 20)
+            std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+
+    // One task: the session inside the job wrote the run's manifest, and its end is this run's end.
+    const ManifestEnd inner = readManifestEnd(outDir / "manifest.yaml");
+    if (inner.slurmJob == jobId && (inner.status == "completed" || inner.status == "failed" || inner.status == "cancelled")) {
+        r.status = m.status = inner.status;
+        m.exitCode = inner.exitCode;
+        m.exitSignal = inner.exitSignal;
+        r.exitCode = inner.exitSignal ? 128 + *inner.exitSignal : inner.exitCode.value_or(inner.status == "completed" ? 0 : 1);
+        if (cancelledBy && inner.status == "failed") {
+            // scancel signals every process of the job at once: the workload can end of it before the session
+            // inside saw its own SIGTERM, and call the run failed. It was cancelled, on request.
+            const std::string why = fmt::format("cancelled through {}: the workload ended on Slurm's signal",
+                                                cancelArgv ? joinArgv(*cancelArgv) : std::string("scancel"));
+            if (auto st = markManifestCancelled(outDir.string(), why); !st) log(st.error().toString());
+            else r.status = m.status = "cancelled";
+        }
+        if (cancelledBy && r.status == "cancelled") r.exitCode = 128 + cancelledBy;
+        m.files = listFiles(outDir, {});
+        return r;
+    }
+    // Several tasks (each wrote rank<N>/manifest.yaml), or the session inside never started or never finished:
+    // the job's end is the run's.
+    m.end = utcNow();
+    if (state.exitSignal && *state.exitSignal != 0) m.exitSignal = state.exitSignal;
+    else if (state.exitCode && !(cancelledBy && *state.exitCode == 0)) m.exitCode = state.exitCode;  // 0:0: never ran
+    if (cancelledBy) {
+        m.status = "cancelled";
+        r.exitCode = 128 + cancelledBy;
+    } else if (state.state == "COMPLETED") {
+        m.status = "completed";
+        r.exitCode = 0;
+    } else if (state.state == "CANCELLED") {  // scancel from elsewhere
+        m.status = "cancelled";
+        r.exitCode = 128 + SIGTERM;
+    } else {
+        m.status = "failed";
+        r.exitCode = m.exitSignal ? 128 + *m.exitSignal : std::max(1, m.exitCode.value_or(1));
+    }
+    note(fmt::format("Slurm job {} ended {}{}", jobId, state.state.empty() ? "in an unknown state" : state.state,
+                     state.exitCode ? fmt::format(" (ExitCode {}:{})", *state.exitCode, state.exitSignal.value_or(0)) : ""));
+    if (m.status == "failed") {
+        const std::string tail = lastLines(outDir / fmt::format("slurm-{}.out", jobId), 3);
+        if (!tail.empty()) note(fmt::format("slurm-{}.out ends: {}", jobId, tail));
+    }
+    m.files = listFiles(outDir, {});
+    if (auto st = writeManifest(outDir.string(), m); !st) note(st.error().toString());
+    r.status = m.status;
+    return r;
+}
+
 }  // namespace
 
 SessionResult runSession(const SessionOptions& o, const ToolCatalog& catalog, const std::atomic<int>& stopSignal,
@@ -171,8 +438,12 @@ SessionResult runSession(const SessionOptions& o, const ToolCatalog& catalog, co
     };
     if (o.command.empty()) return refuse(125, "no command to run");
     if (o.outDir.empty()) return refuse(125, "no output directory");
+    if (o.slurm) return runSlurmSubmission(o, catalog, stopSignal, logFn);
     std::error_code ec;
-    const fs::path outDir = fs::absolute(o.outDir, ec);
+    // Inside a Slurm job: each task of a several-task step gets a run directory of its own.
+    const SlurmTask task = slurmTaskFromEnvironment();
+    const bool perRank = !task.jobId.empty() && task.tasks > 1;
+    const fs::path outDir = perRank ? fs::absolute(o.outDir, ec) / fmt::format("rank{}", task.rank) : fs::absolute(o.outDir, ec);
     const DeviceReport devices = probeDevices();
     const std::map<std::string, std::string> builtins{
         {"out", outDir.string()},
@@ -182,13 +453,14 @@ SessionResult runSession(const SessionOptions& o, const ToolCatalog& catalog, co
         {"python", fs::path(o.command.front()).filename().string().starts_with("python") ? o.command.front() : "python3"}};
     std::vector<Prepared> tools;
     if (auto why = prepareTools(o, catalog, devices, builtins, tools)) return refuse(125, *why);
-    if (auto why = checkOutDir(outDir)) return refuse(125, *why);
+    if (auto why = checkOutDir(outDir, o.inSlurmJob && !perRank)) return refuse(125, *why);
     std::string why;
     if (const int code = commandCheck(o.command.front(), o.cwd, why); code != 0) return refuse(code, why);
 
     // The workload's argv and environment, and the sidecars' argv.
     std::vector<std::string> argv;
     std::map<std::string, std::string> env = o.env;
+    for (const auto& [k, v] : rankVariables(task)) env.emplace(k, v);
     for (const auto& t : tools) {
         for (const auto& [k, v] : t.spec->env) {
             auto x = expandTemplate(v, t.vars);
@@ -218,6 +490,7 @@ SessionResult runSession(const SessionOptions& o, const ToolCatalog& catalog, co
     char host[256] = {};
     gethostname(host, sizeof host - 1);
     m.host = host;
+    if (!task.jobId.empty()) m.slurmJob = task.jobId;
     for (const auto& t : tools) {
         ManifestTool mt{t.spec->name, t.probe.version, {}};
         for (const auto& p : t.spec->params) mt.params[p.key] = t.vars.at(p.key);
@@ -285,6 +558,9 @@ SessionResult runSession(const SessionOptions& o, const ToolCatalog& catalog, co
                 }
         }
     }
+    // A stop requested by the time the workload was killed is a cancel (scancel signals all of a job's processes at
+    // once: the workload may end of it before this loop saw its own request).
+    if (!cancelledBy && exit && exit->signalled) cancelledBy = stopSignal.load();
     // Teardown in reverse order: each sidecar gets SIGTERM and the grace period to flush.
     for (auto it = sidecars.rbegin(); it != sidecars.rend(); ++it) {
         const auto left = it->tree->cancel(o.grace);

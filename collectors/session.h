@@ -11,6 +11,19 @@
 // Refused before anything starts, with the reason (and no directory written): an unknown tool, a tool whose probe
 // fails, a tool for the other GPU vendor, conflicting tools, an output directory that is not empty or cannot be
 // written, a command that is not found (127) or cannot run (126).
+//
+// Slurm (`slurm`): the whole session runs inside a Slurm job instead (collectors/slurm.h; the commands and
+// templates are data, resources/slurm.yaml). The run directory gets a batch script (slurm-job.sh) whose command is
+// `srun strobe-cli collect --in-slurm-job ...` with the same tools, parameters and command; it is submitted with
+// sbatch (plus `slurmArgs`), the manifest records the job id (slurm_job) at once, and the job's state is polled
+// until it ends. The session inside the job writes the run's manifest (status, exit, tools, files); its exit is
+// this one's. Cancel runs scancel on the job (the session inside stops its tools on the SIGTERM Slurm sends and
+// writes status: cancelled), waits for the job to end, and ends cancelled (130/143). Refused (125) when a Slurm
+// command is not found, the spec cannot be read, or sbatch refuses the job.
+//
+// Inside a Slurm job (SLURM_JOB_ID set, however the session was started), the manifest records the job id, and the
+// workload gets RANK, LOCAL_RANK and WORLD_SIZE from SLURM_PROCID, SLURM_LOCALID and SLURM_STEP_NUM_TASKS when
+// they are unset; when the srun step has several tasks, each task's run directory is <outDir>/rank<SLURM_PROCID>.
 
 #include <atomic>
 #include <chrono>
@@ -41,6 +54,10 @@ struct SessionOptions {
     std::optional<int> repeat;
     std::chrono::milliseconds grace{5000};
     std::string strobeCli;                      // for {strobe_cli}; empty: strobeCliPath()
+    bool slurm = false;                         // submit the whole session as a Slurm job
+    std::vector<std::string> slurmArgs;         // more sbatch arguments ({slurm_args} in the spec's submit)
+    std::string runName;                        // the job's name is strobe-<runName>; empty: outDir's file name
+    bool inSlurmJob = false;                    // the session inside the job: outDir was prepared by the submitter
 };
 
 struct SessionResult {

@@ -166,6 +166,7 @@ SweepLaunchResult launchSweep(const std::string& sweepDir, const std::vector<Gri
         o.outDir = dir.string();
         o.parameters = p.parameters;
         o.repeat = p.repeat;
+        o.runName = p.relDir;  // the Slurm job's name (--slurm)
         o.command = substitute(base.command, p.parameters);
         for (const auto& [k, v] : p.parameters) o.env[k] = v;
         if (log) log(fmt::format("[{}/{}] {}", i + 1, plan.size(), p.relDir));

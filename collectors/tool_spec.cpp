@@ -209,26 +209,13 @@ ToolProbe probeTool(const ToolSpec& spec, const std::map<std::string, std::strin
         }
         ps.argv.push_back(*x);
     }
-    char tmpl[] = "/tmp/strobe-probe-XXXXXX";
-    const int fd = mkstemp(tmpl);
-    if (fd < 0) {
-        r.message = "cannot create a temporary file for the probe";
+    auto run = runCaptured(ps, std::chrono::seconds(10));
+    if (!run) {
+        r.message = fmt::format("{} not found ({})", ps.argv.front(), run.error().message);
         return r;
     }
-    ::close(fd);
-    ps.stdoutPath = ps.stderrPath = tmpl;
-    auto tree = ProcessTree::start(ps);
-    if (!tree) {
-        fs::remove(tmpl);
-        r.message = fmt::format("{} not found ({})", ps.argv.front(), tree.error().message);
-        return r;
-    }
-    auto exit = (*tree)->wait(std::chrono::seconds(10));
-    if (!exit) (*tree)->cancel(std::chrono::milliseconds(500));
-    std::ifstream in(tmpl, std::ios::binary);
-    std::stringstream text;
-    text << in.rdbuf();
-    fs::remove(tmpl);
+    const auto& exit = run->exit;
+    const std::string text = run->out + run->err;
     if (!exit) {
         r.message = fmt::format("{}: the probe did not finish within 10 s", spec.name);
         return r;
@@ -237,8 +224,7 @@ ToolProbe probeTool(const ToolSpec& spec, const std::map<std::string, std::strin
     if (!r.available) r.message = fmt::format("{}: `{}` exited with {}", spec.name, ps.argv.front(), exit->status);
     if (!spec.versionRegex.empty()) {
         std::smatch m;
-        const std::string s = text.str();
-        if (std::regex_search(s, m, std::regex(spec.versionRegex, std::regex::ECMAScript)))
+        if (std::regex_search(text, m, std::regex(spec.versionRegex, std::regex::ECMAScript)))
             r.version = m.size() > 1 ? m[1].str() : m[0].str();
     }
     return r;

@@ -23,7 +23,8 @@ namespace {
 
 constexpr const char* kCollectHelp =
     "Usage: strobe-cli collect --out DIR [--tool NAME]... [--tool-param NAME.KEY=VALUE]... [--param KEY=VALUE]...\n"
-    "                          [--repeat N] [--grace-ms MS] -- COMMAND [ARGS...]\n"
+    "                          [--repeat N] [--env KEY=VALUE]... [--grace-ms MS] [--slurm [--slurm-arg ARG]...]\n"
+    "                          -- COMMAND [ARGS...]\n"
     "\n"
     "Runs COMMAND (argv as given, never through a shell) under the tools, listed outermost first, into DIR, a new\n"
     "or empty run directory: sidecars (samplers) start first and are stopped with SIGTERM, then SIGKILL after the\n"
@@ -37,7 +38,25 @@ constexpr const char* kCollectHelp =
     "  --tool-param NAME.KEY=VALUE   a tool parameter (repeatable)\n"
     "  --param KEY=VALUE             a sweep value recorded in the manifest (repeatable)\n"
     "  --repeat N                    the repeat index recorded in the manifest\n"
+    "  --env KEY=VALUE               set KEY for COMMAND (repeatable; recorded in the manifest's env_diff)\n"
     "  --grace-ms MS                 how long processes get to exit after SIGTERM (default 5000)\n"
+    "  --slurm                       run the whole session (tools included) as a Slurm job, see below\n"
+    "  --slurm-arg ARG               one more sbatch argument (repeatable): --slurm-arg=--partition=gpu\n"
+    "                                --slurm-arg=--ntasks=8 --slurm-arg=--gres=gpu:8 --slurm-arg=--time=30\n"
+    "  --in-slurm-job                (written by --slurm into the batch script) DIR was prepared by the submitter\n"
+    "\n"
+    "Slurm: with --slurm, strobe-cli writes DIR/slurm-job.sh, a batch script that runs `srun strobe-cli collect\n"
+    "--in-slurm-job` with these same options and COMMAND, submits it with `sbatch --parsable\n"
+    "--job-name=strobe-<DIR's name> --output=DIR/slurm-<job>.out --chdir=<cwd> [--slurm-arg...]`, records the job\n"
+    "id in DIR/manifest.yaml (slurm_job) at once and waits, polling `scontrol show job`, until the job ends. The\n"
+    "session inside the job probes the tools on the compute node, runs them and COMMAND, and writes the manifest\n"
+    "(slurm_job, status, exit, files); its exit status is strobe-cli's. With several tasks (--slurm-arg=--ntasks=N)\n"
+    "each task is a run of its own in DIR/rank<SLURM_PROCID>; COMMAND gets RANK, LOCAL_RANK and WORLD_SIZE from\n"
+    "SLURM_PROCID, SLURM_LOCALID and SLURM_STEP_NUM_TASKS when unset (as in any run inside a Slurm job). SIGINT or\n"
+    "SIGTERM to strobe-cli runs `scancel <job>`: the session inside stops its tools and COMMAND and writes status:\n"
+    "cancelled, the job ends CANCELLED, strobe-cli exits 130/143. The commands and templates are data:\n"
+    "share/strobe/slurm.yaml, replaced by ~/.config/strobe/slurm.yaml. Refused (125) when sbatch, srun, scontrol\n"
+    "or scancel is not found, or sbatch rejects the job (its message is shown).\n"
     "\n"
     "Exit status: COMMAND's (128 + signal when it was killed); 125 when Strobe refuses before starting anything\n"
     "(unknown or missing tool, a tool for the other GPU vendor, conflicting tools, DIR not empty or not\n"
@@ -62,6 +81,10 @@ const core::StringListParam kGrid{"grid", "Grid axis", "KEY=V1,V2,...", {}};
 const core::IntParam kRepeats = core::IntParam{"repeats", "Repeats", "Runs per grid point", 1}.bounded(1, 10000, 1);
 const core::EnumParam kOrder =
     core::EnumParam{"order", "Order", "sequential or interleaved", "sequential"}.choices({"sequential", "interleaved"});
+const core::BoolParam kSlurm{"slurm", "Slurm", "Run the whole session as a Slurm job", false};
+const core::StringListParam kSlurmArg{"slurm-arg", "Slurm argument", "One more sbatch argument", {}};
+const core::BoolParam kInSlurmJob{"in-slurm-job", "In a Slurm job", "The session inside a --slurm job", false};
+const core::StringListParam kEnv{"env", "Environment", "KEY=VALUE for the workload", {}};
 const core::IntParam kGraceMs =
     core::IntParam{"grace-ms", "Grace (ms)", "Time to exit after SIGTERM", 5000}.bounded(0, 600000, 1);
 
@@ -76,7 +99,8 @@ std::pair<std::vector<std::string>, std::vector<std::string>> splitCommand(const
 }
 
 std::vector<CliOption> sessionOptions() {
-    return {kOut, CliOption(kTool, '\0', true), CliOption(kToolParam, '\0', true), kGraceMs};
+    return {kOut, CliOption(kTool, '\0', true), CliOption(kToolParam, '\0', true), kGraceMs, kSlurm,
+            CliOption(kSlurmArg, '\0', true)};
 }
 
 // --tool, --tool-param and --grace-ms into `o`, each tool parameter coerced by its spec; a usage error's message,
@@ -84,6 +108,9 @@ std::vector<CliOption> sessionOptions() {
 std::string applySessionOptions(const ArgParser& p, const collectors::ToolCatalog& catalog, collectors::SessionOptions& o) {
     o.outDir = p.get(kOut);
     o.grace = std::chrono::milliseconds(p.get(kGraceMs));
+    o.slurm = p.get(kSlurm);
+    o.slurmArgs = p.get(kSlurmArg);
+    if (!o.slurm && !o.slurmArgs.empty()) return "--slurm-arg needs --slurm";
     for (const auto& t : p.get(kTool)) o.tools.push_back({t, {}});
     for (const auto& a : p.get(kToolParam)) {
         const size_t dot = a.find('.'), eq = a.find('=');
@@ -122,6 +149,8 @@ int runCollect(const std::vector<std::string>& all) {
     std::vector<CliOption> options = sessionOptions();
     options.push_back(CliOption(kParam, '\0', true));
     options.push_back(kRepeat);
+    options.push_back(kInSlurmJob);
+    options.push_back(CliOption(kEnv, '\0', true));
     ArgParser p("collect", options);
     if (!p.parse(args)) return usageError("collect", p.error());
     if (!p.positionals().empty())
@@ -139,6 +168,13 @@ int runCollect(const std::vector<std::string>& all) {
         if (eq == std::string::npos || eq == 0) return usageError("collect", fmt::format("--param '{}': expected KEY=VALUE", kv));
         o.parameters[kv.substr(0, eq)] = kv.substr(eq + 1);
     }
+    for (const auto& kv : p.get(kEnv)) {
+        const size_t eq = kv.find('=');
+        if (eq == std::string::npos || eq == 0) return usageError("collect", fmt::format("--env '{}': expected KEY=VALUE", kv));
+        o.env[kv.substr(0, eq)] = kv.substr(eq + 1);
+    }
+    o.inSlurmJob = p.get(kInSlurmJob);
+    if (o.inSlurmJob && o.slurm) return usageError("collect", "--in-slurm-job and --slurm exclude each other");
     installStopSignals();
     const auto r = collectors::runSession(o, catalog, g_signal,
                                           [](const std::string& line) { fmt::print(stderr, "strobe-cli collect: {}\n", line); });
