@@ -84,8 +84,8 @@ public:
             for (const auto& rp : runs[run].dataset->ranks) {
                 if (cancel.cancelled()) return cancelledError();
                 if (!rankSelected(ranks, rp->rank) || rp->steps.size() == 0) continue;
-                withoutShapes += core::gemmOps(*rp).withoutShapes;
-                addRank(*rp, run, values, steps, p->messages);
+                // A legacy trace's GEMMs have no shapes; its op-shapes table stands in for them (and says so).
+                if (!addRank(*rp, run, values, steps, p->messages)) withoutShapes += core::gemmOps(*rp).withoutShapes;
             }
             for (auto& [n, row] : steps) {
                 counted += row.ops;
@@ -218,10 +218,13 @@ public:
     }
 
 private:
-    // The steps of one rank added into `steps` (by step number).
-    static void addRank(const core::RankData& r, size_t run, const ParamValues& values, std::map<int64_t, StepRow>& steps,
+    // The steps of one rank added into `steps` (by step number); true when their FLOPs came from the rank's
+    // op-shapes table (core::gemmFlopsPerStep: the legacy trace), whose note joins the messages.
+    static bool addRank(const core::RankData& r, size_t run, const ParamValues& values, std::map<int64_t, StepRow>& steps,
                         std::vector<std::string>& messages) {
-        const auto perStep = core::gemmFlopsPerStep(r);
+        std::string note;
+        const auto perStep = core::gemmFlopsPerStep(r, &note);
+        if (!note.empty()) messages.push_back(note);
         std::string dtype = kDtype(values);
         if (dtype == "auto") {
             std::map<std::string, double> byType;
@@ -257,6 +260,7 @@ private:
                 row.ranksWithPeak += 1;
             }
         }
+        return std::any_of(perStep.begin(), perStep.end(), [](const core::StepGemmFlops& s) { return s.fromOpShapes; });
     }
 
     static std::optional<double> valueOf(const StepRow& r, const ParamValues& v) {
