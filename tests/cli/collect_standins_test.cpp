@@ -196,9 +196,10 @@ TEST(CollectStandIns, ASidecarIgnoringSigtermIsKilledAfterTheGraceAndNothingRema
 TEST(CollectStandIns, APrefixToolIgnoringSigtermIsKilledWhenTheRunIsCancelled) {
     StandIns s(kH100);
     const fs::path pidFile = s.dir / "grandchild.pid";
-    s.start("nsys", "ignore-term,fork=" + pidFile.string(), {"sleep", "60"});
+    // slow=60: nsys takes its time to start the command, deaf to SIGTERM; only SIGKILL after the grace ends it.
+    s.start("nsys", "ignore-term,fork=" + pidFile.string() + ",slow=60", {"sleep", "60"});
     ASSERT_TRUE(s.tree);
-    // Poll (with a deadline) until nsys has started its command: the grandchild's pid is written before that.
+    // Poll (with a deadline) until strobe-cli has started nsys and nsys its grandchild.
     for (int i = 0; i < 600 && (s.log().find("started nsys") == std::string::npos || !fs::exists(pidFile)); ++i)
         std::this_thread::sleep_for(50ms);
     ASSERT_NE(s.log().find("started nsys"), std::string::npos) << s.log();
