@@ -4,7 +4,8 @@
 // GPU's peak for the data type), the peak from resources/arch_constants.yaml for the trace's GPU (deviceProperties)
 // or the peak_tflops parameter. Several ranks of a run: FLOPs summed, divided by the sum of their step times (per
 // GPU). One line per run. Only GEMMs are counted (convolutions, attention kernels and element-wise work are not), so
-// this is a lower bound of the model's FLOPs.
+// this is a lower bound of the model's FLOPs. A legacy torch trace (no shapes) takes its GEMMs from strobe_torch's
+// op-shapes table beside it: the same average in every step, which a message says.
 
 #include <algorithm>
 #include <cmath>
