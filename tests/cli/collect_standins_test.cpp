@@ -265,4 +265,31 @@ TEST(CollectStandIns, ABadContextIsAUsageErrorNamingTheFileAndLine) {
     EXPECT_FALSE(fs::exists(s.run()));
 }
 
+// strobe-cli sweep launch takes the same --context: every run of the grid gets the context's stack and variables.
+TEST(CollectStandIns, SweepLaunchTakesTheContextToo) {
+    StandIns s(kMi300);
+    const std::string context = std::string(STROBE_TEST_DATA_DIR) + "/madengine/context_rocprofv3_power.json";
+    collectors::ProcessSpec ps;
+    ps.argv = {STROBE_CLI_PATH, "sweep", "launch", "--grid", "bs=1,2", "--out", (s.dir / "sweep").string(),
+               "--grace-ms", "500", "--context", context, "--", "sh", "-c", "echo \"bs=$bs $RCCL_DEBUG\""};
+    ps.env = {{"PATH", std::string(STROBE_TEST_DATA_DIR) + "/../standins:" +
+                           (std::getenv("PATH") ? std::getenv("PATH") : "/usr/bin:/bin")},
+              {"STROBE_DEVICE_INFO", (s.dir / "devices.yaml").string()}};
+    ps.stdoutPath = ps.stderrPath = (s.dir / "collect.log").string();
+    auto t = collectors::ProcessTree::start(ps);
+    ASSERT_TRUE(t.ok());
+    s.tree = std::move(*t);
+    EXPECT_EQ(s.wait().status, 0) << s.log();
+    for (const char* bs : {"1", "2"}) {
+        const fs::path run = s.dir / "sweep" / ("bs=" + std::string(bs)) / "rep0";
+        const YAML::Node m = YAML::LoadFile((run / "manifest.yaml").string());
+        EXPECT_EQ(m["status"].as<std::string>(), "completed") << bs;
+        ASSERT_EQ(m["tools"].size(), 2u) << bs;
+        EXPECT_EQ(m["tools"][0]["name"].as<std::string>(), "time_limit");
+        EXPECT_EQ(m["tools"][1]["name"].as<std::string>(), "rocprofv3");
+        EXPECT_NE(test::readAll(run / "workload.log").find("bs=" + std::string(bs) + " WARN"), std::string::npos)
+            << test::readAll(run / "workload.log");
+    }
+}
+
 }  // namespace
