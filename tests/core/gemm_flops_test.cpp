@@ -8,6 +8,8 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 
+#include <filesystem>
+
 #include "core/analysis/gemm_flops.h"
 #include "core/engine/run_loader.h"
 
@@ -174,4 +176,37 @@ TEST(GemmFlops, OpShapesTableNamesAndErrors) {
     ASSERT_FALSE(calls.ok());
     EXPECT_NE(calls.error().message.find("calls '-1' is not a count"), std::string::npos);
     EXPECT_FALSE(parseOpShapesGemm("a,b\n1,2\n", "d.csv").ok());
+}
+
+// On a real CUDA capture (tests/data/cuda/sweep/*/rep*/torch: Kineto traces from an H200 with Input Dims, and the
+// op-shapes table strobe_torch wrote beside each), both ways of counting GEMM FLOPs agree: the trace's outermost
+// GEMM ops with shapes, and the table's mm/addmm/bmm rows (the same profiled window). Skipped where that capture is
+// absent. Checked by hand on batch=32/rep1 with python3 (sum of 2·M·N·K × calls over the CSV's mm/addmm rows, and
+// over the trace's aten::mm/addmm cpu_op events with "Input Dims"): both 9,895,604,649,984.
+TEST(GemmFlops, OpShapesTableAgreesWithInputDimsOnARealCudaCapture) {
+    namespace fs = std::filesystem;
+    const fs::path sweep = kData + "/cuda/sweep";
+    std::error_code ec;
+    if (!fs::is_directory(sweep, ec)) GTEST_SKIP() << "no CUDA capture in tests/data/cuda";
+    size_t checked = 0;
+    for (const auto& point : fs::directory_iterator(sweep, ec))
+        for (const auto& rep : fs::directory_iterator(point.path(), ec)) {
+            const fs::path torch = rep.path() / "torch";
+            if (!fs::exists(torch / "rank0_op_shapes.csv", ec)) continue;
+            RunLoadOptions o;
+            o.useCache = false;
+            auto ds = loadRun({torch.string()}, o);
+            ASSERT_TRUE(ds.ok()) << ds.error().toString();
+            for (const auto& r : (*ds)->ranks) {
+                if (r->path.find("rank0_trace") == std::string::npos) continue;
+                double fromTrace = 0;
+                for (const auto& op : gemmOps(*r).ops) fromTrace += op.cost.flops;
+                auto table = opShapesGemmOf(*r);
+                ASSERT_TRUE(table && table->ok()) << torch;
+                EXPECT_GT(fromTrace, 0) << torch;
+                EXPECT_NEAR((*table)->flops, fromTrace, 1e-9 * fromTrace) << torch;
+                ++checked;
+            }
+        }
+    EXPECT_GT(checked, 0u);
 }
