@@ -14,6 +14,7 @@
 
 #include "app/cli/command.h"
 #include "app/cli/cmd_collect.h"
+#include "collectors/madengine_context.h"
 #include "collectors/session.h"
 #include "collectors/sweep_launch.h"
 
@@ -23,8 +24,8 @@ namespace {
 
 constexpr const char* kCollectHelp =
     "Usage: strobe-cli collect --out DIR [--tool NAME]... [--tool-param NAME.KEY=VALUE]... [--param KEY=VALUE]...\n"
-    "                          [--repeat N] [--env KEY=VALUE]... [--grace-ms MS] [--slurm [--slurm-arg ARG]...]\n"
-    "                          -- COMMAND [ARGS...]\n"
+    "                          [--context FILE] [--repeat N] [--env KEY=VALUE]... [--grace-ms MS]\n"
+    "                          [--slurm [--slurm-arg ARG]...] -- COMMAND [ARGS...]\n"
     "\n"
     "Runs COMMAND (argv as given, never through a shell) under the tools, listed outermost first, into DIR, a new\n"
     "or empty run directory: sidecars (samplers) start first and are stopped with SIGTERM, then SIGKILL after the\n"
@@ -36,6 +37,11 @@ constexpr const char* kCollectHelp =
     "  --out DIR                     the run directory (must not exist or be empty)\n"
     "  --tool NAME                   a tool from `strobe-cli tools` (repeatable, outermost first)\n"
     "  --tool-param NAME.KEY=VALUE   a tool parameter (repeatable)\n"
+    "  --context FILE                a madengine context JSON ({\"tools\": [{\"name\", \"cmd\", \"env_vars\"}]},\n"
+    "                                innermost first): its tools go inside the --tool's, reversed to Strobe's\n"
+    "                                outermost-first order; a name Strobe has a spec for is that tool, another\n"
+    "                                with a cmd an ad-hoc prefix tool (argv split at blanks, no shell), one\n"
+    "                                without only sets its env_vars (merged in file order, later wins)\n"
     "  --param KEY=VALUE             a sweep value recorded in the manifest (repeatable)\n"
     "  --repeat N                    the repeat index recorded in the manifest\n"
     "  --env KEY=VALUE               set KEY for COMMAND (repeatable; recorded in the manifest's env_diff)\n"
@@ -75,6 +81,7 @@ constexpr const char* kToolsHelp =
 const core::PathParam kOut{"out", "Output directory", "The run directory", ""};
 const core::StringListParam kTool{"tool", "Tool", "A tool, outermost first", {}};
 const core::StringListParam kToolParam{"tool-param", "Tool parameter", "NAME.KEY=VALUE", {}};
+const core::PathParam kContext{"context", "madengine context", "A madengine context JSON with a tools list", ""};
 const core::StringListParam kParam{"param", "Parameter", "KEY=VALUE recorded in the manifest", {}};
 const core::IntParam kRepeat = core::IntParam{"repeat", "Repeat", "Repeat index", -1}.bounded(-1, 1000000, 1);
 const core::StringListParam kGrid{"grid", "Grid axis", "KEY=V1,V2,...", {}};
@@ -99,19 +106,30 @@ std::pair<std::vector<std::string>, std::vector<std::string>> splitCommand(const
 }
 
 std::vector<CliOption> sessionOptions() {
-    return {kOut, CliOption(kTool, '\0', true), CliOption(kToolParam, '\0', true), kGraceMs, kSlurm,
+    return {kOut, CliOption(kTool, '\0', true), CliOption(kToolParam, '\0', true), kContext, kGraceMs, kSlurm,
             CliOption(kSlurmArg, '\0', true)};
 }
 
-// --tool, --tool-param and --grace-ms into `o`, each tool parameter coerced by its spec; a usage error's message,
-// or "".
-std::string applySessionOptions(const ArgParser& p, const collectors::ToolCatalog& catalog, collectors::SessionOptions& o) {
+// --tool, --context, --tool-param and --grace-ms into `o` (a context's ad-hoc tools into `catalog`), each tool
+// parameter coerced by its spec; a usage error's message, or "".
+std::string applySessionOptions(const ArgParser& p, collectors::ToolCatalog& catalog, collectors::SessionOptions& o,
+                                const char* command) {
     o.outDir = p.get(kOut);
     o.grace = std::chrono::milliseconds(p.get(kGraceMs));
     o.slurm = p.get(kSlurm);
     o.slurmArgs = p.get(kSlurmArg);
     if (!o.slurm && !o.slurmArgs.empty()) return "--slurm-arg needs --slurm";
     for (const auto& t : p.get(kTool)) o.tools.push_back({t, {}});
+    if (!p.get(kContext).empty()) {
+        auto context = collectors::loadMadengineContext(p.get(kContext), catalog);
+        if (!context) return context.error().toString();
+        for (const auto& m : context->messages) fmt::print(stderr, "strobe-cli {}: {}\n", command, m);
+        // The job's own strobe-cli gets the tools by name: a wrapper made from the context exists only here.
+        if (o.slurm && !context->adhocTools.empty())
+            return "--slurm cannot run the context's ad-hoc wrapper '" + context->adhocTools.front().name +
+                   "' inside the job yet: give it as the command's prefix instead";
+        if (std::string e = collectors::applyContext(*context, o, catalog); !e.empty()) return e;
+    }
     for (const auto& a : p.get(kToolParam)) {
         const size_t dot = a.find('.'), eq = a.find('=');
         if (dot == std::string::npos || eq == std::string::npos || dot > eq)
@@ -157,11 +175,11 @@ int runCollect(const std::vector<std::string>& all) {
         return usageError("collect", fmt::format("'{}': put the command after --", p.positionals().front()));
     if (command.empty()) return usageError("collect", "no command: strobe-cli collect --out DIR -- COMMAND [ARGS...]");
     if (p.get(kOut).empty()) return usageError("collect", "--out DIR is required");
-    const collectors::ToolCatalog catalog = collectors::loadToolCatalog();
+    collectors::ToolCatalog catalog = collectors::loadToolCatalog();
     for (const auto& m : catalog.messages) fmt::print(stderr, "strobe-cli collect: {}\n", m);
     collectors::SessionOptions o;
     o.command = command;
-    if (std::string e = applySessionOptions(p, catalog, o); !e.empty()) return usageError("collect", e);
+    if (std::string e = applySessionOptions(p, catalog, o, "collect"); !e.empty()) return usageError("collect", e);
     if (p.get(kRepeat) >= 0) o.repeat = static_cast<int>(p.get(kRepeat));
     for (const auto& kv : p.get(kParam)) {
         const size_t eq = kv.find('=');
@@ -247,10 +265,10 @@ int runSweepLaunch(const std::vector<std::string>& all) {
         grid.push_back(std::move(axis));
     }
     if (grid.empty()) return usageError("sweep", "launch needs at least one --grid KEY=V1,V2,...");
-    const collectors::ToolCatalog catalog = collectors::loadToolCatalog();
+    collectors::ToolCatalog catalog = collectors::loadToolCatalog();
     collectors::SessionOptions o;
     o.command = command;
-    if (std::string e = applySessionOptions(p, catalog, o); !e.empty()) return usageError("sweep", e);
+    if (std::string e = applySessionOptions(p, catalog, o, "sweep launch"); !e.empty()) return usageError("sweep", e);
     installStopSignals();
     const auto r = collectors::launchSweep(p.get(kOut), grid, static_cast<int>(p.get(kRepeats)),
                                            p.get(kOrder) == "interleaved", o, catalog, g_signal,

@@ -2,10 +2,18 @@
 
 #include <simdjson.h>
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <array>
 #include <cctype>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
 #include <map>
+#include <sstream>
+
+#include "core/io/csv_reader.h"
 
 namespace strobe::core {
 
@@ -98,6 +106,29 @@ size_t gemmDtypeBytes(std::string_view dtype) {
     return 4;
 }
 
+namespace {
+
+// [[64, 256], [], [256, 512]] → the shapes; nullopt when it is not a list of lists of integers.
+std::optional<std::vector<std::vector<int64_t>>> dimsOf(simdjson::dom::element list) {
+    simdjson::dom::array outer;
+    if (list.get_array().get(outer) != simdjson::SUCCESS) return std::nullopt;
+    std::vector<std::vector<int64_t>> dims;
+    for (simdjson::dom::element e : outer) {
+        std::vector<int64_t> d;
+        simdjson::dom::array a;
+        if (e.get_array().get(a) == simdjson::SUCCESS)
+            for (simdjson::dom::element x : a) {
+                int64_t v = 0;
+                if (x.get_int64().get(v) != simdjson::SUCCESS) return std::nullopt;
+                d.push_back(v);
+            }
+        dims.push_back(std::move(d));
+    }
+    return dims;
+}
+
+}  // namespace
+
 bool isGemmOp(std::string_view opName) {
     return std::find(kGemmOps.begin(), kGemmOps.end(), opName) != kGemmOps.end();
 }
@@ -121,20 +152,10 @@ std::optional<GemmCost> gemmCostOfArgs(std::string_view opName, std::string_view
     simdjson::padded_string text(argsJson);
     simdjson::dom::object obj;
     if (parser.parse(text).get_object().get(obj) != simdjson::SUCCESS) return std::nullopt;
-    simdjson::dom::array dimsList;
-    if (obj.at_key("Input Dims").get_array().get(dimsList) != simdjson::SUCCESS) return std::nullopt;
-    std::vector<std::vector<int64_t>> dims;
-    for (simdjson::dom::element e : dimsList) {
-        std::vector<int64_t> d;
-        simdjson::dom::array a;
-        if (e.get_array().get(a) == simdjson::SUCCESS)
-            for (simdjson::dom::element x : a) {
-                int64_t v = 0;
-                if (x.get_int64().get(v) != simdjson::SUCCESS) return std::nullopt;
-                d.push_back(v);
-            }
-        dims.push_back(std::move(d));
-    }
+    simdjson::dom::element dimsList;
+    if (obj.at_key("Input Dims").get(dimsList) != simdjson::SUCCESS) return std::nullopt;
+    auto dims = dimsOf(dimsList);
+    if (!dims) return std::nullopt;
     std::vector<std::string> types;
     simdjson::dom::array typeList;
     if (obj.at_key("Input type").get_array().get(typeList) == simdjson::SUCCESS)
@@ -142,7 +163,7 @@ std::optional<GemmCost> gemmCostOfArgs(std::string_view opName, std::string_view
             std::string_view t;
             types.emplace_back(e.get_string().get(t) == simdjson::SUCCESS ? std::string(t) : std::string());
         }
-    return gemmCost(opName, dims, types);
+    return gemmCost(opName, *dims, types);
 }
 
 GemmOps gemmOps(const RankData& rank) {
@@ -180,7 +201,95 @@ GemmOps gemmOps(const RankData& rank) {
     return out;
 }
 
-std::vector<StepGemmFlops> gemmFlopsPerStep(const RankData& rank) {
+std::string opShapesPathOf(std::string_view tracePath) {
+    namespace fs = std::filesystem;
+    const fs::path p{std::string(tracePath)};
+    std::string name = p.filename().string();
+    for (std::string_view suffix : {"_trace.json.gz", "_trace.json"})
+        if (name.starts_with("rank") && name.ends_with(suffix) && name.size() > 4 + suffix.size()) {
+            const std::string rank = name.substr(4, name.size() - 4 - suffix.size());
+            if (!std::all_of(rank.begin(), rank.end(), [](unsigned char c) { return std::isdigit(c); })) return {};
+            return (p.parent_path() / ("rank" + rank + "_op_shapes.csv")).string();
+        }
+    return {};
+}
+
+Result<OpShapesGemm> parseOpShapesGemm(std::string_view csvText, const std::string& path) {
+    CsvReader csv(csvText, path);
+    if (Status s = csv.readHeader(); !s) return s.error();
+    const int name = csv.column("name"), shapes = csv.column("input_shapes"), calls = csv.column("calls");
+    if (name < 0 || shapes < 0 || calls < 0)
+        return Error(Location{path}, "not a strobe_torch op-shapes table (needs name, input_shapes, calls columns)");
+    OpShapesGemm out;
+    out.path = path;
+    simdjson::dom::parser parser;
+    while (true) {
+        auto more = csv.next();
+        if (!more) return more.error();
+        if (!*more) break;
+        const std::string_view op = csv.field(name);
+        const auto n = csv.toInt(calls);
+        if (!n || *n < 0) return csv.error(fmt::format("calls '{}' is not a count", csv.field(calls)));
+        if (op == "ProfilerStep*") out.profilerSteps = *n;
+        // linear and matmul call mm/addmm/bmm, which have rows of their own: counted there.
+        if (!isGemmOp(op) || op == "aten::linear" || op == "aten::matmul") continue;
+        simdjson::padded_string text(csv.field(shapes));
+        simdjson::dom::element list;
+        std::optional<std::vector<std::vector<int64_t>>> dims;
+        if (parser.parse(text).get(list) == simdjson::SUCCESS) dims = dimsOf(list);
+        if (!dims) return csv.error(fmt::format("input_shapes '{}' is not a JSON list of shapes", csv.field(shapes)));
+        const auto cost = gemmCost(op, *dims, {});
+        if (!cost) {
+            ++out.unusable;
+            continue;
+        }
+        out.flops += cost->flops * double(*n);
+        out.bytes += cost->bytes * double(*n);
+        out.calls += *n;
+    }
+    return out;
+}
+
+std::optional<Result<OpShapesGemm>> opShapesGemmOf(const RankData& rank) {
+    const std::string path = opShapesPathOf(rank.path);
+    std::error_code ec;
+    if (path.empty() || !std::filesystem::is_regular_file(path, ec)) return std::nullopt;
+    std::ifstream in(path, std::ios::binary);
+    std::ostringstream text;
+    text << in.rdbuf();
+    if (!in && !in.eof()) return Result<OpShapesGemm>(Error(Location{path}, "cannot read the op-shapes table"));
+    return parseOpShapesGemm(text.str(), path);
+}
+
+namespace {
+
+// The op-shapes table's totals spread evenly over the steps (see gemmFlopsPerStep).
+void spreadOpShapes(const RankData& rank, std::vector<StepGemmFlops>& out, std::string* note) {
+    auto table = opShapesGemmOf(rank);
+    if (!table) return;
+    if (!*table) {
+        if (note) *note = fmt::format("rank {}: {}", rank.rank, table->error().toString());
+        return;
+    }
+    const OpShapesGemm& t = **table;
+    if (t.calls == 0) return;
+    const int64_t steps = t.profilerSteps > 0 ? t.profilerSteps : int64_t(out.size());
+    for (auto& s : out) {
+        s.flops = t.flops / double(steps);
+        s.bytes = t.bytes / double(steps);
+        s.ops = size_t(std::llround(double(t.calls) / double(steps)));
+        s.fromOpShapes = true;
+    }
+    if (note)
+        *note = fmt::format("rank {}: GEMM FLOPs from {} (the trace records no input shapes): {} GEMM calls, "
+                            "{:.6g} FLOPs in total over the {} profiled steps, divided evenly: each step shows the "
+                            "average",
+                            rank.rank, t.path, t.calls, t.flops, steps);
+}
+
+}  // namespace
+
+std::vector<StepGemmFlops> gemmFlopsPerStep(const RankData& rank, std::string* note) {
     std::vector<StepGemmFlops> out(rank.steps.size());
     std::vector<std::map<std::string, double>> byType(out.size());
     for (size_t k = 0; k < out.size(); ++k) {
@@ -188,7 +297,12 @@ std::vector<StepGemmFlops> gemmFlopsPerStep(const RankData& rank) {
         out[k].start = rank.steps.start[k];
         out[k].end = rank.steps.end[k];
     }
-    for (const auto& op : gemmOps(rank).ops) {
+    const GemmOps ops = gemmOps(rank);
+    if (ops.ops.empty() && !out.empty()) {
+        spreadOpShapes(rank, out, note);
+        return out;
+    }
+    for (const auto& op : ops.ops) {
         if (op.step < 0) continue;
         auto& st = out[size_t(op.step)];
         st.flops += op.cost.flops;

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "core/analysis/derived_metrics.h"
+#include "core/io/error.h"
 #include "core/model/dataset.h"
 
 namespace strobe::core {
@@ -55,7 +56,30 @@ struct GemmOps {
 };
 GemmOps gemmOps(const RankData& rank);
 
-// GEMM FLOPs of each ProfilerStep of a rank (every step, also those without GEMMs).
+// strobe_torch's op-shapes table (resources/python/strobe_torch.py writes rank<R>_op_shapes.csv beside
+// rank<R>_trace.json: name, input_shapes (a JSON list of shapes), calls, cpu_time_total_us, from
+// key_averages(group_by_input_shape=True): totals over the profiled steps). The legacy autograd trace (a torch built
+// without Kineto, such as Debian's) records no "Input Dims", so its GEMM FLOPs come from this table. The table is
+// flat (no nesting), so only the ops that do the multiplication count: aten::mm, addmm, bmm and baddbmm
+// (aten::linear and aten::matmul call them and would be counted twice). Data types are not recorded ("").
+struct OpShapesGemm {
+    std::string path;
+    double flops = 0, bytes = 0;  // totals over the profiled steps
+    int64_t calls = 0;            // GEMM calls counted
+    int64_t profilerSteps = 0;    // calls of its "ProfilerStep*" row (the profiled steps); 0 when absent
+    size_t unusable = 0;          // GEMM rows whose shapes do not fit the op
+};
+// "dir/rank3_op_shapes.csv" for "dir/rank3_trace.json" (or .json.gz); "" for any other name.
+std::string opShapesPathOf(std::string_view tracePath);
+// Errors name the file, the row and the column.
+Result<OpShapesGemm> parseOpShapesGemm(std::string_view csvText, const std::string& path);
+// The table beside the rank's trace file: nullopt when there is none, an error when it cannot be read.
+std::optional<Result<OpShapesGemm>> opShapesGemmOf(const RankData& rank);
+
+// GEMM FLOPs of each ProfilerStep of a rank (every step, also those without GEMMs). A rank whose trace has no GEMM
+// op with shapes (the legacy trace) takes them from its op-shapes table when there is one: its totals divided by
+// the number of profiled steps (the table's ProfilerStep* calls, else the trace's steps), the same in every step —
+// an average, not a per-step count; `note` (when given) then says so, or why the table could not be used.
 struct StepGemmFlops {
     int64_t step = 0;  // ProfilerStep number
     TimeNs start = 0, end = 0;
@@ -63,8 +87,9 @@ struct StepGemmFlops {
     double bytes = 0;
     size_t ops = 0;
     std::string dtype;  // the data type with the most FLOPs in the step ("" when none)
+    bool fromOpShapes = false;  // from the op-shapes table (an average over the profiled steps)
 };
-std::vector<StepGemmFlops> gemmFlopsPerStep(const RankData& rank);
+std::vector<StepGemmFlops> gemmFlopsPerStep(const RankData& rank, std::string* note = nullptr);
 
 // Peak TFLOP/s of `arch` for a data type (the dense matrix/tensor-core rate where the GPU has one: fp32 on NVIDIA
 // is the CUDA-core rate, tf32 the tensor-core rate); nullopt when the table has no number for it.

@@ -4,7 +4,8 @@
 // GPU's peak for the data type), the peak from resources/arch_constants.yaml for the trace's GPU (deviceProperties)
 // or the peak_tflops parameter. Several ranks of a run: FLOPs summed, divided by the sum of their step times (per
 // GPU). One line per run. Only GEMMs are counted (convolutions, attention kernels and element-wise work are not), so
-// this is a lower bound of the model's FLOPs.
+// this is a lower bound of the model's FLOPs. A legacy torch trace (no shapes) takes its GEMMs from strobe_torch's
+// op-shapes table beside it: the same average in every step, which a message says.
 
 #include <algorithm>
 #include <cmath>
@@ -84,8 +85,8 @@ public:
             for (const auto& rp : runs[run].dataset->ranks) {
                 if (cancel.cancelled()) return cancelledError();
                 if (!rankSelected(ranks, rp->rank) || rp->steps.size() == 0) continue;
-                withoutShapes += core::gemmOps(*rp).withoutShapes;
-                addRank(*rp, run, values, steps, p->messages);
+                // A legacy trace's GEMMs have no shapes; its op-shapes table stands in for them (and says so).
+                if (!addRank(*rp, run, values, steps, p->messages)) withoutShapes += core::gemmOps(*rp).withoutShapes;
             }
             for (auto& [n, row] : steps) {
                 counted += row.ops;
@@ -218,10 +219,13 @@ public:
     }
 
 private:
-    // The steps of one rank added into `steps` (by step number).
-    static void addRank(const core::RankData& r, size_t run, const ParamValues& values, std::map<int64_t, StepRow>& steps,
+    // The steps of one rank added into `steps` (by step number); true when their FLOPs came from the rank's
+    // op-shapes table (core::gemmFlopsPerStep: the legacy trace), whose note joins the messages.
+    static bool addRank(const core::RankData& r, size_t run, const ParamValues& values, std::map<int64_t, StepRow>& steps,
                         std::vector<std::string>& messages) {
-        const auto perStep = core::gemmFlopsPerStep(r);
+        std::string note;
+        const auto perStep = core::gemmFlopsPerStep(r, &note);
+        if (!note.empty()) messages.push_back(note);
         std::string dtype = kDtype(values);
         if (dtype == "auto") {
             std::map<std::string, double> byType;
@@ -257,6 +261,7 @@ private:
                 row.ranksWithPeak += 1;
             }
         }
+        return std::any_of(perStep.begin(), perStep.end(), [](const core::StepGemmFlops& s) { return s.fromOpShapes; });
     }
 
     static std::optional<double> valueOf(const StepRow& r, const ParamValues& v) {

@@ -257,3 +257,18 @@ TEST(CounterPlots, ClearMessagesWhenTheDataLacksCountersOrShapes) {
     ASSERT_TRUE(roof.empty);
     EXPECT_NE(roof.empty->find("without FLOPs and bytes"), std::string::npos) << *roof.empty;
 }
+
+// A legacy torch trace (no shapes) with strobe_torch's op-shapes table beside it (tests/data/torch-op-shapes/mlp_cpu,
+// see tests/core/gemm_flops_test.cpp for the expected 35,520,512 FLOPs per step): every step gets the table's
+// average, and the plot says where the FLOPs come from instead of "GEMM ops without usable shapes".
+TEST(CounterPlots, MfuPerStepOfALegacyTraceUsesItsOpShapesTable) {
+    auto s = show("mfu-per-step", {runOf("mlp", "torch-op-shapes/mlp_cpu")}, {{"value", std::string("tflops")}});
+    ASSERT_EQ(s.table.rows.size(), 3u) << (s.empty ? *s.empty : "");
+    for (size_t r = 0; r < 3; ++r) {
+        EXPECT_DOUBLE_EQ(cellNumber(s.table, r, "gemm_flops"), 35520512.0);
+        EXPECT_DOUBLE_EQ(cellNumber(s.table, r, "gemm_ops"), 5.0);
+    }
+    EXPECT_TRUE(anyMessage(s.table, "rank0_op_shapes.csv (the trace records no input shapes)"));
+    EXPECT_TRUE(anyMessage(s.table, "over the 3 profiled steps, divided evenly"));
+    EXPECT_FALSE(anyMessage(s.table, "without usable shapes"));
+}

@@ -1,0 +1,43 @@
+#pragma once
+// madengine's context (its --additional-context / --additional-context-file JSON) as a Strobe tool stack. The part
+// read is `tools`, a list of {"name": ..., "cmd": ..., "env_vars": {...}} (other keys are madengine's own: gpu_vendor,
+// guest_os, pre_scripts/post_scripts ...; they are ignored). madengine applies the list innermost first (each tool
+// wraps what the ones before it wrapped); Strobe lists tools outermost first, so the list is reversed. Per entry:
+//   - a name that is a Strobe tool spec (rocprofv3, nsys, amd-smi, ...) becomes that tool with its spec's defaults;
+//     its `cmd`, if any, is not used (the spec builds the command; a message says so);
+//   - another name with a non-empty `cmd` (a wrapper: "timeout 600", "numactl --interleave=all") becomes an ad-hoc
+//     prefix tool named like the entry, its argv the cmd split at blanks, never run through a shell. A cmd with
+//     shell syntax (quotes, $, `, |, &, ;, <, >, parentheses, globs, braces, backslashes) is refused with the file
+//     and the tool's index: Strobe runs argv, and guessing how a shell would have split it is not safe;
+//   - another name without a cmd (gpu_info_power_profiler, rocblas_trace: madengine's own scripts, whose cmd lives
+//     in its tools.json) contributes only its env_vars, with a message that its scripts are not run.
+// Every entry's env_vars merge into the workload's environment in the file's order: a later entry wins.
+// Errors name the file and where: the byte offset, line and column of bad JSON, or tools[i] for a bad entry.
+
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "collectors/session.h"
+#include "collectors/tool_spec.h"
+#include "core/io/error.h"
+
+namespace strobe::collectors {
+
+struct ContextImport {
+    std::vector<ToolUse> tools;                // outermost first: the context's list reversed
+    std::vector<ToolSpec> adhocTools;          // prefix tools made from unknown entries' cmd, for the catalog
+    std::map<std::string, std::string> env;    // every entry's env_vars, a later entry winning
+    std::vector<std::string> messages;         // how entries were taken ("tools[1] gpu_info_power_profiler: ...")
+};
+
+core::Result<ContextImport> parseMadengineContext(std::string_view text, const std::string& source,
+                                                  const ToolCatalog& catalog);
+core::Result<ContextImport> loadMadengineContext(const std::string& path, const ToolCatalog& catalog);
+
+// Adds an import to session options: its tools after (inside) the ones already there, its ad-hoc tools to the
+// catalog, its environment under the options' own variables (those already set win). A usage error, or "".
+std::string applyContext(const ContextImport& context, SessionOptions& options, ToolCatalog& catalog);
+
+}  // namespace strobe::collectors

@@ -1,0 +1,95 @@
+// madengine context import (collectors/madengine_context.h): the context's tool list (innermost first) becomes
+// Strobe's tool stack (outermost first), env_vars merge in the file's order (a later entry wins), Strobe's own
+// specs are used by name, an unknown wrapper becomes an ad-hoc prefix tool (argv split at blanks) and shell syntax
+// is refused; errors name the file and where. tests/data/madengine/context_rocprofv3_power.json follows the layout of
+// madengine's profiling contexts (ROCm/madengine examples/profiling-configs: tools entries with name, cmd and
+// env_vars; rocprofv3, rocblas_trace and gpu_info_power_profiler are tool names of madengine's tools.json).
+#include <gtest/gtest.h>
+
+#include "collectors/madengine_context.h"
+#include "core/io/resources.h"
+
+namespace strobe::collectors {
+namespace {
+
+const ToolCatalog& shipped() {
+    static const ToolCatalog c = loadToolCatalog({core::resourcePath("tools").string()});
+    return c;
+}
+
+const std::string kContext = std::string(STROBE_TEST_DATA_DIR) + "/madengine/context_rocprofv3_power.json";
+
+TEST(MadengineContext, ReversesTheListAndMergesTheEnvironmentLaterWins) {
+    auto r = loadMadengineContext(kContext, shipped());
+    ASSERT_TRUE(r.ok()) << r.error().toString();
+    // The file lists rocprofv3, rocblas_trace (env only), gpu_info_power_profiler (env only), time_limit: the two
+    // that wrap the command, outermost first.
+    ASSERT_EQ(r->tools.size(), 2u);
+    EXPECT_EQ(r->tools[0].name, "time_limit");
+    EXPECT_EQ(r->tools[1].name, "rocprofv3");
+    ASSERT_EQ(r->adhocTools.size(), 1u);
+    EXPECT_EQ(r->adhocTools[0].kind, ToolKind::Prefix);
+    EXPECT_EQ(r->adhocTools[0].command, (std::vector<std::string>{"timeout", "--kill-after=5", "600"}));
+    EXPECT_EQ(r->adhocTools[0].source, kContext + ": tools[3]");
+    const std::map<std::string, std::string> env{{"HSA_ENABLE_SDMA", "0"}, {"RCCL_DEBUG", "WARN"},
+                                                 {"ROCBLAS_TRACE", "1"}, {"POWER_DEVICE", "all"},
+                                                 {"POWER_SAMPLING_RATE", "0.1"}};
+    EXPECT_EQ(r->env, env);  // RCCL_DEBUG: INFO from tools[0], WARN from the later tools[2]
+    // rocprofv3's cmd is Strobe's spec's business; the env-only entries say their scripts are not run.
+    ASSERT_EQ(r->messages.size(), 3u);
+    EXPECT_NE(r->messages[0].find("tools[0] rocprofv3: Strobe's tool spec builds its command"), std::string::npos);
+    EXPECT_NE(r->messages[1].find("tools[1] rocblas_trace: no Strobe tool of that name and no cmd"), std::string::npos);
+}
+
+TEST(MadengineContext, AppliesInsideTheCommandLineToolsAndAddsTheAdhocSpecs) {
+    auto r = loadMadengineContext(kContext, shipped());
+    ASSERT_TRUE(r.ok());
+    ToolCatalog catalog = shipped();
+    SessionOptions o;
+    o.tools.push_back({"amd-smi", {}});
+    o.env["RCCL_DEBUG"] = "TRACE";  // the user's own variable wins over the context's
+    EXPECT_EQ(applyContext(*r, o, catalog), "");
+    ASSERT_EQ(o.tools.size(), 3u);
+    EXPECT_EQ(o.tools[0].name, "amd-smi");
+    EXPECT_EQ(o.tools[1].name, "time_limit");
+    EXPECT_EQ(o.tools[2].name, "rocprofv3");
+    EXPECT_EQ(o.env["RCCL_DEBUG"], "TRACE");
+    EXPECT_EQ(o.env["ROCBLAS_TRACE"], "1");
+    ASSERT_NE(catalog.find("time_limit"), nullptr);
+    EXPECT_TRUE(catalog.find("time_limit")->probe.empty());
+    // Applying it twice would define time_limit twice.
+    EXPECT_NE(applyContext(*r, o, catalog).find("tool time_limit is already defined"), std::string::npos);
+}
+
+TEST(MadengineContext, ErrorsNameTheFileAndWhere) {
+    const ToolCatalog& c = shipped();
+    // Bad JSON: the comma missing between "x" and "cmd", on line 3.
+    const std::string bad = "{\"tools\": [\n  {\"name\": \"rocprofv3\"},\n  {\"name\": \"x\" \"cmd\": \"y\"}\n]}";
+    auto e = parseMadengineContext(bad, "ctx.json", c);
+    ASSERT_FALSE(e.ok());
+    EXPECT_EQ(e.error().where.file, "ctx.json");
+    EXPECT_EQ(e.error().where.line, 3);
+    EXPECT_GT(e.error().where.byteOffset, static_cast<int64_t>(bad.find("\"x\"")));
+    EXPECT_LE(e.error().where.byteOffset, static_cast<int64_t>(bad.find("\"cmd\"")) + 1);
+    EXPECT_NE(e.error().toString().find("not JSON"), std::string::npos);
+
+    // madengine's test tools chain commands through a shell: refused, naming the entry.
+    auto s = parseMadengineContext(R"({"tools": [{"name": "rocprofv3"}, {"name": "test_tools_A", "cmd": "echo cmd_A && "}]})",
+                                   "ctx.json", c);
+    ASSERT_FALSE(s.ok());
+    EXPECT_NE(s.error().toString().find("ctx.json: tools[1] (test_tools_A): cmd 'echo cmd_A &&' needs a shell ('&')"),
+              std::string::npos) << s.error().toString();
+
+    auto n = parseMadengineContext(R"({"tools": [{"cmd": "timeout 5"}]})", "ctx.json", c);
+    ASSERT_FALSE(n.ok());
+    EXPECT_NE(n.error().toString().find("tools[0]: no \"name\""), std::string::npos);
+    auto v = parseMadengineContext(R"({"tools": [{"name": "a", "env_vars": {"X": [1]}}]})", "ctx.json", c);
+    ASSERT_FALSE(v.ok());
+    EXPECT_NE(v.error().toString().find("tools[0] (a): env_vars.X: not a string or number"), std::string::npos);
+    EXPECT_FALSE(parseMadengineContext(R"({"gpu_vendor": "AMD"})", "ctx.json", c).ok());
+    EXPECT_FALSE(parseMadengineContext("[]", "ctx.json", c).ok());
+    EXPECT_FALSE(loadMadengineContext("/nonexistent/ctx.json", c).ok());
+}
+
+}  // namespace
+}  // namespace strobe::collectors
