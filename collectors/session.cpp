@@ -159,6 +159,37 @@ struct Running {
     bool reported = false;
 };
 
+// Whether a sidecar has begun: one of its outputs (the spec's globs, its stdout file) exists and is not empty.
+// A sidecar that declares no output is taken as begun.
+bool sidecarBegun(const Running& s, const fs::path& outDir) {
+    const auto& outputs = s.tool->spec->outputs;
+    if (outputs.empty()) return true;
+    for (const ManifestFile& f : listFiles(outDir, {}))
+        for (const auto& out : outputs)
+            if (f.size > 0 && fnmatch(out.glob.c_str(), f.path.c_str(), 0) == 0) return true;
+    return false;
+}
+
+// Waits (up to `limit`, or until a stop is requested) for every sidecar to begin, so that the samplers are sampling
+// when the workload starts: a sampler that starts slowly (a big sanitizer build, nvidia-smi waking the driver) would
+// otherwise be stopped by a short workload before it wrote a single line. A sidecar that ends meanwhile is left to
+// the workload loop's "ended early"; one still silent at the limit is noted and the workload starts anyway.
+void awaitSidecars(std::vector<Running>& sidecars, const fs::path& outDir, std::chrono::milliseconds limit,
+                   const std::atomic<int>& stopSignal, const std::function<void(const std::string&)>& note) {
+    const auto deadline = std::chrono::steady_clock::now() + limit;
+    std::vector<const Running*> waiting;
+    for (const auto& s : sidecars) waiting.push_back(&s);
+    while (!waiting.empty() && stopSignal.load() == 0) {
+        std::erase_if(waiting, [&](const Running* s) { return !s->tree->poll() || sidecarBegun(*s, outDir); });
+        if (waiting.empty() || std::chrono::steady_clock::now() >= deadline) break;
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    if (stopSignal.load() != 0) return;
+    for (const Running* s : waiting)
+        note(fmt::format("sidecar {} wrote nothing in its first {} ms; the workload started without it", s->tool->spec->name,
+                         limit.count()));
+}
+
 core::Result<std::vector<std::string>> expandAll(const std::vector<std::string>& args,
                                                  const std::map<std::string, std::string>& vars) {
     std::vector<std::string> out;
@@ -524,6 +555,8 @@ SessionResult runSession(const SessionOptions& o, const ToolCatalog& catalog, co
         log(fmt::format("started sidecar {} (pid {})", t.spec->name, (*tree)->pid()));
         sidecars.push_back({&t, std::move(*tree), false});
     }
+
+    awaitSidecars(sidecars, outDir, o.sidecarStart, stopSignal, note);
 
     ProcessSpec ws;
     ws.argv = argv;

@@ -3,9 +3,10 @@
 //
 // Tools are listed outermost first. Set-up in that order: sidecars start (each in its own process group, its
 // stdout into its file when the spec says so), env tools add their variables, prefix tools wrap the command
-// (outermost first: `rocprofv3 ... -- nsys ... -- python train.py`). The workload is stop-when-complete: when it
-// ends, sidecars are stopped in reverse order (SIGTERM, then SIGKILL after the grace period), which lets them
-// flush. Cancel (a stop request) does the same to the workload first. Every process is tracked with its
+// (outermost first: `rocprofv3 ... -- nsys ... -- python train.py`); the workload starts once every sidecar has
+// written its first output (sidecarStart at most: a slow sampler is not stopped before it began). The workload is
+// stop-when-complete: when it ends, sidecars are stopped in reverse order (SIGTERM, then SIGKILL after the grace
+// period), which lets them flush. Cancel (a stop request) does the same to the workload first. Every process is tracked with its
 // descendants (collectors/process_tree.h: process groups plus a child subreaper), so nothing is left behind.
 //
 // Refused before anything starts, with the reason (and no directory written): an unknown tool, a tool whose probe
@@ -53,6 +54,8 @@ struct SessionOptions {
     std::map<std::string, std::string> parameters;  // the sweep point, recorded in the manifest
     std::optional<int> repeat;
     std::chrono::milliseconds grace{5000};
+    // How long the workload waits for the sidecars to begin (their first output on disk) before it starts anyway.
+    std::chrono::milliseconds sidecarStart{10000};
     std::string strobeCli;                      // for {strobe_cli}; empty: strobeCliPath()
     bool slurm = false;                         // submit the whole session as a Slurm job
     std::vector<std::string> slurmArgs;         // more sbatch arguments ({slurm_args} in the spec's submit)

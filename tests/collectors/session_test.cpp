@@ -60,6 +60,18 @@ outputs: [{glob: ticks.txt, format: text}]
 kind: sidecar
 command: [sh, -c, "trap '' TERM; echo $$ > {out}/stubborn.pid; while :; do sleep 0.05; done"]
 )");
+    // A sidecar slow to begin (a sanitizer build of strobe-cli, nvidia-smi waking the driver): its first line comes
+    // after 0.8 s; and one that never writes what it declares.
+    specs.write("tools/slowstart.yaml", R"(name: slowstart
+kind: sidecar
+command: [sh, -c, "trap 'exit 0' TERM; sleep 0.8; echo began > {out}/slow.txt; while :; do sleep 0.05; done"]
+outputs: [{glob: slow.txt, format: text}]
+)");
+    specs.write("tools/silent.yaml", R"(name: silent
+kind: sidecar
+command: [sh, -c, "trap 'exit 0' TERM; while :; do sleep 0.05; done"]
+outputs: [{glob: never.txt, format: text}]
+)");
     specs.write("tools/envtool.yaml", R"(name: envtool
 kind: env
 env: {ENVTOOL_DIR: "{out}/envtool", ENVTOOL_LEVEL: "{level}", API_TOKEN: "secret-value"}
@@ -269,6 +281,37 @@ TEST(Session, RecordedDevicesComeFromTheOverrideFile) {
     EXPECT_TRUE(r.gpus.empty());
     EXPECT_NE(r.message.find("bad.yaml: line 2: vendor must be AMD or NVIDIA"), std::string::npos) << r.message;
     unsetenv("STROBE_DEVICE_INFO");
+}
+
+// A short workload does not outrun a slow sampler: it starts once the sidecar has written its first output, so the
+// sampler's file holds what it saw (under ASan, strobe-cli's own CPU sampler took longer to start than `sleep 1`).
+TEST(Session, TheWorkloadStartsOnceTheSidecarsHaveBegun) {
+    TempDir d;
+    const ToolCatalog c = testCatalog(d);
+    std::atomic<int> stop{0};
+    const fs::path run = d.path / "run";
+    SessionOptions o = options(run, {"cat", (run / "slow.txt").string()});
+    o.tools = {{"slowstart", {}}};
+    const SessionResult r = runSession(o, c, stop);
+    ASSERT_EQ(r.status, "completed") << r.reason;
+    EXPECT_EQ(readAll(run / "workload.log"), "began\n");  // the workload saw the sidecar's first line
+    EXPECT_TRUE(r.manifest.messages.empty()) << r.manifest.messages.front();
+}
+
+TEST(Session, ASidecarThatWritesNothingDelaysTheWorkloadOnlyUpToItsLimitAndIsNoted) {
+    TempDir d;
+    const ToolCatalog c = testCatalog(d);
+    std::atomic<int> stop{0};
+    SessionOptions o = options(d.path / "run", {"true"});
+    o.tools = {{"silent", {}}};
+    o.sidecarStart = 300ms;
+    const auto t0 = std::chrono::steady_clock::now();
+    const SessionResult r = runSession(o, c, stop);
+    ASSERT_EQ(r.status, "completed") << r.reason;
+    EXPECT_GE(std::chrono::steady_clock::now() - t0, 300ms);  // it did wait: an ordering fact, not a timing target
+    ASSERT_EQ(r.manifest.messages.size(), 1u);
+    EXPECT_NE(r.manifest.messages[0].find("sidecar silent wrote nothing in its first 300 ms"), std::string::npos)
+        << r.manifest.messages[0];
 }
 
 }  // namespace
