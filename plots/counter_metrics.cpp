@@ -25,9 +25,8 @@ const MetricLibrary& metricLibrary() {
 }
 
 const core::ArchConstants* archOf(const core::RankData& rank) {
-    const std::string name = rank.info.gpuName();
-    if (name.empty()) return nullptr;
-    return core::findArch(metricLibrary().archs, name);
+    if (rank.info.devices.empty()) return nullptr;
+    return core::findArch(metricLibrary().archs, rank.info.devices.front());
 }
 
 namespace {

@@ -21,7 +21,8 @@ struct MetricLibrary {
 // Loaded on first use, then shared (thread-safe).
 const MetricLibrary& metricLibrary();
 
-// The architecture constants of the rank's GPU (by its device name), nullptr when the table has none.
+// The architecture constants of the rank's first GPU (by its name, else its gfx ISA: core::findArch), nullptr when
+// the table has none.
 const core::ArchConstants* archOf(const core::RankData& rank);
 
 // Derived metrics whose formula names the data has on some rank of `runs` (in the table's order), then the raw

@@ -91,10 +91,11 @@ int runPlot(const std::vector<std::string>& args) {
         fmt::print(stderr, "strobe-cli plot: '{}': expected a .png, .svg or .pdf output file\n", out);
         return kExitUsage;
     }
-    // Validate --set against the data-independent specs before the (possibly long) load.
+    // Validate --set against the data-independent specs before the (possibly long) load: unknown keys, bounds and
+    // fixed Enum choices are refused here; an Enum whose choices are the data's is checked once loaded.
     core::ParamValues values;
     {
-        auto specs = plot->parameters({});
+        auto specs = core::specsBeforeData(plot->parameters({}));
         for (const auto& s : sets)
             if (auto st = core::applyAssignment(specs, s, values); !st) {
                 fmt::print(stderr, "strobe-cli plot: {}\n", st.error().toString());

@@ -156,6 +156,8 @@ Result<std::vector<ArchConstants>> parseArchConstants(const std::string& text, c
                 ArchConstants a;
                 a.key = dk.as<std::string>();
                 a.vendor = vk.as<std::string>();
+                if (d->second.IsMap() && d->second["gfx"] && d->second["gfx"].IsScalar())
+                    a.gfx = normalise(d->second["gfx"].as<std::string>());
                 flatten(d->second, "arch", a);
                 out.push_back(std::move(a));
             }
@@ -173,18 +175,99 @@ Result<std::vector<ArchConstants>> loadArchConstants() {
     return parseArchConstants(*text, path);
 }
 
-const ArchConstants* findArch(const std::vector<ArchConstants>& all, std::string_view deviceName) {
-    const std::string dev = normalise(deviceName);
-    const ArchConstants* best = nullptr;
-    size_t bestLen = 0;
-    for (const auto& a : all) {
-        const std::string model = normalise(std::string_view(a.key).substr(0, a.key.find('_')));
-        if (!model.empty() && dev.find(model) != std::string::npos && model.size() > bestLen) {
-            best = &a;
-            bestLen = model.size();
+namespace {
+
+// Upper-case words of letters and digits: "Tesla V100-SXM2-16GB" -> TESLA V100 SXM2 16GB.
+std::vector<std::string> wordsOf(std::string_view s) {
+    std::vector<std::string> out;
+    std::string w;
+    for (char c : s) {
+        if (std::isalnum(static_cast<unsigned char>(c))) {
+            w += static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+        } else if (!w.empty()) {
+            out.push_back(std::move(w));
+            w.clear();
         }
     }
-    return best;
+    if (!w.empty()) out.push_back(std::move(w));
+    return out;
+}
+
+bool wordIsModel(const std::string& word, const std::string& model) {
+    return word.size() >= model.size() && word.compare(0, model.size(), model) == 0 &&
+           (word.size() == model.size() || !std::isdigit(static_cast<unsigned char>(word[model.size()])));
+}
+
+// An ISA name such as GFX942 or GFX90A (upper case).
+bool isGfxWord(const std::string& w) {
+    return w.size() > 3 && w.compare(0, 3, "GFX") == 0 && std::isdigit(static_cast<unsigned char>(w[3]));
+}
+
+bool unitsMatch(const ArchConstants& a, int units) {
+    if (units <= 0) return false;
+    for (const char* k : {"arch.compute_units_per_device", "arch.compute_units", "arch.sms"}) {
+        auto it = a.values.find(std::string_view(k));
+        if (it != a.values.end() && static_cast<int>(it->second) == units) return true;
+    }
+    return false;
+}
+
+}  // namespace
+
+const ArchConstants* findArch(const std::vector<ArchConstants>& all, std::string_view deviceName, std::string_view gfx,
+                              int computeUnits) {
+    const std::vector<std::string> words = wordsOf(deviceName);
+    const ArchConstants* best = nullptr;
+    size_t bestLen = 0;
+    int bestParts = -1;
+    for (const auto& a : all) {
+        const std::vector<std::string> parts = wordsOf(a.key);  // '_' splits: A100 SXM4 80GB
+        if (parts.empty()) continue;
+        const std::string& model = parts.front();
+        if (std::none_of(words.begin(), words.end(), [&](const std::string& w) { return wordIsModel(w, model); }))
+            continue;
+        int more = 0;
+        for (size_t i = 1; i < parts.size(); ++i)
+            more += std::find(words.begin(), words.end(), parts[i]) != words.end() ? 1 : 0;
+        if (model.size() > bestLen || (model.size() == bestLen && more > bestParts)) {
+            best = &a;
+            bestLen = model.size();
+            bestParts = more;
+        }
+    }
+    if (best) return best;
+    std::string isa;
+    for (const auto& w : words)
+        if (isGfxWord(w)) {
+            isa = w;
+            break;
+        }
+    if (isa.empty()) isa = normalise(gfx);
+    if (isa.empty()) return nullptr;
+    const ArchConstants* first = nullptr;
+    const ArchConstants* byUnits = nullptr;
+    int unitMatches = 0;
+    for (const auto& a : all) {
+        if (a.gfx != isa) continue;
+        if (!first) first = &a;
+        if (unitsMatch(a, computeUnits)) {
+            if (!byUnits) byUnits = &a;
+            ++unitMatches;
+        }
+    }
+    return unitMatches == 1 ? byUnits : first;
+}
+
+const ArchConstants* findArch(const std::vector<ArchConstants>& all, const DeviceProperties& device) {
+    // The first gfxNNN in the raw properties: {"arch":"gfx950"...}, "gpu_arch":"gfx950", "gcnArchName":"gfx942:...".
+    std::string gfx;
+    const std::string& raw = device.rawJson;
+    for (size_t p = raw.find("gfx"); p != std::string::npos && gfx.empty(); p = raw.find("gfx", p + 3)) {
+        size_t e = p + 3;
+        while (e < raw.size() && std::isalnum(static_cast<unsigned char>(raw[e]))) ++e;
+        if (e > p + 3 && std::isdigit(static_cast<unsigned char>(raw[p + 3]))) gfx = raw.substr(p, e - p);
+    }
+    return findArch(all, device.name, gfx, device.numSms);
 }
 
 namespace {

@@ -50,14 +50,25 @@ private:
 struct ArchConstants {
     std::string key;   // the YAML key: MI300X, H100_SXM...
     std::string vendor;
+    std::string gfx;   // AMD ISA name (gfx942), "" for NVIDIA entries
     std::map<std::string, double, std::less<>> values;
 };
 
 Result<std::vector<ArchConstants>> parseArchConstants(const std::string& text, const std::string& fileName);
 Result<std::vector<ArchConstants>> loadArchConstants();  // resources/arch_constants.yaml
-// The entry whose model (key up to the first '_', e.g. MI300X, H100) occurs in the device name
-// ("AMD Instinct MI300X", "NVIDIA H100 80GB HBM3"), ignoring case, spaces and dashes; the longest model wins.
-const ArchConstants* findArch(const std::vector<ArchConstants>& all, std::string_view deviceName);
+// The entry a device name describes ("AMD Instinct MI350X", "NVIDIA H100 80GB HBM3", "Tesla V100-SXM2-16GB"),
+// ignoring case. The name is cut into words at every character that is not a letter or digit; an entry matches when
+// a word starts with its model (the key up to the first '_': MI300X, H100, V100) and does not go on with a digit
+// ("V100S" is a V100, "MI3000" is not an MI300X, "GH200" is not an H200). The longest model wins, then the entry
+// with more of the key's other parts among the words (A100_SXM4_80GB over a plain A100).
+// With no model in the name, the AMD ISA (a word gfxNNN of the name, else `gfx`) picks the entries of that ISA:
+// the one whose compute_units (or compute_units_per_device) equals `computeUnits` when exactly one does, else the
+// first listed (gfx942 -> MI300X, gfx950 -> MI350X). nullptr when nothing matches.
+const ArchConstants* findArch(const std::vector<ArchConstants>& all, std::string_view deviceName,
+                              std::string_view gfx = {}, int computeUnits = 0);
+// The same for a loaded device: its name, the first gfxNNN in its raw properties (rocprofv3's agent "name",
+// rocprof-compute's gpu_arch, Kineto's gcnArchName) and its compute-unit count (numSms).
+const ArchConstants* findArch(const std::vector<ArchConstants>& all, const DeviceProperties& device);
 
 // Values of the metrics per kernel: one row per (GPU activity with counters, metric that could be computed).
 struct DerivedValues {

@@ -168,6 +168,11 @@ Result<bool> CsvReader::next() {
     }
     if (!r.value()) return false;
     ++m_row;
+    if (constexpr size_t kReleaseStep = size_t{64} << 20; m_mapped && m_recordStart > 0 &&
+                                                          static_cast<size_t>(m_recordStart) - m_released >= kReleaseStep) {
+        m_mapped->advise(MappedFile::Access::Release, m_released, static_cast<size_t>(m_recordStart) - m_released);
+        m_released = static_cast<size_t>(m_recordStart);
+    }
     if (!m_opt.allowRagged && !m_header.empty() && m_count != m_header.size())
         return error(fmt::format("{} fields where the header has {}", m_count, m_header.size()));
     return true;
@@ -212,6 +217,8 @@ Result<std::unique_ptr<CsvFile>> CsvFile::open(const std::string& path, CsvOptio
     f->m_text = file.value().text;
     f->m_keep = std::move(file.value().keep);
     f->m_reader = std::make_unique<CsvReader>(f->m_text, path, options);
+    // readFileText maps every file it does not decompress: keep is then the MappedFile that text points into.
+    if (!file.value().gzip) f->m_reader->releaseReadPagesOf(static_cast<const MappedFile*>(f->m_keep.get()));
     if (Status s = f->m_reader->readHeader(); !s) return s.error();
     return f;
 }

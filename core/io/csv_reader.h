@@ -21,6 +21,8 @@
 
 namespace strobe::core {
 
+class MappedFile;
+
 struct CsvOptions {
     char delimiter = ',';
     bool trim = true;          // strip spaces and tabs around unquoted fields (nvidia-smi writes ", ")
@@ -59,6 +61,11 @@ public:
     size_t textSize() const { return m_text.size(); }
     const std::string& fileName() const { return m_file; }
     Location where() const;                           // file, row, line and byte of the current record
+
+    // Text mapped from `file` (CsvFile does this): every 64 MiB read, the pages behind the current record are
+    // released (MappedFile::Access::Release), so a 1 GB file does not stay resident beside what the loader built
+    // from it. Fields of earlier records stay valid (a released page is read back when touched).
+    void releaseReadPagesOf(const MappedFile* file) { m_mapped = file; }
     Error error(std::string message) const { return Error(where(), std::move(message)); }
 
 private:
@@ -83,6 +90,8 @@ private:
     std::vector<Span> m_spans;
     size_t m_count = 0;
     std::string m_scratch;
+    const MappedFile* m_mapped = nullptr;
+    size_t m_released = 0;  // bytes of the text released so far
 };
 
 // A CSV file's bytes and a reader over them. Plain files are mapped; `.gz` files are decompressed into memory.
@@ -93,7 +102,7 @@ public:
     std::string_view text() const { return m_text; }
 
 private:
-    std::shared_ptr<const void> m_keep;  // the mapping or the decompressed string
+    std::shared_ptr<const void> m_keep;  // the mapping (a MappedFile) or the decompressed string
     std::string_view m_text;
     std::unique_ptr<CsvReader> m_reader;
 };

@@ -72,6 +72,7 @@ void MappedFile::advise(Access access, size_t offset, size_t length) const {
     case Access::Sequential: advice = MADV_SEQUENTIAL; break;
     case Access::Random: advice = MADV_RANDOM; break;
     case Access::WillNeed: advice = MADV_WILLNEED; break;
+    case Access::Release: advice = MADV_DONTNEED; break;
     }
     ::madvise(static_cast<char*>(m_mapBase) + begin, end - begin, advice);
 }

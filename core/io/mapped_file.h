@@ -15,7 +15,9 @@ namespace strobe::core {
 
 class MappedFile {
 public:
-    enum class Access : uint8_t { Normal, Sequential, Random, WillNeed };
+    // Release: the range has been read and its pages may leave this process's resident set (MADV_DONTNEED; the
+    // mapping is read-only, so a page touched again is read back from the page cache or the file).
+    enum class Access : uint8_t { Normal, Sequential, Random, WillNeed, Release };
 
     MappedFile(const MappedFile&) = delete;
     MappedFile& operator=(const MappedFile&) = delete;

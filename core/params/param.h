@@ -116,10 +116,12 @@ public:
 
     const std::string& key() const { return m_spec.key; }
     const ParamSpec& spec() const { return m_spec; }
-    // The spec with choices from the data (StringList steps, RankSet ranks).
+    // The spec with choices from the data (StringList steps, RankSet ranks, an Enum of the data's counters or
+    // configurations: such an Enum is marked choicesFromData, so a value is checked against them once loaded).
     ParamSpec spec(std::vector<std::string> choices) const {
         ParamSpec s = m_spec;
         s.choices = std::move(choices);
+        s.choicesFromData = K == ParamType::Enum;
         return s;
     }
     // The same parameter with another default (one plot's window defaults to "all", another's to "auto").

@@ -545,6 +545,16 @@ Status applyAssignment(const std::vector<ParamSpec>& specs, std::string_view ass
     return Ok{};
 }
 
+std::vector<ParamSpec> specsBeforeData(std::vector<ParamSpec> specs) {
+    for (auto& s : specs)
+        if (s.type == ParamType::Enum && s.choicesFromData) {
+            s.type = ParamType::String;  // the same value alternative (std::string): resolveValues re-coerces it
+            s.choices.clear();
+            s.defaultValue = std::string();
+        }
+    return specs;
+}
+
 std::string prepareKey(const std::vector<ParamSpec>& specs, const ParamValues& values) {
     std::string out;
     for (const auto& s : specs) {

@@ -60,6 +60,7 @@ struct ParamSpec {
     ParamValue defaultValue = false;
     double min = 0, max = 0, step = 0;  // Int/Double/Duration bounds (Duration: ns); min == max means unbounded
     std::vector<std::string> choices;   // Enum choices; StringList/RankSet choices from the data (may be empty)
+    bool choicesFromData = false;       // Enum: the choices are the loaded data's (its counters, a sweep's configs)
     bool affectsPrepare = true;         // false: a drawing parameter, never re-runs prepare()
     std::string unit;                   // optional display unit ("ns", "%", "px")
 
@@ -106,6 +107,12 @@ Result<ParamValues> resolveValues(const std::vector<ParamSpec>& specs, const Par
 
 // Applies "key=value" strings (strobe-cli --set) on top of `values`.
 Status applyAssignment(const std::vector<ParamSpec>& specs, std::string_view assignment, ParamValues& values);
+
+// The specs to check values with before any data is loaded (strobe-cli checks --set before a possibly long load):
+// an Enum whose choices come from the data (choicesFromData) takes any text until then, as a String; every other
+// spec is unchanged, so a fixed Enum choice, a bound or an unknown key is refused at once. resolveValues() with the
+// specs of the loaded data checks the rest.
+std::vector<ParamSpec> specsBeforeData(std::vector<ParamSpec> specs);
 
 // Canonical text of the values of affectsPrepare parameters only (the prepared-cache key part).
 std::string prepareKey(const std::vector<ParamSpec>& specs, const ParamValues& values);

@@ -124,7 +124,8 @@ public:
                                  kExpandedThreads.spec(),
                                  kCollapsedRanks.spec(),
                                  kLegend.withDefault("full").spec()};
-        if (runs.size() >= 2) s.push_back(kAlign.spec(alignChoices(runs)));  // compared runs only
+        // Compared runs only; also without runs, where strobe-cli checks --set before loading.
+        if (runs.size() >= 2 || runs.empty()) s.push_back(kAlign.spec(alignChoices(runs)));
         for (auto& v : timelineViewSpecs()) s.push_back(v);
         return s;
     }

@@ -98,6 +98,27 @@ TEST(AnalyzeCli, TypedOptionsInlineAndValid) {
     }
 }
 
+// An analysis' options are checked before any trace is loaded: with a path that does not exist, the error names
+// the option (exit 2), not the file. Choices from core/analysis/kernel_stats.cpp (group-by name|category|regex).
+TEST(AnalyzeCli, OptionsAreCheckedBeforeAnyTraceIsLoaded) {
+    const std::string missing = "/nonexistent/strobe/never_loaded_trace.json";
+    struct Case {
+        std::vector<std::string> args;
+        std::vector<std::string> expected;
+    };
+    const std::vector<Case> cases = {
+        {{"kernels", missing, "--group-by", "stack"}, {"'group-by'", "'stack' is not one of: name, category, regex"}},
+        {{"kernels", missing, "--top", "2.5"}, {"'top'", "'2.5'"}},
+        {{"kernels", missing, "--colour", "red"}, {"unknown option '--colour'"}},
+    };
+    for (const auto& c : cases) {
+        auto r = runAnalyze(c.args);
+        EXPECT_EQ(r.code, app::kExitUsage) << r.err;
+        for (const auto& e : c.expected) EXPECT_NE(r.err.find(e), std::string::npos) << r.err;
+        EXPECT_EQ(r.err.find(missing), std::string::npos) << "the file was looked at first: " << r.err;
+    }
+}
+
 TEST(AnalyzeCli, MissingInputExitsThree) {
     auto r = runAnalyze({"temporal", "/nonexistent/strobe/trace.json"});
     EXPECT_EQ(r.code, app::kExitBadInput);

@@ -55,6 +55,57 @@ TEST(PlotCli, WronglyTypedOptionsAreUsageErrorsNamingOptionAndValue) {
     EXPECT_FALSE(fs::exists(out));
 }
 
+// --set is checked before any trace is loaded: the path given here does not exist, so an error that names the
+// parameter (exit 2) rather than the file (exit 3) shows nothing was read first. Expected texts from the specs:
+// kernel-breakdown group_by: category|kernel, top_n: Int [1, 50]; delta-bars confidence: Double [0.5, 0.999].
+TEST(PlotCli, SetIsCheckedBeforeAnyTraceIsLoaded) {
+    const std::string missing = "/nonexistent/strobe/never_loaded_trace.json";
+    const std::string out = (fs::temp_directory_path() / "strobe_plot_cli_never.png").string();
+    struct Case {
+        std::string plot;
+        std::string set;
+        std::vector<std::string> expected;
+    };
+    const std::vector<Case> cases = {
+        {"kernel-breakdown", "group_by=stack", {"'group_by'", "'stack' is not one of: category, kernel"}},
+        {"kernel-breakdown", "per=node", {"'per'", "'node' is not one of: rank, step, window"}},
+        {"kernel-breakdown", "top_n=51", {"'top_n'", "51 is outside [1, 50]"}},
+        {"kernel-breakdown", "top_n=0", {"'top_n'", "0 is outside [1, 50]"}},
+        {"delta-bars", "confidence=0.3", {"'confidence'", "0.3 is outside [0.5, 0.999]"}},
+        {"kernel-breakdown", "colour=red", {"unknown parameter 'colour'", "group_by", "top_n"}},
+    };
+    for (const auto& c : cases) {
+        CliResult r = test::runCli("plot", {c.plot, missing, "--set", c.set, "-o", out, "--no-cache"});
+        EXPECT_EQ(r.code, app::kExitUsage) << c.set << ": " << r.err;
+        EXPECT_TRUE(r.out.empty()) << c.set;
+        for (const auto& e : c.expected) EXPECT_NE(r.err.find(e), std::string::npos) << c.set << ": " << r.err;
+        EXPECT_EQ(r.err.find(missing), std::string::npos) << "the file was looked at before the parameter: " << r.err;
+    }
+    // An Enum whose choices are the data's (a counter name, a sweep configuration, a step to align compared runs
+    // on) cannot be checked before the load: the value is taken, and the missing file is what is reported.
+    for (const auto& [plot, set] : std::vector<std::pair<std::string, std::string>>{
+             {"counter-timeline", "metric=SQ_WAVES"},
+             {"delta-bars", "baseline=bs=4"},
+             {"sweep-heatmap", "baseline=bs=4"},
+             {"gpu-timeline", "align=step 3"}}) {
+        CliResult r = test::runCli("plot", {plot, missing, "--set", set, "-o", out, "--no-cache"});
+        EXPECT_EQ(r.code, app::kExitBadInput) << plot << " " << set << ": " << r.err;
+        EXPECT_NE(r.err.find(missing), std::string::npos) << r.err;
+    }
+    EXPECT_FALSE(fs::exists(out));
+}
+
+// Once loaded, such a value is checked against the data's choices: the sample has no hardware counters, so its
+// only metric choice is "auto" and SQ_WAVES is a usage error listing it (not a silent fallback to another metric).
+TEST(PlotCli, DataChoiceIsCheckedOnceLoaded) {
+    const std::string out = (fs::temp_directory_path() / "strobe_plot_cli_never.png").string();
+    CliResult r = test::runCli("plot", {"counter-timeline", kSample, "--set", "metric=SQ_WAVES", "-o", out, "--no-cache"});
+    EXPECT_EQ(r.code, app::kExitUsage) << r.err;
+    EXPECT_NE(r.err.find("'metric'"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("'SQ_WAVES' is not one of: auto"), std::string::npos) << r.err;
+    EXPECT_FALSE(fs::exists(out));
+}
+
 TEST(PlotCli, TypedValuesReachTheRender) {
     const fs::path out = fs::temp_directory_path() / ("strobe_plot_cli_" + std::to_string(::getpid()) + ".png");
     CliResult r = test::runCli(

@@ -150,6 +150,84 @@ TEST(ArchConstants, ShippedTableAndDeviceNames) {
     EXPECT_EQ(findArch(*all, "Tesla T4"), nullptr);
 }
 
+// Device names as real files write them, each with the entry it must resolve to. The names were listed with
+//   grep -rhoa '"AMD Instinct[^"]*"\|NVIDIA [A-Z0-9]* [^",]*' tests/data | sort -u
+// plus zcat of the .gz traces (Kineto deviceProperties "name", rocprofv3 agents "product_name"/"name") and
+// python3 sqlite3 over tests/data/sqlite (nsys TARGET_INFO_GPU.name, rocpd_info_agent, rocprof-compute sys_info_extdata).
+TEST(ArchConstants, RealDeviceNamesResolve) {
+    auto all = loadArchConstants();
+    ASSERT_TRUE(all.ok()) << all.error().toString();
+    struct Case {
+        const char* name;
+        const char* gfx;
+        int units;
+        const char* want;  // "" = no entry
+    };
+    const Case cases[] = {
+        {"AMD Instinct MI350X", "gfx950", 256, "MI350X"},   // rocprof/tracelens_908_results.json.gz agent product_name
+        {"gfx950", "", 256, "MI350X"},                      // the same agent's "name" (product_name left empty)
+        {"MI350", "gfx950", 256, "MI350X"},                 // sqlite/rocprof_compute_mi350.db gpu_model, gpu_arch, cu_per_gpu
+        {"AMD Instinct MI355X", "gfx950", 256, "MI355X"},   // not MI350X although both are gfx950 with 256 CUs
+        {"AMD Instinct MI300X", "gfx942", 304, "MI300X"},   // kineto/tracelens mi300x deviceProperties, rocpd_doc_sample.db
+        {"AMD Instinct MI300X VF", "gfx942", 304, "MI300X"},  // the SR-IOV virtual function of the same part
+        {"MI300X_A1 gfx942", "", 304, "MI300X"},            // rocprof-compute/vcopy_MI300X_A1_rocprofv2/sysinfo.csv
+        {"AMD Instinct MI325X", "gfx942", 304, "MI325X"},   // not MI300X: the longest model present wins
+        {"AMD Instinct MI300A", "gfx942", 228, "MI300A"},
+        {"AMD Radeon Graphics", "gfx942", 228, "MI300A"},   // no model in the name: the ISA, then the CU count
+        {"AMD Radeon Graphics", "gfx942", 0, "MI300X"},     // the ISA alone: its first entry
+        {"AMD Radeon Graphics", "gfx90a", 104, "MI210"},    // (the HTA mi250 trace names no ISA: unresolved below)
+        {"AMD Radeon Graphics", "", 104, ""},
+        {"NVIDIA H100 80GB HBM3", "", 132, "H100_SXM"},     // telemetry/nvidia-smi/h100_query-gpu_load.csv, Kineto
+        {"NVIDIA H200", "", 132, "H200_SXM"},               // sqlite/nsys_fuser_h200.sqlite TARGET_INFO_GPU.name
+        {"NVIDIA GH200 480GB", "", 132, ""},                // Grace Hopper: not taken for an H200
+        {"NVIDIA A100-SXM4-80GB", "", 108, "A100_SXM4_80GB"},  // sqlite/nsys_cloverleaf_a100.sqlite
+        {"NVIDIA A100-PG509-200", "", 108, "A100_SXM4_80GB"},  // kineto deviceProperties
+        {"Tesla V100-SXM2-16GB", "", 80, "V100_SXM2"},
+        {"Tesla V100-SXM2-32GB", "", 80, "V100_SXM2"},      // kineto deviceProperties
+        {"Tesla V100-DGXS-32GB", "", 80, "V100_SXM2"},      // kineto deviceProperties
+        {"Tesla V100S-PCIE-32GB", "", 80, "V100_SXM2"},     // telemetry/nvidia-smi/v100s_gpu_log.csv
+        {"NVIDIA L40S", "", 142, "L40S"},                   // telemetry/nvidia-smi/l40s_query-gpu_load.csv
+        {"NVIDIA L40", "", 142, ""},                        // an L40 is not an L40S
+        {"NVIDIA B200", "", 148, "B200"},
+        {"Quadro GP100", "", 56, ""},                       // kineto deviceProperties: no entry
+        {"GPU 0", "", 0, ""},                               // kineto deviceProperties of a CPU-only capture
+        {"Tesla T4", "", 40, ""},
+    };
+    for (const Case& c : cases) {
+        const ArchConstants* a = findArch(*all, c.name, c.gfx, c.units);
+        EXPECT_EQ(a ? a->key : std::string(), c.want) << c.name << " / " << c.gfx << " / " << c.units;
+    }
+}
+
+// The device of each real file, as its loader fills DeviceProperties, resolves through findArch(DeviceProperties).
+TEST(ArchConstants, RealFilesResolve) {
+    auto all = loadArchConstants();
+    ASSERT_TRUE(all.ok()) << all.error().toString();
+    const std::pair<std::string, std::string> files[] = {
+        {"/rocprof/tracelens_908_results.json.gz", "MI350X"},
+        {"/sqlite/rocprof_compute_mi350.db", "MI350X"},
+        {"/sqlite/rocpd_doc_sample.db", "MI300X"},
+        {"/sqlite/nsys_fuser_h200.sqlite", "H200_SXM"},
+        {"/sqlite/nsys_cloverleaf_a100.sqlite", "A100_SXM4_80GB"},
+        {"/telemetry/nvidia-smi/l40s_query-gpu_load.csv", "L40S"},
+        {"/telemetry/nvidia-smi/h100_query-gpu_load.csv", "H100_SXM"},
+        {"/telemetry/nvidia-smi/v100s_gpu_log.csv", "V100_SXM2"},
+    };
+    for (const auto& [file, want] : files) {
+        auto groups = detectSources({kData + file});
+        ASSERT_TRUE(groups.ok() && groups->size() == 1u) << file;
+        const SourceFormat* f = findSourceFormat((*groups)[0].format);
+        ASSERT_NE(f, nullptr) << file;
+        auto ranks = f->load((*groups)[0], {}, {});
+        ASSERT_TRUE(ranks.ok()) << file << ": " << ranks.error().toString();
+        ASSERT_FALSE(ranks->empty()) << file;
+        const auto& devices = ranks->front()->info.devices;
+        ASSERT_FALSE(devices.empty()) << file;
+        const ArchConstants* a = findArch(*all, devices.front());
+        EXPECT_EQ(a ? a->key : std::string(), want) << file << ": " << devices.front().name;
+    }
+}
+
 TEST(DerivedMetrics, RocprofComputeVcopyMatchesPython) {
     const std::string dir = kData + "/rocprof-compute/vcopy_MI300X_A1_rocprofv2";
     auto g = groupRocprofComputeWorkload(dir, {"pmc_perf.csv", "sysinfo.csv", "pmc_dispatch_info.csv", "timestamps.csv"});

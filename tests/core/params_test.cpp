@@ -244,3 +244,31 @@ TEST(ParamCoercion, AnalysisOptions) {
     for (const auto& a : analysisRegistry())
         for (const auto& o : a.options) EXPECT_TRUE(validate(o, o.defaultValue).ok()) << a.name << " --" << o.key;
 }
+
+// Before the data is loaded (strobe-cli --set): a fixed Enum still refuses a value outside its choices, a bound
+// still holds, but an Enum whose choices are the data's takes any text, which the loaded data's specs check after.
+TEST(Params, SpecsBeforeDataDeferOnlyTheDataChoices) {
+    const EnumParam fixed = EnumParam{"style", "Style", "", "box"}.choices({"box", "violin"});
+    const EnumParam fromData{"metric", "Metric", "", "auto"};
+    const IntParam top = IntParam{"top", "Top", "", 10}.bounded(1, 50, 1);
+    EXPECT_FALSE(fixed.spec().choicesFromData);
+    EXPECT_TRUE(fromData.spec({"auto", "l2_hit_pct"}).choicesFromData);
+    const std::vector<ParamSpec> loaded = {fixed.spec(), fromData.spec({"auto", "l2_hit_pct"}), top.spec()};
+    const std::vector<ParamSpec> before = specsBeforeData(loaded);
+    ParamValues values;
+    auto bad = applyAssignment(before, "style=stack", values);
+    ASSERT_FALSE(bad.ok());
+    EXPECT_NE(bad.error().message.find("'stack' is not one of: box, violin"), std::string::npos) << bad.error().message;
+    EXPECT_FALSE(applyAssignment(before, "top=51", values).ok());
+    EXPECT_FALSE(applyAssignment(before, "colour=red", values).ok());
+    ASSERT_TRUE(applyAssignment(before, "metric=SQ_WAVES", values).ok());
+    // The loaded data's choices: SQ_WAVES is not among them, l2_hit_pct is.
+    auto resolved = resolveValues(loaded, values);
+    ASSERT_FALSE(resolved.ok());
+    EXPECT_NE(resolved.error().message.find("'SQ_WAVES' is not one of: auto, l2_hit_pct"), std::string::npos)
+        << resolved.error().message;
+    ASSERT_TRUE(applyAssignment(before, "metric=l2_hit_pct", values).ok());
+    auto ok = resolveValues(loaded, values);
+    ASSERT_TRUE(ok.ok()) << ok.error().toString();
+    EXPECT_EQ(fromData(*ok), "l2_hit_pct");
+}
