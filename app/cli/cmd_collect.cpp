@@ -23,7 +23,7 @@ namespace {
 
 constexpr const char* kCollectHelp =
     "Usage: strobe-cli collect --out DIR [--tool NAME]... [--tool-param NAME.KEY=VALUE]... [--param KEY=VALUE]...\n"
-    "                          [--env KEY=VALUE]... [--cwd DIR] [--repeat N] [--grace-ms MS] -- COMMAND [ARGS...]\n"
+    "                          [--env KEY=VALUE]... [--repeat N] [--grace-ms MS] -- COMMAND [ARGS...]\n"
     "\n"
     "Runs COMMAND (argv as given, never through a shell) under the tools, listed outermost first, into DIR, a new\n"
     "or empty run directory: sidecars (samplers) start first and are stopped with SIGTERM, then SIGKILL after the\n"
@@ -38,7 +38,6 @@ constexpr const char* kCollectHelp =
     "  --param KEY=VALUE             a sweep value recorded in the manifest (repeatable)\n"
     "  --env KEY=VALUE               an environment variable for COMMAND (repeatable; recorded, redacted, in the\n"
     "                                manifest)\n"
-    "  --cwd DIR                     COMMAND's working directory (default: this one)\n"
     "  --repeat N                    the repeat index recorded in the manifest\n"
     "  --grace-ms MS                 how long processes get to exit after SIGTERM (default 5000)\n"
     "\n"
@@ -66,7 +65,6 @@ const core::IntParam kRepeats = core::IntParam{"repeats", "Repeats", "Runs per g
 const core::EnumParam kOrder =
     core::EnumParam{"order", "Order", "sequential or interleaved", "sequential"}.choices({"sequential", "interleaved"});
 const core::StringListParam kEnv{"env", "Environment", "KEY=VALUE for the workload", {}};
-const core::PathParam kCwd{"cwd", "Working directory", "The workload's working directory", ""};
 const core::IntParam kGraceMs =
     core::IntParam{"grace-ms", "Grace (ms)", "Time to exit after SIGTERM", 5000}.bounded(0, 600000, 1);
 
@@ -81,16 +79,14 @@ std::pair<std::vector<std::string>, std::vector<std::string>> splitCommand(const
 }
 
 std::vector<CliOption> sessionOptions() {
-    return {kOut, CliOption(kTool, '\0', true), CliOption(kToolParam, '\0', true), kGraceMs, CliOption(kEnv, '\0', true),
-            kCwd};
+    return {kOut, CliOption(kTool, '\0', true), CliOption(kToolParam, '\0', true), kGraceMs, CliOption(kEnv, '\0', true)};
 }
 
-// --tool, --tool-param, --grace-ms, --env and --cwd into `o`, each tool parameter coerced by its spec; a usage error's message,
+// --tool, --tool-param, --grace-ms and --env into `o`, each tool parameter coerced by its spec; a usage error's message,
 // or "".
 std::string applySessionOptions(const ArgParser& p, const collectors::ToolCatalog& catalog, collectors::SessionOptions& o) {
     o.outDir = p.get(kOut);
     o.grace = std::chrono::milliseconds(p.get(kGraceMs));
-    o.cwd = p.get(kCwd);
     for (const auto& kv : p.get(kEnv)) {
         const size_t eq = kv.find('=');
         if (eq == std::string::npos || eq == 0) return fmt::format("--env '{}': expected KEY=VALUE", kv);

@@ -158,7 +158,6 @@ QStringList buildCollectArgv(const ProfileRequest& request, const collectors::To
         argv << QStringLiteral("collect");
     }
     argv << QStringLiteral("--out") << request.outDir;
-    if (!request.workingDir.isEmpty()) argv << QStringLiteral("--cwd") << request.workingDir;
     for (const auto& tool : request.tools) {
         argv << QStringLiteral("--tool") << tool.name;
         const collectors::ToolSpec* spec = catalog.find(tool.name.toStdString());
@@ -358,8 +357,14 @@ ProfileDialog::ProfileDialog(const QString& strobeCli, QWidget* parent)
     reprobe->setInterval(600);
     connect(reprobe, &QTimer::timeout, this, &ProfileDialog::startProbes);
     connect(m_command, &QLineEdit::textChanged, this, [this, reprobe] {
+        // Another interpreter: what the tools' probes said no longer holds (torch in one python, not another).
+        if (pythonOf(QProcess::splitCommand(m_command->text())) != m_probedPython) {
+            for (auto& [name, a] : m_availability) a.known = false;
+            for (int i = 0; i < m_tools->topLevelItemCount(); ++i)
+                m_tools->topLevelItem(i)->setText(ColAvailable, tr("checking…"));
+            reprobe->start();
+        }
         revalidate();
-        if (pythonOf(QProcess::splitCommand(m_command->text())) != m_probedPython) reprobe->start();
     });
     for (QLineEdit* e : {m_workDir, m_outDir}) connect(e, &QLineEdit::textChanged, this, &ProfileDialog::revalidate);
     for (QTableWidget* t : {m_env, m_grid}) {
@@ -410,7 +415,9 @@ QTreeWidgetItem* ProfileDialog::toolItem(const QString& name) const {
 void ProfileDialog::startProbes() {
     const QString python = pythonOf(QProcess::splitCommand(m_command->text()));
     if (m_probe && m_probe->isRunning()) return;  // onProbesDone() looks again
-    if (python == m_probedPython && !m_availability.empty()) return;
+    const bool allKnown = !m_availability.empty() &&
+                          std::all_of(m_availability.begin(), m_availability.end(), [](const auto& kv) { return kv.second.known; });
+    if (python == m_probedPython && allKnown) return;
     m_probedPython = python;
     for (auto& [name, a] : m_availability) a.known = false;
     for (int i = 0; i < m_tools->topLevelItemCount(); ++i) m_tools->topLevelItem(i)->setText(ColAvailable, tr("checking…"));
@@ -458,6 +465,7 @@ void ProfileDialog::onProbesDone() {
 
 bool ProfileDialog::probesDone() const {
     if (m_probe && m_probe->isRunning()) return false;
+    if (pythonOf(QProcess::splitCommand(m_command->text())) != m_probedPython) return false;  // a probe is due
     return std::all_of(m_availability.begin(), m_availability.end(), [](const auto& kv) { return kv.second.known; }) &&
            !m_availability.empty();
 }

@@ -43,7 +43,7 @@ struct ProfileTool {
 
 struct ProfileRequest {
     QStringList command;                            // the workload's argv
-    QString workingDir;                             // empty: strobe-cli's own
+    QString workingDir;                             // strobe-cli's (so the workload's) working directory; empty: ours
     std::vector<std::pair<QString, QString>> env;   // extra variables for the workload, in order
     std::vector<ProfileTool> tools;                 // outermost first
     std::vector<std::pair<QString, QStringList>> grid;  // sweep axes; non-empty: `sweep launch`
@@ -56,7 +56,7 @@ struct ProfileRequest {
 };
 
 // strobe-cli's arguments (without the program) for `request`: `collect --out DIR ...` or, with a grid,
-// `sweep launch --grid K=V1,V2 ... --repeats N --order O --out DIR ...`, then --cwd, each --tool (outermost first)
+// `sweep launch --grid K=V1,V2 ... --repeats N --order O --out DIR ...`, then each --tool (outermost first)
 // with its --tool-param NAME.KEY=VALUE for values differing from the default (core::valueToString, in key
 // order; `catalog` gives the specs, a tool it lacks passes its values as given), each --env KEY=VALUE, --slurm,
 // and `--` with the command.

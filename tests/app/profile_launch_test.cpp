@@ -147,8 +147,8 @@ app::ProfileTool tool(const char* name, core::ParamValues values = {}) {
 }  // namespace
 
 // Tools outermost first, each followed by its parameters that differ from the spec's default (cpu-sampler
-// rate_hz default 10, torch-profiler wait 1 / active 3 in resources/tools/*.yaml), in key order; the working
-// directory, the environment in table order, --slurm, then the command after --.
+// rate_hz default 10, torch-profiler wait 1 / active 3 in resources/tools/*.yaml), in key order; the environment in
+// table order, --slurm, then the command after --. (The working directory is strobe-cli's own, not an argument.)
 TEST(ProfileArgv, CollectWithToolsParametersEnvironmentAndSlurm) {
     const collectors::ToolCatalog catalog = collectors::loadToolCatalog();
     ASSERT_NE(catalog.find("cpu-sampler"), nullptr);
@@ -161,8 +161,7 @@ TEST(ProfileArgv, CollectWithToolsParametersEnvironmentAndSlurm) {
                tool("torch-profiler", {{"wait", 1LL}, {"active", 5LL}, {"record_shapes", false}})};
     r.outDir = "/tmp/out/run-1";
     r.slurm = true;
-    const QStringList expected{"collect", "--out", "/tmp/out/run-1", "--cwd", "/work/project",
-                               "--tool", "cpu-sampler", "--tool-param", "cpu-sampler.rate_hz=20",
+    const QStringList expected{"collect", "--out", "/tmp/out/run-1", "--tool", "cpu-sampler", "--tool-param", "cpu-sampler.rate_hz=20",
                                "--tool", "torch-profiler", "--tool-param", "torch-profiler.active=5",
                                "--tool-param", "torch-profiler.record_shapes=false",
                                "--env", "OMP_NUM_THREADS=4", "--env", "NAME=a b=c", "--slurm",
@@ -176,6 +175,11 @@ TEST(ProfileArgv, CollectWithToolsParametersEnvironmentAndSlurm) {
     plain.tools = {tool("torch-profiler", {{"wait", 1LL}, {"warmup", 1LL}, {"active", 3LL}, {"record_shapes", true}})};
     EXPECT_EQ(app::buildCollectArgv(plain, catalog),
               (QStringList{"collect", "--out", "/tmp/o", "--tool", "torch-profiler", "--", "/bin/true"}));
+
+    // The one-line form the dock shows reads back as the same argv.
+    const QStringList args{"/usr/bin/python3", "my script.py", "say \"hi\"", "--lr=0.1", "tab\there"};
+    EXPECT_EQ(app::joinCommand(args), QStringLiteral("/usr/bin/python3 \"my script.py\" \"say \"\"\"hi\"\"\"\" --lr=0.1 \"tab\there\""));
+    EXPECT_EQ(QProcess::splitCommand(app::joinCommand(args)), args);
 }
 
 // A grid makes it `sweep launch`: each axis as --grid KEY=V1,V2 in table order, repeats and order always given.
@@ -286,17 +290,24 @@ TEST(ProfileLaunch, TorchTrainingCompletesAndOpensInTheWorkbench) {
     app::LaunchPanel* panel = w.launchPanel();
     panel->setStrobeCli(QStringLiteral(STROBE_CLI_PATH));
 
+    // The command as a user types it, relative to the working directory (the source tree), with STEPS=5 in the
+    // environment table (train_mlp.py trains STEPS steps and says so in its output).
+    const QString source = QDir::cleanPath(QStringLiteral(STROBE_TEST_DATA_DIR "/.."));
     app::ProfileDialog dialog(panel->strobeCli(), &w);
     app::ProfileRequest seed;
     seed.tools = {tool("torch-profiler"), tool("cpu-sampler")};
     seed.outDir = tmp.q("run");
+    seed.workingDir = source;
+    seed.env = {{"STEPS", "5"}};
     dialog.setRequest(seed);
-    const QString script = QStringLiteral(STROBE_TEST_DATA_DIR "/workloads/train_mlp.py");
-    dialog.commandEdit()->setText(QStringLiteral("/usr/bin/python3 ") + script);
+    dialog.commandEdit()->setText(QStringLiteral("/usr/bin/python3 tests/data/workloads/train_mlp.py"));
     ASSERT_TRUE(test::waitFor([&] { return dialog.probesDone(); }, 60000));
     ASSERT_TRUE(dialog.problems().isEmpty()) << dialog.problems().join("|").toStdString();
+    ASSERT_TRUE(dialog.launchButton()->isEnabled());
     const app::ProfileRequest request = dialog.request();
-    EXPECT_EQ(request.command, (QStringList{"/usr/bin/python3", script}));
+    EXPECT_EQ(request.command, (QStringList{"/usr/bin/python3", "tests/data/workloads/train_mlp.py"}));
+    EXPECT_EQ(request.workingDir, source);
+    ASSERT_EQ(request.env.size(), 1u);
 
     const int id = panel->launch(request, dialog.catalog());
     ASSERT_TRUE(test::waitFor([&] { return !inFlight(panel->record(id)); }, 180000)) << tailOf(panel->record(id));
@@ -310,6 +321,11 @@ TEST(ProfileLaunch, TorchTrainingCompletesAndOpensInTheWorkbench) {
     EXPECT_EQ(m["status"].as<std::string>(), "completed");
     EXPECT_EQ(m["tools"][0]["name"].as<std::string>(), "torch-profiler");
     EXPECT_EQ(m["tools"][1]["name"].as<std::string>(), "cpu-sampler");
+    EXPECT_EQ(m["cwd"].as<std::string>(), source.toStdString());        // strobe-cli ran there
+    EXPECT_EQ(m["env_diff"]["STEPS"].as<std::string>(), "5");           // --env
+    std::ifstream log(run / "workload.log");
+    const std::string workloadLog((std::istreambuf_iterator<char>(log)), std::istreambuf_iterator<char>());
+    EXPECT_NE(workloadLog.find("trained 5 steps"), std::string::npos) << workloadLog;
 
     // cpu.csv: one header line, then one line per sample.
     std::ifstream csv(run / "cpu.csv");
