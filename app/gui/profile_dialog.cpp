@@ -244,8 +244,9 @@ ProfileDialog::ProfileDialog(const QString& strobeCli, QWidget* parent)
     m_command = new QLineEdit(runBox);
     m_command->setObjectName(QStringLiteral("profileCommand"));
     m_command->setPlaceholderText(tr("python3 train.py --epochs 1"));
-    m_command->setToolTip(tr("Split into arguments like a shell would quote them, but run directly: no shell, no "
-                             "pipes or variables. In a sweep, {KEY} is replaced by the value."));
+    m_command->setToolTip(tr("Split into arguments at spaces (\"double quotes\" keep words together, \"\"\" is a "
+                             "literal quote) and run directly: no shell, no pipes or variables. In a sweep, {KEY} is "
+                             "replaced by the value."));
     form->addRow(tr("Command:"), m_command);
     form->addRow(tr("Working directory:"), directoryField(m_workDir, tr("Working directory"), runBox));
     m_workDir->setObjectName(QStringLiteral("profileWorkDir"));

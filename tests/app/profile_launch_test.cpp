@@ -125,10 +125,13 @@ std::vector<Proc> childrenOfThisProcess() {
     return out;
 }
 
+// The run's log tail in the dock, and the workload's own output (for failure messages).
 std::string tailOf(const app::LaunchRecord* r) {
     std::string s;
-    if (r)
-        for (const auto& l : r->tail) s += l.toStdString() + "\n";
+    if (!r) return s;
+    for (const auto& l : r->tail) s += l.toStdString() + "\n";
+    std::ifstream log(fs::path(r->outDir.toStdString()) / "workload.log");
+    s += "workload.log:\n" + std::string((std::istreambuf_iterator<char>(log)), std::istreambuf_iterator<char>());
     return s;
 }
 
@@ -249,7 +252,7 @@ TEST(ProfileDialog, BuildsTheRequestFromItsWidgets) {
     r.outDir = tmp.q("run");
     r.tools = {tool("torch-profiler"), tool("cpu-sampler")};
     dialog.setRequest(r);
-    dialog.commandEdit()->setText(QStringLiteral("/usr/bin/python3 'my script.py' --lr 0.1"));
+    dialog.commandEdit()->setText(QStringLiteral("/usr/bin/python3 \"my script.py\" --lr 0.1"));
     ASSERT_TRUE(test::waitFor([&] { return dialog.probesDone(); }, 60000));
     app::ParamEditor* rate = dialog.paramEditor("cpu-sampler", "rate_hz");
     ASSERT_NE(rate, nullptr);
@@ -268,14 +271,15 @@ TEST(ProfileDialog, BuildsTheRequestFromItsWidgets) {
 
     dialog.commandEdit()->clear();
     EXPECT_FALSE(dialog.launchButton()->isEnabled());
-    ASSERT_EQ(dialog.problems().size(), 1);
-    EXPECT_TRUE(dialog.problems()[0].contains("command"));
-    dialog.commandEdit()->setText(QStringLiteral("/bin/true"));
-    dialog.outDirEdit()->setText(QString::fromStdString(tmp.path.string()));  // holds nothing yet...
-    std::ofstream((tmp.path / "busy.txt").string()) << "x";                    // ...now it does
-    dialog.commandEdit()->setText(QStringLiteral("/bin/true "));               // revalidates
+    ASSERT_FALSE(dialog.problems().isEmpty());
+    EXPECT_TRUE(dialog.problems()[0].contains("command")) << dialog.problems().join("|").toStdString();
+    // The same interpreter again (its probes stand), and an output directory that is not empty.
+    dialog.commandEdit()->setText(QStringLiteral("/usr/bin/python3 x.py"));
+    ASSERT_TRUE(test::waitFor([&] { return dialog.probesDone(); }, 60000));
+    std::ofstream((tmp.path / "busy.txt").string()) << "x";
+    dialog.outDirEdit()->setText(QString::fromStdString(tmp.path.string()));
     EXPECT_FALSE(dialog.launchButton()->isEnabled());
-    ASSERT_EQ(dialog.problems().size(), 1);
+    ASSERT_EQ(dialog.problems().size(), 1) << dialog.problems().join("|").toStdString();
     EXPECT_TRUE(dialog.problems()[0].contains("not empty"));
 }
 
@@ -292,7 +296,7 @@ TEST(ProfileLaunch, TorchTrainingCompletesAndOpensInTheWorkbench) {
 
     // The command as a user types it, relative to the working directory (the source tree), with STEPS=5 in the
     // environment table (train_mlp.py trains STEPS steps and says so in its output).
-    const QString source = QDir::cleanPath(QStringLiteral(STROBE_TEST_DATA_DIR "/.."));
+    const QString source = QDir::cleanPath(QStringLiteral(STROBE_TEST_DATA_DIR "/../.."));
     app::ProfileDialog dialog(panel->strobeCli(), &w);
     app::ProfileRequest seed;
     seed.tools = {tool("torch-profiler"), tool("cpu-sampler")};
