@@ -112,7 +112,7 @@ LaunchPanel::LaunchPanel(QWidget* parent) : QWidget(parent), m_strobeCli(default
     m_log = new QPlainTextEdit(right);
     m_log->setObjectName(QStringLiteral("launchLog"));
     m_log->setReadOnly(true);
-    m_log->setLineWrapMode(QPlainTextEdit::NoWrap);
+    m_log->setLineWrapMode(QPlainTextEdit::WidgetWidth);
     m_log->setMaximumBlockCount(kTailLines);
     m_log->setPlaceholderText(tr("Profile a workload (File ▸ Profile a workload…) to see its output here."));
     QFont mono = m_log->font();

@@ -459,7 +459,7 @@ void ProfileDialog::onProbesDone() {
             item->setText(ColVersion, a.version);
             item->setToolTip(ColAvailable, a.message);
         }
-    for (int c = ColKind; c < ColCount; ++c) m_tools->resizeColumnToContents(c);
+    for (int c = ColKind; c < ColVersion; ++c) m_tools->resizeColumnToContents(c);  // the version column stretches
     revalidate();
     if (pythonOf(QProcess::splitCommand(m_command->text())) != m_probedPython) startProbes();
 }
