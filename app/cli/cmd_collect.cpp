@@ -43,8 +43,9 @@ constexpr const char* kCollectHelp =
     "                                with a cmd an ad-hoc prefix tool (argv split at blanks, no shell), one\n"
     "                                without only sets its env_vars (merged in file order, later wins)\n"
     "  --param KEY=VALUE             a sweep value recorded in the manifest (repeatable)\n"
+    "  --env KEY=VALUE               an environment variable for COMMAND (repeatable; recorded, redacted, in the\n"
+    "                                manifest)\n"
     "  --repeat N                    the repeat index recorded in the manifest\n"
-    "  --env KEY=VALUE               set KEY for COMMAND (repeatable; recorded in the manifest's env_diff)\n"
     "  --grace-ms MS                 how long processes get to exit after SIGTERM (default 5000)\n"
     "  --slurm                       run the whole session (tools included) as a Slurm job, see below\n"
     "  --slurm-arg ARG               one more sbatch argument (repeatable): --slurm-arg=--partition=gpu\n"
@@ -106,12 +107,12 @@ std::pair<std::vector<std::string>, std::vector<std::string>> splitCommand(const
 }
 
 std::vector<CliOption> sessionOptions() {
-    return {kOut, CliOption(kTool, '\0', true), CliOption(kToolParam, '\0', true), kContext, kGraceMs, kSlurm,
-            CliOption(kSlurmArg, '\0', true)};
+    return {kOut, CliOption(kTool, '\0', true), CliOption(kToolParam, '\0', true), kContext, kGraceMs,
+            CliOption(kEnv, '\0', true), kSlurm, CliOption(kSlurmArg, '\0', true)};
 }
 
-// --tool, --context, --tool-param and --grace-ms into `o` (a context's ad-hoc tools into `catalog`), each tool
-// parameter coerced by its spec; a usage error's message, or "".
+// --tool, --context, --tool-param, --grace-ms, --env and --slurm[-arg] into `o` (a context's ad-hoc tools into
+// `catalog`), each tool parameter coerced by its spec; a usage error's message, or "".
 std::string applySessionOptions(const ArgParser& p, collectors::ToolCatalog& catalog, collectors::SessionOptions& o,
                                 const char* command) {
     o.outDir = p.get(kOut);
@@ -119,6 +120,12 @@ std::string applySessionOptions(const ArgParser& p, collectors::ToolCatalog& cat
     o.slurm = p.get(kSlurm);
     o.slurmArgs = p.get(kSlurmArg);
     if (!o.slurm && !o.slurmArgs.empty()) return "--slurm-arg needs --slurm";
+    // Before the context: the user's own variables win over the context's.
+    for (const auto& kv : p.get(kEnv)) {
+        const size_t eq = kv.find('=');
+        if (eq == std::string::npos || eq == 0) return fmt::format("--env '{}': expected KEY=VALUE", kv);
+        o.env[kv.substr(0, eq)] = kv.substr(eq + 1);
+    }
     for (const auto& t : p.get(kTool)) o.tools.push_back({t, {}});
     if (!p.get(kContext).empty()) {
         auto context = collectors::loadMadengineContext(p.get(kContext), catalog);
@@ -168,7 +175,6 @@ int runCollect(const std::vector<std::string>& all) {
     options.push_back(CliOption(kParam, '\0', true));
     options.push_back(kRepeat);
     options.push_back(kInSlurmJob);
-    options.push_back(CliOption(kEnv, '\0', true));
     ArgParser p("collect", options);
     if (!p.parse(args)) return usageError("collect", p.error());
     if (!p.positionals().empty())
@@ -185,11 +191,6 @@ int runCollect(const std::vector<std::string>& all) {
         const size_t eq = kv.find('=');
         if (eq == std::string::npos || eq == 0) return usageError("collect", fmt::format("--param '{}': expected KEY=VALUE", kv));
         o.parameters[kv.substr(0, eq)] = kv.substr(eq + 1);
-    }
-    for (const auto& kv : p.get(kEnv)) {
-        const size_t eq = kv.find('=');
-        if (eq == std::string::npos || eq == 0) return usageError("collect", fmt::format("--env '{}': expected KEY=VALUE", kv));
-        o.env[kv.substr(0, eq)] = kv.substr(eq + 1);
     }
     o.inSlurmJob = p.get(kInSlurmJob);
     if (o.inSlurmJob && o.slurm) return usageError("collect", "--in-slurm-job and --slurm exclude each other");

@@ -38,12 +38,14 @@
 #include "app/gui/error_bar.h"
 #include "app/gui/format.h"
 #include "app/gui/jobs_panel.h"
+#include "app/gui/launch_panel.h"
 #include "app/gui/param_editor.h"
 #include "app/gui/param_panel.h"
 #include "app/gui/param_values.h"
 #include "app/gui/plot_area.h"
 #include "app/gui/plot_list.h"
 #include "app/gui/plot_view.h"
+#include "app/gui/profile_dialog.h"
 #include "app/gui/run_manager.h"
 #include "app/gui/runs_panel.h"
 #include "app/gui/sweep_panel.h"
@@ -283,6 +285,15 @@ void MainWindow::buildDocks() {
     m_sweepDock = addDock(tr("Sweep"), QStringLiteral("sweepDock"), m_sweepPanel, Qt::LeftDockWidgetArea);
     tabifyDockWidget(runsDock, m_sweepDock);
     runsDock->raise();
+    // strobe-cli runs launched from File ▸ Profile a workload…, at the bottom; shown with the first launch.
+    m_launchPanel = new LaunchPanel(this);
+    m_launchDock = addDock(tr("Profiling runs"), QStringLiteral("launchDock"), m_launchPanel, Qt::BottomDockWidgetArea);
+    m_launchDock->hide();
+    // A completed run opens as File ▸ Open does (a sweep as File ▸ Open sweep); Open does the same for any run.
+    connect(m_launchPanel, &LaunchPanel::openRequested, this, [this](const QString& dir, bool sweep) {
+        if (sweep) openSweep(dir);
+        else openPaths({dir});
+    });
     connect(m_sweepPanel, &SweepPanel::openPlotRequested, this, [this](const std::vector<int>& ids) {
         const std::string pid = m_plotList->currentPlotId();
         openPlot(pid.empty() ? std::string("kernel-breakdown") : pid, ids);
@@ -314,6 +325,9 @@ void MainWindow::buildActions() {
         if (!dir.isEmpty()) openSweep(dir);
     });
     m_actOpenSample = make(tr("Open the &sample run"), {}, [this] { openPaths({sampleRunPath()}); });
+    m_actProfile = make(tr("&Profile a workload…"), QKeySequence(tr("Ctrl+Shift+P")), [this] { profileWorkloadDialog(); },
+                        QStyle::SP_MediaPlay);
+    m_actProfile->setToolTip(tr("Run a command under profilers and samplers (strobe-cli collect) and open the result"));
     m_actReload = make(tr("&Reload"), QKeySequence(Qt::Key_F5), [this] {
         const auto sel = m_runsPanel->selectedRuns();
         if (sel.empty()) m_runs->reloadAll();
@@ -387,6 +401,8 @@ void MainWindow::buildMenus() {
     m_recentMenu = file->addMenu(tr("Open &recent"));
     connect(m_recentMenu, &QMenu::aboutToShow, this, &MainWindow::fillRecentMenu);
     file->addAction(m_actOpenSample);
+    file->addSeparator();
+    file->addAction(m_actProfile);
     file->addSeparator();
     file->addAction(m_actReload);
     file->addAction(m_actWatch);
@@ -774,10 +790,38 @@ bool MainWindow::confirmDiscardSession() {
     }
 }
 
+void MainWindow::profileWorkloadDialog() {
+    ProfileDialog dialog(m_launchPanel->strobeCli(), this);
+    if (dialog.exec() != QDialog::Accepted) return;
+    m_launchDock->show();
+    m_launchDock->raise();
+    m_launchPanel->launch(dialog.request(), dialog.catalog());
+}
+
+bool MainWindow::confirmStopProfiling() {
+    const int running = m_launchPanel->runningCount();
+    if (running == 0 || qEnvironmentVariableIsSet("STROBE_NO_SAVE_PROMPT")) return true;
+    QMessageBox box(QMessageBox::Question, tr("Stop profiling?"),
+                    tr("%n profiling run(s) still running. Closing Strobe cancels them; what they collected so far "
+                       "is kept in their output directories.", nullptr, running),
+                    QMessageBox::NoButton, this);
+    box.setObjectName(QStringLiteral("stopProfilingPrompt"));
+    QPushButton* stop = box.addButton(tr("Cancel the runs and close"), QMessageBox::AcceptRole);
+    box.addButton(tr("Keep running"), QMessageBox::RejectRole);
+    box.exec();
+    return box.clickedButton() == stop;
+}
+
 void MainWindow::closeEvent(QCloseEvent* e) {
-    if (!confirmDiscardSession()) {
+    if (!confirmStopProfiling() || !confirmDiscardSession()) {
         e->ignore();
         return;
+    }
+    // Never leave a strobe-cli behind: cancel (SIGTERM, SIGKILL after the grace period) and wait for each.
+    if (m_launchPanel->runningCount() > 0) {
+        statusBar()->showMessage(tr("Cancelling the profiling runs…"));
+        m_launchPanel->cancelAll();
+        m_launchPanel->waitForAll(60000);
     }
     QSettings settings;
     settings.setValue(QStringLiteral("window/geometry"), saveGeometry());

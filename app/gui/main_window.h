@@ -28,6 +28,7 @@ namespace strobe::app {
 class ChartPanel;
 class ErrorBar;
 class JobList;
+class LaunchPanel;
 class ParamPanel;
 class PlotArea;
 class PlotList;
@@ -49,6 +50,10 @@ public:
     // Discovers the runs of a sweep directory (core/sweep), opens each and shows them in the Sweep dock.
     bool openSweep(const QString& dir);
     SweepPanel* sweepPanel() { return m_sweepPanel; }
+    // The Profiling runs dock (strobe-cli runs launched from File ▸ Profile a workload…).
+    LaunchPanel* launchPanel() const { return m_launchPanel; }
+    // File ▸ Profile a workload…: the dialog, then the launch in the Profiling runs dock.
+    void profileWorkloadDialog();
     int openRun(const QStringList& sources, const QString& label = {},
                 const std::map<std::string, std::string>& parameters = {});
     // Opens `plotId` on `runIds` in `pane` (-1: the active pane). Values: stored preferences when null.
@@ -132,6 +137,7 @@ private:
     void showShortcuts();
     void markSessionModified();
     bool confirmDiscardSession();  // false: the user cancelled
+    bool confirmStopProfiling();   // false: the user keeps the window (and the runs) open
     static bool isSessionFile(const QString& path);
 
     std::unique_ptr<core::JobRunner> m_runner;
@@ -143,6 +149,8 @@ private:
     RunsPanel* m_runsPanel = nullptr;
     SweepPanel* m_sweepPanel = nullptr;
     QDockWidget* m_sweepDock = nullptr;
+    LaunchPanel* m_launchPanel = nullptr;
+    QDockWidget* m_launchDock = nullptr;
     PlotList* m_plotList = nullptr;
     ParamPanel* m_paramPanel = nullptr;
     ChartPanel* m_chartPanel = nullptr;
@@ -161,6 +169,7 @@ private:
     QAction* m_actOpenDir = nullptr;
     QAction* m_actOpenSweep = nullptr;
     QAction* m_actOpenSample = nullptr;
+    QAction* m_actProfile = nullptr;
     QAction* m_actReload = nullptr;
     QAction* m_actCloseRun = nullptr;
     QAction* m_actCompareRuns = nullptr;

@@ -1,0 +1,432 @@
+#include "app/gui/launch_panel.h"
+
+#include <algorithm>
+
+#include <QCoreApplication>
+#include <QDir>
+#include <QDirIterator>
+#include <QFile>
+#include <QFileInfo>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QPlainTextEdit>
+#include <QPushButton>
+#include <QSplitter>
+#include <QStandardPaths>
+#include <QThread>
+#include <QTimer>
+#include <QTreeWidget>
+#include <QVBoxLayout>
+
+namespace strobe::app {
+
+namespace {
+
+enum Column { ColOut, ColStatus, ColElapsed, ColSamples, ColCount };
+
+QString elapsedText(qint64 ms) {
+    const qint64 s = ms / 1000;
+    if (s >= 3600) return QStringLiteral("%1:%2:%3").arg(s / 3600).arg(s / 60 % 60, 2, 10, QLatin1Char('0')).arg(s % 60, 2, 10, QLatin1Char('0'));
+    return QStringLiteral("%1:%2").arg(s / 60).arg(s % 60, 2, 10, QLatin1Char('0'));
+}
+
+bool inFlight(const LaunchRecord& r) {
+    return r.status == LaunchStatus::Starting || r.status == LaunchStatus::Running || r.status == LaunchStatus::Cancelling;
+}
+
+// The file names the sidecar (sampler) tools of `request` write: their output globs' last parts ("cpu.csv").
+QStringList samplerFiles(const ProfileRequest& request, const collectors::ToolCatalog& catalog) {
+    QStringList names;
+    for (const auto& t : request.tools)
+        if (const auto* spec = catalog.find(t.name.toStdString()); spec && spec->kind == collectors::ToolKind::Sidecar)
+            for (const auto& o : spec->outputs)
+                if (QString::fromStdString(o.glob).endsWith(QLatin1String(".csv")))
+                    names << QFileInfo(QString::fromStdString(o.glob)).fileName();
+    return names;
+}
+
+}  // namespace
+
+QString launchStatusText(LaunchStatus s) {
+    switch (s) {
+        case LaunchStatus::Starting: return QObject::tr("starting");
+        case LaunchStatus::Running: return QObject::tr("running");
+        case LaunchStatus::Cancelling: return QObject::tr("cancelling…");
+        case LaunchStatus::Completed: return QObject::tr("completed");
+        case LaunchStatus::Failed: return QObject::tr("failed");
+        case LaunchStatus::Cancelled: return QObject::tr("cancelled");
+    }
+    return {};
+}
+
+QString LaunchPanel::defaultStrobeCli() {
+    const QString beside = QDir(QCoreApplication::applicationDirPath()).filePath(QStringLiteral("strobe-cli"));
+    if (QFileInfo(beside).isExecutable()) return beside;
+    const QString onPath = QStandardPaths::findExecutable(QStringLiteral("strobe-cli"));
+    return onPath.isEmpty() ? QStringLiteral("strobe-cli") : onPath;
+}
+
+LaunchPanel::LaunchPanel(QWidget* parent) : QWidget(parent), m_strobeCli(defaultStrobeCli()) {
+    setObjectName(QStringLiteral("launchPanel"));
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(4, 4, 4, 4);
+    auto* split = new QSplitter(Qt::Horizontal, this);
+    layout->addWidget(split, 1);
+
+    auto* left = new QWidget(split);
+    auto* leftLayout = new QVBoxLayout(left);
+    leftLayout->setContentsMargins(0, 0, 0, 0);
+    m_list = new QTreeWidget(left);
+    m_list->setObjectName(QStringLiteral("launchList"));
+    m_list->setRootIsDecorated(false);
+    m_list->setHeaderLabels({tr("Output"), tr("Status"), tr("Elapsed"), tr("Samples")});
+    m_list->headerItem()->setToolTip(ColSamples, tr("Rows the samplers (sidecar tools) have written so far"));
+    m_list->header()->setStretchLastSection(false);
+    m_list->header()->setSectionResizeMode(ColOut, QHeaderView::Stretch);
+    for (int c = ColStatus; c < ColCount; ++c) m_list->header()->setSectionResizeMode(c, QHeaderView::ResizeToContents);
+    leftLayout->addWidget(m_list, 1);
+    auto* buttons = new QHBoxLayout;
+    m_cancel = new QPushButton(tr("Cancel"), left);
+    m_cancel->setObjectName(QStringLiteral("launchCancel"));
+    m_cancel->setToolTip(tr("Stop the run: SIGTERM to strobe-cli, which stops its processes and keeps what was collected"));
+    m_open = new QPushButton(tr("Open"), left);
+    m_open->setObjectName(QStringLiteral("launchOpen"));
+    m_open->setToolTip(tr("Open what the run collected in the workbench"));
+    m_clear = new QPushButton(tr("Clear finished"), left);
+    m_clear->setObjectName(QStringLiteral("launchClear"));
+    buttons->addWidget(m_cancel);
+    buttons->addWidget(m_open);
+    buttons->addStretch();
+    buttons->addWidget(m_clear);
+    leftLayout->addLayout(buttons);
+
+    auto* right = new QWidget(split);
+    auto* rightLayout = new QVBoxLayout(right);
+    rightLayout->setContentsMargins(0, 0, 0, 0);
+    m_command = new QLabel(right);
+    m_command->setObjectName(QStringLiteral("launchCommand"));
+    m_command->setWordWrap(true);
+    m_command->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    rightLayout->addWidget(m_command);
+    m_log = new QPlainTextEdit(right);
+    m_log->setObjectName(QStringLiteral("launchLog"));
+    m_log->setReadOnly(true);
+    m_log->setLineWrapMode(QPlainTextEdit::WidgetWidth);
+    m_log->setMaximumBlockCount(kTailLines);
+    m_log->setPlaceholderText(tr("Profile a workload (File ▸ Profile a workload…) to see its output here."));
+    QFont mono = m_log->font();
+    mono.setFamily(QStringLiteral("monospace"));
+    mono.setStyleHint(QFont::Monospace);
+    m_log->setFont(mono);
+    rightLayout->addWidget(m_log, 1);
+    split->setStretchFactor(0, 2);
+    split->setStretchFactor(1, 3);
+
+    m_ticker = new QTimer(this);
+    m_ticker->setInterval(500);
+    connect(m_ticker, &QTimer::timeout, this, &LaunchPanel::tick);
+    connect(m_list, &QTreeWidget::currentItemChanged, this, [this] {
+        showLog();
+        refreshButtons();
+    });
+    connect(m_list, &QTreeWidget::itemDoubleClicked, this, [this] { m_open->click(); });
+    connect(m_cancel, &QPushButton::clicked, this, [this] { cancel(currentId()); });
+    connect(m_open, &QPushButton::clicked, this, [this] {
+        if (const LaunchRecord* r = record(currentId()); r && !inFlight(*r)) Q_EMIT openRequested(r->outDir, r->sweep);
+    });
+    connect(m_clear, &QPushButton::clicked, this, [this] {
+        for (auto it = m_records.begin(); it != m_records.end();) {
+            if (inFlight(*it->second)) {
+                ++it;
+                continue;
+            }
+            delete itemOf(it->first);
+            if (it->second->process) it->second->process->deleteLater();
+            it = m_records.erase(it);
+        }
+        showLog();
+        refreshButtons();
+    });
+    refreshButtons();
+}
+
+LaunchPanel::~LaunchPanel() {
+    // Never leave a strobe-cli behind: SIGTERM, wait for it to stop its tree, SIGKILL only as the last resort.
+    for (auto& [id, r] : m_records) {
+        if (!r->process) continue;
+        r->process->disconnect(this);
+        if (r->process->state() != QProcess::NotRunning) {
+            r->process->terminate();
+            if (!r->process->waitForFinished(m_killGraceMs)) {
+                r->process->kill();
+                r->process->waitForFinished(-1);
+            }
+        }
+        delete r->process;
+        r->process = nullptr;
+    }
+}
+
+int LaunchPanel::launch(const ProfileRequest& request, const collectors::ToolCatalog& catalog) {
+    auto rec = std::make_unique<LaunchRecord>();
+    LaunchRecord& r = *rec;
+    r.id = m_nextId++;
+    r.argv = buildCollectArgv(request, catalog);
+    r.outDir = request.outDir;
+    r.sweep = request.isSweep();
+    r.clock.start();
+    const QStringList samplers = samplerFiles(request, catalog);
+    r.process = new QProcess(this);
+    r.process->setProperty("samplerFiles", samplers);
+    r.process->setProcessChannelMode(QProcess::MergedChannels);
+    r.process->setProgram(m_strobeCli);
+    r.process->setArguments(r.argv);
+    if (!request.workingDir.isEmpty()) r.process->setWorkingDirectory(request.workingDir);
+    const int id = r.id;
+    m_records[id] = std::move(rec);
+
+    auto* item = new QTreeWidgetItem(m_list);
+    item->setData(ColOut, Qt::UserRole, id);
+    item->setText(ColOut, QFileInfo(r.outDir).fileName() + (r.sweep ? tr(" (sweep)") : QString()));
+    item->setToolTip(ColOut, r.outDir);
+    item->setTextAlignment(ColElapsed, Qt::AlignRight | Qt::AlignVCenter);
+    item->setTextAlignment(ColSamples, Qt::AlignRight | Qt::AlignVCenter);
+
+    connect(r.process, &QProcess::readyReadStandardOutput, this, [this, id] {
+        if (LaunchRecord* x = find(id)) onOutput(*x);
+    });
+    connect(r.process, &QProcess::started, this, [this, id] {
+        if (LaunchRecord* x = find(id); x && x->status == LaunchStatus::Starting) {
+            x->status = LaunchStatus::Running;
+            refreshRow(*x);
+        }
+    });
+    connect(r.process, &QProcess::finished, this, [this, id](int code, QProcess::ExitStatus status) {
+        if (LaunchRecord* x = find(id)) onFinished(*x, code, status);
+    });
+    connect(r.process, &QProcess::errorOccurred, this, [this, id](QProcess::ProcessError e) {
+        if (LaunchRecord* x = find(id)) onError(*x, e);
+    });
+    r.tail.push_back(QStringLiteral("$ ") + joinCommand(QStringList{m_strobeCli} + r.argv));
+    r.process->start();
+    refreshRow(r);
+    m_list->setCurrentItem(item);
+    if (!m_ticker->isActive()) m_ticker->start();
+    Q_EMIT runningChanged(runningCount());
+    return id;
+}
+
+void LaunchPanel::onOutput(LaunchRecord& r) {
+    const QString text = r.partialLine + QString::fromLocal8Bit(r.process->readAllStandardOutput());
+    QStringList lines = text.split(QLatin1Char('\n'));
+    r.partialLine = lines.takeLast();  // what follows the last newline (empty when the chunk ended with one)
+    for (QString& l : lines) {
+        if (l.endsWith(QLatin1Char('\r'))) l.chop(1);
+        r.tail.push_back(l);
+        if (currentId() == r.id) m_log->appendPlainText(l);
+    }
+    while (r.tail.size() > static_cast<size_t>(kTailLines)) r.tail.pop_front();
+}
+
+void LaunchPanel::onError(LaunchRecord& r, QProcess::ProcessError error) {
+    if (error != QProcess::FailedToStart) return;  // crashes and kills arrive through finished()
+    r.status = LaunchStatus::Failed;
+    r.error = tr("could not start %1: %2").arg(m_strobeCli, r.process->errorString());
+    r.tail.push_back(r.error);
+    r.elapsedMs = r.clock.elapsed();
+    if (currentId() == r.id) showLog();
+    refreshRow(r);
+    refreshButtons();
+    Q_EMIT finished(r.id);
+    Q_EMIT runningChanged(runningCount());
+}
+
+void LaunchPanel::onFinished(LaunchRecord& r, int exitCode, QProcess::ExitStatus status) {
+    if (!r.partialLine.isEmpty()) {
+        r.tail.push_back(r.partialLine);
+        if (currentId() == r.id) m_log->appendPlainText(r.partialLine);
+        r.partialLine.clear();
+    }
+    if (r.killTimer) {
+        r.killTimer->stop();
+        r.killTimer->deleteLater();
+        r.killTimer = nullptr;
+    }
+    r.elapsedMs = r.clock.elapsed();
+    countSamples(r);
+    if (status == QProcess::CrashExit) {
+        r.exitCode = -1;
+        r.status = r.cancelRequested ? LaunchStatus::Cancelled : LaunchStatus::Failed;
+        r.error = tr("strobe-cli was killed");
+    } else {
+        r.exitCode = exitCode;
+        // strobe-cli: 0 every run completed, 130/143 cancelled by SIGINT/SIGTERM; anything else is a failure
+        // (1 some sweep runs failed, 2 usage, 125 refused, 126/127 the command cannot run, else the workload's).
+        if (exitCode == 0) r.status = LaunchStatus::Completed;
+        else if (exitCode == 130 || exitCode == 143) r.status = LaunchStatus::Cancelled;
+        else r.status = LaunchStatus::Failed;
+    }
+    const QString end = r.status == LaunchStatus::Completed
+                            ? tr("— completed in %1").arg(elapsedText(r.elapsedMs))
+                            : tr("— %1 (%2) after %3")
+                                  .arg(launchStatusText(r.status),
+                                       r.exitCode >= 0 ? tr("exit %1").arg(r.exitCode) : r.error,
+                                       elapsedText(r.elapsedMs));
+    r.tail.push_back(end);
+    while (r.tail.size() > static_cast<size_t>(kTailLines)) r.tail.pop_front();
+    if (currentId() == r.id) m_log->appendPlainText(end);
+    refreshRow(r);
+    refreshButtons();
+    const int id = r.id;
+    const bool open = r.status == LaunchStatus::Completed;
+    if (open) r.openedAutomatically = true;
+    Q_EMIT finished(id);
+    Q_EMIT runningChanged(runningCount());
+    if (open)
+        if (const LaunchRecord* x = record(id)) Q_EMIT openRequested(x->outDir, x->sweep);
+}
+
+void LaunchPanel::cancel(int id) {
+    LaunchRecord* r = find(id);
+    if (!r || !r->process || r->process->state() == QProcess::NotRunning) return;
+    r->cancelRequested = true;
+    r->status = LaunchStatus::Cancelling;
+    r->process->terminate();  // SIGTERM: strobe-cli cancels its whole process tree and exits 143
+    if (!r->killTimer) {
+        r->killTimer = new QTimer(this);
+        r->killTimer->setSingleShot(true);
+        connect(r->killTimer, &QTimer::timeout, this, [this, id] {
+            if (LaunchRecord* x = find(id); x && x->process && x->process->state() != QProcess::NotRunning) {
+                x->tail.push_back(tr("— still running %1 s after SIGTERM: SIGKILL").arg(m_killGraceMs / 1000));
+                x->process->kill();
+            }
+        });
+        r->killTimer->start(m_killGraceMs);
+    }
+    refreshRow(*r);
+    refreshButtons();
+}
+
+void LaunchPanel::cancelAll() {
+    for (int id : ids()) cancel(id);
+}
+
+bool LaunchPanel::waitForAll(int timeoutMs) {
+    QElapsedTimer clock;
+    clock.start();
+    while (runningCount() > 0) {
+        if (clock.elapsed() > timeoutMs) return false;
+        QCoreApplication::processEvents(QEventLoop::AllEvents, 50);
+        QThread::msleep(5);
+    }
+    return true;
+}
+
+int LaunchPanel::runningCount() const {
+    return static_cast<int>(std::count_if(m_records.begin(), m_records.end(), [](const auto& kv) { return inFlight(*kv.second); }));
+}
+
+const LaunchRecord* LaunchPanel::record(int id) const {
+    auto it = m_records.find(id);
+    return it == m_records.end() ? nullptr : it->second.get();
+}
+
+LaunchRecord* LaunchPanel::find(int id) {
+    auto it = m_records.find(id);
+    return it == m_records.end() ? nullptr : it->second.get();
+}
+
+std::vector<int> LaunchPanel::ids() const {
+    std::vector<int> out;
+    for (const auto& [id, r] : m_records) out.push_back(id);
+    return out;
+}
+
+QTreeWidgetItem* LaunchPanel::itemOf(int id) const {
+    for (int i = 0; i < m_list->topLevelItemCount(); ++i)
+        if (m_list->topLevelItem(i)->data(ColOut, Qt::UserRole).toInt() == id) return m_list->topLevelItem(i);
+    return nullptr;
+}
+
+int LaunchPanel::currentId() const {
+    const QTreeWidgetItem* item = m_list->currentItem();
+    return item ? item->data(ColOut, Qt::UserRole).toInt() : 0;
+}
+
+void LaunchPanel::setCurrent(int id) {
+    if (QTreeWidgetItem* item = itemOf(id)) m_list->setCurrentItem(item);
+}
+
+void LaunchPanel::countSamples(LaunchRecord& r) {
+    const QStringList names = r.process ? r.process->property("samplerFiles").toStringList() : QStringList();
+    if (names.isEmpty() || !QFileInfo(r.outDir).isDir()) return;
+    qint64 total = 0;
+    // The run directory, or every run of a sweep (<sweep>/<point>/rep<R>/); runs set aside as incomplete do not count.
+    QDirIterator it(r.outDir, names, QDir::Files, QDirIterator::Subdirectories);
+    while (it.hasNext()) {
+        const QString path = it.next();
+        if (path.contains(QLatin1String("/.incomplete/"))) continue;
+        auto& [offset, newlines] = r.csvState[path];
+        QFile f(path);
+        if (f.size() < offset) offset = newlines = 0;  // replaced
+        if (f.size() > offset && f.open(QIODevice::ReadOnly) && f.seek(offset)) {
+            const QByteArray bytes = f.read(f.size() - offset);
+            offset += bytes.size();
+            newlines += bytes.count('\n');
+        }
+        total += std::max<qint64>(0, newlines - 1);  // the header line
+    }
+    r.samples = total;
+}
+
+void LaunchPanel::tick() {
+    bool any = false;
+    for (auto& [id, r] : m_records) {
+        if (!inFlight(*r)) continue;
+        any = true;
+        countSamples(*r);
+        refreshRow(*r);
+    }
+    if (!any) m_ticker->stop();
+}
+
+void LaunchPanel::refreshRow(const LaunchRecord& r) {
+    QTreeWidgetItem* item = itemOf(r.id);
+    if (!item) return;
+    QString status = launchStatusText(r.status);
+    if (!inFlight(r) && r.status != LaunchStatus::Completed)
+        status += r.exitCode >= 0 ? tr(" (exit %1)").arg(r.exitCode) : QStringLiteral(" (%1)").arg(r.error);
+    item->setText(ColStatus, status);
+    item->setToolTip(ColStatus, status);
+    const QColor colour = r.status == LaunchStatus::Completed ? QColor(39, 174, 96)
+                          : r.status == LaunchStatus::Failed  ? QColor(192, 57, 43)
+                          : r.status == LaunchStatus::Cancelled ? QColor(150, 150, 150)
+                                                                : palette().text().color();
+    item->setForeground(ColStatus, colour);
+    item->setText(ColElapsed, elapsedText(inFlight(r) ? r.clock.elapsed() : r.elapsedMs));
+    const bool samplers = r.process && !r.process->property("samplerFiles").toStringList().isEmpty();
+    item->setText(ColSamples, samplers ? QString::number(r.samples) : QStringLiteral("—"));
+}
+
+void LaunchPanel::refreshButtons() {
+    const LaunchRecord* r = record(currentId());
+    m_cancel->setEnabled(r && (r->status == LaunchStatus::Running || r->status == LaunchStatus::Starting));
+    m_open->setEnabled(r && !inFlight(*r) && QFileInfo(r->outDir).isDir());
+    m_clear->setEnabled(std::any_of(m_records.begin(), m_records.end(), [](const auto& kv) { return !inFlight(*kv.second); }));
+}
+
+void LaunchPanel::showLog() {
+    m_log->clear();
+    const LaunchRecord* r = record(currentId());
+    if (!r) {
+        m_command->clear();
+        return;
+    }
+    m_command->setText(r->outDir);
+    QStringList lines(r->tail.begin(), r->tail.end());
+    m_log->setPlainText(lines.join(QLatin1Char('\n')));
+    m_log->moveCursor(QTextCursor::End);
+}
+
+}  // namespace strobe::app

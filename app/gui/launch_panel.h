@@ -1,0 +1,114 @@
+#pragma once
+// The Profiling runs dock: each launch from File ▸ Profile a workload… is a strobe-cli process (argv from
+// buildCollectArgv, never a shell) shown with its status, a ticking elapsed time, the samples collected so far
+// (data rows of the *.csv sampler files under its output directory: every sampler writes one header line, then
+// one row per sample, flushed as taken) and the last 200 lines of its output (stdout and stderr merged).
+// Cancel sends SIGTERM — strobe-cli then stops its whole process tree, writes the manifest (status: cancelled)
+// and exits 143 — and SIGKILL only if it is still running after a grace period. A run that completes (exit 0)
+// asks to be opened (openRequested); Open does the same for a finished run of any status (a failed or cancelled
+// run keeps what it collected).
+
+#include <deque>
+#include <map>
+#include <memory>
+#include <vector>
+
+#include <QElapsedTimer>
+#include <QProcess>
+#include <QWidget>
+
+#include "app/gui/profile_dialog.h"
+
+class QLabel;
+class QPlainTextEdit;
+class QPushButton;
+class QTimer;
+class QTreeWidget;
+class QTreeWidgetItem;
+
+namespace strobe::app {
+
+enum class LaunchStatus { Starting, Running, Cancelling, Completed, Failed, Cancelled };
+QString launchStatusText(LaunchStatus s);
+
+struct LaunchRecord {
+    int id = 0;
+    QStringList argv;  // strobe-cli's arguments
+    QString outDir;
+    bool sweep = false;
+    LaunchStatus status = LaunchStatus::Starting;
+    int exitCode = -1;        // strobe-cli's exit status once finished (-1: killed by a signal or never started)
+    QString error;            // why it could not start, or how it ended abnormally
+    std::deque<QString> tail; // the last lines of output
+    QString partialLine;
+    qint64 samples = 0;
+    QElapsedTimer clock;
+    qint64 elapsedMs = 0;     // frozen when it ends
+    bool cancelRequested = false;
+    bool openedAutomatically = false;
+    QProcess* process = nullptr;
+    QTimer* killTimer = nullptr;
+    std::map<QString, std::pair<qint64, qint64>> csvState;  // file → (bytes read, newlines seen)
+};
+
+class LaunchPanel : public QWidget {
+    Q_OBJECT
+public:
+    static constexpr int kTailLines = 200;
+
+    explicit LaunchPanel(QWidget* parent = nullptr);
+    ~LaunchPanel() override;  // stops and waits for every run still in flight
+
+    // strobe-cli beside this executable, else the one on PATH, else "strobe-cli".
+    static QString defaultStrobeCli();
+    QString strobeCli() const { return m_strobeCli; }
+    void setStrobeCli(const QString& path) { m_strobeCli = path; }
+    // Milliseconds between SIGTERM and SIGKILL on Cancel (default 20 s: strobe-cli's own grace is 5 s per stage).
+    void setKillGraceMs(int ms) { m_killGraceMs = ms; }
+
+    // Starts strobe-cli for `request`; returns the launch id.
+    int launch(const ProfileRequest& request, const collectors::ToolCatalog& catalog);
+    void cancel(int id);
+    void cancelAll();
+    // Runs the event loop until no run is in flight or `timeoutMs` passed; true when none is.
+    bool waitForAll(int timeoutMs);
+    int runningCount() const;
+
+    const LaunchRecord* record(int id) const;
+    std::vector<int> ids() const;
+    int currentId() const;
+    void setCurrent(int id);
+    QTreeWidget* list() const { return m_list; }
+    QPlainTextEdit* logView() const { return m_log; }
+
+Q_SIGNALS:
+    void openRequested(const QString& dir, bool sweep);
+    void finished(int id);
+    void runningChanged(int running);
+
+private:
+    void onOutput(LaunchRecord& r);
+    void onFinished(LaunchRecord& r, int exitCode, QProcess::ExitStatus status);
+    void onError(LaunchRecord& r, QProcess::ProcessError error);
+    void countSamples(LaunchRecord& r);
+    void tick();
+    void refreshRow(const LaunchRecord& r);
+    void refreshButtons();
+    void showLog();
+    LaunchRecord* find(int id);
+    QTreeWidgetItem* itemOf(int id) const;
+
+    QString m_strobeCli;
+    int m_killGraceMs = 20000;
+    int m_nextId = 1;
+    std::map<int, std::unique_ptr<LaunchRecord>> m_records;
+    QTreeWidget* m_list = nullptr;
+    QPlainTextEdit* m_log = nullptr;
+    QLabel* m_command = nullptr;
+    QPushButton* m_cancel = nullptr;
+    QPushButton* m_open = nullptr;
+    QPushButton* m_clear = nullptr;
+    QTimer* m_ticker = nullptr;
+};
+
+}  // namespace strobe::app

@@ -1,0 +1,617 @@
+#include "app/gui/profile_dialog.h"
+
+#include <algorithm>
+#include <set>
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QDateTime>
+#include <QDialogButtonBox>
+#include <QDir>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QFormLayout>
+#include <QGroupBox>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QLineEdit>
+#include <QProcess>
+#include <QPushButton>
+#include <QScrollArea>
+#include <QSettings>
+#include <QSpinBox>
+#include <QSplitter>
+#include <QStyle>
+#include <QTableWidget>
+#include <QTimer>
+#include <QToolButton>
+#include <QTreeWidget>
+#include <QVBoxLayout>
+#include <QtConcurrent/QtConcurrentRun>
+
+#include "app/gui/param_editor.h"
+#include "core/io/resources.h"
+
+namespace strobe::app {
+
+namespace {
+
+enum ToolColumn { ColName, ColKind, ColVendor, ColAvailable, ColVersion, ColCount };
+
+QString q(const std::string& s) { return QString::fromStdString(s); }
+
+// Rows of a two-column table whose cells are not both empty, trimmed.
+std::vector<std::pair<QString, QString>> tableRows(const QTableWidget* t) {
+    std::vector<std::pair<QString, QString>> rows;
+    for (int r = 0; r < t->rowCount(); ++r) {
+        const QString k = t->item(r, 0) ? t->item(r, 0)->text().trimmed() : QString();
+        const QString v = t->item(r, 1) ? t->item(r, 1)->text() : QString();
+        if (k.isEmpty() && v.trimmed().isEmpty()) continue;
+        rows.emplace_back(k, v);
+    }
+    return rows;
+}
+
+void addRow(QTableWidget* t, const QString& k = {}, const QString& v = {}) {
+    const int r = t->rowCount();
+    t->insertRow(r);
+    t->setItem(r, 0, new QTableWidgetItem(k));
+    t->setItem(r, 1, new QTableWidgetItem(v));
+}
+
+// A two-column key/value table with Add and Remove buttons below it.
+QWidget* keyValueEditor(QTableWidget*& table, const QString& keyTitle, const QString& valueTitle, const QString& name,
+                        QWidget* parent) {
+    auto* box = new QWidget(parent);
+    auto* layout = new QVBoxLayout(box);
+    layout->setContentsMargins(0, 0, 0, 0);
+    table = new QTableWidget(0, 2, box);
+    table->setObjectName(name);
+    table->setHorizontalHeaderLabels({keyTitle, valueTitle});
+    table->horizontalHeader()->setStretchLastSection(true);
+    table->verticalHeader()->hide();
+    table->setMinimumHeight(80);
+    table->setMaximumHeight(110);
+    layout->addWidget(table);
+    auto* buttons = new QHBoxLayout;
+    auto* add = new QPushButton(QObject::tr("Add"), box);
+    auto* remove = new QPushButton(QObject::tr("Remove"), box);
+    add->setObjectName(name + QStringLiteral("Add"));
+    remove->setObjectName(name + QStringLiteral("Remove"));
+    buttons->addWidget(add);
+    buttons->addWidget(remove);
+    buttons->addStretch();
+    layout->addLayout(buttons);
+    QTableWidget* t = table;
+    QObject::connect(add, &QPushButton::clicked, t, [t] {
+        addRow(t);
+        t->setCurrentCell(t->rowCount() - 1, 0);
+        t->editItem(t->item(t->rowCount() - 1, 0));
+    });
+    QObject::connect(remove, &QPushButton::clicked, t, [t] {
+        const int r = t->currentRow();
+        if (r >= 0) t->removeRow(r);
+    });
+    return box;
+}
+
+// A line edit with a Browse… button that picks a directory.
+QWidget* directoryField(QLineEdit*& edit, const QString& caption, QWidget* parent) {
+    auto* box = new QWidget(parent);
+    auto* row = new QHBoxLayout(box);
+    row->setContentsMargins(0, 0, 0, 0);
+    edit = new QLineEdit(box);
+    auto* browse = new QPushButton(QObject::tr("Browse…"), box);
+    row->addWidget(edit, 1);
+    row->addWidget(browse);
+    QLineEdit* e = edit;
+    QObject::connect(browse, &QPushButton::clicked, e, [e, caption, box] {
+        const QString start = e->text().isEmpty() ? QDir::homePath() : QFileInfo(e->text()).absolutePath();
+        const QString dir = QFileDialog::getExistingDirectory(box, caption, start);
+        if (!dir.isEmpty()) e->setText(dir);
+    });
+    return box;
+}
+
+std::map<std::string, std::string> probeVariables(const QString& strobeCli, const QString& python) {
+    return {{"out", "."},
+            {"strobe_cli", strobeCli.toStdString()},
+            {"python_dir", core::resourcePath("python").string()},
+            {"resources", core::resourceDir().string()},
+            {"python", python.toStdString()}};
+}
+
+}  // namespace
+
+QString joinCommand(const QStringList& argv) {
+    QStringList out;
+    for (const QString& a : argv) {
+        const bool quote = a.isEmpty() || a.contains(QLatin1Char('"')) ||
+                           std::any_of(a.begin(), a.end(), [](QChar c) { return c.isSpace(); });
+        if (!quote) {
+            out << a;
+            continue;
+        }
+        QString quoted = a;
+        quoted.replace(QLatin1String("\""), QLatin1String("\"\"\""));
+        out << QLatin1Char('"') + quoted + QLatin1Char('"');
+    }
+    return out.join(QLatin1Char(' '));
+}
+
+QString pythonOf(const QStringList& command) {
+    if (!command.isEmpty() && QFileInfo(command.front()).fileName().startsWith(QLatin1String("python")))
+        return command.front();
+    return QStringLiteral("python3");
+}
+
+QStringList buildCollectArgv(const ProfileRequest& request, const collectors::ToolCatalog& catalog) {
+    QStringList argv;
+    if (request.isSweep()) {
+        argv << QStringLiteral("sweep") << QStringLiteral("launch");
+        for (const auto& [key, values] : request.grid)
+            argv << QStringLiteral("--grid") << key + QLatin1Char('=') + values.join(QLatin1Char(','));
+        argv << QStringLiteral("--repeats") << QString::number(request.repeats) << QStringLiteral("--order")
+             << (request.interleaved ? QStringLiteral("interleaved") : QStringLiteral("sequential"));
+    } else {
+        argv << QStringLiteral("collect");
+    }
+    argv << QStringLiteral("--out") << request.outDir;
+    for (const auto& tool : request.tools) {
+        argv << QStringLiteral("--tool") << tool.name;
+        const collectors::ToolSpec* spec = catalog.find(tool.name.toStdString());
+        for (const auto& [key, value] : tool.values) {  // ParamValues is a std::map: key order
+            const core::ParamSpec* ps = spec ? core::findSpec(spec->params, key) : nullptr;
+            if (ps && value == ps->defaultValue) continue;
+            std::string text;
+            if (ps) text = core::valueToString(*ps, value);
+            else if (const auto* s = std::get_if<std::string>(&value)) text = *s;
+            else continue;  // a typed value without a spec has no text form: strobe-cli would refuse the tool anyway
+            argv << QStringLiteral("--tool-param") << tool.name + QLatin1Char('.') + q(key) + QLatin1Char('=') + q(text);
+        }
+    }
+    for (const auto& [key, value] : request.env) argv << QStringLiteral("--env") << key + QLatin1Char('=') + value;
+    if (request.slurm) argv << QStringLiteral("--slurm");
+    argv << QStringLiteral("--") << request.command;
+    return argv;
+}
+
+QStringList validateRequest(const ProfileRequest& request, const collectors::ToolCatalog& catalog,
+                            const std::map<QString, ToolAvailability>& availability) {
+    QStringList problems;
+    if (request.command.isEmpty()) problems << QObject::tr("Enter the command to profile.");
+    if (request.outDir.trimmed().isEmpty()) {
+        problems << QObject::tr("Choose an output directory.");
+    } else {
+        const QFileInfo out(request.outDir);
+        if (out.exists() && !out.isDir())
+            problems << QObject::tr("The output directory %1 is a file.").arg(request.outDir);
+        else if (out.isDir() && !QDir(request.outDir).isEmpty(QDir::AllEntries | QDir::NoDotAndDotDot | QDir::Hidden))
+            problems << QObject::tr("The output directory %1 is not empty: choose a new one.").arg(request.outDir);
+    }
+    if (!request.workingDir.isEmpty() && !QFileInfo(request.workingDir).isDir())
+        problems << QObject::tr("The working directory %1 does not exist.").arg(request.workingDir);
+    for (const auto& tool : request.tools) {
+        if (!catalog.find(tool.name.toStdString())) {
+            problems << QObject::tr("Unknown tool %1.").arg(tool.name);
+            continue;
+        }
+        auto it = availability.find(tool.name);
+        if (it == availability.end() || !it->second.known)
+            problems << QObject::tr("Checking whether %1 is installed…").arg(tool.name);
+        else if (!it->second.available)
+            problems << QObject::tr("%1 is not available%2.")
+                            .arg(tool.name, it->second.message.isEmpty() ? QString() : QStringLiteral(": ") + it->second.message);
+    }
+    for (const auto& [key, value] : request.env)
+        if (key.isEmpty() || key.contains(QLatin1Char('=')))
+            problems << QObject::tr("Environment variable '%1=%2': the name must be non-empty and without '='.").arg(key, value);
+    std::set<QString> axes;
+    for (const auto& [key, values] : request.grid) {
+        if (key.isEmpty() || key.contains(QLatin1Char('=')) || values.isEmpty())
+            problems << QObject::tr("Sweep row '%1': give a name and comma-separated values.").arg(key);
+        else if (!axes.insert(key).second)
+            problems << QObject::tr("Sweep key %1 appears twice.").arg(key);
+    }
+    return problems;
+}
+
+QString ProfileDialog::defaultOutDir() {
+    const QString parent = QSettings().value(QStringLiteral("profile/lastParent"),
+                                             QDir::home().filePath(QStringLiteral("strobe-runs"))).toString();
+    const QString stem = QStringLiteral("run-") + QDateTime::currentDateTime().toString(QStringLiteral("yyyyMMdd-HHmmss"));
+    QString path = QDir(parent).filePath(stem);
+    for (int n = 2; QFileInfo::exists(path); ++n) path = QDir(parent).filePath(stem + QStringLiteral("-%1").arg(n));
+    return path;
+}
+
+ProfileDialog::ProfileDialog(const QString& strobeCli, QWidget* parent)
+    : QDialog(parent), m_strobeCli(strobeCli), m_catalog(collectors::loadToolCatalog()) {
+    setObjectName(QStringLiteral("profileDialog"));
+    setWindowTitle(tr("Profile a workload"));
+    auto* outer = new QVBoxLayout(this);
+    auto* split = new QSplitter(Qt::Horizontal, this);
+    outer->addWidget(split, 1);
+
+    // Left: what runs, where it goes.
+    auto* left = new QWidget(split);
+    auto* leftLayout = new QVBoxLayout(left);
+    leftLayout->setContentsMargins(0, 0, 6, 0);
+    auto* runBox = new QGroupBox(tr("Workload"), left);
+    auto* form = new QFormLayout(runBox);
+    form->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
+    m_command = new QLineEdit(runBox);
+    m_command->setObjectName(QStringLiteral("profileCommand"));
+    m_command->setPlaceholderText(tr("python3 train.py --epochs 1"));
+    m_command->setToolTip(tr("Split into arguments at spaces (\"double quotes\" keep words together, \"\"\" is a "
+                             "literal quote) and run directly: no shell, no pipes or variables. In a sweep, {KEY} is "
+                             "replaced by the value."));
+    form->addRow(tr("Command:"), m_command);
+    form->addRow(tr("Working directory:"), directoryField(m_workDir, tr("Working directory"), runBox));
+    m_workDir->setObjectName(QStringLiteral("profileWorkDir"));
+    m_workDir->setPlaceholderText(tr("(Strobe's current directory)"));
+    form->addRow(tr("Environment:"), keyValueEditor(m_env, tr("Name"), tr("Value"), QStringLiteral("profileEnv"), runBox));
+    leftLayout->addWidget(runBox);
+
+    auto* sweepBox = new QGroupBox(tr("Sweep (optional)"), left);
+    sweepBox->setToolTip(tr("Each row is an axis: the workload runs once per combination of values and repeat, with "
+                            "KEY set in its environment (strobe-cli sweep launch)"));
+    auto* sweepForm = new QFormLayout(sweepBox);
+    sweepForm->addRow(keyValueEditor(m_grid, tr("Key"), tr("Values (comma-separated)"), QStringLiteral("profileGrid"), sweepBox));
+    m_repeats = new QSpinBox(sweepBox);
+    m_repeats->setObjectName(QStringLiteral("profileRepeats"));
+    m_repeats->setRange(1, 10000);
+    m_order = new QComboBox(sweepBox);
+    m_order->setObjectName(QStringLiteral("profileOrder"));
+    m_order->addItem(tr("sequential (every repeat of a point, then the next)"), QStringLiteral("sequential"));
+    m_order->addItem(tr("interleaved (every point once, then again)"), QStringLiteral("interleaved"));
+    sweepForm->addRow(tr("Repeats:"), m_repeats);
+    sweepForm->addRow(tr("Order:"), m_order);
+    leftLayout->addWidget(sweepBox);
+
+    auto* outBox = new QGroupBox(tr("Output"), left);
+    auto* outForm = new QFormLayout(outBox);
+    outForm->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
+    outForm->addRow(tr("Directory:"), directoryField(m_outDir, tr("Output directory"), outBox));
+    m_outDir->setObjectName(QStringLiteral("profileOutDir"));
+    m_outDir->setToolTip(tr("A new or empty directory: the run directory, or the sweep's"));
+    m_slurm = new QCheckBox(tr("Run through Slurm (--slurm)"), outBox);
+    m_slurm->setObjectName(QStringLiteral("profileSlurm"));
+    outForm->addRow(QString(), m_slurm);
+    leftLayout->addWidget(outBox);
+    leftLayout->addStretch();
+
+    // Right: tools and their parameters.
+    auto* right = new QWidget(split);
+    auto* rightLayout = new QVBoxLayout(right);
+    rightLayout->setContentsMargins(6, 0, 0, 0);
+    auto* toolBox = new QGroupBox(tr("Tools (checked ones run, outermost first)"), right);
+    auto* toolLayout = new QHBoxLayout(toolBox);
+    m_tools = new QTreeWidget(toolBox);
+    m_tools->setObjectName(QStringLiteral("profileTools"));
+    m_tools->setRootIsDecorated(false);
+    m_tools->setHeaderLabels({tr("Tool"), tr("Kind"), tr("Vendor"), tr("Available"), tr("Version")});
+    m_tools->setMinimumHeight(150);
+    toolLayout->addWidget(m_tools, 1);
+    auto* moves = new QVBoxLayout;
+    auto* up = new QToolButton(toolBox);
+    up->setObjectName(QStringLiteral("profileToolUp"));
+    up->setArrowType(Qt::UpArrow);
+    up->setToolTip(tr("Move the selected tool outwards (earlier)"));
+    auto* down = new QToolButton(toolBox);
+    down->setObjectName(QStringLiteral("profileToolDown"));
+    down->setArrowType(Qt::DownArrow);
+    down->setToolTip(tr("Move the selected tool inwards (later)"));
+    moves->addWidget(up);
+    moves->addWidget(down);
+    moves->addStretch();
+    toolLayout->addLayout(moves);
+    rightLayout->addWidget(toolBox, 2);
+    connect(up, &QToolButton::clicked, this, [this] { moveTool(-1); });
+    connect(down, &QToolButton::clicked, this, [this] { moveTool(1); });
+
+    auto* paramBox = new QGroupBox(tr("Tool parameters"), right);
+    auto* paramOuter = new QVBoxLayout(paramBox);
+    auto* scroll = new QScrollArea(paramBox);
+    scroll->setWidgetResizable(true);
+    scroll->setFrameShape(QFrame::NoFrame);
+    m_params = new QWidget(scroll);
+    m_params->setObjectName(QStringLiteral("profileParams"));
+    m_paramsLayout = new QVBoxLayout(m_params);
+    m_paramsLayout->setContentsMargins(0, 0, 0, 0);
+    scroll->setWidget(m_params);
+    paramOuter->addWidget(scroll);
+    rightLayout->addWidget(paramBox, 3);
+    split->setStretchFactor(0, 1);
+    split->setStretchFactor(1, 1);
+
+    m_problemLabel = new QLabel(this);
+    m_problemLabel->setObjectName(QStringLiteral("profileProblems"));
+    m_problemLabel->setWordWrap(true);
+    m_problemLabel->setStyleSheet(QStringLiteral("color: #c0392b;"));
+    outer->addWidget(m_problemLabel);
+    m_buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, this);
+    m_buttons->button(QDialogButtonBox::Ok)->setText(tr("Launch"));
+    outer->addWidget(m_buttons);
+    connect(m_buttons, &QDialogButtonBox::accepted, this, &ProfileDialog::accept);
+    connect(m_buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
+
+    buildToolList();
+
+    // The last request's command, directory and tools, and a fresh output directory.
+    QSettings s;
+    m_command->setText(s.value(QStringLiteral("profile/command")).toString());
+    m_workDir->setText(s.value(QStringLiteral("profile/workingDir")).toString());
+    m_slurm->setChecked(s.value(QStringLiteral("profile/slurm"), false).toBool());
+    const QStringList lastTools = s.value(QStringLiteral("profile/tools")).toStringList();
+    for (int i = lastTools.size() - 1; i >= 0; --i)
+        if (QTreeWidgetItem* item = toolItem(lastTools[i])) {
+            m_tools->takeTopLevelItem(m_tools->indexOfTopLevelItem(item));
+            m_tools->insertTopLevelItem(0, item);
+            item->setCheckState(ColName, Qt::Checked);
+        }
+    m_outDir->setText(defaultOutDir());
+
+    auto* reprobe = new QTimer(this);
+    reprobe->setSingleShot(true);
+    reprobe->setInterval(600);
+    connect(reprobe, &QTimer::timeout, this, &ProfileDialog::startProbes);
+    connect(m_command, &QLineEdit::textChanged, this, [this, reprobe] {
+        // Another interpreter: what the tools' probes said no longer holds (torch in one python, not another).
+        if (pythonOf(QProcess::splitCommand(m_command->text())) != m_probedPython) {
+            for (auto& [name, a] : m_availability) a.known = false;
+            for (int i = 0; i < m_tools->topLevelItemCount(); ++i)
+                m_tools->topLevelItem(i)->setText(ColAvailable, tr("checking…"));
+            reprobe->start();
+        }
+        revalidate();
+    });
+    for (QLineEdit* e : {m_workDir, m_outDir}) connect(e, &QLineEdit::textChanged, this, &ProfileDialog::revalidate);
+    for (QTableWidget* t : {m_env, m_grid}) {
+        connect(t, &QTableWidget::cellChanged, this, &ProfileDialog::revalidate);
+        connect(t->model(), &QAbstractItemModel::rowsRemoved, this, &ProfileDialog::revalidate);
+    }
+    connect(m_tools, &QTreeWidget::itemChanged, this, [this](QTreeWidgetItem*, int column) {
+        if (column != ColName) return;
+        rebuildParams();
+        revalidate();
+    });
+    rebuildParams();
+    startProbes();
+    revalidate();
+    resize(1180, 720);
+    m_command->setFocus();
+}
+
+ProfileDialog::~ProfileDialog() {
+    if (m_probe) {
+        m_probe->disconnect(this);
+        m_probe->waitForFinished();  // a probe gives up after 10 s
+    }
+}
+
+void ProfileDialog::buildToolList() {
+    for (const auto& t : m_catalog.tools) {
+        auto* item = new QTreeWidgetItem(m_tools);
+        item->setText(ColName, q(t.name));
+        item->setText(ColKind, QString::fromLatin1(collectors::toString(t.kind)));
+        item->setText(ColVendor, q(t.vendor));
+        item->setText(ColAvailable, tr("checking…"));
+        item->setToolTip(ColName, q(t.description) + QStringLiteral("\n") + q(t.source));
+        item->setFlags((item->flags() | Qt::ItemIsUserCheckable) & ~Qt::ItemIsEditable);
+        item->setCheckState(ColName, Qt::Unchecked);
+        item->setData(ColName, Qt::UserRole, q(t.name));
+    }
+    for (int c = 0; c < ColCount; ++c) m_tools->resizeColumnToContents(c);
+    m_tools->setColumnWidth(ColName, std::max(m_tools->columnWidth(ColName) + 30, 150));
+}
+
+QTreeWidgetItem* ProfileDialog::toolItem(const QString& name) const {
+    for (int i = 0; i < m_tools->topLevelItemCount(); ++i)
+        if (m_tools->topLevelItem(i)->data(ColName, Qt::UserRole).toString() == name) return m_tools->topLevelItem(i);
+    return nullptr;
+}
+
+void ProfileDialog::startProbes() {
+    const QString python = pythonOf(QProcess::splitCommand(m_command->text()));
+    if (m_probe && m_probe->isRunning()) return;  // onProbesDone() looks again
+    const bool allKnown = !m_availability.empty() &&
+                          std::all_of(m_availability.begin(), m_availability.end(), [](const auto& kv) { return kv.second.known; });
+    if (python == m_probedPython && allKnown) return;
+    m_probedPython = python;
+    for (auto& [name, a] : m_availability) a.known = false;
+    for (int i = 0; i < m_tools->topLevelItemCount(); ++i) m_tools->topLevelItem(i)->setText(ColAvailable, tr("checking…"));
+    const auto vars = probeVariables(m_strobeCli, python);
+    const std::vector<collectors::ToolSpec> tools = m_catalog.tools;
+    if (!m_probe) {
+        m_probe = new QFutureWatcher<std::map<QString, ToolAvailability>>(this);
+        connect(m_probe, &QFutureWatcherBase::finished, this, &ProfileDialog::onProbesDone);
+    }
+    // One worker runs the probes one after the other (collectors::ProcessTree has one owner at a time).
+    m_probe->setFuture(QtConcurrent::run([tools, vars] {
+        std::map<QString, ToolAvailability> out;
+        for (const auto& t : tools) {
+            ToolAvailability a;
+            a.known = true;
+            auto tv = collectors::toolVariables(t, {}, vars);
+            if (!tv) {
+                a.message = q(tv.error().message);
+            } else {
+                const collectors::ToolProbe p = collectors::probeTool(t, *tv);
+                a.available = p.available;
+                a.version = q(p.version);
+                a.message = q(p.message);
+            }
+            out[q(t.name)] = a;
+        }
+        return out;
+    }));
+    revalidate();
+}
+
+void ProfileDialog::onProbesDone() {
+    m_availability = m_probe->result();
+    for (const auto& [name, a] : m_availability)
+        if (QTreeWidgetItem* item = toolItem(name)) {
+            item->setText(ColAvailable, a.available ? tr("yes") : tr("no"));
+            item->setForeground(ColAvailable, a.available ? palette().text() : QBrush(QColor(192, 57, 43)));
+            item->setText(ColVersion, a.version);
+            item->setToolTip(ColAvailable, a.message);
+        }
+    for (int c = ColKind; c < ColVersion; ++c) m_tools->resizeColumnToContents(c);  // the version column stretches
+    revalidate();
+    if (pythonOf(QProcess::splitCommand(m_command->text())) != m_probedPython) startProbes();
+}
+
+bool ProfileDialog::probesDone() const {
+    if (m_probe && m_probe->isRunning()) return false;
+    if (pythonOf(QProcess::splitCommand(m_command->text())) != m_probedPython) return false;  // a probe is due
+    return std::all_of(m_availability.begin(), m_availability.end(), [](const auto& kv) { return kv.second.known; }) &&
+           !m_availability.empty();
+}
+
+void ProfileDialog::moveTool(int delta) {
+    QTreeWidgetItem* item = m_tools->currentItem();
+    if (!item) return;
+    const int from = m_tools->indexOfTopLevelItem(item);
+    const int to = from + delta;
+    if (to < 0 || to >= m_tools->topLevelItemCount()) return;
+    m_tools->takeTopLevelItem(from);
+    m_tools->insertTopLevelItem(to, item);
+    m_tools->setCurrentItem(item);
+    rebuildParams();
+    revalidate();
+}
+
+void ProfileDialog::rebuildParams() {
+    // Keep what was edited, then rebuild one group per checked tool in order.
+    for (const auto& [tool, editors] : m_editors)
+        for (const auto& [key, editor] : editors) m_values[tool][key] = editor->value();
+    m_editors.clear();
+    while (auto* item = m_paramsLayout->takeAt(0)) {
+        if (auto* w = item->widget()) w->deleteLater();
+        delete item;
+    }
+    int shown = 0;
+    for (int i = 0; i < m_tools->topLevelItemCount(); ++i) {
+        QTreeWidgetItem* item = m_tools->topLevelItem(i);
+        if (item->checkState(ColName) != Qt::Checked) continue;
+        const QString name = item->data(ColName, Qt::UserRole).toString();
+        const collectors::ToolSpec* spec = m_catalog.find(name.toStdString());
+        if (!spec) continue;
+        ++shown;
+        auto* box = new QGroupBox(QStringLiteral("%1. %2").arg(shown).arg(name), m_params);
+        box->setObjectName(QStringLiteral("params_") + name);
+        box->setToolTip(q(spec->description));
+        auto* form = new QFormLayout(box);
+        form->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
+        if (spec->params.empty()) {
+            auto* none = new QLabel(tr("No parameters."), box);
+            none->setEnabled(false);
+            form->addRow(none);
+        }
+        for (const auto& ps : spec->params) {
+            ParamEditor* editor = ParamEditor::create(ps, {}, box);  // the one ParamSpec → widget code
+            if (auto it = m_values[name].find(ps.key); it != m_values[name].end()) editor->setValue(it->second);
+            m_editors[name][ps.key] = editor;
+            auto* label = new QLabel(q(ps.label.empty() ? ps.key : ps.label), box);
+            label->setToolTip(q(ps.tooltip));
+            form->addRow(label, editor);
+        }
+        m_paramsLayout->addWidget(box);
+    }
+    if (shown == 0) {
+        auto* hint = new QLabel(tr("Check a tool to see its parameters here."), m_params);
+        hint->setEnabled(false);
+        m_paramsLayout->addWidget(hint);
+    }
+    m_paramsLayout->addStretch();
+}
+
+ParamEditor* ProfileDialog::paramEditor(const QString& tool, const std::string& key) const {
+    auto t = m_editors.find(tool);
+    if (t == m_editors.end()) return nullptr;
+    auto e = t->second.find(key);
+    return e == t->second.end() ? nullptr : e->second;
+}
+
+ProfileRequest ProfileDialog::request() const {
+    ProfileRequest r;
+    r.command = QProcess::splitCommand(m_command->text());
+    r.workingDir = m_workDir->text().trimmed();
+    r.env = tableRows(m_env);
+    for (int i = 0; i < m_tools->topLevelItemCount(); ++i) {
+        QTreeWidgetItem* item = m_tools->topLevelItem(i);
+        if (item->checkState(ColName) != Qt::Checked) continue;
+        ProfileTool t;
+        t.name = item->data(ColName, Qt::UserRole).toString();
+        if (auto e = m_editors.find(t.name); e != m_editors.end())
+            for (const auto& [key, editor] : e->second) t.values[key] = editor->value();
+        r.tools.push_back(std::move(t));
+    }
+    for (const auto& [key, text] : tableRows(m_grid)) {
+        QStringList values;
+        for (const QString& v : text.split(QLatin1Char(','))) {
+            if (!v.trimmed().isEmpty()) values << v.trimmed();
+        }
+        r.grid.emplace_back(key, values);
+    }
+    r.repeats = m_repeats->value();
+    r.interleaved = m_order->currentData().toString() == QLatin1String("interleaved");
+    r.outDir = m_outDir->text().trimmed();
+    if (!r.outDir.isEmpty()) r.outDir = QDir::cleanPath(QDir(r.outDir).absolutePath());
+    r.slurm = m_slurm->isChecked();
+    return r;
+}
+
+void ProfileDialog::setRequest(const ProfileRequest& r) {
+    m_command->setText(joinCommand(r.command));
+    m_workDir->setText(r.workingDir);
+    m_env->setRowCount(0);
+    for (const auto& [k, v] : r.env) addRow(m_env, k, v);
+    m_grid->setRowCount(0);
+    for (const auto& [k, values] : r.grid) addRow(m_grid, k, values.join(QLatin1Char(',')));
+    m_repeats->setValue(r.repeats);
+    m_order->setCurrentIndex(r.interleaved ? 1 : 0);
+    m_outDir->setText(r.outDir);
+    m_slurm->setChecked(r.slurm);
+    const QSignalBlocker block(m_tools);
+    for (int i = 0; i < m_tools->topLevelItemCount(); ++i) m_tools->topLevelItem(i)->setCheckState(ColName, Qt::Unchecked);
+    for (auto it = r.tools.rbegin(); it != r.tools.rend(); ++it)
+        if (QTreeWidgetItem* item = toolItem(it->name)) {
+            m_tools->takeTopLevelItem(m_tools->indexOfTopLevelItem(item));
+            m_tools->insertTopLevelItem(0, item);
+            item->setCheckState(ColName, Qt::Checked);
+            m_values[it->name] = it->values;
+        }
+    m_editors.clear();  // their values were just replaced
+    rebuildParams();
+    revalidate();
+}
+
+QPushButton* ProfileDialog::launchButton() const { return m_buttons->button(QDialogButtonBox::Ok); }
+
+void ProfileDialog::revalidate() {
+    m_problems = validateRequest(request(), m_catalog, m_availability);
+    m_problemLabel->setText(m_problems.join(QLatin1Char('\n')));
+    m_problemLabel->setVisible(!m_problems.isEmpty());
+    launchButton()->setEnabled(m_problems.isEmpty());
+}
+
+void ProfileDialog::accept() {
+    revalidate();
+    if (!m_problems.isEmpty()) return;
+    const ProfileRequest r = request();
+    QSettings s;
+    s.setValue(QStringLiteral("profile/lastParent"), QFileInfo(r.outDir).absolutePath());
+    s.setValue(QStringLiteral("profile/command"), m_command->text());
+    s.setValue(QStringLiteral("profile/workingDir"), r.workingDir);
+    s.setValue(QStringLiteral("profile/slurm"), r.slurm);
+    QStringList tools;
+    for (const auto& t : r.tools) tools << t.name;
+    s.setValue(QStringLiteral("profile/tools"), tools);
+    QDialog::accept();
+}
+
+}  // namespace strobe::app

@@ -1,0 +1,147 @@
+#pragma once
+// File ▸ Profile a workload…: what to run (a command line split into argv — never a shell — its working directory
+// and extra environment), under which tools (the ToolCatalog of collectors/tool_spec.h, with each tool's kind,
+// vendor, availability and version; checked tools in list order, outermost first, each with its parameters as
+// ParamEditor widgets), optionally over a sweep grid (KEY and comma-separated values, repeats, order), into which
+// output directory, and whether through Slurm. The dialog produces a ProfileRequest; buildCollectArgv() turns it
+// into strobe-cli's argv (`collect`, or `sweep launch` when the grid has a row). The launch itself is the
+// Profiling runs dock's (app/gui/launch_panel.h).
+
+#include <map>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <QDialog>
+#include <QFutureWatcher>
+#include <QStringList>
+
+#include "collectors/tool_spec.h"
+#include "core/params/param_spec.h"
+
+class QCheckBox;
+class QComboBox;
+class QDialogButtonBox;
+class QLabel;
+class QLineEdit;
+class QPushButton;
+class QSpinBox;
+class QTableWidget;
+class QTreeWidget;
+class QTreeWidgetItem;
+class QVBoxLayout;
+
+namespace strobe::app {
+
+class ParamEditor;
+
+struct ProfileTool {
+    QString name;
+    core::ParamValues values;  // only the values that differ from the spec's defaults go on the command line
+};
+
+struct ProfileRequest {
+    QStringList command;                            // the workload's argv
+    QString workingDir;                             // strobe-cli's (so the workload's) working directory; empty: ours
+    std::vector<std::pair<QString, QString>> env;   // extra variables for the workload, in order
+    std::vector<ProfileTool> tools;                 // outermost first
+    std::vector<std::pair<QString, QStringList>> grid;  // sweep axes; non-empty: `sweep launch`
+    int repeats = 1;
+    bool interleaved = false;
+    QString outDir;
+    bool slurm = false;
+
+    bool isSweep() const { return !grid.empty(); }
+};
+
+// strobe-cli's arguments (without the program) for `request`: `collect --out DIR ...` or, with a grid,
+// `sweep launch --grid K=V1,V2 ... --repeats N --order O --out DIR ...`, then each --tool (outermost first)
+// with its --tool-param NAME.KEY=VALUE for values differing from the default (core::valueToString, in key
+// order; `catalog` gives the specs, a tool it lacks passes its values as given), each --env KEY=VALUE, --slurm,
+// and `--` with the command.
+QStringList buildCollectArgv(const ProfileRequest& request, const collectors::ToolCatalog& catalog);
+
+struct ToolAvailability {
+    bool known = false;  // false while the probe runs
+    bool available = false;
+    QString version, message;
+};
+
+// What stops `request` from launching, one sentence each (empty: it can launch): no command, no output directory,
+// an output directory that exists and is not empty, a working directory that does not exist, an unknown tool, a
+// checked tool that is unavailable (or still being probed), an environment or grid row without a key or values.
+QStringList validateRequest(const ProfileRequest& request, const collectors::ToolCatalog& catalog,
+                            const std::map<QString, ToolAvailability>& availability);
+
+// The inverse of QProcess::splitCommand (for showing an argv as one line): an argument that is empty or holds white
+// space or a double quote is put in double quotes, with each quote written as three.
+QString joinCommand(const QStringList& argv);
+
+// The interpreter a python workload runs ({python} of the tool specs): argv[0] when its file name starts with
+// "python", else python3.
+QString pythonOf(const QStringList& command);
+
+class ProfileDialog : public QDialog {
+    Q_OBJECT
+public:
+    // `strobeCli` expands {strobe_cli} in the probes (the program the runs dock launches).
+    ProfileDialog(const QString& strobeCli, QWidget* parent = nullptr);
+    ~ProfileDialog() override;
+
+    ProfileRequest request() const;
+    // Fills the fields from `request` (tools it names are checked, in its order, above the others).
+    void setRequest(const ProfileRequest& request);
+    const collectors::ToolCatalog& catalog() const { return m_catalog; }
+    QStringList problems() const { return m_problems; }
+    // True once every tool's availability is known (the probes run in the background).
+    bool probesDone() const;
+    // The editor of tool `tool`'s parameter `key` while that tool is checked, else null.
+    ParamEditor* paramEditor(const QString& tool, const std::string& key) const;
+
+    // Widgets, for tests and screenshots.
+    QLineEdit* commandEdit() const { return m_command; }
+    QLineEdit* outDirEdit() const { return m_outDir; }
+    QTreeWidget* toolList() const { return m_tools; }
+    QPushButton* launchButton() const;
+
+    // The default output directory: a new timestamped directory under the parent last used (else ~/strobe-runs).
+    static QString defaultOutDir();
+
+public Q_SLOTS:
+    void accept() override;
+
+private:
+    void buildToolList();
+    void startProbes();
+    void onProbesDone();
+    void rebuildParams();
+    void moveTool(int delta);
+    void revalidate();
+    QTreeWidgetItem* toolItem(const QString& name) const;
+
+    QString m_strobeCli;
+    collectors::ToolCatalog m_catalog;
+    std::map<QString, ToolAvailability> m_availability;
+    std::map<QString, core::ParamValues> m_values;  // per tool, kept while it is unchecked
+    std::map<QString, std::map<std::string, ParamEditor*>> m_editors;
+    QString m_probedPython;
+    QFutureWatcher<std::map<QString, ToolAvailability>>* m_probe = nullptr;
+    QStringList m_problems;
+
+    QLineEdit* m_command = nullptr;
+    QLineEdit* m_workDir = nullptr;
+    QTableWidget* m_env = nullptr;
+    QTreeWidget* m_tools = nullptr;
+    QWidget* m_params = nullptr;
+    QVBoxLayout* m_paramsLayout = nullptr;
+    QTableWidget* m_grid = nullptr;
+    QSpinBox* m_repeats = nullptr;
+    QComboBox* m_order = nullptr;
+    QLineEdit* m_outDir = nullptr;
+    QCheckBox* m_slurm = nullptr;
+    QLabel* m_problemLabel = nullptr;
+    QDialogButtonBox* m_buttons = nullptr;
+};
+
+}  // namespace strobe::app

@@ -1,0 +1,463 @@
+// File ▸ Profile a workload… and the Profiling runs dock: the argv a request becomes (expected argv written by
+// hand from strobe-cli collect/sweep launch --help and resources/tools/*.yaml), the dialog's validation, and for
+// real: a CPU PyTorch training loop (tests/data/workloads/train_mlp.py on Debian's python3-torch, /usr/bin/python3)
+// launched from the dock under torch-profiler + cpu-sampler opens in the workbench when it completes; a failing
+// command keeps its exit code; Cancel stops strobe-cli and its whole process tree (exit 143, manifest cancelled,
+// no process left: /proc is read directly); closing the window cancels what is running.
+#include <gtest/gtest.h>
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <algorithm>
+#include <iterator>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <QDir>
+#include <QLineEdit>
+#include <QPlainTextEdit>
+#include <QProcess>
+#include <QPushButton>
+#include <QTreeWidget>
+
+#include <yaml-cpp/yaml.h>
+
+#include "app/gui/launch_panel.h"
+#include "app/gui/main_window.h"
+#include "app/gui/param_editor.h"
+#include "app/gui/profile_dialog.h"
+#include "app/gui/run_manager.h"
+#include "collectors/tool_spec.h"
+#include "test_support.h"
+
+using namespace strobe;
+namespace fs = std::filesystem;
+
+namespace {
+
+// Without Debian's python3-torch the torch test skips on a developer's machine; under CI (CI=true) it fails.
+bool haveTorch() {
+    const bool ci = std::getenv("CI") && std::string(std::getenv("CI")) == "true";
+    const bool have = fs::exists("/usr/bin/python3") &&
+                      std::system("/usr/bin/python3 -c 'import importlib.util,sys; sys.exit(importlib.util.find_spec(\"torch\") is None)'"
+                                  " >/dev/null 2>&1") == 0;
+    if (!have && ci) ADD_FAILURE() << "CI=true but /usr/bin/python3 cannot import torch (.ci/setup installs python3-torch)";
+    return have;
+}
+
+struct TempDir {
+    fs::path path;
+    TempDir() {
+        char tmpl[] = "/tmp/strobe-profile-XXXXXX";
+        path = mkdtemp(tmpl);
+    }
+    ~TempDir() {
+        std::error_code ec;
+        fs::remove_all(path, ec);
+    }
+    QString q(const std::string& sub) const { return QString::fromStdString((path / sub).string()); }
+};
+
+struct Proc {
+    pid_t pid = 0, ppid = 0;
+    std::string comm;
+    unsigned long long start = 0;  // field 22 of /proc/PID/stat: tells a reused pid apart
+    char state = '?';
+};
+
+// Every process in /proc (those that vanish while being read are skipped).
+std::vector<Proc> processes() {
+    std::vector<Proc> out;
+    std::error_code ec;
+    for (const auto& e : fs::directory_iterator("/proc", ec)) {
+        const std::string name = e.path().filename().string();
+        if (name.empty() || name.find_first_not_of("0123456789") != std::string::npos) continue;
+        std::ifstream in(e.path() / "stat");
+        std::string line;
+        if (!std::getline(in, line)) continue;
+        const size_t open = line.find('('), close = line.rfind(')');
+        if (open == std::string::npos || close == std::string::npos) continue;
+        Proc p;
+        p.pid = std::stoi(name);
+        p.comm = line.substr(open + 1, close - open - 1);
+        std::istringstream rest(line.substr(close + 2));
+        std::vector<std::string> f{std::istream_iterator<std::string>(rest), std::istream_iterator<std::string>()};
+        if (f.size() < 20) continue;
+        p.state = f[0][0];
+        p.ppid = std::stoi(f[1]);
+        p.start = std::stoull(f[19]);  // field 22 overall: 3 + index 19
+        out.push_back(p);
+    }
+    return out;
+}
+
+std::vector<Proc> descendantsOf(pid_t root) {
+    const auto all = processes();
+    std::set<pid_t> tree{root};
+    std::vector<Proc> out;
+    for (bool grew = true; grew;) {
+        grew = false;
+        for (const auto& p : all)
+            if (tree.count(p.ppid) && tree.insert(p.pid).second) {
+                out.push_back(p);
+                grew = true;
+            }
+    }
+    return out;
+}
+
+bool stillThere(const Proc& p) {
+    for (const auto& q : processes())
+        if (q.pid == p.pid && q.start == p.start) return true;
+    return false;
+}
+
+std::vector<Proc> childrenOfThisProcess() {
+    std::vector<Proc> out;
+    for (const auto& p : processes())
+        if (p.ppid == getpid()) out.push_back(p);
+    return out;
+}
+
+// The run's log tail in the dock, and the workload's own output (for failure messages).
+std::string tailOf(const app::LaunchRecord* r) {
+    std::string s;
+    if (!r) return s;
+    for (const auto& l : r->tail) s += l.toStdString() + "\n";
+    std::ifstream log(fs::path(r->outDir.toStdString()) / "workload.log");
+    s += "workload.log:\n" + std::string((std::istreambuf_iterator<char>(log)), std::istreambuf_iterator<char>());
+    return s;
+}
+
+bool inFlight(const app::LaunchRecord* r) {
+    return r && (r->status == app::LaunchStatus::Starting || r->status == app::LaunchStatus::Running ||
+                 r->status == app::LaunchStatus::Cancelling);
+}
+
+app::ProfileTool tool(const char* name, core::ParamValues values = {}) {
+    app::ProfileTool t;
+    t.name = QString::fromLatin1(name);
+    t.values = std::move(values);
+    return t;
+}
+
+}  // namespace
+
+// Tools outermost first, each followed by its parameters that differ from the spec's default (cpu-sampler
+// rate_hz default 10, torch-profiler wait 1 / active 3 in resources/tools/*.yaml), in key order; the environment in
+// table order, --slurm, then the command after --. (The working directory is strobe-cli's own, not an argument.)
+TEST(ProfileArgv, CollectWithToolsParametersEnvironmentAndSlurm) {
+    const collectors::ToolCatalog catalog = collectors::loadToolCatalog();
+    ASSERT_NE(catalog.find("cpu-sampler"), nullptr);
+    ASSERT_NE(catalog.find("torch-profiler"), nullptr);
+    app::ProfileRequest r;
+    r.command = {"/usr/bin/python3", "train.py", "--lr", "0.1"};
+    r.workingDir = "/work/project";
+    r.env = {{"OMP_NUM_THREADS", "4"}, {"NAME", "a b=c"}};
+    r.tools = {tool("cpu-sampler", {{"rate_hz", 20.0}}),
+               tool("torch-profiler", {{"wait", 1LL}, {"active", 5LL}, {"record_shapes", false}})};
+    r.outDir = "/tmp/out/run-1";
+    r.slurm = true;
+    const QStringList expected{"collect", "--out", "/tmp/out/run-1", "--tool", "cpu-sampler", "--tool-param", "cpu-sampler.rate_hz=20",
+                               "--tool", "torch-profiler", "--tool-param", "torch-profiler.active=5",
+                               "--tool-param", "torch-profiler.record_shapes=false",
+                               "--env", "OMP_NUM_THREADS=4", "--env", "NAME=a b=c", "--slurm",
+                               "--", "/usr/bin/python3", "train.py", "--lr", "0.1"};
+    EXPECT_EQ(app::buildCollectArgv(r, catalog), expected);
+
+    // Defaults only, no environment, no Slurm: nothing but the tools.
+    app::ProfileRequest plain;
+    plain.command = {"/bin/true"};
+    plain.outDir = "/tmp/o";
+    plain.tools = {tool("torch-profiler", {{"wait", 1LL}, {"warmup", 1LL}, {"active", 3LL}, {"record_shapes", true}})};
+    EXPECT_EQ(app::buildCollectArgv(plain, catalog),
+              (QStringList{"collect", "--out", "/tmp/o", "--tool", "torch-profiler", "--", "/bin/true"}));
+
+    // The one-line form the dock shows reads back as the same argv.
+    const QStringList args{"/usr/bin/python3", "my script.py", "say \"hi\"", "--lr=0.1", "tab\there"};
+    EXPECT_EQ(app::joinCommand(args), QStringLiteral("/usr/bin/python3 \"my script.py\" \"say \"\"\"hi\"\"\"\" --lr=0.1 \"tab\there\""));
+    EXPECT_EQ(QProcess::splitCommand(app::joinCommand(args)), args);
+}
+
+// A grid makes it `sweep launch`: each axis as --grid KEY=V1,V2 in table order, repeats and order always given.
+TEST(ProfileArgv, GridLaunchesASweep) {
+    const collectors::ToolCatalog catalog = collectors::loadToolCatalog();
+    app::ProfileRequest r;
+    r.command = {"python3", "bench.py", "--bs", "{bs}"};
+    r.grid = {{"bs", {"32", "64"}}, {"threads", {"1", "2", "4"}}};
+    r.repeats = 3;
+    r.interleaved = true;
+    r.outDir = "/tmp/sweep";
+    r.tools = {tool("cpu-sampler")};
+    r.slurm = true;
+    EXPECT_EQ(app::buildCollectArgv(r, catalog),
+              (QStringList{"sweep", "launch", "--grid", "bs=32,64", "--grid", "threads=1,2,4", "--repeats", "3",
+                           "--order", "interleaved", "--out", "/tmp/sweep", "--tool", "cpu-sampler", "--slurm", "--",
+                           "python3", "bench.py", "--bs", "{bs}"}));
+    r.interleaved = false;
+    r.repeats = 1;
+    r.slurm = false;
+    r.tools.clear();
+    EXPECT_EQ(app::buildCollectArgv(r, catalog),
+              (QStringList{"sweep", "launch", "--grid", "bs=32,64", "--grid", "threads=1,2,4", "--repeats", "1",
+                           "--order", "sequential", "--out", "/tmp/sweep", "--", "python3", "bench.py", "--bs", "{bs}"}));
+}
+
+TEST(ProfileArgv, ValidationNamesEachProblem) {
+    const collectors::ToolCatalog catalog = collectors::loadToolCatalog();
+    TempDir tmp;
+    fs::create_directories(tmp.path / "full");
+    std::ofstream(tmp.path / "full" / "x.txt") << "x";
+    std::map<QString, app::ToolAvailability> avail;
+    avail["cpu-sampler"] = {true, true, "1.0", ""};
+    avail["nsys"] = {true, false, "", "nsys not found"};
+
+    app::ProfileRequest ok;
+    ok.command = {"/bin/true"};
+    ok.outDir = tmp.q("new");
+    ok.tools = {tool("cpu-sampler")};
+    EXPECT_TRUE(app::validateRequest(ok, catalog, avail).isEmpty()) << app::validateRequest(ok, catalog, avail).join("|").toStdString();
+
+    app::ProfileRequest bad = ok;
+    bad.command.clear();
+    bad.outDir = tmp.q("full");
+    bad.tools = {tool("cpu-sampler"), tool("nsys"), tool("torch-profiler"), tool("no-such-tool")};
+    bad.env = {{"", "1"}};
+    bad.grid = {{"bs", {}}};
+    const QStringList problems = app::validateRequest(bad, catalog, avail);
+    ASSERT_EQ(problems.size(), 7) << problems.join("|").toStdString();
+    EXPECT_TRUE(problems[0].contains("command"));
+    EXPECT_TRUE(problems[1].contains("not empty"));
+    EXPECT_TRUE(problems[2].contains("nsys is not available: nsys not found"));
+    EXPECT_TRUE(problems[3].contains("Checking whether torch-profiler"));  // its probe has not answered
+    EXPECT_TRUE(problems[4].contains("Unknown tool no-such-tool"));
+    EXPECT_TRUE(problems[5].contains("Environment variable"));
+    EXPECT_TRUE(problems[6].contains("Sweep row 'bs'"));
+}
+
+// The dialog: the command line is split into argv (quotes kept together, no shell), the tools are checked in
+// list order with their parameters as ParamEditors, and Launch is disabled with the reason while a problem remains.
+TEST(ProfileDialog, BuildsTheRequestFromItsWidgets) {
+    test::app();
+    TempDir tmp;
+    app::ProfileDialog dialog(QStringLiteral(STROBE_CLI_PATH));
+    app::ProfileRequest r;
+    r.command = {"/bin/true"};
+    r.outDir = tmp.q("run");
+    r.tools = {tool("torch-profiler"), tool("cpu-sampler")};
+    dialog.setRequest(r);
+    dialog.commandEdit()->setText(QStringLiteral("/usr/bin/python3 \"my script.py\" --lr 0.1"));
+    ASSERT_TRUE(test::waitFor([&] { return dialog.probesDone(); }, 60000));
+    app::ParamEditor* rate = dialog.paramEditor("cpu-sampler", "rate_hz");
+    ASSERT_NE(rate, nullptr);
+    ASSERT_NE(dialog.paramEditor("torch-profiler", "active"), nullptr);
+    rate->setValue(25.0);
+    const app::ProfileRequest got = dialog.request();
+    EXPECT_EQ(got.command, (QStringList{"/usr/bin/python3", "my script.py", "--lr", "0.1"}));
+    ASSERT_EQ(got.tools.size(), 2u);
+    EXPECT_EQ(got.tools[0].name, "torch-profiler");  // the order of the list: outermost first
+    EXPECT_EQ(got.tools[1].name, "cpu-sampler");
+    const QStringList argv = app::buildCollectArgv(got, dialog.catalog());
+    EXPECT_TRUE(argv.contains("cpu-sampler.rate_hz=25")) << argv.join(' ').toStdString();
+    EXPECT_EQ(got.outDir, tmp.q("run"));
+    EXPECT_TRUE(dialog.problems().isEmpty()) << dialog.problems().join("|").toStdString();
+    EXPECT_TRUE(dialog.launchButton()->isEnabled());
+
+    dialog.commandEdit()->clear();
+    EXPECT_FALSE(dialog.launchButton()->isEnabled());
+    ASSERT_FALSE(dialog.problems().isEmpty());
+    EXPECT_TRUE(dialog.problems()[0].contains("command")) << dialog.problems().join("|").toStdString();
+    // The same interpreter again (its probes stand), and an output directory that is not empty.
+    dialog.commandEdit()->setText(QStringLiteral("/usr/bin/python3 x.py"));
+    ASSERT_TRUE(test::waitFor([&] { return dialog.probesDone(); }, 60000));
+    std::ofstream((tmp.path / "busy.txt").string()) << "x";
+    dialog.outDirEdit()->setText(QString::fromStdString(tmp.path.string()));
+    EXPECT_FALSE(dialog.launchButton()->isEnabled());
+    ASSERT_EQ(dialog.problems().size(), 1) << dialog.problems().join("|").toStdString();
+    EXPECT_TRUE(dialog.problems()[0].contains("not empty"));
+}
+
+// For real: the training loop under torch-profiler + cpu-sampler, launched from the dock, completes and opens in
+// the workbench as File ▸ Open would; the samples column counts cpu.csv's data rows.
+TEST(ProfileLaunch, TorchTrainingCompletesAndOpensInTheWorkbench) {
+    if (!haveTorch()) GTEST_SKIP() << "Debian's python3-torch is not installed (.ci/setup installs it)";
+    test::app();
+    TempDir tmp;
+    app::MainWindow w;
+    w.setAutoOpenDefaultPlot(false);
+    app::LaunchPanel* panel = w.launchPanel();
+    panel->setStrobeCli(QStringLiteral(STROBE_CLI_PATH));
+
+    // The command as a user types it, relative to the working directory (the source tree), with STEPS=5 in the
+    // environment table (train_mlp.py trains STEPS steps and says so in its output).
+    const QString source = QDir::cleanPath(QStringLiteral(STROBE_TEST_DATA_DIR "/../.."));
+    app::ProfileDialog dialog(panel->strobeCli(), &w);
+    app::ProfileRequest seed;
+    seed.tools = {tool("torch-profiler"), tool("cpu-sampler")};
+    seed.outDir = tmp.q("run");
+    seed.workingDir = source;
+    seed.env = {{"STEPS", "5"}};
+    dialog.setRequest(seed);
+    dialog.commandEdit()->setText(QStringLiteral("/usr/bin/python3 tests/data/workloads/train_mlp.py"));
+    ASSERT_TRUE(test::waitFor([&] { return dialog.probesDone(); }, 60000));
+    ASSERT_TRUE(dialog.problems().isEmpty()) << dialog.problems().join("|").toStdString();
+    ASSERT_TRUE(dialog.launchButton()->isEnabled());
+    const app::ProfileRequest request = dialog.request();
+    EXPECT_EQ(request.command, (QStringList{"/usr/bin/python3", "tests/data/workloads/train_mlp.py"}));
+    EXPECT_EQ(request.workingDir, source);
+    ASSERT_EQ(request.env.size(), 1u);
+
+    const int id = panel->launch(request, dialog.catalog());
+    ASSERT_TRUE(test::waitFor([&] { return !inFlight(panel->record(id)); }, 180000)) << tailOf(panel->record(id));
+    const app::LaunchRecord* rec = panel->record(id);
+    ASSERT_EQ(rec->status, app::LaunchStatus::Completed) << tailOf(rec);
+    EXPECT_EQ(rec->exitCode, 0);
+    EXPECT_TRUE(rec->openedAutomatically);
+
+    const fs::path run = tmp.path / "run";
+    const YAML::Node m = YAML::LoadFile((run / "manifest.yaml").string());
+    EXPECT_EQ(m["status"].as<std::string>(), "completed");
+    EXPECT_EQ(m["tools"][0]["name"].as<std::string>(), "torch-profiler");
+    EXPECT_EQ(m["tools"][1]["name"].as<std::string>(), "cpu-sampler");
+    EXPECT_EQ(m["cwd"].as<std::string>(), source.toStdString());        // strobe-cli ran there
+    EXPECT_EQ(m["env_diff"]["STEPS"].as<std::string>(), "5");           // --env
+    std::ifstream log(run / "workload.log");
+    const std::string workloadLog((std::istreambuf_iterator<char>(log)), std::istreambuf_iterator<char>());
+    EXPECT_NE(workloadLog.find("trained 5 steps"), std::string::npos) << workloadLog;
+
+    // cpu.csv: one header line, then one line per sample.
+    std::ifstream csv(run / "cpu.csv");
+    long lines = 0;
+    for (std::string l; std::getline(csv, l);) ++lines;
+    EXPECT_GT(lines, 1);
+    EXPECT_EQ(rec->samples, lines - 1);
+
+    // Opened as File ▸ Open does: a run of the Runs model whose source is the run directory, loaded, with ranks and
+    // the 3 active ProfilerSteps of the trace (STROBE_TORCH_ACTIVE defaults to 3).
+    int runId = 0;
+    for (int rid : w.runs().runIds())
+        if (w.runs().run(rid)->sources.contains(tmp.q("run"))) runId = rid;
+    ASSERT_NE(runId, 0);
+    ASSERT_TRUE(test::waitFor([&] { return w.runs().run(runId)->state != app::RunState::Loading; }, 120000));
+    const app::RunRecord* loaded = w.runs().run(runId);
+    ASSERT_EQ(loaded->state, app::RunState::Loaded) << (loaded->error ? loaded->error->toString() : std::string());
+    ASSERT_TRUE(loaded->dataset);
+    EXPECT_GE(loaded->dataset->ranks.size(), 2u);  // the trace and the CPU samples
+    size_t steps = 0;
+    for (const auto& rank : loaded->dataset->ranks) steps = std::max(steps, rank->steps.size());
+    EXPECT_EQ(steps, 3u);
+    EXPECT_TRUE(childrenOfThisProcess().empty());
+}
+
+// A command that fails: its exit code shows and the log is kept; nothing opens by itself, Open still works.
+TEST(ProfileLaunch, FailedRunKeepsItsExitCodeAndLog) {
+    test::app();
+    TempDir tmp;
+    app::MainWindow w;
+    w.setAutoOpenDefaultPlot(false);
+    app::LaunchPanel* panel = w.launchPanel();
+    panel->setStrobeCli(QStringLiteral(STROBE_CLI_PATH));
+    app::ProfileRequest r;
+    r.command = {"/bin/false"};
+    r.outDir = tmp.q("run");
+    const int id = panel->launch(r, collectors::loadToolCatalog());
+    ASSERT_TRUE(test::waitFor([&] { return !inFlight(panel->record(id)); }, 60000));
+    const app::LaunchRecord* rec = panel->record(id);
+    EXPECT_EQ(rec->status, app::LaunchStatus::Failed) << tailOf(rec);
+    EXPECT_EQ(rec->exitCode, 1);  // /bin/false's status, passed on by strobe-cli collect
+    EXPECT_FALSE(rec->openedAutomatically);
+    EXPECT_TRUE(w.runs().runIds().empty());
+    EXPECT_NE(tailOf(rec).find("failed"), std::string::npos) << tailOf(rec);
+    const QTreeWidgetItem* row = panel->list()->topLevelItem(0);
+    ASSERT_NE(row, nullptr);
+    EXPECT_EQ(row->text(1), QStringLiteral("failed (exit 1)"));
+    EXPECT_TRUE(panel->logView()->toPlainText().contains(QStringLiteral("exit 1")));
+    auto* open = panel->findChild<QPushButton*>(QStringLiteral("launchOpen"));
+    ASSERT_NE(open, nullptr);
+    ASSERT_TRUE(open->isEnabled());
+    open->click();
+    ASSERT_EQ(w.runs().runIds().size(), 1u);
+    EXPECT_TRUE(w.runs().run(w.runs().runIds().front())->sources.contains(tmp.q("run")));
+    EXPECT_TRUE(test::waitFor([&] { return !w.runs().anyLoading(); }, 60000));
+}
+
+// Cancel from the dock: SIGTERM to strobe-cli, which stops the workload and the sampler, writes the manifest with
+// status cancelled and exits 143; none of the processes it started is left, and no child of this process.
+TEST(ProfileLaunch, CancelStopsTheWholeProcessTree) {
+    test::app();
+    TempDir tmp;
+    app::MainWindow w;
+    w.setAutoOpenDefaultPlot(false);
+    app::LaunchPanel* panel = w.launchPanel();
+    panel->setStrobeCli(QStringLiteral(STROBE_CLI_PATH));
+    app::ProfileRequest r;
+    r.command = {"/bin/sleep", "300"};
+    r.tools = {tool("cpu-sampler")};
+    r.outDir = tmp.q("run");
+    const int id = panel->launch(r, collectors::loadToolCatalog());
+    const app::LaunchRecord* rec = panel->record(id);
+    ASSERT_TRUE(test::waitFor([&] { return rec->status == app::LaunchStatus::Running; }, 30000)) << tailOf(rec);
+    const pid_t cli = static_cast<pid_t>(rec->process->processId());
+    ASSERT_GT(cli, 0);
+    // Wait until the workload runs and the sampler wrote a sample, so that Cancel has a whole tree to stop.
+    std::vector<Proc> tree;
+    ASSERT_TRUE(test::waitFor([&] {
+        tree = descendantsOf(cli);
+        const bool sleeping = std::any_of(tree.begin(), tree.end(), [](const Proc& p) { return p.comm == "sleep"; });
+        return sleeping && panel->record(id)->samples > 0;
+    }, 60000)) << tailOf(rec);
+    ASSERT_GE(tree.size(), 2u);  // the workload and the sampler
+
+    panel->setCurrent(id);
+    auto* cancel = panel->findChild<QPushButton*>(QStringLiteral("launchCancel"));
+    ASSERT_NE(cancel, nullptr);
+    ASSERT_TRUE(cancel->isEnabled());
+    cancel->click();
+    ASSERT_TRUE(test::waitFor([&] { return !inFlight(panel->record(id)); }, 60000)) << tailOf(rec);
+    EXPECT_EQ(rec->status, app::LaunchStatus::Cancelled) << tailOf(rec);
+    EXPECT_EQ(rec->exitCode, 143) << tailOf(rec);
+    EXPECT_TRUE(w.runs().runIds().empty());  // a cancelled run does not open by itself
+    const YAML::Node m = YAML::LoadFile((tmp.path / "run" / "manifest.yaml").string());
+    EXPECT_EQ(m["status"].as<std::string>(), "cancelled");
+    for (const Proc& p : tree) EXPECT_FALSE(stillThere(p)) << p.comm << " (pid " << p.pid << ") is still running";
+    EXPECT_TRUE(childrenOfThisProcess().empty());
+}
+
+// Closing the window with a run in flight (STROBE_NO_SAVE_PROMPT set: no question) cancels it and waits.
+TEST(ProfileLaunch, ClosingTheWindowCancelsRunsInFlight) {
+    test::app();
+    TempDir tmp;
+    const bool hadNoPrompt = qEnvironmentVariableIsSet("STROBE_NO_SAVE_PROMPT");
+    qputenv("STROBE_NO_SAVE_PROMPT", "1");
+    std::vector<Proc> tree;
+    {
+        app::MainWindow w;
+        w.setAutoOpenDefaultPlot(false);
+        app::LaunchPanel* panel = w.launchPanel();
+        panel->setStrobeCli(QStringLiteral(STROBE_CLI_PATH));
+        app::ProfileRequest r;
+        r.command = {"/bin/sleep", "300"};
+        r.outDir = tmp.q("run");
+        const int id = panel->launch(r, collectors::loadToolCatalog());
+        ASSERT_TRUE(test::waitFor([&] {
+            const auto* rec = panel->record(id);
+            if (rec->status != app::LaunchStatus::Running) return false;
+            tree = descendantsOf(static_cast<pid_t>(rec->process->processId()));
+            return std::any_of(tree.begin(), tree.end(), [](const Proc& p) { return p.comm == "sleep"; });
+        }, 30000)) << tailOf(panel->record(id));
+        EXPECT_EQ(panel->runningCount(), 1);
+        EXPECT_TRUE(w.close());
+        EXPECT_EQ(panel->runningCount(), 0);
+        EXPECT_EQ(panel->record(id)->status, app::LaunchStatus::Cancelled);
+        EXPECT_EQ(panel->record(id)->exitCode, 143);
+    }
+    if (!hadNoPrompt) qunsetenv("STROBE_NO_SAVE_PROMPT");
+    for (const Proc& p : tree) EXPECT_FALSE(stillThere(p)) << p.comm << " (pid " << p.pid << ") is still running";
+    EXPECT_TRUE(childrenOfThisProcess().empty());
+}
