@@ -106,28 +106,18 @@ void anchorLegacyClock(RankData& r, const std::string& file) {
 
 // Kineto since about PyTorch 2.4 writes "baseTimeNanoseconds" (Unix-epoch ns) and its `ts` relative to it: a
 // PyTorch 2.11 trace from an H200 (tests/data/cuda) has ts ~4.9e12 µs and base 1.79e18 ns, and base + ts lands within
-// 30 µs of the strobe_torch realtime anchor of the same step. Older Kineto writes absolute epoch µs and no base. The
-// base is added to every time of the rank, so that its times are epoch ns like every other Kineto rank's (ranks of
-// one job may have different bases; nothing downstream has to know). Only when the times are plainly not epoch
-// times themselves (the earliest row before base / 2), so a file with a base and absolute times is not shifted twice.
-void applyBaseTime(RankData& r) {
+// 22 µs of the strobe_torch realtime anchor of the same step. Older Kineto writes absolute epoch µs and no base. The
+// base is applied only when the times are plainly not epoch times themselves (earliest row before the base's year
+// 1970 + base/2), so a file that carries a base but absolute times is not shifted twice.
+void anchorBaseTime(RankData& r) {
     const auto base = r.info.baseTimeNanoseconds;
     if (!base || *base <= 0 || r.info.clock.domain != ClockDomain::Realtime) return;
     TimeNs first = std::numeric_limits<TimeNs>::max();
     if (r.slices.size()) first = std::min(first, *std::min_element(r.slices.ts.begin(), r.slices.ts.end()));
     if (r.gpu.size()) first = std::min(first, *std::min_element(r.gpu.ts.begin(), r.gpu.ts.end()));
     if (first == std::numeric_limits<TimeNs>::max() || first >= *base / 2) return;
-    const auto shift = [&](Column<TimeNs>& c) {
-        for (TimeNs& t : c.mut()) t += *base;
-    };
-    shift(r.slices.ts);
-    shift(r.gpu.ts);
-    shift(r.flows.ts);
-    shift(r.counters.ts);
-    shift(r.samples.ts);
-    shift(r.steps.start);
-    shift(r.steps.end);
-    r.info.clock.anchor = "Kineto timestamps are microseconds after baseTimeNanoseconds (added)";
+    r.info.clock = ClockInfo{ClockDomain::Realtime, true, *base,
+                             "Kineto timestamps are microseconds after baseTimeNanoseconds"};
 }
 
 using kineto::ChunkBuffer;
@@ -648,7 +638,7 @@ Result<std::unique_ptr<RankData>> loadFromSource(FileSource& source, const Kinet
     out->stats.bytesRead = source.produced();
     out->info = std::move(info);
     if (legacy) anchorLegacyClock(*out, file);
-    else applyBaseTime(*out);
+    else anchorBaseTime(*out);
     out->info.platform = detectPlatform(out->info, platformHints(*out));
     if (out->info.distributed.present && out->info.distributed.rank >= 0) {
         out->rank = out->info.distributed.rank;
