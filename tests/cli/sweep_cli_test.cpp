@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "tests/cli/cli_json.h"
 #include "tests/cli/cli_capture.h"
 #include "tests/core/sweep_gen.h"
 #include "tests/test_files.h"
@@ -15,13 +16,7 @@
 namespace strobe::app {
 namespace {
 
-struct Json {
-    simdjson::dom::parser parser;
-    simdjson::padded_string padded;
-    simdjson::dom::element root;
-    bool ok = false;
-    explicit Json(const std::string& text) : padded(text) { ok = parser.parse(padded).get(root) == simdjson::SUCCESS; }
-};
+using test::Json;
 
 TEST(SweepCli, RunsListsEveryRunWithItsParameters) {
     test::TempDir dir("strobe-sweep-cli");

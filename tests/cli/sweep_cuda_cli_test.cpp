@@ -11,20 +11,15 @@
 #include <string>
 #include <string_view>
 
+#include "tests/cli/cli_json.h"
 #include "tests/cli/cli_capture.h"
 
 namespace strobe::app {
 namespace {
 
-const std::string kSweep = std::string(STROBE_TEST_DATA_DIR) + "/cuda/sweep";
+using test::Json;
 
-struct Json {
-    simdjson::dom::parser parser;
-    simdjson::padded_string padded;
-    simdjson::dom::element root;
-    bool ok = false;
-    explicit Json(const std::string& text) : padded(text) { ok = parser.parse(padded).get(root) == simdjson::SUCCESS; }
-};
+const std::string kSweep = std::string(STROBE_TEST_DATA_DIR) + "/cuda/sweep";
 
 TEST(SweepCuda, RunsOfTheH200SweepWithTheirKernels) {
     const auto r = test::runCli("sweep", {"runs", "--json", "--no-cache", kSweep});

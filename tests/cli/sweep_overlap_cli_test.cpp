@@ -9,19 +9,14 @@
 #include <string>
 #include <string_view>
 
+#include "tests/cli/cli_json.h"
 #include "tests/cli/cli_capture.h"
 #include "tests/test_files.h"
 
 namespace strobe::app {
 namespace {
 
-struct Json {
-    simdjson::dom::parser parser;
-    simdjson::padded_string padded;
-    simdjson::dom::element root;
-    bool ok = false;
-    explicit Json(const std::string& text) : padded(text) { ok = parser.parse(padded).get(root) == simdjson::SUCCESS; }
-};
+using test::Json;
 
 // Two configurations (directory names nccl=1, nccl=2), each a copy of the 8-rank DLRM sample.
 void writeTwoConfigs(const std::filesystem::path& dir) {
