@@ -28,6 +28,7 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include "tests/have_torch.h"
 #include "app/gui/launch_panel.h"
 #include "app/gui/main_window.h"
 #include "app/gui/param_editor.h"
@@ -41,15 +42,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// Without Debian's python3-torch the torch test skips on a developer's machine; under CI (CI=true) it fails.
-bool haveTorch() {
-    const bool ci = std::getenv("CI") && std::string(std::getenv("CI")) == "true";
-    const bool have = fs::exists("/usr/bin/python3") &&
-                      std::system("/usr/bin/python3 -c 'import importlib.util,sys; sys.exit(importlib.util.find_spec(\"torch\") is None)'"
-                                  " >/dev/null 2>&1") == 0;
-    if (!have && ci) ADD_FAILURE() << "CI=true but /usr/bin/python3 cannot import torch (.ci/setup installs python3-torch)";
-    return have;
-}
+using test::haveTorch;
 
 struct TempDir {
     fs::path path;

@@ -25,6 +25,7 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include "tests/have_torch.h"
 #include "collectors/process_tree.h"
 #include "core/engine/run_loader.h"
 #include "core/model/clock_rules.h"
@@ -36,15 +37,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// Without Debian's python3-torch the tests skip on a developer's machine; under CI (CI=true) they fail instead.
-bool haveTorch() {
-    const bool ci = std::getenv("CI") && std::string(std::getenv("CI")) == "true";
-    const bool have = fs::exists("/usr/bin/python3") &&
-           std::system("/usr/bin/python3 -c 'import importlib.util,sys; sys.exit(importlib.util.find_spec(\"torch\") is None)'"
-                       " >/dev/null 2>&1") == 0;
-    if (!have && ci) ADD_FAILURE() << "CI=true but /usr/bin/python3 cannot import torch (.ci/setup installs python3-torch)";
-    return have;
-}
+using test::haveTorch;
 
 struct Collect {
     fs::path dir;
