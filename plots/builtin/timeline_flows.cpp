@@ -14,7 +14,7 @@ namespace {
 // each lane of that rank (several items may share a start).
 std::optional<ItemRef> locate(const TimelinePrepared& p, LaneKind kind, size_t run, const core::RankData& r,
                               uint32_t src, int64_t absStart) {
-    const int64_t t = absStart - p.runOrigin[run];
+    const int64_t t = absStart + p.shiftOf(&r) - p.runOrigin[run];
     for (size_t li = 0; li < p.lanes.size(); ++li) {
         const Lane& lane = p.lanes[li];
         if (lane.kind != kind || lane.rank != &r || lane.run != run) continue;

@@ -262,18 +262,40 @@ void addCpuLanes(TimelinePrepared& out, const core::RankData& r, size_t run, int
     }
 }
 
+// Per rank of `ds`, the ns that place its raw times on the run's axis: when every rank with timed rows is anchored to
+// realtime and their offsets differ (a PyTorch >= 2.4 trace, relative to its baseTimeNanoseconds, beside realtime
+// telemetry or the CPU sampler), each is moved by its offset less the first such rank's, so that the first keeps
+// its own times; otherwise (offsets equal, or a clock not anchored) every rank stays on its raw times.
+std::vector<int64_t> clockShifts(const core::Dataset& ds) {
+    std::vector<int64_t> out(ds.ranks.size(), 0);
+    std::optional<int64_t> first;
+    bool differ = false;
+    for (const auto& r : ds.ranks) {
+        if (!r || (r->gpu.size() == 0 && r->slices.size() == 0 && r->samples.size() == 0)) continue;
+        if (!r->info.clock.anchored) return out;
+        if (!first) first = r->info.clock.toRealtimeNs;
+        differ = differ || r->info.clock.toRealtimeNs != *first;
+    }
+    if (!differ) return out;
+    for (size_t i = 0; i < ds.ranks.size(); ++i)
+        if (ds.ranks[i] && ds.ranks[i]->info.clock.anchored) out[i] = ds.ranks[i]->info.clock.toRealtimeNs - *first;
+    return out;
+}
+
 // The run's natural origin: its first GPU activity or step start (a run of telemetry only: its first sample).
 int64_t naturalOrigin(const core::Dataset& ds, const LaneOptions& options) {
     int64_t origin = INT64_MAX;
-    for (const auto& r : ds.ranks) {
+    const auto shift = clockShifts(ds);
+    for (size_t i = 0; i < ds.ranks.size(); ++i) {
+        const auto& r = ds.ranks[i];
         if (!r || !rankSelected(options.ranks, r->rank)) continue;
-        for (auto t : r->gpu.ts) origin = std::min(origin, t);
-        if (r->steps.size()) origin = std::min(origin, r->steps.start[0]);
+        for (auto t : r->gpu.ts) origin = std::min(origin, t + shift[i]);
+        if (r->steps.size()) origin = std::min(origin, r->steps.start[0] + shift[i]);
     }
     if (origin == INT64_MAX)
-        for (const auto& r : ds.ranks)
-            if (r && rankSelected(options.ranks, r->rank) && !options.telemetry.empty())
-                for (auto t : r->samples.ts) origin = std::min(origin, t);
+        for (size_t i = 0; i < ds.ranks.size(); ++i)
+            if (ds.ranks[i] && rankSelected(options.ranks, ds.ranks[i]->rank) && !options.telemetry.empty())
+                for (auto t : ds.ranks[i]->samples.ts) origin = std::min(origin, t + shift[i]);
     return origin == INT64_MAX ? 0 : origin;
 }
 
@@ -292,10 +314,13 @@ std::optional<int64_t> alignedOrigin(const core::Dataset& ds, const LaneOptions&
                 for (size_t k = 0; k < r->steps.size(); ++k) number = std::min<int64_t>(number, r->steps.number[k]);
     }
     std::optional<int64_t> start;
-    for (const auto& r : ds.ranks) {
+    const auto shift = clockShifts(ds);
+    for (size_t i = 0; i < ds.ranks.size(); ++i) {
+        const auto& r = ds.ranks[i];
         if (!r || !rankSelected(options.ranks, r->rank)) continue;
         for (size_t k = 0; k < r->steps.size(); ++k)
-            if (r->steps.number[k] == number) start = std::min(start.value_or(INT64_MAX), int64_t(r->steps.start[k]));
+            if (r->steps.number[k] == number)
+                start = std::min(start.value_or(INT64_MAX), int64_t(r->steps.start[k]) + shift[i]);
     }
     return start;
 }
@@ -370,10 +395,15 @@ core::Result<PreparedPtr> buildTimelineLanes(const RunSet& runs, const LaneOptio
         }
         if (cancel.cancelled()) return cancelledError();
 
-        for (const auto& rp : run.dataset->ranks) {
+        const auto shifts = clockShifts(*run.dataset);
+        for (size_t rk = 0; rk < run.dataset->ranks.size(); ++rk) {
+            const auto& rp = run.dataset->ranks[rk];
             if (cancel.cancelled()) return cancelledError();
             if (!rp || !rankSelected(selected, rp->rank)) continue;
             const auto& r = *rp;
+            // This rank's raw times minus rankOrigin are on the run's axis (clockShifts).
+            const int64_t rankOrigin = origin - shifts[rk];
+            if (shifts[rk] != 0) out->rankShift.emplace_back(&r, shifts[rk]);
             const auto& g = r.gpu;
             std::string rlabel = rankLabel(runs, ri, r.rank);
             const size_t firstLane = out->lanes.size();
@@ -386,8 +416,8 @@ core::Result<PreparedPtr> buildTimelineLanes(const RunSet& runs, const LaneOptio
                 l.rankNumber = r.rank;
                 l.label = rlabel + " steps";
                 for (size_t k = 0; k < r.steps.size(); ++k) {
-                    l.start.push_back(r.steps.start[k] - origin);
-                    l.end.push_back(r.steps.end[k] - origin);
+                    l.start.push_back(r.steps.start[k] - rankOrigin);
+                    l.end.push_back(r.steps.end[k] - rankOrigin);
                     l.cat.push_back(0);
                     l.src.push_back(uint32_t(k));
                 }
@@ -405,8 +435,8 @@ core::Result<PreparedPtr> buildTimelineLanes(const RunSet& runs, const LaneOptio
                 });
                 std::vector<int64_t> st, en;
                 for (auto k : idx) {
-                    st.push_back(r.slices.ts[k] - origin);
-                    en.push_back(r.slices.ts[k] + std::max<int64_t>(0, r.slices.dur[k]) - origin);
+                    st.push_back(r.slices.ts[k] - rankOrigin);
+                    en.push_back(r.slices.ts[k] + std::max<int64_t>(0, r.slices.dur[k]) - rankOrigin);
                 }
                 auto sub = packSubLanes(st, en, 3);
                 int nsub = sub.empty() ? 0 : *std::max_element(sub.begin(), sub.end()) + 1;
@@ -429,7 +459,7 @@ core::Result<PreparedPtr> buildTimelineLanes(const RunSet& runs, const LaneOptio
                     out->lanes.push_back(std::move(l));
                 }
             }
-            if (phaseTable) addPhaseLanes(*out, *phaseTable, ri, r, rlabel, origin);
+            if (phaseTable) addPhaseLanes(*out, *phaseTable, ri, r, rlabel, rankOrigin);
             // Streams: group activities by (device, stream), sort by start, pack overlaps into sub-lanes.
             std::vector<uint32_t> order;
             order.reserve(g.size());
@@ -467,8 +497,8 @@ core::Result<PreparedPtr> buildTimelineLanes(const RunSet& runs, const LaneOptio
                 st.reserve(j - i);
                 en.reserve(j - i);
                 for (size_t k = i; k < j; ++k) {
-                    st.push_back(g.ts[order[k]] - origin);
-                    en.push_back(g.ts[order[k]] + std::max<int64_t>(0, g.dur[order[k]]) - origin);
+                    st.push_back(g.ts[order[k]] - rankOrigin);
+                    en.push_back(g.ts[order[k]] + std::max<int64_t>(0, g.dur[order[k]]) - rankOrigin);
                 }
                 auto sub = packSubLanes(st, en, 8);
                 int nsub = *std::max_element(sub.begin(), sub.end()) + 1;
@@ -502,10 +532,10 @@ core::Result<PreparedPtr> buildTimelineLanes(const RunSet& runs, const LaneOptio
                 }
                 i = j;
             }
-            addTelemetryLanes(*out, r, ri, origin, rlabel, options.telemetry);
-            if (options.cpuLanes) addCpuLanes(*out, r, ri, origin, rlabel);
+            addTelemetryLanes(*out, r, ri, rankOrigin, rlabel, options.telemetry);
+            if (options.cpuLanes) addCpuLanes(*out, r, ri, rankOrigin, rlabel);
             for (size_t li = firstLane; li < out->lanes.size(); ++li) out->lanes[li].group = rlabel;
-            for (size_t k = 0; k < r.steps.size(); ++k) out->fullEnd = std::max(out->fullEnd, r.steps.end[k] - origin);
+            for (size_t k = 0; k < r.steps.size(); ++k) out->fullEnd = std::max(out->fullEnd, r.steps.end[k] - rankOrigin);
             ++doneRanks;
             if (progress)
                 progress({"lanes", r.path, totalRanks ? double(doneRanks) / double(totalRanks) : 1.0, doneRanks,

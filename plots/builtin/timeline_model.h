@@ -63,6 +63,14 @@ struct Lane {
 struct TimelinePrepared final : Prepared {
     std::vector<core::DatasetPtr> keep;  // the lanes point into these
     std::vector<int64_t> runOrigin;      // absolute ns of relative 0, per run
+    // Ranks drawn away from their own raw times (their clock's offset differs from the run's first anchored rank's:
+    // a Kineto trace after baseTimeNanoseconds beside realtime telemetry): rank → ns added to its raw times.
+    std::vector<std::pair<const core::RankData*, int64_t>> rankShift;
+    int64_t shiftOf(const core::RankData* r) const {
+        for (const auto& [rank, shift] : rankShift)
+            if (rank == r) return shift;
+        return 0;
+    }
     std::vector<std::string> runLabels;
     std::vector<Lane> lanes;
     std::vector<std::string> bandNames;  // names of phase and layer bands

@@ -66,4 +66,34 @@ TEST(TimelineTelemetry, AnEmptyMetricListDrawsNoTelemetry) {
     EXPECT_TRUE(plot->emptyMessage(**prepared, *values).has_value());
 }
 
+// A PyTorch 2.11 trace (times after its baseTimeNanoseconds) and the nvidia-smi samples beside it (tests/data/cuda,
+// an H200 run; nvidia-smi's local wall time anchored with --clock-offset 0, the capture machine ran on UTC) share the
+// timeline's axis: the first sample comes 10.703450267 s before the first GPU activity. python3 (json, csv, datetime):
+// base + min(ts of kernel/gpu_memcpy/gpu_memset) * 1000 = 1795792305916450267; first sample 2026/11/27
+// 15:11:35.213 UTC = 1795792295213000000 ns.
+TEST(TimelineTelemetry, ATraceAfterItsBaseTimeAndItsTelemetryShareTheAxis) {
+    core::RunLoadOptions o;
+    o.useCache = false;
+    o.sources.hasClockOffset = true;
+    o.sources.clockOffsetNs = 0;
+    auto d = core::loadRun({std::string(STROBE_TEST_DATA_DIR) + "/cuda/sweep/batch=8/rep1"}, o);
+    ASSERT_TRUE(d.ok()) << d.error().toString();
+    const Plot* plot = PlotRegistry::instance().find("gpu-timeline");
+    RunSet runs{RunEntry{"h200", d.value(), {}}};
+    auto values = resolveValues(plot->parameters(runs), {});
+    ASSERT_TRUE(values.ok());
+    auto prepared = plot->prepare(runs, *values, {}, {});
+    ASSERT_TRUE(prepared.ok());
+    const auto& p = dynamic_cast<const TimelinePrepared&>(**prepared);
+    int64_t firstGpu = INT64_MAX, firstSample = INT64_MAX;
+    for (const auto& l : p.lanes) {
+        if (l.start.empty()) continue;
+        if (l.kind == LaneKind::Stream) firstGpu = std::min(firstGpu, l.start.front());
+        if (l.kind == LaneKind::Telemetry) firstSample = std::min(firstSample, l.start.front());
+    }
+    ASSERT_NE(firstGpu, INT64_MAX);
+    ASSERT_NE(firstSample, INT64_MAX);
+    EXPECT_EQ(firstSample - firstGpu, -10703450267);
+}
+
 }  // namespace
