@@ -283,6 +283,20 @@ void ProcessTree::reapOrphans() {
         }
 }
 
+// A killed member whose parent is a member too (a workload's child when the workload is a nested session's command,
+// in a process group of its own) becomes a zombie of that parent first and is re-parented here only when that parent
+// has died: until then it is no longer a live member, yet it is not reaped either. True while a member is such a
+// zombie, or a zombie of this process not yet reaped.
+bool ProcessTree::zombiesToReap() {
+    const pid_t self = getpid();
+    for (const auto& [p, start] : m_members) {
+        if (p == m_pid) continue;
+        const auto s = readStat(p);
+        if (s && s->start == start && s->state == 'Z' && (s->ppid == self || m_members.count(s->ppid))) return true;
+    }
+    return false;
+}
+
 bool ProcessTree::poll() {
     if (m_pid <= 0) return false;
     if (!m_exit) record();
@@ -327,7 +341,7 @@ std::vector<pid_t> ProcessTree::cancel(std::chrono::milliseconds grace) {
             poll();
             // Gone: no member left, and the command itself reaped (a killed command can be a zombie, no longer a
             // member, for a moment before waitpid sees it).
-            if (members().empty() && m_exit) return true;
+            if (members().empty() && m_exit && !zombiesToReap()) return true;
             if (std::chrono::steady_clock::now() >= deadline) return false;
             std::this_thread::sleep_for(std::chrono::milliseconds(20));
         }

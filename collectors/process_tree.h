@@ -63,6 +63,7 @@ private:
     ProcessTree() = default;
     void record();
     void reapOrphans();
+    bool zombiesToReap();
 
     pid_t m_pid = -1;
     std::string m_token;  // this tree's word in kTreeTokenVariable

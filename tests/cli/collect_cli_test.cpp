@@ -26,6 +26,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include "tests/have_torch.h"
+#include "tests/leftover_processes.h"
 #include "collectors/process_tree.h"
 #include "core/engine/run_loader.h"
 #include "core/model/clock_rules.h"
@@ -172,7 +173,7 @@ TEST(CollectCli, SigtermToStrobeCliCancelsTheRunAndLeavesNoProcess) {
     EXPECT_FALSE(m["end"].IsNull());
     EXPECT_TRUE(fs::exists(c.dir / "run" / "cpu.csv"));
     EXPECT_TRUE(c.tree->members().empty());
-    EXPECT_TRUE(collectors::descendantsOf(getpid()).empty());
+    EXPECT_EQ(strobe::test::leftoverProcesses(), "");
 }
 
 }  // namespace
@@ -222,7 +223,7 @@ TEST(SweepLaunchCli, ResumesAfterBeingKilledMidSweep) {
     const auto found = core::sweep::discoverSweep({sweep.string()});
     ASSERT_EQ(found.runs.size(), 3u);
     EXPECT_EQ(found.axes, std::vector<std::string>{"bs"});
-    EXPECT_TRUE(collectors::descendantsOf(getpid()).empty());
+    EXPECT_EQ(strobe::test::leftoverProcesses(), "");
     std::error_code ec;
     fs::remove_all(dir, ec);
 }
@@ -260,7 +261,7 @@ struct Faulty {
         EXPECT_TRUE(t.ok());
         auto e = (*t)->wait(60s);
         EXPECT_TRUE(e.has_value()) << log();
-        EXPECT_TRUE(collectors::descendantsOf(getpid()).empty()) << log();
+        EXPECT_EQ(strobe::test::leftoverProcesses(), "") << log();
         return e.value_or(collectors::ExitInfo{-1, false, 0});
     }
     std::string log() const { return readAll(dir / "collect.log"); }

@@ -29,6 +29,7 @@
 
 #include "collectors/process_tree.h"
 #include "tests/cli/cli_capture.h"
+#include "tests/leftover_processes.h"
 #include "tests/test_files.h"
 
 using namespace strobe;
@@ -76,7 +77,7 @@ struct StandIns {
     collectors::ExitInfo wait() {
         auto e = tree->wait(60s);
         EXPECT_TRUE(e.has_value()) << log();
-        EXPECT_TRUE(collectors::descendantsOf(getpid()).empty()) << log();
+        EXPECT_EQ(strobe::test::leftoverProcesses(), "") << log();
         return e.value_or(collectors::ExitInfo{-1, false, 0});
     }
     collectors::ExitInfo collect(const std::string& tool, const std::string& mode = "",
