@@ -8,6 +8,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <optional>
 #include <string_view>
 
 #include <QApplication>
@@ -19,6 +20,7 @@
 #include "app/gui/main_window.h"
 #include "app/gui/plot_area.h"
 #include "app/gui/run_manager.h"
+#include "core/params/param_spec.h"
 
 using strobe::app::LatencyProbe;
 using strobe::app::MainWindow;
@@ -99,9 +101,26 @@ int main(int argc, char** argv) {
     QCommandLineOption sweep(QStringLiteral("sweep"),
                              QApplication::translate("main", "Open the runs of a sweep directory in the Sweep dock."),
                              QStringLiteral("DIR"));
+    QCommandLineOption clockOffset(
+        QStringLiteral("clock-offset"),
+        QApplication::translate("main", "Added to the times of sources not on the realtime clock (rocprof, nsys, "
+                                        "nvidia-smi local time) to reach Unix-epoch time, for the runs of PATHs: ns, or with a unit (-3600s). "
+                                        "Later: the run's menu ▸ Clock offset…"),
+        QStringLiteral("NS"));
     parser.addOption(theme);
     parser.addOption(sweep);
+    parser.addOption(clockOffset);
     parser.process(app);
+    std::optional<int64_t> clockOffsetNs;
+    if (parser.isSet(clockOffset)) {
+        const auto spec = strobe::core::makeSpec(strobe::core::ParamType::Duration, "clock-offset", "Clock offset", "", 0LL);
+        auto v = strobe::core::valueFromString(spec, parser.value(clockOffset).toStdString());
+        if (!v) {
+            std::fprintf(stderr, "strobe: --clock-offset: %s\n", v.error().message.c_str());
+            return 2;
+        }
+        clockOffsetNs = std::get<long long>(v.value());
+    }
 
     MainWindow window;
     if (parser.isSet(noCache)) {
@@ -157,7 +176,7 @@ int main(int argc, char** argv) {
 
     auto open = [&] {
         if (!sessionFile.isEmpty()) window.openSession(sessionFile, paths);
-        else if (!paths.isEmpty()) window.openPaths(paths);
+        else if (!paths.isEmpty()) window.openPaths(paths, clockOffsetNs);
         if (parser.isSet(sweep)) window.openSweep(parser.value(sweep));
     };
     if (parser.isSet(latency)) {

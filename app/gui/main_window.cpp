@@ -152,6 +152,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     });
     connect(m_jobs, &JobList::jobRemoved, this, [this] { Q_EMIT idleChanged(); });
     connect(m_runsPanel, &RunsPanel::reloadRequested, m_runs, &RunManager::reload);
+    connect(m_runsPanel, &RunsPanel::clockOffsetChanged, this, [this] { markSessionModified(); });
     connect(m_runsPanel, &RunsPanel::closeRequested, m_runs, &RunManager::close);
     connect(m_runsPanel, &RunsPanel::openPlotsRequested, this, [this](int id) {
         const std::string pid = m_plotList->currentPlotId();
@@ -486,20 +487,20 @@ void MainWindow::buildStatusBar() {
 
 // ---------------------------------------------------------------- runs
 
-std::vector<int> MainWindow::openPaths(const QStringList& paths) {
+std::vector<int> MainWindow::openPaths(const QStringList& paths, std::optional<int64_t> clockOffsetNs) {
     std::vector<int> ids;
     QStringList traces;
     for (const auto& p : paths) {
         if (isSessionFile(p) && QFileInfo(p).isFile()) openSession(p);
         else traces << p;
     }
-    for (const auto& group : RunManager::groupIntoRuns(traces)) ids.push_back(openRun(group));
+    for (const auto& group : RunManager::groupIntoRuns(traces)) ids.push_back(openRun(group, {}, {}, clockOffsetNs));
     return ids;
 }
 
 int MainWindow::openRun(const QStringList& sources, const QString& label,
-                        const std::map<std::string, std::string>& parameters) {
-    const int id = m_runs->openRun(sources, label, parameters);
+                        const std::map<std::string, std::string>& parameters, std::optional<int64_t> clockOffsetNs) {
+    const int id = m_runs->openRun(sources, label, parameters, clockOffsetNs);
     markSessionModified();
     addRecent(sources);
     m_runsPanel->selectRun(id);

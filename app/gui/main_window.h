@@ -45,8 +45,9 @@ public:
     explicit MainWindow(QWidget* parent = nullptr);
     ~MainWindow() override;
 
-    // Opening. Each directory becomes a run, loose files together one run. Returns the run ids.
-    std::vector<int> openPaths(const QStringList& paths);
+    // Opening. Each directory becomes a run, loose files together one run. Returns the run ids. `clockOffsetNs`:
+    // each run's clock offset (strobe --clock-offset; the run's menu ▸ Clock offset… later).
+    std::vector<int> openPaths(const QStringList& paths, std::optional<int64_t> clockOffsetNs = std::nullopt);
     // Discovers the runs of a sweep directory (core/sweep), opens each and shows them in the Sweep dock.
     bool openSweep(const QString& dir);
     SweepPanel* sweepPanel() { return m_sweepPanel; }
@@ -55,7 +56,8 @@ public:
     // File ▸ Profile a workload…: the dialog, then the launch in the Profiling runs dock.
     void profileWorkloadDialog();
     int openRun(const QStringList& sources, const QString& label = {},
-                const std::map<std::string, std::string>& parameters = {});
+                const std::map<std::string, std::string>& parameters = {},
+                std::optional<int64_t> clockOffsetNs = std::nullopt);
     // Opens `plotId` on `runIds` in `pane` (-1: the active pane). Values: stored preferences when null.
     PlotView* openPlot(const std::string& plotId, const std::vector<int>& runIds, int pane = -1,
                        const plots::ParamValues* values = nullptr);

@@ -30,6 +30,7 @@ core::Session MainWindow::captureSession() const {
         run.label = r->label.toStdString();
         for (const auto& src : r->sources) run.paths.push_back(src.toStdString());
         run.parameters = r->parameters;
+        run.clockOffsetNs = r->clockOffsetNs;
         s.runs.push_back(std::move(run));
     }
     for (int pane = 0; pane < 2; ++pane) {
@@ -70,7 +71,7 @@ bool MainWindow::applySession(const core::Session& s, const std::vector<int>* us
         for (const auto& r : s.runs) {
             QStringList sources;
             for (const auto& p : r.paths) sources << QString::fromStdString(p);
-            ids.push_back(openRun(sources, QString::fromStdString(r.label), r.parameters));
+            ids.push_back(openRun(sources, QString::fromStdString(r.label), r.parameters, r.clockOffsetNs));
         }
     }
     m_autoOpened = true;  // the session says which plots to show

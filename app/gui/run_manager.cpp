@@ -99,12 +99,13 @@ QString RunManager::defaultLabel(const QStringList& sources) {
 }
 
 int RunManager::openRun(const QStringList& sources, const QString& label,
-                        const std::map<std::string, std::string>& parameters) {
+                        const std::map<std::string, std::string>& parameters, std::optional<int64_t> clockOffsetNs) {
     auto run = std::make_unique<RunRecord>();
     run->id = m_nextId++;
     for (const auto& s : sources) run->sources << QFileInfo(s).absoluteFilePath();
     run->label = label.isEmpty() ? defaultLabel(run->sources) : label;
     run->parameters = parameters;
+    run->clockOffsetNs = clockOffsetNs;
     RunRecord& ref = *run;
     m_runs[ref.id] = std::move(run);
     m_order.push_back(ref.id);
@@ -151,7 +152,11 @@ void RunManager::startLoad(RunRecord& run) {
 
     const int id = run.id;
     const std::vector<std::string> sources = toStd(run.sources);
-    const core::RunLoadOptions options = m_options;
+    core::RunLoadOptions options = m_options;
+    if (run.clockOffsetNs) {
+        options.sources.hasClockOffset = true;
+        options.sources.clockOffsetNs = *run.clockOffsetNs;
+    }
     LoadFunction load = m_load ? m_load : LoadFunction(&core::loadRun);
     // Results come back as queued calls on the GUI thread, to this manager if it still exists. The job's
     // generation is the load's serial: posts of a superseded load are ignored.
@@ -314,6 +319,13 @@ void RunManager::onLoadFinished(int id, uint64_t serial, std::shared_ptr<Outcome
 void RunManager::reload(int id) {
     auto it = m_runs.find(id);
     if (it != m_runs.end()) startLoad(*it->second);
+}
+
+void RunManager::setClockOffset(int id, std::optional<int64_t> clockOffsetNs) {
+    auto it = m_runs.find(id);
+    if (it == m_runs.end() || it->second->sources.isEmpty() || it->second->clockOffsetNs == clockOffsetNs) return;
+    it->second->clockOffsetNs = clockOffsetNs;
+    startLoad(*it->second);
 }
 
 void RunManager::reloadAll() {

@@ -37,6 +37,9 @@ struct RunRecord {
     QString label;
     QStringList sources;                           // what the user opened
     std::map<std::string, std::string> parameters; // sweep point
+    // ns added to the times of the run's sources not on the realtime clock (rocprof boot time, nvidia-smi local
+    // time...), as strobe-cli --clock-offset; unset: the manager's load options decide (the command line's).
+    std::optional<int64_t> clockOffsetNs;
     RunState state = RunState::Loading;
     bool reloading = false;                        // a load is running while an older dataset is shown
 
@@ -70,7 +73,11 @@ public:
 
     // Opens `sources` (files and/or directories) as one run and starts loading it. Returns the run id.
     int openRun(const QStringList& sources, const QString& label = {},
-                const std::map<std::string, std::string>& parameters = {});
+                const std::map<std::string, std::string>& parameters = {},
+                std::optional<int64_t> clockOffsetNs = std::nullopt);
+    // Gives the run a clock offset (or removes it) and reloads it: its unanchored sources are then placed on the
+    // realtime clock with it, beside anchored ones (a Kineto trace, the collectors' samplers).
+    void setClockOffset(int id, std::optional<int64_t> clockOffsetNs);
     // Adds a run whose data is already in memory (produced elsewhere: tests, a collector). Not reloadable.
     int addDataset(const QString& label, core::DatasetPtr dataset);
     void reload(int id);

@@ -4,6 +4,7 @@
 
 #include <QFileInfo>
 #include <QHeaderView>
+#include <QLocale>
 #include <QMenu>
 #include <QSplitter>
 #include <QStyle>
@@ -12,6 +13,7 @@
 #include <QTreeWidget>
 #include <QVBoxLayout>
 
+#include "app/gui/clock_offset_dialog.h"
 #include "app/gui/format.h"
 #include "app/gui/run_manager.h"
 #include "plots/plot_registry.h"
@@ -47,7 +49,9 @@ QString stepsText(const std::vector<int64_t>& steps) {
 }
 
 QString diagnosticText(const core::Diagnostic& d) {
-    QString where = qs(d.where.toString());
+    const core::Location& w = d.where;
+    const bool nowhere = w.file.empty() && w.table.empty() && w.row < 0 && w.line < 0 && w.byteOffset < 0 && w.eventIndex < 0;
+    QString where = nowhere ? QString() : qs(w.toString());  // a run-level warning is about no one file
     return where.isEmpty() ? qs(d.message) : QStringLiteral("%1: %2").arg(where, qs(d.message));
 }
 
@@ -336,6 +340,14 @@ void RunsPanel::showDetails() {
         html += row(tr("Memset"), tr("%1, %2").arg(formatCount(s.memsetCount), formatDuration(s.memsetTimeNs)));
         html += row(tr("Span"), formatDuration(s.spanEnd - s.spanStart));
         html += row(tr("Steps"), stepsText(s.steps));
+        if (run->dataset && static_cast<size_t>(rankIndex) < run->dataset->ranks.size() &&
+            run->dataset->ranks[static_cast<size_t>(rankIndex)]) {
+            const core::ClockInfo& c = run->dataset->ranks[static_cast<size_t>(rankIndex)]->info.clock;
+            html += row(tr("Clock"), c.anchored ? tr("%1, anchored to realtime (%2)")
+                                                      .arg(QString::fromLatin1(core::clockDomainName(c.domain)), qs(c.anchor).toHtmlEscaped())
+                                                : tr("%1, not anchored to realtime (the run's menu ▸ Clock offset…)")
+                                                      .arg(QString::fromLatin1(core::clockDomainName(c.domain))));
+        }
         html += QStringLiteral("</table>");
         if (!s.timeByCategory.empty()) {
             int64_t total = 0;
@@ -374,6 +386,9 @@ void RunsPanel::showDetails() {
         html += row(tr("Opened"), sources.join(QStringLiteral("<br>")));
         if (run->dataset) html += row(tr("Memory"), formatBytes(run->dataset->bytes()));
         for (const auto& [k, v] : run->parameters) html += row(qs(k).toHtmlEscaped(), qs(v).toHtmlEscaped());
+        if (run->clockOffsetNs)
+            html += row(tr("Clock offset"), tr("%1 ns, added to the times of sources not on the realtime clock")
+                                                .arg(QLocale::c().toString(static_cast<qlonglong>(*run->clockOffsetNs))));
         html += QStringLiteral("</table>");
         if (run->error)
             html += QStringLiteral("<p style='color:#c02020'><b>%1</b> %2</p>")
@@ -399,6 +414,16 @@ void RunsPanel::showDetails() {
     m_details->setHtml(html);
 }
 
+void RunsPanel::editClockOffset(int id) {
+    const RunRecord* run = m_runs.run(id);
+    if (!run) return;
+    ClockOffsetDialog dialog(*run, this);
+    if (dialog.exec() != QDialog::Accepted) return;
+    if (run->clockOffsetNs == dialog.offset()) return;
+    m_runs.setClockOffset(id, dialog.offset());
+    Q_EMIT clockOffsetChanged(id);
+}
+
 void RunsPanel::contextMenu(const QPoint& pos) {
     auto* item = m_tree->itemAt(pos);
     if (!item) return;
@@ -414,6 +439,7 @@ void RunsPanel::contextMenu(const QPoint& pos) {
         menu.addMenu(comparePlotsMenu(&menu));
     }
     menu.addAction(tr("Reload"), this, [this, id] { Q_EMIT reloadRequested(id); });
+    menu.addAction(tr("Clock offset…"), this, [this, id] { editClockOffset(id); })->setEnabled(!run->sources.isEmpty());
     if (run->state == RunState::Loading) menu.addAction(tr("Cancel loading"), this, [this, id] { m_runs.cancel(id); });
     menu.addSeparator();
     menu.addAction(tr("Close run"), this, [this, id] { Q_EMIT closeRequested(id); });

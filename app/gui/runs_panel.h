@@ -32,12 +32,15 @@ public:
     void selectRun(int id);
     void setSelectedRuns(const std::vector<int>& ids);  // tests, sessions
     QToolButton* compareButton() const { return m_compare; }
+    // The run's menu ▸ Clock offset…: the dialog (app/gui/clock_offset_dialog.h), then the run reloads with it.
+    void editClockOffset(int id);
 
 Q_SIGNALS:
     void currentRunChanged(int id);
     void reloadRequested(int id);
     void closeRequested(int id);
     void openPlotsRequested(int id);
+    void clockOffsetChanged(int id);  // set or removed from the run's menu (the run reloads)
     // One plot over exactly `ids` (two or more); plotId empty: the current plot.
     void compareRequested(const std::vector<int>& ids, const std::string& plotId);
 

@@ -206,6 +206,7 @@ SessionRun readRun(const YAML::Node& n) {
     if (!paths) fail(n, "run without 'paths'");
     r.paths = readStringList(paths, "paths");
     if (auto v = n["parameters"]) r.parameters = readStringMap(v, "parameters");
+    if (auto v = n["clock_offset_ns"]) r.clockOffsetNs = readInt(v, "clock_offset_ns");
     return r;
 }
 
@@ -310,6 +311,7 @@ std::string sessionToYaml(const Session& s) {
             }
             out << YAML::EndMap;
         }
+        if (r.clockOffsetNs) out << YAML::Key << "clock_offset_ns" << YAML::Value << static_cast<long long>(*r.clockOffsetNs);
         out << YAML::EndMap;
     }
     out << YAML::EndSeq;

@@ -12,6 +12,7 @@
 // trace of the same job) keeps every plot and every parameter value.
 
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <variant>
@@ -29,6 +30,9 @@ struct SessionRun {
     std::string label;                               // shown in the run tree; empty: derived from the paths
     std::vector<std::string> paths;                  // files or directories, as the user opened them
     std::map<std::string, std::string> parameters;   // sweep point (e.g. NCCL_NCHANNELS=16)
+    // The clock offset the user gave the run (ns added to the times of its sources not on the realtime clock, as
+    // strobe-cli --clock-offset); unset: none.
+    std::optional<int64_t> clockOffsetNs;
 
     bool operator==(const SessionRun&) const = default;
 };

@@ -15,6 +15,12 @@ std::string describe(const RankData& r) {
 
 }  // namespace
 
+bool clocksRelate(const ClockInfo& a, const ClockInfo& b) {
+    if (a.anchored && b.anchored) return true;  // both map onto realtime
+    if (a.domain == b.domain) return true;      // one clock (two unanchored boot-time sources: one machine assumed)
+    return a.domain == ClockDomain::Unknown || b.domain == ClockDomain::Unknown;
+}
+
 Status checkClockOverlay(const std::vector<const RankData*>& ranks) {
     const RankData* first = nullptr;
     for (const RankData* r : ranks) {
@@ -23,15 +29,11 @@ Status checkClockOverlay(const std::vector<const RankData*>& ranks) {
             first = r;
             continue;
         }
-        const ClockInfo& a = first->info.clock;
-        const ClockInfo& b = r->info.clock;
-        if (a.anchored && b.anchored) continue;  // both map onto realtime
-        if (a.domain == b.domain) continue;  // one clock (two unanchored boot-time sources: one machine assumed)
-        if (a.domain == ClockDomain::Unknown || b.domain == ClockDomain::Unknown) continue;  // nothing to judge by
+        if (clocksRelate(first->info.clock, r->info.clock)) continue;
         return Error(fmt::format(
             "refusing to overlay sources on different clocks: {} and {}. Their times cannot be related: give "
-            "--clock-offset NS (nanoseconds added to the unanchored source's times to reach Unix-epoch time), or a "
-            "run manifest with clock anchors",
+            "--clock-offset NS (nanoseconds added to the unanchored source's times to reach Unix-epoch time; in the "
+            "workbench, the run's menu > Clock offset...), or a run manifest with clock anchors",
             describe(*first), describe(*r)));
     }
     return Ok{};

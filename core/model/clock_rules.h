@@ -12,6 +12,10 @@
 
 namespace strobe::core {
 
+// Whether times on clocks `a` and `b` can share one axis: both anchored to realtime, or one clock domain, or either
+// Unknown (written before clocks were recorded: nothing to judge by).
+bool clocksRelate(const ClockInfo& a, const ClockInfo& b);
+
 // Ok when the ranks' times can share one axis (every one anchored, or all on one clock domain; a rank whose clock
 // is Unknown — written before clocks were recorded — is not judged); an Error naming two sources whose clocks cannot be related otherwise.
 // Ranks with no timed rows (nothing to draw) are ignored.

@@ -228,7 +228,7 @@ public:
             const auto rows = legendFit(fm, rect.width(), p.legend, legendMode(v), 1).rows;
             legendH = std::max(kLegendH, double(rows) * legendRowHeight(fm) + 6);
         }
-        const double noteH = p.alignNote.empty() ? 0 : kNoteH;
+        const double noteH = p.alignNote.empty() && p.clockNote.empty() ? 0 : kNoteH;
         L.note = QRectF(rect.left() + 4, rect.top() + 2, rect.width() - 8, noteH);
         QRectF inner = rect.adjusted(0, noteH, -4, -2 - legendH);
         L.legend = QRectF(rect.left(), inner.bottom(), rect.width(), legendH);
@@ -358,10 +358,16 @@ public:
         painter.setPen(QPen(t.foreground, 0));
         painter.drawLine(L.axis.bottomLeft(), L.axis.bottomRight());
         drawOverview(painter, t, *p, L);
-        if (!p->alignNote.empty()) {
-            // The subtitle says what was aligned; a dashed line marks t = 0, where the aligned steps start.
+        if (!p->alignNote.empty() || !p->clockNote.empty()) {
+            // The subtitle says what was aligned and which ranks are left off the axis.
+            const std::string note = p->alignNote.empty() ? p->clockNote
+                                     : p->clockNote.empty() ? p->alignNote
+                                                            : p->alignNote + " · " + p->clockNote;
             painter.setPen(t.muted);
-            painter.drawText(L.note, Qt::AlignLeft | Qt::AlignVCenter, elided(painter, p->alignNote, L.note.width()));
+            painter.drawText(L.note, Qt::AlignLeft | Qt::AlignVCenter, elided(painter, note, L.note.width()));
+        }
+        if (!p->alignNote.empty()) {
+            // A dashed line marks t = 0, where the aligned steps start.
             if (geo.viewStart <= 0 && geo.viewEnd >= 0 && span > 0) {
                 const double x0 = L.area.left() + double(-geo.viewStart) / span * L.area.width();
                 painter.setPen(QPen(t.highlight, 1, Qt::DashLine));

@@ -2,6 +2,7 @@
 // as bands, and one lane per (device, stream) with overlapping activities packed into sub-lanes.
 
 #include <algorithm>
+#include <filesystem>
 #include <map>
 #include <cmath>
 #include <optional>
@@ -13,6 +14,7 @@
 
 #include "core/analysis/columns.h"
 #include "core/analysis/phases.h"
+#include "core/model/clock_rules.h"
 #include "plots/builtin/timeline_model.h"
 #include "plots/chart.h"
 
@@ -282,19 +284,46 @@ std::vector<int64_t> clockShifts(const core::Dataset& ds) {
     return out;
 }
 
+bool timed(const core::RankData& r) { return r.gpu.size() + r.slices.size() + r.samples.size() > 0; }
+
+// Per rank of `ds`: true when its clock cannot be related to that of the run's reference rank (the first with GPU
+// activities or steps, else the first with timed rows) by the clock rules (core/model/clock_rules.h): nvidia-smi's
+// zone-less local time or rocprof's boot time beside a Kineto trace, without a manifest anchor or a clock offset.
+// Such a rank is left off the axis (and named in the timeline's note) rather than drawn at a meaningless place.
+std::vector<bool> unrelatedClocks(const core::Dataset& ds) {
+    std::vector<bool> out(ds.ranks.size(), false);
+    const core::RankData* ref = nullptr;
+    for (const auto& r : ds.ranks)
+        if (r && (r->gpu.size() > 0 || r->steps.size() > 0)) {
+            ref = r.get();
+            break;
+        }
+    if (!ref)
+        for (const auto& r : ds.ranks)
+            if (r && timed(*r)) {
+                ref = r.get();
+                break;
+            }
+    if (!ref) return out;
+    for (size_t i = 0; i < ds.ranks.size(); ++i)
+        out[i] = ds.ranks[i] && timed(*ds.ranks[i]) && !core::clocksRelate(ref->info.clock, ds.ranks[i]->info.clock);
+    return out;
+}
+
 // The run's natural origin: its first GPU activity or step start (a run of telemetry only: its first sample).
 int64_t naturalOrigin(const core::Dataset& ds, const LaneOptions& options) {
     int64_t origin = INT64_MAX;
     const auto shift = clockShifts(ds);
+    const auto unrelated = unrelatedClocks(ds);
     for (size_t i = 0; i < ds.ranks.size(); ++i) {
         const auto& r = ds.ranks[i];
-        if (!r || !rankSelected(options.ranks, r->rank)) continue;
+        if (!r || !rankSelected(options.ranks, r->rank) || unrelated[i]) continue;
         for (auto t : r->gpu.ts) origin = std::min(origin, t + shift[i]);
         if (r->steps.size()) origin = std::min(origin, r->steps.start[0] + shift[i]);
     }
     if (origin == INT64_MAX)
         for (size_t i = 0; i < ds.ranks.size(); ++i)
-            if (ds.ranks[i] && rankSelected(options.ranks, ds.ranks[i]->rank) && !options.telemetry.empty())
+            if (ds.ranks[i] && rankSelected(options.ranks, ds.ranks[i]->rank) && !unrelated[i] && !options.telemetry.empty())
                 for (auto t : ds.ranks[i]->samples.ts) origin = std::min(origin, t + shift[i]);
     return origin == INT64_MAX ? 0 : origin;
 }
@@ -315,9 +344,10 @@ std::optional<int64_t> alignedOrigin(const core::Dataset& ds, const LaneOptions&
     }
     std::optional<int64_t> start;
     const auto shift = clockShifts(ds);
+    const auto unrelated = unrelatedClocks(ds);
     for (size_t i = 0; i < ds.ranks.size(); ++i) {
         const auto& r = ds.ranks[i];
-        if (!r || !rankSelected(options.ranks, r->rank)) continue;
+        if (!r || !rankSelected(options.ranks, r->rank) || unrelated[i]) continue;
         for (size_t k = 0; k < r->steps.size(); ++k)
             if (r->steps.number[k] == number)
                 start = std::min(start.value_or(INT64_MAX), int64_t(r->steps.start[k]) + shift[i]);
@@ -358,6 +388,7 @@ core::Result<PreparedPtr> buildTimelineLanes(const RunSet& runs, const LaneOptio
                                              const core::CancelToken& cancel, const core::ProgressFn& progress) {
     auto out = std::make_shared<TimelinePrepared>();
     std::vector<std::string> notShifted;  // runs without the step they are aligned at
+    std::vector<std::string> notPlaced;   // ranks whose clock cannot be related to their run's trace
     const auto& selected = options.ranks;
     bool includeMem = options.includeMemory;
     const std::string& filterText = options.nameFilter;
@@ -396,11 +427,19 @@ core::Result<PreparedPtr> buildTimelineLanes(const RunSet& runs, const LaneOptio
         if (cancel.cancelled()) return cancelledError();
 
         const auto shifts = clockShifts(*run.dataset);
+        const auto unrelated = unrelatedClocks(*run.dataset);
         for (size_t rk = 0; rk < run.dataset->ranks.size(); ++rk) {
             const auto& rp = run.dataset->ranks[rk];
             if (cancel.cancelled()) return cancelledError();
             if (!rp || !rankSelected(selected, rp->rank)) continue;
             const auto& r = *rp;
+            if (unrelated[rk]) {
+                const std::string& path = r.path.empty() ? r.info.path : r.path;
+                notPlaced.push_back(fmt::format("{} ({}, {})", rankLabel(runs, ri, r.rank),
+                                                std::filesystem::path(path).filename().string(),
+                                                core::clockDomainName(r.info.clock.domain)));
+                continue;
+            }
             // This rank's raw times minus rankOrigin are on the run's axis (clockShifts).
             const int64_t rankOrigin = origin - shifts[rk];
             if (shifts[rk] != 0) out->rankShift.emplace_back(&r, shifts[rk]);
@@ -550,6 +589,11 @@ core::Result<PreparedPtr> buildTimelineLanes(const RunSet& runs, const LaneOptio
         out->alignNote = fmt::format("Runs aligned by step: t = 0 is the start of each run's {}", stepName(options.align));
         if (!notShifted.empty())
             out->alignNote += fmt::format(" · not shifted (no such step): {}", fmt::join(notShifted, ", "));
+    }
+    if (!notPlaced.empty()) {
+        out->clockNote = fmt::format("Not drawn, clock not related to the trace's (give the run a clock offset): {}",
+                                     fmt::join(notPlaced, ", "));
+        out->messages.push_back(out->clockNote);
     }
     bool telemetry = false;
     for (const auto& l : out->lanes) telemetry = telemetry || l.kind == LaneKind::Telemetry;

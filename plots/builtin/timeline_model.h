@@ -82,6 +82,7 @@ struct TimelinePrepared final : Prepared {
     // (and which runs were not shifted); both empty when not aligned.
     std::string zeroLabel;
     std::string alignNote;
+    std::string clockNote;  // ranks left off the axis: their clock cannot be related to their run's trace
     std::vector<std::string> messages;
     std::vector<float> overview;  // activity density of the stream lanes over [0, fullEnd], 0..1 (overview strip)
     size_t bytes() const override {

@@ -13,8 +13,9 @@ namespace {
 
 Session sampleSession() {
     Session s;
-    s.runs.push_back({"dlrm", {"/data/param-dlrm-8rank"}, {{"NCCL_NCHANNELS", "16"}}});
-    s.runs.push_back({"", {"/a/rank0.json", "/a/rank1.json.gz"}, {}});
+    // A clock offset beyond 32 bits and negative (nvidia-smi local time in UTC+1, plus a boot-time shift).
+    s.runs.push_back({"dlrm", {"/data/param-dlrm-8rank"}, {{"NCCL_NCHANNELS", "16"}}, -3'600'000'000'123LL});
+    s.runs.push_back({"", {"/a/rank0.json", "/a/rank1.json.gz"}, {}, std::nullopt});
     SessionPlot p;
     p.plotId = "gpu_timeline";
     p.runs = {0};
@@ -52,6 +53,8 @@ TEST(Session, YamlRoundTripIsExact) {
     auto back = sessionFromYaml(sessionToYaml(s), "mem.yaml");
     ASSERT_TRUE(back.ok()) << back.error().toString();
     EXPECT_EQ(back.value(), s);
+    EXPECT_EQ(back->runs[0].clockOffsetNs, std::optional<int64_t>(-3'600'000'000'123LL));
+    EXPECT_FALSE(back->runs[1].clockOffsetNs.has_value());
     // Types survive: a whole double stays a double, text that looks like a bool or a number stays text.
     const auto& v = back->plots[0].values;
     EXPECT_TRUE(std::holds_alternative<double>(v.at("whole")));
@@ -175,6 +178,12 @@ TEST(Session, ErrorsNameFileAndLine) {
     ASSERT_FALSE(syntax.ok());
     EXPECT_EQ(syntax.error().where.file, "syn.yaml");
     EXPECT_GE(syntax.error().where.line, 3);
+
+    // A clock offset that is not an integer number of nanoseconds, on line 4.
+    auto offset = sessionFromYaml("strobe_session: 1\nruns:\n  - paths: [a.json]\n    clock_offset_ns: 1.5\n", "o.yaml");
+    ASSERT_FALSE(offset.ok());
+    EXPECT_EQ(offset.error().where.line, 4);
+    EXPECT_NE(offset.error().message.find("clock_offset_ns"), std::string::npos) << offset.error().message;
 
     // Wrong type on line 2.
     auto type = sessionFromYaml("strobe_session: 1\nlayout: [1, 2]\n", "t.yaml");

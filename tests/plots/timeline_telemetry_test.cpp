@@ -96,4 +96,39 @@ TEST(TimelineTelemetry, ATraceAfterItsBaseTimeAndItsTelemetryShareTheAxis) {
     EXPECT_EQ(firstSample - firstGpu, -10703450267);
 }
 
+// The same run without the offset: nvidia-smi's zone-less local time cannot be related to the trace's realtime
+// clock, so its lanes are left off the axis (not drawn 57 years away from the kernels) and the timeline's note names
+// the file; the kernels keep their own axis.
+TEST(TimelineTelemetry, SamplesOnAClockNotRelatedToTheTraceAreLeftOffAndNamed) {
+    core::RunLoadOptions o;
+    o.useCache = false;
+    auto d = core::loadRun({std::string(STROBE_TEST_DATA_DIR) + "/cuda/sweep/batch=8/rep1"}, o);
+    ASSERT_TRUE(d.ok()) << d.error().toString();
+    const Plot* plot = PlotRegistry::instance().find("gpu-timeline");
+    RunSet runs{RunEntry{"h200", d.value(), {}}};
+    auto values = resolveValues(plot->parameters(runs), {});
+    ASSERT_TRUE(values.ok());
+    auto prepared = plot->prepare(runs, *values, {}, {});
+    ASSERT_TRUE(prepared.ok());
+    const auto& p = dynamic_cast<const TimelinePrepared&>(**prepared);
+    size_t streams = 0;
+    int64_t firstGpu = INT64_MAX, last = INT64_MIN;
+    for (const auto& l : p.lanes) {
+        EXPECT_NE(l.kind, LaneKind::Telemetry) << l.label;
+        if (l.kind == LaneKind::Stream && !l.start.empty()) {
+            ++streams;
+            firstGpu = std::min(firstGpu, l.start.front());
+        }
+        for (auto e : l.end) last = std::max(last, e);
+    }
+    EXPECT_GT(streams, 0u);
+    EXPECT_GE(firstGpu, 0);  // the origin: the first GPU activity or step start
+    EXPECT_LT(firstGpu, 1'000'000'000LL);
+    EXPECT_LT(last, 60'000'000'000LL);  // the whole axis is the trace's (its span is under a minute)
+    EXPECT_NE(p.clockNote.find("nvidia_smi.csv"), std::string::npos) << p.clockNote;
+    EXPECT_NE(p.clockNote.find("local-wall-time"), std::string::npos) << p.clockNote;
+    QImage img = renderToImage(*plot, **prepared, *values, QSize(1200, 500));
+    EXPECT_GT(countNonBackgroundPixels(img), 3000);
+}
+
 }  // namespace
