@@ -54,6 +54,9 @@ Clocks readClocks() {
     c.realtimeNs = clockNs(CLOCK_REALTIME);
     c.monotonicNs = clockNs(CLOCK_MONOTONIC);
     c.boottimeNs = clockNs(CLOCK_BOOTTIME);
+    const time_t now = static_cast<time_t>(c.realtimeNs / 1'000'000'000);
+    tm local{};
+    if (localtime_r(&now, &local)) c.utcOffsetSeconds = local.tm_gmtoff;
     return c;
 }
 
@@ -112,7 +115,8 @@ std::string manifestYaml(const RunManifest& m) {
     e << YAML::Key << "host" << YAML::Value << m.host;
     e << YAML::Key << "clocks" << YAML::Value << YAML::Flow << YAML::BeginMap << YAML::Key << "realtime_ns"
       << YAML::Value << m.clocks.realtimeNs << YAML::Key << "monotonic_ns" << YAML::Value << m.clocks.monotonicNs
-      << YAML::Key << "boottime_ns" << YAML::Value << m.clocks.boottimeNs << YAML::EndMap;
+      << YAML::Key << "boottime_ns" << YAML::Value << m.clocks.boottimeNs << YAML::Key << "utc_offset_s" << YAML::Value
+      << m.clocks.utcOffsetSeconds << YAML::EndMap;
     e << YAML::Key << "start" << YAML::Value << m.start;
     e << YAML::Key << "end" << YAML::Value;
     if (m.end.empty()) e << YAML::Null; else e << m.end;

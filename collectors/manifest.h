@@ -29,8 +29,10 @@ struct ManifestFile {
 
 struct Clocks {
     int64_t realtimeNs = 0, monotonicNs = 0, boottimeNs = 0;
+    int64_t utcOffsetSeconds = 0;  // the local zone's offset then (local time = UTC + this): nvidia-smi's timestamps
 };
-// The three clocks read back to back (a few hundred ns apart), the anchor that aligns every source's clock.
+// The three clocks read back to back (a few hundred ns apart), the anchor that aligns every source's clock, and the
+// local zone's offset from UTC (for tools that write local wall time without a zone).
 Clocks readClocks();
 
 struct RunManifest {

@@ -279,13 +279,39 @@ void joinForeignCounters(std::vector<Slot>& slots, const std::vector<size_t>& tr
         }
 }
 
+// The load options of each source: the run manifest above it (strobe-cli collect's run directories) anchors the
+// clocks the source itself does not (rocprof's boot time, nvidia-smi's local time; applyClockOptions, in each
+// loader). A manifest whose clocks cannot be read is a note of the run, and not used.
+std::vector<SourceLoadOptions> optionsPerSource(const std::vector<SourceGroup>& groups, const std::vector<std::string>& files,
+                                                const SourceLoadOptions& base, Diagnostics& notes) {
+    std::vector<SourceLoadOptions> out(files.size(), base);
+    std::map<std::string, std::optional<ManifestClocks>> byManifest;
+    for (size_t i = 0; i < files.size(); ++i) {
+        if (groups[i].format == "kineto") continue;
+        const std::string manifest = findRunManifest(files[i]);
+        if (manifest.empty()) continue;
+        auto [it, fresh] = byManifest.try_emplace(manifest);
+        if (fresh) {
+            auto clocks = readManifestClocks(manifest);
+            if (clocks)
+                it->second = std::move(clocks.value());
+            else
+                notes.push_back(Diagnostic{Severity::Warning, clocks.error().where,
+                                           "the run manifest's clocks are not used: " + clocks.error().message});
+        }
+        out[i].manifest = it->second;
+    }
+    return out;
+}
+
 // The dataset of the loaded ranks, ordered by rank, with the run's diagnostics. Takes the slots' data.
 DatasetPtr assembleDataset(const std::vector<std::string>& paths, const std::vector<std::string>& files,
-                           std::vector<Slot>& slots) {
+                           std::vector<Slot>& slots, const Diagnostics& runNotes) {
     auto ds = std::make_shared<Dataset>();
     ds->generation = nextGeneration();
     ds->sources = paths;
     runDiagnostics(files, slots, *ds);
+    ds->diagnostics.insert(ds->diagnostics.end(), runNotes.begin(), runNotes.end());
     std::vector<size_t> order;
     for (size_t i = 0; i < slots.size(); ++i)
         if (slots[i].data) order.push_back(i);
@@ -356,6 +382,9 @@ Result<DatasetPtr> loadRun(const std::vector<std::string>& paths, const RunLoadO
     for (const SourceGroup& g : groups) files.push_back(groupPrimaryPath(g));
     const size_t n = files.size();
 
+    Diagnostics manifestNotes;
+    const std::vector<SourceLoadOptions> sourceOptions = optionsPerSource(groups, files, options.sources, manifestNotes);
+
     const unsigned hw = std::max(1u, std::thread::hardware_concurrency());
     const size_t cores = options.threads > 0 ? static_cast<size_t>(options.threads) : hw;
     const size_t workers = std::max<size_t>(1, std::min(cores, n));
@@ -403,7 +432,7 @@ Result<DatasetPtr> loadRun(const std::vector<std::string>& paths, const RunLoadO
         Slot& slot = slots[i];
         if (groups[i].format != "kineto") {
             report(i, "parse", false);
-            loadOtherSource(groups[i], path, slot, options.sources, *rules, cancel,
+            loadOtherSource(groups[i], path, slot, sourceOptions[i], *rules, cancel,
                             [&](const TraceInfo& info) { metadata(i, info); });
             slot.done.store(slot.bytes);
             report(i, "loaded", false);
@@ -469,7 +498,7 @@ Result<DatasetPtr> loadRun(const std::vector<std::string>& paths, const RunLoadO
     size_t good = 0;
     for (const Slot& s : slots) good += s.data || !s.more.empty() ? 1 : 0;
     if (good == 0) return noFileLoaded(slots);
-    DatasetPtr ds = assembleDataset(paths, files, slots);
+    DatasetPtr ds = assembleDataset(paths, files, slots, manifestNotes);
     report(n, "done", true);
     spdlog::info("loaded {} of {} files in {:.3f} s", good, n,
                  std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());

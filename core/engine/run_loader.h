@@ -28,8 +28,8 @@ struct RunLoadOptions {
     // would need more memory than this (see MemoryBudget). 0: 75% of the available RAM; the environment variable
     // STROBE_MEMORY_LIMIT ("512M", "2G") overrides.
     uint64_t memoryLimitBytes = 0;
-    // Passed to non-Kineto loaders: --clock-offset anchors sources whose clock is not realtime. (Issue 10's run
-    // manifest anchors will be applied in applyClockOptions, core/formats/source_format.cpp.)
+    // Passed to non-Kineto loaders: --clock-offset anchors sources whose clock is not realtime and that neither the
+    // source itself nor the run's manifest.yaml anchors (applyClockOptions, core/formats/source_format.h).
     SourceLoadOptions sources;
 };
 

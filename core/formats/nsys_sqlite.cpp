@@ -115,11 +115,7 @@ void NsysReader::readInfo() {
             }
         }
     }
-    if (m_opt.hasClockOffset) {
-        m_info.clock.anchored = true;
-        m_info.clock.toRealtimeNs = m_opt.clockOffsetNs;
-        m_info.clock.anchor = "--clock-offset";
-    }
+    applyClockOptions(m_info.clock, m_opt);  // its own session start first
     if (!m_db.hasTable("TARGET_INFO_GPU")) return;
     auto st = m_db.selectColumns("TARGET_INFO_GPU", {"id", "name", "totalMemory", "smCount", "computeMajor",
                                                      "computeMinor", "threadsPerWarp", "maxThreadsPerBlock",

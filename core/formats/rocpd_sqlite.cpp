@@ -290,11 +290,7 @@ Result<sqlrows::Ranks> RocpdReader::run() {
     m_info.fileSize = sqlrows::fileSize(m_db.path());
     m_info.platform = Platform::Amd;
     m_info.clock.domain = ClockDomain::Boottime;
-    if (m_opt.hasClockOffset) {
-        m_info.clock.anchored = true;
-        m_info.clock.toRealtimeNs = m_opt.clockOffsetNs;
-        m_info.clock.anchor = "--clock-offset";
-    }
+    applyClockOptions(m_info.clock, m_opt);
     (void)each("rocpd_metadata", {"tag", "value"}, [&](SqliteStatement& st) -> Status {
         if (st.text(0) == "schema_version") m_info.toolVersion = "rocpd schema " + std::string(st.text(1));
         return Ok{};

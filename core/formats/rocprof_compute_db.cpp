@@ -161,11 +161,7 @@ Result<std::vector<std::unique_ptr<RankData>>> loadRocprofComputeDb(const Sqlite
     info.fileSize = sqlrows::fileSize(db.path());
     info.platform = Platform::Amd;
     info.clock.domain = ClockDomain::Boottime;
-    if (opt.hasClockOffset) {
-        info.clock.anchored = true;
-        info.clock.toRealtimeNs = opt.clockOffsetNs;
-        info.clock.anchor = "--clock-offset";
-    }
+    applyClockOptions(info.clock, opt);
     if (db.hasTable("compute_metadata"))
         (void)sqlrows::eachRow(db, "compute_metadata", {"compute_version"}, [&](SqliteStatement& st) -> Status {
             info.toolVersion = std::string(st.text(0));

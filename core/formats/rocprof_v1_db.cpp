@@ -36,11 +36,7 @@ Result<std::vector<std::unique_ptr<RankData>>> loadRocprofV1Db(const SqliteDb& d
     info.fileSize = sqlrows::fileSize(db.path());
     info.platform = Platform::Amd;
     info.clock.domain = ClockDomain::Boottime;
-    if (opt.hasClockOffset) {
-        info.clock.anchored = true;
-        info.clock.toRealtimeNs = opt.clockOffsetNs;
-        info.clock.anchor = "--clock-offset";
-    }
+    applyClockOptions(info.clock, opt);
     std::map<int64_t, PidState> pids;
     int64_t skipped = 0;
     Location firstSkipped;

@@ -242,11 +242,7 @@ void RpdReader::readInfo() {
     info.fileSize = sqlrows::fileSize(m_db.path());
     info.platform = Platform::Amd;
     info.clock.domain = ClockDomain::Boottime;
-    if (m_opt.hasClockOffset) {
-        info.clock.anchored = true;
-        info.clock.toRealtimeNs = m_opt.clockOffsetNs;
-        info.clock.anchor = "--clock-offset";
-    }
+    applyClockOptions(info.clock, m_opt);
     if (!m_db.hasTable("rocpd_metadata")) return;
     (void)each("rocpd_metadata", {"tag", "value"}, [&](SqliteStatement& st) -> Status {
         if (st.text(0) == "schema_version") info.toolVersion = "rocpd schema " + std::string(st.text(1));

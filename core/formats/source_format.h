@@ -18,6 +18,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -46,15 +47,33 @@ struct SourceGroup {
     std::vector<std::string> unused;  // files of the same data not read (other renderings), for alsoPresent
 };
 
+// The clocks a run manifest (<run>/manifest.yaml, written by strobe-cli collect) read back to back when the run
+// started: the distance of each clock to realtime anchors the sources of the run on that clock.
+struct ManifestClocks {
+    std::string path;                          // the manifest.yaml, named in the anchor
+    int64_t realtimeNs = 0, monotonicNs = 0, boottimeNs = 0;
+    std::optional<int64_t> utcOffsetSeconds;   // the machine's zone then (local time = UTC + this), when recorded
+};
+
 struct SourceLoadOptions {
     int64_t clockOffsetNs = 0;   // --clock-offset: added to the source's times to reach realtime, when set
     bool hasClockOffset = false;
+    std::optional<ManifestClocks> manifest;  // the run's, when the source lies in a run directory with a manifest
 };
 
-// Applies the clock rules to a loaded source: a loader states the clock its times are on (TraceInfo::clock); when
-// that clock is not anchored to realtime and the user gave --clock-offset, the offset anchors it ("--clock-offset").
-// The run manifest's anchors (issue 10) will come in here too, before --clock-offset.
+// Applies the clock rules to a loaded source, the one place they are applied: a loader states the clock its times
+// are on (TraceInfo::clock), anchored when the source itself says where realtime is (a realtime sampler, an nsys
+// session start) — such a clock is left as it is. Otherwise the run manifest's clocks anchor a boot-time, monotonic
+// or (with the zone recorded) local-wall-time clock ("manifest.yaml clocks"); else the user's --clock-offset anchors
+// it ("--clock-offset"); else it stays unanchored and the run refuses to overlay it (core/model/clock_rules.h).
 void applyClockOptions(ClockInfo& clock, const SourceLoadOptions& options);
+
+// The `clocks` of a run manifest: nullopt when the file has none (or is no Strobe manifest); an Error naming the
+// file and line when they are malformed.
+Result<std::optional<ManifestClocks>> readManifestClocks(const std::string& manifestPath);
+// The manifest.yaml of the run a source lies in: in its directory or up to three directories above (a rocprofv3
+// output in <run>/rocprof/<host>/<pid>/); empty when there is none.
+std::string findRunManifest(const std::string& sourcePath);
 
 struct SourceFormat {
     const char* id;        // "rocprofv3-csv", "nsys-sqlite", "nvidia-smi-csv" ...

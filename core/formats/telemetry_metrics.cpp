@@ -281,11 +281,7 @@ void appendSample(RankData& rank, int64_t ts, int16_t device, std::string_view m
 
 void setClock(TraceInfo& info, ClockDomain domain, const SourceLoadOptions& options, std::string anchorFromSource) {
     info.clock.domain = domain;
-    if (options.hasClockOffset) {
-        info.clock.anchored = true;
-        info.clock.toRealtimeNs = options.clockOffsetNs;
-        info.clock.anchor = "--clock-offset";
-    } else if (domain == ClockDomain::Realtime) {
+    if (domain == ClockDomain::Realtime) {
         info.clock.anchored = true;
         info.clock.toRealtimeNs = 0;
         info.clock.anchor = anchorFromSource.empty() ? std::string("source is on CLOCK_REALTIME") : anchorFromSource;
@@ -293,6 +289,7 @@ void setClock(TraceInfo& info, ClockDomain domain, const SourceLoadOptions& opti
         info.clock.anchored = false;
         info.clock.toRealtimeNs = 0;
         info.clock.anchor = std::move(anchorFromSource);
+        applyClockOptions(info.clock, options);  // the run manifest's clocks, else --clock-offset
     }
 }
 

@@ -118,7 +118,8 @@ int64_t addNs(int64_t a, int64_t b);
 // Appends one sample row, interning the metric name.
 void appendSample(RankData& rank, int64_t ts, int16_t device, std::string_view metric, double value);
 
-// Sets the rank's clock: `domain`, anchored when the source is Realtime or --clock-offset was given.
+// Sets the rank's clock: `domain`, anchored when the source is Realtime, else by applyClockOptions (the run
+// manifest's clocks, else --clock-offset).
 void setClock(TraceInfo& info, ClockDomain domain, const SourceLoadOptions& options, std::string anchorFromSource = {});
 
 // The sampler CSV's clock anchors: what the other clocks read at the moment CLOCK_REALTIME read `realtimeNs`.

@@ -281,6 +281,32 @@ TEST(CollectFaults, StandInSamplerWritesTheRealFormatThatLoads) {
     EXPECT_GT((*ds)->ranks[0]->samples.size(), 10u);
 }
 
+// nvidia-smi writes local wall time without a zone. The manifest records the zone of the run (utc_offset_s), which
+// anchors the samples: here in a zone 5 h 30 min east of UTC (a POSIX TZ string, no tzdata needed), every sample
+// lands in the run's wall-clock window; read as if UTC they would be 5.5 h off.
+TEST(CollectFaults, LocalTimeSamplesAreAnchoredByTheZoneInTheManifest) {
+    Faulty f;
+    EXPECT_EQ(f.run("nvidia-smi", "", true, "export TZ=IST-5:30; ").status, 0) << f.log();
+    const YAML::Node m = f.manifest();
+    EXPECT_EQ(m["clocks"]["utc_offset_s"].as<int64_t>(), 19800);
+    const int64_t startNs = m["clocks"]["realtime_ns"].as<int64_t>();
+    core::RunLoadOptions o;
+    o.useCache = false;
+    auto ds = core::loadRun({(f.dir / "run").string()}, o);
+    ASSERT_TRUE(ds.ok()) << ds.error().toString();
+    ASSERT_EQ((*ds)->ranks.size(), 1u);
+    const core::RankData& r = *(*ds)->ranks[0];
+    EXPECT_EQ(r.info.clock.domain, core::ClockDomain::LocalWallTime);
+    EXPECT_TRUE(r.info.clock.anchored);
+    EXPECT_EQ(r.info.clock.toRealtimeNs, -19800LL * 1'000'000'000);
+    ASSERT_GT(r.samples.size(), 10u);
+    for (size_t k = 0; k < r.samples.size(); ++k) {
+        const int64_t t = core::overlayTime(r, r.samples.ts[k]);
+        EXPECT_GE(t, startNs - 1'000'000'000LL) << k;  // nvidia-smi writes ms: a sample may round down
+        EXPECT_LT(t, startNs + 30'000'000'000LL) << k;
+    }
+}
+
 TEST(CollectFaults, ASamplerThatIgnoresSigtermAndForksAwayIsStillStopped) {
     Faulty f;
     const fs::path pidFile = f.dir / "grandchild.pid";
@@ -345,6 +371,25 @@ TEST(CollectFaults, APrefixToolWrapsTheCommandAndItsOutputLoads) {
     size_t kernels = 0;
     for (const auto& r : (*ds)->ranks) kernels += r->gpu.size();
     EXPECT_EQ(kernels, 9u);  // python3 -c "import csv; print(len(list(csv.DictReader(open('kernel_trace.csv')))))"
+    // rocprofv3 stamps CLOCK_BOOTTIME: the manifest's clocks, read together at the start, anchor the kernels, which
+    // then lie in the run's wall-clock window; durations are the sample's, 96160 ns in all (python3 -c "import csv;
+    // print(sum(int(r['End_Timestamp'])-int(r['Start_Timestamp']) for r in csv.DictReader(open('kernel_trace.csv'))))").
+    const int64_t startNs = m["clocks"]["realtime_ns"].as<int64_t>();
+    int64_t first = INT64_MAX, total = 0;
+    for (const auto& r : (*ds)->ranks) {
+        if (r->gpu.size() == 0) continue;
+        EXPECT_TRUE(r->info.clock.anchored);
+        EXPECT_NE(r->info.clock.anchor.find("manifest.yaml"), std::string::npos) << r->info.clock.anchor;
+        EXPECT_EQ(r->info.clock.toRealtimeNs, startNs - m["clocks"]["boottime_ns"].as<int64_t>());
+        for (size_t k = 0; k < r->gpu.size(); ++k) {
+            first = std::min(first, core::overlayTime(*r, r->gpu.ts[k]));
+            total += r->gpu.dur[k];
+        }
+    }
+    EXPECT_EQ(total, 96160);
+    EXPECT_GE(first, startNs);
+    EXPECT_LT(first, startNs + 30'000'000'000LL);
+    EXPECT_TRUE(core::checkClockOverlay(**ds).ok());
     bool attributed = false;
     for (const auto& file : m["files"])
         attributed = attributed || (file["path"].as<std::string>().ends_with("_kernel_trace.csv") &&

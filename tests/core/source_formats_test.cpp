@@ -239,3 +239,103 @@ TEST(RunLoaderSources, SweepOfXrDirectoriesLoadsEachRunDirectory) {
     ASSERT_EQ((*run)->ranks.size(), 2u);
     for (const auto& r : (*run)->ranks) EXPECT_EQ(r->gpu.size(), 1023u);
 }
+
+// ---- The run manifest's clocks (DESIGN.md: manifest.yaml `clocks`, read together at the start) anchor what the
+// sources do not; --clock-offset only what neither anchors. Values by hand from the manifest written here.
+
+namespace {
+
+struct ManifestRun {
+    strobe::test::TempDir t{"strobe-manifest-clocks"};
+    fs::path run = t.path() / "run";
+    explicit ManifestRun(const std::string& clocks) {
+        fs::create_directories(run / "rocprof" / "node01" / "4242");
+        strobe::test::writeFile(run / "manifest.yaml", "strobe_manifest: 1\ncommand: [sleep, \"1\"]\nstatus: completed\n" + clocks);
+        fs::copy_file(kRoc + "/docs-2025/kernel_trace.csv", run / "rocprof" / "node01" / "4242" / "4242_kernel_trace.csv");
+        fs::copy_file(std::string(STROBE_TEST_DATA_DIR) + "/telemetry/nvidia-smi/h100_query-gpu_load.csv", run / "nvidia_smi.csv");
+        fs::copy_file(std::string(STROBE_TEST_DATA_DIR) + "/telemetry/strobe/cpu_sampler_2core.csv", run / "cpu.csv");
+    }
+    const RankData* rank(const Dataset& ds, const std::string& format) const {
+        for (const auto& r : ds.ranks)
+            if (r->info.format == format) return r.get();
+        return nullptr;
+    }
+};
+
+}  // namespace
+
+TEST(ManifestClocks, AnchorBootTimeAndLocalTimeSourcesOfTheRun) {
+    ManifestRun m("clocks: {realtime_ns: 1764000000000000000, monotonic_ns: 5000000000, boottime_ns: 6000000000, "
+                  "utc_offset_s: -18000}\n");
+    auto ds = loadRun({m.run.string()}, noCache());
+    ASSERT_TRUE(ds.ok()) << ds.error().toString();
+    const RankData* roc = m.rank(**ds, "rocprofv3-csv");
+    const RankData* smi = m.rank(**ds, "nvidia-smi-csv");
+    const RankData* cpu = m.rank(**ds, "strobe-sampler-csv");
+    ASSERT_TRUE(roc && smi && cpu);
+    EXPECT_TRUE(roc->info.clock.anchored);
+    EXPECT_EQ(roc->info.clock.toRealtimeNs, 1764000000000000000 - 6000000000);
+    EXPECT_NE(roc->info.clock.anchor.find("manifest.yaml"), std::string::npos) << roc->info.clock.anchor;
+    EXPECT_TRUE(smi->info.clock.anchored);
+    EXPECT_EQ(smi->info.clock.toRealtimeNs, 18000LL * 1'000'000'000);  // local = UTC - 5 h: UTC = local + 5 h
+    EXPECT_EQ(cpu->info.clock.toRealtimeNs, 0);                         // realtime already: untouched
+    EXPECT_TRUE(checkClockOverlay(**ds).ok());
+    // The manifest comes before --clock-offset, which anchors only what nothing else does.
+    RunLoadOptions o = noCache();
+    o.sources.hasClockOffset = true;
+    o.sources.clockOffsetNs = 123;
+    auto again = loadRun({m.run.string()}, o);
+    ASSERT_TRUE(again.ok());
+    EXPECT_EQ(m.rank(**again, "rocprofv3-csv")->info.clock.toRealtimeNs, 1764000000000000000 - 6000000000);
+    EXPECT_EQ(m.rank(**again, "strobe-sampler-csv")->info.clock.toRealtimeNs, 0);
+}
+
+TEST(ManifestClocks, WithoutTheZoneLocalTimeStaysUnanchoredAndTheOverlayIsRefused) {
+    ManifestRun m("clocks: {realtime_ns: 1764000000000000000, monotonic_ns: 5000000000, boottime_ns: 6000000000}\n");
+    auto ds = loadRun({m.run.string()}, noCache());
+    ASSERT_TRUE(ds.ok()) << ds.error().toString();
+    EXPECT_TRUE(m.rank(**ds, "rocprofv3-csv")->info.clock.anchored);
+    EXPECT_FALSE(m.rank(**ds, "nvidia-smi-csv")->info.clock.anchored);
+    EXPECT_FALSE(checkClockOverlay(**ds).ok());
+}
+
+TEST(ManifestClocks, MalformedClocksAreANoteNamingTheFileAndLineAndAnchorNothing) {
+    ManifestRun m("clocks: {realtime_ns: soon, monotonic_ns: 1, boottime_ns: 2}\n");
+    auto ds = loadRun({m.run.string()}, noCache());
+    ASSERT_TRUE(ds.ok()) << ds.error().toString();
+    EXPECT_FALSE(m.rank(**ds, "rocprofv3-csv")->info.clock.anchored);
+    bool noted = false;
+    for (const Diagnostic& d : (*ds)->diagnostics)
+        if (d.message.find("realtime_ns") != std::string::npos) {
+            noted = true;
+            EXPECT_EQ(d.where.file, (m.run / "manifest.yaml").string());
+            EXPECT_EQ(d.where.line, 4);
+        }
+    EXPECT_TRUE(noted);
+}
+
+// --clock-offset never moves a source that carries its own anchor: the CPU sampler (realtime) and an nsys export
+// (TARGET_INFO_SESSION_START_TIME utcEpochNs 1733878431540588992: sqlite3 tests/data/sqlite/nsys_fuser_h200.sqlite
+// 'select utcEpochNs from TARGET_INFO_SESSION_START_TIME').
+TEST(ManifestClocks, ClockOffsetLeavesSourcesWithTheirOwnAnchorAlone) {
+    RunLoadOptions o = noCache();
+    o.sources.hasClockOffset = true;
+    o.sources.clockOffsetNs = -3'600'000'000'000LL;
+    auto ds = loadRun({std::string(STROBE_TEST_DATA_DIR) + "/telemetry/strobe/cpu_sampler_2core.csv",
+                       std::string(STROBE_TEST_DATA_DIR) + "/sqlite/nsys_fuser_h200.sqlite",
+                       std::string(STROBE_TEST_DATA_DIR) + "/telemetry/nvidia-smi/h100_query-gpu_load.csv"},
+                      o);
+    ASSERT_TRUE(ds.ok()) << ds.error().toString();
+    for (const auto& r : (*ds)->ranks) {
+        if (r->info.format == "strobe-sampler-csv") {
+            EXPECT_EQ(r->info.clock.toRealtimeNs, 0);
+        }
+        if (r->info.format == "nsys-sqlite") {
+            EXPECT_EQ(r->info.clock.toRealtimeNs, 1733878431540588992);
+            EXPECT_EQ(r->info.clock.anchor, "nsys TARGET_INFO_SESSION_START_TIME");
+        }
+        if (r->info.format == "nvidia-smi-csv") {
+            EXPECT_EQ(r->info.clock.anchor, "--clock-offset");
+        }
+    }
+}
