@@ -3,6 +3,8 @@
 //   samples 107 temp 27.0 29.0 util 0.0 19.0 util_sum 393.0; second_offset_ns 1001000000
 #include <gtest/gtest.h>
 
+#include <optional>
+
 #include "core/engine/run_loader.h"
 #include "plots/builtin/timeline_model.h"
 #include "plots/plot_registry.h"
@@ -71,20 +73,36 @@ TEST(TimelineTelemetry, AnEmptyMetricListDrawsNoTelemetry) {
 // timeline's axis: the first sample comes 10.703450267 s before the first GPU activity. python3 (json, csv, datetime):
 // base + min(ts of kernel/gpu_memcpy/gpu_memset) * 1000 = 1795792305916450267; first sample 2026/11/27
 // 15:11:35.213 UTC = 1795792295213000000 ns.
-TEST(TimelineTelemetry, ATraceAfterItsBaseTimeAndItsTelemetryShareTheAxis) {
-    core::RunLoadOptions o;
-    o.useCache = false;
-    o.sources.hasClockOffset = true;
-    o.sources.clockOffsetNs = 0;
-    auto d = core::loadRun({std::string(STROBE_TEST_DATA_DIR) + "/cuda/sweep/batch=8/rep1"}, o);
-    ASSERT_TRUE(d.ok()) << d.error().toString();
+// The GPU timeline of the real H200 run (tests/data/cuda/sweep/batch=8/rep1), its nvidia-smi samples anchored with
+// `clockOffsetNs` when given.
+struct H200Timeline {
     const Plot* plot = PlotRegistry::instance().find("gpu-timeline");
-    RunSet runs{RunEntry{"h200", d.value(), {}}};
-    auto values = resolveValues(plot->parameters(runs), {});
-    ASSERT_TRUE(values.ok());
-    auto prepared = plot->prepare(runs, *values, {}, {});
-    ASSERT_TRUE(prepared.ok());
-    const auto& p = dynamic_cast<const TimelinePrepared&>(**prepared);
+    RunSet runs;
+    ParamValues values;
+    PreparedPtr prepared;
+    explicit H200Timeline(std::optional<int64_t> clockOffsetNs) {
+        core::RunLoadOptions o;
+        o.useCache = false;
+        o.sources.hasClockOffset = clockOffsetNs.has_value();
+        o.sources.clockOffsetNs = clockOffsetNs.value_or(0);
+        auto d = core::loadRun({std::string(STROBE_TEST_DATA_DIR) + "/cuda/sweep/batch=8/rep1"}, o);
+        EXPECT_TRUE(d.ok()) << d.error().toString();
+        if (!d.ok()) return;
+        runs = RunSet{RunEntry{"h200", d.value(), {}}};
+        auto v = resolveValues(plot->parameters(runs), {});
+        EXPECT_TRUE(v.ok());
+        if (!v.ok()) return;
+        values = v.value();
+        auto p = plot->prepare(runs, values, {}, {});
+        EXPECT_TRUE(p.ok());
+        if (p.ok()) prepared = p.value();
+    }
+};
+
+TEST(TimelineTelemetry, ATraceAfterItsBaseTimeAndItsTelemetryShareTheAxis) {
+    H200Timeline t(int64_t{0});
+    ASSERT_TRUE(t.prepared);
+    const auto& p = dynamic_cast<const TimelinePrepared&>(*t.prepared);
     int64_t firstGpu = INT64_MAX, firstSample = INT64_MAX;
     for (const auto& l : p.lanes) {
         if (l.start.empty()) continue;
@@ -100,17 +118,9 @@ TEST(TimelineTelemetry, ATraceAfterItsBaseTimeAndItsTelemetryShareTheAxis) {
 // clock, so its lanes are left off the axis (not drawn 57 years away from the kernels) and the timeline's note names
 // the file; the kernels keep their own axis.
 TEST(TimelineTelemetry, SamplesOnAClockNotRelatedToTheTraceAreLeftOffAndNamed) {
-    core::RunLoadOptions o;
-    o.useCache = false;
-    auto d = core::loadRun({std::string(STROBE_TEST_DATA_DIR) + "/cuda/sweep/batch=8/rep1"}, o);
-    ASSERT_TRUE(d.ok()) << d.error().toString();
-    const Plot* plot = PlotRegistry::instance().find("gpu-timeline");
-    RunSet runs{RunEntry{"h200", d.value(), {}}};
-    auto values = resolveValues(plot->parameters(runs), {});
-    ASSERT_TRUE(values.ok());
-    auto prepared = plot->prepare(runs, *values, {}, {});
-    ASSERT_TRUE(prepared.ok());
-    const auto& p = dynamic_cast<const TimelinePrepared&>(**prepared);
+    H200Timeline t(std::nullopt);
+    ASSERT_TRUE(t.prepared);
+    const auto& p = dynamic_cast<const TimelinePrepared&>(*t.prepared);
     size_t streams = 0;
     int64_t firstGpu = INT64_MAX, last = INT64_MIN;
     for (const auto& l : p.lanes) {
@@ -127,7 +137,7 @@ TEST(TimelineTelemetry, SamplesOnAClockNotRelatedToTheTraceAreLeftOffAndNamed) {
     EXPECT_LT(last, 60'000'000'000LL);  // the whole axis is the trace's (its span is under a minute)
     EXPECT_NE(p.clockNote.find("nvidia_smi.csv"), std::string::npos) << p.clockNote;
     EXPECT_NE(p.clockNote.find("local-wall-time"), std::string::npos) << p.clockNote;
-    QImage img = renderToImage(*plot, **prepared, *values, QSize(1200, 500));
+    QImage img = renderToImage(*t.plot, *t.prepared, t.values, QSize(1200, 500));
     EXPECT_GT(countNonBackgroundPixels(img), 3000);
 }
 
