@@ -140,6 +140,13 @@ app::ProfileTool tool(const char* name, core::ParamValues values = {}) {
     return t;
 }
 
+// The window's Profiling runs dock, launching this build's strobe-cli; no plot opens by itself.
+app::LaunchPanel* launchPanelOf(app::MainWindow& w) {
+    w.setAutoOpenDefaultPlot(false);
+    w.launchPanel()->setStrobeCli(QStringLiteral(STROBE_CLI_PATH));
+    return w.launchPanel();
+}
+
 }  // namespace
 
 // Tools outermost first, each followed by its parameters that differ from the spec's default (cpu-sampler
@@ -283,9 +290,7 @@ TEST(ProfileLaunch, TorchTrainingCompletesAndOpensInTheWorkbench) {
     test::app();
     TempDir tmp;
     app::MainWindow w;
-    w.setAutoOpenDefaultPlot(false);
-    app::LaunchPanel* panel = w.launchPanel();
-    panel->setStrobeCli(QStringLiteral(STROBE_CLI_PATH));
+    app::LaunchPanel* panel = launchPanelOf(w);
 
     // The command as a user types it, relative to the working directory (the source tree), with STEPS=5 in the
     // environment table (train_mlp.py trains STEPS steps and says so in its output).
@@ -353,9 +358,7 @@ TEST(ProfileLaunch, FailedRunKeepsItsExitCodeAndLog) {
     test::app();
     TempDir tmp;
     app::MainWindow w;
-    w.setAutoOpenDefaultPlot(false);
-    app::LaunchPanel* panel = w.launchPanel();
-    panel->setStrobeCli(QStringLiteral(STROBE_CLI_PATH));
+    app::LaunchPanel* panel = launchPanelOf(w);
     app::ProfileRequest r;
     r.command = {"/bin/false"};
     r.outDir = tmp.q("run");
@@ -386,9 +389,7 @@ TEST(ProfileLaunch, CancelStopsTheWholeProcessTree) {
     test::app();
     TempDir tmp;
     app::MainWindow w;
-    w.setAutoOpenDefaultPlot(false);
-    app::LaunchPanel* panel = w.launchPanel();
-    panel->setStrobeCli(QStringLiteral(STROBE_CLI_PATH));
+    app::LaunchPanel* panel = launchPanelOf(w);
     app::ProfileRequest r;
     r.command = {"/bin/sleep", "300"};
     r.tools = {tool("cpu-sampler")};
@@ -431,9 +432,7 @@ TEST(ProfileLaunch, ClosingTheWindowCancelsRunsInFlight) {
     std::vector<Proc> tree;
     {
         app::MainWindow w;
-        w.setAutoOpenDefaultPlot(false);
-        app::LaunchPanel* panel = w.launchPanel();
-        panel->setStrobeCli(QStringLiteral(STROBE_CLI_PATH));
+        app::LaunchPanel* panel = launchPanelOf(w);
         app::ProfileRequest r;
         r.command = {"/bin/sleep", "300"};
         r.outDir = tmp.q("run");
