@@ -21,13 +21,6 @@ namespace {
 
 QString qs(const std::string& s) { return QString::fromStdString(s); }
 
-const core::ParamSpec& offsetSpec() {
-    static const core::ParamSpec spec =
-        core::makeSpec(core::ParamType::Duration, "clock-offset", "Clock offset",
-                       "Added to the times of the run's sources not on the realtime clock", 0LL);
-    return spec;
-}
-
 // One line per source of the loaded run: its file, format and clock.
 QString sourcesHtml(const RunRecord& run) {
     if (!run.dataset) return {};
@@ -46,6 +39,13 @@ QString sourcesHtml(const RunRecord& run) {
 }
 
 }  // namespace
+
+const core::ParamSpec& clockOffsetSpec() {
+    static const core::ParamSpec spec =
+        core::makeSpec(core::ParamType::Duration, "clock-offset", "Clock offset",
+                       "Added to the times of the run's sources not on the realtime clock", 0LL);
+    return spec;
+}
 
 ClockOffsetDialog::ClockOffsetDialog(const RunRecord& run, QWidget* parent) : QDialog(parent) {
     setWindowTitle(tr("Clock offset — %1").arg(run.label));
@@ -69,7 +69,7 @@ ClockOffsetDialog::ClockOffsetDialog(const RunRecord& run, QWidget* parent) : QD
     m_field = new QLineEdit(this);
     m_field->setPlaceholderText(tr("e.g. 1732712345000000000, -3600s, 250us"));
     if (run.clockOffsetNs)
-        m_field->setText(qs(core::valueToString(offsetSpec(), core::ParamValue(static_cast<long long>(*run.clockOffsetNs)))));
+        m_field->setText(qs(core::valueToString(clockOffsetSpec(), core::ParamValue(static_cast<long long>(*run.clockOffsetNs)))));
     row->addWidget(m_field, 1);
     // nvidia-smi writes its local wall time without a zone: Strobe reads it as if it were UTC, so this machine's
     // zone (where such samples usually come from) is minus its offset from UTC.
@@ -80,7 +80,7 @@ ClockOffsetDialog::ClockOffsetDialog(const RunRecord& run, QWidget* parent) : QD
                                  this);
     zone->setToolTip(tr("For samples in local wall time (nvidia-smi's timestamps) taken in this machine's time zone"));
     connect(zone, &QPushButton::clicked, this, [this, utcOffset] {
-        m_field->setText(qs(core::valueToString(offsetSpec(), core::ParamValue(-static_cast<long long>(utcOffset) * 1'000'000'000LL))));
+        m_field->setText(qs(core::valueToString(clockOffsetSpec(), core::ParamValue(-static_cast<long long>(utcOffset) * 1'000'000'000LL))));
     });
     row->addWidget(zone);
     layout->addLayout(row);
@@ -113,7 +113,7 @@ void ClockOffsetDialog::accept() {
         QDialog::accept();
         return;
     }
-    auto value = core::valueFromString(offsetSpec(), text.toStdString());
+    auto value = core::valueFromString(clockOffsetSpec(), text.toStdString());
     if (!value) {
         m_problem->setText(qs(value.error().message));
         m_problem->show();

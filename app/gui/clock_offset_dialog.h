@@ -9,6 +9,8 @@
 
 #include <QDialog>
 
+#include "core/params/param_spec.h"
+
 class QLabel;
 class QLineEdit;
 class QPushButton;
@@ -16,6 +18,10 @@ class QPushButton;
 namespace strobe::app {
 
 struct RunRecord;
+
+// The offset as a Duration parameter (core ParamSpec): its text form ("250", "30us", "-3600s") is what the dialog and
+// `strobe --clock-offset` take.
+const core::ParamSpec& clockOffsetSpec();
 
 class ClockOffsetDialog : public QDialog {
     Q_OBJECT

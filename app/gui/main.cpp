@@ -16,11 +16,11 @@
 #include <QElapsedTimer>
 #include <QTimer>
 
+#include "app/gui/clock_offset_dialog.h"
 #include "app/gui/latency_probe.h"
 #include "app/gui/main_window.h"
 #include "app/gui/plot_area.h"
 #include "app/gui/run_manager.h"
-#include "core/params/param_spec.h"
 
 using strobe::app::LatencyProbe;
 using strobe::app::MainWindow;
@@ -113,8 +113,7 @@ int main(int argc, char** argv) {
     parser.process(app);
     std::optional<int64_t> clockOffsetNs;
     if (parser.isSet(clockOffset)) {
-        const auto spec = strobe::core::makeSpec(strobe::core::ParamType::Duration, "clock-offset", "Clock offset", "", 0LL);
-        auto v = strobe::core::valueFromString(spec, parser.value(clockOffset).toStdString());
+        auto v = strobe::core::valueFromString(strobe::app::clockOffsetSpec(), parser.value(clockOffset).toStdString());
         if (!v) {
             std::fprintf(stderr, "strobe: --clock-offset: %s\n", v.error().message.c_str());
             return 2;
