@@ -41,6 +41,73 @@ function(strobe_add_executable_defaults target)
   endif()
 endfunction()
 
+# Unity (jumbo) builds, for the CI presets (release, asan, tsan) and the fuzz build: each target's .cpp files are
+# compiled in batches of STROBE_UNITY_BATCH, one translation unit a batch, so that the Qt, STL, GoogleTest, fmt and
+# simdjson headers every file includes are parsed once a batch instead of once a file (the build was four fifths of
+# CI). CMake's own UNITY_BUILD writes `#include "/absolute/path.cpp"`, which makes every clone's translation units
+# differ and so never share compiler-cache entries; these batch files include their sources by a path relative to
+# the batch file (the build tree lies at the same place under every clone), so a fresh clone hits the cache of an
+# earlier one. The dev preset keeps one file a unit, for quick incremental rebuilds. A source that cannot share a
+# unit sets SKIP_UNITY_BUILD_INCLUSION, as with CMake's unity builds.
+option(STROBE_UNITY "Compile each target's sources in batches (unity builds)" OFF)
+set(STROBE_UNITY_BATCH 12 CACHE STRING "Source files a unity batch")
+
+function(strobe_unity target)
+  if(NOT STROBE_UNITY)
+    return()
+  endif()
+  get_target_property(_srcs ${target} SOURCES)
+  get_target_property(_src_dir ${target} SOURCE_DIR)
+  set(_batch_dir ${CMAKE_CURRENT_BINARY_DIR}/unity/${target})
+  set(_unit "")
+  set(_count 0)
+  set(_index 0)
+  set(_units)
+  foreach(_s IN LISTS _srcs)
+    if(NOT _s MATCHES "\\.cpp$" OR _s MATCHES "^\\$<")
+      continue()
+    endif()
+    cmake_path(ABSOLUTE_PATH _s BASE_DIRECTORY ${_src_dir} NORMALIZE OUTPUT_VARIABLE _abs)
+    get_source_file_property(_skip ${_abs} SKIP_UNITY_BUILD_INCLUSION)
+    if(_skip)
+      continue()
+    endif()
+    file(RELATIVE_PATH _rel ${_batch_dir} ${_abs})
+    string(APPEND _unit "#include \"${_rel}\"\n")
+    set_source_files_properties(${_abs} PROPERTIES HEADER_FILE_ONLY ON)
+    math(EXPR _count "${_count} + 1")
+    if(_count EQUAL STROBE_UNITY_BATCH)
+      _strobe_unity_write(${_batch_dir}/unity_${_index}.cpp "${_unit}")
+      list(APPEND _units ${_batch_dir}/unity_${_index}.cpp)
+      math(EXPR _index "${_index} + 1")
+      set(_unit "")
+      set(_count 0)
+    endif()
+  endforeach()
+  if(_count GREATER 0)
+    _strobe_unity_write(${_batch_dir}/unity_${_index}.cpp "${_unit}")
+    list(APPEND _units ${_batch_dir}/unity_${_index}.cpp)
+  endif()
+  target_sources(${target} PRIVATE ${_units})
+  # GCC warns of a class whose base is in an anonymous namespace (a GoogleTest fixture) unless it is defined in the
+  # main file, which an included source is not: in a batch the warning says nothing about the code.
+  if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU")
+    target_compile_options(${target} PRIVATE -Wno-subobject-linkage)
+  endif()
+endfunction()
+
+# Writes a batch file only when its text changes, so that reconfiguring does not rebuild every batch.
+function(_strobe_unity_write path text)
+  set(_text "// Unity batch written by cmake/StrobeHelpers.cmake (strobe_unity); do not edit.\n${text}")
+  if(EXISTS ${path})
+    file(READ ${path} _old)
+    if(_old STREQUAL _text)
+      return()
+    endif()
+  endif()
+  file(WRITE ${path} "${_text}")
+endfunction()
+
 # strobe_add_library(NAME DIR ...) — every .cpp under DIR (recursively) goes into NAME.
 # New source files are picked up by CONFIGURE_DEPENDS: adding a file needs no CMake edit.
 function(strobe_add_library name dir)
@@ -49,6 +116,7 @@ function(strobe_add_library name dir)
   add_library(${name} STATIC ${_srcs} ${_hdrs})
   target_include_directories(${name} PUBLIC ${PROJECT_SOURCE_DIR})
   target_link_libraries(${name} PUBLIC strobe_options)
+  strobe_unity(${name})
 endfunction()
 
 # Default per-test time limit (seconds): a hang fails the test instead of stalling CI. Sanitizer builds run
@@ -70,11 +138,12 @@ function(strobe_add_test name dir)
     return()
   endif()
   add_executable(${name} ${_srcs})
-  target_link_libraries(${name} PRIVATE ${arg_UNPARSED_ARGUMENTS} GTest::gtest GTest::gtest_main strobe_options)
-  target_compile_definitions(${name} PRIVATE
-    STROBE_TEST_DATA_DIR="${PROJECT_SOURCE_DIR}/tests/data"
-    STROBE_RESOURCE_DIR="${PROJECT_SOURCE_DIR}/resources")
+  # The checkout's and build's paths come from strobe_test_paths (tests/test_paths.h), not from defines on every
+  # test file, which would make each clone's test objects differ for the compiler cache.
+  target_link_libraries(${name} PRIVATE ${arg_UNPARSED_ARGUMENTS} strobe_test_paths GTest::gtest GTest::gtest_main
+    strobe_options)
   strobe_add_executable_defaults(${name})
+  strobe_unity(${name})
   include(GoogleTest)
   # PRE_TEST: tests are listed when ctest runs, not at build time, so a build never runs a test binary.
   gtest_discover_tests(${name} DISCOVERY_TIMEOUT 120 DISCOVERY_MODE PRE_TEST

@@ -17,7 +17,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-int64_t clockNs(clockid_t id) {
+int64_t clockNsManifest(clockid_t id) {
     timespec ts{};
     clock_gettime(id, &ts);
     return int64_t(ts.tv_sec) * 1000000000 + ts.tv_nsec;
@@ -51,9 +51,9 @@ void stringMap(YAML::Emitter& e, const std::map<std::string, std::string>& m) {
 
 Clocks readClocks() {
     Clocks c;
-    c.realtimeNs = clockNs(CLOCK_REALTIME);
-    c.monotonicNs = clockNs(CLOCK_MONOTONIC);
-    c.boottimeNs = clockNs(CLOCK_BOOTTIME);
+    c.realtimeNs = clockNsManifest(CLOCK_REALTIME);
+    c.monotonicNs = clockNsManifest(CLOCK_MONOTONIC);
+    c.boottimeNs = clockNsManifest(CLOCK_BOOTTIME);
     const time_t now = static_cast<time_t>(c.realtimeNs / 1'000'000'000);
     tm local{};
     if (localtime_r(&now, &local)) c.utcOffsetSeconds = local.tm_gmtoff;

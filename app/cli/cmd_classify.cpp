@@ -23,7 +23,7 @@ namespace {
 
 using namespace strobe::core;
 
-constexpr const char* kHelp =
+constexpr const char* kClassifyHelp =
     "Usage: strobe-cli classify PATH... [--rules FILE] [--all] [--json] [--no-cache]\n"
     "\n"
     "Lists the distinct GPU kernel names that no classification rule matched, with their count and total\n"
@@ -181,7 +181,8 @@ int run(const std::vector<std::string>& args) {
     return failed ? kExitBadInput : kExitOk;
 }
 
-const CommandRegistrar kRegistrar({"classify", "kernel names no classification rule matches (or --all)", kHelp, run});
+const CommandRegistrar kClassifyRegistrar({"classify", "kernel names no classification rule matches (or --all)",
+                                           kClassifyHelp, run});
 
 }  // namespace
 

@@ -22,7 +22,7 @@
 namespace strobe::app {
 namespace {
 
-const char* kHelp =
+const char* kPlotHelp =
     "Usage: strobe-cli plot ID PATH... [--set key=value]... -o OUT.png|svg|pdf [--csv TABLE.csv]\n"
     "                       [--size WxH] [--dark] [--label NAME] [--compare | --sweep] [--no-cache]\n\n"
     "Loads PATH... (trace files or a run directory) as one run and renders plot ID (see 'strobe-cli plots').\n"
@@ -50,7 +50,7 @@ bool parseSize(const std::string& s, int& w, int& h) {
 // --set items are checked against the plot's own ParamSpecs (core::applyAssignment), the same rule.
 const core::StringListParam kSet{"set", "Set parameter", "key=value for one of the plot's parameters", {}};
 const core::PathParam kOutput{"output", "Output file", "The image to write (.png, .svg or .pdf)", ""};
-const core::PathParam kCsv{"csv", "CSV file", "Also write the table behind the plot ('-' for stdout)", ""};
+const core::PathParam kPlotCsv{"csv", "CSV file", "Also write the table behind the plot ('-' for stdout)", ""};
 const core::StringParam kLabel{"label", "Run label", "The run's name in the plot (default: the first PATH)", ""};
 const core::StringParam kSize{"size", "Size", "Image size WxH in pixels (16..20000)", "1400x800"};
 const core::BoolParam kDark{"dark", "Dark", "Dark theme", false};
@@ -59,7 +59,17 @@ const core::BoolParam kSweep{"sweep", "Sweep", "The runs a sweep discovery finds
                              false};
 
 int runPlot(const std::vector<std::string>& args) {
-    ArgParser p("plot", {{kSet, '\0', true}, {kOutput, 'o'}, kCsv, kLabel, kSize, kDark, kCompare, kSweep, kNoCacheFlag, kClockOffset});
+    ArgParser p("plot",
+                {{kSet, '\0', true},
+                 {kOutput, 'o'},
+                 kPlotCsv,
+                 kLabel,
+                 kSize,
+                 kDark,
+                 kCompare,
+                 kSweep,
+                 kNoCacheFlag,
+                 kClockOffset});
     if (!p.parse(args)) return usageError("plot", p.error());
     std::string id;
     std::vector<std::string> paths;
@@ -70,13 +80,13 @@ int runPlot(const std::vector<std::string>& args) {
             paths.push_back(a);
     }
     const std::vector<std::string> sets = p.get(kSet);
-    const std::string out = p.get(kOutput), csv = p.get(kCsv), label = p.get(kLabel);
+    const std::string out = p.get(kOutput), csv = p.get(kPlotCsv), label = p.get(kLabel);
     const bool dark = p.get(kDark), compare = p.get(kCompare), noCache = p.get(kNoCacheFlag);
     int w = 0, h = 0;
     if (const std::string size = p.get(kSize); !parseSize(size, w, h))
         return usageError("plot", fmt::format("--size expects WxH (16..20000), e.g. 1600x900, got '{}'", size));
     if (id.empty() || paths.empty() || out.empty()) {
-        fmt::print(stderr, "{}\n", kHelp);
+        fmt::print(stderr, "{}\n", kPlotHelp);
         return kExitUsage;
     }
     const plots::Plot* plot = plots::PlotRegistry::instance().find(id);
@@ -187,7 +197,8 @@ int runPlot(const std::vector<std::string>& args) {
     return loadFailed ? kExitBadInput : kExitOk;
 }
 
-const CommandRegistrar reg{CliCommand{"plot", "Render a plot to PNG, SVG or PDF (and its table to CSV)", kHelp, runPlot}};
+const CommandRegistrar reg{
+    CliCommand{"plot", "Render a plot to PNG, SVG or PDF (and its table to CSV)", kPlotHelp, runPlot}};
 
 }  // namespace
 }  // namespace strobe::app

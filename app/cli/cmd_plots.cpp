@@ -63,7 +63,7 @@ int runPlots(const std::vector<std::string>& args) {
     return kExitOk;
 }
 
-const CommandRegistrar reg{CliCommand{
+const CommandRegistrar regPlots{CliCommand{
     "plots", "List the plots and their parameters",
     "Usage: strobe-cli plots [--json]\n\n"
     "Lists every plot with its parameters (key, type, default, bounds or choices). Parameters marked (draw) only\n"

@@ -16,7 +16,7 @@ namespace strobe::app {
 
 namespace {
 
-constexpr const char* kHelp =
+constexpr const char* kSampleHelp =
     "Usage: strobe-cli sample cpu --out FILE [--rate-hz HZ] [--duration S]\n"
     "\n"
     "Samples per-core and whole-machine CPU utilisation (/proc/stat) and memory (/proc/meminfo) into FILE as\n"
@@ -30,7 +30,7 @@ constexpr const char* kHelp =
     "\n"
     "Exit codes: 0 ok, 1 the sampler failed (the message names the file), 2 usage error.";
 
-const core::PathParam kOut{"out", "Output", "The sampler CSV to write", ""};
+const core::PathParam kSampleOut{"out", "Output", "The sampler CSV to write", ""};
 const core::DoubleParam kRate = core::DoubleParam{"rate-hz", "Rate (Hz)", "Samples per second", 10.0}.bounded(0.01, 1000, 1);
 const core::DoubleParam kDuration =
     core::DoubleParam{"duration", "Duration (s)", "Stop after this many seconds (0: until signalled)", 0.0}.bounded(0, 1e7, 1);
@@ -38,19 +38,19 @@ const core::DoubleParam kDuration =
 std::atomic<bool> g_stop{false};
 extern "C" void onStopSignal(int) { g_stop.store(true); }
 
-int run(const std::vector<std::string>& args) {
-    ArgParser p("sample", {kOut, kRate, kDuration});
+int runSample(const std::vector<std::string>& args) {
+    ArgParser p("sample", {kSampleOut, kRate, kDuration});
     if (!p.parse(args)) return usageError("sample", p.error());
     if (p.positionals().size() != 1 || p.positionals().front() != "cpu")
         return usageError("sample", "say what to sample: `strobe-cli sample cpu --out FILE`");
-    if (!p.has(kOut) || p.get(kOut).empty()) return usageError("sample", "--out FILE is required");
+    if (!p.has(kSampleOut) || p.get(kSampleOut).empty()) return usageError("sample", "--out FILE is required");
     struct sigaction sa {};
     sa.sa_handler = onStopSignal;
     sigemptyset(&sa.sa_mask);
     sigaction(SIGTERM, &sa, nullptr);
     sigaction(SIGINT, &sa, nullptr);
     collectors::CpuSamplerOptions o;
-    o.outPath = p.get(kOut);
+    o.outPath = p.get(kSampleOut);
     o.rateHz = p.get(kRate);
     o.durationS = p.get(kDuration);
     if (core::Status st = collectors::runCpuSampler(o, g_stop); !st) {
@@ -60,7 +60,8 @@ int run(const std::vector<std::string>& args) {
     return kExitOk;
 }
 
-const CommandRegistrar kRegistrar({"sample", "sample CPU utilisation and memory into a sampler CSV (a sidecar)", kHelp, run});
+const CommandRegistrar kSampleRegistrar({"sample", "sample CPU utilisation and memory into a sampler CSV (a sidecar)",
+                                         kSampleHelp, runSample});
 
 }  // namespace
 

@@ -23,7 +23,7 @@ using core::RankSummary;
 using core::RunSummary;
 using core::TimeNs;
 
-constexpr const char* kHelp =
+constexpr const char* kSummaryHelp =
     "Usage: strobe-cli summary PATH... [--json] [--top N] [--no-cache] [--clock-offset NS]\n"
     "\n"
     "Loads a run (trace files, or directories of them: one PyTorch profiler / Kineto trace per rank, or any other\n"
@@ -360,8 +360,9 @@ int runSummary(const std::vector<std::string>& args) {
     return reportLoadDiagnostics("summary", ds) ? kExitBadInput : kExitOk;
 }
 
-const CommandRegistrar kRegistrar(CliCommand{
-    "summary", "per-rank summary of a run: platform, GPU, kernels, span, steps, top kernels", kHelp, runSummary});
+const CommandRegistrar kSummaryRegistrar(CliCommand{
+    "summary", "per-rank summary of a run: platform, GPU, kernels, span, steps, top kernels", kSummaryHelp,
+    runSummary});
 
 }  // namespace
 

@@ -40,7 +40,7 @@ namespace {
 
 using namespace strobe::core;
 
-constexpr const char* kHelp =
+constexpr const char* kSweepHelp =
     "Usage: strobe-cli sweep runs PATH... [--pattern P] [--json] [--no-cache]\n"
     "       strobe-cli sweep compare PATH... [--group-by name|category|op|normalized|regex:R]\n"
     "                                [--baseline RUN|KEY=VALUE] [--top K] [--rank-by auto|time|delta|variance]\n"
@@ -388,7 +388,7 @@ int runRocprofInput(const ArgParser& p) {
     return l.code;
 }
 
-int run(const std::vector<std::string>& args) {
+int runSweep(const std::vector<std::string>& args) {
     if (args.empty())
         return usageError("sweep", "say 'runs', 'compare', 'report', 'rocprof-input', 'collectives', 'gemm-overlap' or 'launch'");
     const std::string sub = args.front();
@@ -435,8 +435,9 @@ int run(const std::vector<std::string>& args) {
     return sub == "runs" ? runRuns(p) : sub == "compare" ? runCompare(p) : runReport(p);
 }
 
-const CommandRegistrar kRegistrar({"sweep", "list a sweep's runs, compare kernel time per step across its configurations, report",
-                                   kHelp, run});
+const CommandRegistrar kSweepRegistrar(
+    {"sweep", "list a sweep's runs, compare kernel time per step across its configurations, report", kSweepHelp,
+     runSweep});
 
 }  // namespace
 

@@ -32,7 +32,7 @@ using core::ParamValue;
 
 namespace {
 
-QString qs(const std::string& s) { return QString::fromStdString(s); }
+QString qsParamEditor(const std::string& s) { return QString::fromStdString(s); }
 
 bool asBool(const ParamValue& v, bool fallback) {
     if (auto b = std::get_if<bool>(&v)) return *b;
@@ -127,7 +127,7 @@ public:
             m_int->setRange(static_cast<int>(lo), static_cast<int>(hi));
             m_int->setSingleStep(std::max(1, static_cast<int>(step)));
             m_int->setKeyboardTracking(false);
-            m_int->setSuffix(spec.unit.empty() ? QString() : QStringLiteral(" ") + qs(spec.unit));
+            m_int->setSuffix(spec.unit.empty() ? QString() : QStringLiteral(" ") + qsParamEditor(spec.unit));
             rowLayout(this)->addWidget(m_int);
             connect(m_int, &QSpinBox::valueChanged, this, [this] { notifyEdited(); });
         } else {
@@ -136,7 +136,7 @@ public:
             m_wide->setRange(lo, hi);
             m_wide->setSingleStep(std::max(1.0, std::round(step)));
             m_wide->setKeyboardTracking(false);
-            m_wide->setSuffix(spec.unit.empty() ? QString() : QStringLiteral(" ") + qs(spec.unit));
+            m_wide->setSuffix(spec.unit.empty() ? QString() : QStringLiteral(" ") + qsParamEditor(spec.unit));
             rowLayout(this)->addWidget(m_wide);
             connect(m_wide, &QDoubleSpinBox::valueChanged, this, [this] { notifyEdited(); });
         }
@@ -174,7 +174,7 @@ public:
         m_box->setRange(spec.hasBounds() ? spec.min : -1.0e15, spec.hasBounds() ? spec.max : 1.0e15);
         m_box->setSingleStep(step);
         m_box->setKeyboardTracking(false);
-        m_box->setSuffix(spec.unit.empty() ? QString() : QStringLiteral(" ") + qs(spec.unit));
+        m_box->setSuffix(spec.unit.empty() ? QString() : QStringLiteral(" ") + qsParamEditor(spec.unit));
         rowLayout(this)->addWidget(m_box);
         connect(m_box, &QDoubleSpinBox::valueChanged, this, [this] { notifyEdited(); });
     }
@@ -194,15 +194,15 @@ class EnumEditor final : public ParamEditor {
 public:
     EnumEditor(const ParamSpec& spec, QWidget* parent) : ParamEditor(spec, parent) {
         m_box = new QComboBox(this);
-        for (const auto& c : spec.choices) m_box->addItem(qs(c), qs(c));
+        for (const auto& c : spec.choices) m_box->addItem(qsParamEditor(c), qsParamEditor(c));
         rowLayout(this)->addWidget(m_box);
         connect(m_box, &QComboBox::currentIndexChanged, this, [this] { notifyEdited(); });
     }
     ParamValue value() const override { return m_box->currentData().toString().toStdString(); }
     void setValue(const ParamValue& v) override {
         QSignalBlocker b(m_box);
-        int i = m_box->findData(qs(asString(v, {})));
-        if (i < 0) i = m_box->findData(qs(asString(spec().defaultValue, {})));
+        int i = m_box->findData(qsParamEditor(asString(v, {})));
+        if (i < 0) i = m_box->findData(qsParamEditor(asString(spec().defaultValue, {})));
         m_box->setCurrentIndex(std::max(i, 0));
     }
 
@@ -223,7 +223,7 @@ public:
     ParamValue value() const override { return m_edit->text().toStdString(); }
     void setValue(const ParamValue& v) override {
         QSignalBlocker b(m_edit);
-        m_edit->setText(qs(asString(v, asString(spec().defaultValue, {}))));
+        m_edit->setText(qsParamEditor(asString(v, asString(spec().defaultValue, {}))));
     }
 
 private:
@@ -262,7 +262,7 @@ public:
     void setValue(const ParamValue& v) override {
         QSignalBlocker b(m_edit);
         m_lastValid = asString(v, asString(spec().defaultValue, {}));
-        m_edit->setText(qs(m_lastValid));
+        m_edit->setText(qsParamEditor(m_lastValid));
         validateText();
     }
     bool isInputValid() const override { return m_valid; }
@@ -277,7 +277,7 @@ private:
             m_edit->setToolTip(QString());
         } else {
             m_edit->setStyleSheet(QStringLiteral("QLineEdit { border: 1px solid #d03030; color: #d03030; }"));
-            m_message->setText(tr("Invalid regular expression: %1").arg(qs(st.error().message)));
+            m_message->setText(tr("Invalid regular expression: %1").arg(qsParamEditor(st.error().message)));
             m_message->show();
             m_edit->setToolTip(m_message->text());
         }
@@ -317,7 +317,7 @@ public:
         QSignalBlocker b(m_edit);
         auto coerced = core::coerceValue(spec(), v);
         m_last = coerced ? coerced.value() : spec().defaultValue;
-        m_edit->setText(qs(core::valueToString(spec(), m_last)));
+        m_edit->setText(qsParamEditor(core::valueToString(spec(), m_last)));
         check();
     }
     bool isInputValid() const override { return m_valid; }
@@ -332,7 +332,7 @@ private:
             m_message->hide();
         } else {
             m_edit->setStyleSheet(QStringLiteral("QLineEdit { border: 1px solid #d03030; color: #d03030; }"));
-            m_message->setText(qs(v.error().message));
+            m_message->setText(qsParamEditor(v.error().message));
             m_message->show();
         }
         m_edit->setToolTip(m_valid ? QString() : m_message->text());
@@ -353,7 +353,8 @@ public:
         m_button = new QPushButton(this);
         rowLayout(this)->addWidget(m_button);
         connect(m_button, &QPushButton::clicked, this, [this] {
-            const QColor c = QColorDialog::getColor(m_color, this, tr("Choose a colour for %1").arg(qs(this->spec().label)));
+            const QColor c = QColorDialog::getColor(
+                m_color, this, tr("Choose a colour for %1").arg(qsParamEditor(this->spec().label)));
             if (c.isValid() && c != m_color) {
                 show(c);
                 notifyEdited();
@@ -362,8 +363,8 @@ public:
     }
     ParamValue value() const override { return m_color.name(QColor::HexRgb).toStdString(); }
     void setValue(const ParamValue& v) override {
-        QColor c(qs(asString(v, {})));
-        if (!c.isValid()) c = QColor(qs(asString(spec().defaultValue, "#808080")));
+        QColor c(qsParamEditor(asString(v, {})));
+        if (!c.isValid()) c = QColor(qsParamEditor(asString(spec().defaultValue, "#808080")));
         show(c);
     }
 
@@ -421,7 +422,7 @@ public:
         } else {
             m_list->setMaximumHeight(160);
         }
-        for (const auto& c : choices) addItem(qs(c), false);
+        for (const auto& c : choices) addItem(qsParamEditor(c), false);
         col->addWidget(m_list);
 
         auto* buttons = new QWidget(this);
@@ -457,8 +458,9 @@ public:
         auto list = asList(v);
         for (int i = 0; i < m_list->count(); ++i) m_list->item(i)->setCheckState(Qt::Unchecked);
         for (const auto& s : list) {
-            auto found = m_list->findItems(qs(s), Qt::MatchExactly);
-            if (found.isEmpty()) addItem(qs(s), true);  // a value the data no longer offers stays visible
+            auto found = m_list->findItems(qsParamEditor(s), Qt::MatchExactly);
+            if (found.isEmpty())
+                addItem(qsParamEditor(s), true);  // a value the data no longer offers stays visible
             else found.front()->setCheckState(Qt::Checked);
         }
         if (m_all) {

@@ -20,7 +20,7 @@ namespace {
 
 constexpr size_t kMeasureTopKernels = 10;
 
-QString esc(const std::string& s) { return QString::fromStdString(s).toHtmlEscaped(); }
+QString escPlotViewNav(const std::string& s) { return QString::fromStdString(s).toHtmlEscaped(); }
 
 }  // namespace
 
@@ -156,7 +156,7 @@ void PlotView::showNameStatistics(const plots::ItemRef& item) {
     const auto s = m_plot.nameStats(*m_prepared, m_values, item);
     if (!s) return;
     auto dur = [](double ns) { return formatDuration(static_cast<int64_t>(ns + 0.5)); };
-    QString html = tr("<p><b>Statistics</b> of every instance in %1</p>").arg(esc(s->run));
+    QString html = tr("<p><b>Statistics</b> of every instance in %1</p>").arg(escPlotViewNav(s->run));
     html += QStringLiteral("<table cellspacing=2>");
     auto row = [&html](const QString& k, const QString& v) {
         html += QStringLiteral("<tr><td>%1</td><td align=right>%2</td></tr>").arg(k, v);
@@ -168,7 +168,7 @@ void PlotView::showNameStatistics(const plots::ItemRef& item) {
     row(tr("p95"), dur(s->p95));
     row(tr("min"), dur(double(s->min)));
     row(tr("max"), dur(double(s->max)));
-    html += QStringLiteral("</table><p style='white-space:pre-wrap'>%1</p>").arg(esc(s->name));
+    html += QStringLiteral("</table><p style='white-space:pre-wrap'>%1</p>").arg(escPlotViewNav(s->name));
     Q_EMIT itemSelected(QString::fromStdString(s->name), html);
 }
 
@@ -207,13 +207,13 @@ void PlotView::emitMeasure() {
         html += tr("<p><b>Per category</b></p><table cellspacing=2>");
         for (const auto& [cat, ns] : s->categories)
             html += QStringLiteral("<tr><td>%1</td><td align=right>%2</td><td align=right>%3%</td></tr>")
-                        .arg(esc(cat), formatDuration(ns))
+                        .arg(escPlotViewNav(cat), formatDuration(ns))
                         .arg(s->busy > 0 ? 100.0 * double(ns) / double(s->busy) : 0.0, 0, 'f', 1);
         html += tr("</table><p><b>Top kernels</b> by time in the range</p><table cellspacing=2>");
         for (const auto& t : s->top)
             html += QStringLiteral("<tr><td align=right>%1</td><td align=right>×%2</td><td>%3</td></tr>")
                         .arg(formatDuration(t.clipped), formatCount(t.count),
-                             esc(t.name.size() > 60 ? t.name.substr(0, 57) + "…" : t.name));
+                             escPlotViewNav(t.name.size() > 60 ? t.name.substr(0, 57) + "…" : t.name));
         html += QStringLiteral("</table>");
     }
     Q_EMIT itemSelected(tr("Measured range"), html);

@@ -31,11 +31,11 @@ namespace strobe::app {
 
 namespace {
 
-QString qs(const std::string& s) { return QString::fromStdString(s); }
+QString qsSweepPanel(const std::string& s) { return QString::fromStdString(s); }
 
 QString paramsText(const std::map<std::string, std::string>& p) {
     const std::string text = core::parametersText(p);
-    return text.empty() ? QStringLiteral("-") : qs(text);
+    return text.empty() ? QStringLiteral("-") : qsSweepPanel(text);
 }
 
 }  // namespace
@@ -169,34 +169,38 @@ bool SweepPanel::openSweep(const QString& dir, const QString& pattern) {
         r.info = core::sweep::toRunInfo(run);
         // Shown (and named in the Runs dock) by its path under the sweep directory.
         const QString relative = QDir(QFileInfo(dir).absoluteFilePath())
-                                     .relativeFilePath(QFileInfo(qs(run.path)).absoluteFilePath());
+                                     .relativeFilePath(QFileInfo(qsSweepPanel(run.path)).absoluteFilePath());
         if (!relative.isEmpty() && relative != QLatin1String(".") && !relative.startsWith(QLatin1String("..")))
             r.info.label = relative.toStdString();
         r.repeat = run.repeat;
-        r.id = m_runManager.openRun({qs(run.path)}, qs(r.info.label), r.info.parameters);
+        r.id = m_runManager.openRun({qsSweepPanel(run.path)}, qsSweepPanel(r.info.label), r.info.parameters);
         for (const auto& [k, v] : r.info.parameters) axes.insert(k);
         configs.insert(r.info.configurationKey);
         m_runs.push_back(std::move(r));
     }
     m_axes.assign(axes.begin(), axes.end());
     QStringList notes;
-    for (const auto& m : found.messages) notes << qs(m);
+    for (const auto& m : found.messages) notes << qsSweepPanel(m);
     m_title->setText(tr("<b>%1</b>: %2 runs, %3 configurations, axes: %4")
                          .arg(QFileInfo(dir).fileName().toHtmlEscaped())
                          .arg(m_runs.size())
                          .arg(configs.size())
-                         .arg(m_axes.empty() ? tr("none") : qs([&] {
-                             std::string s;
-                             for (const auto& a : m_axes) s += (s.empty() ? "" : ", ") + a;
-                             return s;
-                         }()).toHtmlEscaped()) +
-                     (notes.isEmpty() ? QString() : QStringLiteral("<br><small>%1</small>").arg(notes.join("<br>").toHtmlEscaped())));
+                         .arg(m_axes.empty() ? tr("none")
+                                             : qsSweepPanel([&] {
+                                                   std::string s;
+                                                   for (const auto& a : m_axes) s += (s.empty() ? "" : ", ") + a;
+                                                   return s;
+                                               }())
+                                                   .toHtmlEscaped()) +
+                     (notes.isEmpty()
+                          ? QString()
+                          : QStringLiteral("<br><small>%1</small>").arg(notes.join("<br>").toHtmlEscaped())));
     m_baseline->clear();
     std::vector<std::pair<std::string, QString>> seen;
     for (const auto& r : m_runs)
         if (std::none_of(seen.begin(), seen.end(), [&](const auto& s) { return s.first == r.info.configurationKey; }))
             seen.emplace_back(r.info.configurationKey, paramsText(r.info.parameters));
-    for (const auto& [key, text] : seen) m_baseline->addItem(text, qs(key));
+    for (const auto& [key, text] : seen) m_baseline->addItem(text, qsSweepPanel(key));
     rebuildRuns();
     return true;
 }
@@ -205,7 +209,7 @@ void SweepPanel::rebuildRuns() {
     m_filling = true;
     const QString filter = m_filter->text().trimmed();
     QStringList headers{tr("✓"), tr("run")};
-    for (const auto& a : m_axes) headers << qs(a);
+    for (const auto& a : m_axes) headers << qsSweepPanel(a);
     headers << tr("repeat") << tr("state");
     m_table->clear();
     m_table->setColumnCount(static_cast<int>(headers.size()));
@@ -213,7 +217,7 @@ void SweepPanel::rebuildRuns() {
     m_table->setRowCount(0);
     for (const auto& r : m_runs) {
         const QString params = paramsText(r.info.parameters);
-        if (!filter.isEmpty() && !qs(r.info.label).contains(filter, Qt::CaseInsensitive) &&
+        if (!filter.isEmpty() && !qsSweepPanel(r.info.label).contains(filter, Qt::CaseInsensitive) &&
             !params.contains(filter, Qt::CaseInsensitive))
             continue;
         const int row = m_table->rowCount();
@@ -223,11 +227,12 @@ void SweepPanel::rebuildRuns() {
         check->setCheckState(r.checked ? Qt::Checked : Qt::Unchecked);
         check->setData(Qt::UserRole, r.id);
         m_table->setItem(row, 0, check);
-        m_table->setItem(row, 1, new QTableWidgetItem(qs(r.info.label)));
+        m_table->setItem(row, 1, new QTableWidgetItem(qsSweepPanel(r.info.label)));
         int col = 2;
         for (const auto& a : m_axes) {
             auto it = r.info.parameters.find(a);
-            m_table->setItem(row, col++, new QTableWidgetItem(it != r.info.parameters.end() ? qs(it->second) : QString()));
+            m_table->setItem(
+                row, col++, new QTableWidgetItem(it != r.info.parameters.end() ? qsSweepPanel(it->second) : QString()));
         }
         m_table->setItem(row, col++, new QTableWidgetItem(QString::number(r.repeat)));
         m_table->setItem(row, col, new QTableWidgetItem(runProgressText(m_runManager.run(r.id))));
@@ -321,8 +326,8 @@ void SweepPanel::compare() {
 void SweepPanel::showComparison() {
     const auto& c = m_result;
     QStringList notes;
-    if (c.method) notes << qs(*c.method);
-    for (const auto& m : c.messages) notes << qs(m);
+    if (c.method) notes << qsSweepPanel(*c.method);
+    for (const auto& m : c.messages) notes << qsSweepPanel(m);
     m_status->setText(notes.join(QStringLiteral("\n")));
     const QStringList headers{tr("group"), tr("configuration"), tr("count"), tr("per step"), tr("median"), tr("cv"),
                               tr("Δ %"), tr("CI %"), tr("significant")};
@@ -333,7 +338,7 @@ void SweepPanel::showComparison() {
     const QColor flagged(255, 224, 192);
     for (int i = 0; i < static_cast<int>(c.rows.size()); ++i) {
         const auto& r = c.rows[static_cast<size_t>(i)];
-        const QStringList cells{qs(r.group),
+        const QStringList cells{qsSweepPanel(r.group),
                                 paramsText(r.parameters),
                                 QString::number(r.count),
                                 formatDuration(static_cast<int64_t>(r.perStepNs)),
@@ -376,7 +381,7 @@ bool SweepPanel::writeReportFiles(const std::vector<core::SweepRunData>& data, c
     };
     if (!write(path, report.html)) return false;
     for (const auto& [name, text] : report.csv)
-        if (!write(QFileInfo(path).dir().filePath(qs(name)), text)) return false;
+        if (!write(QFileInfo(path).dir().filePath(qsSweepPanel(name)), text)) return false;
     return true;
 }
 

@@ -10,9 +10,11 @@
 namespace strobe::core {
 
 namespace {
-double toUs(TimeNs ns) { return static_cast<double>(static_cast<long double>(ns) / 1000.0L); }
-TimeNs roundedStart(TimeNs ts) { return static_cast<TimeNs>(std::ceil(toUs(ts))) * 1000; }
-TimeNs roundedEnd(TimeNs ts, TimeNs dur) { return static_cast<TimeNs>(std::floor(toUs(ts) + toUs(dur))) * 1000; }
+double toUsEventSummary(TimeNs ns) { return static_cast<double>(static_cast<long double>(ns) / 1000.0L); }
+TimeNs roundedStart(TimeNs ts) { return static_cast<TimeNs>(std::ceil(toUsEventSummary(ts))) * 1000; }
+TimeNs roundedEnd(TimeNs ts, TimeNs dur) {
+    return static_cast<TimeNs>(std::floor(toUsEventSummary(ts) + toUsEventSummary(dur))) * 1000;
+}
 }  // namespace
 
 Result<Table> eventSummary(AnalysisContext& ctx, const WindowSpec& window) {

@@ -86,7 +86,7 @@ Result<std::vector<RankKernelOverlap>> kernelOverlap(AnalysisContext& ctx, const
 
 namespace {
 
-struct Acc {
+struct KernelOverlapAcc {
     uint64_t instances = 0;
     TimeNs totalNs = 0, overlappedNs = 0;
     std::vector<double> alone, overlapped;  // durations
@@ -96,7 +96,7 @@ struct Config {
     std::string key;
     std::map<std::string, std::string> parameters;
     size_t steps = 0;  // kept steps over its repeats
-    std::map<std::string, Acc> groups;
+    std::map<std::string, KernelOverlapAcc> groups;
 };
 
 // The window of one run: everything, or its steps after the first `skip` (numbers over all ranks).
@@ -148,7 +148,7 @@ std::optional<double> ratio(const std::optional<double>& a, const std::optional<
     return *a / *b;
 }
 
-OverlapGroupRow groupRow(const std::string& group, const Config& c, Acc& a) {
+OverlapGroupRow groupRow(const std::string& group, const Config& c, KernelOverlapAcc& a) {
     OverlapGroupRow row;
     row.group = group;
     row.config = c.key;
@@ -217,7 +217,7 @@ Status accumulate(const std::vector<SweepRunData>& runs, const KernelOverlapOpti
         for (const RankKernelOverlap& r : ranks.value()) {
             for (const KernelOverlap& k : r.kernels) {
                 if (!keeps(o, *r.data, k.row)) continue;
-                Acc& a = it->groups[grouper.of(*r.data, k.row)];
+                KernelOverlapAcc& a = it->groups[grouper.of(*r.data, k.row)];
                 ++a.instances;
                 a.totalNs += k.dur();
                 a.overlappedNs += k.overlappedNs;

@@ -101,15 +101,16 @@ Result<Table> launchOverhead(AnalysisContext& ctx, const WindowSpec& window, boo
 }
 
 namespace {
-const EnumParam kView = EnumParam{"view", "view", "summary: percentiles; cdf: launch-delay quantiles every 5 %",
-                                  "summary"}.choices({"summary", "cdf"});
+const EnumParam kLaunchView =
+    EnumParam{"view", "view", "summary: percentiles; cdf: launch-delay quantiles every 5 %", "summary"}.choices(
+        {"summary", "cdf"});
 }  // namespace
 
 AnalysisInfo launchAnalysisInfo() {
     return AnalysisInfo("launch",
                         "Kernel launch delay (start − runtime call) and CPU-op preparation time, per rank and category",
-                        {kView.spec()}, kLaunchColumns, [](AnalysisContext& ctx, const AnalysisRequest& req) {
-                            return launchOverhead(ctx, req.window, req.get(kView) == "cdf");
+                        {kLaunchView.spec()}, kLaunchColumns, [](AnalysisContext& ctx, const AnalysisRequest& req) {
+                            return launchOverhead(ctx, req.window, req.get(kLaunchView) == "cdf");
                         });
 }
 

@@ -17,7 +17,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-bool has(const std::vector<std::string>& entries, std::string_view name) {
+bool hasRocprofComputeWorkload(const std::vector<std::string>& entries, std::string_view name) {
     return std::find(entries.begin(), entries.end(), name) != entries.end();
 }
 
@@ -101,14 +101,16 @@ Result<std::map<InstanceKey, Times>> readTimestamps(const std::string& path, boo
 }  // namespace
 
 std::optional<SourceGroup> groupRocprofComputeWorkload(const std::string& dir, const std::vector<std::string>& entries) {
-    if (!has(entries, "pmc_perf.csv") || !(has(entries, "sysinfo.csv") || has(entries, "pmc_dispatch_info.csv")))
+    if (!hasRocprofComputeWorkload(entries, "pmc_perf.csv") ||
+        !(hasRocprofComputeWorkload(entries, "sysinfo.csv") ||
+          hasRocprofComputeWorkload(entries, "pmc_dispatch_info.csv")))
         return std::nullopt;
     SourceGroup g;
     g.format = kRocprofComputeWorkloadFormat.id;
     g.path = dir;
     const fs::path d(dir);
     for (std::string_view f : {"pmc_perf.csv", "sysinfo.csv", "timestamps.csv"})
-        if (has(entries, f)) g.files.push_back((d / f).string());
+        if (hasRocprofComputeWorkload(entries, f)) g.files.push_back((d / f).string());
     std::vector<std::string> rest(entries);
     std::sort(rest.begin(), rest.end());
     for (const auto& e : rest)

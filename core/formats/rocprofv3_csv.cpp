@@ -15,7 +15,7 @@ namespace strobe::core {
 
 namespace {
 
-bool has(const std::vector<std::string>& h, std::string_view name) {
+bool hasRocprofv3Csv(const std::vector<std::string>& h, std::string_view name) {
     return std::find(h.begin(), h.end(), name) != h.end();
 }
 
@@ -333,7 +333,7 @@ void Rocprofv3Loader::finish() {
     r.stats.events = r.gpu.size() + r.slices.size();
 }
 
-std::unique_ptr<RankData> newRank(const std::string& path, const SourceLoadOptions& options) {
+std::unique_ptr<RankData> newRankRocprofv3Csv(const std::string& path, const SourceLoadOptions& options) {
     auto r = std::make_unique<RankData>();
     r->path = path;
     r->info.path = path;
@@ -349,8 +349,8 @@ int sniffRocprofv3Csv(const SniffInput& in) {
     return rocprofv3CsvKind(in.head) == Rocprofv3CsvKind::None ? 0 : 70;
 }
 
-Result<std::vector<std::unique_ptr<RankData>>> loadGroup(const SourceGroup& g, const SourceLoadOptions& o,
-                                                         const CancelToken& cancel) {
+Result<std::vector<std::unique_ptr<RankData>>> loadGroupRocprofv3Csv(const SourceGroup& g, const SourceLoadOptions& o,
+                                                                     const CancelToken& cancel) {
     return loadRocprofv3Csv(g, o, cancel);
 }
 
@@ -359,16 +359,24 @@ Result<std::vector<std::unique_ptr<RankData>>> loadGroup(const SourceGroup& g, c
 Rocprofv3CsvKind rocprofv3CsvKind(std::string_view head) {
     const std::vector<std::string> h = csvHeaderOf(head);
     if (h.empty()) return Rocprofv3CsvKind::None;
-    const bool times = has(h, "Start_Timestamp") && has(h, "End_Timestamp");
-    if (has(h, "Counter_Name") && has(h, "Counter_Value") && has(h, "Dispatch_Id")) return Rocprofv3CsvKind::CounterCollection;
-    if (times && has(h, "Dispatch_Id") && has(h, "Kernel_Name")) return Rocprofv3CsvKind::KernelTrace;
-    if ((has(h, "Logical_Node_Id") || has(h, "Node_Id")) && (has(h, "Agent_Type") || has(h, "Wave_Front_Size")))
+    const bool times = hasRocprofv3Csv(h, "Start_Timestamp") && hasRocprofv3Csv(h, "End_Timestamp");
+    if (hasRocprofv3Csv(h, "Counter_Name") && hasRocprofv3Csv(h, "Counter_Value") && hasRocprofv3Csv(h, "Dispatch_Id"))
+        return Rocprofv3CsvKind::CounterCollection;
+    if (times && hasRocprofv3Csv(h, "Dispatch_Id") && hasRocprofv3Csv(h, "Kernel_Name"))
+        return Rocprofv3CsvKind::KernelTrace;
+    if ((hasRocprofv3Csv(h, "Logical_Node_Id") || hasRocprofv3Csv(h, "Node_Id")) &&
+        (hasRocprofv3Csv(h, "Agent_Type") || hasRocprofv3Csv(h, "Wave_Front_Size")))
         return Rocprofv3CsvKind::AgentInfo;
-    if (times && has(h, "Direction") && has(h, "Source_Agent_Id")) return Rocprofv3CsvKind::MemoryCopy;
-    if (times && has(h, "Allocation_Size") && has(h, "Operation")) return Rocprofv3CsvKind::MemoryAllocation;
-    if (times && has(h, "Alloc_Flags") && has(h, "Operation")) return Rocprofv3CsvKind::ScratchMemory;
-    if (times && has(h, "Domain") && has(h, "Function") && has(h, "Correlation_Id")) return Rocprofv3CsvKind::ApiTrace;
-    if (has(h, "Name") && has(h, "Calls") && has(h, "TotalDurationNs") && has(h, "MinNs") && has(h, "MaxNs"))
+    if (times && hasRocprofv3Csv(h, "Direction") && hasRocprofv3Csv(h, "Source_Agent_Id"))
+        return Rocprofv3CsvKind::MemoryCopy;
+    if (times && hasRocprofv3Csv(h, "Allocation_Size") && hasRocprofv3Csv(h, "Operation"))
+        return Rocprofv3CsvKind::MemoryAllocation;
+    if (times && hasRocprofv3Csv(h, "Alloc_Flags") && hasRocprofv3Csv(h, "Operation"))
+        return Rocprofv3CsvKind::ScratchMemory;
+    if (times && hasRocprofv3Csv(h, "Domain") && hasRocprofv3Csv(h, "Function") && hasRocprofv3Csv(h, "Correlation_Id"))
+        return Rocprofv3CsvKind::ApiTrace;
+    if (hasRocprofv3Csv(h, "Name") && hasRocprofv3Csv(h, "Calls") && hasRocprofv3Csv(h, "TotalDurationNs") &&
+        hasRocprofv3Csv(h, "MinNs") && hasRocprofv3Csv(h, "MaxNs"))
         return Rocprofv3CsvKind::Stats;
     return Rocprofv3CsvKind::None;
 }
@@ -428,7 +436,7 @@ Result<std::vector<std::unique_ptr<RankData>>> loadRocprofv3Csv(const SourceGrou
         auto rank = [](Rocprofv3CsvKind k) { return k == Rocprofv3CsvKind::AgentInfo ? 0 : k == Rocprofv3CsvKind::KernelTrace ? 1 : 2; };
         return rank(a.second) < rank(b.second);
     });
-    auto r = newRank(group.files.front(), options);
+    auto r = newRankRocprofv3Csv(group.files.front(), options);
     Rocprofv3Loader loader(*r);
     for (auto& [file, kind] : files) {
         if (cancel.cancelled()) return Error("cancelled");
@@ -449,7 +457,7 @@ Result<std::vector<std::unique_ptr<RankData>>> loadRocprofv3Csv(const SourceGrou
 Result<std::vector<std::unique_ptr<RankData>>> loadRocprofv3CsvText(std::string_view text, const std::string& name) {
     const Rocprofv3CsvKind kind = rocprofv3CsvKind(text.substr(0, 64 * 1024));
     if (kind == Rocprofv3CsvKind::None) return Error(Location{name}, "not a rocprofv3 CSV output (unknown header)");
-    auto r = newRank(name, {});
+    auto r = newRankRocprofv3Csv(name, {});
     Rocprofv3Loader loader(*r);
     CsvReader in(text, name);
     if (Status h = in.readHeader(); !h) return h.error();
@@ -461,8 +469,11 @@ Result<std::vector<std::unique_ptr<RankData>>> loadRocprofv3CsvText(std::string_
 }
 
 const SourceFormat kRocprofv3CsvFormat = {
-    "rocprofv3-csv", "rocprofv3",
-    "rocprofv3 CSV outputs of one prefix: kernel trace, counters, agents, copies, API traces, stats", false,
-    sniffRocprofv3Csv, loadGroup};
+    "rocprofv3-csv",
+    "rocprofv3",
+    "rocprofv3 CSV outputs of one prefix: kernel trace, counters, agents, copies, API traces, stats",
+    false,
+    sniffRocprofv3Csv,
+    loadGroupRocprofv3Csv};
 
 }  // namespace strobe::core

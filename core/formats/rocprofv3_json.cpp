@@ -170,8 +170,8 @@ int sniffRocprofv3Json(const SniffInput& in) {
     return in.head.find("\"rocprofiler-sdk-tool\"") != std::string_view::npos ? 90 : 0;
 }
 
-Result<std::vector<std::unique_ptr<RankData>>> loadGroup(const SourceGroup& g, const SourceLoadOptions& o,
-                                                         const CancelToken& cancel) {
+Result<std::vector<std::unique_ptr<RankData>>> loadGroupRocprofv3Json(const SourceGroup& g, const SourceLoadOptions& o,
+                                                                      const CancelToken& cancel) {
     return loadRocprofv3Json(g, o, cancel);
 }
 
@@ -221,8 +221,8 @@ Result<std::vector<std::unique_ptr<RankData>>> loadRocprofv3Json(const SourceGro
     return ranks;
 }
 
-const SourceFormat kRocprofv3JsonFormat = {"rocprofv3-json", "rocprofv3",
-                                           "rocprofv3 --output-format json results (one rank per process)", false,
-                                           sniffRocprofv3Json, loadGroup};
+const SourceFormat kRocprofv3JsonFormat = {
+    "rocprofv3-json",   "rocprofv3",           "rocprofv3 --output-format json results (one rank per process)", false,
+    sniffRocprofv3Json, loadGroupRocprofv3Json};
 
 }  // namespace strobe::core

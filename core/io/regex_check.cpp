@@ -7,7 +7,7 @@
 namespace strobe::core {
 
 namespace {
-bool isDigit(char c) { return c >= '0' && c <= '9'; }
+bool isDigitRegexCheck(char c) { return c >= '0' && c <= '9'; }
 }  // namespace
 
 Status checkRegexLimits(std::string_view pattern) {
@@ -15,7 +15,7 @@ Status checkRegexLimits(std::string_view pattern) {
         const char c = pattern[i];
         const bool backslash = c == '\\';
         if (!backslash && c != '{') continue;
-        if (backslash && i + 1 < pattern.size() && !isDigit(pattern[i + 1])) {
+        if (backslash && i + 1 < pattern.size() && !isDigitRegexCheck(pattern[i + 1])) {
             ++i;  // an escaped character ("\{", "\\"): not a count
             continue;
         }
@@ -24,7 +24,7 @@ Status checkRegexLimits(std::string_view pattern) {
         for (int part = 0; part < (backslash ? 1 : 2); ++part) {
             const size_t from = j;
             long value = 0;
-            while (j < pattern.size() && isDigit(pattern[j])) {
+            while (j < pattern.size() && isDigitRegexCheck(pattern[j])) {
                 if (value <= kMaxRegexRepeat) value = value * 10 + (pattern[j] - '0');
                 ++j;
             }

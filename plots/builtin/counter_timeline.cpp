@@ -21,13 +21,13 @@
 namespace strobe::plots {
 namespace {
 
-const EnumParam kMetric = EnumParam{"metric", "Metric",
-                                    "Derived metric or raw counter (auto: HBM bandwidth, else the first the data has)",
-                                    kAutoMetric};
+const EnumParam kCounterTimelineMetric =
+    EnumParam{"metric", "Metric", "Derived metric or raw counter (auto: HBM bandwidth, else the first the data has)",
+              kAutoMetric};
 const RegexParam kFilter =
     RegexParam{"filter", "Kernel filter", "Only kernels whose name matches this regular expression (empty: all)", ""};
 
-struct TimelinePrepared final : Prepared {
+struct CounterTimelineTimelinePrepared final : Prepared {
     std::string metric;
     std::vector<TelemetrySeries> series;        // points: (ns since the run's first kernel, value)
     std::vector<std::vector<std::string>> names;  // kernel name of each point
@@ -48,13 +48,14 @@ public:
                 97}) {}
 
     std::vector<ParamSpec> parameters(const RunSet& runs) const override {
-        return {kMetric.spec(metricChoices(runs)), ranksSpec(runs), kFilter.spec()};
+        return {kCounterTimelineMetric.spec(metricChoices(runs)), ranksSpec(runs), kFilter.spec()};
     }
 
     core::Result<PreparedPtr> prepare(const RunSet& runs, const ParamValues& values, const core::CancelToken& cancel,
                                       const core::ProgressFn&) const override {
-        auto p = std::make_shared<TimelinePrepared>();
-        p->metric = resolveMetric(kMetric(values), availableMetrics(runs), {"hbm_bandwidth_gbs", "l2_hit_pct"});
+        auto p = std::make_shared<CounterTimelineTimelinePrepared>();
+        p->metric =
+            resolveMetric(kCounterTimelineMetric(values), availableMetrics(runs), {"hbm_bandwidth_gbs", "l2_hit_pct"});
         auto vals = kernelValues(runs, kRanks(values), p->metric, cancel);
         if (cancel.cancelled()) return cancelledError();
         const std::string filter = kFilter(values);
@@ -106,13 +107,13 @@ public:
     }
 
     std::optional<std::string> emptyMessage(const Prepared& prepared, const ParamValues&) const override {
-        const auto* p = dynamic_cast<const TimelinePrepared*>(&prepared);
+        const auto* p = dynamic_cast<const CounterTimelineTimelinePrepared*>(&prepared);
         if (!p || !p->series.empty()) return std::nullopt;
         return emptyReason(p->table.messages, "no kernel has a value for the metric");
     }
 
     std::optional<ChartData> chartData(const Prepared& prepared, const ParamValues&) const override {
-        const auto* p = dynamic_cast<const TimelinePrepared*>(&prepared);
+        const auto* p = dynamic_cast<const CounterTimelineTimelinePrepared*>(&prepared);
         if (!p || p->series.empty()) return std::nullopt;
         ChartData d;
         d.kind = ChartData::Kind::Lines;
@@ -128,7 +129,7 @@ public:
     }
 
     void draw(Canvas& c, const Prepared& prepared, const ParamValues&) const override {
-        const auto* p = dynamic_cast<const TimelinePrepared*>(&prepared);
+        const auto* p = dynamic_cast<const CounterTimelineTimelinePrepared*>(&prepared);
         if (!p) return;
         if (p->series.empty()) {
             const QRectF area = drawTitle(c, c.rect, title(), subtitle(*p));
@@ -165,7 +166,7 @@ public:
 
     std::optional<HitInfo> hitTest(const Prepared& prepared, const ParamValues&, const QRectF& rect,
                                    QPointF pt) const override {
-        const auto* p = dynamic_cast<const TimelinePrepared*>(&prepared);
+        const auto* p = dynamic_cast<const CounterTimelineTimelinePrepared*>(&prepared);
         if (!p || p->series.empty()) return std::nullopt;
         LayoutCanvas lc(rect);
         const ChartLayout g = layoutScatter(lc.canvas, chart(*p), p->series);
@@ -187,19 +188,19 @@ public:
     }
 
     core::Table table(const Prepared& prepared, const ParamValues&) const override {
-        const auto* p = dynamic_cast<const TimelinePrepared*>(&prepared);
+        const auto* p = dynamic_cast<const CounterTimelineTimelinePrepared*>(&prepared);
         return p ? p->table : core::Table{};
     }
 
 private:
-    static std::string subtitle(const TimelinePrepared& p) {
+    static std::string subtitle(const CounterTimelineTimelinePrepared& p) {
         size_t n = 0;
         for (const auto& s : p.series) n += s.points.size();
         return fmt::format("{} per kernel dispatch ({} dispatches), at each dispatch's start; elapsed from each run's "
                            "first kernel",
                            p.metric.empty() ? "no metric" : p.metric, n);
     }
-    ScatterChart chart(const TimelinePrepared& p) const {
+    ScatterChart chart(const CounterTimelineTimelinePrepared& p) const {
         ScatterChart c;
         c.title = title();
         c.subtitle = subtitle(p);

@@ -9,19 +9,20 @@
 namespace strobe::plots {
 namespace {
 
-const StringParam kX{"x_metric", "X metric", "Telemetry metric on the horizontal axis", "power_w"};
-const StringParam kY{"y_metric", "Y metric", "Telemetry metric on the vertical axis", "sclk_mhz"};
+const StringParam kFreqVsPowerX{"x_metric", "X metric", "Telemetry metric on the horizontal axis", "power_w"};
+const StringParam kFreqVsPowerY{"y_metric", "Y metric", "Telemetry metric on the vertical axis", "sclk_mhz"};
 
 class FreqVsPowerPlot final : public PairedMetricScatterPlot {
 public:
     FreqVsPowerPlot()
-        : PairedMetricScatterPlot({"freq-vs-power", "Frequency vs power",
-                "Scatter of telemetry samples: SM/graphics clock against board power, coloured by run.", 210},
-                                  kX, kY) {}
+        : PairedMetricScatterPlot(
+              {"freq-vs-power", "Frequency vs power",
+               "Scatter of telemetry samples: SM/graphics clock against board power, coloured by run.", 210},
+              kFreqVsPowerX, kFreqVsPowerY) {}
 
     core::Table table(const Prepared& prepared, const ParamValues& values) const override {
         core::Table t;
-        t.columns = {"run", kX(values), kY(values)};
+        t.columns = {"run", kFreqVsPowerX(values), kFreqVsPowerY(values)};
         const auto* p = dynamic_cast<const TelemetryPrepared*>(&prepared);
         if (!p) return t;
         t.messages = p->messages;
@@ -38,8 +39,8 @@ protected:
         size_t n = 0;
         for (const auto& s : p.series) n += s.points.size();
         c.subtitle = fmt::format("{} samples; one dot per sample with both metrics", n);
-        c.xTitle = kX(v);
-        c.yTitle = kY(v);
+        c.xTitle = kFreqVsPowerX(v);
+        c.yTitle = kFreqVsPowerY(v);
         for (const auto& s : p.series) c.legend.push_back(fmt::format("{} ({} samples)", s.label, s.points.size()));
         return c;
     }

@@ -21,7 +21,7 @@
 namespace strobe::plots {
 namespace {
 
-const EnumParam kGroupBy =
+const EnumParam kKernelDurationsGroupBy =
     EnumParam{"group_by", "Group by", "One distribution per kernel category or per kernel name", "category"}.choices(
         {"category", "name"});
 const RegexParam kNameRegex{"name_regex", "Kernel name regex",
@@ -30,17 +30,19 @@ const EnumParam kSplitBy =
     EnumParam{"split_by", "Split by", "Pool every rank, or one distribution per rank or per run within each group",
               "none"}
         .choices({"none", "rank", "run"});
-const IntParam kTopN =
-    IntParam{"top_n", "Max groups", "Show the groups with the most total time, at most this many", 12}.bounded(1, 64, 1);
+const IntParam kKernelDurationsTopN =
+    IntParam{"top_n", "Max groups", "Show the groups with the most total time, at most this many", 12}.bounded(1, 64,
+                                                                                                               1);
 const StringListParam kDurationSteps{"steps", "Steps",
                                      "ProfilerStep numbers to include (empty: every kernel, inside steps or not)", {}};
-const EnumParam kStyle =
-    EnumParam{"style", "Style", "Box plot, violin, or both", "box+violin"}.choices({"box+violin", "box", "violin"}).drawOnly();
+const EnumParam kKernelDurationsStyle = EnumParam{"style", "Style", "Box plot, violin, or both", "box+violin"}
+                                            .choices({"box+violin", "box", "violin"})
+                                            .drawOnly();
 const BoolParam kLogScale = BoolParam{"log_scale", "Log scale", "Logarithmic duration axis", true}.drawOnly();
 
 constexpr int kDensityPoints = 64;
 
-struct Group {
+struct KernelDurationsGroup {
     std::string label;
     QColor color;
     std::vector<int64_t> dur;  // sorted
@@ -51,7 +53,7 @@ struct Group {
 };
 
 struct DurationsPrepared final : Prepared {
-    std::vector<Group> groups;
+    std::vector<KernelDurationsGroup> groups;
     std::string subtitle;
     std::vector<std::string> messages;
     size_t bytes() const override {
@@ -121,18 +123,18 @@ public:
                 80}) {}
 
     std::vector<ParamSpec> parameters(const RunSet& runs) const override {
-        return {kGroupBy.spec(), kNameRegex.spec(), kSplitBy.spec(),
-                kTopN.spec(),    ranksSpec(runs),   kDurationSteps.spec(stepChoices(runs)),
-                kStyle.spec(),   kLogScale.spec()};
+        return {kKernelDurationsGroupBy.spec(), kNameRegex.spec(), kSplitBy.spec(),
+                kKernelDurationsTopN.spec(),    ranksSpec(runs),   kDurationSteps.spec(stepChoices(runs)),
+                kKernelDurationsStyle.spec(),   kLogScale.spec()};
     }
 
     core::Result<PreparedPtr> prepare(const RunSet& runs, const ParamValues& values, const core::CancelToken& cancel,
                                       const core::ProgressFn& progress) const override {
         auto out = std::make_shared<DurationsPrepared>();
-        bool byName = kGroupBy(values) == "name";
+        bool byName = kKernelDurationsGroupBy(values) == "name";
         std::string split = kSplitBy(values);
         auto selected = kRanks(values);
-        auto topN = size_t(kTopN(values));
+        auto topN = size_t(kKernelDurationsTopN(values));
         std::set<int64_t> steps;
         for (const auto& s : kDurationSteps(values)) {
             try {
@@ -145,14 +147,14 @@ public:
         std::optional<std::regex> filter;
         if (!re.empty()) filter.emplace(re, std::regex::ECMAScript | std::regex::optimize);
 
-        std::map<std::string, Group> groups;  // key "group\x1fsplit"
+        std::map<std::string, KernelDurationsGroup> groups;  // key "group\x1fsplit"
         auto collectRank = [&](size_t ri, const core::RankData& r) {
             const auto& g = r.gpu;
             std::vector<int8_t> nameOk(filter ? r.strings.size() : 0, -1);
             std::string suffix = split == "rank" ? rankLabel(runs, ri, r.rank)
                 : split == "run"                 ? runs[ri].label
                                                  : std::string();
-            std::map<uint32_t, Group*> cache;
+            std::map<uint32_t, KernelDurationsGroup*> cache;
             for (size_t i = 0; i < g.size(); ++i) {
                 if (g.kind[i] != core::EventKind::Kernel) continue;
                 if (filter) {
@@ -167,7 +169,7 @@ public:
                 if (!steps.empty() && !steps.count(activityStep(r, i))) continue;
                 uint32_t gk = byName ? g.name[i] : uint32_t(activityCategory(r, i));
                 auto it = cache.find(gk);
-                Group* grp;
+                KernelDurationsGroup* grp;
                 if (it == cache.end()) {
                     std::string label =
                         byName ? r.strings.str(gk) : std::string(core::toString(core::KernelCategory(gk)));
@@ -187,12 +189,14 @@ public:
         };
         if (!forEachSelectedRank(runs, selected, cancel, progress, "collect", 0, 0.5, collectRank))
             return cancelledError();
-        std::vector<Group> all;
+        std::vector<KernelDurationsGroup> all;
         for (auto& [k, grp] : groups) {
             for (auto d : grp.dur) grp.total += d;
             all.push_back(std::move(grp));
         }
-        std::stable_sort(all.begin(), all.end(), [](const Group& a, const Group& b) { return a.total > b.total; });
+        std::stable_sort(all.begin(), all.end(), [](const KernelDurationsGroup& a, const KernelDurationsGroup& b) {
+            return a.total > b.total;
+        });
         if (all.size() > topN) {
             out->messages.push_back(fmt::format("{} of {} groups shown (most total time first)", topN, all.size()));
             all.resize(topN);
@@ -259,7 +263,7 @@ public:
         }
         ChartLayout g = layout(c, *p, values);
         drawAxes(c, g);
-        std::string style = kStyle(values);
+        std::string style = kKernelDurationsStyle(values);
         bool box = style != "violin", violin = style != "box";
         auto& painter = c.painter;
         Theme t = c.theme();
@@ -346,7 +350,7 @@ public:
 private:
     // Title and axes as draw() lays them out: one row per group, durations along x.
     ChartLayout layout(Canvas& c, const DurationsPrepared& p, const ParamValues& v) const {
-        bool box = kStyle(v) != "violin";
+        bool box = kKernelDurationsStyle(v) != "violin";
         QRectF area =
             drawTitle(c, c.rect, title(), p.subtitle + (box ? "; box: p25–p75, whiskers: p5–p95, line: median" : ""));
         double mn = INFINITY, mx = -INFINITY;

@@ -18,7 +18,8 @@ const StringParam kCategory =
     StringParam{"category", "Category",
                 "Kernel category to show (\"all\": every kernel; \"*\": one curve per category)", "all"}
         .drawOnly();
-const BoolParam kLogScale = BoolParam{"log_scale", "Log scale", "Logarithmic launch-delay axis", true}.drawOnly();
+const BoolParam kLaunchOverheadCdfLogScale =
+    BoolParam{"log_scale", "Log scale", "Logarithmic launch-delay axis", true}.drawOnly();
 
 struct Curve {
     std::string label;
@@ -39,7 +40,7 @@ public:
         auto s = analysisWindowSpecs(runs, "all");
         s.push_back(kCategory.spec());
         s.push_back(ranksSpec(runs, "Ranks to draw (empty: all)", false));
-        s.push_back(kLogScale.spec());
+        s.push_back(kLaunchOverheadCdfLogScale.spec());
         s.push_back(kLegend.spec());
         return s;
     }
@@ -63,7 +64,7 @@ public:
         d.valueLabel = "share of kernels ≤ x";
         d.xUnit = ChartData::Unit::Duration;
         d.xLabel = "launch delay";
-        d.logX = kLogScale(values);
+        d.logX = kLaunchOverheadCdfLogScale(values);
         for (size_t i = 0; i < cs.size(); ++i) {
             ChartData::Series s{cs[i].label, seriesColor(int(i)), {}, {}};
             for (auto [x, q] : cs[i].points) s.points.push_back({x, q});
@@ -175,7 +176,7 @@ private:
                 mx = std::max(mx, x);
             }
         if (!std::isfinite(mn)) mn = 1, mx = 10;
-        auto x = kLogScale(v)
+        auto x = kLaunchOverheadCdfLogScale(v)
             ? ChartAxis::log(mn, mx, TickUnit::Duration, "launch delay (log scale)")
             : ChartAxis::linear(std::min(0.0, mn), std::max(1.0, mx * 1.05), TickUnit::Duration, "launch delay");
         return layoutChart(QFontMetricsF(c.painter.font()), area, x,

@@ -25,7 +25,7 @@
 namespace strobe::plots {
 namespace {
 
-const DoubleParam kKernelWaitUs =
+const DoubleParam kOverheadBreakdownKernelWaitUs =
     DoubleParam{"kernel_wait_us", "Kernel wait threshold",
                 "Gaps shorter than this between back-to-back activities count as launch gaps (HTA: 30 µs)", 30.0}
         .bounded(0, 1e6, 5)
@@ -97,14 +97,14 @@ public:
 
     std::vector<ParamSpec> parameters(const RunSet&) const override {
         auto specs = barStyleSpecs("Show each step as 100%", false, false);
-        specs.insert(specs.begin(), kKernelWaitUs.spec());
+        specs.insert(specs.begin(), kOverheadBreakdownKernelWaitUs.spec());
         return specs;
     }
 
     core::Result<PreparedPtr> prepare(const RunSet& runs, const ParamValues& values, const core::CancelToken& cancel,
                                       const core::ProgressFn&) const override {
         auto p = std::make_shared<OverheadPrepared>();
-        p->kernelWaitUs = kKernelWaitUs(values);
+        p->kernelWaitUs = kOverheadBreakdownKernelWaitUs(values);
         const auto waitNs = int64_t(p->kernelWaitUs * 1000.0);
         for (size_t run = 0; run < runs.size(); ++run) {
             if (cancel.cancelled()) return cancelledError();

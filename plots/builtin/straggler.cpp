@@ -11,8 +11,9 @@
 namespace strobe::plots {
 namespace {
 
-const EnumParam kMetric =
-    EnumParam{"metric", "Metric", "Collective waits (needs no common clock) or how late each rank ends annotated regions",
+const EnumParam kStragglerMetric =
+    EnumParam{"metric", "Metric",
+              "Collective waits (needs no common clock) or how late each rank ends annotated regions",
               "collective-wait"}
         .choices({"collective-wait", "region-end-lag"})
         .drawOnly();
@@ -27,7 +28,7 @@ public:
 
     std::vector<ParamSpec> parameters(const RunSet& runs) const override {
         auto s = analysisWindowSpecs(runs, "all");
-        s.push_back(kMetric.spec());
+        s.push_back(kStragglerMetric.spec());
         return s;
     }
 
@@ -40,7 +41,7 @@ protected:
     BarChart chart(const AnalysisTables& p, const ParamValues& v) const override {
         BarChart c;
         c.title = title();
-        bool regions = kMetric(v) == "region-end-lag";
+        bool regions = kStragglerMetric(v) == "region-end-lag";
         c.stacked = false;
         if (regions) {
             c.series = {"mean region end lag", "max region end lag"};

@@ -22,21 +22,24 @@
 namespace strobe::plots {
 namespace {
 
-const EnumParam kMetric =
+const EnumParam kSweepHeatmapMetric =
     EnumParam{"metric", "Metric",
               "step_median: median end-to-end step time; group_per_step: a kernel group's GPU time per step; "
               "delta_pct: that group's change in % vs the baseline configuration",
               "step_median"}
         .choices({"step_median", "group_per_step", "delta_pct"});
-const AxisParam kXAxis{"x_axis", "X axis", "Sweep parameter along x ((auto): the first one that varies)", false};
+const AxisParam kSweepHeatmapXAxis{"x_axis", "X axis", "Sweep parameter along x ((auto): the first one that varies)",
+                                   false};
 const AxisParam kYAxis{"y_axis", "Y axis", "Sweep parameter along y ((auto): the next one that varies)", true};
-const StringParam kGroup{"group", "Kernel group",
-                         "The group of group_per_step and delta_pct, as grouped (empty: the one with the most GPU "
-                         "time per step over all configurations)",
-                         ""};
+const StringParam kSweepHeatmapGroup{
+    "group", "Kernel group",
+    "The group of group_per_step and delta_pct, as grouped (empty: the one with the most GPU "
+    "time per step over all configurations)",
+    ""};
 const EnumParam kBaseline{"baseline", "Baseline", "The configuration delta_pct compares with", ""};
-const IntParam kSkipSteps =
-    IntParam{"skip_steps", "Skip steps", "Leave out the first N steps of every run (warm-up)", 0}.bounded(0, 1000000, 1);
+const IntParam kSweepHeatmapSkipSteps =
+    IntParam{"skip_steps", "Skip steps", "Leave out the first N steps of every run (warm-up)", 0}.bounded(0, 1000000,
+                                                                                                          1);
 
 struct HeatCell {
     bool filled = false;
@@ -108,19 +111,15 @@ public:
 
     std::vector<ParamSpec> parameters(const RunSet& runs) const override {
         const auto configs = sweepConfigurations(runs);
-        return {kMetric.spec(),
-                kXAxis.spec(runs),
-                kYAxis.spec(runs),
-                kSweepGroupBy.spec(),
-                kGroup.spec(),
-                baselineSpec(configs),
-                kSkipSteps.spec()};
+        return {kSweepHeatmapMetric.spec(),   kSweepHeatmapXAxis.spec(runs), kYAxis.spec(runs),
+                kSweepGroupBy.spec(),         kSweepHeatmapGroup.spec(),     baselineSpec(configs),
+                kSweepHeatmapSkipSteps.spec()};
     }
 
     core::Result<PreparedPtr> prepare(const RunSet& all, const ParamValues& values, const core::CancelToken& cancel,
                                       const core::ProgressFn&) const override {
         auto p = std::make_shared<HeatmapPrepared>();
-        p->metric = kMetric(values);
+        p->metric = kSweepHeatmapMetric(values);
         p->groupBy = kSweepGroupBy(values);
         RunSet runs;
         for (const auto& r : all) {
@@ -130,7 +129,7 @@ public:
                 p->messages.push_back(r.label + ": no ProfilerStep#N");
         }
         if (runs.empty()) return PreparedPtr(p);
-        p->roles = resolveAxisRoles(runs, kXAxis(values), kYAxis(values), kNoAxis);
+        p->roles = resolveAxisRoles(runs, kSweepHeatmapXAxis(values), kYAxis(values), kNoAxis);
         if (p->roles.x != kConfigurationAxis && p->roles.color != kConfigurationAxis)
             for (const auto& a : varyingAxes(runs))
                 if (a != p->roles.x && a != p->roles.color) p->pooled.push_back(a);
@@ -145,14 +144,15 @@ public:
             for (const auto& r : runs) {
                 if (cancel.cancelled()) return cancelledError();
                 HeatCell& c = p->cells[indexOf(p->ys, axisValueOf(r, p->roles.color))][indexOf(p->xs, axisValueOf(r, p->roles.x))];
-                for (const auto& [n, ns] : endToEndStepTimes(*r.dataset, kSkipSteps(values))) c.pool.push_back(ns);
+                for (const auto& [n, ns] : endToEndStepTimes(*r.dataset, kSweepHeatmapSkipSteps(values)))
+                    c.pool.push_back(ns);
                 const std::string config = configurationLabel(r);
                 if (std::find(c.configs.begin(), c.configs.end(), config) == c.configs.end()) c.configs.push_back(config);
             }
         } else {
             core::SweepCompareOptions o;
             o.groupBy = sweepGroupBy(values);
-            o.skipSteps = int(kSkipSteps(values));
+            o.skipSteps = int(kSweepHeatmapSkipSteps(values));
             if (p->delta()) {
                 const auto configs = sweepConfigurations(runs);
                 p->baseline = kBaseline(values);
@@ -161,7 +161,7 @@ public:
             }
             const auto cmp = core::compareSweep(sweepRunData(runs), o);
             if (cancel.cancelled()) return cancelledError();
-            p->group = kGroup(values).empty() ? largestSweepGroup(cmp) : kGroup(values);
+            p->group = kSweepHeatmapGroup(values).empty() ? largestSweepGroup(cmp) : kSweepHeatmapGroup(values);
             fillFromComparison(*p, runs, cmp);
             if (p->group.empty()) p->messages.push_back("no GPU kernels in the profiler steps of these runs");
         }

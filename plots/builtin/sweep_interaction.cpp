@@ -18,7 +18,8 @@
 namespace strobe::plots {
 namespace {
 
-const AxisParam kXAxis{"x_axis", "X axis", "Sweep parameter along x ((auto): the first one that varies)", false};
+const AxisParam kSweepInteractionXAxis{"x_axis", "X axis",
+                                       "Sweep parameter along x ((auto): the first one that varies)", false};
 const AxisParam kSeriesAxis{"series_axis", "Lines by",
                             "Sweep parameter with one line per value ((auto): the next one that varies, if any)", true};
 const EnumParam kStatistic =
@@ -48,14 +49,14 @@ public:
                 125}) {}
 
     std::vector<ParamSpec> parameters(const RunSet& runs) const override {
-        return {kXAxis.spec(runs), kSeriesAxis.spec(runs), kStatistic.spec(), kSkip.spec()};
+        return {kSweepInteractionXAxis.spec(runs), kSeriesAxis.spec(runs), kStatistic.spec(), kSkip.spec()};
     }
 
     core::Result<PreparedPtr> prepare(const RunSet& runs, const ParamValues& values, const core::CancelToken& cancel,
                                       const core::ProgressFn&) const override {
         auto p = std::make_shared<InteractionPrepared>();
         const auto axes = sweepAxes(runs);
-        const AxisRoles roles = resolveAxisRoles(runs, kXAxis(values), kSeriesAxis(values), kNoAxis);
+        const AxisRoles roles = resolveAxisRoles(runs, kSweepInteractionXAxis(values), kSeriesAxis(values), kNoAxis);
         p->xAxis = roles.x;
         p->seriesAxis = roles.color;
         p->statistic = kStatistic(values);

@@ -3,8 +3,6 @@
 // a series, and plots without a chart form (the timeline) or with nothing to draw say so.
 #include "app/gui/chart_panel.h"
 
-#include <gtest/gtest.h>
-
 #include <QBarSet>
 #include <QBoxPlotSeries>
 #include <QBoxSet>
@@ -15,9 +13,12 @@
 #include <QStackedBarSeries>
 #include <QValueAxis>
 
+#include <gtest/gtest.h>
+
 #include "core/engine/run_loader.h"
 #include "plots/plot_registry.h"
 #include "test_support.h"
+#include "tests/test_paths.h"
 
 using namespace strobe;
 

@@ -7,8 +7,6 @@
 //     for x in r]; print(len(t), min(t).timestamp(), max(t).timestamp())"
 //   → 127 samples, 1795792295.213 .. 1795792308.011 s; the three profiled steps' realtime anchors (strobe_torch,
 //   tests/core/cuda_h200_test.cpp) 1795792305.916..305.944 s lie inside.
-#include <gtest/gtest.h>
-
 #include <QApplication>
 #include <QLabel>
 #include <QLineEdit>
@@ -16,18 +14,21 @@
 #include <QTextBrowser>
 #include <QTimer>
 
+#include <gtest/gtest.h>
+
 #include "app/gui/clock_offset_dialog.h"
 #include "app/gui/main_window.h"
 #include "app/gui/run_manager.h"
 #include "app/gui/runs_panel.h"
 #include "core/engine/session.h"
 #include "test_support.h"
+#include "tests/test_paths.h"
 
 using namespace strobe;
 
 namespace {
 
-const QString kRun = QStringLiteral(STROBE_TEST_DATA_DIR "/cuda/sweep/batch=8/rep1");
+const QString kRun = (QString::fromUtf8(STROBE_TEST_DATA_DIR) + QStringLiteral("/cuda/sweep/batch=8/rep1"));
 constexpr int64_t kFirstSampleUtcNs = 1795792295213000000;
 constexpr int64_t kLastSampleUtcNs = 1795792308011000000;
 constexpr int64_t kFirstStepAnchorNs = 1795792305916274494;

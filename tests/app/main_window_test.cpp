@@ -2,31 +2,29 @@
 // a bad file shows an inline error and leaves the other open run intact.
 #include "app/gui/main_window.h"
 
-#include <gtest/gtest.h>
-
-#include <unistd.h>
-
-#include <filesystem>
-#include <fstream>
-
 #include <QDir>
 #include <QDropEvent>
 #include <QFile>
 #include <QFileInfo>
 #include <QHeaderView>
 #include <QMessageBox>
+#include <QMimeData>
 #include <QPushButton>
 #include <QRegularExpression>
-#include <QTimer>
-#include <QMimeData>
 #include <QTextBrowser>
-#include <QUrl>
+#include <QTimer>
 #include <QTreeWidget>
+#include <QUrl>
+#include <filesystem>
+#include <fstream>
+
+#include <gtest/gtest.h>
+#include <unistd.h>
 
 #include "app/gui/export_dialog.h"
+#include "app/gui/jobs_panel.h"
 #include "app/gui/plot_area.h"
 #include "app/gui/plot_view.h"
-#include "app/gui/jobs_panel.h"
 #include "app/gui/run_manager.h"
 #include "app/gui/runs_panel.h"
 #include "app/gui/session_layout.h"
@@ -34,6 +32,7 @@
 #include "core/engine/session.h"
 #include "plots/plot_registry.h"
 #include "test_support.h"
+#include "tests/test_paths.h"
 
 using namespace strobe;
 
@@ -124,7 +123,8 @@ TEST(MainWindow, OpensTheSampleWithEightRanks) {
     test::app();
     app::MainWindow w;
     w.setAutoOpenDefaultPlot(false);
-    const auto ids = w.openPaths({QStringLiteral(STROBE_RESOURCE_DIR "/sample/param-dlrm-8rank")});
+    const auto ids =
+        w.openPaths({(QString::fromUtf8(STROBE_RESOURCE_DIR) + QStringLiteral("/sample/param-dlrm-8rank"))});
     ASSERT_EQ(ids.size(), 1u);
     ASSERT_TRUE(test::waitFor([&] { return !w.runs().anyLoading(); }, 180000));
     const app::RunRecord* run = w.runs().run(ids[0]);
@@ -197,7 +197,8 @@ std::vector<int> showWithSample(app::MainWindow& w) {
     w.setAutoOpenDefaultPlot(false);
     w.resize(1400, 900);
     w.show();
-    const auto ids = w.openPaths({QStringLiteral(STROBE_RESOURCE_DIR "/sample/param-dlrm-8rank")});
+    const auto ids =
+        w.openPaths({(QString::fromUtf8(STROBE_RESOURCE_DIR) + QStringLiteral("/sample/param-dlrm-8rank"))});
     EXPECT_TRUE(test::waitFor([&] { return !w.runs().anyLoading(); }, 180000));
     return ids;
 }
@@ -278,7 +279,8 @@ TEST(MainWindow, DroppedFilesOpenAsARun) {
     app::MainWindow w;
     w.setAutoOpenDefaultPlot(false);
     QMimeData mime;
-    mime.setUrls({QUrl::fromLocalFile(QStringLiteral(STROBE_TEST_DATA_DIR "/small/current_schema.json"))});
+    mime.setUrls({QUrl::fromLocalFile(
+        (QString::fromUtf8(STROBE_TEST_DATA_DIR) + QStringLiteral("/small/current_schema.json")))});
     QDragEnterEvent enter(QPoint(10, 10), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
     QCoreApplication::sendEvent(&w, &enter);
     EXPECT_TRUE(enter.isAccepted());
@@ -298,7 +300,7 @@ TEST(MainWindow, ChangedFileIsReloaded) {
     const auto dir = std::filesystem::temp_directory_path() / ("strobe_reload_" + std::to_string(::getpid()));
     std::filesystem::create_directories(dir);
     const auto file = dir / "rank0.json";
-    std::filesystem::copy_file(STROBE_TEST_DATA_DIR "/small/current_schema.json", file,
+    std::filesystem::copy_file((std::string(STROBE_TEST_DATA_DIR) + "/small/current_schema.json"), file,
                                std::filesystem::copy_options::overwrite_existing);
     {
         app::MainWindow w;

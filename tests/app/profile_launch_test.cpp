@@ -4,31 +4,27 @@
 // launched from the dock under torch-profiler + cpu-sampler opens in the workbench when it completes; a failing
 // command keeps its exit code; Cancel stops strobe-cli and its whole process tree (exit 143, manifest cancelled,
 // no process left: /proc is read directly); closing the window cancels what is running.
-#include <gtest/gtest.h>
-
-#include <signal.h>
-#include <unistd.h>
-
-#include <cstdlib>
-#include <filesystem>
-#include <fstream>
-#include <algorithm>
-#include <iterator>
-#include <set>
-#include <sstream>
-#include <string>
-#include <vector>
-
 #include <QDir>
 #include <QLineEdit>
 #include <QPlainTextEdit>
 #include <QProcess>
 #include <QPushButton>
 #include <QTreeWidget>
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
 
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <unistd.h>
 #include <yaml-cpp/yaml.h>
 
-#include "tests/have_torch.h"
 #include "app/gui/launch_panel.h"
 #include "app/gui/main_window.h"
 #include "app/gui/param_editor.h"
@@ -36,6 +32,8 @@
 #include "app/gui/run_manager.h"
 #include "collectors/tool_spec.h"
 #include "test_support.h"
+#include "tests/have_torch.h"
+#include "tests/test_paths.h"
 
 using namespace strobe;
 namespace fs = std::filesystem;
@@ -143,7 +141,7 @@ app::ProfileTool tool(const char* name, core::ParamValues values = {}) {
 // The window's Profiling runs dock, launching this build's strobe-cli; no plot opens by itself.
 app::LaunchPanel* launchPanelOf(app::MainWindow& w) {
     w.setAutoOpenDefaultPlot(false);
-    w.launchPanel()->setStrobeCli(QStringLiteral(STROBE_CLI_PATH));
+    w.launchPanel()->setStrobeCli(QString::fromUtf8(STROBE_CLI_PATH));
     return w.launchPanel();
 }
 
@@ -246,7 +244,7 @@ TEST(ProfileArgv, ValidationNamesEachProblem) {
 TEST(ProfileDialog, BuildsTheRequestFromItsWidgets) {
     test::app();
     TempDir tmp;
-    app::ProfileDialog dialog(QStringLiteral(STROBE_CLI_PATH));
+    app::ProfileDialog dialog(QString::fromUtf8(STROBE_CLI_PATH));
     app::ProfileRequest r;
     r.command = {"/bin/true"};
     r.outDir = tmp.q("run");
@@ -294,7 +292,7 @@ TEST(ProfileLaunch, TorchTrainingCompletesAndOpensInTheWorkbench) {
 
     // The command as a user types it, relative to the working directory (the source tree), with STEPS=5 in the
     // environment table (train_mlp.py trains STEPS steps and says so in its output).
-    const QString source = QDir::cleanPath(QStringLiteral(STROBE_TEST_DATA_DIR "/../.."));
+    const QString source = QDir::cleanPath((QString::fromUtf8(STROBE_TEST_DATA_DIR) + QStringLiteral("/../..")));
     app::ProfileDialog dialog(panel->strobeCli(), &w);
     app::ProfileRequest seed;
     seed.tools = {tool("torch-profiler"), tool("cpu-sampler")};

@@ -3,12 +3,6 @@
 // run keeps the views of the others; the GPU timeline aligns compared runs by step (expected times computed from
 // the traces by tests/data/expected/timeline_align_kineto_configs.py); the runs of a sweep load side by side within
 // the memory limit, each with its own progress, and one can be cancelled while the other goes on.
-#include <gtest/gtest.h>
-
-#include <atomic>
-#include <chrono>
-#include <thread>
-
 #include <QAction>
 #include <QDropEvent>
 #include <QFile>
@@ -20,6 +14,11 @@
 #include <QToolButton>
 #include <QTreeWidget>
 #include <QUrl>
+#include <atomic>
+#include <chrono>
+#include <thread>
+
+#include <gtest/gtest.h>
 
 #include "app/gui/main_window.h"
 #include "app/gui/plot_area.h"
@@ -34,12 +33,13 @@
 #include "plots/builtin/timeline_model.h"
 #include "plots/plot_registry.h"
 #include "test_support.h"
+#include "tests/test_paths.h"
 
 using namespace strobe;
 
 namespace {
 
-const QString kSweepDir = QStringLiteral(STROBE_TEST_DATA_DIR "/kineto/kineto-configs");
+const QString kSweepDir = (QString::fromUtf8(STROBE_TEST_DATA_DIR) + QStringLiteral("/kineto/kineto-configs"));
 const QString kRun0 = kSweepDir + QStringLiteral("/resnet50_num_workers_0");
 const QString kRun4 = kSweepDir + QStringLiteral("/resnet50_num_workers_4");
 
@@ -99,8 +99,8 @@ TEST(SweepGui, DroppedSweepDirectoryOpensAsASweep) {
     w.runs().cancelAll();
 
     // Two files: one run of both, as File ▸ Open makes.
-    const QString a = QStringLiteral(STROBE_TEST_DATA_DIR "/small/current_schema.json");
-    const QString b = QStringLiteral(STROBE_TEST_DATA_DIR "/small/schema_2021.json");
+    const QString a = (QString::fromUtf8(STROBE_TEST_DATA_DIR) + QStringLiteral("/small/current_schema.json"));
+    const QString b = (QString::fromUtf8(STROBE_TEST_DATA_DIR) + QStringLiteral("/small/schema_2021.json"));
     ASSERT_TRUE(QFile::exists(a) && QFile::exists(b));
     drop(w, {a, b});
     ASSERT_EQ(w.runs().runIds().size(), 4u);
@@ -201,7 +201,8 @@ TEST(SweepGui, ClosingOneRunKeepsTheViewsOfTheOthers) {
 // tests/data/expected/timeline_align_kineto_configs.json.
 TEST(SweepGui, TimelineAlignsComparedRunsByStep) {
     test::app();
-    QFile file(QStringLiteral(STROBE_TEST_DATA_DIR "/expected/timeline_align_kineto_configs.json"));
+    QFile file(
+        (QString::fromUtf8(STROBE_TEST_DATA_DIR) + QStringLiteral("/expected/timeline_align_kineto_configs.json")));
     ASSERT_TRUE(file.open(QIODevice::ReadOnly));
     const QJsonObject expected = QJsonDocument::fromJson(file.readAll()).object();
     ASSERT_EQ(expected.size(), 2);

@@ -2,12 +2,12 @@
 // the first kernel draws arrows (pink pixels appear where there were none), the Selection dock names the operator
 // and runtime call that launched it, and the item menu's "Go to the launching operator" selects that operator,
 // expanding its thread. Expected names: tests/data/expected/timeline_cpu_lanes.py (Python json, no Strobe).
-#include <gtest/gtest.h>
-
 #include <QAction>
 #include <QImage>
 #include <QMenu>
 #include <QTest>
+
+#include <gtest/gtest.h>
 
 #include "app/gui/plot_view.h"
 #include "app/gui/run_manager.h"
@@ -17,6 +17,7 @@
 #include "plots/plot_engine.h"
 #include "plots/plot_registry.h"
 #include "test_support.h"
+#include "tests/test_paths.h"
 
 using namespace strobe;
 

@@ -2,8 +2,6 @@
 // matches in time order; the context menu's "filter to it" sets name_filter; a drag on the time axis measures a
 // range; the lane scrollbar scrolls. Expected values: tests/data/expected/timeline_nav.json (timeline_nav.py,
 // Python's json/gzip/re, no Strobe).
-#include <gtest/gtest.h>
-
 #include <QAction>
 #include <QFile>
 #include <QJsonArray>
@@ -15,6 +13,8 @@
 #include <QScrollBar>
 #include <QTest>
 
+#include <gtest/gtest.h>
+
 #include "app/gui/plot_view.h"
 #include "app/gui/run_manager.h"
 #include "app/gui/timeline_search_bar.h"
@@ -24,13 +24,14 @@
 #include "plots/plot_engine.h"
 #include "plots/plot_registry.h"
 #include "test_support.h"
+#include "tests/test_paths.h"
 
 using namespace strobe;
 
 namespace {
 
 QJsonObject expected() {
-    QFile f(QStringLiteral(STROBE_TEST_DATA_DIR "/expected/timeline_nav.json"));
+    QFile f((QString::fromUtf8(STROBE_TEST_DATA_DIR) + QStringLiteral("/expected/timeline_nav.json")));
     EXPECT_TRUE(f.open(QIODevice::ReadOnly));
     return QJsonDocument::fromJson(f.readAll()).object();
 }

@@ -1,8 +1,5 @@
 // strobe-cli analyze: --list, usage errors and exit codes, and CSV/JSON output with the documented columns on
 // the bundled 8-rank sample.
-#include <gtest/gtest.h>
-#include <simdjson.h>
-
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -10,9 +7,13 @@
 #include <string>
 #include <vector>
 
+#include <gtest/gtest.h>
+#include <simdjson.h>
+
 #include "app/cli/command.h"
-#include "tests/cli/cli_capture.h"
 #include "core/analysis/registry.h"
+#include "tests/cli/cli_capture.h"
+#include "tests/test_paths.h"
 
 using namespace strobe;
 namespace fs = std::filesystem;

@@ -1,14 +1,14 @@
 // strobe-cli classify: argument handling and exit codes.
-#include <gtest/gtest.h>
-
 #include <filesystem>
 #include <fstream>
 #include <string>
-
-#include <unistd.h>
 #include <vector>
 
+#include <gtest/gtest.h>
+#include <unistd.h>
+
 #include "app/cli/command.h"
+#include "tests/test_paths.h"
 
 namespace strobe::app {
 namespace {
@@ -42,7 +42,7 @@ TEST(ClassifyCliTest, UsageErrorsExitTwo) {
 // Flags are BoolParams: a flag given a value is refused, naming the option and the value; --rules needs its
 // value.
 TEST(ClassifyCliTest, TypedOptionsAreCheckedBeforeLoading) {
-    const std::string dir = STROBE_TEST_DATA_DIR "/kineto/hta/trace_filter";
+    const std::string dir = (std::string(STROBE_TEST_DATA_DIR) + "/kineto/hta/trace_filter");
     std::string out, err;
     EXPECT_EQ(runClassify({dir, "--json=yes"}, &out, &err), kExitUsage);
     EXPECT_TRUE(out.empty());
@@ -60,7 +60,8 @@ TEST(ClassifyCliTest, UnreadableInputExitsThreeAndNamesTheFile) {
     std::string err;
     EXPECT_EQ(runClassify({"/nonexistent/strobe/trace.json"}, nullptr, &err), kExitBadInput);
     EXPECT_NE(err.find("/nonexistent/strobe/trace.json"), std::string::npos);
-    EXPECT_EQ(runClassify({STROBE_TEST_DATA_DIR "/kineto/hta/cpu_only/rank-34.Jul_15_10_52_41.1074.pt.trace.json.gz",
+    EXPECT_EQ(runClassify({(std::string(STROBE_TEST_DATA_DIR) +
+                            "/kineto/hta/cpu_only/rank-34.Jul_15_10_52_41.1074.pt.trace.json.gz"),
                            "--rules", "/nonexistent/rules.yaml"},
                           nullptr, &err),
               kExitBadInput);
@@ -72,7 +73,8 @@ TEST(ClassifyCliTest, UnreadableInputExitsThreeAndNamesTheFile) {
 // (4409000 ns, FBGEMM's FP8 qparam kernel) and 8 times (249000 ns, compute_cuda_kernel).
 TEST(ClassifyCliTest, JsonOnTheTraceFilterPair) {
     std::string out, err;
-    ASSERT_EQ(runClassify({STROBE_TEST_DATA_DIR "/kineto/hta/trace_filter", "--json", "--no-cache"}, &out, &err),
+    ASSERT_EQ(runClassify({(std::string(STROBE_TEST_DATA_DIR) + "/kineto/hta/trace_filter"), "--json", "--no-cache"},
+                          &out, &err),
               kExitOk)
         << err;
     EXPECT_NE(out.find("\"files\": 2,"), std::string::npos) << out;
@@ -98,8 +100,8 @@ TEST(ClassifyCliTest, AllListsEveryNameWithItsRuleAndExtraRulesComeFirst) {
         f << "rules:\n  - name: my-sort-helper\n    pattern: compute_cuda_kernel\n    category: reduction\n";
     }
     std::string out, err;
-    ASSERT_EQ(runClassify({STROBE_TEST_DATA_DIR "/kineto/hta/trace_filter", "--all", "--no-cache", "--rules",
-                           rules.string()},
+    ASSERT_EQ(runClassify({(std::string(STROBE_TEST_DATA_DIR) + "/kineto/hta/trace_filter"), "--all", "--no-cache",
+                           "--rules", rules.string()},
                           &out, &err),
               kExitOk)
         << err;

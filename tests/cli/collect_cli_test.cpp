@@ -5,32 +5,30 @@
 // crashing workload, and SIGTERM to strobe-cli itself (no process left, an honest manifest).
 // Expected values are read from the files the run wrote (the anchor JSON, the trace JSON, the manifest) with Qt's
 // JSON and yaml-cpp, independently of Strobe's loaders.
-#include <gtest/gtest.h>
-
-#include <signal.h>
-#include <unistd.h>
-
 #include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
-
 #include <algorithm>
-#include <cstdlib>
 #include <chrono>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <thread>
 
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <unistd.h>
 #include <yaml-cpp/yaml.h>
 
-#include "tests/have_torch.h"
-#include "tests/leftover_processes.h"
 #include "collectors/process_tree.h"
 #include "core/engine/run_loader.h"
 #include "core/model/clock_rules.h"
 #include "core/sweep/sweep_discovery.h"
+#include "tests/have_torch.h"
+#include "tests/leftover_processes.h"
+#include "tests/test_paths.h"
 
 using namespace strobe;
 using namespace std::chrono_literals;

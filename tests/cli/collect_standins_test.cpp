@@ -6,15 +6,9 @@
 // SIGTERM and forks a grandchild out of its group, a prefix tool that ignores SIGTERM when the run is cancelled.
 // Every test checks that no process is left (ProcessTree's descendants and /proc for the grandchild).
 // Expected counts come from the samples, with python3 (commands in the comments).
-#include <gtest/gtest.h>
-
-#include <signal.h>
-#include <unistd.h>
-
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
-
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
@@ -25,12 +19,16 @@
 #include <thread>
 #include <vector>
 
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <unistd.h>
 #include <yaml-cpp/yaml.h>
 
 #include "collectors/process_tree.h"
 #include "tests/cli/cli_capture.h"
 #include "tests/leftover_processes.h"
 #include "tests/test_files.h"
+#include "tests/test_paths.h"
 
 using namespace strobe;
 using namespace std::chrono_literals;

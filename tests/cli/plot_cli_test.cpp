@@ -11,6 +11,7 @@
 
 #include "app/cli/command.h"
 #include "tests/cli/cli_capture.h"
+#include "tests/test_paths.h"
 
 using namespace strobe;
 namespace fs = std::filesystem;
@@ -19,7 +20,7 @@ namespace {
 
 using test::CliResult;
 
-const std::string kSample = std::string(STROBE_RESOURCE_DIR) + "/sample/param-dlrm-8rank";
+const std::string kPlotCliSample = std::string(STROBE_RESOURCE_DIR) + "/sample/param-dlrm-8rank";
 
 // Width and height from a PNG's IHDR chunk (big-endian, bytes 16..23), read by hand.
 bool pngSize(const fs::path& file, uint32_t& w, uint32_t& h) {
@@ -45,7 +46,7 @@ TEST(PlotCli, WronglyTypedOptionsAreUsageErrorsNamingOptionAndValue) {
         {{"-o", out}, {"given more than once"}},
     };
     for (const auto& c : cases) {
-        std::vector<std::string> args = {"kernel-breakdown", kSample, "-o", out};
+        std::vector<std::string> args = {"kernel-breakdown", kPlotCliSample, "-o", out};
         args.insert(args.end(), c.extra.begin(), c.extra.end());
         CliResult r = test::runCli("plot", args);
         EXPECT_EQ(r.code, app::kExitUsage) << c.extra.front();
@@ -99,7 +100,8 @@ TEST(PlotCli, SetIsCheckedBeforeAnyTraceIsLoaded) {
 // only metric choice is "auto" and SQ_WAVES is a usage error listing it (not a silent fallback to another metric).
 TEST(PlotCli, DataChoiceIsCheckedOnceLoaded) {
     const std::string out = (fs::temp_directory_path() / "strobe_plot_cli_never.png").string();
-    CliResult r = test::runCli("plot", {"counter-timeline", kSample, "--set", "metric=SQ_WAVES", "-o", out, "--no-cache"});
+    CliResult r =
+        test::runCli("plot", {"counter-timeline", kPlotCliSample, "--set", "metric=SQ_WAVES", "-o", out, "--no-cache"});
     EXPECT_EQ(r.code, app::kExitUsage) << r.err;
     EXPECT_NE(r.err.find("'metric'"), std::string::npos) << r.err;
     EXPECT_NE(r.err.find("'SQ_WAVES' is not one of: auto"), std::string::npos) << r.err;
@@ -108,9 +110,9 @@ TEST(PlotCli, DataChoiceIsCheckedOnceLoaded) {
 
 TEST(PlotCli, TypedValuesReachTheRender) {
     const fs::path out = fs::temp_directory_path() / ("strobe_plot_cli_" + std::to_string(::getpid()) + ".png");
-    CliResult r = test::runCli(
-        "plot",
-        {"kernel-breakdown", kSample, "--size=320x200", "--set", "top_n=3", "--output", out.string(), "--no-cache"});
+    CliResult r = test::runCli("plot",
+                               {"kernel-breakdown", kPlotCliSample, "--size=320x200", "--set", "top_n=3", "--output",
+                                out.string(), "--no-cache"});
     ASSERT_EQ(r.code, app::kExitOk) << r.err;
     uint32_t w = 0, h = 0;
     ASSERT_TRUE(pngSize(out, w, h));

@@ -12,9 +12,10 @@
 
 #include "app/cli/cmd_summary.h"
 #include "app/cli/command.h"
+#include "core/analysis/summary.h"
 #include "tests/cli/cli_capture.h"
 #include "tests/test_files.h"
-#include "core/analysis/summary.h"
+#include "tests/test_paths.h"
 
 using namespace strobe;
 namespace fs = std::filesystem;

@@ -4,15 +4,15 @@
 // nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_NNT, mean time per profiled step over the repeats 372048.833 ns
 // (batch 8) and 1018688.333 ns (batch 32): +173.805 %; 127 nvidia-smi samples in batch=8/rep1; ncu.csv: 6 kernels,
 // 157088 ns of gpu__time_duration.sum.
-#include <gtest/gtest.h>
-
-#include <simdjson.h>
-
 #include <string>
 #include <string_view>
 
-#include "tests/cli/cli_json.h"
+#include <gtest/gtest.h>
+#include <simdjson.h>
+
 #include "tests/cli/cli_capture.h"
+#include "tests/cli/cli_json.h"
+#include "tests/test_paths.h"
 
 namespace strobe::app {
 namespace {

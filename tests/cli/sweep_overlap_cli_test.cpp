@@ -1,17 +1,17 @@
 // strobe-cli sweep gemm-overlap: the JSON document's shape on a two-configuration sweep made of the real DLRM sample
 // (nccl=1 and nccl=2 hold the same 8 ranks), its numbers against tests/data/expected/kernel_overlap.py, --instances,
 // the text table and the exit codes.
-#include <gtest/gtest.h>
-
-#include <simdjson.h>
-
 #include <filesystem>
 #include <string>
 #include <string_view>
 
-#include "tests/cli/cli_json.h"
+#include <gtest/gtest.h>
+#include <simdjson.h>
+
 #include "tests/cli/cli_capture.h"
+#include "tests/cli/cli_json.h"
 #include "tests/test_files.h"
+#include "tests/test_paths.h"
 
 namespace strobe::app {
 namespace {

@@ -8,21 +8,21 @@
 //     num_workers 0: dgrad_engine<float, 512, 6, 5, 3, 3, 3, false> 162 kernels, 13459333.333 ns per step;
 //                    volta_scudnn_128x128_stridedB_splitK_medium_nn_v1 6, 620000 ns
 //     num_workers 4: dgrad_engine 180, 14475833.333 ns; volta_scudnn 72, 4223666.667 ns
-#include <gtest/gtest.h>
-
-#include <simdjson.h>
-#include <yaml-cpp/yaml.h>
-
 #include <cstdlib>
-#include <regex>
 #include <map>
+#include <regex>
 #include <string>
 #include <vector>
+
+#include <gtest/gtest.h>
+#include <simdjson.h>
+#include <yaml-cpp/yaml.h>
 
 #include "tests/cli/cli_capture.h"
 #include "tests/core/collectives_gen.h"
 #include "tests/core/sweep_gen.h"
 #include "tests/test_files.h"
+#include "tests/test_paths.h"
 
 namespace strobe::app {
 namespace {

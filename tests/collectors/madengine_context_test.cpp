@@ -4,10 +4,12 @@
 // is refused; errors name the file and where. tests/data/madengine/context_rocprofv3_power.json follows the layout of
 // madengine's profiling contexts (ROCm/madengine examples/profiling-configs: tools entries with name, cmd and
 // env_vars; rocprofv3, rocblas_trace and gpu_info_power_profiler are tool names of madengine's tools.json).
+#include "collectors/madengine_context.h"
+
 #include <gtest/gtest.h>
 
-#include "collectors/madengine_context.h"
 #include "core/io/resources.h"
+#include "tests/test_paths.h"
 
 namespace strobe::collectors {
 namespace {

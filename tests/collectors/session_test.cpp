@@ -28,13 +28,13 @@ namespace fs = std::filesystem;
 
 namespace {
 
-struct TempDir {
+struct SessionTempDir {
     fs::path path;
-    TempDir() {
+    SessionTempDir() {
         char tmpl[] = "/tmp/strobe-session-XXXXXX";
         path = mkdtemp(tmpl);
     }
-    ~TempDir() { fs::remove_all(path); }
+    ~SessionTempDir() { fs::remove_all(path); }
     void write(const std::string& name, const std::string& text) const {
         fs::create_directories((path / name).parent_path());
         std::ofstream(path / name) << text;
@@ -50,7 +50,7 @@ bool alive(pid_t pid) { return processStartTime(pid).has_value(); }
 
 // Specs written for the tests: a sidecar that writes a line per 20 ms and exits on SIGTERM after writing "bye"; a
 // sidecar that ignores SIGTERM and records its pid; an env tool; two tools that conflict; one for AMD GPUs.
-ToolCatalog testCatalog(const TempDir& specs) {
+ToolCatalog testCatalog(const SessionTempDir& specs) {
     specs.write("tools/ticker.yaml", R"(name: ticker
 kind: sidecar
 command: [sh, -c, "trap 'echo bye; exit 0' TERM; while :; do echo tick; sleep 0.02; done"]
@@ -136,7 +136,7 @@ TEST(ToolSpecs, TemplatesExpandKnownNamesOnly) {
 }
 
 TEST(Session, RefusesBeforeStartingAnything) {
-    TempDir d;
+    SessionTempDir d;
     const ToolCatalog c = testCatalog(d);
     std::atomic<int> stop{0};
     auto refused = [&](SessionOptions o, const std::string& reason, int code) {
@@ -174,7 +174,7 @@ TEST(Session, RefusesBeforeStartingAnything) {
 }
 
 TEST(Session, RunsTheWorkloadWithSidecarAndEnvAndWritesTheManifest) {
-    TempDir d;
+    SessionTempDir d;
     const ToolCatalog c = testCatalog(d);
     std::atomic<int> stop{0};
     SessionOptions o = options(d.path / "run", {"sh", "-c", "sleep 0.4; echo \"$ENVTOOL_DIR $ENVTOOL_LEVEL\""});
@@ -221,7 +221,7 @@ TEST(Session, RunsTheWorkloadWithSidecarAndEnvAndWritesTheManifest) {
 }
 
 TEST(Session, AFailingWorkloadIsAFailedRunWithItsStatus) {
-    TempDir d;
+    SessionTempDir d;
     const ToolCatalog c = testCatalog(d);
     std::atomic<int> stop{0};
     SessionOptions o = options(d.path / "run", {"sh", "-c", "echo partial > part.txt; exit 3"});
@@ -237,7 +237,7 @@ TEST(Session, AFailingWorkloadIsAFailedRunWithItsStatus) {
 }
 
 TEST(Session, CancelStopsEveryProcessIncludingOnesThatIgnoreSigterm) {
-    TempDir d;
+    SessionTempDir d;
     const ToolCatalog c = testCatalog(d);
     std::atomic<int> stop{0};
     const fs::path run = d.path / "run";
@@ -269,7 +269,7 @@ TEST(Session, CancelStopsEveryProcessIncludingOnesThatIgnoreSigterm) {
 }
 
 TEST(Session, RecordedDevicesComeFromTheOverrideFile) {
-    TempDir d;
+    SessionTempDir d;
     d.write("amd.yaml", "gpus:\n  - {vendor: AMD, name: AMD Instinct MI300X, arch: gfx942}\n");
     setenv("STROBE_DEVICE_INFO", (d.path / "amd.yaml").c_str(), 1);
     DeviceReport r = probeDevices();
@@ -287,7 +287,7 @@ TEST(Session, RecordedDevicesComeFromTheOverrideFile) {
 // A short workload does not outrun a slow sampler: it starts once the sidecar has written its first output, so the
 // sampler's file holds what it saw (under ASan, strobe-cli's own CPU sampler took longer to start than `sleep 1`).
 TEST(Session, TheWorkloadStartsOnceTheSidecarsHaveBegun) {
-    TempDir d;
+    SessionTempDir d;
     const ToolCatalog c = testCatalog(d);
     std::atomic<int> stop{0};
     const fs::path run = d.path / "run";
@@ -300,7 +300,7 @@ TEST(Session, TheWorkloadStartsOnceTheSidecarsHaveBegun) {
 }
 
 TEST(Session, ASidecarThatWritesNothingDelaysTheWorkloadOnlyUpToItsLimitAndIsNoted) {
-    TempDir d;
+    SessionTempDir d;
     const ToolCatalog c = testCatalog(d);
     std::atomic<int> stop{0};
     SessionOptions o = options(d.path / "run", {"true"});

@@ -19,6 +19,7 @@
 #include "core/analysis/context.h"
 #include "core/analysis/registry.h"
 #include "core/engine/run_loader.h"
+#include "tests/test_paths.h"
 
 using namespace strobe::core;
 namespace fs = std::filesystem;

@@ -11,26 +11,27 @@
 #include "core/analysis/context.h"
 #include "core/analysis/registry.h"
 #include "core/engine/run_loader.h"
+#include "tests/test_paths.h"
 
 using namespace strobe::core;
 namespace fs = std::filesystem;
 
 namespace {
-const std::string kData = STROBE_TEST_DATA_DIR;
-const std::string kRes = STROBE_RESOURCE_DIR;
+const std::string kAnalysisInvariantsData = STROBE_TEST_DATA_DIR;
+const std::string kAnalysisInvariantsRes = STROBE_RESOURCE_DIR;
 
 std::vector<std::vector<std::string>> runs() {
     std::vector<std::vector<std::string>> out;
     std::vector<std::string> files;
-    for (const auto& e : fs::recursive_directory_iterator(kData + "/kineto"))
+    for (const auto& e : fs::recursive_directory_iterator(kAnalysisInvariantsData + "/kineto"))
         if (e.is_regular_file() && e.path().string().find(".json") != std::string::npos) files.push_back(e.path().string());
     std::sort(files.begin(), files.end());
     for (auto& f : files) out.push_back({f});
-    out.push_back({kRes + "/sample/param-dlrm-8rank"});
+    out.push_back({kAnalysisInvariantsRes + "/sample/param-dlrm-8rank"});
     return out;
 }
 
-double num(const Table& t, size_t r, const char* c) { return Table::number(t.at(r, c), NAN); }
+double numAnalysisInvariants(const Table& t, size_t r, const char* c) { return Table::number(t.at(r, c), NAN); }
 
 class RealTraceInvariants : public testing::TestWithParam<std::vector<std::string>> {};
 }  // namespace
@@ -61,20 +62,29 @@ TEST_P(RealTraceInvariants, Hold) {
         Table temporal = runAnalysis(ctx, "temporal", req).value();
         for (size_t i = 0; i < temporal.rows.size(); ++i) {
             if (std::holds_alternative<std::monostate>(temporal.at(i, "window_ns"))) continue;
-            const double win = num(temporal, i, "window_ns");
-            EXPECT_EQ(num(temporal, i, "idle_ns") + num(temporal, i, "compute_ns") + num(temporal, i, "non_compute_ns"), win) << w;
-            EXPECT_GE(num(temporal, i, "idle_ns"), 0) << w;
-            EXPECT_GE(num(temporal, i, "non_compute_ns"), 0) << w;
+            const double win = numAnalysisInvariants(temporal, i, "window_ns");
+            EXPECT_EQ(numAnalysisInvariants(temporal, i, "idle_ns") + numAnalysisInvariants(temporal, i, "compute_ns") +
+                          numAnalysisInvariants(temporal, i, "non_compute_ns"),
+                      win)
+                << w;
+            EXPECT_GE(numAnalysisInvariants(temporal, i, "idle_ns"), 0) << w;
+            EXPECT_GE(numAnalysisInvariants(temporal, i, "non_compute_ns"), 0) << w;
             if (win > 0) {
-                EXPECT_NEAR(num(temporal, i, "idle_pct") + num(temporal, i, "compute_pct") + num(temporal, i, "non_compute_pct"), 100.0, 1e-9) << w;
+                EXPECT_NEAR(numAnalysisInvariants(temporal, i, "idle_pct") +
+                                numAnalysisInvariants(temporal, i, "compute_pct") +
+                                numAnalysisInvariants(temporal, i, "non_compute_pct"),
+                            100.0, 1e-9)
+                    << w;
             }
         }
 
         Table overlap = runAnalysis(ctx, "overlap", req).value();
         for (size_t i = 0; i < overlap.rows.size(); ++i) {
-            EXPECT_LE(num(overlap, i, "overlap_ns"), num(overlap, i, "comm_ns")) << w;
-            EXPECT_LE(num(overlap, i, "overlap_ns"), num(overlap, i, "comp_ns")) << w;
-            double pct = num(overlap, i, "overlap_pct");
+            EXPECT_LE(numAnalysisInvariants(overlap, i, "overlap_ns"), numAnalysisInvariants(overlap, i, "comm_ns"))
+                << w;
+            EXPECT_LE(numAnalysisInvariants(overlap, i, "overlap_ns"), numAnalysisInvariants(overlap, i, "comp_ns"))
+                << w;
+            double pct = numAnalysisInvariants(overlap, i, "overlap_pct");
             if (!std::isnan(pct)) {
                 EXPECT_LE(pct, 100.0) << w;
                 EXPECT_GE(pct, 0.0) << w;
@@ -85,7 +95,8 @@ TEST_P(RealTraceInvariants, Hold) {
         // which never exceeds the window; "all" is the sum over ranks.
         Table types = runAnalysis(ctx, "kernel-types", req).value();
         std::map<std::string, double> byRank;
-        for (size_t i = 0; i < types.rows.size(); ++i) byRank[Table::text(types.at(i, "rank"))] += num(types, i, "time_ns");
+        for (size_t i = 0; i < types.rows.size(); ++i)
+            byRank[Table::text(types.at(i, "rank"))] += numAnalysisInvariants(types, i, "time_ns");
         double allSum = 0;
         for (const RankWindow& rw : sel.value()->ranks) {
             std::vector<Interval> typed;
@@ -112,10 +123,10 @@ TEST_P(RealTraceInvariants, Hold) {
         std::map<std::string, std::pair<double, double>> kByRank;
         for (size_t i = 0; i < kernels.rows.size(); ++i) {
             auto& a = kByRank[Table::text(kernels.at(i, "rank"))];
-            a.first += num(kernels, i, "count");
-            a.second += num(kernels, i, "total_ns");
-            EXPECT_LE(num(kernels, i, "p5_ns"), num(kernels, i, "median_ns")) << w;
-            EXPECT_LE(num(kernels, i, "median_ns"), num(kernels, i, "p95_ns")) << w;
+            a.first += numAnalysisInvariants(kernels, i, "count");
+            a.second += numAnalysisInvariants(kernels, i, "total_ns");
+            EXPECT_LE(numAnalysisInvariants(kernels, i, "p5_ns"), numAnalysisInvariants(kernels, i, "median_ns")) << w;
+            EXPECT_LE(numAnalysisInvariants(kernels, i, "median_ns"), numAnalysisInvariants(kernels, i, "p95_ns")) << w;
         }
         for (const RankWindow& rw : sel.value()->ranks) {
             double total = 0;
@@ -129,7 +140,7 @@ TEST_P(RealTraceInvariants, Hold) {
         Table idle = runAnalysis(ctx, "idle", req).value();
         std::map<std::string, double> ratio;
         for (size_t i = 0; i < idle.rows.size(); ++i) {
-            double r = num(idle, i, "ratio");
+            double r = numAnalysisInvariants(idle, i, "ratio");
             if (!std::isnan(r)) ratio[Table::text(idle.at(i, "rank")) + "/" + Table::text(idle.at(i, "stream"))] += r;
         }
         for (const auto& [k, v] : ratio) EXPECT_NEAR(v, 1.0, 1e-9) << w << " " << k;

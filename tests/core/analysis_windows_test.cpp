@@ -19,8 +19,8 @@ using namespace strobe::core;
 using testutil::RankBuilder;
 
 namespace {
-double num(const Table& t, size_t row, const char* col) { return Table::number(t.at(row, col), NAN); }
-const std::string kGemm = "ampere_sgemm_128x64_nn";
+double numAnalysisWindows(const Table& t, size_t row, const char* col) { return Table::number(t.at(row, col), NAN); }
+const std::string kAnalysisWindowsGemm = "ampere_sgemm_128x64_nn";
 
 // Three steps [0,1000) [1000,2000) [2000,3000) µs; one kernel launched in each (runtime at 100/1100/2100 µs,
 // kernel 100 µs later, 100 µs long) and one kernel with no launching call at 3500 µs. Whole µs, as Kineto
@@ -33,9 +33,9 @@ std::shared_ptr<const RankData> threeSteps(int rank = 0) {
     b.step(3, 2000 * kUs, 3000 * kUs);
     for (int i = 0; i < 3; ++i) {
         b.runtime((100 + 1000 * i) * kUs, i + 1, 5 * kUs);
-        b.gpu(kGemm, (200 + 1000 * i) * kUs, 100 * kUs, 7, i + 1);
+        b.gpu(kAnalysisWindowsGemm, (200 + 1000 * i) * kUs, 100 * kUs, 7, i + 1);
     }
-    b.gpu(kGemm, 3500 * kUs, 100 * kUs, 7, 99);
+    b.gpu(kAnalysisWindowsGemm, 3500 * kUs, 100 * kUs, 7, 99);
     return b.build();
 }
 size_t selected(AnalysisContext& ctx, const std::string& window, const std::string& steps = {}) {
@@ -84,8 +84,8 @@ TEST(AnalysisWindow, HtaKeepsEverythingWithFewerThanTwoStepNames) {
     RankBuilder b(0);
     b.step(7, 0, 1000);
     b.runtime(100, 1);
-    b.gpu(kGemm, 200, 10, 7, 1);
-    b.gpu(kGemm, 5000, 10, 7);  // no launching call, after the step: still kept (HTA does not filter)
+    b.gpu(kAnalysisWindowsGemm, 200, 10, 7, 1);
+    b.gpu(kAnalysisWindowsGemm, 5000, 10, 7);  // no launching call, after the step: still kept (HTA does not filter)
     AnalysisContext ctx(testutil::makeDataset({b.build()}));
     EXPECT_EQ(selected(ctx, "hta"), 2u);
     auto sel = ctx.select(WindowSpec::parse("hta").value());
@@ -96,16 +96,16 @@ TEST(AnalysisWindow, HtaKeepsEverythingWithFewerThanTwoStepNames) {
 TEST(AnalysisWindow, HtaRoundsFractionalMicrosecondsLikeHta) {
     // ts 1.5 µs, dur 2.0 µs: HTA takes ceil(1.5) = 2 and floor(3.5) = 3 → [2000, 3000) ns; `all` keeps it exact.
     RankBuilder b(0);
-    b.gpu(kGemm, 1500, 2000);
-    b.gpu(kGemm, 10000, 1000);
+    b.gpu(kAnalysisWindowsGemm, 1500, 2000);
+    b.gpu(kAnalysisWindowsGemm, 10000, 1000);
     AnalysisContext ctx(testutil::makeDataset({b.build()}));
     auto hta = temporalBreakdown(ctx, WindowSpec::parse("hta").value());
     auto all = temporalBreakdown(ctx, WindowSpec{});
     ASSERT_TRUE(hta.ok() && all.ok());
-    EXPECT_EQ(num(*hta, 0, "window_ns"), 11000 - 2000);
-    EXPECT_EQ(num(*hta, 0, "compute_ns"), 1000 + 1000);
-    EXPECT_EQ(num(*all, 0, "window_ns"), 11000 - 1500);
-    EXPECT_EQ(num(*all, 0, "compute_ns"), 2000 + 1000);
+    EXPECT_EQ(numAnalysisWindows(*hta, 0, "window_ns"), 11000 - 2000);
+    EXPECT_EQ(numAnalysisWindows(*hta, 0, "compute_ns"), 1000 + 1000);
+    EXPECT_EQ(numAnalysisWindows(*all, 0, "window_ns"), 11000 - 1500);
+    EXPECT_EQ(numAnalysisWindows(*all, 0, "compute_ns"), 2000 + 1000);
 }
 
 TEST(AnalysisWindow, SteadyStateDropsWarmUpAndTail) {
@@ -130,13 +130,13 @@ TEST(AnalysisWindow, SteadyStateDropsWarmUpAndTail) {
     EXPECT_EQ(sel.value()->spec.steps, ss.kept);
     auto table = steadyStateWindow(ctx);
     ASSERT_TRUE(table.ok());
-    EXPECT_EQ(num(*table, 0, "kept"), 0);
-    EXPECT_EQ(num(*table, 1, "kept"), 1);
+    EXPECT_EQ(numAnalysisWindows(*table, 0, "kept"), 0);
+    EXPECT_EQ(numAnalysisWindows(*table, 1, "kept"), 1);
 }
 
 TEST(AnalysisWindow, AutoWithoutStepsFallsBackWithAMessage) {
     RankBuilder b(0);
-    b.gpu(kGemm, 0, 10);
+    b.gpu(kAnalysisWindowsGemm, 0, 10);
     AnalysisContext ctx(testutil::makeDataset({b.build()}));
     auto sel = ctx.select(WindowSpec::parse("auto").value());
     ASSERT_TRUE(sel.ok());
@@ -149,28 +149,28 @@ TEST(AnalysisKernelStats, PercentilesAndSpread) {
     // Durations 10, 20, 30, 40: mean 25, median 25, p5 = 10 + 0.15 × 10 = 11.5, p95 = 30 + 0.85 × 10 = 38.5,
     // sample stddev √(500/3) = 12.90994..., cv = stddev / 25.
     RankBuilder b(0);
-    for (int i = 0; i < 4; ++i) b.gpu(kGemm, i * 100, 10 * (i + 1));
+    for (int i = 0; i < 4; ++i) b.gpu(kAnalysisWindowsGemm, i * 100, 10 * (i + 1));
     b.gpu("other_kernel", 1000, 5);
     AnalysisContext ctx(testutil::makeDataset({b.build()}));
     auto t = kernelStatistics(ctx, WindowSpec{});
     ASSERT_TRUE(t.ok());
     ASSERT_EQ(t->rows.size(), 2u);
-    EXPECT_EQ(Table::text(t->at(0, "name")), kGemm);
-    EXPECT_EQ(num(*t, 0, "count"), 4);
-    EXPECT_EQ(num(*t, 0, "total_ns"), 100);
-    EXPECT_DOUBLE_EQ(num(*t, 0, "mean_ns"), 25);
-    EXPECT_DOUBLE_EQ(num(*t, 0, "median_ns"), 25);
-    EXPECT_DOUBLE_EQ(num(*t, 0, "p5_ns"), 11.5);
-    EXPECT_DOUBLE_EQ(num(*t, 0, "p95_ns"), 38.5);
-    EXPECT_NEAR(num(*t, 0, "stddev_ns"), std::sqrt(500.0 / 3.0), 1e-9);
-    EXPECT_NEAR(num(*t, 0, "cv"), std::sqrt(500.0 / 3.0) / 25.0, 1e-12);
+    EXPECT_EQ(Table::text(t->at(0, "name")), kAnalysisWindowsGemm);
+    EXPECT_EQ(numAnalysisWindows(*t, 0, "count"), 4);
+    EXPECT_EQ(numAnalysisWindows(*t, 0, "total_ns"), 100);
+    EXPECT_DOUBLE_EQ(numAnalysisWindows(*t, 0, "mean_ns"), 25);
+    EXPECT_DOUBLE_EQ(numAnalysisWindows(*t, 0, "median_ns"), 25);
+    EXPECT_DOUBLE_EQ(numAnalysisWindows(*t, 0, "p5_ns"), 11.5);
+    EXPECT_DOUBLE_EQ(numAnalysisWindows(*t, 0, "p95_ns"), 38.5);
+    EXPECT_NEAR(numAnalysisWindows(*t, 0, "stddev_ns"), std::sqrt(500.0 / 3.0), 1e-9);
+    EXPECT_NEAR(numAnalysisWindows(*t, 0, "cv"), std::sqrt(500.0 / 3.0) / 25.0, 1e-12);
     KernelStatsOptions o;
     o.groupBy = KernelGroupBy::Regex;
     o.regex = "sgemm";
     auto r = kernelStatistics(ctx, WindowSpec{}, o);
     ASSERT_TRUE(r.ok());
     ASSERT_EQ(r->rows.size(), 1u);
-    EXPECT_EQ(num(*r, 0, "count"), 4);
+    EXPECT_EQ(numAnalysisWindows(*r, 0, "count"), 4);
     o.regex = "([";
     EXPECT_FALSE(kernelStatistics(ctx, WindowSpec{}, o).ok());
 }
@@ -181,7 +181,7 @@ TEST(AnalysisMemory, BytesAndBandwidthByDirection) {
     b.gpu("Memcpy HtoD (Pinned -> Device)", 200, 100, 7, kNone, EventKind::Memcpy, 3000);
     b.gpu("Memcpy DtoH (Device -> Pinned)", 400, 50, 7, kNone, EventKind::Memcpy, 500);
     b.gpu("Memset (Device)", 500, 10, 7, kNone, EventKind::Memset, 64);
-    b.gpu(kGemm, 600, 10);
+    b.gpu(kAnalysisWindowsGemm, 600, 10);
     AnalysisContext ctx(testutil::makeDataset({b.build()}));
     auto t = memoryTraffic(ctx, WindowSpec{});
     ASSERT_TRUE(t.ok());
@@ -190,11 +190,11 @@ TEST(AnalysisMemory, BytesAndBandwidthByDirection) {
     for (size_t i = 0; i < t->rows.size(); ++i)
         row[Table::text(t->at(i, "kind")) + "/" + Table::text(t->at(i, "direction"))] = i;
     ASSERT_TRUE(row.count("memcpy/HtoD"));
-    EXPECT_EQ(num(*t, row["memcpy/HtoD"], "bytes"), 4000);
-    EXPECT_EQ(num(*t, row["memcpy/HtoD"], "total_ns"), 200);
-    EXPECT_DOUBLE_EQ(num(*t, row["memcpy/HtoD"], "bandwidth_gbps"), 20.0);  // 4000 B / 200 ns
-    EXPECT_EQ(num(*t, row["memcpy/DtoH"], "count"), 1);
-    EXPECT_EQ(num(*t, row["memset/-"], "bytes"), 64);
+    EXPECT_EQ(numAnalysisWindows(*t, row["memcpy/HtoD"], "bytes"), 4000);
+    EXPECT_EQ(numAnalysisWindows(*t, row["memcpy/HtoD"], "total_ns"), 200);
+    EXPECT_DOUBLE_EQ(numAnalysisWindows(*t, row["memcpy/HtoD"], "bandwidth_gbps"), 20.0);  // 4000 B / 200 ns
+    EXPECT_EQ(numAnalysisWindows(*t, row["memcpy/DtoH"], "count"), 1);
+    EXPECT_EQ(numAnalysisWindows(*t, row["memset/-"], "bytes"), 64);
 }
 
 TEST(AnalysisStraggler, NamesTheRankThatArrivesLast) {
@@ -210,19 +210,19 @@ TEST(AnalysisStraggler, NamesTheRankThatArrivesLast) {
     auto t = stragglerAnalysis(ctx, WindowSpec{});
     ASSERT_TRUE(t.ok());
     ASSERT_EQ(t->rows.size(), 2u);
-    EXPECT_EQ(num(*t, 0, "wait_ns"), 60);
-    EXPECT_EQ(num(*t, 0, "caused_wait_ns"), 30);
-    EXPECT_EQ(num(*t, 1, "wait_ns"), 30);
-    EXPECT_EQ(num(*t, 1, "caused_wait_ns"), 60);
-    EXPECT_EQ(num(*t, 1, "times_last"), 1);
+    EXPECT_EQ(numAnalysisWindows(*t, 0, "wait_ns"), 60);
+    EXPECT_EQ(numAnalysisWindows(*t, 0, "caused_wait_ns"), 30);
+    EXPECT_EQ(numAnalysisWindows(*t, 1, "wait_ns"), 30);
+    EXPECT_EQ(numAnalysisWindows(*t, 1, "caused_wait_ns"), 60);
+    EXPECT_EQ(numAnalysisWindows(*t, 1, "times_last"), 1);
     bool named = false;
     for (const auto& m : t->messages) named = named || m.find("rank 1 makes the others wait") != std::string::npos;
     EXPECT_TRUE(named);
     auto c = stragglerAnalysis(ctx, WindowSpec{}, "collectives");
     ASSERT_TRUE(c.ok());
     ASSERT_EQ(c->rows.size(), 2u);
-    EXPECT_EQ(num(*c, 0, "straggler_rank"), 1);
-    EXPECT_EQ(num(*c, 0, "start_spread_ns"), 60);
+    EXPECT_EQ(numAnalysisWindows(*c, 0, "straggler_rank"), 1);
+    EXPECT_EQ(numAnalysisWindows(*c, 0, "start_spread_ns"), 60);
 }
 
 TEST(AnalysisStraggler, UsesProcessGroupAndSeqArgsWhenPresent) {
@@ -237,9 +237,9 @@ TEST(AnalysisStraggler, UsesProcessGroupAndSeqArgsWhenPresent) {
     auto c = stragglerAnalysis(ctx, WindowSpec{}, "collectives");
     ASSERT_TRUE(c.ok());
     ASSERT_EQ(c->rows.size(), 2u);
-    EXPECT_EQ(num(*c, 0, "seq"), 1);
-    EXPECT_EQ(num(*c, 0, "max_wait_ns"), 10);  // 100 vs 90
-    EXPECT_EQ(num(*c, 1, "max_wait_ns"), 70);  // 100 vs 30
+    EXPECT_EQ(numAnalysisWindows(*c, 0, "seq"), 1);
+    EXPECT_EQ(numAnalysisWindows(*c, 0, "max_wait_ns"), 10);  // 100 vs 90
+    EXPECT_EQ(numAnalysisWindows(*c, 1, "max_wait_ns"), 70);  // 100 vs 30
 }
 
 TEST(AnalysisPhases, ForwardBackwardOptimizerAndVllm) {
@@ -256,7 +256,8 @@ TEST(AnalysisPhases, ForwardBackwardOptimizerAndVllm) {
     ASSERT_TRUE(t.ok());
     std::map<std::string, std::pair<double, double>> got;
     for (size_t i = 0; i < t->rows.size(); ++i)
-        got[Table::text(t->at(i, "phase"))] = {num(*t, i, "start_ns"), num(*t, i, "end_ns")};
+        got[Table::text(t->at(i, "phase"))] = {numAnalysisWindows(*t, i, "start_ns"),
+                                               numAnalysisWindows(*t, i, "end_ns")};
     EXPECT_EQ(got["forward"], std::make_pair(0.0, 400.0));
     EXPECT_EQ(got["backward"], std::make_pair(400.0, 600.0));
     EXPECT_EQ(got["optimizer"], std::make_pair(700.0, 900.0));
@@ -278,8 +279,9 @@ TEST(AnalysisPhases, ZeroGradAtTheTopOfTheStepIsNotPartOfTheOptimizerPhase) {
     std::map<std::string, std::pair<double, double>> got;
     std::map<std::string, double> count;
     for (size_t i = 0; i < t->rows.size(); ++i) {
-        got[Table::text(t->at(i, "phase"))] = {num(*t, i, "start_ns"), num(*t, i, "end_ns")};
-        count[Table::text(t->at(i, "phase"))] = num(*t, i, "count");
+        got[Table::text(t->at(i, "phase"))] = {numAnalysisWindows(*t, i, "start_ns"),
+                                               numAnalysisWindows(*t, i, "end_ns")};
+        count[Table::text(t->at(i, "phase"))] = numAnalysisWindows(*t, i, "count");
     }
     EXPECT_EQ(got["forward"], std::make_pair(0.0, 400.0));
     EXPECT_EQ(got["backward"], std::make_pair(400.0, 500.0));
@@ -299,7 +301,8 @@ TEST(AnalysisPhases, LayersFromAttentionAndGemmPatterns) {
     ASSERT_TRUE(t.ok());
     std::vector<std::pair<double, double>> layers;
     for (size_t i = 0; i < t->rows.size(); ++i)
-        if (Table::text(t->at(i, "phase")) == "layer") layers.emplace_back(num(*t, i, "start_ns"), num(*t, i, "count"));
+        if (Table::text(t->at(i, "phase")) == "layer")
+            layers.emplace_back(numAnalysisWindows(*t, i, "start_ns"), numAnalysisWindows(*t, i, "count"));
     ASSERT_EQ(layers.size(), 2u);
     EXPECT_EQ(layers[0], std::make_pair(0.0, 5.0));
     EXPECT_EQ(layers[1], std::make_pair(50.0, 4.0));
@@ -309,8 +312,8 @@ TEST(AnalysisPhases, LayersFromAttentionAndGemmPatterns) {
     for (size_t i = 0; i < summary->rows.size(); ++i)
         if (Table::text(summary->at(i, "phase")) == "layers") {
             found = true;
-            EXPECT_EQ(num(*summary, i, "count"), 2);
-            EXPECT_EQ(num(*summary, i, "dur_ns"), (45 + 35) / 2);  // layer 0: [0,45), layer 1: [50,85)
+            EXPECT_EQ(numAnalysisWindows(*summary, i, "count"), 2);
+            EXPECT_EQ(numAnalysisWindows(*summary, i, "dur_ns"), (45 + 35) / 2);  // layer 0: [0,45), layer 1: [50,85)
         }
     EXPECT_TRUE(found);
 }
@@ -319,9 +322,9 @@ TEST(AnalysisLaunch, DelayAndPreparation) {
     RankBuilder b(0);
     b.slice("aten::mm", 50, 200);
     b.runtime(100, 1);
-    b.gpu(kGemm, 200, 10, 7, 1);
+    b.gpu(kAnalysisWindowsGemm, 200, 10, 7, 1);
     b.runtime(300, 2);
-    b.gpu(kGemm, 330, 10, 7, 2);
+    b.gpu(kAnalysisWindowsGemm, 330, 10, 7, 2);
     auto& d = b.data();
     d.gpu.cpuOp.push_back(0);   // the merge's links: both launched from aten::mm
     d.gpu.cpuOp.push_back(0);
@@ -330,10 +333,10 @@ TEST(AnalysisLaunch, DelayAndPreparation) {
     ASSERT_TRUE(t.ok());
     ASSERT_GE(t->rows.size(), 1u);
     EXPECT_EQ(Table::text(t->at(0, "category")), "all");
-    EXPECT_EQ(num(*t, 0, "count"), 2);
-    EXPECT_DOUBLE_EQ(num(*t, 0, "launch_mean_ns"), (100 + 30) / 2.0);
-    EXPECT_DOUBLE_EQ(num(*t, 0, "launch_max_ns"), 100);
-    EXPECT_DOUBLE_EQ(num(*t, 0, "prep_mean_ns"), (50 + 250) / 2.0);
+    EXPECT_EQ(numAnalysisWindows(*t, 0, "count"), 2);
+    EXPECT_DOUBLE_EQ(numAnalysisWindows(*t, 0, "launch_mean_ns"), (100 + 30) / 2.0);
+    EXPECT_DOUBLE_EQ(numAnalysisWindows(*t, 0, "launch_max_ns"), 100);
+    EXPECT_DOUBLE_EQ(numAnalysisWindows(*t, 0, "prep_mean_ns"), (50 + 250) / 2.0);
 }
 
 TEST(AnalysisRegistry, ValidatesOptions) {
@@ -357,7 +360,8 @@ TEST(AnalysisEvents, CountsPerCategoryInTheWindow) {
     ASSERT_TRUE(t.ok());
     std::map<std::string, std::pair<double, double>> got;
     for (size_t i = 0; i < t->rows.size(); ++i)
-        got[Table::text(t->at(i, "category"))] = {num(*t, i, "count"), num(*t, i, "dur_ns")};
+        got[Table::text(t->at(i, "category"))] = {numAnalysisWindows(*t, i, "count"),
+                                                  numAnalysisWindows(*t, i, "dur_ns")};
     EXPECT_EQ(got["kernel"], std::make_pair(2.0, 200.0 * kUs));
     EXPECT_EQ(got["cuda_runtime"], std::make_pair(2.0, 10.0 * kUs));     // runtime calls at 100 and 1100 µs
     EXPECT_EQ(got["user_annotation"], std::make_pair(2.0, 2000.0 * kUs));  // ProfilerStep#1 and #2 start before 2000 µs

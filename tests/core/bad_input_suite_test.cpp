@@ -3,12 +3,6 @@
 // loaded rank with a warning saying what was skipped or kept — never a crash, a hang or a silently wrong number.
 // After every case, the 8-rank sample run loaded first is checked unchanged (generation, column sizes, values).
 // Everything goes through core::loadRun, the path the GUI and the CLI take.
-#include <gtest/gtest.h>
-
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <atomic>
 #include <chrono>
 #include <cstdlib>
@@ -19,9 +13,15 @@
 #include <thread>
 #include <vector>
 
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include "core/engine/memory_budget.h"
 #include "core/engine/run_loader.h"
 #include "tests/core/sample_run_suite.h"
+#include "tests/test_paths.h"
 
 using namespace strobe::core;
 namespace fs = std::filesystem;
@@ -101,7 +101,7 @@ std::string warningsOf(const Dataset& ds) {
 
 enum class Expect { Error, Warning, Clean };
 
-struct Case {
+struct BadInputSuiteCase {
     const char* file;
     Expect expect;
     std::vector<std::string> mustSay;  // in the error text (Error) or in the warnings (Warning)
@@ -110,14 +110,14 @@ struct Case {
     int slices = -1, gpu = -1;
 };
 
-void PrintTo(const Case& c, std::ostream* os) { *os << c.file; }
+void PrintTo(const BadInputSuiteCase& c, std::ostream* os) { *os << c.file; }
 
-class BadInputSuiteTable : public BadInputSuite, public ::testing::WithParamInterface<Case> {};
+class BadInputSuiteTable : public BadInputSuite, public ::testing::WithParamInterface<BadInputSuiteCase> {};
 
 }  // namespace
 
 TEST_P(BadInputSuiteTable, GivesTheStatedAnswerAndLeavesTheOpenRunAlone) {
-    const Case& c = GetParam();
+    const BadInputSuiteCase& c = GetParam();
     const std::string path = suite(c.file);
     ASSERT_TRUE(fs::exists(path)) << path << " (run tests/data/bad/suite/make_suite.py)";
     auto r = load({path});
@@ -181,88 +181,225 @@ INSTANTIATE_TEST_SUITE_P(
     Files, BadInputSuiteTable,
     ::testing::Values(
         // truncation: complete events are kept, the warning names the offset where the text ends and the count
-        Case{"trunc_in_object.json", Expect::Warning, {"truncated", "byte 540", "kept the 2 complete events"}, true, 2, 0},
-        Case{"trunc_in_string.json", Expect::Warning, {"truncated", "byte 510", "kept the 2 complete events"}, true, 2, 0},
-        Case{"trunc_in_number.json", Expect::Warning, {"truncated", "byte 550", "kept the 2 complete events"}, true, 2, 0},
-        Case{"trunc_in_escape.json", Expect::Warning, {"truncated", "byte 357", "kept the 1 complete events"}, true, 1, 0},
-        Case{"trunc_after_comma.json", Expect::Warning, {"truncated", "byte 683", "kept the 3 complete events"}, true, 2, 1},
-        Case{"trunc_in_header.json", Expect::Error, {"byte 40", "deviceProperties", "before \"traceEvents\""}, true},
-        Case{"array_form_unclosed.json", Expect::Clean, {}, false, 2, 2},
+        BadInputSuiteCase{"trunc_in_object.json",
+                          Expect::Warning,
+                          {"truncated", "byte 540", "kept the 2 complete events"},
+                          true,
+                          2,
+                          0},
+        BadInputSuiteCase{"trunc_in_string.json",
+                          Expect::Warning,
+                          {"truncated", "byte 510", "kept the 2 complete events"},
+                          true,
+                          2,
+                          0},
+        BadInputSuiteCase{"trunc_in_number.json",
+                          Expect::Warning,
+                          {"truncated", "byte 550", "kept the 2 complete events"},
+                          true,
+                          2,
+                          0},
+        BadInputSuiteCase{"trunc_in_escape.json",
+                          Expect::Warning,
+                          {"truncated", "byte 357", "kept the 1 complete events"},
+                          true,
+                          1,
+                          0},
+        BadInputSuiteCase{"trunc_after_comma.json",
+                          Expect::Warning,
+                          {"truncated", "byte 683", "kept the 3 complete events"},
+                          true,
+                          2,
+                          1},
+        BadInputSuiteCase{
+            "trunc_in_header.json", Expect::Error, {"byte 40", "deviceProperties", "before \"traceEvents\""}, true},
+        BadInputSuiteCase{"array_form_unclosed.json", Expect::Clean, {}, false, 2, 2},
         // encoding
-        Case{"invalid_utf8_name.json", Expect::Warning, {"invalid UTF-8", "event 0"}, true, 2, 2},
-        Case{"invalid_utf8_key.json", Expect::Warning, {"invalid UTF-8", "event 0"}, true, 2, 2},
-        Case{"bom_utf8.json", Expect::Clean, {}, false, 2, 2},
-        Case{"bom_utf16le.json", Expect::Error, {"byte 0", "expected '{' or '['", "0xff"}, true},
-        Case{"lone_surrogate_escape.json", Expect::Clean, {}, false, 2, 2},
-        Case{"nul_byte_inside.json", Expect::Error, {"event 0", "expected a valid JSON event object"}, true},
+        BadInputSuiteCase{"invalid_utf8_name.json", Expect::Warning, {"invalid UTF-8", "event 0"}, true, 2, 2},
+        BadInputSuiteCase{"invalid_utf8_key.json", Expect::Warning, {"invalid UTF-8", "event 0"}, true, 2, 2},
+        BadInputSuiteCase{"bom_utf8.json", Expect::Clean, {}, false, 2, 2},
+        BadInputSuiteCase{"bom_utf16le.json", Expect::Error, {"byte 0", "expected '{' or '['", "0xff"}, true},
+        BadInputSuiteCase{"lone_surrogate_escape.json", Expect::Clean, {}, false, 2, 2},
+        BadInputSuiteCase{
+            "nul_byte_inside.json", Expect::Error, {"event 0", "expected a valid JSON event object"}, true},
         // numbers: the event is skipped with a warning naming the key, the value and the event
-        Case{"nan_ts.json", Expect::Warning, {"event 0", "\"ts\"", "NaN"}, true, 1, 2},
-        Case{"infinity_dur.json", Expect::Warning, {"event 0", "\"dur\"", "Infinity"}, true, 1, 2},
-        Case{"ts_1e400.json", Expect::Warning, {"event 0", "\"ts\"", "1e400"}, true, 1, 2},
-        Case{"ts_2pow70.json", Expect::Warning, {"event 0", "\"ts\"", "1180591620717411303424"}, true, 1, 2},
-        Case{"dur_negative_huge.json", Expect::Warning, {"event 0", "\"dur\"", "-1e300"}, true, 1, 2},
-        Case{"pid_2pow70.json", Expect::Warning, {"event 0", "\"pid\"", "1180591620717411303424"}, true, 1, 2},
+        BadInputSuiteCase{"nan_ts.json", Expect::Warning, {"event 0", "\"ts\"", "NaN"}, true, 1, 2},
+        BadInputSuiteCase{"infinity_dur.json", Expect::Warning, {"event 0", "\"dur\"", "Infinity"}, true, 1, 2},
+        BadInputSuiteCase{"ts_1e400.json", Expect::Warning, {"event 0", "\"ts\"", "1e400"}, true, 1, 2},
+        BadInputSuiteCase{
+            "ts_2pow70.json", Expect::Warning, {"event 0", "\"ts\"", "1180591620717411303424"}, true, 1, 2},
+        BadInputSuiteCase{"dur_negative_huge.json", Expect::Warning, {"event 0", "\"dur\"", "-1e300"}, true, 1, 2},
+        BadInputSuiteCase{
+            "pid_2pow70.json", Expect::Warning, {"event 0", "\"pid\"", "1180591620717411303424"}, true, 1, 2},
         // an id that does not fit: the value is ignored, the event kept (a kernel is then linked by its flow only)
-        Case{"correlation_2pow70.json", Expect::Warning, {"event 2", "\"correlation\"", "got 1180591620717411303424", "ignored"}, true, 2, 2},
-        Case{"correlation_negative.json", Expect::Warning, {"event 2", "\"correlation\"", "non-negative", "got -42", "ignored"}, true, 2, 2},
-        Case{"rank_2pow40.json", Expect::Warning, {"byte 113", "\"distributedInfo.rank\"", "got 1099511627776", "ignored"}, true, 2, 2},
+        BadInputSuiteCase{"correlation_2pow70.json",
+                          Expect::Warning,
+                          {"event 2", "\"correlation\"", "got 1180591620717411303424", "ignored"},
+                          true,
+                          2,
+                          2},
+        BadInputSuiteCase{"correlation_negative.json",
+                          Expect::Warning,
+                          {"event 2", "\"correlation\"", "non-negative", "got -42", "ignored"},
+                          true,
+                          2,
+                          2},
+        BadInputSuiteCase{"rank_2pow40.json",
+                          Expect::Warning,
+                          {"byte 113", "\"distributedInfo.rank\"", "got 1099511627776", "ignored"},
+                          true,
+                          2,
+                          2},
         // nesting and duplicates: args are kept as text, never recursed into
-        Case{"deep_args_10k.json", Expect::Clean, {}, false, 2, 2},
-        Case{"deep_args_objects_10k.json", Expect::Clean, {}, false, 2, 2},
-        Case{"duplicate_key_ts.json", Expect::Clean, {}, false, 2, 2},
-        Case{"duplicate_trace_events.json", Expect::Clean, {}, false, 2, 2},
+        BadInputSuiteCase{"deep_args_10k.json", Expect::Clean, {}, false, 2, 2},
+        BadInputSuiteCase{"deep_args_objects_10k.json", Expect::Clean, {}, false, 2, 2},
+        BadInputSuiteCase{"duplicate_key_ts.json", Expect::Clean, {}, false, 2, 2},
+        BadInputSuiteCase{"duplicate_trace_events.json", Expect::Clean, {}, false, 2, 2},
         // wrong types of the keys that place an event: the event is skipped with a warning
-        Case{"wrong_type_ph.json", Expect::Warning, {"event 0", "\"ph\""}, true, 1, 2},
-        Case{"wrong_type_cat.json", Expect::Warning, {"event 0", "\"cat\""}, true, 1, 2},
-        Case{"wrong_type_name.json", Expect::Warning, {"event 0", "\"name\""}, true, 1, 2},
-        Case{"wrong_type_pid.json", Expect::Warning, {"event 0", "\"pid\"", "an array"}, true, 1, 2},
-        Case{"wrong_type_tid.json", Expect::Warning, {"event 0", "\"tid\"", "an object"}, true, 1, 2},
-        Case{"wrong_type_ts.json", Expect::Warning, {"event 0", "\"ts\"", "\"abc\""}, true, 1, 2},
-        Case{"wrong_type_dur.json", Expect::Warning, {"event 0", "\"dur\"", "true"}, true, 1, 2},
-        Case{"wrong_type_args.json", Expect::Warning, {"event 0", "\"args\"", "ignored"}, true, 2, 2},
-        Case{"wrong_type_metadata.json", Expect::Warning,
-             {"event 1", "\"process_name\" metadata", "got 5", "event 4", "\"thread_name\" metadata", "ignored"}, true, 2, 0},
-        Case{"wrong_type_counter.json", Expect::Warning, {"event 2", "counter \"memory\"", "\"reserved\"", "got a string \"lots\"", "ignored"}, true, 2, 0},
-        Case{"many_bad_values.json", Expect::Warning, {"\"alpha\"", "\"echo\"", "8 ids or attributes", "the first 5 distinct messages"}, true, 1, 8},
+        BadInputSuiteCase{"wrong_type_ph.json", Expect::Warning, {"event 0", "\"ph\""}, true, 1, 2},
+        BadInputSuiteCase{"wrong_type_cat.json", Expect::Warning, {"event 0", "\"cat\""}, true, 1, 2},
+        BadInputSuiteCase{"wrong_type_name.json", Expect::Warning, {"event 0", "\"name\""}, true, 1, 2},
+        BadInputSuiteCase{"wrong_type_pid.json", Expect::Warning, {"event 0", "\"pid\"", "an array"}, true, 1, 2},
+        BadInputSuiteCase{"wrong_type_tid.json", Expect::Warning, {"event 0", "\"tid\"", "an object"}, true, 1, 2},
+        BadInputSuiteCase{"wrong_type_ts.json", Expect::Warning, {"event 0", "\"ts\"", "\"abc\""}, true, 1, 2},
+        BadInputSuiteCase{"wrong_type_dur.json", Expect::Warning, {"event 0", "\"dur\"", "true"}, true, 1, 2},
+        BadInputSuiteCase{"wrong_type_args.json", Expect::Warning, {"event 0", "\"args\"", "ignored"}, true, 2, 2},
+        BadInputSuiteCase{
+            "wrong_type_metadata.json",
+            Expect::Warning,
+            {"event 1", "\"process_name\" metadata", "got 5", "event 4", "\"thread_name\" metadata", "ignored"},
+            true,
+            2,
+            0},
+        BadInputSuiteCase{"wrong_type_counter.json",
+                          Expect::Warning,
+                          {"event 2", "counter \"memory\"", "\"reserved\"", "got a string \"lots\"", "ignored"},
+                          true,
+                          2,
+                          0},
+        BadInputSuiteCase{"many_bad_values.json",
+                          Expect::Warning,
+                          {"\"alpha\"", "\"echo\"", "8 ids or attributes", "the first 5 distinct messages"},
+                          true,
+                          1,
+                          8},
         // wrong types of link/attribute keys: the event is kept, the value is not used, a warning names it
-        Case{"wrong_type_id.json", Expect::Warning, {"event 4", "\"id\"", "got an object {\"i\":42}", "ignored"}, true, 2, 2},
-        Case{"wrong_type_external_id.json", Expect::Warning, {"event 0", "\"External id\"", "got a string \"seven\"", "ignored"}, true, 2, 2},
-        Case{"wrong_type_correlation.json", Expect::Warning, {"event 1", "\"correlation\"", "got an array [42]", "ignored"}, true, 2, 2},
-        Case{"wrong_type_device.json", Expect::Warning, {"event 2", "\"device\"", "got a string \"zero\"", "ignored"}, true, 2, 2},
-        Case{"wrong_type_stream.json", Expect::Warning, {"event 2", "\"stream\"", "got an object {\"s\":7}", "ignored"}, true, 2, 2},
-        Case{"wrong_type_grid.json", Expect::Warning, {"event 2", "\"grid\"", "array of 3 integers", "got a string \"1,1,1\"", "ignored"}, true, 2, 2},
-        Case{"wrong_type_block.json", Expect::Warning, {"event 2", "\"block\"", "array of 3 integers", "got 128", "ignored"}, true, 2, 2},
-        Case{"wrong_type_bytes.json", Expect::Warning, {"event 3", "\"bytes\"", "got a string \"lots\"", "ignored"}, true, 2, 2},
-        Case{"ids_as_strings.json", Expect::Clean, {}, false, 2, 2},
+        BadInputSuiteCase{"wrong_type_id.json",
+                          Expect::Warning,
+                          {"event 4", "\"id\"", "got an object {\"i\":42}", "ignored"},
+                          true,
+                          2,
+                          2},
+        BadInputSuiteCase{"wrong_type_external_id.json",
+                          Expect::Warning,
+                          {"event 0", "\"External id\"", "got a string \"seven\"", "ignored"},
+                          true,
+                          2,
+                          2},
+        BadInputSuiteCase{"wrong_type_correlation.json",
+                          Expect::Warning,
+                          {"event 1", "\"correlation\"", "got an array [42]", "ignored"},
+                          true,
+                          2,
+                          2},
+        BadInputSuiteCase{"wrong_type_device.json",
+                          Expect::Warning,
+                          {"event 2", "\"device\"", "got a string \"zero\"", "ignored"},
+                          true,
+                          2,
+                          2},
+        BadInputSuiteCase{"wrong_type_stream.json",
+                          Expect::Warning,
+                          {"event 2", "\"stream\"", "got an object {\"s\":7}", "ignored"},
+                          true,
+                          2,
+                          2},
+        BadInputSuiteCase{"wrong_type_grid.json",
+                          Expect::Warning,
+                          {"event 2", "\"grid\"", "array of 3 integers", "got a string \"1,1,1\"", "ignored"},
+                          true,
+                          2,
+                          2},
+        BadInputSuiteCase{"wrong_type_block.json",
+                          Expect::Warning,
+                          {"event 2", "\"block\"", "array of 3 integers", "got 128", "ignored"},
+                          true,
+                          2,
+                          2},
+        BadInputSuiteCase{"wrong_type_bytes.json",
+                          Expect::Warning,
+                          {"event 3", "\"bytes\"", "got a string \"lots\"", "ignored"},
+                          true,
+                          2,
+                          2},
+        BadInputSuiteCase{"ids_as_strings.json", Expect::Clean, {}, false, 2, 2},
         // trace-level keys; byte N is where the key's value starts (just after its ':'), e.g. 113 for distributedInfo
-        Case{"wrong_type_deviceProperties.json", Expect::Warning, {"byte 40", "deviceProperties", "ignored"}, true, 2, 2},
-        Case{"wrong_type_rank.json", Expect::Warning, {"byte 113", "\"distributedInfo.rank\"", "got a string \"zero\"", "ignored"}, true, 2, 2},
-        Case{"wrong_type_world_size.json", Expect::Warning, {"byte 113", "\"distributedInfo.world_size\"", "got an array [1]", "ignored"}, true, 2, 2},
-        Case{"wrong_type_pg_config.json", Expect::Warning, {"byte 113", "\"distributedInfo.pg_config\"", "got 17", "ignored"}, true, 2, 2},
-        Case{"wrong_type_schemaVersion.json", Expect::Warning, {"byte 17", "schemaVersion", "ignored"}, true, 2, 2},
-        Case{"wrong_type_traceEvents_string.json", Expect::Error, {"byte 178", "\"traceEvents\" must be an array"}, true},
-        Case{"wrong_type_traceEvents_null.json", Expect::Error, {"byte 178", "\"traceEvents\" must be an array"}, true},
-        Case{"event_not_object.json", Expect::Warning, {"event 2", "event 3", "expected an event object"}, true, 2, 2},
+        BadInputSuiteCase{"wrong_type_deviceProperties.json",
+                          Expect::Warning,
+                          {"byte 40", "deviceProperties", "ignored"},
+                          true,
+                          2,
+                          2},
+        BadInputSuiteCase{"wrong_type_rank.json",
+                          Expect::Warning,
+                          {"byte 113", "\"distributedInfo.rank\"", "got a string \"zero\"", "ignored"},
+                          true,
+                          2,
+                          2},
+        BadInputSuiteCase{"wrong_type_world_size.json",
+                          Expect::Warning,
+                          {"byte 113", "\"distributedInfo.world_size\"", "got an array [1]", "ignored"},
+                          true,
+                          2,
+                          2},
+        BadInputSuiteCase{"wrong_type_pg_config.json",
+                          Expect::Warning,
+                          {"byte 113", "\"distributedInfo.pg_config\"", "got 17", "ignored"},
+                          true,
+                          2,
+                          2},
+        BadInputSuiteCase{
+            "wrong_type_schemaVersion.json", Expect::Warning, {"byte 17", "schemaVersion", "ignored"}, true, 2, 2},
+        BadInputSuiteCase{"wrong_type_traceEvents_string.json",
+                          Expect::Error,
+                          {"byte 178", "\"traceEvents\" must be an array"},
+                          true},
+        BadInputSuiteCase{
+            "wrong_type_traceEvents_null.json", Expect::Error, {"byte 178", "\"traceEvents\" must be an array"}, true},
+        BadInputSuiteCase{
+            "event_not_object.json", Expect::Warning, {"event 2", "event 3", "expected an event object"}, true, 2, 2},
         // semantics
-        Case{"events_out_of_order.json", Expect::Clean, {}, false, 2, 2},
-        Case{"negative_dur.json", Expect::Warning, {"event 0", "negative \"dur\"", "kept with dur 0"}, true, 2, 2},
-        Case{"zero_dur.json", Expect::Clean, {}, false, 2, 2},
-        Case{"clock_jump.json", Expect::Clean, {}, false, 4, 2},
-        Case{"flow_without_end.json", Expect::Clean, {}, false, 2, 2},
-        Case{"flow_without_start.json", Expect::Clean, {}, false, 2, 2},
-        Case{"correlation_nowhere.json", Expect::Clean, {}, false, 2, 2},
-        Case{"no_events.json", Expect::Clean, {}, false, 0, 0},
-        Case{"trailing_text.json", Expect::Warning, {"byte 1052", "after the end", "ignored"}, true, 2, 2},
-        Case{"same_rank", Expect::Warning, {"rank 0 appears in 2 files", "rank0_a.json", "rank0_b.json"}, false, 2, 2},
+        BadInputSuiteCase{"events_out_of_order.json", Expect::Clean, {}, false, 2, 2},
+        BadInputSuiteCase{
+            "negative_dur.json", Expect::Warning, {"event 0", "negative \"dur\"", "kept with dur 0"}, true, 2, 2},
+        BadInputSuiteCase{"zero_dur.json", Expect::Clean, {}, false, 2, 2},
+        BadInputSuiteCase{"clock_jump.json", Expect::Clean, {}, false, 4, 2},
+        BadInputSuiteCase{"flow_without_end.json", Expect::Clean, {}, false, 2, 2},
+        BadInputSuiteCase{"flow_without_start.json", Expect::Clean, {}, false, 2, 2},
+        BadInputSuiteCase{"correlation_nowhere.json", Expect::Clean, {}, false, 2, 2},
+        BadInputSuiteCase{"no_events.json", Expect::Clean, {}, false, 0, 0},
+        BadInputSuiteCase{"trailing_text.json", Expect::Warning, {"byte 1052", "after the end", "ignored"}, true, 2, 2},
+        BadInputSuiteCase{
+            "same_rank", Expect::Warning, {"rank 0 appears in 2 files", "rank0_a.json", "rank0_b.json"}, false, 2, 2},
         // compression and files
-        Case{"gzip_trailing_garbage.json.gz", Expect::Warning, {"16 bytes after the end of the gzip stream"}, true, 2, 2},
-        Case{"gzip_empty.json.gz", Expect::Error, {"byte 0", "empty"}, true},
-        Case{"gzip_truncated.json.gz", Expect::Warning, {"gzip stream ends early", "kept the 0 complete events"}, true, 0, 0},
-        Case{"gzip_bad_crc.json.gz", Expect::Error, {"corrupt gzip stream", "incorrect data check"}, true},
-        Case{"plain_named_gz.json.gz", Expect::Clean, {}, false, 2, 2},
-        Case{"zero_bytes.json", Expect::Error, {"byte 0", "empty"}, true},
-        Case{"whitespace_only.json", Expect::Error, {"empty"}, true},
-        Case{"not_traces", Expect::Error, {"no trace files"}, false}));
+        BadInputSuiteCase{"gzip_trailing_garbage.json.gz",
+                          Expect::Warning,
+                          {"16 bytes after the end of the gzip stream"},
+                          true,
+                          2,
+                          2},
+        BadInputSuiteCase{"gzip_empty.json.gz", Expect::Error, {"byte 0", "empty"}, true},
+        BadInputSuiteCase{"gzip_truncated.json.gz",
+                          Expect::Warning,
+                          {"gzip stream ends early", "kept the 0 complete events"},
+                          true,
+                          0,
+                          0},
+        BadInputSuiteCase{"gzip_bad_crc.json.gz", Expect::Error, {"corrupt gzip stream", "incorrect data check"}, true},
+        BadInputSuiteCase{"plain_named_gz.json.gz", Expect::Clean, {}, false, 2, 2},
+        BadInputSuiteCase{"zero_bytes.json", Expect::Error, {"byte 0", "empty"}, true},
+        BadInputSuiteCase{"whitespace_only.json", Expect::Error, {"empty"}, true},
+        BadInputSuiteCase{"not_traces", Expect::Error, {"no trace files"}, false}));
 
 // What "ignored" means for the values and what the accepted string forms give, from make_suite.py: the base trace's
 // cudaLaunchKernel carries correlation 42, gemm_kernel correlation 42 on device 0 stream 7 with grid [1,1,1] and

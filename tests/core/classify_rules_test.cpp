@@ -1,22 +1,22 @@
 // Kernel classification: real kernel names from the traces under tests/data and resources/sample with the category
 // a performance engineer gives them, synthetic names of the libraries the traces here lack, and the rules file
 // format (errors name file and line, user rules take precedence, long names are safe).
-#include <gtest/gtest.h>
-
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <string>
 
+#include <gtest/gtest.h>
 #include <unistd.h>
 
 #include "core/model/classification.h"
+#include "tests/test_paths.h"
 
 namespace strobe::core {
 namespace {
 
 ClassificationRules bundled() {
-    auto r = ClassificationRules::fromFile(STROBE_RESOURCE_DIR "/classification.yaml");
+    auto r = ClassificationRules::fromFile((std::string(STROBE_RESOURCE_DIR) + "/classification.yaml"));
     EXPECT_TRUE(r.ok()) << (r.ok() ? "" : r.error().toString());
     return r.ok() ? std::move(r.value()) : ClassificationRules{};
 }

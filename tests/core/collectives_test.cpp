@@ -1,18 +1,19 @@
 // Collectives per run and per sweep configuration (issue 9, core/analysis/collectives.h): the real 8-rank DLRM
 // sample against tests/data/expected/collectives_dlrm.json (written by collectives_dlrm.py with Python's json
 // module, no Strobe), and a generated 4-rank sweep with an injected straggler (tests/core/collectives_gen.h).
-#include <gtest/gtest.h>
+#include "core/analysis/collectives.h"
 
 #include <algorithm>
 
+#include <gtest/gtest.h>
 #include <simdjson.h>
 
-#include "core/analysis/collectives.h"
 #include "core/analysis/straggler.h"
 #include "core/engine/run_loader.h"
 #include "core/sweep/sweep_discovery.h"
 #include "tests/core/collectives_gen.h"
 #include "tests/test_files.h"
+#include "tests/test_paths.h"
 
 namespace strobe::core {
 namespace {

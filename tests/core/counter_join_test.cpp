@@ -2,33 +2,34 @@
 // bundled DLRM sample's rank 0 opened with its Kineto trace. The report and the values each instance must receive
 // are written by tests/data/joins/make_dlrm_ncu.py (from the trace's JSON, with Python's json module).
 // The ncu loader names a counter with its unit ("dram__bytes.sum [byte]").
-#include <gtest/gtest.h>
-
-#include <fstream>
-#include <map>
-#include <string>
+#include "core/merge/counter_join.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <fstream>
+#include <map>
+#include <string>
+
+#include <gtest/gtest.h>
 
 #include "core/engine/run_loader.h"
-#include "core/merge/counter_join.h"
+#include "tests/test_paths.h"
 
 using namespace strobe::core;
 
 namespace {
 
-const std::string kData = STROBE_TEST_DATA_DIR;
+const std::string kCounterJoinData = STROBE_TEST_DATA_DIR;
 const std::string kSample = std::string(STROBE_RESOURCE_DIR) + "/sample/param-dlrm-8rank/";
 
 QJsonObject expected() {
-    std::ifstream in(kData + "/joins/expected_join.json");
+    std::ifstream in(kCounterJoinData + "/joins/expected_join.json");
     std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     return QJsonDocument::fromJson(QByteArray::fromStdString(text)).object();
 }
 
-DatasetPtr load(const std::vector<std::string>& paths) {
+DatasetPtr loadCounterJoin(const std::vector<std::string>& paths) {
     RunLoadOptions o;
     o.useCache = false;
     auto d = loadRun(paths, o);
@@ -38,7 +39,8 @@ DatasetPtr load(const std::vector<std::string>& paths) {
 
 TEST(CounterJoin, NcuCountersReachTheTraceKernelOfTheSameInstance) {
     const QJsonObject e = expected();
-    auto ds = load({kSample + e["trace"].toString().toStdString(), kData + "/joins/dlrm_worker0_ncu.csv"});
+    auto ds = loadCounterJoin(
+        {kSample + e["trace"].toString().toStdString(), kCounterJoinData + "/joins/dlrm_worker0_ncu.csv"});
     ASSERT_TRUE(ds);
     ASSERT_EQ(ds->ranks.size(), 2u);
     const RankData& trace = *ds->ranks[0];

@@ -4,14 +4,15 @@
 //   batch=8/rep1: 582 kernels, 12504002 ns of kernel time, 24 memcpy, 90 memset, ProfilerStep#4..#6,
 //   base 1790857026000000000 ns; step starts by base + ts are 8-28 µs before strobe_torch's realtime anchors
 //   1795792305916274494, 1795792305930183885, 1795792305944427939; nvidia_smi.csv: 127 samples.
-#include <gtest/gtest.h>
-
 #include <cstdlib>
 #include <set>
 #include <string>
 
+#include <gtest/gtest.h>
+
 #include "core/engine/run_loader.h"
 #include "core/model/clock_rules.h"
+#include "tests/test_paths.h"
 
 using namespace strobe::core;
 

@@ -1,7 +1,7 @@
 // Derived metrics: the expression evaluator (values worked by hand in the comments, errors named), the shipped
 // YAML table and the architecture constants, and the metrics on real counter data against
 // tests/data/expected/derived_metrics.txt (written by derived_metrics.py from the CSVs with Python's csv module).
-#include <gtest/gtest.h>
+#include "core/analysis/derived_metrics.h"
 
 #include <algorithm>
 #include <fstream>
@@ -9,19 +9,21 @@
 #include <sstream>
 #include <string>
 
-#include "core/analysis/derived_metrics.h"
+#include <gtest/gtest.h>
+
 #include "core/formats/rocprof_compute_workload.h"
 #include "core/formats/rocprofv3_csv.h"
 #include "core/formats/source_detect.h"
 #include "core/formats/source_format.h"
 #include "core/merge/merge.h"
 #include "core/model/classification.h"
+#include "tests/test_paths.h"
 
 using namespace strobe::core;
 
 namespace {
 
-const std::string kData = STROBE_TEST_DATA_DIR;
+const std::string kDerivedMetricsData = STROBE_TEST_DATA_DIR;
 
 std::optional<double> eval(const std::string& text, const std::map<std::string, double>& vars = {}) {
     auto e = DerivedExpression::parse(text, Location{"t.yaml", -1, 3, -1});
@@ -37,7 +39,7 @@ std::optional<double> eval(const std::string& text, const std::map<std::string, 
 
 // Expected values of one metric per dispatch: "key=value" words of the lines starting with `prefix`.
 std::vector<double> expected(const std::string& prefix, const std::string& metric) {
-    std::ifstream in(kData + "/expected/derived_metrics.txt");
+    std::ifstream in(kDerivedMetricsData + "/expected/derived_metrics.txt");
     std::vector<double> out;
     std::string line;
     while (std::getline(in, line)) {
@@ -60,7 +62,7 @@ std::vector<double> computed(const RankData& r, const DerivedMetricSet& set, con
 }
 
 void merge(RankData& r) {
-    auto rules = ClassificationRules::fromFile(STROBE_RESOURCE_DIR "/classification.yaml");
+    auto rules = ClassificationRules::fromFile((std::string(STROBE_RESOURCE_DIR) + "/classification.yaml"));
     ASSERT_TRUE(rules.ok());
     auto merged = mergeRank(r, rules.value());
     ASSERT_TRUE(merged.ok());
@@ -121,7 +123,7 @@ TEST(DerivedMetricSet, YamlErrorsAndUserOverride) {
     auto broken = DerivedMetricSet::fromYamlText("metrics: [\n", "u.yaml");
     EXPECT_FALSE(broken.ok());
 
-    auto shipped = DerivedMetricSet::fromFile(STROBE_RESOURCE_DIR "/derived_metrics.yaml");
+    auto shipped = DerivedMetricSet::fromFile((std::string(STROBE_RESOURCE_DIR) + "/derived_metrics.yaml"));
     ASSERT_TRUE(shipped.ok()) << shipped.error().toString();
     const size_t n = shipped->metrics().size();
     EXPECT_GE(n, 15u);
@@ -214,7 +216,7 @@ TEST(ArchConstants, RealFilesResolve) {
         {"/telemetry/nvidia-smi/v100s_gpu_log.csv", "V100_SXM2"},
     };
     for (const auto& [file, want] : files) {
-        auto groups = detectSources({kData + file});
+        auto groups = detectSources({kDerivedMetricsData + file});
         ASSERT_TRUE(groups.ok() && groups->size() == 1u) << file;
         const SourceFormat* f = findSourceFormat((*groups)[0].format);
         ASSERT_NE(f, nullptr) << file;
@@ -229,14 +231,14 @@ TEST(ArchConstants, RealFilesResolve) {
 }
 
 TEST(DerivedMetrics, RocprofComputeVcopyMatchesPython) {
-    const std::string dir = kData + "/rocprof-compute/vcopy_MI300X_A1_rocprofv2";
+    const std::string dir = kDerivedMetricsData + "/rocprof-compute/vcopy_MI300X_A1_rocprofv2";
     auto g = groupRocprofComputeWorkload(dir, {"pmc_perf.csv", "sysinfo.csv", "pmc_dispatch_info.csv", "timestamps.csv"});
     ASSERT_TRUE(g);
     auto ranks = kRocprofComputeWorkloadFormat.load(*g, {}, {});
     ASSERT_TRUE(ranks.ok()) << ranks.error().toString();
     RankData& r = *ranks->front();
     merge(r);
-    auto set = DerivedMetricSet::fromFile(STROBE_RESOURCE_DIR "/derived_metrics.yaml");
+    auto set = DerivedMetricSet::fromFile((std::string(STROBE_RESOURCE_DIR) + "/derived_metrics.yaml"));
     ASSERT_TRUE(set.ok());
     auto archs = loadArchConstants();
     ASSERT_TRUE(archs.ok());
@@ -265,13 +267,13 @@ TEST(DerivedMetrics, RocprofComputeVcopyMatchesPython) {
 }
 
 TEST(DerivedMetrics, RocprofV3DocsWavesPerMicrosecond) {
-    auto g = detectSources({kData + "/rocprof/docs-2025/kernel_trace.csv"});
+    auto g = detectSources({kDerivedMetricsData + "/rocprof/docs-2025/kernel_trace.csv"});
     ASSERT_TRUE(g.ok());
     auto ranks = loadRocprofv3Csv((*g)[0]);
     ASSERT_TRUE(ranks.ok()) << ranks.error().toString();
     RankData& r = *ranks->front();
     merge(r);
-    auto set = DerivedMetricSet::fromFile(STROBE_RESOURCE_DIR "/derived_metrics.yaml");
+    auto set = DerivedMetricSet::fromFile((std::string(STROBE_RESOURCE_DIR) + "/derived_metrics.yaml"));
     ASSERT_TRUE(set.ok());
     auto want = expected("docs dispatch ", "waves_per_us");
     auto got = computed(r, *set, nullptr, "waves_per_us");

@@ -1,14 +1,15 @@
 // rocm-smi and amd-smi loaders. The concise table is real (tests/data/telemetry/amd, expected values from
 // tests/data/expected/telemetry_formats.py); the CSV and JSON forms have no public sample: the inputs below are
 // written by hand in the layout AMD's documentation shows, and the expected values are read off them.
-#include <gtest/gtest.h>
-
 #include <map>
+
+#include <gtest/gtest.h>
 
 #include "core/formats/amd_smi.h"
 #include "core/formats/source_format.h"
 #include "core/formats/telemetry_metrics.h"
 #include "core/model/validate.h"
+#include "tests/test_paths.h"
 
 namespace strobe::core {
 namespace {

@@ -7,6 +7,7 @@
 #include "core/merge/merge.h"
 #include "core/model/classification.h"
 #include "core/model/validate.h"
+#include "tests/test_paths.h"
 
 namespace strobe::core {
 namespace {
@@ -38,7 +39,7 @@ TEST(NsysStatsCsv, GpuTrace) {
     EXPECT_EQ(rank.gpu.stream[0], 7);
     EXPECT_EQ(rank.gpu.correlation[1], 12);
     EXPECT_EQ(rank.info.clock.domain, ClockDomain::SessionRelative);
-    auto rules = ClassificationRules::fromFile(STROBE_RESOURCE_DIR "/classification.yaml");
+    auto rules = ClassificationRules::fromFile((std::string(STROBE_RESOURCE_DIR) + "/classification.yaml"));
     ASSERT_TRUE(rules.ok());
     ASSERT_TRUE(mergeRank(rank, rules.value()).ok());
     EXPECT_TRUE(validateRankData(rank).ok());

@@ -1,13 +1,13 @@
 // The telemetry, collective-benchmark, ncu and rocprof-compute loaders on the real samples under tests/data.
 // Expected values: tests/data/expected/telemetry_formats.py (Python's csv module and string handling; its output
 // is kept next to it in telemetry_formats.txt), or reasoned by hand where a comment says so.
-#include <gtest/gtest.h>
-
 #include <algorithm>
 #include <cmath>
 #include <map>
 #include <set>
 #include <string>
+
+#include <gtest/gtest.h>
 
 #include "core/formats/nccl_tests_log.h"
 #include "core/formats/ncu_csv.h"
@@ -21,13 +21,14 @@
 #include "core/model/classification.h"
 #include "core/model/validate.h"
 #include "tests/test_files.h"
+#include "tests/test_paths.h"
 
 namespace strobe::core {
 namespace {
 
 const std::string kData = STROBE_TEST_DATA_DIR;
 
-std::string readAll(const std::string& path) {
+std::string readAllFormatsTelemetry(const std::string& path) {
     auto t = telemetry::readFileText(path);
     EXPECT_TRUE(t.ok()) << path;
     return t.ok() ? std::string(t->text) : std::string();
@@ -50,7 +51,7 @@ std::unique_ptr<RankData> loadVia(const SourceFormat& f, const std::string& path
     EXPECT_TRUE(ranks.ok()) << (ranks.ok() ? "" : ranks.error().toString());
     if (!ranks.ok() || ranks->size() != 1) return nullptr;
     auto rank = std::move(ranks.value().front());
-    auto rules = ClassificationRules::fromFile(STROBE_RESOURCE_DIR "/classification.yaml");
+    auto rules = ClassificationRules::fromFile((std::string(STROBE_RESOURCE_DIR) + "/classification.yaml"));
     EXPECT_TRUE(rules.ok());
     auto merged = mergeRank(*rank, rules.ok() ? rules.value() : ClassificationRules{});
     EXPECT_TRUE(merged.ok()) << (merged.ok() ? "" : merged.error().toString());
@@ -130,7 +131,7 @@ TEST(TelemetryMetrics, HeadersMapToStrobeNamesOthersSanitised) {
 
 TEST(NvidiaSmiCsv, V100sSeries) {
     const std::string path = kData + "/telemetry/nvidia-smi/v100s_gpu_log.csv";
-    const std::string text = readAll(path);
+    const std::string text = readAllFormatsTelemetry(path);
     EXPECT_GT(kNvidiaSmiCsvFormat.sniff(sniffFile(path, text)), 0);
     auto r = loadVia(kNvidiaSmiCsvFormat, path);
     ASSERT_TRUE(r);
@@ -202,7 +203,7 @@ TEST(NvidiaSmiCsv, ClockOffsetAnchors) {
 
 TEST(NvidiaSmiDmon, H100Load) {
     const std::string path = kData + "/telemetry/nvidia-smi/h100_dmon_load.txt";
-    EXPECT_GT(kNvidiaSmiDmonFormat.sniff(sniffFile(path, readAll(path))), 0);
+    EXPECT_GT(kNvidiaSmiDmonFormat.sniff(sniffFile(path, readAllFormatsTelemetry(path))), 0);
     auto r = loadVia(kNvidiaSmiDmonFormat, path);
     ASSERT_TRUE(r);
     EXPECT_EQ(r->samples.size(), 55u);
@@ -288,7 +289,7 @@ TEST(NcclTests, RealLogs) {
                                 {"nccl_reduce.log", 34, 76430050, 230.99, 231.28, "65.018"}};
     for (const auto& c : cases) {
         const std::string path = kData + "/nccl-tests/" + c.file;
-        EXPECT_GT(kNcclTestsFormat.sniff(sniffFile(path, readAll(path))), 0) << c.file;
+        EXPECT_GT(kNcclTestsFormat.sniff(sniffFile(path, readAllFormatsTelemetry(path))), 0) << c.file;
         auto r = loadVia(kNcclTestsFormat, path);
         ASSERT_TRUE(r) << c.file;
         EXPECT_EQ(r->slices.size(), 2 * c.rows) << c.file;
@@ -323,7 +324,7 @@ TEST(NcclTests, NamesAndArgs) {
 
 TEST(NcuCsv, DetailsPage) {
     const std::string path = kData + "/ncu/cublaslt_ncu.log";
-    EXPECT_GT(kNcuCsvFormat.sniff(sniffFile(path, readAll(path))), 0);
+    EXPECT_GT(kNcuCsvFormat.sniff(sniffFile(path, readAllFormatsTelemetry(path))), 0);
     auto r = loadVia(kNcuCsvFormat, path);
     ASSERT_TRUE(r);
     ASSERT_EQ(r->gpu.size(), 1u);
@@ -446,7 +447,7 @@ TEST(SourceFormats, SniffersDoNotClaimEachOthersFiles) {
         {"telemetry/amd/rocm-smi_concise_4gpu.txt", "rocm-smi-concise"},
     };
     for (const auto& [file, id] : files) {
-        const std::string text = readAll(kData + "/" + file);
+        const std::string text = readAllFormatsTelemetry(kData + "/" + file);
         const SniffInput in = sniffFile(file, text);
         const SourceFormat* best = nullptr;
         int bestScore = 0;

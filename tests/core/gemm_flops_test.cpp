@@ -1,26 +1,27 @@
 // GEMM FLOPs from Kineto shapes (core/analysis/gemm_flops): the cost of each op worked by hand in the comments, and
 // FLOPs per ProfilerStep on real traces against tests/data/expected/gemm_flops.json (written by gemm_flops.py from
 // the JSON with Python's json module).
-#include <gtest/gtest.h>
+#include "core/analysis/gemm_flops.h"
 
 #include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
-
 #include <filesystem>
 
-#include "core/analysis/gemm_flops.h"
+#include <gtest/gtest.h>
+
 #include "core/engine/run_loader.h"
+#include "tests/test_paths.h"
 
 using namespace strobe::core;
 
 namespace {
 
-const std::string kData = STROBE_TEST_DATA_DIR;
+const std::string kGemmFlopsData = STROBE_TEST_DATA_DIR;
 
 QJsonObject expectedJson() {
-    QFile f(QString::fromStdString(kData + "/expected/gemm_flops.json"));
+    QFile f(QString::fromStdString(kGemmFlopsData + "/expected/gemm_flops.json"));
     EXPECT_TRUE(f.open(QIODevice::ReadOnly));
     return QJsonDocument::fromJson(f.readAll()).object();
 }
@@ -28,7 +29,7 @@ QJsonObject expectedJson() {
 DatasetPtr load(const std::string& rel) {
     RunLoadOptions o;
     o.useCache = false;
-    auto d = loadRun({kData + "/" + rel}, o);
+    auto d = loadRun({kGemmFlopsData + "/" + rel}, o);
     EXPECT_TRUE(d.ok()) << (d.ok() ? "" : d.error().toString());
     return d.ok() ? d.value() : std::make_shared<Dataset>();
 }
@@ -130,7 +131,7 @@ TEST(GemmFlops, LegacyTraceTakesItsGemmsFromTheOpShapesTable) {
     auto ds = load("torch-op-shapes/mlp_cpu");
     ASSERT_EQ(ds->ranks.size(), 1u);
     const RankData& r = *ds->ranks[0];
-    EXPECT_EQ(opShapesPathOf(r.path), kData + "/torch-op-shapes/mlp_cpu/rank0_op_shapes.csv");
+    EXPECT_EQ(opShapesPathOf(r.path), kGemmFlopsData + "/torch-op-shapes/mlp_cpu/rank0_op_shapes.csv");
     EXPECT_TRUE(gemmOps(r).ops.empty());  // the trace's aten::addmm ops carry no shapes
     auto table = opShapesGemmOf(r);
     ASSERT_TRUE(table.has_value());
@@ -185,7 +186,7 @@ TEST(GemmFlops, OpShapesTableNamesAndErrors) {
 // over the trace's aten::mm/addmm cpu_op events with "Input Dims"): both 9,895,604,649,984.
 TEST(GemmFlops, OpShapesTableAgreesWithInputDimsOnARealCudaCapture) {
     namespace fs = std::filesystem;
-    const fs::path sweep = kData + "/cuda/sweep";
+    const fs::path sweep = kGemmFlopsData + "/cuda/sweep";
     std::error_code ec;
     if (!fs::is_directory(sweep, ec)) GTEST_SKIP() << "no CUDA capture in tests/data/cuda";
     size_t checked = 0;

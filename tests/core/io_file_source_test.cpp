@@ -1,13 +1,14 @@
 // FileSource: plain and gzip (by magic bytes, not name), concatenated members, trailing bytes, corrupt and
 // truncated streams, missing files and directories.
-#include <gtest/gtest.h>
-
 #include <filesystem>
 #include <memory>
 #include <string>
 
+#include <gtest/gtest.h>
+
 #include "core/io/file_source.h"
 #include "tests/test_files.h"
+#include "tests/test_paths.h"
 
 using namespace strobe::core;
 

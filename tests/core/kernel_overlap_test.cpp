@@ -2,18 +2,19 @@
 // were worked out by hand (two collectives overlapping each other and one GEMM: no double counting; a long
 // collective spanning several GEMMs; another device), and the real 8-rank DLRM sample against
 // tests/data/expected/kernel_overlap.py (brute force over every pair, Python's json only).
-#include <gtest/gtest.h>
-
-#include <simdjson.h>
+#include "core/analysis/kernel_overlap.h"
 
 #include <algorithm>
 #include <string>
 
-#include "core/analysis/kernel_overlap.h"
+#include <gtest/gtest.h>
+#include <simdjson.h>
+
 #include "core/analysis/overlap.h"
 #include "core/engine/run_loader.h"
 #include "tests/core/analysis_test_util.h"
 #include "tests/test_files.h"
+#include "tests/test_paths.h"
 
 namespace strobe::core {
 namespace {

@@ -1,16 +1,16 @@
 // Bad input: each case gives an Error naming the file, the place and what was expected, or a warning when the
 // rest is usable. Offsets were worked out from the files' text (python3: text.index(...)), noted per case.
-#include <gtest/gtest.h>
-
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <filesystem>
 #include <fstream>
 #include <string>
 
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include "core/formats/kineto_json.h"
 #include "tests/test_files.h"
+#include "tests/test_paths.h"
 
 using namespace strobe::core;
 
@@ -21,11 +21,11 @@ std::string small(const std::string& name) { return std::string(STROBE_TEST_DATA
 
 using strobe::test::readAll;
 
-bool contains(const std::string& s, std::string_view part) { return s.find(part) != std::string::npos; }
+bool containsKinetoBadInput(const std::string& s, std::string_view part) { return s.find(part) != std::string::npos; }
 
 const Diagnostic* findDiag(const RankData& r, std::string_view part) {
     for (const auto& d : r.diagnostics)
-        if (contains(d.message, part)) return &d;
+        if (containsKinetoBadInput(d.message, part)) return &d;
     return nullptr;
 }
 
@@ -36,34 +36,34 @@ TEST(KinetoBadInput, EmptyFile) {
     ASSERT_FALSE(r.ok());
     EXPECT_EQ(r.error().where.file, bad("empty.json"));
     EXPECT_EQ(r.error().where.byteOffset, 0);
-    EXPECT_TRUE(contains(r.error().message, "empty"));
-    EXPECT_TRUE(contains(r.error().message, "expected"));
-    EXPECT_TRUE(contains(r.error().toString(), "empty.json"));
+    EXPECT_TRUE(containsKinetoBadInput(r.error().message, "empty"));
+    EXPECT_TRUE(containsKinetoBadInput(r.error().message, "expected"));
+    EXPECT_TRUE(containsKinetoBadInput(r.error().toString(), "empty.json"));
 }
 
 TEST(KinetoBadInput, NotJsonAndBinary) {
     auto r = loadKinetoTrace(bad("not_json.txt"));
     ASSERT_FALSE(r.ok());
     EXPECT_EQ(r.error().where.byteOffset, 0);
-    EXPECT_TRUE(contains(r.error().message, "expected '{' or '['"));
-    EXPECT_TRUE(contains(r.error().message, "'t'"));
+    EXPECT_TRUE(containsKinetoBadInput(r.error().message, "expected '{' or '['"));
+    EXPECT_TRUE(containsKinetoBadInput(r.error().message, "'t'"));
 
     auto b = loadKinetoTrace(bad("binary.bin"));
     ASSERT_FALSE(b.ok());
     EXPECT_EQ(b.error().where.file, bad("binary.bin"));
     EXPECT_EQ(b.error().where.byteOffset, 0);
-    EXPECT_TRUE(contains(b.error().message, "0x00"));
+    EXPECT_TRUE(containsKinetoBadInput(b.error().message, "0x00"));
 }
 
 TEST(KinetoBadInput, MissingTraceEvents) {
     auto r = loadKinetoTrace(bad("no_trace_events.json"));
     ASSERT_FALSE(r.ok());
-    EXPECT_TRUE(contains(r.error().message, "traceEvents"));
+    EXPECT_TRUE(containsKinetoBadInput(r.error().message, "traceEvents"));
     EXPECT_EQ(r.error().where.byteOffset, 43);  // the closing '}' of {"schemaVersion": 1, "deviceProperties": []}
 
     auto n = loadKinetoTrace(bad("trace_events_not_array.json"));
     ASSERT_FALSE(n.ok());
-    EXPECT_TRUE(contains(n.error().message, "must be an array"));
+    EXPECT_TRUE(containsKinetoBadInput(n.error().message, "must be an array"));
     EXPECT_EQ(n.error().where.byteOffset, 36);  // the '{' after "traceEvents":
 }
 
@@ -81,7 +81,7 @@ TEST(KinetoBadInput, WronglyTypedFieldsAreSkippedWithWarnings) {
     EXPECT_EQ(ts->where.eventIndex, 1);
     EXPECT_EQ(ts->where.byteOffset, 105);  // text.index('{"ph": "X", "cat": "cpu_op", "name": "bad_ts"')
     EXPECT_EQ(ts->where.file, bad("wrong_types.json"));
-    EXPECT_TRUE(contains(ts->message, "expected"));
+    EXPECT_TRUE(containsKinetoBadInput(ts->message, "expected"));
     const Diagnostic* notObject = findDiag(d, "expected an event object");
     ASSERT_NE(notObject, nullptr);
     EXPECT_EQ(notObject->where.eventIndex, 4);
@@ -169,11 +169,11 @@ TEST(KinetoBadInput, UnusableIdsAndAttributesAreIgnoredWithWarnings) {
     for (const auto& e : listed) {
         const Diagnostic* diag = nullptr;
         for (const auto& dg : d.diagnostics)
-            if (contains(dg.message, e.key) && contains(dg.message, e.got)) diag = &dg;
+            if (containsKinetoBadInput(dg.message, e.key) && containsKinetoBadInput(dg.message, e.got)) diag = &dg;
         ASSERT_NE(diag, nullptr) << e.key << " " << e.got;
         EXPECT_EQ(diag->severity, Severity::Warning);
         EXPECT_EQ(diag->where.eventIndex, e.event) << diag->toString();
-        EXPECT_TRUE(contains(diag->message, "ignored")) << diag->toString();
+        EXPECT_TRUE(containsKinetoBadInput(diag->message, "ignored")) << diag->toString();
     }
     EXPECT_EQ(findDiag(d, "\"External id\""), nullptr);  // the sixth and later are counted, not listed
     EXPECT_NE(findDiag(d, "8 ids or attributes with a wrong type or out of range"), nullptr);
@@ -203,7 +203,7 @@ TEST(KinetoBadInput, SyntaxErrorNamesEventAndOffset) {
     ASSERT_FALSE(r.ok());
     EXPECT_EQ(r.error().where.eventIndex, 1);
     EXPECT_EQ(r.error().where.byteOffset, 82);  // text.index('{"ph": "X" "name"')
-    EXPECT_TRUE(contains(r.error().message, "expected a valid JSON event object"));
+    EXPECT_TRUE(containsKinetoBadInput(r.error().message, "expected a valid JSON event object"));
 }
 
 TEST(KinetoBadInput, TruncatedKeepsCompleteEvents) {
@@ -215,8 +215,8 @@ TEST(KinetoBadInput, TruncatedKeepsCompleteEvents) {
     const Diagnostic* w = findDiag(d, "truncated");
     ASSERT_NE(w, nullptr);
     EXPECT_EQ(w->where.byteOffset, 1104);  // the file's size
-    EXPECT_TRUE(contains(w->message, "1104"));
-    EXPECT_TRUE(contains(w->message, "kept the 2 complete events"));
+    EXPECT_TRUE(containsKinetoBadInput(w->message, "1104"));
+    EXPECT_TRUE(containsKinetoBadInput(w->message, "kept the 2 complete events"));
     EXPECT_EQ(d.info.devices.size(), 1u);  // the keys before traceEvents are kept too
 }
 
@@ -261,8 +261,8 @@ TEST(KinetoBadInput, CorruptGzipNamesBothOffsets) {
     auto r = loadKinetoTrace(bad("corrupt.json.gz"));
     ASSERT_FALSE(r.ok());
     EXPECT_EQ(r.error().where.file, bad("corrupt.json.gz"));
-    EXPECT_TRUE(contains(r.error().message, "corrupt gzip stream at compressed byte"));
-    EXPECT_TRUE(contains(r.error().message, "decompressed byte"));
+    EXPECT_TRUE(containsKinetoBadInput(r.error().message, "corrupt gzip stream at compressed byte"));
+    EXPECT_TRUE(containsKinetoBadInput(r.error().message, "decompressed byte"));
     // Bytes 300..339 of the compressed file were flipped: zlib notices at or after byte 300.
     EXPECT_GE(r.error().where.byteOffset, 0);
 }
@@ -273,8 +273,8 @@ TEST(KinetoBadInput, TrailingGarbageAfterGzipIsAWarning) {
     EXPECT_EQ((*r)->stats.events, 19u);
     const Diagnostic* w = findDiag(**r, "after the end of the gzip stream");
     ASSERT_NE(w, nullptr);
-    EXPECT_TRUE(contains(w->message, "8 bytes"));
-    EXPECT_TRUE(contains(w->message, "compressed byte 1336"));  // the size of the valid gzip stream
+    EXPECT_TRUE(containsKinetoBadInput(w->message, "8 bytes"));
+    EXPECT_TRUE(containsKinetoBadInput(w->message, "compressed byte 1336"));  // the size of the valid gzip stream
 }
 
 TEST(KinetoBadInput, TruncatedGzipKeepsWhatWasDecompressed) {
@@ -299,11 +299,11 @@ TEST(KinetoBadInput, MissingUnreadableAndDirectory) {
     auto r = loadKinetoTrace(missing);
     ASSERT_FALSE(r.ok());
     EXPECT_EQ(r.error().where.file, missing);
-    EXPECT_TRUE(contains(r.error().message, "cannot open"));
+    EXPECT_TRUE(containsKinetoBadInput(r.error().message, "cannot open"));
 
     auto dir = loadKinetoTrace(std::string(STROBE_TEST_DATA_DIR) + "/bad");
     ASSERT_FALSE(dir.ok());
-    EXPECT_TRUE(contains(dir.error().message, "directory"));
+    EXPECT_TRUE(containsKinetoBadInput(dir.error().message, "directory"));
 
     // A file that disappears between listing and loading.
     const auto tmp = std::filesystem::temp_directory_path() / "strobe_kineto_vanishing.json";
@@ -311,7 +311,7 @@ TEST(KinetoBadInput, MissingUnreadableAndDirectory) {
     std::filesystem::remove(tmp);
     auto gone = loadKinetoTrace(tmp.string());
     ASSERT_FALSE(gone.ok());
-    EXPECT_TRUE(contains(gone.error().toString(), "strobe_kineto_vanishing.json"));
+    EXPECT_TRUE(containsKinetoBadInput(gone.error().toString(), "strobe_kineto_vanishing.json"));
 
     if (geteuid() != 0) {  // root reads anything: only meaningful for a normal user
         const auto locked = std::filesystem::temp_directory_path() / "strobe_kineto_locked.json";
@@ -319,7 +319,7 @@ TEST(KinetoBadInput, MissingUnreadableAndDirectory) {
         ::chmod(locked.c_str(), 0);
         auto denied = loadKinetoTrace(locked.string());
         ASSERT_FALSE(denied.ok());
-        EXPECT_TRUE(contains(denied.error().message, "cannot open"));
+        EXPECT_TRUE(containsKinetoBadInput(denied.error().message, "cannot open"));
         std::filesystem::remove(locked);
     }
 }
@@ -411,7 +411,7 @@ TEST(KinetoBadInput, TimesOutsideTheRepresentableRangeAreSkipped) {
     EXPECT_EQ(d.stats.skippedEvents, 3u);
     int outside = 0;
     for (const auto& diag : d.diagnostics)
-        if (contains(diag.message, "representable time range")) {
+        if (containsKinetoBadInput(diag.message, "representable time range")) {
             ++outside;
             EXPECT_EQ(diag.severity, Severity::Warning);
             EXPECT_GE(diag.where.eventIndex, 1);
@@ -457,10 +457,11 @@ TEST(KinetoBadInput, TheFirstDistinctMessagesOfAKindAreListed) {
         for (const auto& [word, event] : listed) {
             int count = 0;
             for (const auto& dg : d.diagnostics) {
-                if (!contains(dg.message, word)) continue;
+                if (!containsKinetoBadInput(dg.message, word)) continue;
                 ++count;
                 EXPECT_EQ(dg.where.eventIndex, event) << dg.toString();
-                EXPECT_TRUE(contains(dg.message, "expected \"correlation\" to be a non-negative integer")) << dg.message;
+                EXPECT_TRUE(containsKinetoBadInput(dg.message, "expected \"correlation\" to be a non-negative integer"))
+                    << dg.message;
             }
             EXPECT_EQ(count, 1) << word;
         }

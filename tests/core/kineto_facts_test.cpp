@@ -1,13 +1,14 @@
 // Every real Kineto trace in tests/data/kineto and the bundled 8-rank DLRM sample loads, and its facts match
 // tests/data/expected/kineto_facts.json (computed with Python's json module outside Strobe; see its README).
-#include <gtest/gtest.h>
-#include <simdjson.h>
-
 #include <map>
 #include <string>
 #include <vector>
 
+#include <gtest/gtest.h>
+#include <simdjson.h>
+
 #include "core/formats/kineto_json.h"
+#include "tests/test_paths.h"
 
 using namespace strobe::core;
 

@@ -10,10 +10,6 @@
 // be too big to commit) by /usr/bin/python3 (.ci/setup installs python3).
 //
 // Also: no valid real trace gets a type warning (a message of the form `expected "key" to be ...`).
-#include <gtest/gtest.h>
-
-#include <unistd.h>
-
 #include <algorithm>
 #include <cctype>
 #include <cstdlib>
@@ -22,7 +18,11 @@
 #include <string>
 #include <vector>
 
+#include <gtest/gtest.h>
+#include <unistd.h>
+
 #include "core/formats/kineto_json.h"
+#include "tests/test_paths.h"
 
 using namespace strobe::core;
 namespace fs = std::filesystem;

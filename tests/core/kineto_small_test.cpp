@@ -1,18 +1,19 @@
 // Hand-made small traces (tests/data/small): every expected value below was worked out by hand from the file
 // text (µs × 1000 = ns, counts by reading the events).
-#include <gtest/gtest.h>
-
 #include <map>
 #include <string>
 #include <vector>
 
+#include <gtest/gtest.h>
+
 #include "core/formats/kineto_json.h"
+#include "tests/test_paths.h"
 
 using namespace strobe::core;
 
 namespace {
 
-std::string small(const std::string& name) { return std::string(STROBE_TEST_DATA_DIR) + "/small/" + name; }
+std::string smallKinetoSmall(const std::string& name) { return std::string(STROBE_TEST_DATA_DIR) + "/small/" + name; }
 
 std::map<std::string, uint64_t> categories(const RankData& r) {
     std::map<std::string, uint64_t> out;
@@ -191,7 +192,7 @@ void checkCurrentSchema(const RankData& r) {
 }  // namespace
 
 TEST(KinetoSmall, CurrentSchemaPlain) {
-    auto r = loadKinetoTrace(small("current_schema.json"));
+    auto r = loadKinetoTrace(smallKinetoSmall("current_schema.json"));
     ASSERT_TRUE(r.ok()) << r.error().toString();
     checkCurrentSchema(**r);
     EXPECT_FALSE((*r)->info.gzip);
@@ -200,7 +201,7 @@ TEST(KinetoSmall, CurrentSchemaPlain) {
 TEST(KinetoSmall, CurrentSchemaGzipAndConcatenatedMembers) {
     for (const char* name : {"current_schema.json.gz", "two_members.json.gz"}) {
         SCOPED_TRACE(name);
-        auto r = loadKinetoTrace(small(name));
+        auto r = loadKinetoTrace(smallKinetoSmall(name));
         ASSERT_TRUE(r.ok()) << r.error().toString();
         checkCurrentSchema(**r);
         EXPECT_TRUE((*r)->info.gzip);
@@ -214,7 +215,7 @@ TEST(KinetoSmall, EveryChunkSizeAndThreadCountGivesTheSameResult) {
             KinetoLoadOptions opt;
             opt.chunkBytes = chunk;
             opt.threads = threads;
-            auto r = loadKinetoTrace(small("current_schema.json"), opt);
+            auto r = loadKinetoTrace(smallKinetoSmall("current_schema.json"), opt);
             ASSERT_TRUE(r.ok()) << r.error().toString();
             checkCurrentSchema(**r);
         }
@@ -239,7 +240,7 @@ TEST(KinetoSmall, MetadataArrivesBeforeTheEventsWhenKeysComeFirst) {
     cb.onProgress = [&](const ProgressInfo& p) {
         if (stages.empty() || stages.back() != p.stage) stages.push_back(p.stage);
     };
-    auto r = loadKinetoTrace(small("current_schema.json"), {}, cb);
+    auto r = loadKinetoTrace(smallKinetoSmall("current_schema.json"), {}, cb);
     ASSERT_TRUE(r.ok());
     EXPECT_EQ(calls, 1);
     EXPECT_EQ(devicesSeen, 1u);
@@ -259,7 +260,7 @@ TEST(KinetoSmall, Schema2021WithTrailingKeysAndBeginEnd) {
         ++calls;
         platform = info.platform;
     };
-    auto r = loadKinetoTrace(small("schema_2021.json"), {}, cb);
+    auto r = loadKinetoTrace(smallKinetoSmall("schema_2021.json"), {}, cb);
     ASSERT_TRUE(r.ok()) << r.error().toString();
     const RankData& d = **r;
     EXPECT_EQ(calls, 1);
@@ -293,7 +294,7 @@ TEST(KinetoSmall, Schema2021WithTrailingKeysAndBeginEnd) {
 TEST(KinetoSmall, ArrayFormWithAndWithoutClosingBracket) {
     for (const char* name : {"array_closed.json", "array_open.json"}) {
         SCOPED_TRACE(name);
-        auto r = loadKinetoTrace(small(name));
+        auto r = loadKinetoTrace(smallKinetoSmall(name));
         ASSERT_TRUE(r.ok()) << r.error().toString();
         const RankData& d = **r;
         EXPECT_EQ(d.stats.events, 3u);
@@ -306,7 +307,7 @@ TEST(KinetoSmall, ArrayFormWithAndWithoutClosingBracket) {
         // Nothing says which platform: no deviceProperties, no version keys, no GPU activity or runtime call.
         EXPECT_EQ(d.info.platform, Platform::Unknown);
     }
-    auto r = loadKinetoTrace(small("array_closed.json"));
+    auto r = loadKinetoTrace(smallKinetoSmall("array_closed.json"));
     ASSERT_TRUE(r.ok());
     EXPECT_EQ((*r)->strings.view((*r)->slices.name[1]), "b \"quoted\" \\ {not a brace}");
 }

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "core/engine/run_loader.h"
+#include "tests/test_paths.h"
 
 using namespace strobe::core;
 

@@ -1,12 +1,13 @@
 // The merge on a hand-made rank whose answers are worked out below, event by event.
-#include <gtest/gtest.h>
-
 #include <algorithm>
 #include <vector>
+
+#include <gtest/gtest.h>
 
 #include "core/merge/annotation_index.h"
 #include "core/merge/merge.h"
 #include "tests/core/merge_builder.h"
+#include "tests/test_paths.h"
 
 namespace strobe::core {
 namespace {
@@ -14,7 +15,7 @@ namespace {
 using testing::RankBuilder;
 
 ClassificationRules bundledRules() {
-    auto r = ClassificationRules::fromFile(STROBE_RESOURCE_DIR "/classification.yaml");
+    auto r = ClassificationRules::fromFile((std::string(STROBE_RESOURCE_DIR) + "/classification.yaml"));
     EXPECT_TRUE(r.ok()) << (r.ok() ? "" : r.error().toString());
     return r.ok() ? std::move(r.value()) : ClassificationRules{};
 }

@@ -12,14 +12,15 @@
 //   annotated = gpu events whose ts lies in [ts, ts + dur) of a gpu_user_annotation with the same pid and tid
 //
 // (ts and dur are converted to integer nanoseconds from their exact decimal text.)
-#include <gtest/gtest.h>
-
 #include <cctype>
 #include <string>
+
+#include <gtest/gtest.h>
 
 #include "core/formats/kineto_json.h"
 #include "core/merge/annotation_index.h"
 #include "core/merge/merge.h"
+#include "tests/test_paths.h"
 
 namespace strobe::core {
 namespace {
@@ -62,7 +63,7 @@ TEST_P(MergeRealTest, LinksStepsAndAnnotationsMatchAnIndependentCount) {
     auto loaded = loadKinetoTrace(path);
     ASSERT_TRUE(loaded.ok()) << loaded.error().toString();
     RankData& rank = **loaded;
-    auto rules = ClassificationRules::fromFile(STROBE_RESOURCE_DIR "/classification.yaml");
+    auto rules = ClassificationRules::fromFile((std::string(STROBE_RESOURCE_DIR) + "/classification.yaml"));
     ASSERT_TRUE(rules.ok());
     ASSERT_TRUE(mergeRank(rank, *rules).ok());
 
@@ -158,9 +159,10 @@ namespace {
 // correlation) whose innermost enclosing op on its thread is nccl:broadcast (6) or nccl:all_reduce (6); the
 // other 5 ran before the first recorded runtime call.
 TEST(MergeRealCollectives, GenericNcclKernelsTakeTheCollectiveOfTheirOp) {
-    auto loaded = loadKinetoTrace(STROBE_TEST_DATA_DIR "/kineto/tracelens/mi300x_resnet_act_checkpoint_rank0of8.json.gz");
+    auto loaded = loadKinetoTrace(
+        (std::string(STROBE_TEST_DATA_DIR) + "/kineto/tracelens/mi300x_resnet_act_checkpoint_rank0of8.json.gz"));
     ASSERT_TRUE(loaded.ok()) << loaded.error().toString();
-    auto rules = ClassificationRules::fromFile(STROBE_RESOURCE_DIR "/classification.yaml");
+    auto rules = ClassificationRules::fromFile((std::string(STROBE_RESOURCE_DIR) + "/classification.yaml"));
     ASSERT_TRUE(rules.ok());
     RankData& rank = **loaded;
     ASSERT_TRUE(mergeRank(rank, *rules).ok());

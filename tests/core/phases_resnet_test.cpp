@@ -3,16 +3,17 @@
 // Steps and forward/backward/optimizer phases agree with values worked out by hand with Python's json module:
 // tests/data/expected/resnet_phases.py (its output is copied below; times in ns). The same steps reach the summary
 // (strobe-cli summary) and RankData::steps (the GPU timeline's step bands), and the phases analysis finds them.
-#include <gtest/gtest.h>
-
 #include <map>
 #include <string>
 #include <tuple>
 #include <vector>
 
+#include <gtest/gtest.h>
+
 #include "core/analysis/phases.h"
 #include "core/analysis/summary.h"
 #include "core/engine/run_loader.h"
+#include "tests/test_paths.h"
 
 using namespace strobe::core;
 

@@ -2,9 +2,7 @@
 // run-level diagnostics (duplicate/missing ranks, mixed world sizes, failed files), callbacks, cancellation,
 // and the end-to-end load of the bundled 8-rank DLRM sample through the load cache.
 
-#include <gtest/gtest.h>
-
-#include <stdlib.h>
+#include "core/engine/run_loader.h"
 
 #include <algorithm>
 #include <atomic>
@@ -15,10 +13,13 @@
 #include <string>
 #include <vector>
 
+#include <gtest/gtest.h>
+#include <stdlib.h>
+
 #include "core/engine/load_cache.h"
-#include "core/engine/run_loader.h"
 #include "core/formats/kineto_json.h"
 #include "tests/test_files.h"
+#include "tests/test_paths.h"
 
 using namespace strobe::core;
 namespace fs = std::filesystem;
@@ -28,8 +29,8 @@ namespace {
 using strobe::test::writeFile;
 
 // A fresh directory per test, removed when it ends.
-struct TempDir : strobe::test::TempDir {
-    TempDir() : strobe::test::TempDir("strobe-run-test") {}
+struct RunLoaderTempDir : strobe::test::TempDir {
+    RunLoaderTempDir() : strobe::test::TempDir("strobe-run-test") {}
 };
 
 std::vector<std::string> fileNames(const std::vector<std::string>& paths) {
@@ -77,7 +78,7 @@ RankData smallRank(const std::string& name, bool distributed, int rank, int worl
 
 // A run directory whose files all have cache entries: loadRun gets every rank from the cache.
 struct SeededRun {
-    TempDir tmp;
+    RunLoaderTempDir tmp;
     fs::path run = tmp.path() / "run";
     fs::path cacheDir = tmp.path() / "cache";
     ClassificationRules rules;  // empty rules: the key only has to match what loadRun computes
@@ -117,7 +118,7 @@ TEST(RunLoader, RankFromFileName) {
 }
 
 TEST(RunLoader, DirectoryExpandsToItsTracesInNaturalOrder) {
-    TempDir t;
+    RunLoaderTempDir t;
     for (const char* n : {"rank10.json", "rank2.json", "rank1.json.gz", "Rank3.pt.trace.json", "notes.txt",
                           ".hidden.json", "rank4.json.bak"})
         writeFile(t.path() / n, "{}");
@@ -131,7 +132,7 @@ TEST(RunLoader, DirectoryExpandsToItsTracesInNaturalOrder) {
 }
 
 TEST(RunLoader, ExplicitFilesKeepTheirOrderAndDuplicatesGoOnce) {
-    TempDir t;
+    RunLoaderTempDir t;
     writeFile(t.path() / "b.json", "{}");
     writeFile(t.path() / "a.json", "{}");
     writeFile(t.path() / "trace.txt", "{}");  // named explicitly: kept whatever its extension
@@ -144,7 +145,7 @@ TEST(RunLoader, ExplicitFilesKeepTheirOrderAndDuplicatesGoOnce) {
 }
 
 TEST(RunLoader, MissingPathsAndEmptyDirectoriesAreNamedErrors) {
-    TempDir t;
+    RunLoaderTempDir t;
     const std::string missing = (t.path() / "nope.json").string();
     auto m = expandRunPaths({missing});
     ASSERT_FALSE(m.ok());
@@ -162,7 +163,7 @@ TEST(RunLoader, MissingPathsAndEmptyDirectoriesAreNamedErrors) {
 }
 
 TEST(RunLoader, RanksInSubdirectoriesAreFoundOneLevelDown) {
-    TempDir t;
+    RunLoaderTempDir t;
     writeFile(t.path() / "rank10" / "trace.json", "{}");
     writeFile(t.path() / "rank2" / "trace.json.gz", "{}");
     writeFile(t.path() / "rank2" / "other.log", "x");
@@ -174,7 +175,7 @@ TEST(RunLoader, RanksInSubdirectoriesAreFoundOneLevelDown) {
 }
 
 TEST(RunLoader, LinkLoopsDoNotHang) {
-    TempDir t;
+    RunLoaderTempDir t;
     fs::create_directory_symlink(t.path(), t.path() / "loop");       // a directory containing itself
     fs::create_symlink(t.path() / "self.json", t.path() / "self.json");  // a file link to itself
     fs::create_symlink(t.path() / "gone.json", t.path() / "dangling.json");
@@ -261,7 +262,7 @@ TEST(RunLoader, GoodFilesLoadWhenOthersFail) {
 }
 
 TEST(RunLoader, AllFilesFailingIsAnError) {
-    TempDir t;
+    RunLoaderTempDir t;
     writeFile(t.path() / "x.json", "garbage");
     writeFile(t.path() / "y.json", "");
     ClassificationRules rules;
@@ -344,7 +345,7 @@ TEST(RunLoader, AFileThatDisappearsIsNamed) {
 }
 
 TEST(RunLoader, UnwritableCacheIsAWarningNotAFailure) {
-    TempDir t;
+    RunLoaderTempDir t;
     const fs::path sample = fs::path(STROBE_RESOURCE_DIR) / "sample" / "param-dlrm-8rank" /
                             "worker0_step_12.1694128201545.pt.trace.json";
     writeFile(t.path() / "blocker", "x");
@@ -365,7 +366,7 @@ TEST(RunLoader, UnwritableCacheIsAWarningNotAFailure) {
 TEST(RunLoader, DlrmSampleLoadsEightRanksThenReopensFromTheCache) {
     const fs::path src = fs::path(STROBE_RESOURCE_DIR) / "sample" / "param-dlrm-8rank";
 
-    TempDir t;
+    RunLoaderTempDir t;
     const fs::path run = t.path() / "run";
     fs::create_directories(run);
     for (const auto& e : fs::directory_iterator(src))

@@ -1,12 +1,13 @@
 #pragma once
 // Base of the test suites that load the bundled 8-rank sample once, with two threads, and share a scratch cache
 // directory; both go away when the suite ends.
-#include <gtest/gtest.h>
-
 #include <string>
+
+#include <gtest/gtest.h>
 
 #include "core/engine/run_loader.h"
 #include "tests/test_files.h"
+#include "tests/test_paths.h"
 
 namespace strobe::core::testing {
 

@@ -1,9 +1,9 @@
 // Detection and the rocprof loaders on real samples (tests/data/rocprof, see SOURCES.md). Expected values come from
 // tests/data/expected/rocprof_expected.py (Python's csv/json modules; its output is rocprof_expected.json).
-#include <gtest/gtest.h>
-
 #include <filesystem>
 #include <string>
+
+#include <gtest/gtest.h>
 
 #include "core/engine/run_loader.h"
 #include "core/formats/rocprof_v1_csv.h"
@@ -14,6 +14,7 @@
 #include "core/model/clock_rules.h"
 #include "core/model/validate.h"
 #include "tests/test_files.h"
+#include "tests/test_paths.h"
 
 using namespace strobe::core;
 namespace fs = std::filesystem;

@@ -1,10 +1,6 @@
 // The SQLite-based formats (nsys export, RPD, rocpd, rocprof-compute) on the real samples in tests/data/sqlite,
 // against tests/data/expected/sqlite_facts.json (written by sqlite_facts.py with Python's sqlite3 module), then
 // mergeRank + validateRankData; and the wrapper's handling of bad input (errors name the file and the table).
-#include <gtest/gtest.h>
-#include <simdjson.h>
-#include <sqlite3.h>
-
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
@@ -13,9 +9,13 @@
 #include <set>
 #include <string>
 
+#include <gtest/gtest.h>
+#include <simdjson.h>
+#include <sqlite3.h>
+
 #include "core/formats/nsys_sqlite.h"
-#include "core/formats/rocprof_compute_db.h"
 #include "core/formats/rocpd_sqlite.h"
+#include "core/formats/rocprof_compute_db.h"
 #include "core/formats/rocprof_v1_db.h"
 #include "core/formats/rpd_sqlite.h"
 #include "core/formats/source_format.h"
@@ -24,6 +24,7 @@
 #include "core/model/classification.h"
 #include "core/model/validate.h"
 #include "tests/test_files.h"
+#include "tests/test_paths.h"
 
 using namespace strobe::core;
 
@@ -52,7 +53,7 @@ const ClassificationRules& rules() {
     return r;
 }
 
-void mergeAndValidate(RankData& r) {
+void mergeAndValidateSqliteFormats(RankData& r) {
     auto m = mergeRank(r, rules());
     ASSERT_TRUE(m.ok()) << m.error().toString();
     auto v = validateRankData(r);
@@ -116,7 +117,7 @@ void checkNsys(const std::string& file, const std::string& gpuName, size_t gpus)
     size_t i = 0;
     for (auto [pidKey, p] : procs) {
         RankData& r = *ranks[i++];
-        ASSERT_NO_FATAL_FAILURE(mergeAndValidate(r));
+        ASSERT_NO_FATAL_FAILURE(mergeAndValidateSqliteFormats(r));
         ASSERT_FALSE(r.processes.empty());
         EXPECT_EQ(std::to_string(r.processes[0].pid), std::string(pidKey));
         GpuFacts g = gpuFacts(r);
@@ -173,7 +174,7 @@ TEST(RpdSqlite, MatmulMatchesPython) {
     auto ranks = loadVia("rpd", "rpd_matmul.rpd");
     ASSERT_EQ(ranks.size(), 1u);
     RankData& r = *ranks[0];
-    ASSERT_NO_FATAL_FAILURE(mergeAndValidate(r));
+    ASSERT_NO_FATAL_FAILURE(mergeAndValidateSqliteFormats(r));
     auto exp = facts("rpd_matmul.rpd");
     GpuFacts g = gpuFacts(r);
     EXPECT_EQ(g.kernels, num(exp, "kernels"));
@@ -203,7 +204,7 @@ TEST(RocprofComputeDb, Mi350MatchesPython) {
     auto ranks = loadVia("rocprof-compute-db", "rocprof_compute_mi350.db");
     ASSERT_EQ(ranks.size(), 1u);
     RankData& r = *ranks[0];
-    ASSERT_NO_FATAL_FAILURE(mergeAndValidate(r));
+    ASSERT_NO_FATAL_FAILURE(mergeAndValidateSqliteFormats(r));
     auto exp = facts("rocprof_compute_mi350.db");
     GpuFacts g = gpuFacts(r);
     EXPECT_EQ(g.kernels, num(exp, "dispatches"));
@@ -237,7 +238,7 @@ TEST(RocpdSqlite, DocumentedLayoutMatchesPython) {
     auto ranks = loadVia("rocpd", "rocpd_doc_sample.db");
     ASSERT_EQ(ranks.size(), 1u);
     RankData& r = *ranks[0];
-    ASSERT_NO_FATAL_FAILURE(mergeAndValidate(r));
+    ASSERT_NO_FATAL_FAILURE(mergeAndValidateSqliteFormats(r));
     auto exp = facts("rocpd_doc_sample.db");
     GpuFacts g = gpuFacts(r);
     EXPECT_EQ(g.kernels, num(exp, "kernels"));
@@ -281,7 +282,7 @@ TEST(RocprofV1Db, ResultsDbMatchesResultsCsv) {
     auto ranks = loadVia("rocprof-v1-db", "rocprof_v1/results.db");
     ASSERT_EQ(ranks.size(), 1u);
     RankData& r = *ranks[0];
-    ASSERT_NO_FATAL_FAILURE(mergeAndValidate(r));
+    ASSERT_NO_FATAL_FAILURE(mergeAndValidateSqliteFormats(r));
     auto exp = facts("rocprof_v1");
     GpuFacts g = gpuFacts(r);
     // The database and the CSV rendering of the same run agree (Python), and Strobe's reading of the database
@@ -417,7 +418,7 @@ TEST(SqliteDb, MinimalNsysExportWithOldColumnSetLoads) {
     ASSERT_TRUE(r.ok()) << r.error().toString();
     ASSERT_EQ(r->size(), 1u);
     RankData& rank = *r->front();
-    ASSERT_NO_FATAL_FAILURE(mergeAndValidate(rank));
+    ASSERT_NO_FATAL_FAILURE(mergeAndValidateSqliteFormats(rank));
     ASSERT_EQ(rank.gpu.size(), 1u);
     EXPECT_EQ(rank.strings.str(rank.gpu.name[0]), "k1");
     EXPECT_EQ(rank.gpu.dur[0], 15);

@@ -1,16 +1,17 @@
 // Sweep comparison (issue 9) on a generated sweep (tests/core/sweep_gen.h): per-step statistics per kernel and
 // configuration, and which deltas against the baseline are significant.
-#include <gtest/gtest.h>
+#include "core/analysis/sweep_compare.h"
 
 #include <algorithm>
 
 #include <fmt/format.h>
+#include <gtest/gtest.h>
 
-#include "core/analysis/sweep_compare.h"
 #include "core/engine/run_loader.h"
 #include "core/sweep/sweep_discovery.h"
 #include "tests/core/sweep_gen.h"
 #include "tests/test_files.h"
+#include "tests/test_paths.h"
 
 namespace strobe::core {
 namespace {

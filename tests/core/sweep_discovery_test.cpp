@@ -1,14 +1,16 @@
 // Sweep discovery (issue 9): runs and typed parameter values from directory names (key=value, key_value,
 // rep<N>) and from the real rocprof `.xr` sweep's `cmd` files.
 
-#include <gtest/gtest.h>
+#include "core/sweep/sweep_discovery.h"
 
 #include <algorithm>
 #include <filesystem>
 #include <string>
 
-#include "core/sweep/sweep_discovery.h"
+#include <gtest/gtest.h>
+
 #include "tests/test_files.h"
+#include "tests/test_paths.h"
 
 namespace strobe::core::sweep {
 namespace {

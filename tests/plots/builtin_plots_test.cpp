@@ -1,13 +1,12 @@
 // Every builtin plot: registered, prepares and draws a non-empty picture on hand-built data; tables agree with
 // totals worked out by hand (plot_test_data.h states them).
-#include <gtest/gtest.h>
-
+#include <QDir>
 #include <algorithm>
 #include <cstdlib>
 #include <map>
 #include <set>
 
-#include <QDir>
+#include <gtest/gtest.h>
 
 #include "core/engine/run_loader.h"
 #include "plots/analysis_plot.h"
@@ -15,6 +14,7 @@
 #include "plots/render.h"
 #include "plots/timeline_view.h"
 #include "tests/plots/plot_test_data.h"
+#include "tests/test_paths.h"
 
 using namespace strobe;
 using namespace strobe::plots;

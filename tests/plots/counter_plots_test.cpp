@@ -1,20 +1,20 @@
 // The counter plots (counter-cdf, counter-timeline, arch-chart, roofline) and mfu-per-step on real files. Expected
 // values: tests/data/expected/counter_plots.py (output counter_plots.json), computed with Python's csv/json/yaml
 // modules from the same files; rendering: pixels drawn, and a clear message when the data lacks counters or shapes.
-#include <gtest/gtest.h>
-
 #include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
-
 #include <algorithm>
 #include <cmath>
+
+#include <gtest/gtest.h>
 
 #include "core/engine/run_loader.h"
 #include "plots/analysis_plot.h"
 #include "plots/plot_registry.h"
 #include "plots/render.h"
+#include "tests/test_paths.h"
 
 using namespace strobe;
 using namespace strobe::plots;

@@ -1,13 +1,14 @@
 // A plot with nothing to draw says why in the picture itself (the GUI and every exported file render through
 // paintPlot), instead of drawing empty axes: checked on real traces by reading the text of the rendered SVG.
-#include <gtest/gtest.h>
-
 #include <filesystem>
 #include <set>
+
+#include <gtest/gtest.h>
 
 #include "core/engine/run_loader.h"
 #include "plots/plot_registry.h"
 #include "plots/render.h"
+#include "tests/test_paths.h"
 
 using namespace strobe;
 using namespace strobe::plots;

@@ -2,13 +2,13 @@
 // overhead-breakdown) on real files and on small built data. Expected values on real files:
 // tests/data/expected/hw_plots.py (output kept in hw_plots.txt); on built data: worked by hand in the comments.
 // Set STROBE_HW_PNG_DIR to also write each picture there (to look at them).
-#include <gtest/gtest.h>
-
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <map>
 #include <set>
+
+#include <gtest/gtest.h>
 
 #include "bench/synthetic_dataset.h"
 #include "core/engine/run_loader.h"
@@ -19,31 +19,32 @@
 #include "core/formats/telemetry_metrics.h"
 #include "plots/plot_registry.h"
 #include "plots/render.h"
+#include "tests/test_paths.h"
 
 using namespace strobe;
 using namespace strobe::plots;
 
 namespace {
 
-const std::string kData = std::string(STROBE_TEST_DATA_DIR) + "/";
+const std::string kHwPlotsData = std::string(STROBE_TEST_DATA_DIR) + "/";
 const std::string kSampler = "telemetry/strobe/cpu_sampler_2core.csv";
 
 std::shared_ptr<const core::RankData> loadRank(const std::string& rel, int rankNo) {
-    auto text = core::telemetry::readFileText(kData + rel);
+    auto text = core::telemetry::readFileText(kHwPlotsData + rel);
     EXPECT_TRUE(text.ok()) << rel;
     if (!text.ok()) return nullptr;
-    auto r = rel.find("rocm-smi") != std::string::npos ? core::parseRocmSmiConcise(text->text, kData + rel, {})
-             : rel.find("strobe/") != std::string::npos ? core::parseStrobeSamplerCsv(text->text, kData + rel, {})
-             : rel.ends_with(".csv")                            ? core::parseNvidiaSmiCsv(text->text, kData + rel, {})
-                                                       : core::parseNvidiaSmiDmon(text->text, kData + rel, {});
+    auto r = rel.find("rocm-smi") != std::string::npos ? core::parseRocmSmiConcise(text->text, kHwPlotsData + rel, {})
+        : rel.find("strobe/") != std::string::npos     ? core::parseStrobeSamplerCsv(text->text, kHwPlotsData + rel, {})
+        : rel.ends_with(".csv")                        ? core::parseNvidiaSmiCsv(text->text, kHwPlotsData + rel, {})
+                                                       : core::parseNvidiaSmiDmon(text->text, kHwPlotsData + rel, {});
     EXPECT_TRUE(r.ok()) << rel << ": " << (r.ok() ? "" : r.error().toString());
     if (!r.ok()) return nullptr;
     r.value()->rank = rankNo;
     return std::shared_ptr<const core::RankData>(std::move(r.value()));
 }
 
-RunEntry runOf(const std::string& label, const std::vector<std::string>& files,
-               std::map<std::string, std::string> parameters = {}) {
+RunEntry runOfHwPlots(const std::string& label, const std::vector<std::string>& files,
+                      std::map<std::string, std::string> parameters = {}) {
     auto d = std::make_shared<core::Dataset>();
     d->generation = core::nextGeneration();
     int n = 0;
@@ -54,12 +55,12 @@ RunEntry runOf(const std::string& label, const std::vector<std::string>& files,
 RunEntry loadedRun(const std::string& label, const std::string& rel) {
     core::RunLoadOptions o;
     o.useCache = false;  // tests never write to the user's cache
-    auto r = core::loadRun({kData + rel}, o);
+    auto r = core::loadRun({kHwPlotsData + rel}, o);
     EXPECT_TRUE(r.ok()) << (r.ok() ? "" : r.error().toString());
     return RunEntry{label, r.ok() ? r.value() : nullptr, {}};
 }
 
-const Plot& plotById(const std::string& id) {
+const Plot& plotByIdHwPlots(const std::string& id) {
     const Plot* p = PlotRegistry::instance().find(id);
     EXPECT_NE(p, nullptr) << id;
     return *p;
@@ -100,7 +101,7 @@ std::vector<HitInfo> hitsAlong(const Plot& plot, const Outcome& r, double y, con
     return out;
 }
 
-std::string field(const HitInfo& h, const std::string& name) {
+std::string fieldHwPlots(const HitInfo& h, const std::string& name) {
     for (const auto& [k, v] : h.fields)
         if (k == name) return v;
     return {};
@@ -109,11 +110,12 @@ std::string field(const HitInfo& h, const std::string& name) {
 // ---- power-freq-summary ----
 
 TEST(HwPlots, PowerFreqSummaryMatchesPython) {
-    const Plot& plot = plotById("power-freq-summary");
-    RunSet runs{runOf("h100 idle+load", {"telemetry/nvidia-smi/h100_dmon_idle.txt", "telemetry/nvidia-smi/h100_dmon_load.txt"}),
-                runOf("l40s", {"telemetry/nvidia-smi/l40s_dmon_load.txt"}),
-                runOf("mi300a", {"telemetry/amd/rocm-smi_concise_4gpu.txt"}),
-                runOf("h100 query", {"telemetry/nvidia-smi/h100_query-gpu_load.csv"})};
+    const Plot& plot = plotByIdHwPlots("power-freq-summary");
+    RunSet runs{runOfHwPlots("h100 idle+load",
+                             {"telemetry/nvidia-smi/h100_dmon_idle.txt", "telemetry/nvidia-smi/h100_dmon_load.txt"}),
+                runOfHwPlots("l40s", {"telemetry/nvidia-smi/l40s_dmon_load.txt"}),
+                runOfHwPlots("mi300a", {"telemetry/amd/rocm-smi_concise_4gpu.txt"}),
+                runOfHwPlots("h100 query", {"telemetry/nvidia-smi/h100_query-gpu_load.csv"})};
     auto r = run(plot, runs);
     const auto& t = r.table;
     // Rows per configuration (x sorted as text): the bar ("all"), then one per GPU.
@@ -150,18 +152,18 @@ TEST(HwPlots, PowerFreqSummaryMatchesPython) {
         for (const auto& h : hitsAlong(plot, r, y, "mi300a")) {
             found = true;
             EXPECT_EQ(h.fields.size(), 2u + 4u) << h.toText();
-            EXPECT_NE(field(h, "GPU 2").find("125"), std::string::npos) << h.toText();
+            EXPECT_NE(fieldHwPlots(h, "GPU 2").find("125"), std::string::npos) << h.toText();
         }
     EXPECT_TRUE(found);
 }
 
 TEST(HwPlots, PowerFreqSummaryGroupsBySweepAxes) {
-    const Plot& plot = plotById("power-freq-summary");
+    const Plot& plot = plotByIdHwPlots("power-freq-summary");
     // Four runs on two axes: x = gpu (the first that varies), colour = state.
-    RunSet runs{runOf("a", {"telemetry/nvidia-smi/h100_dmon_idle.txt"}, {{"gpu", "h100"}, {"state", "idle"}}),
-                runOf("b", {"telemetry/nvidia-smi/h100_dmon_load.txt"}, {{"gpu", "h100"}, {"state", "load"}}),
-                runOf("c", {"telemetry/nvidia-smi/l40s_dmon_idle.txt"}, {{"gpu", "l40s"}, {"state", "idle"}}),
-                runOf("d", {"telemetry/nvidia-smi/l40s_dmon_load.txt"}, {{"gpu", "l40s"}, {"state", "load"}})};
+    RunSet runs{runOfHwPlots("a", {"telemetry/nvidia-smi/h100_dmon_idle.txt"}, {{"gpu", "h100"}, {"state", "idle"}}),
+                runOfHwPlots("b", {"telemetry/nvidia-smi/h100_dmon_load.txt"}, {{"gpu", "h100"}, {"state", "load"}}),
+                runOfHwPlots("c", {"telemetry/nvidia-smi/l40s_dmon_idle.txt"}, {{"gpu", "l40s"}, {"state", "idle"}}),
+                runOfHwPlots("d", {"telemetry/nvidia-smi/l40s_dmon_load.txt"}, {{"gpu", "l40s"}, {"state", "load"}})};
     auto r = run(plot, runs);
     ASSERT_EQ(r.table.rows.size(), 8u);
     EXPECT_EQ(txt(r.table, 0, 0), "h100");
@@ -175,9 +177,9 @@ TEST(HwPlots, PowerFreqSummaryGroupsBySweepAxes) {
 // ---- total-power ----
 
 TEST(HwPlots, TotalPowerWholeSeriesMatchesPython) {
-    RunSet runs{runOf("h100", {"telemetry/nvidia-smi/h100_dmon_load.txt"}),
-                runOf("l40s", {"telemetry/nvidia-smi/l40s_dmon_load.txt"})};
-    auto r = run(plotById("total-power"), runs);
+    RunSet runs{runOfHwPlots("h100", {"telemetry/nvidia-smi/h100_dmon_load.txt"}),
+                runOfHwPlots("l40s", {"telemetry/nvidia-smi/l40s_dmon_load.txt"})};
+    auto r = run(plotByIdHwPlots("total-power"), runs);
     ASSERT_EQ(r.table.rows.size(), 2u);
     EXPECT_TRUE(std::holds_alternative<std::monostate>(r.table.rows[0][3]));  // no step
     EXPECT_DOUBLE_EQ(num(r.table, 0, 6), 2534.5);
@@ -228,8 +230,8 @@ TEST(HwPlots, TotalPowerPerStepHandComputed) {
     for (double y = 200; y < 520 && !found; y += 20)
         for (const auto& h : hitsAlong(plot, r, y, "built")) {
             found = true;
-            EXPECT_EQ(field(h, "median"), "250 J");
-            EXPECT_EQ(field(h, "p25 – p75"), "175 – 350 J");
+            EXPECT_EQ(fieldHwPlots(h, "median"), "250 J");
+            EXPECT_EQ(fieldHwPlots(h, "p25 – p75"), "175 – 350 J");
         }
     EXPECT_TRUE(found);
     // Skipping the first step leaves steps 2 and 3.
@@ -241,7 +243,7 @@ TEST(HwPlots, TotalPowerPerStepHandComputed) {
 }
 
 TEST(HwPlots, TotalPowerSaysWhyClocksCannotBeAligned) {
-    const Plot& plot = plotById("total-power");
+    const Plot& plot = plotByIdHwPlots("total-power");
     RunSet runs{RunEntry{"wall", stepsAndPower(core::ClockDomain::LocalWallTime, false), {}}};
     auto r = run(plot, runs, {}, true);
     EXPECT_TRUE(r.table.rows.empty());
@@ -313,7 +315,7 @@ TEST(HwPlots, CpuPlotsOnTheRealSamplerMatchPython) {
 TEST(HwPlots, CpuCoreHeatmapCellsAndHover) {
     const Plot& plot = plotById("cpu-core-heatmap");
     // Two runs: two panels. The built run's first interval is as long as its second (1 s): cells [0, 1], [1, 2]...
-    RunSet runs{RunEntry{"built", builtCpu(), {}}, runOf("sampler", {kSampler})};
+    RunSet runs{RunEntry{"built", builtCpu(), {}}, runOfHwPlots("sampler", {kSampler})};
     auto r = run(plot, runs);
     ASSERT_EQ(r.table.rows.size(), 11u + 200u);  // 12 values less cpu2's missing one
     EXPECT_EQ(txt(r.table, 0, 0), "built");
@@ -326,10 +328,11 @@ TEST(HwPlots, CpuCoreHeatmapCellsAndHover) {
     std::set<std::string> cores;
     for (double y = 40; y < 250; y += 6)
         for (double x = 40; x < 900; x += 8)
-            if (auto h = plot.hitTest(*r.prepared, r.values, QRectF(0, 0, 1000, 560), QPointF(x, y)); h && field(*h, "run") == "built") {
+            if (auto h = plot.hitTest(*r.prepared, r.values, QRectF(0, 0, 1000, 560), QPointF(x, y));
+                h && fieldHwPlots(*h, "run") == "built") {
                 cores.insert(h->title);
-                if (h->title == "cpu1" && field(*h, "interval").find("3") == 0) {
-                    EXPECT_EQ(field(*h, "utilisation"), "0.0%");
+                if (h->title == "cpu1" && fieldHwPlots(*h, "interval").find("3") == 0) {
+                    EXPECT_EQ(fieldHwPlots(*h, "utilisation"), "0.0%");
                 }
             }
     EXPECT_EQ(cores, (std::set<std::string>{"cpu0", "cpu1", "cpu2"}));
@@ -340,7 +343,7 @@ TEST(HwPlots, CpuCoreHeatmapCellsAndHover) {
 TEST(HwPlots, OverheadBreakdownOnResNetMatchesPython) {
     RunSet runs{loadedRun("w0", "kineto/kineto-configs/resnet50_num_workers_0"),
                 loadedRun("w4", "kineto/kineto-configs/resnet50_num_workers_4")};
-    auto r = run(plotById("overhead-breakdown"), runs);
+    auto r = run(plotByIdHwPlots("overhead-breakdown"), runs);
     // python (hw_plots.py): step, dur, kernel, launch gap, memcpy/memset, other idle (ns)
     const int64_t expected[12][6] = {
         {5, 176078000, 87356000, 17620000, 2026000, 69076000}, {6, 173992000, 97414000, 74542000, 2036000, 0},
@@ -381,7 +384,7 @@ core::DatasetPtr builtOverhead() {
 }
 
 TEST(HwPlots, OverheadBreakdownHandComputed) {
-    const Plot& plot = plotById("overhead-breakdown");
+    const Plot& plot = plotByIdHwPlots("overhead-breakdown");
     auto r = run(plot, RunSet{RunEntry{"built", builtOverhead(), {}}});
     ASSERT_EQ(r.table.rows.size(), 2u);
     const double expected[2][5] = {{200000, 10500, 89300, 100, 100100}, {100000, 10000, 0, 0, 90000}};
@@ -407,9 +410,9 @@ TEST(HwPlots, EmptyStatesSayWhatIsMissing) {
     };
     // A run with neither telemetry nor steps: the sampler CSV for the GPU plots, a dmon file for the others.
     for (const auto& [id, text] : cases) {
-        const Plot& plot = plotById(id);
+        const Plot& plot = plotByIdHwPlots(id);
         const bool cpu = std::string(id).rfind("cpu", 0) == 0;
-        RunSet runs{runOf("lacking", {cpu ? "telemetry/nvidia-smi/h100_dmon_load.txt" : kSampler})};
+        RunSet runs{runOfHwPlots("lacking", {cpu ? "telemetry/nvidia-smi/h100_dmon_load.txt" : kSampler})};
         auto r = run(plot, runs, {}, true);
         const auto why = plot.emptyMessage(*r.prepared, r.values).value_or("");
         EXPECT_NE(why.find(text), std::string::npos) << id << ": " << why;
@@ -423,7 +426,7 @@ TEST(HwPlots, EmptyStatesSayWhatIsMissing) {
     }
     // Steps but no GPU activity.
     auto cpuOnly = loadedRun("cpu only", "kineto/hta/cpu_only/rank-34.Jul_15_10_52_41.1074.pt.trace.json.gz");
-    const Plot& plot = plotById("overhead-breakdown");
+    const Plot& plot = plotByIdHwPlots("overhead-breakdown");
     auto r = run(plot, RunSet{cpuOnly}, {}, true);
     EXPECT_NE(plot.emptyMessage(*r.prepared, r.values).value_or("").find("no GPU activities"), std::string::npos);
 }

@@ -8,6 +8,7 @@
 #include "plots/analysis_plot.h"
 #include "plots/plot_registry.h"
 #include "plots/render.h"
+#include "tests/test_paths.h"
 
 using namespace strobe;
 using namespace strobe::plots;
@@ -16,7 +17,7 @@ namespace {
 
 const std::string kRoc = std::string(STROBE_TEST_DATA_DIR) + "/rocprof";
 
-RunSet runOf(const std::string& label, const std::string& path) {
+RunSet runOfKernelCounters(const std::string& label, const std::string& path) {
     core::RunLoadOptions o;
     o.useCache = false;
     auto d = core::loadRun({path}, o);
@@ -24,12 +25,12 @@ RunSet runOf(const std::string& label, const std::string& path) {
     return RunSet{RunEntry{label, d.ok() ? d.value() : std::make_shared<core::Dataset>(), {}}};
 }
 
-struct Shown {
+struct KernelCountersShown {
     core::Table table;
     QImage image;
 };
 
-Shown show(const RunSet& runs, ParamValues set = {}) {
+KernelCountersShown showKernelCounters(const RunSet& runs, ParamValues set = {}) {
     const Plot* plot = PlotRegistry::instance().find("kernel-counters");
     EXPECT_NE(plot, nullptr);
     auto values = resolveValues(plot->parameters(runs), set);
@@ -39,14 +40,14 @@ Shown show(const RunSet& runs, ParamValues set = {}) {
     return {plot->table(**prepared, *values), renderToImage(*plot, **prepared, *values, QSize(1200, 500))};
 }
 
-int rowOf(const core::Table& t, const std::string& name) {
+int rowOfKernelCounters(const core::Table& t, const std::string& name) {
     for (size_t r = 0; r < t.rows.size(); ++r)
         if (cellText(t, r, "name") == name) return int(r);
     return -1;
 }
 
 TEST(KernelCounters, SeismicPmcPassJoinedByNameDeviceAndInstance) {
-    auto s = show(runOf("seismic", kRoc + "/seismic_128x64.xr"));
+    auto s = showKernelCounters(runOfKernelCounters("seismic", kRoc + "/seismic_128x64.xr"));
     const auto& t = s.table;
     for (const char* c : {"FETCH_SIZE", "WRITE_SIZE", "TCP_TCC_READ_REQ_sum", "TCP_TCC_WRITE_REQ_sum",
                           "TCP_TOTAL_CACHE_ACCESSES_sum"})
@@ -58,7 +59,7 @@ TEST(KernelCounters, SeismicPmcPassJoinedByNameDeviceAndInstance) {
     EXPECT_EQ(cellNumber(t, 0, "total_ns"), 546863066);
     EXPECT_NEAR(cellNumber(t, 0, "FETCH_SIZE"), 4107991.83375, 1e-6);
     EXPECT_NEAR(cellNumber(t, 0, "WRITE_SIZE"), 540942.601875, 1e-6);
-    const int w = rowOf(t, "compute_fd_xyz_lds_window_vec_kernel");
+    const int w = rowOfKernelCounters(t, "compute_fd_xyz_lds_window_vec_kernel");
     ASSERT_GE(w, 0);
     EXPECT_EQ(cellNumber(t, size_t(w), "total_ns"), 163498275);
     EXPECT_NEAR(cellNumber(t, size_t(w), "TCP_TCC_READ_REQ_sum"), 27853639.22, 1e-6);
@@ -66,9 +67,11 @@ TEST(KernelCounters, SeismicPmcPassJoinedByNameDeviceAndInstance) {
 }
 
 TEST(KernelCounters, PerDispatchRowsAndSortingByACounter) {
-    auto runs = runOf("seismic", kRoc + "/seismic_128x64.xr");
-    auto s = show(runs, {{"rows", std::string("dispatch")}, {"sort_by", std::string("FETCH_SIZE")},
-                         {"filter", std::string("^compute_fd_z_kernel$")}});
+    auto runs = runOfKernelCounters("seismic", kRoc + "/seismic_128x64.xr");
+    auto s = showKernelCounters(runs,
+                                {{"rows", std::string("dispatch")},
+                                 {"sort_by", std::string("FETCH_SIZE")},
+                                 {"filter", std::string("^compute_fd_z_kernel$")}});
     const auto& t = s.table;
     ASSERT_EQ(t.rows.size(), 100u);
     for (size_t r = 1; r < t.rows.size(); ++r)
@@ -79,9 +82,9 @@ TEST(KernelCounters, PerDispatchRowsAndSortingByACounter) {
 }
 
 TEST(KernelCounters, DispatchIdJoinStatesItsMatchRate) {
-    auto s = show(runOf("docs", kRoc + "/docs-2025"));
+    auto s = showKernelCounters(runOfKernelCounters("docs", kRoc + "/docs-2025"));
     const auto& t = s.table;
-    const int d = rowOf(t, "divide_kernel(float*, float const*, float const*, int, int)");
+    const int d = rowOfKernelCounters(t, "divide_kernel(float*, float const*, float const*, int, int)");
     ASSERT_GE(d, 0);
     EXPECT_EQ(cellNumber(t, size_t(d), "dispatches"), 2);
     EXPECT_EQ(cellNumber(t, size_t(d), "total_ns"), 23640);
@@ -93,7 +96,7 @@ TEST(KernelCounters, DispatchIdJoinStatesItsMatchRate) {
 }
 
 TEST(KernelCounters, ARunWithoutCountersSaysSo) {
-    auto runs = runOf("dlrm", std::string(STROBE_RESOURCE_DIR) + "/sample/param-dlrm-8rank");
+    auto runs = runOfKernelCounters("dlrm", std::string(STROBE_RESOURCE_DIR) + "/sample/param-dlrm-8rank");
     const Plot* plot = PlotRegistry::instance().find("kernel-counters");
     auto values = resolveValues(plot->parameters(runs), {});
     auto prepared = plot->prepare(runs, *values, {}, {});

@@ -2,13 +2,14 @@
 // nccl=1 twice (two repeats) and nccl=2 once, all the same data. Expected values from
 // tests/data/expected/kernel_overlap.py (brute force, Python's json only): rank 0's HTA overlap 4.501552259399793 %;
 // volta_sgemm_128x32_nt over the 8 ranks: 56 instances, 9 overlapping communication, 61000 of 409000 ns overlapped.
-#include <gtest/gtest.h>
-
 #include <QImage>
 #include <QPainter>
 
+#include <gtest/gtest.h>
+
 #include "core/engine/run_loader.h"
 #include "plots/plot_registry.h"
+#include "tests/test_paths.h"
 
 using namespace strobe;
 using namespace strobe::plots;
@@ -25,15 +26,15 @@ RunSet dlrmSweep() {
             RunEntry{"nccl=2", ds, {{"nccl", "2"}}}};
 }
 
-struct Prepared {
+struct KernelOverlapPlotsPrepared {
     const Plot* plot = nullptr;
     ParamValues values;
     PreparedPtr prepared;
     core::Table table;
 };
 
-Prepared run(const std::string& id, const RunSet& runs, const ParamValues& given) {
-    Prepared p;
+KernelOverlapPlotsPrepared run(const std::string& id, const RunSet& runs, const ParamValues& given) {
+    KernelOverlapPlotsPrepared p;
     p.plot = PlotRegistry::instance().find(id);
     EXPECT_NE(p.plot, nullptr) << id;
     if (!p.plot) return p;
@@ -55,7 +56,7 @@ Prepared run(const std::string& id, const RunSet& runs, const ParamValues& given
     return p;
 }
 
-std::optional<HitInfo> anyHit(const Prepared& p) {
+std::optional<HitInfo> anyHit(const KernelOverlapPlotsPrepared& p) {
     const QRectF rect(0, 0, 900, 500);
     for (double y = 20; y < 480; y += 10)
         for (double x = 20; x < 880; x += 6)
@@ -63,13 +64,13 @@ std::optional<HitInfo> anyHit(const Prepared& p) {
     return std::nullopt;
 }
 
-std::string field(const HitInfo& h, const std::string& key) {
+std::string fieldKernelOverlapPlots(const HitInfo& h, const std::string& key) {
     for (const auto& [k, v] : h.fields)
         if (k == key) return v;
     return {};
 }
 
-int column(const core::Table& t, const std::string& name) {
+int columnKernelOverlapPlots(const core::Table& t, const std::string& name) {
     const int c = t.columnIndex(name);
     EXPECT_GE(c, 0) << name;
     return c;
@@ -77,57 +78,64 @@ int column(const core::Table& t, const std::string& name) {
 
 TEST(OverlapPlots, PerGpuOneBarPerConfigurationAndRank) {
     const auto runs = dlrmSweep();
-    const Prepared p = run("overlap-per-gpu", runs, {});
+    const KernelOverlapPlotsPrepared p = run("overlap-per-gpu", runs, {});
     ASSERT_EQ(p.table.rows.size(), 16u);  // 8 ranks x 2 configurations
     const auto& r0 = p.table.rows[0];
-    EXPECT_EQ(std::get<int64_t>(r0[size_t(column(p.table, "rank"))]), 0);
-    EXPECT_EQ(std::get<std::string>(r0[size_t(column(p.table, "configuration"))]), "nccl=1");
-    EXPECT_EQ(std::get<int64_t>(r0[size_t(column(p.table, "runs"))]), 2);  // the two repeats pooled
-    EXPECT_NEAR(std::get<double>(r0[size_t(column(p.table, "overlap_pct"))]), 4.501552259399793, 1e-9);
+    EXPECT_EQ(std::get<int64_t>(r0[size_t(columnKernelOverlapPlots(p.table, "rank"))]), 0);
+    EXPECT_EQ(std::get<std::string>(r0[size_t(columnKernelOverlapPlots(p.table, "configuration"))]), "nccl=1");
+    EXPECT_EQ(std::get<int64_t>(r0[size_t(columnKernelOverlapPlots(p.table, "runs"))]), 2);  // the two repeats pooled
+    EXPECT_NEAR(std::get<double>(r0[size_t(columnKernelOverlapPlots(p.table, "overlap_pct"))]), 4.501552259399793,
+                1e-9);
     const auto hit = anyHit(p);
     ASSERT_TRUE(hit.has_value());
-    EXPECT_FALSE(field(*hit, "rank").empty());
+    EXPECT_FALSE(fieldKernelOverlapPlots(*hit, "rank").empty());
 
     // Colour (none): all runs in one bar per rank.
-    const Prepared pooled = run("overlap-per-gpu", runs, {{"color", std::string("(none)")}});
+    const KernelOverlapPlotsPrepared pooled = run("overlap-per-gpu", runs, {{"color", std::string("(none)")}});
     ASSERT_EQ(pooled.table.rows.size(), 8u);
-    EXPECT_EQ(std::get<int64_t>(pooled.table.rows[0][size_t(column(pooled.table, "runs"))]), 3);
+    EXPECT_EQ(std::get<int64_t>(pooled.table.rows[0][size_t(columnKernelOverlapPlots(pooled.table, "runs"))]), 3);
 }
 
 TEST(OverlapPlots, PerConfigShareOfTheTopGemmGroups) {
     const auto runs = dlrmSweep();
-    const Prepared p = run("overlap-per-config", runs,
-                           {{"kernels", std::string("gemm")}, {"top", int64_t(2)}, {"color", std::string("nccl")}});
+    const KernelOverlapPlotsPrepared p =
+        run("overlap-per-config", runs,
+            {{"kernels", std::string("gemm")}, {"top", int64_t(2)}, {"color", std::string("nccl")}});
     ASSERT_EQ(p.table.rows.size(), 4u);  // 2 groups x 2 values of nccl
     const auto& first = p.table.rows[0];
-    EXPECT_EQ(std::get<std::string>(first[size_t(column(p.table, "group"))]), "volta_sgemm_128x32_nt");
-    EXPECT_EQ(std::get<std::string>(first[size_t(column(p.table, "configuration"))]), "1");
-    EXPECT_EQ(std::get<int64_t>(first[size_t(column(p.table, "instances"))]), 112);  // 56 per run, two repeats
-    EXPECT_EQ(std::get<int64_t>(first[size_t(column(p.table, "overlapped_instances"))]), 18);
-    EXPECT_NEAR(std::get<double>(first[size_t(column(p.table, "overlapped_pct"))]), 100.0 * 61000 / 409000, 1e-9);
+    EXPECT_EQ(std::get<std::string>(first[size_t(columnKernelOverlapPlots(p.table, "group"))]),
+              "volta_sgemm_128x32_nt");
+    EXPECT_EQ(std::get<std::string>(first[size_t(columnKernelOverlapPlots(p.table, "configuration"))]), "1");
+    EXPECT_EQ(std::get<int64_t>(first[size_t(columnKernelOverlapPlots(p.table, "instances"))]),
+              112);  // 56 per run, two repeats
+    EXPECT_EQ(std::get<int64_t>(first[size_t(columnKernelOverlapPlots(p.table, "overlapped_instances"))]), 18);
+    EXPECT_NEAR(std::get<double>(first[size_t(columnKernelOverlapPlots(p.table, "overlapped_pct"))]),
+                100.0 * 61000 / 409000, 1e-9);
     ASSERT_TRUE(p.plot->chartData(*p.prepared, p.values).has_value());
     const auto hit = anyHit(p);
     ASSERT_TRUE(hit.has_value());
-    EXPECT_FALSE(field(*hit, "group").empty());
+    EXPECT_FALSE(fieldKernelOverlapPlots(*hit, "group").empty());
 }
 
 TEST(OverlapPlots, ScatterHasEveryInstanceInItsTable) {
     const auto runs = dlrmSweep();
-    const Prepared p = run("overlap-vs-kernel-time", runs, {{"max_points", int64_t(100)}});
+    const KernelOverlapPlotsPrepared p = run("overlap-vs-kernel-time", runs, {{"max_points", int64_t(100)}});
     ASSERT_EQ(p.table.rows.size(), 168u);  // 56 instances of the top GEMM group in each of the 3 runs
     size_t overlapped = 0;
     for (const auto& row : p.table.rows) {
-        EXPECT_EQ(std::get<std::string>(row[size_t(column(p.table, "group"))]), "volta_sgemm_128x32_nt");
-        overlapped += std::get<int64_t>(row[size_t(column(p.table, "overlapped_ns"))]) > 0;
+        EXPECT_EQ(std::get<std::string>(row[size_t(columnKernelOverlapPlots(p.table, "group"))]),
+                  "volta_sgemm_128x32_nt");
+        overlapped += std::get<int64_t>(row[size_t(columnKernelOverlapPlots(p.table, "overlapped_ns"))]) > 0;
     }
     EXPECT_EQ(overlapped, 27u);  // 9 per run
     const auto hit = anyHit(p);
     ASSERT_TRUE(hit.has_value());
-    EXPECT_FALSE(field(*hit, "duration").empty());
-    EXPECT_FALSE(field(*hit, "collectives").empty());
+    EXPECT_FALSE(fieldKernelOverlapPlots(*hit, "duration").empty());
+    EXPECT_FALSE(fieldKernelOverlapPlots(*hit, "collectives").empty());
 
     // A named group of any computation kernel; an unknown one says so.
-    const Prepared named = run("overlap-vs-kernel-time", runs, {{"group", std::string("volta_sgemm_64x32_sliced1x4_nn")}});
+    const KernelOverlapPlotsPrepared named =
+        run("overlap-vs-kernel-time", runs, {{"group", std::string("volta_sgemm_64x32_sliced1x4_nn")}});
     EXPECT_EQ(named.table.rows.size(), 3u * 16u);
     auto values = core::resolveValues(named.plot->parameters(runs), {{"group", std::string("nope")}});
     ASSERT_TRUE(values.ok());

@@ -4,6 +4,7 @@
 
 #include "core/engine/session.h"
 #include "plots/plot_registry.h"
+#include "tests/test_paths.h"
 
 using namespace strobe;
 using core::ParamValue;

@@ -4,10 +4,6 @@
 // suite) and ASan: the assertions check outcomes (each view ends with exactly its newest request's picture, equal
 // to a direct prepare with the same values; a dropped run is freed once its jobs finish), the sanitizers check
 // races, use-after-free and leaks. Every wait has a timeout, so a hang fails instead of blocking CI.
-#include <gtest/gtest.h>
-
-#include <unistd.h>
-
 #include <atomic>
 #include <chrono>
 #include <filesystem>
@@ -20,12 +16,16 @@
 #include <string>
 #include <thread>
 
+#include <gtest/gtest.h>
+#include <unistd.h>
+
 #include "core/analysis/context.h"
 #include "core/engine/job_runner.h"
 #include "core/engine/run_loader.h"
 #include "plots/plot_engine.h"
 #include "plots/plot_registry.h"
 #include "tests/plots/plot_test_data.h"
+#include "tests/test_paths.h"
 #include "tests/with_timeout.h"
 
 using namespace strobe;

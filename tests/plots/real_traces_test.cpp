@@ -1,10 +1,10 @@
 // Every builtin plot on every real trace copied into tests/data/kineto and on the bundled 8-rank sample: prepares
 // without error and draws a non-empty picture; the analysis-backed plots' tables are exactly the analyses'.
-#include <gtest/gtest.h>
-
 #include <filesystem>
 #include <map>
 #include <set>
+
+#include <gtest/gtest.h>
 
 #include "core/analysis/context.h"
 #include "core/analysis/idle.h"
@@ -17,6 +17,7 @@
 #include "plots/analysis_plot.h"
 #include "plots/plot_registry.h"
 #include "plots/render.h"
+#include "tests/test_paths.h"
 
 using namespace strobe;
 using namespace strobe::plots;

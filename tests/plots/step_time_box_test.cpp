@@ -3,12 +3,13 @@
 //   [e['dur'] for e in traceEvents if e['name'].startswith('ProfilerStep#')]):
 //   num_workers 0: 176078 173992 176918 181259 176468 164261 us; num_workers 4: 181565 123884 126824 126272 163461
 //   116146 us. One rank each, so a step's end-to-end time is its own duration.
-#include <gtest/gtest.h>
-
 #include <algorithm>
+
+#include <gtest/gtest.h>
 
 #include "core/engine/run_loader.h"
 #include "plots/plot_registry.h"
+#include "tests/test_paths.h"
 
 using namespace strobe;
 using namespace strobe::plots;

@@ -1,11 +1,10 @@
 // The sweep distribution plots of issue 9: group-time-dist, sweep-heatmap and delta-bars.
-#include <gtest/gtest.h>
-
+#include <QImage>
 #include <algorithm>
 #include <cmath>
 #include <map>
 
-#include <QImage>
+#include <gtest/gtest.h>
 
 #include "core/engine/run_loader.h"
 #include "plots/chart.h"
@@ -15,13 +14,14 @@
 #include "tests/core/sweep_gen.h"
 #include "tests/plots/plot_test_data.h"
 #include "tests/test_files.h"
+#include "tests/test_paths.h"
 
 using namespace strobe;
 using namespace strobe::plots;
 
 namespace {
 
-RunSet resnetSweep() {
+RunSet resnetSweepSweepDistPlots() {
     core::RunLoadOptions o;
     o.useCache = false;
     RunSet runs;
@@ -70,7 +70,7 @@ const char* kWgrad =
 
 TEST(GroupTimeDist, MediansOfAKernelGroupPerStepOnTheResnetSweep) {
     const Plot& plot = plotOf("group-time-dist");
-    const auto runs = resnetSweep();
+    const auto runs = resnetSweepSweepDistPlots();
     const auto m = make(plot, runs, {{"group", std::string(kWgrad)}});
     ASSERT_TRUE(m.prepared);
     EXPECT_FALSE(plot.emptyMessage(*m.prepared, m.values).has_value());
@@ -259,7 +259,7 @@ int inked(const QImage& image, const QRect& r) {
 }
 
 TEST(SweepDistPlots, DrawOnTheResnetSweepAndSayWhyNotWithoutSteps) {
-    const auto runs = resnetSweep();
+    const auto runs = resnetSweepSweepDistPlots();
     for (const char* id : {"group-time-dist", "sweep-heatmap", "delta-bars", "step-time-box"}) {
         const Plot& plot = plotOf(id);
         for (const char* style : {"box", "violin", "both"}) {

@@ -1,11 +1,11 @@
 // The telemetry plots on real nvidia-smi dmon samples (tests/data/telemetry/nvidia-smi). Expected values:
 // tests/data/expected/telemetry_formats.py (output in telemetry_formats.txt, lines starting with "plot").
 // Set STROBE_TELEMETRY_PNG_DIR to also write each picture there (to look at them).
-#include <gtest/gtest.h>
-
 #include <cmath>
 #include <cstdlib>
 #include <map>
+
+#include <gtest/gtest.h>
 
 #include "core/formats/nvidia_smi_csv.h"
 #include "core/formats/nvidia_smi_dmon.h"
@@ -13,6 +13,7 @@
 #include "plots/plot_registry.h"
 #include "plots/render.h"
 #include "plots/telemetry_plot.h"
+#include "tests/test_paths.h"
 
 using namespace strobe;
 using namespace strobe::plots;

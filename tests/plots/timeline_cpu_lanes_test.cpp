@@ -5,16 +5,17 @@
 //   fbgemm::permute_sparse_features at 1682725898081626 us;
 //   flows: that operator launched 6 kernels through 6 runtime calls, its outermost enclosing operator ("forward" at
 //   1682725898081597 us) 46 through 46.
-#include <gtest/gtest.h>
-
 #include <algorithm>
 #include <map>
 #include <set>
+
+#include <gtest/gtest.h>
 
 #include "core/engine/run_loader.h"
 #include "plots/builtin/timeline_model.h"
 #include "plots/plot_registry.h"
 #include "plots/render.h"
+#include "tests/test_paths.h"
 
 using namespace strobe;
 using namespace strobe::plots;

@@ -1,6 +1,6 @@
 // The GPU timeline's search, measured-range summary and name statistics on a real trace, against
 // tests/data/expected/timeline_nav.json (computed by timeline_nav.py with Python's json/gzip/re, no Strobe).
-#include <gtest/gtest.h>
+#include "plots/builtin/timeline_find.h"
 
 #include <QFile>
 #include <QFont>
@@ -9,11 +9,13 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 
+#include <gtest/gtest.h>
+
 #include "core/engine/run_loader.h"
 #include "core/params/param_spec.h"
-#include "plots/builtin/timeline_find.h"
 #include "plots/builtin/timeline_model.h"
 #include "plots/plot_registry.h"
+#include "tests/test_paths.h"
 
 using namespace strobe;
 using namespace strobe::plots;
@@ -21,7 +23,7 @@ using namespace strobe::plots;
 namespace {
 
 QJsonObject expected() {
-    QFile f(QStringLiteral(STROBE_TEST_DATA_DIR "/expected/timeline_nav.json"));
+    QFile f((QString::fromUtf8(STROBE_TEST_DATA_DIR) + QStringLiteral("/expected/timeline_nav.json")));
     EXPECT_TRUE(f.open(QIODevice::ReadOnly));
     return QJsonDocument::fromJson(f.readAll()).object();
 }

@@ -1,14 +1,15 @@
 // Telemetry lanes of the GPU timeline on real nvidia-smi samples (tests/data/telemetry/nvidia-smi/v100s_gpu_log.csv).
 // Expected: /usr/bin/python3 tests/data/expected/timeline_telemetry.py →
 //   samples 107 temp 27.0 29.0 util 0.0 19.0 util_sum 393.0; second_offset_ns 1001000000
-#include <gtest/gtest.h>
-
 #include <optional>
+
+#include <gtest/gtest.h>
 
 #include "core/engine/run_loader.h"
 #include "plots/builtin/timeline_model.h"
 #include "plots/plot_registry.h"
 #include "plots/render.h"
+#include "tests/test_paths.h"
 
 using namespace strobe;
 using namespace strobe::plots;

@@ -8,30 +8,29 @@
 //
 // Expected values come from Slurm itself, not from Strobe: the job id the workload printed from its own
 // SLURM_JOB_ID, and `scontrol show job` (no slurmdbd here, so no sacct).
-#include <gtest/gtest.h>
-
-#include <fcntl.h>
-#include <signal.h>
-#include <spawn.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <random>
 #include <map>
+#include <random>
 #include <regex>
 #include <set>
 #include <sstream>
 #include <thread>
 
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <yaml-cpp/yaml.h>
 
 #include "collectors/process_tree.h"
 #include "collectors/slurm.h"
+#include "tests/test_paths.h"
 
 using namespace strobe;
 using namespace std::chrono_literals;
@@ -123,7 +122,8 @@ void ensureCluster() {
                                         fs::perms::others_read | fs::perms::others_exec);  // munged wants a+x
     g_cluster.state = g_cluster.root / "cluster";
     const fs::path log = g_cluster.root / "start.log";
-    const int rc = spawnAndWait({"/bin/bash", STROBE_SLURM_SCRIPTS "/start_cluster.sh", g_cluster.state.string()}, log);
+    const int rc = spawnAndWait(
+        {"/bin/bash", (std::string(STROBE_SLURM_SCRIPTS) + "/start_cluster.sh"), g_cluster.state.string()}, log);
     const std::string out = readAll(log);
     std::smatch m;
     if (rc == 0 && std::regex_search(out, m, std::regex("SLURM_CONF=(\\S+)"))) {
@@ -145,7 +145,8 @@ public:
             if (!pid.empty()) daemons[d] = std::stoi(pid);
         }
         const fs::path log = g_cluster.root / "stop.log";
-        const int rc = spawnAndWait({"/bin/bash", STROBE_SLURM_SCRIPTS "/stop_cluster.sh", g_cluster.state.string()}, log);
+        const int rc = spawnAndWait(
+            {"/bin/bash", (std::string(STROBE_SLURM_SCRIPTS) + "/stop_cluster.sh"), g_cluster.state.string()}, log);
         EXPECT_EQ(rc, 0) << readAll(log);
         // Reap what this process inherited (the daemons, finished job steps), polling with a deadline.
         const auto deadline = std::chrono::steady_clock::now() + 20s;
@@ -386,7 +387,7 @@ TEST(SlurmScript, ShellQuotingRoundTripsThroughSh) {
 // The shipped spec reads, and reads back a state line as scontrol 22.05 printed it on this cluster (copied from
 // `scontrol show job --oneline 2` after `scancel 2`, trimmed).
 TEST(SlurmScript, ShippedSpecParsesScontrolOutput) {
-    auto spec = collectors::parseSlurmSpec(readAll(STROBE_RESOURCE_DIR "/slurm.yaml"), "slurm.yaml");
+    auto spec = collectors::parseSlurmSpec(readAll((std::string(STROBE_RESOURCE_DIR) + "/slurm.yaml")), "slurm.yaml");
     ASSERT_TRUE(spec.ok()) << spec.error().toString();
     const auto st = collectors::parseJobState(
         *spec, "JobId=2 JobName=k.sh UserId=root(0) GroupId=root(0) MCS_label=N/A Priority=4294901758 Nice=0 "
