@@ -37,7 +37,7 @@ namespace strobe::app {
 
 namespace {
 
-enum ToolColumn { ColName, ColKind, ColVendor, ColAvailable, ColVersion, ColCount };
+enum ToolColumn { ColName, ColKind, ColVendor, ColAvailable, ColVersion, ProfileDialogColCount };
 
 QString q(const std::string& s) { return QString::fromStdString(s); }
 
@@ -403,7 +403,7 @@ void ProfileDialog::buildToolList() {
         item->setCheckState(ColName, Qt::Unchecked);
         item->setData(ColName, Qt::UserRole, q(t.name));
     }
-    for (int c = 0; c < ColCount; ++c) m_tools->resizeColumnToContents(c);
+    for (int c = 0; c < ProfileDialogColCount; ++c) m_tools->resizeColumnToContents(c);
     m_tools->setColumnWidth(ColName, std::max(m_tools->columnWidth(ColName) + 30, 150));
 }
 

@@ -25,8 +25,8 @@ namespace {
 constexpr int kRunRole = Qt::UserRole;
 constexpr int kRankRole = Qt::UserRole + 1;  // index into dataset ranks, -1 for the run row, -2 other rows
 
-QString qs(const std::string& s) { return QString::fromStdString(s); }
-QString qs(std::string_view s) { return QString::fromUtf8(s.data(), static_cast<qsizetype>(s.size())); }
+QString qsRunsPanel(const std::string& s) { return QString::fromStdString(s); }
+QString qsRunsPanel(std::string_view s) { return QString::fromUtf8(s.data(), static_cast<qsizetype>(s.size())); }
 
 QString platformText(core::Platform p) {
     switch (p) {
@@ -51,8 +51,8 @@ QString stepsText(const std::vector<int64_t>& steps) {
 QString diagnosticText(const core::Diagnostic& d) {
     const core::Location& w = d.where;
     const bool nowhere = w.file.empty() && w.table.empty() && w.row < 0 && w.line < 0 && w.byteOffset < 0 && w.eventIndex < 0;
-    QString where = nowhere ? QString() : qs(w.toString());  // a run-level warning is about no one file
-    return where.isEmpty() ? qs(d.message) : QStringLiteral("%1: %2").arg(where, qs(d.message));
+    QString where = nowhere ? QString() : qsRunsPanel(w.toString());  // a run-level warning is about no one file
+    return where.isEmpty() ? qsRunsPanel(d.message) : QStringLiteral("%1: %2").arg(where, qsRunsPanel(d.message));
 }
 
 QTreeWidgetItem* child(QTreeWidgetItem* parent, const QString& a, const QString& b, int rankIndex = -2) {
@@ -230,10 +230,10 @@ void RunsPanel::refreshRun(int id) {
 
     // Inline error with the file it concerns.
     if (run->error) {
-        auto* err = child(item, tr("Error"), qs(run->error->toString()));
+        auto* err = child(item, tr("Error"), qsRunsPanel(run->error->toString()));
         err->setIcon(0, st->standardIcon(QStyle::SP_MessageBoxCritical));
         err->setForeground(1, QColor(200, 30, 30));
-        err->setToolTip(1, qs(run->error->toString()));
+        err->setToolTip(1, qsRunsPanel(run->error->toString()));
     }
     // Run-level warnings: duplicate or missing ranks, truncated files...
     const size_t maxWarnings = 20;
@@ -258,7 +258,7 @@ void RunsPanel::refreshRun(int id) {
             QString rank = info.distributed.rank >= 0
                                ? tr("rank %1/%2").arg(info.distributed.rank).arg(info.distributed.worldSize)
                                : tr("rank ?");
-            QString gpu = info.gpuName().empty() ? tr("no GPU listed") : qs(info.gpuName());
+            QString gpu = info.gpuName().empty() ? tr("no GPU listed") : qsRunsPanel(info.gpuName());
             auto* r = child(item, name,
                             tr("%1 · %2 · %3 · ~%4 events")
                                 .arg(rank, platformText(info.platform), gpu, formatCount(info.eventEstimate)));
@@ -273,15 +273,15 @@ void RunsPanel::refreshRun(int id) {
             auto* r = child(item, rankTitle(s),
                             tr("%1 kernels · %2 · %3")
                                 .arg(formatCount(s.kernelCount), formatDuration(s.kernelTimeNs),
-                                     s.gpuName.empty() ? platformText(s.platform) : qs(s.gpuName)),
+                                     s.gpuName.empty() ? platformText(s.platform) : qsRunsPanel(s.gpuName)),
                             static_cast<int>(i));
-            r->setToolTip(0, qs(s.path));
+            r->setToolTip(0, qsRunsPanel(s.path));
             for (const auto& w : s.warnings) {
-                auto* wi = child(r, tr("Warning"), qs(w), static_cast<int>(i));
+                auto* wi = child(r, tr("Warning"), qsRunsPanel(w), static_cast<int>(i));
                 wi->setIcon(0, st->standardIcon(QStyle::SP_MessageBoxWarning));
             }
             child(r, tr("Platform"), platformText(s.platform), static_cast<int>(i));
-            child(r, tr("GPU"), s.gpuName.empty() ? tr("none listed") : qs(s.gpuName), static_cast<int>(i));
+            child(r, tr("GPU"), s.gpuName.empty() ? tr("none listed") : qsRunsPanel(s.gpuName), static_cast<int>(i));
             child(r, tr("Rank / world"),
                   QStringLiteral("%1 / %2").arg(s.rank).arg(s.worldSize > 0 ? QString::number(s.worldSize) : tr("?")),
                   static_cast<int>(i));
@@ -297,7 +297,8 @@ void RunsPanel::refreshRun(int id) {
             child(r, tr("Steps"), stepsText(s.steps), static_cast<int>(i));
             if (!s.topKernels.empty())
                 child(r, tr("Top kernel"),
-                      tr("%1 (%2)").arg(qs(s.topKernels.front().name), formatDuration(s.topKernels.front().totalNs)),
+                      tr("%1 (%2)").arg(qsRunsPanel(s.topKernels.front().name),
+                                        formatDuration(s.topKernels.front().totalNs)),
                       static_cast<int>(i));
             if (std::find(expanded.begin(), expanded.end(), static_cast<int>(i)) != expanded.end())
                 r->setExpanded(true);
@@ -331,9 +332,9 @@ void RunsPanel::showDetails() {
     if (rankIndex >= 0 && static_cast<size_t>(rankIndex) < run->summaries.size()) {
         const core::RankSummary& s = run->summaries[static_cast<size_t>(rankIndex)];
         html += QStringLiteral("<h3>%1 — %2</h3><table>").arg(rankTitle(s), run->label.toHtmlEscaped());
-        html += row(tr("File"), qs(s.path).toHtmlEscaped());
+        html += row(tr("File"), qsRunsPanel(s.path).toHtmlEscaped());
         html += row(tr("Platform"), platformText(s.platform));
-        html += row(tr("GPU"), qs(s.gpuName).toHtmlEscaped());
+        html += row(tr("GPU"), qsRunsPanel(s.gpuName).toHtmlEscaped());
         html += row(tr("Events"), formatCount(s.events));
         html += row(tr("Kernels"), tr("%1, %2").arg(formatCount(s.kernelCount), formatDuration(s.kernelTimeNs)));
         html += row(tr("Memcpy"), tr("%1, %2").arg(formatCount(s.memcpyCount), formatDuration(s.memcpyTimeNs)));
@@ -343,10 +344,12 @@ void RunsPanel::showDetails() {
         if (run->dataset && static_cast<size_t>(rankIndex) < run->dataset->ranks.size() &&
             run->dataset->ranks[static_cast<size_t>(rankIndex)]) {
             const core::ClockInfo& c = run->dataset->ranks[static_cast<size_t>(rankIndex)]->info.clock;
-            html += row(tr("Clock"), c.anchored ? tr("%1, anchored to realtime (%2)")
-                                                      .arg(QString::fromLatin1(core::clockDomainName(c.domain)), qs(c.anchor).toHtmlEscaped())
-                                                : tr("%1, not anchored to realtime (the run's menu ▸ Clock offset…)")
-                                                      .arg(QString::fromLatin1(core::clockDomainName(c.domain))));
+            html += row(tr("Clock"),
+                        c.anchored ? tr("%1, anchored to realtime (%2)")
+                                         .arg(QString::fromLatin1(core::clockDomainName(c.domain)),
+                                              qsRunsPanel(c.anchor).toHtmlEscaped())
+                                   : tr("%1, not anchored to realtime (the run's menu ▸ Clock offset…)")
+                                         .arg(QString::fromLatin1(core::clockDomainName(c.domain))));
         }
         html += QStringLiteral("</table>");
         if (!s.timeByCategory.empty()) {
@@ -354,20 +357,22 @@ void RunsPanel::showDetails() {
             for (const auto& [c, t] : s.timeByCategory) total += t;
             html += QStringLiteral("<h4>%1</h4><table>").arg(tr("GPU time by category"));
             for (const auto& [c, t] : s.timeByCategory)
-                html += QStringLiteral("<tr><td style='padding-right:10px'>%1</td><td align=right>%2</td>"
-                                       "<td align=right style='padding-left:10px'>%3%</td></tr>")
-                            .arg(qs(core::toString(c)), formatDuration(t))
-                            .arg(total > 0 ? 100.0 * static_cast<double>(t) / static_cast<double>(total) : 0.0, 0, 'f', 1);
+                html +=
+                    QStringLiteral(
+                        "<tr><td style='padding-right:10px'>%1</td><td align=right>%2</td>"
+                        "<td align=right style='padding-left:10px'>%3%</td></tr>")
+                        .arg(qsRunsPanel(core::toString(c)), formatDuration(t))
+                        .arg(total > 0 ? 100.0 * static_cast<double>(t) / static_cast<double>(total) : 0.0, 0, 'f', 1);
             html += QStringLiteral("</table>");
         }
         if (!s.topKernels.empty()) {
             html += QStringLiteral("<h4>%1</h4><table><tr><th align=left>%2</th><th>%3</th><th>%4</th><th>%5</th></tr>")
                         .arg(tr("Top kernels"), tr("Kernel"), tr("Category"), tr("Count"), tr("Total"));
             for (const auto& k : s.topKernels) {
-                QString name = qs(k.name);
+                QString name = qsRunsPanel(k.name);
                 if (name.size() > 90) name = name.left(87) + QStringLiteral("…");
                 html += QStringLiteral("<tr><td>%1</td><td>%2</td><td align=right>%3</td><td align=right>%4</td></tr>")
-                            .arg(name.toHtmlEscaped(), qs(core::toString(k.category)), formatCount(k.count),
+                            .arg(name.toHtmlEscaped(), qsRunsPanel(core::toString(k.category)), formatCount(k.count),
                                  formatDuration(k.totalNs));
             }
             html += QStringLiteral("</table>");
@@ -375,7 +380,7 @@ void RunsPanel::showDetails() {
         if (!s.eventsByCategory.empty()) {
             html += QStringLiteral("<h4>%1</h4><table>").arg(tr("Events by category"));
             for (const auto& [cat, n] : s.eventsByCategory)
-                html += row(cat.empty() ? tr("(none)") : qs(cat).toHtmlEscaped(), formatCount(n));
+                html += row(cat.empty() ? tr("(none)") : qsRunsPanel(cat).toHtmlEscaped(), formatCount(n));
             html += QStringLiteral("</table>");
         }
     } else {
@@ -385,14 +390,15 @@ void RunsPanel::showDetails() {
         for (const auto& src : run->sources) sources << src.toHtmlEscaped();
         html += row(tr("Opened"), sources.join(QStringLiteral("<br>")));
         if (run->dataset) html += row(tr("Memory"), formatBytes(run->dataset->bytes()));
-        for (const auto& [k, v] : run->parameters) html += row(qs(k).toHtmlEscaped(), qs(v).toHtmlEscaped());
+        for (const auto& [k, v] : run->parameters)
+            html += row(qsRunsPanel(k).toHtmlEscaped(), qsRunsPanel(v).toHtmlEscaped());
         if (run->clockOffsetNs)
             html += row(tr("Clock offset"), tr("%1 ns, added to the times of sources not on the realtime clock")
                                                 .arg(QLocale::c().toString(static_cast<qlonglong>(*run->clockOffsetNs))));
         html += QStringLiteral("</table>");
         if (run->error)
             html += QStringLiteral("<p style='color:#c02020'><b>%1</b> %2</p>")
-                        .arg(tr("Error:"), qs(run->error->toString()).toHtmlEscaped());
+                        .arg(tr("Error:"), qsRunsPanel(run->error->toString()).toHtmlEscaped());
         if (!run->warnings.empty()) {
             html += QStringLiteral("<h4>%1</h4><ul>").arg(tr("Warnings"));
             for (const auto& w : run->warnings)
@@ -403,11 +409,12 @@ void RunsPanel::showDetails() {
             html += QStringLiteral("<h4>%1</h4><table><tr><th>%2</th><th>%3</th><th>%4</th><th>%5</th><th>%6</th></tr>")
                         .arg(tr("Ranks"), tr("Rank"), tr("GPU"), tr("Events"), tr("Kernel time"), tr("Span"));
             for (const auto& s : run->summaries)
-                html += QStringLiteral("<tr><td>%1</td><td>%2</td><td align=right>%3</td><td align=right>%4</td>"
-                                       "<td align=right>%5</td></tr>")
+                html += QStringLiteral(
+                            "<tr><td>%1</td><td>%2</td><td align=right>%3</td><td align=right>%4</td>"
+                            "<td align=right>%5</td></tr>")
                             .arg(s.rank)
-                            .arg(qs(s.gpuName).toHtmlEscaped(), formatCount(s.events), formatDuration(s.kernelTimeNs),
-                                 formatDuration(s.spanEnd - s.spanStart));
+                            .arg(qsRunsPanel(s.gpuName).toHtmlEscaped(), formatCount(s.events),
+                                 formatDuration(s.kernelTimeNs), formatDuration(s.spanEnd - s.spanStart));
             html += QStringLiteral("</table>");
         }
     }

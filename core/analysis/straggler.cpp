@@ -179,16 +179,17 @@ Result<Table> stragglerAnalysis(AnalysisContext& ctx, const WindowSpec& window, 
 }
 
 namespace {
-const EnumParam kView = EnumParam{"view", "view", "summary per rank, or one row per collective or region", "summary"}
-                            .choices({"summary", "collectives", "regions"});
+const EnumParam kStragglerView =
+    EnumParam{"view", "view", "summary per rank, or one row per collective or region", "summary"}.choices(
+        {"summary", "collectives", "regions"});
 }  // namespace
 
 AnalysisInfo stragglerAnalysisInfo() {
-    return AnalysisInfo("straggler",
-                        "Collectives and annotated regions matched across ranks: who waits, who makes others wait",
-                        {kView.spec()}, kStragglerColumns, [](AnalysisContext& ctx, const AnalysisRequest& req) {
-                            return stragglerAnalysis(ctx, req.window, req.get(kView));
-                        });
+    return AnalysisInfo(
+        "straggler", "Collectives and annotated regions matched across ranks: who waits, who makes others wait",
+        {kStragglerView.spec()}, kStragglerColumns, [](AnalysisContext& ctx, const AnalysisRequest& req) {
+            return stragglerAnalysis(ctx, req.window, req.get(kStragglerView));
+        });
 }
 
 }  // namespace strobe::core

@@ -28,7 +28,7 @@ struct RunSteps {
     std::map<std::string, uint64_t> count;
 };
 
-struct Config {
+struct SweepCompareConfig {
     std::string key;
     std::map<std::string, std::string> parameters;
     std::vector<RunSteps> repeats;
@@ -260,7 +260,7 @@ double mean(const std::vector<double>& v) {
 }
 
 // The samples a configuration contributes for one group: per-repeat means (byRepeat) or all per-step times.
-std::vector<double> samplesOf(const Config& c, const std::string& group, bool byRepeat) {
+std::vector<double> samplesOf(const SweepCompareConfig& c, const std::string& group, bool byRepeat) {
     std::vector<double> out;
     for (const auto& rep : c.repeats) {
         auto it = rep.perStep.find(group);
@@ -276,7 +276,7 @@ std::vector<double> samplesOf(const Config& c, const std::string& group, bool by
 }
 
 // Per-step times of one group: one vector per repeat (byRepeat) or all steps in one.
-std::vector<std::vector<double>> nestedSamplesOf(const Config& c, const std::string& group, bool byRepeat) {
+std::vector<std::vector<double>> nestedSamplesOf(const SweepCompareConfig& c, const std::string& group, bool byRepeat) {
     if (!byRepeat) return {samplesOf(c, group, false)};
     std::vector<std::vector<double>> out;
     for (const auto& rep : c.repeats) {
@@ -289,7 +289,7 @@ std::vector<std::vector<double>> nestedSamplesOf(const Config& c, const std::str
     return out;
 }
 
-void fillStats(SweepCompareRow& row, const Config& c) {
+void fillStats(SweepCompareRow& row, const SweepCompareConfig& c) {
     std::vector<double> v = samplesOf(c, row.group, false);
     for (const auto& rep : c.repeats) {
         auto it = rep.count.find(row.group);
@@ -348,7 +348,7 @@ Test bootstrap(const std::vector<std::vector<double>>& a, const std::vector<std:
 }
 
 // The baseline configuration of each configuration (index into configs, or -1), or an error message.
-std::vector<int> baselines(const std::vector<Config>& configs, const std::vector<SweepRunData>& runs,
+std::vector<int> baselines(const std::vector<SweepCompareConfig>& configs, const std::vector<SweepRunData>& runs,
                            const std::string& spec, std::string& error) {
     std::vector<int> out(configs.size(), -1);
     // A run label or path first (labels may hold '=': "bs=1/rep0"), then KEY=VALUE.
@@ -388,12 +388,12 @@ std::vector<int> baselines(const std::vector<Config>& configs, const std::vector
     return out;
 }
 
-std::vector<Config> configurationsOf(const std::vector<SweepRunData>& runs, const SweepCompareOptions& o,
-                                     std::vector<std::string>& messages) {
-    std::vector<Config> configs;
+std::vector<SweepCompareConfig> configurationsOf(const std::vector<SweepRunData>& runs, const SweepCompareOptions& o,
+                                                 std::vector<std::string>& messages) {
+    std::vector<SweepCompareConfig> configs;
     for (const auto& r : runs) {
         auto it = std::find_if(configs.begin(), configs.end(),
-                               [&](const Config& c) { return c.key == r.run.configurationKey; });
+                               [&](const SweepCompareConfig& c) { return c.key == r.run.configurationKey; });
         if (it == configs.end()) {
             configs.push_back({r.run.configurationKey, r.run.parameters, {}});
             it = configs.end() - 1;
@@ -452,7 +452,7 @@ void keepTop(std::vector<SweepCompareRow>& rows, const std::map<std::string, dou
 
 SweepComparison compareSweep(const std::vector<SweepRunData>& runs, const SweepCompareOptions& o) {
     SweepComparison out;
-    const std::vector<Config> configs = configurationsOf(runs, o, out.messages);
+    const std::vector<SweepCompareConfig> configs = configurationsOf(runs, o, out.messages);
 
     // Groups by their largest time per step over the configurations, for ordering and --top.
     std::map<std::string, double> weight;
@@ -494,7 +494,8 @@ SweepComparison compareSweep(const std::vector<SweepRunData>& runs, const SweepC
     std::map<std::string, size_t> configIndex;
     for (size_t c = 0; c < configs.size(); ++c) configIndex[configs[c].key] = c;
 
-    const bool oneEach = std::all_of(configs.begin(), configs.end(), [](const Config& c) { return c.repeats.size() < 2; });
+    const bool oneEach =
+        std::all_of(configs.begin(), configs.end(), [](const SweepCompareConfig& c) { return c.repeats.size() < 2; });
     if (oneEach && !configs.empty())
         out.messages.push_back("one run per configuration: no noise estimate across repeats exists; "
                                "confidence intervals resample steps and show step-to-step noise only");
@@ -513,16 +514,16 @@ SweepComparison compareSweep(const std::vector<SweepRunData>& runs, const SweepC
     out.confidence = o.confidence;
 
     // The point change of every row against its baseline, and which rows can be tested.
-    auto baselineOf = [&](size_t i) -> const Config* {
+    auto baselineOf = [&](size_t i) -> const SweepCompareConfig* {
         const size_t c = configIndex[rows[i].config];
         return base[c] < 0 || static_cast<size_t>(base[c]) == c ? nullptr : &configs[static_cast<size_t>(base[c])];
     };
-    auto byRepeatOf = [&](size_t i, const Config& b) {
+    auto byRepeatOf = [&](size_t i, const SweepCompareConfig& b) {
         return configs[configIndex[rows[i].config]].repeats.size() >= 2 && b.repeats.size() >= 2;
     };
     size_t testable = 0;
     for (size_t i = 0; i < rows.size(); ++i) {
-        const Config* b = baselineOf(i);
+        const SweepCompareConfig* b = baselineOf(i);
         if (!b) continue;
         const bool byRepeat = byRepeatOf(i, *b);
         const double mb = mean(samplesOf(*b, rows[i].group, byRepeat));
@@ -545,7 +546,7 @@ SweepComparison compareSweep(const std::vector<SweepRunData>& runs, const SweepC
     std::vector<Test> tests;
     bool usedRepeats = false, usedSteps = false;
     for (size_t i = 0; i < rows.size(); ++i) {
-        const Config* b = baselineOf(i);
+        const SweepCompareConfig* b = baselineOf(i);
         if (!b || !rows[i].deltaPct) continue;
         const bool byRepeat = byRepeatOf(i, *b);
         (byRepeat ? usedRepeats : usedSteps) = true;

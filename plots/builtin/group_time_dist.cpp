@@ -36,8 +36,9 @@ const AxisParam kColorAxis{"color_axis", "Colour",
                            true};
 const AxisParam kFacetAxis{"facet_axis", "Facets",
                            "Sweep parameter with one small panel per value ((auto): the next one that varies)", true};
-const IntParam kSkipSteps =
-    IntParam{"skip_steps", "Skip steps", "Leave out the first N steps of every run (warm-up)", 0}.bounded(0, 1000000, 1);
+const IntParam kGroupTimeDistSkipSteps =
+    IntParam{"skip_steps", "Skip steps", "Leave out the first N steps of every run (warm-up)", 0}.bounded(0, 1000000,
+                                                                                                          1);
 
 struct Dist {
     std::string config;
@@ -74,8 +75,9 @@ public:
                 121}) {}
 
     std::vector<ParamSpec> parameters(const RunSet& runs) const override {
-        return {kSweepGroupBy.spec(), kGroup.spec(),       kXAxis.spec(runs), kColorAxis.spec(runs),
-                kFacetAxis.spec(runs), kSkipSteps.spec(), kStyle.spec(),     kLegend.spec()};
+        return {kSweepGroupBy.spec(),  kGroup.spec(),         kXAxis.spec(runs),
+                kColorAxis.spec(runs), kFacetAxis.spec(runs), kGroupTimeDistSkipSteps.spec(),
+                kStyle.spec(),         kLegend.spec()};
     }
 
     core::Result<PreparedPtr> prepare(const RunSet& runs, const ParamValues& values, const core::CancelToken& cancel,
@@ -93,7 +95,7 @@ public:
         if (stepped.empty()) return PreparedPtr(p);
         core::SweepCompareOptions o;
         o.groupBy = sweepGroupBy(values);
-        o.skipSteps = int(kSkipSteps(values));
+        o.skipSteps = int(kGroupTimeDistSkipSteps(values));
         const core::SweepComparison cmp = core::compareSweep(sweepRunData(stepped), o);
         if (cancel.cancelled()) return cancelledError();
         for (const auto& m : cmp.messages)

@@ -21,10 +21,12 @@ const EnumParam kPer =
     EnumParam{"per", "Bars", "One bar per rank, per step (all selected ranks together) or one for the whole window",
               "rank"}
         .choices({"rank", "step", "window"});
-const IntParam kTopN = IntParam{"top_n", "Top N kernels",
-                                "With group by kernel: how many kernels get their own colour (the rest: others)", 10}
-                           .bounded(1, 50, 1);
-const BoolParam kIncludeMemory{"include_memory", "Memcpy/memset", "Count memcpy and memset activities too", true};
+const IntParam kKernelBreakdownTopN =
+    IntParam{"top_n", "Top N kernels", "With group by kernel: how many kernels get their own colour (the rest: others)",
+             10}
+        .bounded(1, 50, 1);
+const BoolParam kKernelBreakdownIncludeMemory{"include_memory", "Memcpy/memset",
+                                              "Count memcpy and memset activities too", true};
 
 struct BreakdownPrepared final : Prepared {
     std::vector<std::string> bars;
@@ -50,7 +52,8 @@ public:
                 20}) {}
 
     std::vector<ParamSpec> parameters(const RunSet& runs) const override {
-        std::vector<ParamSpec> s{kGroupBy.spec(), kPer.spec(), kTopN.spec(), ranksSpec(runs), kIncludeMemory.spec()};
+        std::vector<ParamSpec> s{kGroupBy.spec(), kPer.spec(), kKernelBreakdownTopN.spec(), ranksSpec(runs),
+                                 kKernelBreakdownIncludeMemory.spec()};
         for (auto& spec : barStyleSpecs("Show each bar as 100% (shares) instead of absolute time", false, false))
             s.push_back(spec);
         return s;
@@ -61,9 +64,9 @@ public:
         auto out = std::make_shared<BreakdownPrepared>();
         bool byKernel = kGroupBy(values) == "kernel";
         std::string per = kPer(values);
-        auto topN = size_t(kTopN(values));
+        auto topN = size_t(kKernelBreakdownTopN(values));
         auto selected = kRanks(values);
-        bool mem = kIncludeMemory(values);
+        bool mem = kKernelBreakdownIncludeMemory(values);
 
         // Accumulate per (bar key, series name).
         std::vector<std::string> barLabels;

@@ -26,7 +26,7 @@ const StringParam kSortBy =
     StringParam{"sort_by", "Sort by", "Column to sort by (a counter's name, total_ns, dispatches, name...)", "total_ns"}
         .drawOnly();
 const BoolParam kDescending = BoolParam{"descending", "Descending", "Largest first", true}.drawOnly();
-const RegexParam kFilter =
+const RegexParam kKernelCountersFilter =
     RegexParam{"filter", "Name filter", "Only kernels whose name matches this regular expression (empty: all)", ""}
         .drawOnly();
 const IntParam kMaxRows =
@@ -64,8 +64,9 @@ public:
     bool isTable() const override { return true; }
 
     std::vector<ParamSpec> parameters(const RunSet& runs) const override {
-        return {ranksSpec(runs), kRows.spec(),   kAcrossRanks.spec(), kSortBy.spec(),
-                kDescending.spec(), kFilter.spec(), kMaxRows.spec()};
+        return {ranksSpec(runs), kRows.spec(),       kAcrossRanks.spec(),
+                kSortBy.spec(),  kDescending.spec(), kKernelCountersFilter.spec(),
+                kMaxRows.spec()};
     }
 
     core::Result<PreparedPtr> prepare(const RunSet& runs, const ParamValues& values, const core::CancelToken& cancel,
@@ -218,7 +219,7 @@ public:
 
 private:
     static std::vector<size_t> view(const core::Table& t, const ParamValues& v) {
-        return tableView(t, kFilter(v), kSortBy(v), kDescending(v));
+        return tableView(t, kKernelCountersFilter(v), kSortBy(v), kDescending(v));
     }
     static TablePicture picture(const core::Table& t, const ParamValues& v) {
         TablePicture how;

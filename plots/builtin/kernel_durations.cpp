@@ -38,7 +38,8 @@ const StringListParam kDurationSteps{"steps", "Steps",
 const EnumParam kKernelDurationsStyle = EnumParam{"style", "Style", "Box plot, violin, or both", "box+violin"}
                                             .choices({"box+violin", "box", "violin"})
                                             .drawOnly();
-const BoolParam kLogScale = BoolParam{"log_scale", "Log scale", "Logarithmic duration axis", true}.drawOnly();
+const BoolParam kKernelDurationsLogScale =
+    BoolParam{"log_scale", "Log scale", "Logarithmic duration axis", true}.drawOnly();
 
 constexpr int kDensityPoints = 64;
 
@@ -123,9 +124,14 @@ public:
                 80}) {}
 
     std::vector<ParamSpec> parameters(const RunSet& runs) const override {
-        return {kKernelDurationsGroupBy.spec(), kNameRegex.spec(), kSplitBy.spec(),
-                kKernelDurationsTopN.spec(),    ranksSpec(runs),   kDurationSteps.spec(stepChoices(runs)),
-                kKernelDurationsStyle.spec(),   kLogScale.spec()};
+        return {kKernelDurationsGroupBy.spec(),
+                kNameRegex.spec(),
+                kSplitBy.spec(),
+                kKernelDurationsTopN.spec(),
+                ranksSpec(runs),
+                kDurationSteps.spec(stepChoices(runs)),
+                kKernelDurationsStyle.spec(),
+                kKernelDurationsLogScale.spec()};
     }
 
     core::Result<PreparedPtr> prepare(const RunSet& runs, const ParamValues& values, const core::CancelToken& cancel,
@@ -359,7 +365,7 @@ private:
             mx = std::max(mx, double(grp.dur.back()));
         }
         if (!std::isfinite(mn)) mn = 0, mx = 1;
-        auto x = kLogScale(v)
+        auto x = kKernelDurationsLogScale(v)
             ? ChartAxis::log(mn, mx, TickUnit::Duration, "kernel duration (log scale)")
             : ChartAxis::linear(0, std::max(1.0, mx * 1.05), TickUnit::Duration, "kernel duration");
         std::vector<std::string> labels;

@@ -21,7 +21,7 @@ const StringParam kCategory =
 const BoolParam kLaunchOverheadCdfLogScale =
     BoolParam{"log_scale", "Log scale", "Logarithmic launch-delay axis", true}.drawOnly();
 
-struct Curve {
+struct LaunchOverheadCdfCurve {
     std::string label;
     int rank = 0;
     std::string category;
@@ -132,10 +132,10 @@ private:
                            kCategory(v), p.window);
     }
 
-    static std::vector<Curve> curves(const AnalysisTables& p, const ParamValues& v) {
+    static std::vector<LaunchOverheadCdfCurve> curves(const AnalysisTables& p, const ParamValues& v) {
         std::string cat = kCategory(v);
         auto ranks = kRanks(v);
-        std::vector<Curve> out;
+        std::vector<LaunchOverheadCdfCurve> out;
         for (size_t ri = 0; ri < p.perRun.size(); ++ri) {
             const auto& t = p.perRun[ri];
             std::map<std::pair<int, std::string>, size_t> index;
@@ -147,7 +147,7 @@ private:
                 if (cat == "*" && c == "all") continue;
                 auto [it, added] = index.try_emplace({rank, c}, out.size());
                 if (added) {
-                    Curve cv;
+                    LaunchOverheadCdfCurve cv;
                     cv.rank = rank;
                     cv.category = c;
                     std::string rl = p.rankLabel(ri, rank);
@@ -163,7 +163,8 @@ private:
     }
 
     // Title, legend and axes as draw() lays them out.
-    ChartLayout layout(Canvas& c, const AnalysisTables& p, const std::vector<Curve>& cs, const ParamValues& v) const {
+    ChartLayout layout(Canvas& c, const AnalysisTables& p, const std::vector<LaunchOverheadCdfCurve>& cs,
+                       const ParamValues& v) const {
         QRectF area = drawTitle(c, c.rect, title(), subtitle(p, v));
         std::vector<LegendEntry> legend;
         for (size_t i = 0; i < cs.size(); ++i)

@@ -17,9 +17,10 @@
 namespace strobe::plots {
 namespace {
 
-const AxisParam kX{"x", "Bars by", "Sweep axis of the bars ((auto): each configuration)", false};
-const IntParam kSkip =
-    IntParam{"skip_steps", "Skip steps", "Leave out the first N steps of every run (warm-up)", 0}.bounded(0, 1000000, 1);
+const AxisParam kLeaderStragglerOverlapX{"x", "Bars by", "Sweep axis of the bars ((auto): each configuration)", false};
+const IntParam kLeaderStragglerOverlapSkip =
+    IntParam{"skip_steps", "Skip steps", "Leave out the first N steps of every run (warm-up)", 0}.bounded(0, 1000000,
+                                                                                                          1);
 
 struct Side {
     uint64_t collectives = 0;
@@ -44,20 +45,20 @@ public:
                 132}) {}
 
     std::vector<ParamSpec> parameters(const RunSet& runs) const override {
-        return {kX.spec(runs), kSkip.spec(), kLegend.spec()};
+        return {kLeaderStragglerOverlapX.spec(runs), kLeaderStragglerOverlapSkip.spec(), kLegend.spec()};
     }
 
     core::Result<PreparedPtr> prepare(const RunSet& runs, const ParamValues& values, const core::CancelToken& cancel,
                                       const core::ProgressFn&) const override {
         auto p = std::make_shared<OverlapPrepared>();
-        const std::string chosen = kX(values);
+        const std::string chosen = kLeaderStragglerOverlapX(values);
         p->axis = chosen == kAutoAxis ? std::string(kConfigurationAxis)
                                       : resolveAxisRoles(runs, chosen, kNoAxis, kNoAxis).x;
         std::map<std::string, std::pair<Side, Side>> by;
         for (const auto& run : runs) {
             if (cancel.cancelled()) return cancelledError();
             if (!run.dataset) continue;
-            const core::RunCollectives rc = core::runCollectives(run.dataset, int(kSkip(values)));
+            const core::RunCollectives rc = core::runCollectives(run.dataset, int(kLeaderStragglerOverlapSkip(values)));
             for (const auto& m : rc.messages) p->messages.push_back(run.label + ": " + m);
             if (run.dataset->ranks.size() < 2) {
                 p->messages.push_back(run.label + ": one rank: no straggler to tell apart");

@@ -15,7 +15,8 @@
 namespace strobe::plots {
 namespace {
 
-const IntParam kTop = IntParam{"top", "Top groups", "Kernel groups with the most time per step to show", 8}.bounded(1, 200, 1);
+const IntParam kOverlapPerConfigTop =
+    IntParam{"top", "Top groups", "Kernel groups with the most time per step to show", 8}.bounded(1, 200, 1);
 const EnumParam kKernels = EnumParam{"kernels", "Kernels",
                                      "computation: every computation kernel (HTA's types); gemm: GEMMs only "
                                      "(Strobe's classification)",
@@ -40,8 +41,8 @@ public:
                 127}) {}
 
     std::vector<ParamSpec> parameters(const RunSet& runs) const override {
-        return {kTop.spec(), kKernels.spec(), kOverlapGroupBy.spec(), kOverlapSkipSteps.spec(), kOverlapColor.spec(runs),
-                kHorizontal.spec(), kLegend.spec()};
+        return {kOverlapPerConfigTop.spec(), kKernels.spec(),    kOverlapGroupBy.spec(), kOverlapSkipSteps.spec(),
+                kOverlapColor.spec(runs),    kHorizontal.spec(), kLegend.spec()};
     }
 
     core::Result<PreparedPtr> prepare(const RunSet& runs, const ParamValues& values, const core::CancelToken& cancel,
@@ -49,7 +50,7 @@ public:
         auto p = std::make_shared<OverlapConfigPrepared>();
         const OverlapColors colors = overlapColors(runs, values);
         core::KernelOverlapOptions o;
-        o.top = static_cast<int>(kTop(values));
+        o.top = static_cast<int>(kOverlapPerConfigTop(values));
         if (kKernels(values) != "gemm") o.category.reset();
         auto s = overlapByColor(runs, values, colors, o, cancel);
         if (!s) return s.error();

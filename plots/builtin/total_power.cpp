@@ -23,12 +23,15 @@
 namespace strobe::plots {
 namespace {
 
-const AxisParam kX{"x", "X axis", "Sweep axis of the bars (auto: the first that varies; configuration: one bar each)",
-                   false};
-const AxisParam kColor{"color", "Colour", "Sweep axis coloured within a bar group (auto: the next that varies)", true};
-const StringParam kPower{"power_metric", "Power metric", "Telemetry metric integrated over time (W)", "power_w"};
-const IntParam kSkip =
-    IntParam{"skip_steps", "Skip steps", "Leave out the first N steps of every run (warm-up)", 0}.bounded(0, 1000000, 1);
+const AxisParam kTotalPowerX{
+    "x", "X axis", "Sweep axis of the bars (auto: the first that varies; configuration: one bar each)", false};
+const AxisParam kTotalPowerColor{"color", "Colour",
+                                 "Sweep axis coloured within a bar group (auto: the next that varies)", true};
+const StringParam kTotalPowerPower{"power_metric", "Power metric", "Telemetry metric integrated over time (W)",
+                                   "power_w"};
+const IntParam kTotalPowerSkip =
+    IntParam{"skip_steps", "Skip steps", "Leave out the first N steps of every run (warm-up)", 0}.bounded(0, 1000000,
+                                                                                                          1);
 
 using Series = std::vector<std::pair<int64_t, double>>;  // (time on the run's shared axis, W), by time
 
@@ -57,7 +60,7 @@ struct EnergyRow {
     size_t gpus = 0;
 };
 
-struct Group {
+struct TotalPowerGroup {
     std::string x, color;
     std::vector<size_t> runs;
     bool wholeSeries = false;
@@ -65,7 +68,7 @@ struct Group {
 };
 
 struct EnergyPrepared final : Prepared {
-    std::vector<Group> groups;
+    std::vector<TotalPowerGroup> groups;
     std::vector<EnergyRow> rows;
     std::vector<std::string> xValues, colorValues;
     std::string xAxis, colorAxis, metric;
@@ -185,27 +188,27 @@ public:
                 206}) {}
 
     std::vector<ParamSpec> parameters(const RunSet& runs) const override {
-        return {kX.spec(runs), kColor.spec(runs), kPower.spec(), kSkip.spec()};
+        return {kTotalPowerX.spec(runs), kTotalPowerColor.spec(runs), kTotalPowerPower.spec(), kTotalPowerSkip.spec()};
     }
 
     core::Result<PreparedPtr> prepare(const RunSet& runs, const ParamValues& values, const core::CancelToken& cancel,
                                       const core::ProgressFn&) const override {
         auto p = std::make_shared<EnergyPrepared>();
-        const AxisRoles roles = resolveAxisRoles(runs, kX(values), kColor(values), kNoAxis);
+        const AxisRoles roles = resolveAxisRoles(runs, kTotalPowerX(values), kTotalPowerColor(values), kNoAxis);
         p->xAxis = roles.x;
         p->colorAxis = roles.color;
-        p->metric = kPower(values);
+        p->metric = kTotalPowerPower(values);
         for (size_t run = 0; run < runs.size(); ++run) {
             if (cancel.cancelled()) return cancelledError();
             p->runLabels.push_back(runs[run].label);
             if (!runs[run].dataset) continue;
             bool whole = false;
-            auto rows = runEnergy(runs[run], run, p->metric, kSkip(values), whole, p->messages);
+            auto rows = runEnergy(runs[run], run, p->metric, kTotalPowerSkip(values), whole, p->messages);
             if (rows.empty()) continue;
             const std::string x = axisValueOf(runs[run], roles.x), color = axisValueOf(runs[run], roles.color);
             auto g = std::find_if(p->groups.begin(), p->groups.end(),
-                                  [&](const Group& e) { return e.x == x && e.color == color; });
-            if (g == p->groups.end()) g = p->groups.insert(p->groups.end(), Group{x, color, {}, whole, {}});
+                                  [&](const TotalPowerGroup& e) { return e.x == x && e.color == color; });
+            if (g == p->groups.end()) g = p->groups.insert(p->groups.end(), TotalPowerGroup{x, color, {}, whole, {}});
             if (g->wholeSeries != whole) {  // per-step numbers and whole-series ones do not pool
                 p->messages.push_back(fmt::format("{}: left out of its configuration, whose other runs {} steps",
                                                   runs[run].label, whole ? "have" : "have no"));
@@ -228,7 +231,8 @@ public:
     std::optional<std::string> emptyMessage(const Prepared& prepared, const ParamValues& values) const override {
         const auto* p = dynamic_cast<const EnergyPrepared*>(&prepared);
         if (!p || !p->groups.empty()) return std::nullopt;
-        return emptyReason(p->messages, fmt::format("no {} samples (open a telemetry source with the run)", kPower(values)));
+        return emptyReason(
+            p->messages, fmt::format("no {} samples (open a telemetry source with the run)", kTotalPowerPower(values)));
     }
 
     void draw(Canvas& c, const Prepared& prepared, const ParamValues&) const override {
@@ -243,7 +247,7 @@ public:
         LayoutCanvas lc(rect);
         const auto at = groupedBarAt(layout(lc.canvas, *p), bars(*p), pt);
         if (!at) return std::nullopt;
-        const Group* g = groupAt(*p, at->first, at->second);
+        const TotalPowerGroup* g = groupAt(*p, at->first, at->second);
         if (!g) return std::nullopt;
         HitInfo h;
         h.title = g->color.empty() ? g->x : fmt::format("{} · {}", g->x, g->color);
@@ -277,7 +281,7 @@ public:
     }
 
 private:
-    static const Group* groupAt(const EnergyPrepared& p, size_t band, size_t series) {
+    static const TotalPowerGroup* groupAt(const EnergyPrepared& p, size_t band, size_t series) {
         if (band >= p.xValues.size() || series >= p.colorValues.size()) return nullptr;
         for (const auto& g : p.groups)
             if (g.x == p.xValues[band] && g.color == p.colorValues[series]) return &g;
@@ -306,7 +310,7 @@ private:
         b.whiskers.assign(b.bands.size(), std::vector<std::pair<double, double>>(b.series.size(), {NAN, NAN}));
         for (size_t band = 0; band < b.bands.size(); ++band)
             for (size_t s = 0; s < b.series.size(); ++s)
-                if (const Group* g = groupAt(p, band, s); g && !g->joules.empty()) {
+                if (const TotalPowerGroup* g = groupAt(p, band, s); g && !g->joules.empty()) {
                     std::span<const double> v(g->joules);
                     b.values[band][s] = core::stats::quantile(v, 0.5);
                     if (v.size() > 1) b.whiskers[band][s] = {core::stats::quantile(v, 0.25), core::stats::quantile(v, 0.75)};

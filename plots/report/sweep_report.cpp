@@ -147,7 +147,7 @@ std::string svgAxis(double lo, double hi, double x0, double x1, double y0, doubl
     return out;
 }
 
-struct Box {
+struct SweepReportBox {
     std::string label;
     std::vector<double> samples;  // sorted
     std::string fill;
@@ -156,7 +156,7 @@ struct Box {
 
 // Box plot: box from the 25th to the 75th percentile, the median as a line, whiskers to the smallest and largest
 // per-step time, the mean as a dot.
-std::string svgBoxPlot(const std::string& title, const std::vector<Box>& boxes) {
+std::string svgBoxPlot(const std::string& title, const std::vector<SweepReportBox>& boxes) {
     const double w = std::max(520.0, kLeft + kRight + 90.0 * double(boxes.size())), h = 250;
     double lo = 1e300, hi = -1e300;
     for (const auto& b : boxes)
@@ -482,9 +482,9 @@ void groupSections(Sections& s, const std::vector<Config>& configs, const SweepC
               "of every repeat); line: median; dot: mean; whiskers: smallest and largest step. Orange: a "
               "significant change against the baseline (grey).</p><div class='boxes'>";
     for (const auto& g : groups) {
-        std::vector<Box> boxes;
+        std::vector<SweepReportBox> boxes;
         for (const auto& c : configs) {
-            Box b{c.shortLabel(), {}, hex(seriesColor(0)), ""};
+            SweepReportBox b{c.shortLabel(), {}, hex(seriesColor(0)), ""};
             for (const auto& r : cmp.rows)
                 if (r.group == g && r.config == c.key) {
                     b.samples = r.stepsNs;

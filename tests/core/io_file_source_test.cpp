@@ -43,7 +43,7 @@ Drained openAndDrain(const std::string& path, size_t piece) {
     return {std::move(*src), std::move(text)};
 }
 
-bool contains(const std::string& s, std::string_view part) { return s.find(part) != std::string::npos; }
+bool containsIoFileSource(const std::string& s, std::string_view part) { return s.find(part) != std::string::npos; }
 
 }  // namespace
 
@@ -52,7 +52,7 @@ TEST(IoFileSource, PlainAndGzipGiveTheSameText) {
     ASSERT_EQ(plain.size(), 4142u);
     for (const char* name : {"small/current_schema.json", "small/current_schema.json.gz", "small/two_members.json.gz"}) {
         for (size_t piece : {1u, 7u, 4096u, 1u << 20}) {
-            SCOPED_TRACE(testing::Message() << name << " piece " << piece);
+            SCOPED_TRACE(::testing::Message() << name << " piece " << piece);
             auto [src, text] = openAndDrain(data(name), piece);
             ASSERT_TRUE(src) << text.error().toString();
             ASSERT_TRUE(text.ok()) << text.error().toString();
@@ -98,8 +98,8 @@ TEST(IoFileSource, TrailingGarbageIsAWarning) {
     EXPECT_EQ(text->size(), 4142u);
     auto warnings = src->takeWarnings();
     ASSERT_EQ(warnings.size(), 1u);
-    EXPECT_TRUE(contains(warnings[0].message, "8 bytes"));
-    EXPECT_TRUE(contains(warnings[0].message, "compressed byte 1336"));
+    EXPECT_TRUE(containsIoFileSource(warnings[0].message, "8 bytes"));
+    EXPECT_TRUE(containsIoFileSource(warnings[0].message, "compressed byte 1336"));
     EXPECT_EQ(warnings[0].where.file, data("bad/trailing_garbage.json.gz"));
 }
 
@@ -109,8 +109,8 @@ TEST(IoFileSource, CorruptGzipIsAnErrorWithBothOffsets) {
     ASSERT_FALSE(text.ok());
     const Error& e = text.error();
     EXPECT_EQ(e.where.file, data("bad/corrupt.json.gz"));
-    EXPECT_TRUE(contains(e.message, "corrupt gzip stream at compressed byte"));
-    EXPECT_TRUE(contains(e.message, "decompressed byte"));
+    EXPECT_TRUE(containsIoFileSource(e.message, "corrupt gzip stream at compressed byte"));
+    EXPECT_TRUE(containsIoFileSource(e.message, "decompressed byte"));
     EXPECT_GE(e.where.byteOffset, 0);
     EXPECT_LE(e.where.byteOffset, 4142);
 }
@@ -124,17 +124,17 @@ TEST(IoFileSource, TruncatedGzipEndsTheTextWithAWarning) {
     EXPECT_EQ(*text, readAll(data("small/current_schema.json")).substr(0, text->size()));
     auto warnings = src->takeWarnings();
     ASSERT_EQ(warnings.size(), 1u);
-    EXPECT_TRUE(contains(warnings[0].message, "ends early at compressed byte 801"));  // the file's size
+    EXPECT_TRUE(containsIoFileSource(warnings[0].message, "ends early at compressed byte 801"));  // the file's size
 }
 
 TEST(IoFileSource, MissingFileAndDirectoryAreErrors) {
     auto missing = FileSource::open(data("bad/nope.json"));
     ASSERT_FALSE(missing.ok());
     EXPECT_EQ(missing.error().where.file, data("bad/nope.json"));
-    EXPECT_TRUE(contains(missing.error().message, "No such file"));
+    EXPECT_TRUE(containsIoFileSource(missing.error().message, "No such file"));
     auto dir = FileSource::open(data("bad"));
     ASSERT_FALSE(dir.ok());
-    EXPECT_TRUE(contains(dir.error().message, "directory"));
+    EXPECT_TRUE(containsIoFileSource(dir.error().message, "directory"));
 }
 
 TEST(IoFileSource, MemorySourceReadsGzipToo) {

@@ -211,7 +211,7 @@ TEST(KinetoSmall, CurrentSchemaGzipAndConcatenatedMembers) {
 TEST(KinetoSmall, EveryChunkSizeAndThreadCountGivesTheSameResult) {
     for (size_t chunk : {256u, 300u, 777u, 1024u, 4096u}) {
         for (int threads : {1, 2}) {
-            SCOPED_TRACE(testing::Message() << "chunk " << chunk << " threads " << threads);
+            SCOPED_TRACE(::testing::Message() << "chunk " << chunk << " threads " << threads);
             KinetoLoadOptions opt;
             opt.chunkBytes = chunk;
             opt.threads = threads;

@@ -40,7 +40,7 @@ void addSlice(RankData& r, const char* name, const char* cat, TimeNs ts, TimeNs 
 }
 
 // One rank: two CPU slices, four kernels (one name twice), one memcpy, one memset, one step.
-RankData makeRank() {
+RankData makeRankSummary() {
     RankData r;
     r.rank = 3;
     r.rankSource = RankSource::DistributedInfo;
@@ -82,7 +82,7 @@ RankData makeRank() {
 }  // namespace
 
 TEST(Summary, IdentityAndTraceFacts) {
-    RankData r = makeRank();
+    RankData r = makeRankSummary();
     RankSummary s = summarizeRank(r);
     EXPECT_EQ(s.rank, 3);
     EXPECT_EQ(s.worldSize, 8);
@@ -95,7 +95,7 @@ TEST(Summary, IdentityAndTraceFacts) {
 }
 
 TEST(Summary, KernelsCountedApartFromMemcpyAndMemset) {
-    RankSummary s = summarizeRank(makeRank());
+    RankSummary s = summarizeRank(makeRankSummary());
     EXPECT_EQ(s.kernelCount, 4u);
     EXPECT_EQ(s.kernelTimeNs, 1450);  // 300 + 100 + 1000 + 50
     EXPECT_EQ(s.memcpyCount, 1u);
@@ -105,14 +105,14 @@ TEST(Summary, KernelsCountedApartFromMemcpyAndMemset) {
 }
 
 TEST(Summary, SpanCoversEveryTimedEvent) {
-    RankSummary s = summarizeRank(makeRank());
+    RankSummary s = summarizeRank(makeRankSummary());
     EXPECT_EQ(s.spanStart, 900);  // the step slice starts first
     EXPECT_EQ(s.spanEnd, 6010);   // the memset ends last: 6000 + 10
     EXPECT_EQ(s.spanNs(), 5110);
 }
 
 TEST(Summary, TimeByCategoryInEnumOrder) {
-    RankSummary s = summarizeRank(makeRank());
+    RankSummary s = summarizeRank(makeRankSummary());
     // Per category, in enum order: total GPU time and number of kernels.
     struct Row {
         KernelCategory cat;
@@ -133,7 +133,7 @@ TEST(Summary, TimeByCategoryInEnumOrder) {
 }
 
 TEST(Summary, TopKernelsByTotalTime) {
-    RankSummary s = summarizeRank(makeRank(), 2);
+    RankSummary s = summarizeRank(makeRankSummary(), 2);
     ASSERT_EQ(s.topKernels.size(), 2u);
     EXPECT_EQ(s.topKernels[0].name, "ncclDevKernel_AllReduce");
     EXPECT_EQ(s.topKernels[0].category, KernelCategory::Communication);
@@ -146,8 +146,8 @@ TEST(Summary, TopKernelsByTotalTime) {
     EXPECT_EQ(s.topKernels[1].maxNs, 300);
 
     // Memcpy and memset are not kernels: asking for everything still lists three names.
-    EXPECT_EQ(summarizeRank(makeRank(), 100).topKernels.size(), 3u);
-    EXPECT_TRUE(summarizeRank(makeRank(), 0).topKernels.empty());
+    EXPECT_EQ(summarizeRank(makeRankSummary(), 100).topKernels.size(), 3u);
+    EXPECT_TRUE(summarizeRank(makeRankSummary(), 0).topKernels.empty());
 }
 
 TEST(Summary, TiesInTopKernelsAreOrderedByName) {
@@ -161,7 +161,7 @@ TEST(Summary, TiesInTopKernelsAreOrderedByName) {
 }
 
 TEST(Summary, StepsAndRawCategories) {
-    RankSummary s = summarizeRank(makeRank());
+    RankSummary s = summarizeRank(makeRankSummary());
     EXPECT_EQ(s.steps, std::vector<int64_t>{3});
     ASSERT_EQ(s.stepSpans.size(), 1u);
     EXPECT_EQ(s.stepSpans[0].startNs, 900);
@@ -173,7 +173,7 @@ TEST(Summary, StepsAndRawCategories) {
 }
 
 TEST(Summary, WarningsKeepFileAndPlaceButNotInfo) {
-    RankSummary s = summarizeRank(makeRank());
+    RankSummary s = summarizeRank(makeRankSummary());
     ASSERT_EQ(s.warnings.size(), 1u);
     EXPECT_NE(s.warnings[0].find("/traces/rank3.json"), std::string::npos);
     EXPECT_NE(s.warnings[0].find("byte 120"), std::string::npos);
@@ -224,7 +224,7 @@ TEST(Summary, EmptyRankIsAllZero) {
 
 TEST(Summary, RunKeepsRankOrderAndRunWarnings) {
     auto ds = std::make_shared<Dataset>();
-    auto a = std::make_shared<RankData>(makeRank());
+    auto a = std::make_shared<RankData>(makeRankSummary());
     auto b = std::make_shared<RankData>();
     b->rank = 4;
     ds->ranks = {a, b};

@@ -8,13 +8,13 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 secs=${1:-60}
 shift || true
 build="$root/build/fuzz"
-# Unity batches as in the CI presets; ccache when .ci/setup set it up (CCACHE_DIR exported) and it is not turned off.
+# Line tables only (-g1: a crash report keeps file:line), unity batches as in the CI presets; ccache when .ci/setup set it up (CCACHE_DIR exported) and it is not turned off.
 launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=)
 if [ -n "${CCACHE_DIR:-}" ] && [ "${STROBE_NO_CCACHE:-0}" != 1 ] && command -v ccache >/dev/null; then
   launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
 fi
 cmake -S "$root" -B "$build" -G Ninja "${launcher[@]}" -DSTROBE_UNITY=ON \
-  -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++ \
+  -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG" -DCMAKE_CXX_COMPILER=clang++ \
   -DCMAKE_CXX_FLAGS="-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer" \
   -DSTROBE_FUZZ=ON -DSTROBE_BUILD_GUI=OFF -DSTROBE_BUILD_TESTS=OFF -DSTROBE_BUILD_BENCH=OFF >/dev/null
 targets=("$@")

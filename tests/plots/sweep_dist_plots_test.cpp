@@ -54,7 +54,7 @@ Made make(const Plot& plot, const RunSet& runs, const ParamValues& given = {}) {
     return {*values, prepared.ok() ? *prepared : nullptr};
 }
 
-std::string field(const HitInfo& h, const std::string& key) {
+std::string fieldSweepDistPlots(const HitInfo& h, const std::string& key) {
     for (const auto& [k, v] : h.fields)
         if (k == key) return v;
     return {};
@@ -93,10 +93,10 @@ TEST(GroupTimeDist, MediansOfAKernelGroupPerStepOnTheResnetSweep) {
     for (double x = 800; x > 500 && !hit; x -= 10) hit = plot.hitTest(*m.prepared, m.values, rect, QPointF(x, 250));
     ASSERT_TRUE(hit.has_value());
     EXPECT_EQ(hit->title, "num_workers=4");
-    EXPECT_EQ(field(*hit, "n"), "6 steps");
-    EXPECT_EQ(field(*hit, "median"), formatDuration(7241000.0));
-    EXPECT_FALSE(field(*hit, "p5 – p95").empty());
-    EXPECT_FALSE(field(*hit, "CV").empty());
+    EXPECT_EQ(fieldSweepDistPlots(*hit, "n"), "6 steps");
+    EXPECT_EQ(fieldSweepDistPlots(*hit, "median"), formatDuration(7241000.0));
+    EXPECT_FALSE(fieldSweepDistPlots(*hit, "p5 – p95").empty());
+    EXPECT_FALSE(fieldSweepDistPlots(*hit, "CV").empty());
 
     // A group that does not exist says so.
     const auto none = make(plot, runs, {{"group", std::string("no_such_kernel")}});
@@ -145,9 +145,9 @@ TEST(DeltaBars, FlagsExactlyTheInjectedDifference) {
     for (double y = 60; y < 480 && !(hit && hit->title == "gemm"); y += 4)
         hit = plot.hitTest(*m.prepared, m.values, QRectF(0, 0, 900, 500), QPointF(700, y));
     ASSERT_TRUE(hit && hit->title == "gemm");
-    EXPECT_EQ(field(*hit, "configuration"), "bs=2");
-    EXPECT_EQ(field(*hit, "significant"), "yes");
-    EXPECT_EQ(field(*hit, "change").substr(0, 2), "+1");  // about +10 %
+    EXPECT_EQ(fieldSweepDistPlots(*hit, "configuration"), "bs=2");
+    EXPECT_EQ(fieldSweepDistPlots(*hit, "significant"), "yes");
+    EXPECT_EQ(fieldSweepDistPlots(*hit, "change").substr(0, 2), "+1");  // about +10 %
 
     // The other way round (baseline bs=2): gemm of bs=1 is the significant one.
     const auto back = make(plot, runs, {{"baseline", std::string("bs=2")}});
@@ -224,9 +224,9 @@ TEST(SweepHeatmap, CellValuesOfATwoByTwoSweep) {
     std::optional<HitInfo> hit;
     for (double x = 700; x > 450 && !hit; x -= 10) hit = plot.hitTest(*m.prepared, m.values, rect, QPointF(x, 120));
     ASSERT_TRUE(hit.has_value());
-    EXPECT_EQ(field(*hit, "a"), "2");
-    EXPECT_EQ(field(*hit, "b"), "p");
-    EXPECT_EQ(field(*hit, "value"), formatDuration(2010e3));
+    EXPECT_EQ(fieldSweepDistPlots(*hit, "a"), "2");
+    EXPECT_EQ(fieldSweepDistPlots(*hit, "b"), "p");
+    EXPECT_EQ(fieldSweepDistPlots(*hit, "value"), formatDuration(2010e3));
 }
 
 // Silverman's rule on {1, 2, 3, 4, 5}, by hand: sd = sqrt(10 / 4) = 1.5811, IQR / 1.34 = (4 - 2) / 1.34 = 1.4925

@@ -22,7 +22,7 @@ namespace {
 
 const std::string kDir = std::string(STROBE_TEST_DATA_DIR) + "/telemetry/nvidia-smi/";
 
-std::shared_ptr<const core::RankData> loadRank(const std::string& file, int rankNo) {
+std::shared_ptr<const core::RankData> loadRankTelemetryPlots(const std::string& file, int rankNo) {
     auto text = core::telemetry::readFileText(kDir + file);
     EXPECT_TRUE(text.ok()) << file;
     auto r = file.size() > 4 && file.compare(file.size() - 4, 4, ".csv") == 0
@@ -34,14 +34,14 @@ std::shared_ptr<const core::RankData> loadRank(const std::string& file, int rank
     return std::shared_ptr<const core::RankData>(std::move(r.value()));
 }
 
-RunEntry runOf(const std::string& label, const std::vector<std::string>& files) {
+RunEntry runOfTelemetryPlots(const std::string& label, const std::vector<std::string>& files) {
     auto d = std::make_shared<core::Dataset>();
     int n = 0;
-    for (const auto& f : files) d->ranks.push_back(loadRank(f, n++));
+    for (const auto& f : files) d->ranks.push_back(loadRankTelemetryPlots(f, n++));
     return RunEntry{label, d, {}};
 }
 
-const Plot& plotById(const std::string& id) {
+const Plot& plotByIdTelemetryPlots(const std::string& id) {
     const Plot* p = PlotRegistry::instance().find(id);
     EXPECT_NE(p, nullptr) << id;
     return *p;
@@ -60,8 +60,9 @@ core::Table tableOf(const Plot& plot, const RunSet& runs, ParamValues set = {}) 
 }
 
 TEST(TelemetryPlots, PowerTimelineOneLinePerRun) {
-    RunSet runs{runOf("h100", {"h100_dmon_load.txt"}), runOf("l40s", {"l40s_dmon_load.txt"})};
-    auto t = tableOf(plotById("power-timeline"), runs);
+    RunSet runs{runOfTelemetryPlots("h100", {"h100_dmon_load.txt"}),
+                runOfTelemetryPlots("l40s", {"l40s_dmon_load.txt"})};
+    auto t = tableOf(plotByIdTelemetryPlots("power-timeline"), runs);
     std::map<std::string, double> sum;
     std::map<std::string, int> count;
     for (size_t i = 0; i < t.rows.size(); ++i) {
@@ -77,16 +78,16 @@ TEST(TelemetryPlots, PowerTimelineOneLinePerRun) {
 }
 
 TEST(TelemetryPlots, FreqVsPowerPairsSamplesOfTheSameInstant) {
-    RunSet runs{runOf("h100 idle+load", {"h100_dmon_idle.txt", "h100_dmon_load.txt"}),
-                runOf("l40s", {"l40s_dmon_load.txt"})};
-    auto t = tableOf(plotById("freq-vs-power"), runs);
+    RunSet runs{runOfTelemetryPlots("h100 idle+load", {"h100_dmon_idle.txt", "h100_dmon_load.txt"}),
+                runOfTelemetryPlots("l40s", {"l40s_dmon_load.txt"})};
+    auto t = tableOf(plotByIdTelemetryPlots("freq-vs-power"), runs);
     EXPECT_EQ(t.rows.size(), 15u);  // 10 + 5 samples with both power and clock
 }
 
 TEST(TelemetryPlots, FreqTempCorrelationMatchesPython) {
-    RunSet runs{runOf("h100 idle+load", {"h100_dmon_idle.txt", "h100_dmon_load.txt"}),
-                runOf("l40s", {"l40s_dmon_load.txt"})};
-    auto t = tableOf(plotById("freq-temp-correlation"), runs);
+    RunSet runs{runOfTelemetryPlots("h100 idle+load", {"h100_dmon_idle.txt", "h100_dmon_load.txt"}),
+                runOfTelemetryPlots("l40s", {"l40s_dmon_load.txt"})};
+    auto t = tableOf(plotByIdTelemetryPlots("freq-temp-correlation"), runs);
     ASSERT_EQ(t.rows.size(), 2u);
     EXPECT_EQ(core::Table::number(t.rows[0][1]), 10);
     EXPECT_NEAR(core::Table::number(t.rows[0][2]), 0.998924483057, 1e-9);
@@ -96,7 +97,7 @@ TEST(TelemetryPlots, FreqTempCorrelationMatchesPython) {
     EXPECT_TRUE(std::holds_alternative<std::monostate>(t.rows[1][2]));
     // The same helper on power instead of temperature.
     std::vector<std::pair<double, double>> pts;
-    auto idle = loadRank("h100_dmon_idle.txt", 0), load = loadRank("h100_dmon_load.txt", 1);
+    auto idle = loadRankTelemetryPlots("h100_dmon_idle.txt", 0), load = loadRankTelemetryPlots("h100_dmon_load.txt", 1);
     for (const auto& r : {idle, load}) {
         std::map<int64_t, std::pair<double, double>> at;
         for (size_t i = 0; i < r->samples.size(); ++i) {
@@ -110,8 +111,8 @@ TEST(TelemetryPlots, FreqTempCorrelationMatchesPython) {
 }
 
 TEST(TelemetryPlots, PowerCapDistribution) {
-    const Plot& plot = plotById("power-cap-distribution");
-    RunSet runs{runOf("h100 idle+load", {"h100_dmon_idle.txt", "h100_dmon_load.txt"})};
+    const Plot& plot = plotByIdTelemetryPlots("power-cap-distribution");
+    RunSet runs{runOfTelemetryPlots("h100 idle+load", {"h100_dmon_idle.txt", "h100_dmon_load.txt"})};
     ParamValues set;
     set["cap_w"] = 700.0;  // the H100's enforced.power.limit (h100_query-gpu_load.csv)
     auto t = tableOf(plot, runs, set);
@@ -121,7 +122,7 @@ TEST(TelemetryPlots, PowerCapDistribution) {
     EXPECT_DOUBLE_EQ(core::Table::number(t.rows[1][1]), 90);
     EXPECT_DOUBLE_EQ(core::Table::number(t.rows[1][4]), 50);
     // Without cap_w the cap comes from power_limit_w: the query-gpu row has both (631.95 ÷ 700 = 90.28 %).
-    RunSet q{runOf("h100 query", {"h100_query-gpu_load.csv"})};
+    RunSet q{runOfTelemetryPlots("h100 query", {"h100_query-gpu_load.csv"})};
     auto values = resolveValues(plot.parameters(q), {});
     auto prepared = plot.prepare(q, *values, {}, {});
     ASSERT_TRUE(prepared.ok());
@@ -129,7 +130,7 @@ TEST(TelemetryPlots, PowerCapDistribution) {
     ASSERT_EQ(tq.rows.size(), 1u);
     EXPECT_DOUBLE_EQ(core::Table::number(tq.rows[0][1]), 90);
     // dmon has no cap: its samples are left out, and the table says so.
-    auto none = plot.prepare(RunSet{runOf("dmon", {"h100_dmon_load.txt"})}, *values, {}, {});
+    auto none = plot.prepare(RunSet{runOfTelemetryPlots("dmon", {"h100_dmon_load.txt"})}, *values, {}, {});
     ASSERT_TRUE(none.ok());
     EXPECT_TRUE(plot.emptyMessage(**none, *values).has_value());
     auto tn = plot.table(**none, *values);
@@ -139,7 +140,7 @@ TEST(TelemetryPlots, PowerCapDistribution) {
 
 TEST(TelemetryPlots, NoTelemetryGivesAMessage) {
     for (const char* id : {"power-timeline", "freq-vs-power", "freq-temp-correlation", "power-cap-distribution"}) {
-        const Plot& plot = plotById(id);
+        const Plot& plot = plotByIdTelemetryPlots(id);
         RunSet runs{RunEntry{"empty", std::make_shared<core::Dataset>(), {}}};
         auto values = resolveValues(plot.parameters(runs), {});
         auto prepared = plot.prepare(runs, *values, {}, {});

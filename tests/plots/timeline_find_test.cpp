@@ -22,7 +22,7 @@ using namespace strobe::plots;
 
 namespace {
 
-QJsonObject expected() {
+QJsonObject expectedTimelineFind() {
     QFile f((QString::fromUtf8(STROBE_TEST_DATA_DIR) + QStringLiteral("/expected/timeline_nav.json")));
     EXPECT_TRUE(f.open(QIODevice::ReadOnly));
     return QJsonDocument::fromJson(f.readAll()).object();
@@ -38,7 +38,7 @@ struct Fixture {
 
 Fixture prepareTrace(const ParamValues& overrides = {}) {
     Fixture fx;
-    const QJsonObject e = expected();
+    const QJsonObject e = expectedTimelineFind();
     core::RunLoadOptions o;
     o.useCache = false;
     auto d = core::loadRun({std::string(STROBE_TEST_DATA_DIR) + "/" + e["trace"].toString().toStdString()}, o);
@@ -63,7 +63,7 @@ Fixture prepareTrace(const ParamValues& overrides = {}) {
 }  // namespace
 
 TEST(TimelineFind, RegexFindsEveryMatchingKernelInTimeOrder) {
-    const QJsonObject e = expected();
+    const QJsonObject e = expectedTimelineFind();
     auto fx = prepareTrace();
     ASSERT_TRUE(fx.prepared);
     auto found = fx.plot->findItems(*fx.prepared, fx.values,
@@ -83,7 +83,7 @@ TEST(TimelineFind, RegexFindsEveryMatchingKernelInTimeOrder) {
 }
 
 TEST(TimelineFind, MeasuredRangeClipsGpuTimePerCategoryAndName) {
-    const QJsonObject e = expected();
+    const QJsonObject e = expectedTimelineFind();
     auto fx = prepareTrace();
     ASSERT_TRUE(fx.prepared);
     const auto range = e["range_ns"].toArray();
@@ -111,7 +111,7 @@ TEST(TimelineFind, MeasuredRangeClipsGpuTimePerCategoryAndName) {
 }
 
 TEST(TimelineFind, NameStatisticsAndExactFilter) {
-    const QJsonObject e = expected();
+    const QJsonObject e = expectedTimelineFind();
     const QJsonObject st = e["stats"].toObject();
     auto fx = prepareTrace();
     ASSERT_TRUE(fx.prepared);
