@@ -222,7 +222,6 @@ struct CorrelationIndex {
     bool dense = false;
     std::vector<int32_t> table;  // correlation - lo → slice; -1 none; -2 several (all of them in `multi`)
     std::vector<Cand> multi;     // every candidate of the ids seen on several calls, sorted
-    size_t dupIds = 0;
 
     explicit CorrelationIndex(const SliceTable& s) {
         const size_t ns = s.size();
@@ -253,7 +252,6 @@ struct CorrelationIndex {
             if (slot >= 0) {
                 multi.emplace_back(c, static_cast<uint32_t>(slot));
                 slot = -2;
-                ++dupIds;
             }
             multi.emplace_back(c, i);
         }
@@ -266,7 +264,6 @@ struct CorrelationIndex {
             size_t j = i + 1;
             while (j < rt.size() && rt[j].first == rt[i].first) ++j;
             if (j - i > 1) {
-                ++dupIds;
                 multi.insert(multi.end(), rt.begin() + static_cast<std::ptrdiff_t>(i),
                              rt.begin() + static_cast<std::ptrdiff_t>(j));
             }
@@ -294,6 +291,14 @@ struct CorrelationIndex {
         return static_cast<int32_t>(choose(&*range.first, &*range.first + (range.second - range.first), k, sts));
     }
 
+    // Whether `corr` is on more than one runtime call.
+    bool isShared(int64_t corr) const {
+        if (corr == kNone) return false;
+        if (dense) return corr >= lo && corr <= hi && table[static_cast<size_t>(corr - lo)] == -2;
+        return std::binary_search(multi.begin(), multi.end(), Cand{corr, 0},
+                                  [](const Cand& x, const Cand& y) { return x.first < y.first; });
+    }
+
     // The runtime slice that launched a GPU activity with correlation `corr` starting at `k`, or -1.
     int32_t find(int64_t corr, TimeNs k, const TimeNs* sts) const {
         if (corr == kNone || rt.empty()) return -1;
@@ -317,23 +322,29 @@ size_t linkByCorrelation(RankData& rank) {
     auto& runtime = g.runtime.mut();
     runtime.assign(ng, -1);
     const CorrelationIndex calls(s);
-    if (calls.dupIds > 0) {
-        rank.diagnostics.push_back(
-            {Severity::Warning, Location{rank.path},
-             fmt::format("{} correlation id(s) appear on more than one runtime/driver call (e.g. {}); each GPU "
-                         "activity was linked to the call that starts last at or before it",
-                         calls.dupIds, calls.multi.front().first)});
-    }
     const TimeNs* sts = s.ts.data();
     const int64_t* gcorr = g.correlation.data();
     const TimeNs* gts = g.ts.data();
     size_t linked = 0;
+    // Ids on several calls that a GPU activity carries: only there is the link a choice. An id shared by calls that
+    // launched nothing (rocpd gives correlation id 0 to every call outside a dispatch) is valid input, not a warning.
+    std::vector<int64_t> ambiguous;
     for (size_t row = 0; row < ng; ++row) {
+        if (!calls.multi.empty() && calls.isShared(gcorr[row])) ambiguous.push_back(gcorr[row]);
         const int32_t link = calls.find(gcorr[row], gts[row], sts);
         if (link >= 0) {
             runtime[row] = link;
             ++linked;
         }
+    }
+    if (!ambiguous.empty()) {
+        std::sort(ambiguous.begin(), ambiguous.end());
+        ambiguous.erase(std::unique(ambiguous.begin(), ambiguous.end()), ambiguous.end());
+        rank.diagnostics.push_back(
+            {Severity::Warning, Location{rank.path},
+             fmt::format("{} correlation id(s) of GPU activities appear on more than one runtime/driver call (e.g. "
+                         "{}); each GPU activity was linked to the call that starts last at or before it",
+                         ambiguous.size(), ambiguous.front())});
     }
     return linked;
 }
