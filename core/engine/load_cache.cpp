@@ -177,7 +177,7 @@ public:
 
     const Header& header() const { return m_header; }
 
-    std::optional<Error> checkHeader(const SourceStamp* source, uint64_t optionsKey, const LoadCache::EntryId* expect) {
+    std::optional<Error> checkHeader(const SourceStamp* source, uint64_t optionsKey) {
         const uint64_t size = m_size;
         if (size < sizeof(kMagic) && std::memcmp(m_base, kMagic, static_cast<size_t>(size)) == 0)
             return fail(CacheLookup::Corrupt, static_cast<int64_t>(size), fmt::format("truncated: {} bytes", size));
@@ -218,18 +218,6 @@ public:
             return fail(CacheLookup::Stale, -1,
                         fmt::format("{} changed (size {} → {}, mtime {} → {} ns)", source->absolutePath, h.sourceSize,
                                     source->size, h.sourceMtimeNs, source->mtimeNs));
-        if (expect != nullptr) {
-            if (h.groupHash != expect->groupHash)
-                return fail(CacheLookup::Stale, offsetof(Header, groupHash),
-                            "another version of the source's files (one of them changed, or the set of files did)");
-            if (h.rankIndex != expect->rankIndex || (expect->rankCount != 0 && h.rankCount != expect->rankCount) ||
-                (expect->writeId != 0 && h.writeId != expect->writeId))
-                return fail(CacheLookup::Stale, offsetof(Header, rankIndex),
-                            fmt::format("rank entry {} of {} (write {:016x}) does not belong with rank entry {} of {} "
-                                        "(write {:016x})",
-                                        h.rankIndex, h.rankCount, h.writeId, expect->rankIndex, expect->rankCount,
-                                        expect->writeId));
-        }
         if (optionsKey != 0 && h.optionsKey != optionsKey)
             return fail(CacheLookup::Stale, offsetof(Header, optionsKey),
                         "written with other loader options (classification rules, clock options or format changed)");
@@ -253,6 +241,24 @@ public:
         if (source != nullptr && storedPath != source->absolutePath)
             return fail(CacheLookup::Foreign, static_cast<int64_t>(h.metaOffset),
                         fmt::format("the entry belongs to {}, not {}", storedPath, source->absolutePath));
+        return std::nullopt;
+    }
+
+    // The source group, rank and write the entry belongs to (after the metadata: an entry of another source is
+    // reported as foreign, by its stored path, before any group difference).
+    std::optional<Error> checkGroup(const LoadCache::EntryId* expect) {
+        const Header& h = m_header;
+        if (expect == nullptr) return std::nullopt;
+        if (h.groupHash != expect->groupHash)
+            return fail(CacheLookup::Stale, offsetof(Header, groupHash),
+                        "another version of the source's files (one of them changed, or the set of files did)");
+        if (h.rankIndex != expect->rankIndex || (expect->rankCount != 0 && h.rankCount != expect->rankCount) ||
+            (expect->writeId != 0 && h.writeId != expect->writeId))
+            return fail(CacheLookup::Stale, offsetof(Header, rankIndex),
+                        fmt::format("rank entry {} of {} (write {:016x}) does not belong with the others (expected "
+                                    "entry {} of {}, write {:016x})",
+                                    h.rankIndex, h.rankCount, h.writeId, expect->rankIndex, expect->rankCount,
+                                    expect->writeId));
         return std::nullopt;
     }
 
@@ -736,8 +742,9 @@ Result<std::shared_ptr<RankData>> cacheReadOneEntry(const fs::path& entry, const
     auto rank = std::make_shared<RankData>();
     std::vector<std::string_view> views;
     if (auto failed = reader.map()) return *failed;
-    if (auto failed = reader.checkHeader(source, optionsKey, expect)) return *failed;
+    if (auto failed = reader.checkHeader(source, optionsKey)) return *failed;
     if (auto failed = reader.readMetadata(*rank, source, *storedPath)) return *failed;
+    if (auto failed = reader.checkGroup(expect)) return *failed;
     if (auto failed = reader.readDirectory()) return *failed;
     if (auto failed = reader.readStrings(*rank, views)) return *failed;
     if (auto failed = reader.mapColumns(*rank)) return *failed;
