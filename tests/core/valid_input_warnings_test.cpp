@@ -57,6 +57,7 @@ const ExpectedWarning kExpectedWarnings[] = {
 // Files under the roots that are no tool's output, though a format's sniffer may claim them.
 const char* const kNotSources[] = {
     "cuda/device.txt",  // notes of the capture machine: nvidia-smi's query header, then torch/ncu/uname lines
+    "joins/expected_join.json",  // a test's expected values (a *.json in a directory is taken for a Kineto trace)
 };
 
 std::string relativeToData(const std::string& p) {
