@@ -261,6 +261,7 @@ void LaunchPanel::onOutput(LaunchRecord& r) {
 void LaunchPanel::onError(LaunchRecord& r, QProcess::ProcessError error) {
     if (error != QProcess::FailedToStart) return;  // crashes and kills arrive through finished()
     r.status = LaunchStatus::Failed;
+    r.samplesFinal = true;  // nothing ran, nothing to count
     r.error = tr("could not start %1: %2").arg(m_strobeCli, r.process->errorString());
     r.tail.push_back(r.error);
     r.elapsedMs = r.clock.elapsed();
@@ -283,14 +284,11 @@ void LaunchPanel::onFinished(LaunchRecord& r, int exitCode, QProcess::ExitStatus
         r.killTimer = nullptr;
     }
     r.elapsedMs = r.clock.elapsed();
-    // The run ends once its final sample count is in (the count a finished run shows is the whole file's).
+    // The final count (what the samplers wrote last) comes in the background; the row shows it when it is in.
     const int id = r.id;
-    countSamples(r, [this, id, exitCode, status] {
-        if (LaunchRecord* x = find(id)) completeFinish(*x, exitCode, status);
+    countSamples(r, [this, id] {
+        if (LaunchRecord* x = find(id)) x->samplesFinal = true;
     });
-}
-
-void LaunchPanel::completeFinish(LaunchRecord& r, int exitCode, QProcess::ExitStatus status) {
     if (status == QProcess::CrashExit) {
         r.exitCode = -1;
         r.status = r.cancelRequested ? LaunchStatus::Cancelled : LaunchStatus::Failed;
@@ -314,7 +312,6 @@ void LaunchPanel::completeFinish(LaunchRecord& r, int exitCode, QProcess::ExitSt
     if (currentId() == r.id) m_log->appendPlainText(end);
     refreshRow(r);
     refreshButtons();
-    const int id = r.id;
     const bool open = r.status == LaunchStatus::Completed;
     if (open) r.openedAutomatically = true;
     Q_EMIT finished(id);

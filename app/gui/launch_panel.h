@@ -7,7 +7,7 @@
 // Cancel sends SIGTERM — strobe-cli then stops its whole process tree, writes the manifest (status: cancelled)
 // and exits 143 — and SIGKILL only if it is still running after a grace period. A run that completes (exit 0)
 // asks to be opened (openRequested); Open does the same for a finished run of any status (a failed or cancelled
-// run keeps what it collected). A run ends (status, finished(), openRequested) once its final sample count is in.
+// run keeps what it collected). The final sample count of a finished run follows in the background (samplesFinal).
 // Waiting for runs never spins the event loop: the main window defers its close until runningChanged(0).
 
 #include <deque>
@@ -45,6 +45,7 @@ struct LaunchRecord {
     std::deque<QString> tail; // the last lines of output
     QString partialLine;
     qint64 samples = 0;
+    bool samplesFinal = false;  // the count after the run ended is in (or nothing is counted)
     QElapsedTimer clock;
     qint64 elapsedMs = 0;     // frozen when it ends
     bool cancelRequested = false;
@@ -95,7 +96,6 @@ Q_SIGNALS:
 private:
     void onOutput(LaunchRecord& r);
     void onFinished(LaunchRecord& r, int exitCode, QProcess::ExitStatus status);
-    void completeFinish(LaunchRecord& r, int exitCode, QProcess::ExitStatus status);
     void onError(LaunchRecord& r, QProcess::ProcessError error);
     // Counts the run's sampler rows in the background; `then` (optional) runs once the count is in or was
     // cancelled. Does nothing (then at once) when the run has no samplers.

@@ -31,9 +31,9 @@ const QString kBgSweepDir = QString::fromUtf8(STROBE_TEST_DATA_DIR) + QStringLit
 const QString kBgRun0 = kBgSweepDir + QStringLiteral("/resnet50_num_workers_0");
 
 // Holds the runner's worker(s) until released: jobs submitted meanwhile stay queued.
-class WorkerHold {
+class BgWorkerHold {
 public:
-    WorkerHold(core::JobRunner& runner, int workers) {
+    BgWorkerHold(core::JobRunner& runner, int workers) {
         for (int i = 0; i < workers; ++i)
             runner.submit("test:hold:" + std::to_string(i), "hold", [this](const core::JobContext&) -> std::function<void()> {
                 ++m_holding;
@@ -42,7 +42,7 @@ public:
             });
         while (m_holding.load() < workers) std::this_thread::sleep_for(std::chrono::milliseconds(1));
     }
-    ~WorkerHold() { release(); }
+    ~BgWorkerHold() { release(); }
     void release() { m_release = true; }
 
 private:
@@ -51,7 +51,7 @@ private:
 };
 
 // The keys of the listed jobs whose title is `title`.
-std::vector<QString> jobsTitled(const app::JobList& jobs, const QString& title) {
+std::vector<QString> bgJobsTitled(const app::JobList& jobs, const QString& title) {
     std::vector<QString> out;
     for (const auto& [key, job] : jobs.jobs())
         if (job.title == title) out.push_back(key);
@@ -59,7 +59,7 @@ std::vector<QString> jobsTitled(const app::JobList& jobs, const QString& title) 
 }
 
 // Loads that are not what these tests are about: an empty one-rank dataset at once.
-core::Result<core::DatasetPtr> instantLoad(const std::vector<std::string>&, const core::RunLoadOptions&,
+core::Result<core::DatasetPtr> bgInstantLoad(const std::vector<std::string>&, const core::RunLoadOptions&,
                                            const core::RunCallbacks&) {
     return test::makeDataset(1);
 }
@@ -75,7 +75,7 @@ TEST(BackgroundRule, SweepDiscoveryIsACancellableJob) {
     jobs.observe(runner);
     {
         app::RunManager runs(runner);
-        runs.setLoadFunction(&instantLoad);
+        runs.setLoadFunction(&bgInstantLoad);
         app::SweepPanel panel(runs);
         int ended = 0;
         bool found = true;
@@ -83,10 +83,10 @@ TEST(BackgroundRule, SweepDiscoveryIsACancellableJob) {
             ++ended;
             found = f;
         });
-        WorkerHold hold(runner, 1);
+        BgWorkerHold hold(runner, 1);
         panel.openSweep(kBgSweepDir);
         EXPECT_TRUE(panel.discovering());
-        const auto rows = jobsTitled(jobs, QStringLiteral("Find the runs of kineto-configs"));
+        const auto rows = bgJobsTitled(jobs, QStringLiteral("Find the runs of kineto-configs"));
         ASSERT_EQ(rows.size(), 1u);
         jobs.cancel(rows.front());  // the Jobs panel's Cancel
         hold.release();
@@ -97,7 +97,7 @@ TEST(BackgroundRule, SweepDiscoveryIsACancellableJob) {
         EXPECT_EQ(panel.runCount(), 0);
         EXPECT_TRUE(runs.runIds().empty());
         runner.waitIdle();
-        EXPECT_TRUE(test::waitFor([&] { return jobsTitled(jobs, QStringLiteral("Find the runs of kineto-configs")).empty(); }));
+        EXPECT_TRUE(test::waitFor([&] { return bgJobsTitled(jobs, QStringLiteral("Find the runs of kineto-configs")).empty(); }));
     }
     runner.waitIdle();
 }
@@ -116,7 +116,7 @@ TEST(BackgroundRule, NewerSweepDiscoverySupersedesTheOlder) {
     for (const bool olderFinishedFirst : {false, true}) {
         SCOPED_TRACE(olderFinishedFirst ? "older finished, result posted" : "older still queued");
         app::RunManager runs(runner);
-        runs.setLoadFunction(&instantLoad);
+        runs.setLoadFunction(&bgInstantLoad);
         app::SweepPanel panel(runs);
         int ended = 0;
         QObject::connect(&panel, &app::SweepPanel::sweepOpened, &panel, [&](bool found) {
@@ -128,13 +128,13 @@ TEST(BackgroundRule, NewerSweepDiscoverySupersedesTheOlder) {
             runner.waitIdle();  // its result is posted, not yet delivered (no event loop has run)
             panel.openSweep(kBgSweepDir);
         } else {
-            WorkerHold hold(runner, 1);
+            BgWorkerHold hold(runner, 1);
             panel.openSweep(older);
-            EXPECT_EQ(jobsTitled(jobs, QStringLiteral("Find the runs of generated")).size(), 1u);
+            EXPECT_EQ(bgJobsTitled(jobs, QStringLiteral("Find the runs of generated")).size(), 1u);
             panel.openSweep(kBgSweepDir);
             // Superseded while queued: gone from the list at once; the newer is listed.
-            EXPECT_TRUE(jobsTitled(jobs, QStringLiteral("Find the runs of generated")).empty());
-            EXPECT_EQ(jobsTitled(jobs, QStringLiteral("Find the runs of kineto-configs")).size(), 1u);
+            EXPECT_TRUE(bgJobsTitled(jobs, QStringLiteral("Find the runs of generated")).empty());
+            EXPECT_EQ(bgJobsTitled(jobs, QStringLiteral("Find the runs of kineto-configs")).size(), 1u);
         }
         ASSERT_TRUE(test::waitFor([&] { return !panel.discovering(); }));
         EXPECT_EQ(ended, 1);
@@ -170,15 +170,15 @@ TEST(BackgroundRule, SweepComparisonAndReportAreJobs) {
         QObject::connect(&panel, &app::SweepPanel::compared, &panel, [&] { ++compared; });
 
         {
-            WorkerHold hold(runner, 1);
+            BgWorkerHold hold(runner, 1);
             panel.compare();
             EXPECT_TRUE(panel.comparing());
-            EXPECT_EQ(jobsTitled(jobs, QStringLiteral("Compare 6 sweep run(s)")).size(), 1u);
+            EXPECT_EQ(bgJobsTitled(jobs, QStringLiteral("Compare 6 sweep run(s)")).size(), 1u);
             for (int id : panel.checkedRuns())
                 if (runs.run(id)->parameters.at("bs") == "2") panel.setChecked(id, false);
             panel.compare();  // the newest request wins
-            EXPECT_TRUE(jobsTitled(jobs, QStringLiteral("Compare 6 sweep run(s)")).empty());
-            EXPECT_EQ(jobsTitled(jobs, QStringLiteral("Compare 3 sweep run(s)")).size(), 1u);
+            EXPECT_TRUE(bgJobsTitled(jobs, QStringLiteral("Compare 6 sweep run(s)")).empty());
+            EXPECT_EQ(bgJobsTitled(jobs, QStringLiteral("Compare 3 sweep run(s)")).size(), 1u);
         }
         ASSERT_TRUE(test::waitFor([&] { return !panel.comparing(); }));
         EXPECT_EQ(compared, 1);
@@ -186,9 +186,9 @@ TEST(BackgroundRule, SweepComparisonAndReportAreJobs) {
         for (const auto& r : panel.comparison().rows) EXPECT_EQ(r.config, "bs=1");  // the older (bs=2 too) dropped
 
         {
-            WorkerHold hold(runner, 1);
+            BgWorkerHold hold(runner, 1);
             panel.compare();
-            const auto rows = jobsTitled(jobs, QStringLiteral("Compare 3 sweep run(s)"));
+            const auto rows = bgJobsTitled(jobs, QStringLiteral("Compare 3 sweep run(s)"));
             ASSERT_EQ(rows.size(), 1u);
             jobs.cancel(rows.front());
         }
@@ -199,9 +199,9 @@ TEST(BackgroundRule, SweepComparisonAndReportAreJobs) {
         bool written = false;
         QObject::connect(&panel, &app::SweepPanel::reportWritten, &panel, [&](const QString&, bool ok) { written = ok; });
         {
-            WorkerHold hold(runner, 1);
+            BgWorkerHold hold(runner, 1);
             ASSERT_TRUE(panel.writeReport(QString::fromStdString(report.string())));
-            EXPECT_EQ(jobsTitled(jobs, QStringLiteral("Write the sweep report bg.html")).size(), 1u);
+            EXPECT_EQ(bgJobsTitled(jobs, QStringLiteral("Write the sweep report bg.html")).size(), 1u);
             EXPECT_FALSE(std::filesystem::exists(report));  // not written on this thread
         }
         ASSERT_TRUE(test::waitFor([&] { return !panel.writingReport(); }));
@@ -220,7 +220,7 @@ TEST(BackgroundRule, ToolProbesAreAJob) {
     {
         app::ProfileDialog dialog(QString::fromUtf8(STROBE_CLI_PATH), runner);
         EXPECT_FALSE(dialog.probesDone());
-        EXPECT_EQ(jobsTitled(jobs, QStringLiteral("Check which profiling tools are installed")).size(), 1u);
+        EXPECT_EQ(bgJobsTitled(jobs, QStringLiteral("Check which profiling tools are installed")).size(), 1u);
         ASSERT_TRUE(test::waitFor([&] { return dialog.probesDone(); }, 60000));
     }
     runner.waitIdle();

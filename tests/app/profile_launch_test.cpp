@@ -333,6 +333,8 @@ TEST(ProfileLaunch, TorchTrainingCompletesAndOpensInTheWorkbench) {
     long lines = 0;
     for (std::string l; std::getline(csv, l);) ++lines;
     EXPECT_GT(lines, 1);
+    // The final count is a job of the runner that follows the end of the run.
+    ASSERT_TRUE(test::waitFor([&] { return rec->samplesFinal; }));
     EXPECT_EQ(rec->samples, lines - 1);
 
     // Opened as File ▸ Open does: a run of the Runs model whose source is the run directory, loaded, with ranks and
