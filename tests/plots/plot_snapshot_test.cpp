@@ -3,6 +3,7 @@
 // (issue 32): tests/data/expected/plot_snapshots/ and its make_snapshots.sh. A plot with no expected files fails:
 // every registered plot is covered. To see a difference: run make_snapshots.sh with this build's strobe-cli into a
 // scratch directory and diff.
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -42,7 +43,18 @@ std::string readSnapshotFile(const fs::path& path) {
 // `got` against the expected file `path`, or against its SHA-256 (`path`.sha256, written for files over 100 KB).
 void expectSnapshot(const std::string& got, const fs::path& path) {
     if (fs::exists(path)) {
-        EXPECT_EQ(got, readSnapshotFile(path)) << path;
+        const std::string want = readSnapshotFile(path);
+        if (got == want) return;
+        // Say where they part (the files are long): the line number and both lines.
+        size_t line = 1, at = 0;
+        while (at < got.size() && at < want.size() && got[at] == want[at]) line += got[at++] == '\n';
+        auto lineAt = [&](const std::string& s) {
+            const size_t start = s.rfind('\n', at == 0 ? 0 : at - 1);
+            const size_t from = start == std::string::npos ? 0 : start + 1;
+            return s.substr(from, std::min<size_t>(s.find('\n', from) - from, 300));
+        };
+        ADD_FAILURE() << path << " differs at line " << line << ":\n  expected: " << lineAt(want)
+                      << "\n  got:      " << lineAt(got);
         return;
     }
     const fs::path hashPath = path.string() + ".sha256";
