@@ -42,7 +42,8 @@ void BM_MeasureRange1M(benchmark::State& state) {
     auto& f = Fixture::get();
     auto g = *f.timeline->timeline()->geometry(*f.prepared, f.values, QRectF(0, 0, 1600, 900));
     for (auto _ : state) {
-        auto s = f.timeline->timeline()->summarizeRange(*f.prepared, f.values, g.fullEnd / 2, g.fullEnd / 2 + g.fullEnd / 10, 10);
+        auto s = f.timeline->timeline()->summarizeRange(*f.prepared, f.values, g.fullEnd / 2,
+                                                        g.fullEnd / 2 + g.fullEnd / 10, 10);
         benchmark::DoNotOptimize(s);
     }
 }
@@ -53,7 +54,8 @@ void BM_HighlightRectsZoomed(benchmark::State& state) {
     const QRectF rect(0, 0, 1600, 900);
     auto g = *f.timeline->timeline()->geometry(*f.prepared, f.values, rect);
     auto v = setView(f.values, g.fullEnd / 2, g.fullEnd / 2 + g.fullEnd / 100);
-    auto all = f.timeline->timeline()->findItems(*f.prepared, v, FindQuery{"sgemm", FindQuery::Mode::Substring}).value();
+    auto all =
+        f.timeline->timeline()->findItems(*f.prepared, v, FindQuery{"sgemm", FindQuery::Mode::Substring}).value();
     std::vector<ItemRef> inView;
     for (const auto& m : all)
         if (m.end >= g.fullEnd / 2 && m.start <= g.fullEnd / 2 + g.fullEnd / 100) inView.push_back(m);
@@ -64,8 +66,11 @@ BENCHMARK(BM_HighlightRectsZoomed)->Unit(benchmark::kMillisecond);
 
 void BM_NameStats1M(benchmark::State& state) {
     auto& f = Fixture::get();
-    auto first = f.timeline->timeline()->findItems(*f.prepared, f.values, FindQuery{"sgemm", FindQuery::Mode::Substring}).value();
-    for (auto _ : state) benchmark::DoNotOptimize(f.timeline->timeline()->nameStats(*f.prepared, f.values, first.front()));
+    auto first = f.timeline->timeline()
+                     ->findItems(*f.prepared, f.values, FindQuery{"sgemm", FindQuery::Mode::Substring})
+                     .value();
+    for (auto _ : state)
+        benchmark::DoNotOptimize(f.timeline->timeline()->nameStats(*f.prepared, f.values, first.front()));
 }
 BENCHMARK(BM_NameStats1M)->Unit(benchmark::kMillisecond);
 

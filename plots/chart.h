@@ -26,7 +26,7 @@ QColor seriesColor(int index);           // a qualitative palette of 10 colours,
 Qt::PenStyle seriesPenStyle(int index);  // solid for the first 10 series, then dashed, dotted...: lines stay apart
                                          // when seriesColor repeats
 
-using core::formatDuration;  // "850 ns", "12.35 µs", "4.567 ms", "1.235 s" (core/model/duration_text.h)
+using core::formatDuration;             // "850 ns", "12.35 µs", "4.567 ms", "1.235 s" (core/model/duration_text.h)
 std::string formatNumber(double v);     // 3 significant digits, k/M suffixes
 std::string formatPercent(double pct);  // "42.1%"
 
@@ -267,7 +267,8 @@ ParamSpec ranksSpec(const RunSet& runs, const std::string& tooltip = "Ranks to i
 // plot's tooltip and defaults.
 // "skip_steps": the ProfilerSteps left out at the start of every run (warm-up), in every plot over steps.
 inline const IntParam kSkipSteps =
-    IntParam{"skip_steps", "Skip steps", "Leave out the first N steps of every run (warm-up)", 0}.bounded(0, 1000000, 1);
+    IntParam{"skip_steps", "Skip steps", "Leave out the first N steps of every run (warm-up)", 0}.bounded(0, 1000000,
+                                                                                                          1);
 // The table plots' order: "sort_by", a column of the plot's table (each plot offers its columns:
 // kSortBy.spec(columns)), and "descending". The GUI's table header sets both through these handles.
 inline const EnumParam kSortBy = EnumParam{"sort_by", "Sort by", "Column to sort by", "total_ns"}.drawOnly();

@@ -249,8 +249,8 @@ public:
     // launched), at most `cap` links; items in hidden lanes (a collapsed thread or rank) are still returned.
     virtual std::vector<FlowLink> flows(const Prepared&, const ParamValues&, const ItemRef& item, size_t cap) const = 0;
     virtual std::optional<NameStats> nameStats(const Prepared&, const ParamValues&, const ItemRef& item) const = 0;
-    virtual std::optional<RangeSummary> summarizeRange(const Prepared&, const ParamValues&, int64_t start,
-                                                       int64_t end, size_t topN) const = 0;
+    virtual std::optional<RangeSummary> summarizeRange(const Prepared&, const ParamValues&, int64_t start, int64_t end,
+                                                       size_t topN) const = 0;
 };
 
 // The base a plot is written on: P is the plot's own prepared type. prepareTyped() returns it, and drawTyped(),

@@ -349,8 +349,10 @@ std::optional<std::pair<size_t, size_t>> groupedBarAt(const QRectF& area, const 
     return std::nullopt;
 }
 
-core::Result<std::shared_ptr<TelemetryPrepared>> PairedMetricScatterPlot::prepareTyped(
-    const RunSet& runs, const ParamValues& values, const core::CancelToken& cancel, const core::ProgressFn&) const {
+core::Result<std::shared_ptr<TelemetryPrepared>> PairedMetricScatterPlot::prepareTyped(const RunSet& runs,
+                                                                                       const ParamValues& values,
+                                                                                       const core::CancelToken& cancel,
+                                                                                       const core::ProgressFn&) const {
     if (cancel.cancelled()) return cancelledError();
     auto series = pairedSeries(runs, m_x(values), m_y(values), cancel);
     if (!series) return series.error();

@@ -37,7 +37,12 @@ constexpr int kDefaultDebounceMs = 120;
 
 PlotView::PlotView(const plots::Plot& plot, plots::PlotEngine& engine, RunManager& runs, std::vector<int> runIds,
                    const plots::ParamValues& values, QWidget* parent)
-    : QWidget(parent), m_plot(plot), m_nav(plot.timeline()), m_engine(engine), m_runs(runs), m_runIds(std::move(runIds)) {
+    : QWidget(parent),
+      m_plot(plot),
+      m_nav(plot.timeline()),
+      m_engine(engine),
+      m_runs(runs),
+      m_runIds(std::move(runIds)) {
     const int serial = g_viewSerial++;
     m_slot = "plot-view-" + std::to_string(serial);
     setMouseTracking(true);
@@ -78,7 +83,8 @@ PlotView::PlotView(const plots::Plot& plot, plots::PlotEngine& engine, RunManage
             plots::ParamValues next = m_values;
             // A second click on the sorted column turns the order round; a new column sorts largest first.
             if (plots::findSpec(m_specs, plots::kDescending.key()))
-                plots::kDescending.set(next, plots::kSortBy(next) == column ? !plots::kDescending(next) : column != "name");
+                plots::kDescending.set(next,
+                                       plots::kSortBy(next) == column ? !plots::kDescending(next) : column != "name");
             plots::kSortBy.set(next, column);
             setValues(next);
         });
@@ -296,7 +302,8 @@ void PlotView::syncTable() {
     m_table->setVisible(m_prepared != nullptr);
     if (!m_prepared) return;
     // A table plot without these parameters shows its rows as they come, largest first when sorted by the header.
-    const std::string sortBy = plots::findSpec(m_specs, plots::kSortBy.key()) ? plots::kSortBy(m_values) : std::string();
+    const std::string sortBy =
+        plots::findSpec(m_specs, plots::kSortBy.key()) ? plots::kSortBy(m_values) : std::string();
     const bool descending = plots::findSpec(m_specs, plots::kDescending.key()) ? plots::kDescending(m_values) : true;
     m_table->showTable(m_plot.table(*m_prepared, m_values), sortBy, descending);
 }
@@ -551,7 +558,8 @@ void PlotView::mouseReleaseEvent(QMouseEvent* e) {
     if (e->button() != Qt::LeftButton || m_moved || !m_prepared) return;
     // The legend's "+N more": a click on a compact legend shows the whole legend.
     if (auto g = geometry(); g && g->legendRect.contains(e->position())) {
-        if (plots::findSpec(m_specs, plots::kLegend.key()) && plots::legendMode(m_values) == plots::LegendMode::Compact) {
+        if (plots::findSpec(m_specs, plots::kLegend.key()) &&
+            plots::legendMode(m_values) == plots::LegendMode::Compact) {
             setValue(plots::kLegend.key(), std::string("full"));
             Q_EMIT valuesChanged();
             return;
@@ -565,9 +573,9 @@ void PlotView::mouseReleaseEvent(QMouseEvent* e) {
         Q_EMIT itemSelected(QString(), QString());
         return;
     }
-    m_selection = Selection{e->position(), hit->itemRect.value_or(QRectF(e->position(), QSizeF(1, 1))), m_values,
-                            plotRect(),
-                            m_nav ? m_nav->itemAt(*m_prepared, m_values, plotRect(), e->position()) : std::nullopt};
+    m_selection =
+        Selection{e->position(), hit->itemRect.value_or(QRectF(e->position(), QSizeF(1, 1))), m_values, plotRect(),
+                  m_nav ? m_nav->itemAt(*m_prepared, m_values, plotRect(), e->position()) : std::nullopt};
     QString html = selectionHtml(*hit);
     if (m_selection->item) html += flowsHtml(*m_selection->item);
     update();

@@ -1,5 +1,5 @@
 // PlotView's flows: when a timeline item is selected, arrows from the CPU operator to the runtime call it made and
-// on to the kernel that call launched (plots::Plot::flows finds them); "Go to" entries in the item menu for the ends
+// on to the kernel that call launched (plots::TimelineNavigation::flows finds them); "Go to" entries in the item menu for the ends
 // that are off screen or in a collapsed lane; a summary in the Selection dock.
 #include <algorithm>
 #include <cmath>

@@ -1,6 +1,7 @@
 // PlotView's timeline navigation: search (Ctrl+F) with highlighted matches, the item context menu, the measured
 // range, the overview strip and the lane scrollbar. The matching, statistics and range summaries are the plot's
-// (plots::TimelineNavigation: findItems, nameStats, summarizeRange); this file only drives them and paints the overlays.
+// (plots::TimelineNavigation: findItems, nameStats, summarizeRange); this file only drives them and paints the
+// overlays.
 #include <algorithm>
 
 #include <QApplication>

@@ -205,9 +205,10 @@ Status validate(const ParamSpec& spec, const ParamValue& value) {
     case ParamType::Duration: {
         auto v = std::get<long long>(value);
         if (spec.hasBounds() && (double(v) < spec.min || double(v) > spec.max))
-            return specError(spec,
-                             fmt::format("{} is outside [{}, {}]", exactDurationText(v),
-                                         exactDurationText((long long)spec.min), exactDurationText((long long)spec.max)));
+            return specError(
+                spec,
+                fmt::format("{} is outside [{}, {}]", exactDurationText(v), exactDurationText((long long)spec.min),
+                            exactDurationText((long long)spec.max)));
         break;
     }
     case ParamType::KeyValueList:

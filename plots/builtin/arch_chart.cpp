@@ -60,17 +60,19 @@ struct ArchPrepared final : Prepared {
 class ArchChartPlot final : public BarPlot<ArchPrepared> {
 public:
     ArchChartPlot()
-        : BarPlot({"arch-chart", "Architecture chart",
-                "Per kernel (top N by time): MFMA/tensor-core and VALU utilisation, LDS, L2 hit rate and HBM bandwidth "
-                "as % of the GPU's peak, grouped bars.",
-                98}) {}
+        : BarPlot(
+              {"arch-chart", "Architecture chart",
+               "Per kernel (top N by time): MFMA/tensor-core and VALU utilisation, LDS, L2 hit rate and HBM bandwidth "
+               "as % of the GPU's peak, grouped bars.",
+               98}) {}
 
     std::vector<ParamSpec> parameters(const RunSet& runs) const override {
         return {ranksSpec(runs), kTopN.spec(), kLegend.spec()};
     }
 
-    core::Result<std::shared_ptr<ArchPrepared>> prepareTyped(const RunSet& runs, const ParamValues& values, const core::CancelToken& cancel,
-                                      const core::ProgressFn&) const override {
+    core::Result<std::shared_ptr<ArchPrepared>> prepareTyped(const RunSet& runs, const ParamValues& values,
+                                                             const core::CancelToken& cancel,
+                                                             const core::ProgressFn&) const override {
         auto p = std::make_shared<ArchPrepared>();
         for (const auto& r : runs) p->runLabels.push_back(r.label);
         p->messages = counterMessages(runs);

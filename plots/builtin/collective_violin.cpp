@@ -59,16 +59,17 @@ class CollectiveViolinPlot final : public TypedPlot<ViolinPrepared> {
 public:
     CollectiveViolinPlot()
         : TypedPlot({"collective-violin", "Collective durations",
-                "Communication duration per collective type (all_reduce, all_gather, ...) per configuration: a "
-                "violin (kernel density) each, coloured by a sweep axis.",
-                131}) {}
+                     "Communication duration per collective type (all_reduce, all_gather, ...) per configuration: a "
+                     "violin (kernel density) each, coloured by a sweep axis.",
+                     131}) {}
 
     std::vector<ParamSpec> parameters(const RunSet& runs) const override {
         return {kColor.spec(runs), kMeasure.spec(), kSkipSteps.spec(), kLog.spec(), kLegend.spec()};
     }
 
-    core::Result<std::shared_ptr<ViolinPrepared>> prepareTyped(const RunSet& runs, const ParamValues& values, const core::CancelToken& cancel,
-                                      const core::ProgressFn&) const override {
+    core::Result<std::shared_ptr<ViolinPrepared>> prepareTyped(const RunSet& runs, const ParamValues& values,
+                                                               const core::CancelToken& cancel,
+                                                               const core::ProgressFn&) const override {
         auto p = std::make_shared<ViolinPrepared>();
         p->colorAxis = resolveAxisRoles(runs, kConfigurationAxis, kColor(values), kNoAxis).color;
         if (p->colorAxis.empty() && kColor(values) == kAutoAxis) p->colorAxis = kConfigurationAxis;
@@ -178,15 +179,14 @@ public:
     }
 
     std::optional<HitInfo> hitTestTyped(const ViolinPrepared& p, const ParamValues& values, const QRectF& rect,
-                                   QPointF pt) const override {
+                                        QPointF pt) const override {
         if (p.violins.empty()) return std::nullopt;
         LayoutCanvas lc(rect);
         const ChartLayout L = layout(lc.canvas, p, values);
         const auto band = L.bandAt(true, pt);
         if (!band || !L.plot.contains(pt)) return std::nullopt;
         const double slot = L.bandSize(true) / double(std::max<size_t>(1, p.colors.size()));
-        const auto k = size_t(std::clamp((pt.x() - L.bandStart(true, *band)) / slot, 0.0,
-                                         double(p.colors.size() - 1)));
+        const auto k = size_t(std::clamp((pt.x() - L.bandStart(true, *band)) / slot, 0.0, double(p.colors.size() - 1)));
         const Violin* v = p.at(*band, k);
         if (!v) return std::nullopt;
         double mean = 0;

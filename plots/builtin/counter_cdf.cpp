@@ -50,17 +50,19 @@ double medianOf(const std::vector<double>& sorted) {
 class CounterCdfPlot final : public TypedPlot<CdfPrepared> {
 public:
     CounterCdfPlot()
-        : TypedPlot({"counter-cdf", "Counter CDF",
-                "Cumulative distribution of one derived metric or hardware counter over the kernel dispatches, one "
-                "curve per run, medians marked.",
-                96}) {}
+        : TypedPlot(
+              {"counter-cdf", "Counter CDF",
+               "Cumulative distribution of one derived metric or hardware counter over the kernel dispatches, one "
+               "curve per run, medians marked.",
+               96}) {}
 
     std::vector<ParamSpec> parameters(const RunSet& runs) const override {
         return {kMetric.spec(metricChoices(runs)), ranksSpec(runs), kLogScale.spec(), kLegend.spec()};
     }
 
-    core::Result<std::shared_ptr<CdfPrepared>> prepareTyped(const RunSet& runs, const ParamValues& values, const core::CancelToken& cancel,
-                                      const core::ProgressFn&) const override {
+    core::Result<std::shared_ptr<CdfPrepared>> prepareTyped(const RunSet& runs, const ParamValues& values,
+                                                            const core::CancelToken& cancel,
+                                                            const core::ProgressFn&) const override {
         auto p = std::make_shared<CdfPrepared>();
         p->metric = resolveMetric(kMetric(values), availableMetrics(runs), {"l2_hit_pct", "occupancy_pct"});
         auto vals = kernelValues(runs, kRanks(values), p->metric, cancel);
@@ -154,7 +156,7 @@ public:
     }
 
     std::optional<HitInfo> hitTestTyped(const CdfPrepared& p, const ParamValues& values, const QRectF& rect,
-                                   QPointF pt) const override {
+                                        QPointF pt) const override {
         if (p.curves.empty()) return std::nullopt;
         LayoutCanvas lc(rect);
         const ChartLayout g = layout(lc.canvas, p, values);
@@ -186,9 +188,7 @@ public:
         return hit;
     }
 
-    core::Table tableTyped(const CdfPrepared& p, const ParamValues&) const override {
-        return p.table;
-    }
+    core::Table tableTyped(const CdfPrepared& p, const ParamValues&) const override { return p.table; }
 
 private:
     static std::string subtitle(const CdfPrepared& p) {

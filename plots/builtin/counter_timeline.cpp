@@ -42,17 +42,19 @@ struct CounterTimelineTimelinePrepared final : Prepared {
 class CounterTimelinePlot final : public TypedPlot<CounterTimelineTimelinePrepared> {
 public:
     CounterTimelinePlot()
-        : TypedPlot({"counter-timeline", "Counter timeline",
-                "One derived metric or hardware counter per kernel dispatch over device time, one series per GPU and "
-                "run.",
-                97}) {}
+        : TypedPlot(
+              {"counter-timeline", "Counter timeline",
+               "One derived metric or hardware counter per kernel dispatch over device time, one series per GPU and "
+               "run.",
+               97}) {}
 
     std::vector<ParamSpec> parameters(const RunSet& runs) const override {
         return {kCounterTimelineMetric.spec(metricChoices(runs)), ranksSpec(runs), kFilter.spec()};
     }
 
-    core::Result<std::shared_ptr<CounterTimelineTimelinePrepared>> prepareTyped(const RunSet& runs, const ParamValues& values, const core::CancelToken& cancel,
-                                      const core::ProgressFn&) const override {
+    core::Result<std::shared_ptr<CounterTimelineTimelinePrepared>> prepareTyped(
+        const RunSet& runs, const ParamValues& values, const core::CancelToken& cancel,
+        const core::ProgressFn&) const override {
         auto p = std::make_shared<CounterTimelineTimelinePrepared>();
         p->metric =
             resolveMetric(kCounterTimelineMetric(values), availableMetrics(runs), {"hbm_bandwidth_gbs", "l2_hit_pct"});
@@ -106,12 +108,14 @@ public:
         return p;
     }
 
-    std::optional<std::string> emptyMessageTyped(const CounterTimelineTimelinePrepared& p, const ParamValues&) const override {
+    std::optional<std::string> emptyMessageTyped(const CounterTimelineTimelinePrepared& p,
+                                                 const ParamValues&) const override {
         if (!p.series.empty()) return std::nullopt;
         return emptyReason(p.table.messages, "no kernel has a value for the metric");
     }
 
-    std::optional<ChartData> chartDataTyped(const CounterTimelineTimelinePrepared& p, const ParamValues&) const override {
+    std::optional<ChartData> chartDataTyped(const CounterTimelineTimelinePrepared& p,
+                                            const ParamValues&) const override {
         if (p.series.empty()) return std::nullopt;
         ChartData d;
         d.kind = ChartData::Kind::Lines;
@@ -160,8 +164,8 @@ public:
         painter.restore();
     }
 
-    std::optional<HitInfo> hitTestTyped(const CounterTimelineTimelinePrepared& p, const ParamValues&, const QRectF& rect,
-                                   QPointF pt) const override {
+    std::optional<HitInfo> hitTestTyped(const CounterTimelineTimelinePrepared& p, const ParamValues&,
+                                        const QRectF& rect, QPointF pt) const override {
         if (p.series.empty()) return std::nullopt;
         LayoutCanvas lc(rect);
         const ChartLayout g = layoutScatter(lc.canvas, chart(p), p.series);

@@ -48,14 +48,15 @@ class CpuActiveCoresPlot final : public TypedPlot<CoresPrepared> {
 public:
     CpuActiveCoresPlot()
         : TypedPlot({"cpu-active-cores", "Active CPU cores",
-                "Busy CPU cores over time (utilisation at least a threshold) and core equivalents (sum of "
-                "utilisation ÷ 100), from the CPU sampler; one colour per run.",
-                240}) {}
+                     "Busy CPU cores over time (utilisation at least a threshold) and core equivalents (sum of "
+                     "utilisation ÷ 100), from the CPU sampler; one colour per run.",
+                     240}) {}
 
     std::vector<ParamSpec> parameters(const RunSet&) const override { return {kThreshold.spec(), kShow.spec()}; }
 
-    core::Result<std::shared_ptr<CoresPrepared>> prepareTyped(const RunSet& runs, const ParamValues& values, const core::CancelToken& cancel,
-                                      const core::ProgressFn&) const override {
+    core::Result<std::shared_ptr<CoresPrepared>> prepareTyped(const RunSet& runs, const ParamValues& values,
+                                                              const core::CancelToken& cancel,
+                                                              const core::ProgressFn&) const override {
         auto p = std::make_shared<CoresPrepared>();
         p->threshold = kThreshold(values);
         for (size_t run = 0; run < runs.size(); ++run) {
@@ -103,7 +104,7 @@ public:
     }
 
     std::optional<HitInfo> hitTestTyped(const CoresPrepared& p, const ParamValues& values, const QRectF& rect,
-                                   QPointF pt) const override {
+                                        QPointF pt) const override {
         if (p.runs.empty()) return std::nullopt;
         std::vector<TelemetrySeries> series;
         const ScatterChart ch = chart(p, values, series);
@@ -116,7 +117,8 @@ public:
                 const double d = std::hypot(g.xAt(s.points[i].first) - pt.x(), g.yAt(s.points[i].second) - pt.y());
                 if (d >= best) continue;
                 best = d;
-                const auto& rc = *std::find_if(p.runs.begin(), p.runs.end(), [&](const RunCores& r) { return r.run == s.run; });
+                const auto& rc =
+                    *std::find_if(p.runs.begin(), p.runs.end(), [&](const RunCores& r) { return r.run == s.run; });
                 HitInfo h;
                 h.title = p.runLabels[s.run];
                 h.fields = {{"elapsed", formatDuration(double(rc.elapsed[i]))},
@@ -134,8 +136,8 @@ public:
         t.messages = p.messages;
         for (const auto& rc : p.runs)
             for (size_t i = 0; i < rc.elapsed.size(); ++i)
-                t.addRow({p.runLabels[rc.run], rc.elapsed[i], int64_t(rc.cores[i]), int64_t(rc.busy[i]),
-                          rc.equivalents[i]});
+                t.addRow(
+                    {p.runLabels[rc.run], rc.elapsed[i], int64_t(rc.cores[i]), int64_t(rc.busy[i]), rc.equivalents[i]});
         if (p.runs.empty()) t.messages.push_back(*emptyMessageTyped(p, values));
         return t;
     }

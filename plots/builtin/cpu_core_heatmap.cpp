@@ -54,14 +54,15 @@ class CpuCoreHeatmapPlot final : public TypedPlot<HeatPrepared> {
 public:
     CpuCoreHeatmapPlot()
         : TypedPlot({"cpu-core-heatmap", "CPU core heatmap",
-                "Utilisation of every CPU core in every sampler interval (rows: cores, colour: %), from the CPU "
-                "sampler; one panel per run.",
-                241}) {}
+                     "Utilisation of every CPU core in every sampler interval (rows: cores, colour: %), from the CPU "
+                     "sampler; one panel per run.",
+                     241}) {}
 
     std::vector<ParamSpec> parameters(const RunSet&) const override { return {}; }
 
-    core::Result<std::shared_ptr<HeatPrepared>> prepareTyped(const RunSet& runs, const ParamValues&, const core::CancelToken& cancel,
-                                      const core::ProgressFn&) const override {
+    core::Result<std::shared_ptr<HeatPrepared>> prepareTyped(const RunSet& runs, const ParamValues&,
+                                                             const core::CancelToken& cancel,
+                                                             const core::ProgressFn&) const override {
         auto p = std::make_shared<HeatPrepared>();
         for (size_t run = 0; run < runs.size(); ++run) {
             if (cancel.cancelled()) return cancelledError();
@@ -104,7 +105,8 @@ public:
             drawAxes(c, L);
             if (!g.labels[k].isEmpty()) {
                 painter.setPen(t.foreground);
-                painter.drawText(g.labels[k], Qt::AlignLeft | Qt::AlignVCenter, elided(painter, p.runLabels[h.run], g.labels[k].width()));
+                painter.drawText(g.labels[k], Qt::AlignLeft | Qt::AlignVCenter,
+                                 elided(painter, p.runLabels[h.run], g.labels[k].width()));
             }
             // One image pixel per screen column and core, scaled to the plot (nearest neighbour).
             const int w = std::max(1, int(L.plot.width()));
@@ -125,7 +127,7 @@ public:
     }
 
     std::optional<HitInfo> hitTestTyped(const HeatPrepared& p, const ParamValues&, const QRectF& rect,
-                                   QPointF pt) const override {
+                                        QPointF pt) const override {
         if (p.runs.empty()) return std::nullopt;
         LayoutCanvas lc(rect);
         const HeatGeometry g = geometry(lc.canvas, p);

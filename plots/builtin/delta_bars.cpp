@@ -51,10 +51,11 @@ ParamSpec baselineSpec(std::vector<std::string> configs) {
 class DeltaBarsPlot final : public TypedPlot<DeltaPrepared> {
 public:
     DeltaBarsPlot()
-        : TypedPlot({"delta-bars", "Change per kernel group vs a baseline",
-                "For each of the top kernel groups, the change in GPU time per step of every configuration against a "
-                "baseline configuration, with its confidence interval (Holm-corrected); significant changes filled.",
-                122}) {}
+        : TypedPlot(
+              {"delta-bars", "Change per kernel group vs a baseline",
+               "For each of the top kernel groups, the change in GPU time per step of every configuration against a "
+               "baseline configuration, with its confidence interval (Holm-corrected); significant changes filled.",
+               122}) {}
 
     std::vector<ParamSpec> parameters(const RunSet& runs) const override {
         const auto configs = sweepConfigurations(runs);
@@ -62,8 +63,9 @@ public:
                 kSweepGroupBy.spec(), kTop.spec(), kConfidence.spec(), kSkipSteps.spec(), kLegend.spec()};
     }
 
-    core::Result<std::shared_ptr<DeltaPrepared>> prepareTyped(const RunSet& runs, const ParamValues& values, const core::CancelToken& cancel,
-                                      const core::ProgressFn&) const override {
+    core::Result<std::shared_ptr<DeltaPrepared>> prepareTyped(const RunSet& runs, const ParamValues& values,
+                                                              const core::CancelToken& cancel,
+                                                              const core::ProgressFn&) const override {
         auto p = std::make_shared<DeltaPrepared>();
         RunSet loaded;
         for (const auto& r : runs)
@@ -184,7 +186,7 @@ public:
     }
 
     std::optional<HitInfo> hitTestTyped(const DeltaPrepared& p, const ParamValues& values, const QRectF& rect,
-                                   QPointF pt) const override {
+                                        QPointF pt) const override {
         if (!anyBar(p)) return std::nullopt;
         LayoutCanvas lc(rect);
         const ChartLayout L = layout(p, lc.canvas, values);

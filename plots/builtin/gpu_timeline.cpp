@@ -104,10 +104,11 @@ constexpr double kMaxFillLaneH = 48;  // lane height when few lanes fill the vie
 class GpuTimelinePlot final : public TypedPlot<TimelinePrepared>, public TimelineNavigation {
 public:
     GpuTimelinePlot()
-        : TypedPlot({"gpu-timeline", "GPU timeline",
-                "Kernels, memcpy and memset of every rank and stream on a time axis, coloured by category, with steps "
-                "and GPU annotations as bands. Wheel zooms, drag pans, hover shows the kernel.",
-                10}) {}
+        : TypedPlot(
+              {"gpu-timeline", "GPU timeline",
+               "Kernels, memcpy and memset of every rank and stream on a time axis, coloured by category, with steps "
+               "and GPU annotations as bands. Wheel zooms, drag pans, hover shows the kernel.",
+               10}) {}
     const TimelineNavigation* timeline() const override { return this; }
 
     std::vector<ParamSpec> parameters(const RunSet& runs) const override {
@@ -130,8 +131,9 @@ public:
         return s;
     }
 
-    core::Result<std::shared_ptr<TimelinePrepared>> prepareTyped(const RunSet& runs, const ParamValues& values, const core::CancelToken& cancel,
-                                      const core::ProgressFn& progress) const override {
+    core::Result<std::shared_ptr<TimelinePrepared>> prepareTyped(const RunSet& runs, const ParamValues& values,
+                                                                 const core::CancelToken& cancel,
+                                                                 const core::ProgressFn& progress) const override {
         return buildTimelineLanes(
             runs, LaneOptions{kRanks(values), kIncludeMemory(values), kNameFilter(values), kTelemetry(values),
                         kCpuLanes(values), parseStepAlign(kAlign(values))}, cancel,
@@ -358,8 +360,8 @@ public:
         if (!p.alignNote.empty() || !p.clockNote.empty()) {
             // The subtitle says what was aligned and which ranks are left off the axis.
             const std::string note = p.alignNote.empty() ? p.clockNote
-                                     : p.clockNote.empty() ? p.alignNote
-                                                            : p.alignNote + " · " + p.clockNote;
+                : p.clockNote.empty()                    ? p.alignNote
+                                                         : p.alignNote + " · " + p.clockNote;
             painter.setPen(t.muted);
             painter.drawText(L.note, Qt::AlignLeft | Qt::AlignVCenter, elided(painter, note, L.note.width()));
         }
@@ -404,7 +406,8 @@ public:
             double top = y + pad, h = L.laneH - 2 * pad;
             if (summary) {  // a collapsed rank: every stream of it in one row
                 items.begin(top, h);
-                for (size_t k = li; k < p.lanes.size() && p.lanes[k].group == lane.group && p.lanes[k].run == lane.run; ++k)
+                for (size_t k = li; k < p.lanes.size() && p.lanes[k].group == lane.group && p.lanes[k].run == lane.run;
+                     ++k)
                     if (p.lanes[k].kind == LaneKind::Stream) items.add(p.lanes[k]);
                 items.finish();
             } else if (lane.kind == LaneKind::Telemetry) {
@@ -423,14 +426,13 @@ public:
             // The axis gutter says what 0 is, or which lanes are shown when they do not all fit.
             painter.setPen(t.muted);
             const std::string text = L.totalLanes > L.fits
-                                         ? fmt::format("lanes {}–{} of {}", L.first + 1,
-                                                       L.first + int(L.visibleLanes.size()), L.totalLanes)
-                                         : p.zeroLabel.empty() ? std::string("0 = first GPU activity") : p.zeroLabel;
+                ? fmt::format("lanes {}–{} of {}", L.first + 1, L.first + int(L.visibleLanes.size()), L.totalLanes)
+                : p.zeroLabel.empty() ? std::string("0 = first GPU activity")
+                                      : p.zeroLabel;
             painter.drawText(QRectF(c.rect.left() + 4, L.axis.top(), L.gutter - 8, L.axis.height()),
                              Qt::AlignLeft | Qt::AlignVCenter, elided(painter, text, L.gutter - 8));
         }
         if (!byName && L.legend.height() > 0) drawLegend(c, L.legend, p.legend, legendMode(values));
-
     }
 
     // Draws the kernels (or CPU slices) of one or more lanes into one row with the level of detail: items wider
@@ -642,7 +644,7 @@ public:
     }
 
     std::optional<HitInfo> hitTestTyped(const TimelinePrepared& p, const ParamValues& values, const QRectF& rect,
-                                   QPointF pt) const override {
+                                        QPointF pt) const override {
         Layout L = layout(p, values, rect);
         auto picked = pickAt(p, values, L, pt);
         if (!picked) return std::nullopt;
@@ -907,10 +909,10 @@ public:
             const auto& r = *lane.rank;
             for (size_t k = a; k < b; ++k) {
                 size_t i = lane.src[k];
-                t.rows.push_back({p.runLabels[lane.run], int64_t(r.rank), int64_t(lane.stream), r.strings.str(r.gpu.name[i]),
-                                  std::string(core::toString(core::KernelCategory(lane.cat[k]))),
-                                  lane.start[k] + p.runOrigin[lane.run], lane.end[k] - lane.start[k],
-                                  activityStep(r, i)});
+                t.rows.push_back(
+                    {p.runLabels[lane.run], int64_t(r.rank), int64_t(lane.stream), r.strings.str(r.gpu.name[i]),
+                     std::string(core::toString(core::KernelCategory(lane.cat[k]))),
+                     lane.start[k] + p.runOrigin[lane.run], lane.end[k] - lane.start[k], activityStep(r, i)});
             }
         }
         t.messages = p.messages;

@@ -66,18 +66,18 @@ class GroupTimeDistPlot final : public TypedPlot<GroupDistPrepared> {
 public:
     GroupTimeDistPlot()
         : TypedPlot({"group-time-dist", "Kernel group time per configuration",
-                "One kernel group's GPU time in every profiler step, one box or violin per sweep configuration "
-                "(repeats pool their steps), by any sweep parameter along x, colour and facets.",
-                121}) {}
+                     "One kernel group's GPU time in every profiler step, one box or violin per sweep configuration "
+                     "(repeats pool their steps), by any sweep parameter along x, colour and facets.",
+                     121}) {}
 
     std::vector<ParamSpec> parameters(const RunSet& runs) const override {
-        return {kSweepGroupBy.spec(),  kGroup.spec(),         kXAxis.spec(runs),
-                kColorAxis.spec(runs), kFacetAxis.spec(runs), kSkipSteps.spec(),
-                kStyle.spec(),         kLegend.spec()};
+        return {kSweepGroupBy.spec(),  kGroup.spec(),     kXAxis.spec(runs), kColorAxis.spec(runs),
+                kFacetAxis.spec(runs), kSkipSteps.spec(), kStyle.spec(),     kLegend.spec()};
     }
 
-    core::Result<std::shared_ptr<GroupDistPrepared>> prepareTyped(const RunSet& runs, const ParamValues& values, const core::CancelToken& cancel,
-                                      const core::ProgressFn&) const override {
+    core::Result<std::shared_ptr<GroupDistPrepared>> prepareTyped(const RunSet& runs, const ParamValues& values,
+                                                                  const core::CancelToken& cancel,
+                                                                  const core::ProgressFn&) const override {
         auto p = std::make_shared<GroupDistPrepared>();
         p->groupBy = kSweepGroupBy(values);
         p->roles = resolveAxisRoles(runs, kXAxis(values), kColorAxis(values), kFacetAxis(values));
@@ -192,7 +192,7 @@ public:
     }
 
     std::optional<HitInfo> hitTestTyped(const GroupDistPrepared& p, const ParamValues& values, const QRectF& rect,
-                                   QPointF pt) const override {
+                                        QPointF pt) const override {
         if (p.dists.empty()) return std::nullopt;
         LayoutCanvas lc(rect);
         const Geometry g = geometry(p, lc.canvas, values);

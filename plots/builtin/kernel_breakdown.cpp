@@ -47,9 +47,9 @@ class KernelBreakdownPlot final : public BarPlot<BreakdownPrepared> {
 public:
     KernelBreakdownPlot()
         : BarPlot({"kernel-breakdown", "Kernel breakdown",
-                "GPU time by kernel category or by the top-N kernels, stacked per rank, per step or for the whole "
-                "window.",
-                20}) {}
+                   "GPU time by kernel category or by the top-N kernels, stacked per rank, per step or for the whole "
+                   "window.",
+                   20}) {}
 
     std::vector<ParamSpec> parameters(const RunSet& runs) const override {
         std::vector<ParamSpec> s{kGroupBy.spec(), kPer.spec(), kKernelBreakdownTopN.spec(), ranksSpec(runs),
@@ -59,8 +59,9 @@ public:
         return s;
     }
 
-    core::Result<std::shared_ptr<BreakdownPrepared>> prepareTyped(const RunSet& runs, const ParamValues& values, const core::CancelToken& cancel,
-                                      const core::ProgressFn& progress) const override {
+    core::Result<std::shared_ptr<BreakdownPrepared>> prepareTyped(const RunSet& runs, const ParamValues& values,
+                                                                  const core::CancelToken& cancel,
+                                                                  const core::ProgressFn& progress) const override {
         auto out = std::make_shared<BreakdownPrepared>();
         bool byKernel = kGroupBy(values) == "kernel";
         std::string per = kPer(values);

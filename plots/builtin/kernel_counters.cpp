@@ -53,23 +53,25 @@ struct Group {
 class KernelCountersPlot final : public TypedPlot<CountersPrepared> {
 public:
     KernelCountersPlot()
-        : TypedPlot({"kernel-counters", "Kernel counters",
-                "Hardware counters joined to their kernels (rocprofv3, rocprof, rocprof-compute, ncu): per kernel name "
-                "the mean of each counter over its dispatches, or every dispatch, as a sortable table.",
-                95}) {}
+        : TypedPlot(
+              {"kernel-counters", "Kernel counters",
+               "Hardware counters joined to their kernels (rocprofv3, rocprof, rocprof-compute, ncu): per kernel name "
+               "the mean of each counter over its dispatches, or every dispatch, as a sortable table.",
+               95}) {}
     bool isTable() const override { return true; }
 
     std::vector<ParamSpec> parameters(const RunSet& runs) const override {
-        return {ranksSpec(runs),           kRows.spec(),       kAcrossRanks.spec(),
-                kSortBy.spec(sortColumns(runs)), kDescending.spec(), kKernelCountersFilter.spec(),
+        return {ranksSpec(runs),     kRows.spec(),
+                kAcrossRanks.spec(), kSortBy.spec(sortColumns(runs)),
+                kDescending.spec(),  kKernelCountersFilter.spec(),
                 kMaxRows.spec()};
     }
 
     // What sort_by offers: every column the table can have (per kernel or per dispatch), then the counters of the
     // runs by name.
     static std::vector<std::string> sortColumns(const RunSet& runs) {
-        std::vector<std::string> out{"total_ns", "dispatches", "mean_ns", "dur_ns", "name", "run", "rank", "device",
-                                     "start_ns"};
+        std::vector<std::string> out{"total_ns", "dispatches", "mean_ns", "dur_ns",  "name",
+                                     "run",      "rank",       "device",  "start_ns"};
         std::set<std::string> counters;
         for (const auto& run : runs) {
             if (!run.dataset) continue;
@@ -83,8 +85,9 @@ public:
         return out;
     }
 
-    core::Result<std::shared_ptr<CountersPrepared>> prepareTyped(const RunSet& runs, const ParamValues& values, const core::CancelToken& cancel,
-                                      const core::ProgressFn&) const override {
+    core::Result<std::shared_ptr<CountersPrepared>> prepareTyped(const RunSet& runs, const ParamValues& values,
+                                                                 const core::CancelToken& cancel,
+                                                                 const core::ProgressFn&) const override {
         const bool perDispatch = kRows(values) == "dispatch";
         const bool across = kAcrossRanks(values) && !perDispatch;
         const auto ranks = kRanks(values);
@@ -205,7 +208,7 @@ public:
     }
 
     std::optional<HitInfo> hitTestTyped(const CountersPrepared& p, const ParamValues& values, const QRectF& rect,
-                                   QPointF pt) const override {
+                                        QPointF pt) const override {
         LayoutCanvas lc(rect);
         const QRectF area = drawTitle(lc.canvas, rect, title(), "x");
         const auto rows = view(p.table, values);

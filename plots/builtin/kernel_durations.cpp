@@ -119,9 +119,9 @@ class KernelDurationsPlot final : public TypedPlot<DurationsPrepared> {
 public:
     KernelDurationsPlot()
         : TypedPlot({"kernel-durations", "Kernel duration distribution",
-                "Box and violin plots of kernel durations by category or by kernel name (regex), across ranks and "
-                "steps.",
-                80}) {}
+                     "Box and violin plots of kernel durations by category or by kernel name (regex), across ranks and "
+                     "steps.",
+                     80}) {}
 
     std::vector<ParamSpec> parameters(const RunSet& runs) const override {
         return {kKernelDurationsGroupBy.spec(),
@@ -134,8 +134,9 @@ public:
                 kKernelDurationsLogScale.spec()};
     }
 
-    core::Result<std::shared_ptr<DurationsPrepared>> prepareTyped(const RunSet& runs, const ParamValues& values, const core::CancelToken& cancel,
-                                      const core::ProgressFn& progress) const override {
+    core::Result<std::shared_ptr<DurationsPrepared>> prepareTyped(const RunSet& runs, const ParamValues& values,
+                                                                  const core::CancelToken& cancel,
+                                                                  const core::ProgressFn& progress) const override {
         auto out = std::make_shared<DurationsPrepared>();
         bool byName = kKernelDurationsGroupBy(values) == "name";
         std::string split = kSplitBy(values);
@@ -317,7 +318,7 @@ public:
 
     // The group under the point, on its row or on its (possibly elided) label.
     std::optional<HitInfo> hitTestTyped(const DurationsPrepared& p, const ParamValues& values, const QRectF& rect,
-                                   QPointF pt) const override {
+                                        QPointF pt) const override {
         if (p.groups.empty()) return std::nullopt;
         LayoutCanvas lc(rect);
         auto k = layout(lc.canvas, p, values).bandAt(false, pt);

@@ -74,8 +74,9 @@ public:
         auto cs = curves(p, values);
         if (cs.empty()) {
             QRectF area = drawTitle(c, c.rect, title(), subtitle(p, values));
-            drawMessage(c, area, p.combined.messages.empty() ? "no launched kernels match the selection"
-                                                              : p.combined.messages.front());
+            drawMessage(
+                c, area,
+                p.combined.messages.empty() ? "no launched kernels match the selection" : p.combined.messages.front());
             return;
         }
         ChartLayout g = layout(c, p, cs, values);
@@ -91,7 +92,7 @@ public:
     }
 
     std::optional<HitInfo> hitTestTyped(const AnalysisTables& p, const ParamValues& values, const QRectF& rect,
-                                   QPointF pt) const override {
+                                        QPointF pt) const override {
         auto cs = curves(p, values);
         if (cs.empty()) return std::nullopt;
         LayoutCanvas lc(rect);

@@ -36,16 +36,17 @@ class LeaderStragglerOverlapPlot final : public BarPlot<OverlapPrepared> {
 public:
     LeaderStragglerOverlapPlot()
         : BarPlot({"leader-straggler-overlap", "Leader/straggler overlap",
-                "For every collective, the rank that arrives last (shortest kernel) against the others: the share "
-                "of their collective time overlapped by compute on the same rank, per configuration.",
-                132}) {}
+                   "For every collective, the rank that arrives last (shortest kernel) against the others: the share "
+                   "of their collective time overlapped by compute on the same rank, per configuration.",
+                   132}) {}
 
     std::vector<ParamSpec> parameters(const RunSet& runs) const override {
         return {kLeaderStragglerOverlapX.spec(runs), kSkipSteps.spec(), kLegend.spec()};
     }
 
-    core::Result<std::shared_ptr<OverlapPrepared>> prepareTyped(const RunSet& runs, const ParamValues& values, const core::CancelToken& cancel,
-                                      const core::ProgressFn&) const override {
+    core::Result<std::shared_ptr<OverlapPrepared>> prepareTyped(const RunSet& runs, const ParamValues& values,
+                                                                const core::CancelToken& cancel,
+                                                                const core::ProgressFn&) const override {
         auto p = std::make_shared<OverlapPrepared>();
         const std::string chosen = kLeaderStragglerOverlapX(values);
         p->axis = chosen == kAutoAxis ? std::string(kConfigurationAxis)

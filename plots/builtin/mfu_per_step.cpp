@@ -65,16 +65,17 @@ class MfuPerStepPlot final : public TypedPlot<MfuPrepared> {
 public:
     MfuPerStepPlot()
         : TypedPlot({"mfu-per-step", "MFU per step",
-                "Achieved TFLOP/s and model FLOPs utilisation per ProfilerStep from the GEMM shapes of the Kineto "
-                "trace (aten::mm/addmm/bmm/linear/matmul), against the GPU's peak; one line per run.",
-                100}) {}
+                     "Achieved TFLOP/s and model FLOPs utilisation per ProfilerStep from the GEMM shapes of the Kineto "
+                     "trace (aten::mm/addmm/bmm/linear/matmul), against the GPU's peak; one line per run.",
+                     100}) {}
 
     std::vector<ParamSpec> parameters(const RunSet& runs) const override {
         return {ranksSpec(runs), kDtype.spec(), kPeak.spec(), kValue.spec(), kLegend.spec()};
     }
 
-    core::Result<std::shared_ptr<MfuPrepared>> prepareTyped(const RunSet& runs, const ParamValues& values, const core::CancelToken& cancel,
-                                      const core::ProgressFn&) const override {
+    core::Result<std::shared_ptr<MfuPrepared>> prepareTyped(const RunSet& runs, const ParamValues& values,
+                                                            const core::CancelToken& cancel,
+                                                            const core::ProgressFn&) const override {
         auto p = std::make_shared<MfuPrepared>();
         const auto ranks = kRanks(values);
         for (size_t run = 0; run < runs.size(); ++run) {
@@ -110,7 +111,7 @@ public:
         bool anyFlops = std::any_of(p.rows.begin(), p.rows.end(), [](const StepRow& r) { return r.ops > 0; });
         if (anyFlops && kValue(values) == "mfu")
             return "no peak FLOP/s for the trace's GPU: set peak_tflops, or draw value=tflops\n" +
-                   emptyReason(p.messages, "");
+                emptyReason(p.messages, "");
         return emptyReason(p.messages, "no GEMM FLOPs in any ProfilerStep");
     }
 
@@ -157,7 +158,7 @@ public:
     }
 
     std::optional<HitInfo> hitTestTyped(const MfuPrepared& p, const ParamValues& values, const QRectF& rect,
-                                   QPointF pt) const override {
+                                        QPointF pt) const override {
         auto s = series(p, values);
         if (s.empty()) return std::nullopt;
         LayoutCanvas lc(rect);

@@ -91,9 +91,9 @@ class OverheadBreakdownPlot final : public TypedPlot<OverheadPrepared> {
 public:
     OverheadBreakdownPlot()
         : TypedPlot({"overhead-breakdown", "Overhead per step",
-                "Each profiler step's GPU time split into kernels, launch gaps, memcpy/memset and other idle, "
-                "stacked per step; one panel per run.",
-                135}) {}
+                     "Each profiler step's GPU time split into kernels, launch gaps, memcpy/memset and other idle, "
+                     "stacked per step; one panel per run.",
+                     135}) {}
 
     std::vector<ParamSpec> parameters(const RunSet&) const override {
         auto specs = barStyleSpecs("Show each step as 100%", false, false);
@@ -101,8 +101,9 @@ public:
         return specs;
     }
 
-    core::Result<std::shared_ptr<OverheadPrepared>> prepareTyped(const RunSet& runs, const ParamValues& values, const core::CancelToken& cancel,
-                                      const core::ProgressFn&) const override {
+    core::Result<std::shared_ptr<OverheadPrepared>> prepareTyped(const RunSet& runs, const ParamValues& values,
+                                                                 const core::CancelToken& cancel,
+                                                                 const core::ProgressFn&) const override {
         auto p = std::make_shared<OverheadPrepared>();
         p->kernelWaitUs = kOverheadBreakdownKernelWaitUs(values);
         const auto waitNs = int64_t(p->kernelWaitUs * 1000.0);
@@ -160,7 +161,7 @@ public:
     }
 
     std::optional<HitInfo> hitTestTyped(const OverheadPrepared& p, const ParamValues& values, const QRectF& rect,
-                                   QPointF pt) const override {
+                                        QPointF pt) const override {
         if (p.panelRuns.empty()) return std::nullopt;
         LayoutCanvas lc(rect);
         const auto panels = layout(lc.canvas, p);

@@ -36,17 +36,18 @@ class OverlapPerConfigPlot final : public BarPlot<OverlapConfigPrepared> {
 public:
     OverlapPerConfigPlot()
         : BarPlot({"overlap-per-config", "Overlap per configuration",
-                "For the kernel groups with the most time per step, the share of their time during which "
-                "communication kernels ran on the same GPU, one bar per sweep configuration.",
-                127}) {}
+                   "For the kernel groups with the most time per step, the share of their time during which "
+                   "communication kernels ran on the same GPU, one bar per sweep configuration.",
+                   127}) {}
 
     std::vector<ParamSpec> parameters(const RunSet& runs) const override {
         return {kOverlapPerConfigTop.spec(), kKernels.spec(),    kSweepGroupBy.spec(), kSkipSteps.spec(),
                 kOverlapColor.spec(runs),    kHorizontal.spec(), kLegend.spec()};
     }
 
-    core::Result<std::shared_ptr<OverlapConfigPrepared>> prepareTyped(const RunSet& runs, const ParamValues& values, const core::CancelToken& cancel,
-                                      const core::ProgressFn&) const override {
+    core::Result<std::shared_ptr<OverlapConfigPrepared>> prepareTyped(const RunSet& runs, const ParamValues& values,
+                                                                      const core::CancelToken& cancel,
+                                                                      const core::ProgressFn&) const override {
         auto p = std::make_shared<OverlapConfigPrepared>();
         const OverlapColors colors = overlapColors(runs, values);
         core::KernelOverlapOptions o;
@@ -68,15 +69,14 @@ public:
     }
 
     BarChart chart(const OverlapConfigPrepared& p, const ParamValues& v) const override {
-        BarChart c = overlapBarChart(
-            v, "Overlap per configuration",
-            "share of each kernel group's time during which communication ran on the same GPU",
-            "time overlapped by communication", "kernel group", p.groups, p.axis, p.colors,
-            [&p](size_t g, size_t k) -> std::optional<double> {
-                auto it = p.rows.find({g, k});
-                if (it == p.rows.end()) return std::nullopt;
-                return 100.0 * it->second.overlappedShare;
-            });
+        BarChart c = overlapBarChart(v, "Overlap per configuration",
+                                     "share of each kernel group's time during which communication ran on the same GPU",
+                                     "time overlapped by communication", "kernel group", p.groups, p.axis, p.colors,
+                                     [&p](size_t g, size_t k) -> std::optional<double> {
+                                         auto it = p.rows.find({g, k});
+                                         if (it == p.rows.end()) return std::nullopt;
+                                         return 100.0 * it->second.overlappedShare;
+                                     });
         const OverlapConfigPrepared* pp = &p;
         c.hitFields = [pp](size_t bar, size_t series) {
             BarChart::Fields f{{"group", pp->groups[bar]}, {pp->axis.empty() ? "runs" : pp->axis, pp->colors[series]}};

@@ -26,17 +26,19 @@ struct OverlapGpuPrepared final : Prepared {
 class OverlapPerGpuPlot final : public BarPlot<OverlapGpuPrepared> {
 public:
     OverlapPerGpuPlot()
-        : BarPlot({"overlap-per-gpu", "Overlap per GPU",
-                "Per rank, the share of communication time overlapped by computation (HTA's definition), one bar per "
-                "sweep configuration, repeats pooled.",
-                128}) {}
+        : BarPlot(
+              {"overlap-per-gpu", "Overlap per GPU",
+               "Per rank, the share of communication time overlapped by computation (HTA's definition), one bar per "
+               "sweep configuration, repeats pooled.",
+               128}) {}
 
     std::vector<ParamSpec> parameters(const RunSet& runs) const override {
         return {kSkipSteps.spec(), kOverlapColor.spec(runs), kHorizontal.spec(), kLegend.spec()};
     }
 
-    core::Result<std::shared_ptr<OverlapGpuPrepared>> prepareTyped(const RunSet& runs, const ParamValues& values, const core::CancelToken& cancel,
-                                      const core::ProgressFn&) const override {
+    core::Result<std::shared_ptr<OverlapGpuPrepared>> prepareTyped(const RunSet& runs, const ParamValues& values,
+                                                                   const core::CancelToken& cancel,
+                                                                   const core::ProgressFn&) const override {
         auto p = std::make_shared<OverlapGpuPrepared>();
         const OverlapColors colors = overlapColors(runs, values);
         core::KernelOverlapOptions o;

@@ -49,18 +49,19 @@ struct OverlapScatterPrepared final : Prepared {
 class OverlapVsKernelTimePlot final : public TypedPlot<OverlapScatterPrepared> {
 public:
     OverlapVsKernelTimePlot()
-        : TypedPlot({"overlap-vs-kernel-time", "Overlap vs kernel time",
-                "One point per instance of a kernel group (default: the top GEMM group): the share of it overlapped "
-                "by communication against its duration, coloured by sweep configuration.",
-                129}) {}
+        : TypedPlot(
+              {"overlap-vs-kernel-time", "Overlap vs kernel time",
+               "One point per instance of a kernel group (default: the top GEMM group): the share of it overlapped "
+               "by communication against its duration, coloured by sweep configuration.",
+               129}) {}
 
     std::vector<ParamSpec> parameters(const RunSet& runs) const override {
-        return {kSweepGroupBy.spec(), kGroup.spec(), kSkipSteps.spec(), kOverlapColor.spec(runs),
-                kMaxPoints.spec()};
+        return {kSweepGroupBy.spec(), kGroup.spec(), kSkipSteps.spec(), kOverlapColor.spec(runs), kMaxPoints.spec()};
     }
 
-    core::Result<std::shared_ptr<OverlapScatterPrepared>> prepareTyped(const RunSet& runs, const ParamValues& values, const core::CancelToken& cancel,
-                                      const core::ProgressFn&) const override {
+    core::Result<std::shared_ptr<OverlapScatterPrepared>> prepareTyped(const RunSet& runs, const ParamValues& values,
+                                                                       const core::CancelToken& cancel,
+                                                                       const core::ProgressFn&) const override {
         auto p = std::make_shared<OverlapScatterPrepared>();
         const OverlapColors colors = overlapColors(runs, values);
         core::KernelOverlapOptions o;
@@ -139,7 +140,7 @@ public:
     }
 
     std::optional<HitInfo> hitTestTyped(const OverlapScatterPrepared& p, const ParamValues&, const QRectF& rect,
-                                   QPointF pt) const override {
+                                        QPointF pt) const override {
         if (p.series.empty()) return std::nullopt;
         LayoutCanvas lc(rect);
         const ChartLayout g = layoutScatter(lc.canvas, chart(p), p.series);
@@ -160,8 +161,9 @@ public:
                     {"run", hit->run},
                     {"rank", std::to_string(hit->rank)},
                     {"duration", formatDuration(double(hit->dur))},
-                    {"overlapped", formatDuration(double(hit->overlapped)) + " (" +
-                                       formatPercent(100.0 * double(hit->overlapped) / double(std::max<int64_t>(1, hit->dur))) + ")"},
+                    {"overlapped",
+                     formatDuration(double(hit->overlapped)) + " (" +
+                         formatPercent(100.0 * double(hit->overlapped) / double(std::max<int64_t>(1, hit->dur))) + ")"},
                     {"collectives", hit->collectives.empty() ? std::string("none") : hit->collectives}};
         return h;
     }
@@ -173,7 +175,8 @@ public:
         t.messages = p.messages;
         for (const auto& i : p.instances)
             t.addRow({p.group, i.config, i.run, int64_t(i.rank), i.start, i.dur, i.overlapped,
-                      i.dur > 0 ? core::Cell(100.0 * double(i.overlapped) / double(i.dur)) : core::Cell(), i.collectives});
+                      i.dur > 0 ? core::Cell(100.0 * double(i.overlapped) / double(i.dur)) : core::Cell(),
+                      i.collectives});
         return t;
     }
 };

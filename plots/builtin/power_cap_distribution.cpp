@@ -66,12 +66,13 @@ class PowerCapDistributionPlot final : public BarPlot<CapPrepared> {
 public:
     PowerCapDistributionPlot()
         : BarPlot({"power-cap-distribution", "Power vs cap",
-                "Histogram of board power as a percentage of the power cap, one bar per run in each bin.", 230}) {}
+                   "Histogram of board power as a percentage of the power cap, one bar per run in each bin.", 230}) {}
 
     std::vector<ParamSpec> parameters(const RunSet&) const override { return {kCapW.spec(), kBinPct.spec()}; }
 
-    core::Result<std::shared_ptr<CapPrepared>> prepareTyped(const RunSet& runs, const ParamValues& values, const core::CancelToken& cancel,
-                                      const core::ProgressFn&) const override {
+    core::Result<std::shared_ptr<CapPrepared>> prepareTyped(const RunSet& runs, const ParamValues& values,
+                                                            const core::CancelToken& cancel,
+                                                            const core::ProgressFn&) const override {
         auto p = std::make_shared<CapPrepared>();
         for (const auto& run : runs) {
             if (cancel.cancelled()) return cancelledError();

@@ -87,16 +87,17 @@ class PowerFreqSummaryPlot final : public TypedPlot<SummaryPrepared> {
 public:
     PowerFreqSummaryPlot()
         : TypedPlot({"power-freq-summary", "Power and clock per configuration",
-                "Mean board power and mean graphics clock of every configuration, two bar groups; hover for each "
-                "GPU's means.",
-                205}) {}
+                     "Mean board power and mean graphics clock of every configuration, two bar groups; hover for each "
+                     "GPU's means.",
+                     205}) {}
 
     std::vector<ParamSpec> parameters(const RunSet& runs) const override {
         return {kX.spec(runs), kColor.spec(runs), kPower.spec(), kClock.spec()};
     }
 
-    core::Result<std::shared_ptr<SummaryPrepared>> prepareTyped(const RunSet& runs, const ParamValues& values, const core::CancelToken& cancel,
-                                      const core::ProgressFn&) const override {
+    core::Result<std::shared_ptr<SummaryPrepared>> prepareTyped(const RunSet& runs, const ParamValues& values,
+                                                                const core::CancelToken& cancel,
+                                                                const core::ProgressFn&) const override {
         auto p = std::make_shared<SummaryPrepared>();
         const AxisRoles roles = resolveAxisRoles(runs, kX(values), kColor(values), kNoAxis);
         p->xAxis = roles.x;
@@ -137,9 +138,10 @@ public:
 
     std::optional<std::string> emptyMessageTyped(const SummaryPrepared& p, const ParamValues& values) const override {
         if (!p.groups.empty()) return std::nullopt;
-        return emptyReason(p.messages, fmt::format("no {} or {} samples (open a telemetry source: nvidia-smi, dmon, "
-                                                    "rocm-smi, amd-smi, a sampler CSV)",
-                                                    kPower(values), kClock(values)));
+        return emptyReason(p.messages,
+                           fmt::format("no {} or {} samples (open a telemetry source: nvidia-smi, dmon, "
+                                       "rocm-smi, amd-smi, a sampler CSV)",
+                                       kPower(values), kClock(values)));
     }
 
     void drawTyped(Canvas& c, const SummaryPrepared& p, const ParamValues&) const override {
@@ -149,7 +151,7 @@ public:
     }
 
     std::optional<HitInfo> hitTestTyped(const SummaryPrepared& p, const ParamValues&, const QRectF& rect,
-                                   QPointF pt) const override {
+                                        QPointF pt) const override {
         if (p.groups.empty()) return std::nullopt;
         LayoutCanvas lc(rect);
         const auto halves = layout(lc.canvas, p);
@@ -164,11 +166,13 @@ public:
             std::string runs;
             for (size_t r : g->runs) runs += (runs.empty() ? "" : ", ") + p.runLabels[r];
             h.fields.push_back({"runs", runs});
-            h.fields.push_back({"mean " + p.metric[k], fmt::format("{} ({} samples)", formatNumber(g->m[k].mean()), g->m[k].n)});
+            h.fields.push_back(
+                {"mean " + p.metric[k], fmt::format("{} ({} samples)", formatNumber(g->m[k].mean()), g->m[k].n)});
             for (const auto& gpu : g->gpus)
                 if (gpu.m[k].n > 0)
-                    h.fields.push_back({g->runs.size() > 1 ? fmt::format("{} · {}", p.runLabels[gpu.run], gpu.gpu) : gpu.gpu,
-                                        fmt::format("{} ({} samples)", formatNumber(gpu.m[k].mean()), gpu.m[k].n)});
+                    h.fields.push_back(
+                        {g->runs.size() > 1 ? fmt::format("{} · {}", p.runLabels[gpu.run], gpu.gpu) : gpu.gpu,
+                         fmt::format("{} ({} samples)", formatNumber(gpu.m[k].mean()), gpu.m[k].n)});
             return h;
         }
         return std::nullopt;

@@ -17,13 +17,15 @@ class PowerTimelinePlot final : public TypedPlot<TelemetryPrepared> {
 public:
     PowerTimelinePlot()
         : TypedPlot({"power-timeline", "Power timeline",
-                "Board power over elapsed time, one line per GPU and run (any telemetry metric by the metric parameter).",
-                200}) {}
+                     "Board power over elapsed time, one line per GPU and run (any telemetry metric by the metric "
+                     "parameter).",
+                     200}) {}
 
     std::vector<ParamSpec> parameters(const RunSet&) const override { return {kMetric.spec()}; }
 
-    core::Result<std::shared_ptr<TelemetryPrepared>> prepareTyped(const RunSet& runs, const ParamValues& values, const core::CancelToken& cancel,
-                                      const core::ProgressFn&) const override {
+    core::Result<std::shared_ptr<TelemetryPrepared>> prepareTyped(const RunSet& runs, const ParamValues& values,
+                                                                  const core::CancelToken& cancel,
+                                                                  const core::ProgressFn&) const override {
         if (cancel.cancelled()) return cancelledError();
         auto series = metricSeries(runs, kMetric(values), cancel);
         if (!series) return series.error();
@@ -60,7 +62,7 @@ public:
     }
 
     std::optional<HitInfo> hitTestTyped(const TelemetryPrepared& p, const ParamValues& values, const QRectF& rect,
-                                   QPointF pt) const override {
+                                        QPointF pt) const override {
         return hitScatter(chart(values), p.series, rect, pt, "elapsed", kMetric(values));
     }
 
@@ -69,8 +71,7 @@ public:
         t.columns = {"run", "device", "elapsed_ns", kMetric(values)};
         t.messages = p.messages;
         for (const auto& s : p.series)
-            for (auto [x, y] : s.points)
-                t.addRow({p.runLabels[s.run], int64_t(s.device), int64_t(x), y});
+            for (auto [x, y] : s.points) t.addRow({p.runLabels[s.run], int64_t(s.device), int64_t(x), y});
         if (p.series.empty()) t.messages.push_back(*emptyMessageTyped(p, values));
         return t;
     }

@@ -97,17 +97,19 @@ std::unordered_map<uint32_t, double> counterValues(const core::RankData& r, cons
 class RooflinePlot final : public TypedPlot<RooflinePrepared> {
 public:
     RooflinePlot()
-        : TypedPlot({"roofline", "Roofline",
-                "Per kernel: arithmetic intensity against achieved FLOP/s on log-log axes, under the GPU's memory and "
-                "compute roofs; FLOPs and bytes from counters, else from GEMM shapes.",
-                99}) {}
+        : TypedPlot(
+              {"roofline", "Roofline",
+               "Per kernel: arithmetic intensity against achieved FLOP/s on log-log axes, under the GPU's memory and "
+               "compute roofs; FLOPs and bytes from counters, else from GEMM shapes.",
+               99}) {}
 
     std::vector<ParamSpec> parameters(const RunSet& runs) const override {
         return {ranksSpec(runs), kDtype.spec(), kLegend.spec()};
     }
 
-    core::Result<std::shared_ptr<RooflinePrepared>> prepareTyped(const RunSet& runs, const ParamValues& values, const core::CancelToken& cancel,
-                                      const core::ProgressFn&) const override {
+    core::Result<std::shared_ptr<RooflinePrepared>> prepareTyped(const RunSet& runs, const ParamValues& values,
+                                                                 const core::CancelToken& cancel,
+                                                                 const core::ProgressFn&) const override {
         auto p = std::make_shared<RooflinePrepared>();
         const auto ranks = kRanks(values);
         std::map<std::pair<size_t, std::string>, size_t> index;
@@ -226,7 +228,7 @@ public:
     }
 
     std::optional<HitInfo> hitTestTyped(const RooflinePrepared& p, const ParamValues& values, const QRectF& rect,
-                                   QPointF at) const override {
+                                        QPointF at) const override {
         if (p.points.empty()) return std::nullopt;
         LayoutCanvas lc(rect);
         const ChartLayout g = layout(lc.canvas, p, values);
@@ -264,8 +266,9 @@ public:
         t.messages = p.messages;
         const Roof* roof = roofOf(p);
         for (const Point& pt : p.points) {
-            std::vector<core::Cell> row{p.runLabels[pt.run], pt.name, pt.dispatches, pt.totalNs, pt.flops, pt.bytes,
-                                        pt.ai(), pt.tflops(), pt.source};
+            std::vector<core::Cell> row{
+                p.runLabels[pt.run], pt.name,  pt.dispatches, pt.totalNs, pt.flops, pt.bytes, pt.ai(),
+                pt.tflops(),         pt.source};
             if (roof && roof->peakTflops > 0) {
                 row.emplace_back(std::string(pt.ai() < roof->ridge() ? "memory" : "compute"));
                 row.emplace_back(100.0 * pt.tflops() / std::min(roof->peakTflops, pt.ai() * roof->bandwidthGbs / 1000.0));

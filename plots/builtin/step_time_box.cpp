@@ -52,18 +52,20 @@ const char* kSubtitle = "end-to-end time of each ProfilerStep (all ranks)";
 class StepTimeBoxPlot final : public TypedPlot<StepBoxPrepared> {
 public:
     StepTimeBoxPlot()
-        : TypedPlot({"step-time-box", "Step time per configuration",
-                "End-to-end time of every profiler step (earliest rank start to latest rank end), one box per sweep "
-                "configuration: repeats pool their steps. Boxes sit by a sweep parameter along x, side by side by "
-                "another (colour).",
-                120}) {}
+        : TypedPlot(
+              {"step-time-box", "Step time per configuration",
+               "End-to-end time of every profiler step (earliest rank start to latest rank end), one box per sweep "
+               "configuration: repeats pool their steps. Boxes sit by a sweep parameter along x, side by side by "
+               "another (colour).",
+               120}) {}
 
     std::vector<ParamSpec> parameters(const RunSet& runs) const override {
         return {kXAxis.spec(runs), kColorAxis.spec(runs), kSkipSteps.spec(), kLegend.spec()};
     }
 
-    core::Result<std::shared_ptr<StepBoxPrepared>> prepareTyped(const RunSet& runs, const ParamValues& values, const core::CancelToken& cancel,
-                                      const core::ProgressFn&) const override {
+    core::Result<std::shared_ptr<StepBoxPrepared>> prepareTyped(const RunSet& runs, const ParamValues& values,
+                                                                const core::CancelToken& cancel,
+                                                                const core::ProgressFn&) const override {
         auto p = std::make_shared<StepBoxPrepared>();
         const int64_t skip = kSkipSteps(values);
         p->roles = resolveAxisRoles(runs, kXAxis(values), kColorAxis(values), kNoAxis);
@@ -139,7 +141,7 @@ public:
     }
 
     std::optional<HitInfo> hitTestTyped(const StepBoxPrepared& p, const ParamValues& values, const QRectF& rect,
-                                   QPointF pt) const override {
+                                        QPointF pt) const override {
         if (p.boxes.empty()) return std::nullopt;
         LayoutCanvas lc(rect);
         const ChartLayout L = layout(p, lc.canvas, values);

@@ -101,19 +101,19 @@ class SweepHeatmapPlot final : public TypedPlot<HeatmapPrepared> {
 public:
     SweepHeatmapPlot()
         : TypedPlot({"sweep-heatmap", "Sweep heatmap",
-                "A metric over two sweep parameters: the median step time, a kernel group's GPU time per step, or "
-                "its change vs a baseline configuration, one cell per pair of values.",
-                123}) {}
+                     "A metric over two sweep parameters: the median step time, a kernel group's GPU time per step, or "
+                     "its change vs a baseline configuration, one cell per pair of values.",
+                     123}) {}
 
     std::vector<ParamSpec> parameters(const RunSet& runs) const override {
         const auto configs = sweepConfigurations(runs);
-        return {kSweepHeatmapMetric.spec(),   kSweepHeatmapXAxis.spec(runs), kYAxis.spec(runs),
-                kSweepGroupBy.spec(),         kSweepHeatmapGroup.spec(),     baselineSpec(configs),
-                kSkipSteps.spec()};
+        return {kSweepHeatmapMetric.spec(), kSweepHeatmapXAxis.spec(runs), kYAxis.spec(runs), kSweepGroupBy.spec(),
+                kSweepHeatmapGroup.spec(),  baselineSpec(configs),         kSkipSteps.spec()};
     }
 
-    core::Result<std::shared_ptr<HeatmapPrepared>> prepareTyped(const RunSet& all, const ParamValues& values, const core::CancelToken& cancel,
-                                      const core::ProgressFn&) const override {
+    core::Result<std::shared_ptr<HeatmapPrepared>> prepareTyped(const RunSet& all, const ParamValues& values,
+                                                                const core::CancelToken& cancel,
+                                                                const core::ProgressFn&) const override {
         auto p = std::make_shared<HeatmapPrepared>();
         p->metric = kSweepHeatmapMetric(values);
         p->groupBy = kSweepGroupBy(values);
@@ -140,8 +140,7 @@ public:
             for (const auto& r : runs) {
                 if (cancel.cancelled()) return cancelledError();
                 HeatCell& c = p->cells[indexOf(p->ys, axisValueOf(r, p->roles.color))][indexOf(p->xs, axisValueOf(r, p->roles.x))];
-                for (const auto& [n, ns] : endToEndStepTimes(*r.dataset, kSkipSteps(values)))
-                    c.pool.push_back(ns);
+                for (const auto& [n, ns] : endToEndStepTimes(*r.dataset, kSkipSteps(values))) c.pool.push_back(ns);
                 const std::string config = configurationLabel(r);
                 if (std::find(c.configs.begin(), c.configs.end(), config) == c.configs.end()) c.configs.push_back(config);
             }
@@ -282,7 +281,7 @@ public:
     }
 
     std::optional<HitInfo> hitTestTyped(const HeatmapPrepared& p, const ParamValues&, const QRectF& rect,
-                                   QPointF pt) const override {
+                                        QPointF pt) const override {
         if (!p.any()) return std::nullopt;
         LayoutCanvas lc(rect);
         QRectF bar;
@@ -295,8 +294,8 @@ public:
         h.title = metricText(p);
         h.fields.emplace_back(p.roles.x, p.xs[*x]);
         if (!p.roles.color.empty()) h.fields.emplace_back(p.roles.color, p.ys[*y]);
-        h.fields.emplace_back("value", p.delta() && c.baseline && c.samples == 1 ? std::string("baseline")
-                                                                                 : barLabel(p, c.value));
+        h.fields.emplace_back(
+            "value", p.delta() && c.baseline && c.samples == 1 ? std::string("baseline") : barLabel(p, c.value));
         if (p.delta()) {
             h.fields.emplace_back("significant", c.significant ? "yes (a configuration of the cell)" : "no");
             if (c.baseline && c.samples > 1) h.fields.emplace_back("baseline", "pooled in, as 0 %");
@@ -319,8 +318,8 @@ public:
                 if (!c.filled) continue;
                 std::string configs;
                 for (const auto& s : c.configs) configs += (configs.empty() ? "" : "; ") + s;
-                t.addRow({p.xs[x], p.ys[y], p.metric, c.value, int64_t(c.samples), int64_t(c.significant ? 1 : 0),
-                          configs});
+                t.addRow(
+                    {p.xs[x], p.ys[y], p.metric, c.value, int64_t(c.samples), int64_t(c.significant ? 1 : 0), configs});
             }
         return t;
     }

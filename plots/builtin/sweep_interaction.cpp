@@ -22,8 +22,8 @@ const AxisParam kSweepInteractionXAxis{"x_axis", "X axis",
                                        "Sweep parameter along x ((auto): the first one that varies)", false};
 const AxisParam kSeriesAxis{"series_axis", "Lines by",
                             "Sweep parameter with one line per value ((auto): the next one that varies, if any)", true};
-const EnumParam kStatistic =
-    EnumParam{"statistic", "Statistic", "Of the configuration's step times", "median"}.choices({"median", "mean", "p95"});
+const EnumParam kStatistic = EnumParam{"statistic", "Statistic", "Of the configuration's step times", "median"}.choices(
+    {"median", "mean", "p95"});
 struct InteractionPrepared final : Prepared {
     TelemetryPrepared lines;  // one series per value of the series axis; x: the x axis value, y: step time (ns)
     std::string xAxis, seriesAxis, statistic;
@@ -40,17 +40,19 @@ bool number(const std::string& s, double& out) {
 class SweepInteractionPlot final : public TypedPlot<InteractionPrepared> {
 public:
     SweepInteractionPlot()
-        : TypedPlot({"sweep-interaction", "Interaction of two sweep parameters",
-                "Step time against one sweep parameter, one line per value of another: parallel lines mean the two "
-                "act independently, crossing or fanning lines that they interact.",
-                125}) {}
+        : TypedPlot(
+              {"sweep-interaction", "Interaction of two sweep parameters",
+               "Step time against one sweep parameter, one line per value of another: parallel lines mean the two "
+               "act independently, crossing or fanning lines that they interact.",
+               125}) {}
 
     std::vector<ParamSpec> parameters(const RunSet& runs) const override {
         return {kSweepInteractionXAxis.spec(runs), kSeriesAxis.spec(runs), kStatistic.spec(), kSkipSteps.spec()};
     }
 
-    core::Result<std::shared_ptr<InteractionPrepared>> prepareTyped(const RunSet& runs, const ParamValues& values, const core::CancelToken& cancel,
-                                      const core::ProgressFn&) const override {
+    core::Result<std::shared_ptr<InteractionPrepared>> prepareTyped(const RunSet& runs, const ParamValues& values,
+                                                                    const core::CancelToken& cancel,
+                                                                    const core::ProgressFn&) const override {
         auto p = std::make_shared<InteractionPrepared>();
         const auto axes = sweepAxes(runs);
         const AxisRoles roles = resolveAxisRoles(runs, kSweepInteractionXAxis(values), kSeriesAxis(values), kNoAxis);
@@ -70,7 +72,8 @@ public:
             const std::string x = axisValueOf(r, p->xAxis);
             const std::string series =
                 p->seriesAxis.empty() ? std::string("all runs") : p->seriesAxis + "=" + axisValueOf(r, p->seriesAxis);
-            for (const auto& [n, ns] : endToEndStepTimes(*r.dataset, kSkipSteps(values))) pooled[series][x].push_back(ns);
+            for (const auto& [n, ns] : endToEndStepTimes(*r.dataset, kSkipSteps(values)))
+                pooled[series][x].push_back(ns);
             xValues.push_back(x);
         }
         sortAxisValues(xValues);
@@ -123,7 +126,7 @@ public:
     }
 
     std::optional<HitInfo> hitTestTyped(const InteractionPrepared& p, const ParamValues&, const QRectF& rect,
-                                   QPointF pt) const override {
+                                        QPointF pt) const override {
         if (p.lines.series.empty()) return std::nullopt;
         return hitScatter(chart(p), p.lines.series, rect, pt, p.xAxis, p.statistic + " step time");
     }

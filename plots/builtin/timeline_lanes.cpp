@@ -385,7 +385,8 @@ QColor cpuKindColor(core::EventKind k) {
 }
 
 core::Result<std::shared_ptr<TimelinePrepared>> buildTimelineLanes(const RunSet& runs, const LaneOptions& options,
-                                             const core::CancelToken& cancel, const core::ProgressFn& progress) {
+                                                                   const core::CancelToken& cancel,
+                                                                   const core::ProgressFn& progress) {
     auto out = std::make_shared<TimelinePrepared>();
     std::vector<std::string> notShifted;  // runs without the step they are aligned at
     std::vector<std::string> notPlaced;   // ranks whose clock cannot be related to their run's trace

@@ -136,6 +136,7 @@ QColor cpuKindColor(core::EventKind k);
 
 // Builds the lanes of every run and rank (steps, annotations, phases, layers, streams).
 core::Result<std::shared_ptr<TimelinePrepared>> buildTimelineLanes(const RunSet& runs, const LaneOptions& options,
-                                             const core::CancelToken& cancel, const core::ProgressFn& progress);
+                                                                   const core::CancelToken& cancel,
+                                                                   const core::ProgressFn& progress);
 
 }  // namespace strobe::plots::timeline

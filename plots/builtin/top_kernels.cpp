@@ -68,12 +68,11 @@ public:
     void drawTyped(Canvas& c, const AnalysisTables& p, const ParamValues& values) const override {
         const auto& t = p.combined;
         auto rows = view(t, values);
-        QRectF area = drawTitle(c, c.rect, title(),
-                                fmt::format("{} of {} rows, sorted by {} {}; window: {}",
-                                            std::min<size_t>(rows.size(), size_t(kMaxRows(values))),
-                                            t.rows.size(), kSortBy(values),
-                                            kDescending(values) ? "descending" : "ascending",
-                                            p.window));
+        QRectF area =
+            drawTitle(c, c.rect, title(),
+                      fmt::format("{} of {} rows, sorted by {} {}; window: {}",
+                                  std::min<size_t>(rows.size(), size_t(kMaxRows(values))), t.rows.size(),
+                                  kSortBy(values), kDescending(values) ? "descending" : "ascending", p.window));
         if (rows.empty()) {
             drawMessage(c, area, t.messages.empty() ? "no kernels match" : t.messages.front());
             return;
@@ -82,7 +81,7 @@ public:
     }
 
     std::optional<HitInfo> hitTestTyped(const AnalysisTables& p, const ParamValues& values, const QRectF& rect,
-                                   QPointF pt) const override {
+                                        QPointF pt) const override {
         LayoutCanvas lc(rect);
         const QRectF area = drawTitle(lc.canvas, rect, title(), "x");
         const auto& t = p.combined;

@@ -179,16 +179,17 @@ class TotalPowerPlot final : public TypedPlot<EnergyPrepared> {
 public:
     TotalPowerPlot()
         : TypedPlot({"total-power", "Energy per step",
-                "Board power integrated over every profiler step (all GPUs of a run), one bar per configuration: "
-                "median and 25th–75th percentile of its steps.",
-                206}) {}
+                     "Board power integrated over every profiler step (all GPUs of a run), one bar per configuration: "
+                     "median and 25th–75th percentile of its steps.",
+                     206}) {}
 
     std::vector<ParamSpec> parameters(const RunSet& runs) const override {
         return {kTotalPowerX.spec(runs), kTotalPowerColor.spec(runs), kTotalPowerPower.spec(), kSkipSteps.spec()};
     }
 
-    core::Result<std::shared_ptr<EnergyPrepared>> prepareTyped(const RunSet& runs, const ParamValues& values, const core::CancelToken& cancel,
-                                      const core::ProgressFn&) const override {
+    core::Result<std::shared_ptr<EnergyPrepared>> prepareTyped(const RunSet& runs, const ParamValues& values,
+                                                               const core::CancelToken& cancel,
+                                                               const core::ProgressFn&) const override {
         auto p = std::make_shared<EnergyPrepared>();
         const AxisRoles roles = resolveAxisRoles(runs, kTotalPowerX(values), kTotalPowerColor(values), kNoAxis);
         p->xAxis = roles.x;
@@ -235,7 +236,7 @@ public:
     }
 
     std::optional<HitInfo> hitTestTyped(const EnergyPrepared& p, const ParamValues&, const QRectF& rect,
-                                   QPointF pt) const override {
+                                        QPointF pt) const override {
         if (p.groups.empty()) return std::nullopt;
         LayoutCanvas lc(rect);
         const auto at = groupedBarAt(layout(lc.canvas, p), bars(p), pt);
@@ -263,9 +264,10 @@ public:
         for (const auto& g : p.groups)
             for (const auto& r : p.rows) {
                 if (std::find(g.runs.begin(), g.runs.end(), r.run) == g.runs.end()) continue;
-                t.addRow({g.x, g.color, p.runLabels[r.run], r.step >= 0 ? core::Cell(r.step) : core::Cell(),
-                          r.startNs, r.durNs, r.joules,
-                          r.durNs > 0 ? core::Cell(r.joules / (double(r.durNs) / 1e9)) : core::Cell(), int64_t(r.gpus)});
+                t.addRow({g.x, g.color, p.runLabels[r.run], r.step >= 0 ? core::Cell(r.step) : core::Cell(), r.startNs,
+                          r.durNs, r.joules,
+                          r.durNs > 0 ? core::Cell(r.joules / (double(r.durNs) / 1e9)) : core::Cell(),
+                          int64_t(r.gpus)});
             }
         if (p.groups.empty()) t.messages.push_back(*emptyMessageTyped(p, values));
         return t;

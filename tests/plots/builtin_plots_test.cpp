@@ -335,8 +335,8 @@ TEST(GpuTimeline, ViewParametersZoomWithoutReprepare) {
     auto reset = *plot.timeline()->geometry(*prepared, resetView(zoomed), rect);
     EXPECT_EQ(reset.viewEnd, g.fullEnd);
     // Box zoom from pixel 100 to 300.
-    auto boxed = *plot.timeline()->geometry(*prepared, zoomToPixels(g, values, g.plotArea.left() + 100,
-                                                                g.plotArea.left() + 300), rect);
+    auto boxed = *plot.timeline()->geometry(
+        *prepared, zoomToPixels(g, values, g.plotArea.left() + 100, g.plotArea.left() + 300), rect);
     EXPECT_NEAR(double(boxed.viewEnd - boxed.viewStart), double(g.fullEnd) * 200 / g.plotArea.width(),
                 double(g.fullEnd) * 0.01);
 }

@@ -37,11 +37,11 @@ TEST(DurationText, FourSignificantDigitsInTheLargestUnit) {
     EXPECT_EQ(formatDuration(19000.0), "19 µs");
     EXPECT_EQ(formatDuration(105000.0), "105 µs");
     EXPECT_EQ(formatDuration(999949.0), "999.9 µs");
-    EXPECT_EQ(formatDuration(999950.0), "1 ms");          // the old three-digit form wrote "1e+03 µs"
-    EXPECT_EQ(formatDuration(6832000.0), "6.832 ms");     // strobe-cli summary's "6.832 ms" of README
+    EXPECT_EQ(formatDuration(999950.0), "1 ms");       // the old three-digit form wrote "1e+03 µs"
+    EXPECT_EQ(formatDuration(6832000.0), "6.832 ms");  // strobe-cli summary's "6.832 ms" of README
     EXPECT_EQ(formatDuration(176273000.0), "176.3 ms");
     EXPECT_EQ(formatDuration(1.5e9), "1.5 s");
-    EXPECT_EQ(formatDuration(1234e9), "1234 s");          // the old form wrote "1.23e+03 s"
+    EXPECT_EQ(formatDuration(1234e9), "1234 s");  // the old form wrote "1.23e+03 s"
     EXPECT_EQ(formatDuration(-2500.0), "-2.5 µs");
     EXPECT_EQ(formatDuration(std::nan("")), "n/a");
 }

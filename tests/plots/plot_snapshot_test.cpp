@@ -78,9 +78,10 @@ std::vector<SnapshotInput> snapshotInputs() {
     in.push_back({"trace-filter", {RunEntry{"trace-filter", loadSnapshotInput("kineto/hta/trace_filter"), {}}}});
     RunSet sweep;  // strobe-cli --sweep: the runs of kineto-configs found by their directory names
     for (const char* workers : {"0", "4"})
-        sweep.push_back(RunEntry{std::string("resnet50_num_workers=") + workers + " #0",
-                                 loadSnapshotInput(std::string("kineto/kineto-configs/resnet50_num_workers_") + workers),
-                                 {{"resnet50_num_workers", workers}}});
+        sweep.push_back(
+            RunEntry{std::string("resnet50_num_workers=") + workers + " #0",
+                     loadSnapshotInput(std::string("kineto/kineto-configs/resnet50_num_workers_") + workers),
+                     {{"resnet50_num_workers", workers}}});
     in.push_back({"resnet-sweep", sweep});
     in.push_back({"seismic", {RunEntry{"seismic", loadSnapshotInput("rocprof/seismic_128x64.xr"), {}}}});
     in.push_back(

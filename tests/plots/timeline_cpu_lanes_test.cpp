@@ -132,7 +132,8 @@ TEST(TimelineCpuLanes, ClickingAThreadLabelExpandsItsDepths) {
     ASSERT_TRUE(back.has_value());
     EXPECT_EQ(plot->timeline()->geometry(**prepared, *back, rect)->laneCount, geo.laneCount);
     // The second row (a stream, not a CPU thread nor the rank's first row) toggles nothing.
-    EXPECT_FALSE(plot->timeline()->gutterClick(**prepared, *values, rect, QPointF(5, geo.plotArea.top() + 1.5 * geo.laneHeight))
+    EXPECT_FALSE(plot->timeline()
+                     ->gutterClick(**prepared, *values, rect, QPointF(5, geo.plotArea.top() + 1.5 * geo.laneHeight))
                      .has_value());
 }
 
@@ -209,7 +210,8 @@ TEST(TimelineRanks, ClickingARanksFirstLabelCollapsesItIntoOneSummaryRow) {
     const auto at = t.plot->timeline()->itemRects(*t.prepared, *collapsed, rect, {*kernel}).front();
     ASSERT_TRUE(at.has_value());
     EXPECT_EQ(at->top(), geo2.plotArea.top());
-    const auto picked = t.plot->timeline()->itemAt(*t.prepared, *collapsed, rect, QPointF(at->left() + 0.5, at->center().y()));
+    const auto picked =
+        t.plot->timeline()->itemAt(*t.prepared, *collapsed, rect, QPointF(at->left() + 0.5, at->center().y()));
     ASSERT_TRUE(picked.has_value());
     EXPECT_EQ(t.p->lanes[picked->lane].kind, LaneKind::Stream);
     // Revealing an item in it expands the rank; a second click on the label expands it too.

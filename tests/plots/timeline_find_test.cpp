@@ -67,7 +67,7 @@ TEST(TimelineFind, RegexFindsEveryMatchingKernelInTimeOrder) {
     auto fx = prepareTrace();
     ASSERT_TRUE(fx.prepared);
     auto found = fx.plot->timeline()->findItems(*fx.prepared, fx.values,
-                                    FindQuery{e["regex"].toString().toStdString(), FindQuery::Mode::Regex});
+                                                FindQuery{e["regex"].toString().toStdString(), FindQuery::Mode::Regex});
     ASSERT_TRUE(found.ok());
     const auto& m = found.value();
     EXPECT_EQ(int64_t(m.size()), e["search_count"].toInteger());
@@ -76,7 +76,8 @@ TEST(TimelineFind, RegexFindsEveryMatchingKernelInTimeOrder) {
     for (qsizetype i = 0; i < firsts.size(); ++i) EXPECT_EQ(m[size_t(i)].start + fx.origin, firsts[i].toInteger());
     for (size_t i = 1; i < m.size(); ++i) EXPECT_LE(m[i - 1].start, m[i].start);
     // A substring search is case-insensitive; an invalid regex is an error, not a crash.
-    auto upper = fx.plot->timeline()->findItems(*fx.prepared, fx.values, FindQuery{"SGEMM", FindQuery::Mode::Substring});
+    auto upper =
+        fx.plot->timeline()->findItems(*fx.prepared, fx.values, FindQuery{"SGEMM", FindQuery::Mode::Substring});
     ASSERT_TRUE(upper.ok());
     EXPECT_GT(upper.value().size(), 0u);
     EXPECT_FALSE(fx.plot->timeline()->findItems(*fx.prepared, fx.values, FindQuery{"(", FindQuery::Mode::Regex}).ok());
