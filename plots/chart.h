@@ -26,7 +26,7 @@ QColor seriesColor(int index);           // a qualitative palette of 10 colours,
 Qt::PenStyle seriesPenStyle(int index);  // solid for the first 10 series, then dashed, dotted...: lines stay apart
                                          // when seriesColor repeats
 
-using core::formatDuration;             // "850 ns", "12.35 µs", "4.567 ms", "1.235 s" (core/model/duration_text.h)
+using core::formatDuration;             // "850 ns", "12.345 µs", "4.567 ms", "1.235 s" (core/model/duration_text.h)
 std::string formatNumber(double v);     // 3 significant digits, k/M suffixes
 std::string formatPercent(double pct);  // "42.1%"
 

@@ -10,7 +10,7 @@
 
 namespace strobe::app {
 
-// core::formatDuration as a QString ("587 ns", "12.35 µs", "1.235 s").
+// core::formatDuration as a QString ("587 ns", "12.345 µs", "1.235 s").
 inline QString durationText(double ns) { return QString::fromStdString(core::formatDuration(ns)); }
 QString formatCount(uint64_t n);     // locale grouping: "1,234,567"
 QString formatBytes(uint64_t bytes); // "12.3 MB"

@@ -29,19 +29,24 @@ QString elide1px(const std::string& text, double width, qsizetype shared = 0) {
 }  // namespace
 
 // The one duration formatter (core/model/duration_text.h) that plots, the GUI and strobe-cli summary use. Expected
-// values by hand: whole ns below 1 µs; four significant digits, trailing zeros dropped; a value that rounds to 1000
-// of a unit is 1 of the next; whole seconds from 1000 s.
-TEST(DurationText, FourSignificantDigitsInTheLargestUnit) {
+// values by hand: whole ns below 1 µs; three decimals in the largest unit (µs, ms, s), trailing zeros dropped; a
+// value that rounds to 1000 of a unit is 1 of the next; seconds from 1 s up, never an exponent.
+TEST(DurationText, ThreeDecimalsInTheLargestUnit) {
     EXPECT_EQ(formatDuration(587.0), "587 ns");
+    EXPECT_EQ(formatDuration(999.0), "999 ns");
     EXPECT_EQ(formatDuration(1200.0), "1.2 µs");
+    EXPECT_EQ(formatDuration(12345.0), "12.345 µs");  // four significant digits wrote "12.35 µs"
     EXPECT_EQ(formatDuration(19000.0), "19 µs");
     EXPECT_EQ(formatDuration(105000.0), "105 µs");
-    EXPECT_EQ(formatDuration(999949.0), "999.9 µs");
-    EXPECT_EQ(formatDuration(999950.0), "1 ms");       // the old three-digit form wrote "1e+03 µs"
-    EXPECT_EQ(formatDuration(6832000.0), "6.832 ms");  // strobe-cli summary's "6.832 ms" of README
-    EXPECT_EQ(formatDuration(176273000.0), "176.3 ms");
+    EXPECT_EQ(formatDuration(999949.0), "999.949 µs");
+    EXPECT_EQ(formatDuration(999999.4), "999.999 µs");
+    EXPECT_EQ(formatDuration(999999.5), "1 ms");        // 0.9999995 ms rounds to 1.000 ms, never "1000 µs"
+    EXPECT_EQ(formatDuration(6832000.0), "6.832 ms");   // strobe-cli summary's "6.832 ms" of README
+    EXPECT_EQ(formatDuration(16439000.0), "16.439 ms");  // the old CLI summary's "16.439 ms"
+    EXPECT_EQ(formatDuration(176273000.0), "176.273 ms");
     EXPECT_EQ(formatDuration(1.5e9), "1.5 s");
-    EXPECT_EQ(formatDuration(1234e9), "1234 s");  // the old form wrote "1.23e+03 s"
+    EXPECT_EQ(formatDuration(1234e9), "1234 s");        // the old three-digit form wrote "1.23e+03 s"
+    EXPECT_EQ(formatDuration(1234.5e9), "1234.5 s");
     EXPECT_EQ(formatDuration(-2500.0), "-2.5 µs");
     EXPECT_EQ(formatDuration(std::nan("")), "n/a");
 }

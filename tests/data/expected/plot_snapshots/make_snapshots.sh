@@ -8,7 +8,9 @@
 #   nvidia-smi    telemetry/nvidia-smi/v100s_gpu_log.csv (nvidia-smi --query-gpu at 1 Hz on a V100S)
 # A file over 100 KB (the GPU timeline's table lists every kernel) is kept as its SHA-256 only (NAME.sha256).
 # Usage: make_snapshots.sh STROBE_CLI [OUT_DIR]. The files in this directory were written with main's strobe-cli at
-# commit 4fc5b34, before the plots were moved onto the typed plot base (issue 32).
+# commit 4fc5b34, before the plots were moved onto the typed plot base (issue 32); the SVGs whose duration labels
+# changed with formatDuration's three decimals (b32b) were re-recorded, every changed text checked to be a duration
+# label (or a kernel name elided to the width the longer label left).
 set -eu
 cli=$1
 here=$(cd "$(dirname "$0")" && pwd)
