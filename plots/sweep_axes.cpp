@@ -5,6 +5,8 @@
 #include <map>
 #include <set>
 
+#include <fmt/format.h>
+
 #include "core/analysis/sweep_compare.h"
 #include "plots/step_times.h"
 
@@ -93,10 +95,15 @@ void sortAxisValues(std::vector<std::string>& values) {
     values.erase(std::unique(values.begin(), values.end()), values.end());
 }
 
-core::Status sweepGroupBy(const core::ParamValues& values, core::SweepGroupBy& by, std::string& regex) {
+core::Status sweepGroupBy(const core::ParamValues& values, core::SweepGroupBy& by, std::string& regex,
+                          const core::StringParam& param) {
     std::string error;
-    if (!core::parseSweepGroupBy(kSweepGroupBy(values), by, regex, error)) return core::Error(error);
+    if (!core::parseSweepGroupBy(param(values), by, regex, error)) return core::Error("group_by " + error);
     return core::Ok{};
+}
+
+core::Error groupingNotSupported(const std::string& plotId, const std::string& value, const std::string& supported) {
+    return core::Error(fmt::format("group_by {}: {} groups kernels by {} only", value, plotId, supported));
 }
 
 std::vector<core::SweepRunData> sweepRunData(const core::RunSet& runs) {

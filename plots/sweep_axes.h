@@ -53,10 +53,13 @@ void sortAxisValues(std::vector<std::string>& values);
 
 // ---- kernel groups across a sweep (core/analysis/sweep_compare.h) ----
 
-// The kernel groupings of a sweep, besides regex:PATTERN (core::SweepGroupBy): what the sweep plots' "group_by",
-// strobe-cli sweep's --group-by and the Sweep dock offer, all read by core::parseSweepGroupBy.
+// The kernel groupings, besides regex:PATTERN (core::SweepGroupBy): what every plot's "group_by", strobe-cli
+// sweep's --group-by and the Sweep dock offer, all read by core::parseSweepGroupBy.
 inline const std::vector<std::string> kSweepGroupByChoices{"name", "category", "op", "normalized"};
-// "group_by" of the sweep and overlap plots, declared once: one of kSweepGroupByChoices or regex:PATTERN.
+// "group_by" of every plot that groups kernels (the sweep and overlap plots, top-kernels, kernel-durations,
+// kernel-breakdown), declared once: one of kSweepGroupByChoices or regex:PATTERN ("kernel" is read as name). A
+// plot with another default takes kSweepGroupBy.withDefault(...); one that cannot draw some grouping says so in
+// prepare (groupingNotSupported).
 inline const core::StringParam kSweepGroupBy{
     "group_by", "Group kernels by",
     "name: the kernel name; category: Strobe's category; op: the CPU operator that launched it; normalized: the "
@@ -65,7 +68,11 @@ inline const core::StringParam kSweepGroupBy{
     "name"};
 // kSweepGroupBy of `values` (core::parseSweepGroupBy) into `by` and `regex`; an unknown value or an invalid regex is
 // an Error, never another grouping.
-core::Status sweepGroupBy(const core::ParamValues& values, core::SweepGroupBy& by, std::string& regex);
+// `param` is kSweepGroupBy or a copy of it with the plot's own default (withDefault).
+core::Status sweepGroupBy(const core::ParamValues& values, core::SweepGroupBy& by, std::string& regex,
+                          const core::StringParam& param = kSweepGroupBy);
+// The error of a plot that does not offer grouping `value`: "group_by op: <plot> groups by <supported>".
+core::Error groupingNotSupported(const std::string& plotId, const std::string& value, const std::string& supported);
 
 // The runs as compareSweep's input: configurationKey = configurationLabel(run) (parametersText, else the label,
 // so that runs without parameters stay apart), label = the run's label; runs without a dataset are left out.

@@ -249,7 +249,8 @@ int runCompare(const ArgParser& p) {
     if (l.runs.empty()) return l.code;
     SweepCompareOptions o;
     std::string error;
-    if (!parseSweepGroupBy(p.get(kGroupBy), o.groupBy, o.groupRegex, error)) return usageError("sweep", error);
+    if (!parseSweepGroupBy(p.get(kGroupBy), o.groupBy, o.groupRegex, error))
+        return usageError("sweep", "--group-by " + error);
     o.baseline = p.get(kBaseline);
     o.top = static_cast<int>(p.get(kTopGroups));
     parseSweepRankBy(p.get(kRankBy), o.rankBy);
@@ -302,7 +303,8 @@ int runReport(const ArgParser& p) {
     o.top = p.get(kTopGroups) > 0 ? static_cast<int>(p.get(kTopGroups)) : 10;
     o.skipSteps = static_cast<int>(p.get(kSkipSteps));
     std::string error;
-    if (!parseSweepGroupBy(p.get(kGroupBy), o.groupBy, o.groupRegex, error)) return usageError("sweep", error);
+    if (!parseSweepGroupBy(p.get(kGroupBy), o.groupBy, o.groupRegex, error))
+        return usageError("sweep", "--group-by " + error);
     o.csvPrefix = out.stem().string();
     const plots::SweepReport report = plots::buildSweepReport(l.runs, o);
     auto write = [](const std::filesystem::path& path, const std::string& text) {

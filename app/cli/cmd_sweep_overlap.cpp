@@ -99,7 +99,8 @@ int runSweepGemmOverlap(const ArgParser& p, const std::vector<SweepRunData>& run
                         const std::vector<std::string>& discoveryMessages) {
     KernelOverlapOptions o;
     std::string error;
-    if (!parseSweepGroupBy(p.get(kOverlapGroupBy), o.groupBy, o.groupRegex, error)) return usageError("sweep", error);
+    if (!parseSweepGroupBy(p.get(kOverlapGroupBy), o.groupBy, o.groupRegex, error))
+        return usageError("sweep", "--group-by " + error);
     o.top = static_cast<int>(p.get(kOverlapTop));
     o.skipSteps = static_cast<int>(p.get(kOverlapSkipSteps));
     o.instances = p.get(kInstances);

@@ -174,7 +174,7 @@ bool parseSweepRankBy(std::string_view text, SweepRankBy& by) {
 }
 
 bool parseSweepGroupBy(std::string_view text, SweepGroupBy& by, std::string& regex, std::string& error) {
-    if (text == "name") by = SweepGroupBy::Name;
+    if (text == "name" || text == "kernel") by = SweepGroupBy::Name;
     else if (text == "category") by = SweepGroupBy::Category;
     else if (text == "op") by = SweepGroupBy::Op;
     else if (text == "normalized") by = SweepGroupBy::Normalized;
@@ -187,12 +187,12 @@ bool parseSweepGroupBy(std::string_view text, SweepGroupBy& by, std::string& reg
         try {
             std::regex re(regex, std::regex::ECMAScript);
         } catch (const std::regex_error& e) {
-            error = fmt::format("--group-by regex:{}: {}", regex, e.what());
+            error = fmt::format("regex:{}: {}", regex, e.what());
             return false;
         }
         by = SweepGroupBy::Regex;
     } else {
-        error = fmt::format("--group-by {}: say name, category, op, normalized or regex:PATTERN", text);
+        error = fmt::format("'{}' is not a kernel grouping: say name, category, op, normalized or regex:PATTERN", text);
         return false;
     }
     return true;

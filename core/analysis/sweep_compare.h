@@ -36,8 +36,10 @@ struct SweepRunData {
 // capture group of SweepCompareOptions::groupRegex, else the whole match; kernels it does not match: "(other)").
 enum class SweepGroupBy { Name, Category, Op, Normalized, Regex };
 
-// Parses --group-by: name | category | op | normalized | regex:R. False, with `error` set, on anything else or an
-// invalid regex.
+// The one parser of a kernel grouping (the plots' "group_by", strobe-cli's --group-by, the Sweep dock):
+// name | category | op | normalized | regex:R; "kernel" is another spelling of name (kernel-breakdown's old
+// choice, kept so that its session files and --set group_by=kernel keep working). False, with `error` set, on
+// anything else or an invalid regex; the message does not name the source (the caller prefixes its flag or key).
 bool parseSweepGroupBy(std::string_view text, SweepGroupBy& by, std::string& regex, std::string& error);
 
 // A kernel name with what varies between builds and shapes taken out, so that one kernel family is one group:

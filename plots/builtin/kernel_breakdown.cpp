@@ -4,19 +4,21 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <unordered_map>
 
 #include <fmt/format.h>
 
 #include "plots/chart.h"
 #include "plots/plot_registry.h"
+#include "plots/sweep_axes.h"
 
 namespace strobe::plots {
 namespace {
 
-const EnumParam kGroupBy =
-    EnumParam{"group_by", "Group by", "Stack kernel categories or the top-N kernels by name", "category"}.choices(
-        {"category", "kernel"});
+// The shared group_by (plots/sweep_axes.h): stack kernel categories (the default) or the top-N groups of another
+// grouping ("kernel", this plot's old choice, is name).
+const StringParam kGroupBy = kSweepGroupBy.withDefault("category");
 const EnumParam kPer =
     EnumParam{"per", "Bars", "One bar per rank, per step (all selected ranks together) or one for the whole window",
               "rank"}
@@ -63,7 +65,13 @@ public:
                                                                   const core::CancelToken& cancel,
                                                                   const core::ProgressFn& progress) const override {
         auto out = std::make_shared<BreakdownPrepared>();
-        bool byKernel = kGroupBy(values) == "kernel";
+        core::SweepGroupBy by{};
+        std::string groupRegex;
+        if (auto st = sweepGroupBy(values, by, groupRegex, kGroupBy); !st) return st.error();
+        const bool byKernel = by != core::SweepGroupBy::Category;  // series are the top-N groups
+        // op, normalized and regex:R: core's grouper names each activity's group.
+        std::optional<core::KernelGrouper> grouper;
+        if (byKernel && by != core::SweepGroupBy::Name) grouper.emplace(by, groupRegex);
         std::string per = kPer(values);
         auto topN = size_t(kKernelBreakdownTopN(values));
         auto selected = kRanks(values);
@@ -124,7 +132,9 @@ public:
                         runs.size() > 1 ? fmt::format("{} / step {}", runs[ri].label, st) : fmt::format("step {}", st));
                 }
                 size_t s;
-                if (byKernel) {
+                if (grouper) {
+                    s = seriesOf(grouper->of(r, i));
+                } else if (byKernel) {
                     auto id = g.name[i];
                     if (id < nameSeries.size()) {
                         if (nameSeries[id] < 0) nameSeries[id] = int64_t(seriesOf(r.strings.str(id)));
@@ -197,7 +207,9 @@ public:
                 out->time[b][size_t(slot[s])] += time[b][s];
                 out->count[b][size_t(slot[s])] += count[b][s];
             }
-        out->subtitle = fmt::format("{} {}, {}", byKernel ? fmt::format("top {} kernels", topN) : "by category",
+        out->subtitle = fmt::format("{} {}, {}", !byKernel ? std::string("by category")
+                                    : grouper ? fmt::format("top {} groups by {}", topN, kGroupBy(values))
+                                              : fmt::format("top {} kernels", topN),
                                     per == "rank" ? "per rank" : per == "step" ? "per step" : "for the whole window",
                                     mem ? "kernels + memcpy/memset, sum of durations" : "kernels, sum of durations");
         if (out->bars.empty())

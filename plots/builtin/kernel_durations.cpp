@@ -17,13 +17,13 @@
 
 #include "plots/chart.h"
 #include "plots/plot_registry.h"
+#include "plots/sweep_axes.h"
 
 namespace strobe::plots {
 namespace {
 
-const EnumParam kKernelDurationsGroupBy =
-    EnumParam{"group_by", "Group by", "One distribution per kernel category or per kernel name", "category"}.choices(
-        {"category", "name"});
+// The shared group_by (plots/sweep_axes.h), one distribution per group; by category unless told.
+const StringParam kKernelDurationsGroupBy = kSweepGroupBy.withDefault("category");
 const RegexParam kNameRegex{"name_regex", "Kernel name regex",
                             "Only kernels whose name matches (ECMAScript, searched anywhere in the name; empty: all)", ""};
 const EnumParam kSplitBy =
@@ -138,7 +138,14 @@ public:
                                                                   const core::CancelToken& cancel,
                                                                   const core::ProgressFn& progress) const override {
         auto out = std::make_shared<DurationsPrepared>();
-        bool byName = kKernelDurationsGroupBy(values) == "name";
+        core::SweepGroupBy by{};
+        std::string groupRegex;
+        if (auto st = sweepGroupBy(values, by, groupRegex, kKernelDurationsGroupBy); !st) return st.error();
+        const bool byCategory = by == core::SweepGroupBy::Category;
+        const bool byName = by == core::SweepGroupBy::Name;
+        // op, normalized and regex:R: core's grouper names each kernel's group.
+        std::optional<core::KernelGrouper> grouper;
+        if (!byName && !byCategory) grouper.emplace(by, groupRegex);
         std::string split = kSplitBy(values);
         auto selected = kRanks(values);
         auto topN = size_t(kKernelDurationsTopN(values));
@@ -162,6 +169,7 @@ public:
                 : split == "run"                 ? runs[ri].label
                                                  : std::string();
             std::map<uint32_t, KernelDurationsGroup*> cache;
+            std::map<const std::string*, KernelDurationsGroup*> groupCache;  // grouper's labels
             for (size_t i = 0; i < g.size(); ++i) {
                 if (g.kind[i] != core::EventKind::Kernel) continue;
                 if (filter) {
@@ -174,6 +182,19 @@ public:
                     if (!nameOk[id]) continue;
                 }
                 if (!steps.empty() && !steps.count(activityStep(r, i))) continue;
+                if (grouper) {
+                    const std::string& label = grouper->of(r, i);
+                    auto& grp = groupCache[&label];
+                    if (!grp) {
+                        grp = &groups[label + '\x1f' + suffix];
+                        if (grp->label.empty()) {
+                            grp->label = suffix.empty() ? label : label + " — " + suffix;
+                            grp->color = seriesColor(int(groups.size()) - 1);
+                        }
+                    }
+                    grp->dur.push_back(std::max<int64_t>(0, g.dur[i]));
+                    continue;
+                }
                 uint32_t gk = byName ? g.name[i] : uint32_t(activityCategory(r, i));
                 auto it = cache.find(gk);
                 KernelDurationsGroup* grp;
@@ -211,7 +232,7 @@ public:
         for (size_t k = 0; k < all.size(); ++k) {
             if (cancel.cancelled()) return cancelledError();
             auto& grp = all[k];
-            if (byName) grp.color = seriesColor(int(k));
+            if (!byCategory) grp.color = seriesColor(int(k));
             std::sort(grp.dur.begin(), grp.dur.end());
             double n = double(grp.dur.size());
             grp.mean = double(grp.total) / n;
@@ -231,7 +252,10 @@ public:
             if (progress) progress({"statistics", "", 0.5 + 0.5 * double(k + 1) / double(all.size()), k + 1, all.size()});
         }
         out->groups = std::move(all);
-        out->subtitle = fmt::format("kernels by {}{}{}", byName ? "name" : "category",
+        out->subtitle = fmt::format("kernels by {}{}{}",
+                                    byName       ? std::string("name")
+                                    : byCategory ? std::string("category")
+                                                 : kKernelDurationsGroupBy(values),
                                     re.empty() ? "" : fmt::format(" matching /{}/", re),
                                     split == "none" ? "" : fmt::format(", split by {}", split));
         if (out->groups.empty()) out->messages.insert(out->messages.begin(), "no kernels match the selection");

@@ -8,12 +8,12 @@
 #include "core/analysis/kernel_stats.h"
 #include "plots/analysis_plot.h"
 #include "plots/plot_registry.h"
+#include "plots/sweep_axes.h"
 #include "plots/table_picture.h"
 
 namespace strobe::plots {
 namespace {
 
-const EnumParam kGroupBy = EnumParam{"group_by", "Group by", "Kernel name or category", "name"}.choices({"name", "category"});
 const BoolParam kAcrossRanks{"across_ranks", "Across ranks",
                              "One row per kernel over every rank (off: one row per rank and kernel)", true};
 // The columns sort_by offers (kSortBy).
@@ -36,7 +36,7 @@ public:
 
     std::vector<ParamSpec> parameters(const RunSet& runs) const override {
         auto s = analysisWindowSpecs(runs, "all");
-        for (const auto* spec : {&kGroupBy.spec(), &kAcrossRanks.spec()}) s.push_back(*spec);
+        for (const auto* spec : {&kSweepGroupBy.spec(), &kAcrossRanks.spec()}) s.push_back(*spec);
         s.push_back(kSortBy.spec(kTopKernelsSortColumns));
         for (const auto* spec : {&kDescending.spec(), &kFilter.spec(), &kMaxRows.spec()}) s.push_back(*spec);
         return s;
@@ -104,9 +104,14 @@ public:
 protected:
     core::Result<core::Table> analyse(core::AnalysisContext& ctx, const core::WindowSpec& w,
                                       const ParamValues& values) const override {
+        // The shared group_by (core::parseSweepGroupBy); the kernels analysis groups by name or category only.
+        core::SweepGroupBy by{};
+        std::string regex;
+        if (auto st = sweepGroupBy(values, by, regex); !st) return st.error();
+        if (by != core::SweepGroupBy::Name && by != core::SweepGroupBy::Category)
+            return groupingNotSupported(id(), kSweepGroupBy(values), "name or category");
         core::KernelStatsOptions o;
-        o.groupBy = kGroupBy(values) == "category" ? core::KernelGroupBy::Category
-                                                                          : core::KernelGroupBy::Name;
+        o.groupBy = by == core::SweepGroupBy::Category ? core::KernelGroupBy::Category : core::KernelGroupBy::Name;
         o.acrossRanks = kAcrossRanks(values);
         return core::kernelStatistics(ctx, w, o);
     }

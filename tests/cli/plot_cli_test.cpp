@@ -58,7 +58,7 @@ TEST(PlotCli, WronglyTypedOptionsAreUsageErrorsNamingOptionAndValue) {
 
 // --set is checked before any trace is loaded: the path given here does not exist, so an error that names the
 // parameter (exit 2) rather than the file (exit 3) shows nothing was read first. Expected texts from the specs:
-// kernel-breakdown group_by: category|kernel, top_n: Int [1, 50]; delta-bars confidence: Double [0.5, 0.999].
+// kernel-breakdown per: rank|step|window, top_n: Int [1, 50]; delta-bars confidence: Double [0.5, 0.999].
 TEST(PlotCli, SetIsCheckedBeforeAnyTraceIsLoaded) {
     const std::string missing = "/nonexistent/strobe/never_loaded_trace.json";
     const std::string out = (fs::temp_directory_path() / "strobe_plot_cli_never.png").string();
@@ -68,7 +68,6 @@ TEST(PlotCli, SetIsCheckedBeforeAnyTraceIsLoaded) {
         std::vector<std::string> expected;
     };
     const std::vector<Case> cases = {
-        {"kernel-breakdown", "group_by=stack", {"'group_by'", "'stack' is not one of: category, kernel"}},
         {"kernel-breakdown", "per=node", {"'per'", "'node' is not one of: rank, step, window"}},
         {"kernel-breakdown", "top_n=51", {"'top_n'", "51 is outside [1, 50]"}},
         {"kernel-breakdown", "top_n=0", {"'top_n'", "0 is outside [1, 50]"}},
@@ -94,6 +93,24 @@ TEST(PlotCli, SetIsCheckedBeforeAnyTraceIsLoaded) {
         EXPECT_NE(r.err.find(missing), std::string::npos) << r.err;
     }
     EXPECT_FALSE(fs::exists(out));
+}
+
+// group_by is the plots' one shared String (plots/sweep_axes.h), read by core::parseSweepGroupBy when the plot
+// prepares: an unknown grouping is an error naming the key (not the sweep command's flag); kernel-breakdown's old
+// "kernel" still works (the parser's spelling of name).
+TEST(PlotCli, GroupByIsReadByTheSharedParser) {
+    const std::string out = (fs::temp_directory_path() / "strobe_plot_cli_groupby.svg").string();
+    CliResult bad = test::runCli(
+        "plot", {"kernel-breakdown", kPlotCliSample, "--set", "group_by=stack", "-o", out, "--no-cache"});
+    EXPECT_EQ(bad.code, app::kExitBadInput) << bad.err;
+    EXPECT_NE(bad.err.find("group_by 'stack' is not a kernel grouping"), std::string::npos) << bad.err;
+    EXPECT_EQ(bad.err.find("--group-by"), std::string::npos) << bad.err;
+    EXPECT_FALSE(fs::exists(out));
+    CliResult ok = test::runCli(
+        "plot", {"kernel-breakdown", kPlotCliSample, "--set", "group_by=kernel", "-o", out, "--no-cache"});
+    EXPECT_EQ(ok.code, 0) << ok.err;
+    EXPECT_TRUE(fs::exists(out));
+    fs::remove(out);
 }
 
 // Once loaded, such a value is checked against the data's choices: the sample has no hardware counters, so its

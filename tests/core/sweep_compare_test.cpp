@@ -213,8 +213,12 @@ TEST(SweepGroupBy, ParsesEveryModeAndRejectsTheRest) {
     EXPECT_EQ(re, "^(ge|re)");
     EXPECT_FALSE(parseSweepGroupBy("regex:(unclosed", by, re, error));
     EXPECT_NE(error.find("(unclosed"), std::string::npos) << error;
-    EXPECT_FALSE(parseSweepGroupBy("kernel", by, re, error));
+    EXPECT_FALSE(parseSweepGroupBy("kernels", by, re, error));
     EXPECT_NE(error.find("normalized"), std::string::npos) << error;
+    EXPECT_EQ(error.find("--group-by"), std::string::npos) << error;  // the caller names its flag or key
+    by = SweepGroupBy::Category;
+    EXPECT_TRUE(parseSweepGroupBy("kernel", by, re, error));  // kernel-breakdown's spelling of name
+    EXPECT_EQ(by, SweepGroupBy::Name);
 }
 
 // On the generated sweep (gemm and relu, 4 steps x 3 repeats per configuration, no CPU operators): a regex's
