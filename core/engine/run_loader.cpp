@@ -285,7 +285,7 @@ void joinForeignCounters(std::vector<Slot>& slots, const std::vector<size_t>& tr
 std::vector<SourceLoadOptions> optionsPerSource(const std::vector<SourceGroup>& groups, const std::vector<std::string>& files,
                                                 const SourceLoadOptions& base, Diagnostics& notes) {
     std::vector<SourceLoadOptions> out(files.size(), base);
-    std::map<std::string, std::optional<ManifestClocks>> byManifest;
+    std::map<std::string, std::optional<ClockAnchor>> byManifest;
     for (size_t i = 0; i < files.size(); ++i) {
         if (groups[i].format == "kineto") continue;
         const std::string manifest = findRunManifest(files[i]);

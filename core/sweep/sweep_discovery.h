@@ -10,13 +10,13 @@
 #include <vector>
 
 #include "core/analysis/sweep_compare.h"
+#include "core/model/run_manifest.h"
 
 namespace strobe::core::sweep {
 
 // One axis value, typed per axis: int if every value of the axis is an integer, else float, else string.
-using AxisValue = std::variant<long long, double, std::string>;
-
-std::string axisValueText(const AxisValue& value);
+using AxisValue = RunValue;
+inline std::string axisValueText(const AxisValue& value) { return runValueText(value); }
 
 struct SweepRun {
     std::string label;
