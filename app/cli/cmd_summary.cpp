@@ -180,11 +180,15 @@ std::string sourcesText(const core::Dataset& ds) {
 
 }  // namespace
 
-std::string summaryText(const RunSummary& run, const core::Dataset& ds) {
+std::string summaryText(const RunSummary& run, const core::Dataset& ds, const core::RunEntry* entry) {
     std::string text;
     auto out = std::back_inserter(text);
     fmt::format_to(out, "Run: {} ({} rank{})\n", fmt::join(ds.sources, " "), run.ranks.size(),
                    run.ranks.size() == 1 ? "" : "s");
+    if (entry) {
+        if (entry->manifest) fmt::format_to(out, "  {:<16}{}\n", "Manifest", core::findRunManifest(entry->path()));
+        for (const auto& [name, value] : core::runFacts(*entry)) fmt::format_to(out, "  {:<16}{}\n", name, value);
+    }
     text += sourcesText(ds);
     for (const RankSummary& r : run.ranks) {
         fmt::format_to(out, "\nRank {}", r.rank);
@@ -252,7 +256,7 @@ std::string summaryText(const RunSummary& run, const core::Dataset& ds) {
     return text;
 }
 
-std::string summaryJson(const RunSummary& run, const core::Dataset& ds) {
+std::string summaryJson(const RunSummary& run, const core::Dataset& ds, const core::RunEntry* entry) {
     std::string j;
     j.reserve(4096);
     auto list = [&](const std::vector<std::string>& v) {
@@ -269,6 +273,19 @@ std::string summaryJson(const RunSummary& run, const core::Dataset& ds) {
     j += fmt::format("{{\n  \"strobe_version\": {},\n  \"inputs\": ", jsonQuote(STROBE_VERSION));
     list(ds.sources);
     j += ",\n  \"sources\": " + sourcesJson(ds);
+    if (entry) {
+        std::string params, facts;
+        for (const auto& [k, v] : entry->parameters) {
+            params += (params.empty() ? "" : ", ") + jsonQuote(k) + ": ";
+            if (const auto* text = std::get_if<std::string>(&v)) params += jsonQuote(*text);
+            else params += core::runValueText(v);
+        }
+        for (const auto& [name, value] : core::runFacts(*entry))
+            facts += (facts.empty() ? "" : ", ") + jsonQuote(name) + ": " + jsonQuote(value);
+        j += fmt::format(",\n  \"run\": {{\"parameters\": {{{}}}, \"repeat\": {}, \"manifest\": {}, \"facts\": {{{}}}}}",
+                         params, entry->manifest || entry->repeat ? std::to_string(entry->repeat) : "null",
+                         entry->manifest ? jsonQuote(core::findRunManifest(entry->path())) : "null", facts);
+    }
     j += fmt::format(",\n  \"rank_count\": {},\n  \"world_size\": {},\n  \"warnings\": ", run.ranks.size(),
                      worldSize > 0 ? fmt::format("{}", worldSize) : "null");
     list(run.warnings);
@@ -341,7 +358,7 @@ int runSummary(const std::vector<std::string>& args) {
     options.sources.hasClockOffset = p.has(kClockOffset);
     options.sources.clockOffsetNs = p.get(kClockOffset);
     logToStderr();
-    auto loaded = core::loadRun(p.positionals(), options);
+    auto loaded = loadRunAsJob(p.positionals(), options);
     if (!loaded) {
         fmt::print(stderr, "strobe-cli summary: {}\n", loaded.error().toString());
         return kExitBadInput;
@@ -351,8 +368,12 @@ int runSummary(const std::vector<std::string>& args) {
         fmt::print(stderr, "strobe-cli summary: no traces found in {}\n", fmt::join(p.positionals(), ", "));
         return kExitBadInput;
     }
+    // The run as a run: its directory's manifest (parameters, tools, host, clocks), when it lies in one.
+    core::RunEntry entry{fmt::format("{}", fmt::join(p.positionals(), " ")), *loaded, {}, p.positionals()};
+    if (core::Status manifest = core::attachRunManifest(entry); !manifest)
+        fmt::print(stderr, "strobe-cli summary: the run manifest is not used: {}\n", manifest.error().toString());
     const RunSummary run = core::summarizeRun(ds, static_cast<size_t>(top));
-    const std::string doc = p.get(kJsonFlag) ? summaryJson(run, ds) : summaryText(run, ds);
+    const std::string doc = p.get(kJsonFlag) ? summaryJson(run, ds, &entry) : summaryText(run, ds, &entry);
     std::fwrite(doc.data(), 1, doc.size(), stdout);
     std::fflush(stdout);
 

@@ -4,6 +4,9 @@
 
 #include <fmt/format.h>
 
+#include "core/engine/load_job.h"
+#include "core/engine/memory_budget.h"
+
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
@@ -57,6 +60,23 @@ const CliCommand* findCommand(std::string_view name) {
     for (const auto& c : registry())
         if (c.name == name) return &c;
     return nullptr;
+}
+
+std::vector<core::Result<core::DatasetPtr>> loadRunsAsJobs(const std::vector<std::vector<std::string>>& runs,
+                                                           const core::RunLoadOptions& options,
+                                                           const std::function<void(size_t)>& onLoaded) {
+    core::JobRunner runner;
+    runner.setMemoryLimit(core::MemoryBudget(options.memoryLimitBytes).limit());
+    std::vector<core::Result<core::DatasetPtr>> out;
+    for (auto& r : core::loadRunsThroughJobs(runner, runs, options, onLoaded)) {
+        if (r) out.emplace_back(std::move(r->dataset));
+        else out.emplace_back(r.error());
+    }
+    return out;
+}
+
+core::Result<core::DatasetPtr> loadRunAsJob(const std::vector<std::string>& paths, const core::RunLoadOptions& options) {
+    return std::move(loadRunsAsJobs({paths}, options).front());
 }
 
 void logToStderr() {

@@ -48,7 +48,7 @@ const core::ParamSpec& clockOffsetSpec() {
 }
 
 ClockOffsetDialog::ClockOffsetDialog(const RunRecord& run, QWidget* parent) : QDialog(parent) {
-    setWindowTitle(tr("Clock offset — %1").arg(run.label));
+    setWindowTitle(tr("Clock offset — %1").arg(run.label()));
     auto* layout = new QVBoxLayout(this);
     auto* intro = new QLabel(
         tr("Sources whose clock is not realtime (rocprof and rocpd boot time, an Nsight session, nvidia-smi's local "

@@ -117,7 +117,7 @@ std::vector<int> PlotView::ranks() const {
 QString PlotView::title() const {
     QStringList labels;
     for (int id : m_runIds)
-        if (const RunRecord* r = m_runs.run(id)) labels << r->label;
+        if (const RunRecord* r = m_runs.run(id)) labels << r->label();
     const QString t = QString::fromStdString(m_plot.title());
     if (labels.isEmpty()) return t;
     if (labels.size() > 2) return tr("%1 — %n runs", nullptr, static_cast<int>(labels.size())).arg(t);

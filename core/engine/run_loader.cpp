@@ -366,6 +366,13 @@ Result<std::vector<std::string>> expandRunPaths(const std::vector<std::string>& 
 
 Result<DatasetPtr> loadRun(const std::vector<std::string>& paths, const RunLoadOptions& options,
                            const RunCallbacks& callbacks) {
+    auto detected = detectSources(paths);
+    if (!detected) return detected.error();
+    return loadDetectedRun(paths, detected.value(), options, callbacks);
+}
+
+Result<DatasetPtr> loadDetectedRun(const std::vector<std::string>& paths, const std::vector<SourceGroup>& groups,
+                                   const RunLoadOptions& options, const RunCallbacks& callbacks) {
     const auto t0 = std::chrono::steady_clock::now();
     std::optional<ClassificationRules> ownRules;
     const ClassificationRules* rules = options.rules;
@@ -375,9 +382,6 @@ Result<DatasetPtr> loadRun(const std::vector<std::string>& paths, const RunLoadO
         ownRules.emplace(std::move(loaded.value()));
         rules = &*ownRules;
     }
-    auto detected = detectSources(paths);
-    if (!detected) return detected.error();
-    const std::vector<SourceGroup>& groups = detected.value();
     std::vector<std::string> files;
     for (const SourceGroup& g : groups) files.push_back(groupPrimaryPath(g));
     const size_t n = files.size();
@@ -389,7 +393,8 @@ Result<DatasetPtr> loadRun(const std::vector<std::string>& paths, const RunLoadO
     const size_t cores = options.threads > 0 ? static_cast<size_t>(options.threads) : hw;
     const size_t workers = std::max<size_t>(1, std::min(cores, n));
     const int perFileThreads = (n == 1 && cores >= 2) ? 2 : 1;
-    if (Status fits = MemoryBudget(options.memoryLimitBytes).check(files, workers); !fits) return fits.error();
+    if (options.checkMemoryBudget)
+        if (Status fits = MemoryBudget(options.memoryLimitBytes).check(files, workers); !fits) return fits.error();
     LoadCache cache(options.cacheDir);
     cache.setVerifyData(options.verifyCache);
     const uint64_t optionsKey = cacheOptionsKey(*rules);

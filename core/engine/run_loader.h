@@ -28,6 +28,8 @@ struct RunLoadOptions {
     // would need more memory than this (see MemoryBudget). 0: 75% of the available RAM; the environment variable
     // STROBE_MEMORY_LIMIT ("512M", "2G") overrides.
     uint64_t memoryLimitBytes = 0;
+    // False when the caller checked and reserved the run's memory itself (the load job, core/engine/load_job.h).
+    bool checkMemoryBudget = true;
     // Passed to non-Kineto loaders: --clock-offset anchors sources whose clock is not realtime and that neither the
     // source itself nor the run's manifest.yaml anchors (applyClockOptions, core/formats/source_format.h).
     SourceLoadOptions sources;
@@ -64,6 +66,10 @@ int rankFromFileName(const std::string& fileName);
 // every thread has stopped; nothing partial is returned.
 Result<DatasetPtr> loadRun(const std::vector<std::string>& paths, const RunLoadOptions& options = {},
                            const RunCallbacks& callbacks = {});
+// loadRun on sources detected already (detectSources(paths)): what the load job calls, so that a run's sources are
+// detected once.
+Result<DatasetPtr> loadDetectedRun(const std::vector<std::string>& paths, const std::vector<SourceGroup>& groups,
+                                   const RunLoadOptions& options = {}, const RunCallbacks& callbacks = {});
 
 // The key loadRun files cache entries under besides the source's identity: a fingerprint of the
 // classification rules (their output is cached), so that changed rules invalidate the entries. Never 0.

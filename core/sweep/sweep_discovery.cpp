@@ -325,10 +325,10 @@ SweepDiscovery discoverSweep(const std::vector<std::string>& paths, const std::s
     for (const auto& [key, k] : kind) result.axes.push_back(key);
     std::map<std::string, int> repeatsSeen;
     for (auto& r : raw) {
-        SweepRun run;
+        RunEntry run;
         run.label = r.label;
-        run.path = r.path;
-        std::string key;
+        run.paths = {r.path};
+        std::map<std::string, std::string> texts;
         for (const auto& axis : result.axes) {
             auto it = r.values.find(axis);
             std::string text = it == r.values.end() ? kAbsentValue : it->second;
@@ -336,25 +336,20 @@ SweepDiscovery discoverSweep(const std::vector<std::string>& paths, const std::s
             if (k == 0) run.parameters[axis] = std::stoll(text);
             else if (k == 1) run.parameters[axis] = std::stod(text);
             else run.parameters[axis] = text;
-            if (!key.empty()) key += ',';
-            key += axis + "=" + text;
+            texts[axis] = std::move(text);
         }
+        const std::string key = configurationKey(texts);
         run.configurationKey = key;
+        run.manifest = std::move(r.manifest);
         int& seen = repeatsSeen[key];
         run.repeat = seen++;
         result.runs.push_back(std::move(run));
     }
     // Runs in axis-value order (numbers as numbers: 4 before 16), repeats in order within a configuration.
-    std::stable_sort(result.runs.begin(), result.runs.end(), [](const SweepRun& a, const SweepRun& b) {
+    std::stable_sort(result.runs.begin(), result.runs.end(), [](const RunEntry& a, const RunEntry& b) {
         return std::tie(a.parameters, a.repeat) < std::tie(b.parameters, b.repeat);
     });
     return result;
-}
-
-SweepRunInfo toRunInfo(const SweepRun& run) {
-    SweepRunInfo info{run.label, run.path, {}, run.configurationKey};
-    for (const auto& [axis, value] : run.parameters) info.parameters[axis] = axisValueText(value);
-    return info;
 }
 
 }  // namespace strobe::core::sweep

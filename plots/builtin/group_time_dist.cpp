@@ -96,7 +96,7 @@ public:
         core::SweepCompareOptions o;
         o.groupBy = sweepGroupBy(values);
         o.skipSteps = int(kGroupTimeDistSkipSteps(values));
-        const core::SweepComparison cmp = core::compareSweep(sweepRunData(stepped), o);
+        const core::SweepComparison cmp = core::compareSweep(byConfigurationLabel(stepped), o);
         if (cancel.cancelled()) return cancelledError();
         for (const auto& m : cmp.messages)
             if (m.find("skip-steps") != std::string::npos) p->messages.push_back(m);

@@ -30,7 +30,7 @@ core::Result<core::SweepKernelOverlap> overlapByColor(const RunSet& runs, const 
     std::string error;
     if (!core::parseSweepGroupBy(kOverlapGroupBy(values), o.groupBy, o.groupRegex, error)) return core::Error(error);
     o.skipSteps = static_cast<int>(kOverlapSkipSteps(values));
-    auto out = core::sweepKernelOverlap(core::sweepRunsOf(runs, colors.keyOfRun), o, &cancel);
+    auto out = core::sweepKernelOverlap(core::pooledBy(runs, colors.keyOfRun), o, &cancel);
     if (!out && out.error().message == "cancelled") return cancelledError();
     return out;
 }

@@ -338,7 +338,7 @@ TEST(ProfileLaunch, TorchTrainingCompletesAndOpensInTheWorkbench) {
     // the 3 active ProfilerSteps of the trace (STROBE_TORCH_ACTIVE defaults to 3).
     int runId = 0;
     for (int rid : w.runs().runIds())
-        if (w.runs().run(rid)->sources.contains(tmp.q("run"))) runId = rid;
+        if (w.runs().run(rid)->sources().contains(tmp.q("run"))) runId = rid;
     ASSERT_NE(runId, 0);
     ASSERT_TRUE(test::waitFor([&] { return w.runs().run(runId)->state != app::RunState::Loading; }, 120000));
     const app::RunRecord* loaded = w.runs().run(runId);
@@ -377,7 +377,7 @@ TEST(ProfileLaunch, FailedRunKeepsItsExitCodeAndLog) {
     ASSERT_TRUE(open->isEnabled());
     open->click();
     ASSERT_EQ(w.runs().runIds().size(), 1u);
-    EXPECT_TRUE(w.runs().run(w.runs().runIds().front())->sources.contains(tmp.q("run")));
+    EXPECT_TRUE(w.runs().run(w.runs().runIds().front())->sources().contains(tmp.q("run")));
     EXPECT_TRUE(test::waitFor([&] { return !w.runs().anyLoading(); }, 60000));
 }
 

@@ -198,3 +198,47 @@ TEST(RunParameters, OneCanonicalConfigurationKey) {
 
 }  // namespace
 }  // namespace strobe::core
+
+namespace strobe::core {
+namespace {
+
+// A run opened by its directory carries its manifest: parameters (typed), repeat, and the facts shown for it
+// (tools, host, clocks), from the manifest written here.
+TEST(RunEntry, ARunOpenedByItsDirectoryCarriesItsManifest) {
+    test::TempDir dir("strobe-run-entry");
+    const fs::path run = dir.path() / "run";
+    fs::create_directories(run / "torch");
+    test::writeFile(run / "manifest.yaml",
+                    "strobe_manifest: 1\nparameters: {bs: 64, algo: \"ring\"}\nrepeat: 1\n"
+                    "tools:\n  - {name: cpu-sampler, version: \"1.0\", params: {}}\nhost: node01\n"
+                    "clocks: {realtime_ns: 100, monotonic_ns: 40, boottime_ns: 50, utc_offset_s: 3600}\n"
+                    "status: completed\n");
+    test::writeFile(run / "torch" / "trace.json", "{\"traceEvents\": []}\n");
+    RunEntry byDir{"r", nullptr, {}, {run.string()}};
+    ASSERT_TRUE(attachRunManifest(byDir).ok());
+    ASSERT_TRUE(byDir.manifest);
+    EXPECT_EQ(std::get<long long>(byDir.parameters.at("bs")), 64);
+    EXPECT_EQ(std::get<std::string>(byDir.parameters.at("algo")), "ring");
+    EXPECT_EQ(byDir.repeat, 1);
+    EXPECT_EQ(byDir.key(), "algo=ring,bs=64");
+    std::map<std::string, std::string> facts;
+    for (const auto& [k, v] : runFacts(byDir)) facts[k] = v;
+    EXPECT_EQ(facts["parameters"], "algo=ring, bs=64");
+    EXPECT_EQ(facts["tools"], "cpu-sampler 1.0");
+    EXPECT_EQ(facts["host"], "node01");
+    EXPECT_EQ(facts["status"], "completed");
+    EXPECT_EQ(facts["clocks"], "realtime 100 ns = boot time 50 ns = monotonic 40 ns, local time UTC+3600 s");
+    // A file inside the run finds the same manifest; given parameters are kept.
+    RunEntry byFile{"f", nullptr, {{"bs", 128LL}}, {(run / "torch" / "trace.json").string()}};
+    ASSERT_TRUE(attachRunManifest(byFile).ok());
+    ASSERT_TRUE(byFile.manifest);
+    EXPECT_EQ(std::get<long long>(byFile.parameters.at("bs")), 128);
+    // Outside any run: nothing attached.
+    RunEntry none{"n", nullptr, {}, {dir.path().string()}};
+    ASSERT_TRUE(attachRunManifest(none).ok());
+    EXPECT_FALSE(none.manifest);
+    EXPECT_TRUE(runFacts(none).empty());
+}
+
+}  // namespace
+}  // namespace strobe::core
