@@ -86,7 +86,7 @@ TEST(SweepGui, DroppedSweepDirectoryOpensAsASweep) {
     std::set<std::string> labels;
     for (int id : w.runs().runIds()) {
         labels.insert(w.runs().run(id)->entry.label);
-        EXPECT_FALSE(w.runs().run(id)->parameters.empty());  // each run carries its sweep parameters
+        EXPECT_FALSE(w.runs().run(id)->entry.parameters.empty());  // each run carries its sweep parameters
     }
     EXPECT_EQ(labels, (std::set<std::string>{"resnet50_num_workers_0", "resnet50_num_workers_4"}));
     w.runs().cancelAll();
