@@ -45,7 +45,7 @@ BENCHMARK(BM_TimelinePaint1MWhole)->Unit(benchmark::kMillisecond);
 void BM_TimelinePaint1MZoomed(benchmark::State& state) {
     auto& f = Fixture::get();
     QImage img(1600, 900, QImage::Format_ARGB32_Premultiplied);
-    auto g = *f.timeline->timelineGeometry(*f.prepared, f.values, QRectF(0, 0, 1600, 900));
+    auto g = *f.timeline->timeline()->geometry(*f.prepared, f.values, QRectF(0, 0, 1600, 900));
     // 1% of the range around the middle: kernels wide enough to draw one by one, with names.
     auto v = setView(f.values, g.fullEnd / 2, g.fullEnd / 2 + g.fullEnd / 100);
     for (auto _ : state) {

@@ -60,7 +60,7 @@ void BM_TimelineCpuPaintWhole(benchmark::State& state) {
         benchmark::DoNotOptimize(img.constBits());
     }
     state.counters["cpu_slices"] = double(cpuSlices(f));
-    const auto g = *f.timeline->timelineGeometry(*f.prepared, v, QRectF(0, 0, 1600, 900));
+    const auto g = *f.timeline->timeline()->geometry(*f.prepared, v, QRectF(0, 0, 1600, 900));
     state.counters["lanes_drawn"] = double(std::min(g.laneCount, g.visibleLanes));
     state.counters["lanes"] = double(g.laneCount);
     state.SetLabel(state.range(0) == 0 ? "threads collapsed" : "threads expanded");
@@ -91,7 +91,7 @@ void BM_TimelineFlows(benchmark::State& state) {
     }
     size_t links = 0;
     for (auto _ : state) {
-        links = f.timeline->flows(*f.prepared, f.values, *item, 256).size();
+        links = f.timeline->timeline()->flows(*f.prepared, f.values, *item, 256).size();
         benchmark::DoNotOptimize(links);
     }
     state.counters["links"] = double(links);

@@ -29,7 +29,7 @@ void BM_Find1M(benchmark::State& state) {
                       state.range(0) ? FindQuery::Mode::Regex : FindQuery::Mode::Substring};
     size_t n = 0;
     for (auto _ : state) {
-        auto r = f.timeline->findItems(*f.prepared, f.values, q);
+        auto r = f.timeline->timeline()->findItems(*f.prepared, f.values, q);
         n = r ? r.value().size() : 0;
         benchmark::DoNotOptimize(n);
     }
@@ -40,9 +40,10 @@ BENCHMARK(BM_Find1M)->Arg(0)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond);
 
 void BM_MeasureRange1M(benchmark::State& state) {
     auto& f = Fixture::get();
-    auto g = *f.timeline->timelineGeometry(*f.prepared, f.values, QRectF(0, 0, 1600, 900));
+    auto g = *f.timeline->timeline()->geometry(*f.prepared, f.values, QRectF(0, 0, 1600, 900));
     for (auto _ : state) {
-        auto s = f.timeline->summarizeRange(*f.prepared, f.values, g.fullEnd / 2, g.fullEnd / 2 + g.fullEnd / 10, 10);
+        auto s = f.timeline->timeline()->summarizeRange(*f.prepared, f.values, g.fullEnd / 2,
+                                                        g.fullEnd / 2 + g.fullEnd / 10, 10);
         benchmark::DoNotOptimize(s);
     }
 }
@@ -51,21 +52,25 @@ BENCHMARK(BM_MeasureRange1M)->Unit(benchmark::kMillisecond);
 void BM_HighlightRectsZoomed(benchmark::State& state) {
     auto& f = Fixture::get();
     const QRectF rect(0, 0, 1600, 900);
-    auto g = *f.timeline->timelineGeometry(*f.prepared, f.values, rect);
+    auto g = *f.timeline->timeline()->geometry(*f.prepared, f.values, rect);
     auto v = setView(f.values, g.fullEnd / 2, g.fullEnd / 2 + g.fullEnd / 100);
-    auto all = f.timeline->findItems(*f.prepared, v, FindQuery{"sgemm", FindQuery::Mode::Substring}).value();
+    auto all =
+        f.timeline->timeline()->findItems(*f.prepared, v, FindQuery{"sgemm", FindQuery::Mode::Substring}).value();
     std::vector<ItemRef> inView;
     for (const auto& m : all)
         if (m.end >= g.fullEnd / 2 && m.start <= g.fullEnd / 2 + g.fullEnd / 100) inView.push_back(m);
-    for (auto _ : state) benchmark::DoNotOptimize(f.timeline->itemRects(*f.prepared, v, rect, inView));
+    for (auto _ : state) benchmark::DoNotOptimize(f.timeline->timeline()->itemRects(*f.prepared, v, rect, inView));
     state.counters["rects"] = double(inView.size());
 }
 BENCHMARK(BM_HighlightRectsZoomed)->Unit(benchmark::kMillisecond);
 
 void BM_NameStats1M(benchmark::State& state) {
     auto& f = Fixture::get();
-    auto first = f.timeline->findItems(*f.prepared, f.values, FindQuery{"sgemm", FindQuery::Mode::Substring}).value();
-    for (auto _ : state) benchmark::DoNotOptimize(f.timeline->nameStats(*f.prepared, f.values, first.front()));
+    auto first = f.timeline->timeline()
+                     ->findItems(*f.prepared, f.values, FindQuery{"sgemm", FindQuery::Mode::Substring})
+                     .value();
+    for (auto _ : state)
+        benchmark::DoNotOptimize(f.timeline->timeline()->nameStats(*f.prepared, f.values, first.front()));
 }
 BENCHMARK(BM_NameStats1M)->Unit(benchmark::kMillisecond);
 

@@ -49,7 +49,7 @@ inline void zoomStepsToPicture(benchmark::State& state, const TimelineFixture& f
     engine.cache().insert(plots::makePreparedKey(*f.timeline, f.runs, f.timeline->parameters(f.runs), v), f.prepared);
     QImage img(1600, 900, QImage::Format_ARGB32_Premultiplied);
     const QRectF rect(0, 0, 1600, 900);
-    auto g = *f.timeline->timelineGeometry(*f.prepared, v, rect);
+    auto g = *f.timeline->timeline()->geometry(*f.prepared, v, rect);
     double factor = 0.8;
     for (auto _ : state) {
         v = plots::zoomAt(g, v, 800, factor);
@@ -59,7 +59,7 @@ inline void zoomStepsToPicture(benchmark::State& state, const TimelineFixture& f
             QPainter painter(&img);
             plots::paintPlot(painter, rect, *f.timeline, *r.prepared, r.values);
         }
-        g = *f.timeline->timelineGeometry(*r.prepared, r.values, rect);
+        g = *f.timeline->timeline()->geometry(*r.prepared, r.values, rect);
         if (g.viewEnd - g.viewStart < 200'000) factor = 1.25;
         if (g.viewEnd - g.viewStart >= g.fullEnd) factor = 0.8;
     }

@@ -141,43 +141,15 @@ std::vector<std::string> displayColumns(const core::Table& t) {
     return out;
 }
 
-core::Result<PreparedPtr> AnalysisPlot::prepare(const RunSet& runs, const ParamValues& values,
-                                                const core::CancelToken& cancel,
-                                                const core::ProgressFn& progress) const {
-    auto r = runAnalysisOnRuns(
+core::Result<std::shared_ptr<AnalysisTables>> AnalysisPlot::prepareTyped(const RunSet& runs, const ParamValues& values,
+                                                                         const core::CancelToken& cancel,
+                                                                         const core::ProgressFn& progress) const {
+    return runAnalysisOnRuns(
         runs, values, cancel, progress,
         [&](core::AnalysisContext& ctx, const core::WindowSpec& w) { return analyse(ctx, w, values); });
-    if (!r) return r.error();
-    return PreparedPtr(r.value());
 }
 
-core::Table AnalysisPlot::table(const Prepared& prepared, const ParamValues&) const {
-    const auto* p = dynamic_cast<const AnalysisTables*>(&prepared);
-    return p ? p->combined : core::Table{};
-}
-
-void AnalysisBarPlot::draw(Canvas& c, const Prepared& prepared, const ParamValues& values) const {
-    if (const auto* p = dynamic_cast<const AnalysisTables*>(&prepared)) drawBarChart(c, chart(*p, values));
-}
-
-std::optional<std::string> AnalysisBarPlot::emptyMessage(const Prepared& prepared, const ParamValues& values) const {
-    const auto* p = dynamic_cast<const AnalysisTables*>(&prepared);
-    if (!p) return std::nullopt;
-    return barChartEmptyMessage(chart(*p, values), "nothing matched in the window");
-}
-
-std::optional<ChartData> AnalysisBarPlot::chartData(const Prepared& prepared, const ParamValues& values) const {
-    const auto* p = dynamic_cast<const AnalysisTables*>(&prepared);
-    if (!p || emptyMessage(prepared, values)) return std::nullopt;
-    return toChartData(chart(*p, values));
-}
-
-std::optional<HitInfo> AnalysisBarPlot::hitTest(const Prepared& prepared, const ParamValues& values, const QRectF& rect,
-                                                QPointF pt) const {
-    const auto* p = dynamic_cast<const AnalysisTables*>(&prepared);
-    if (!p) return std::nullopt;
-    return hitBarChart(chart(*p, values), rect, pt);
-}
+core::Table AnalysisPlot::tableTyped(const AnalysisTables& tables, const ParamValues&) const { return tables.combined; }
 
 std::vector<ParamSpec> analysisBarSpecs(const RunSet& runs, const std::vector<ParamSpec>& own,
                                         const std::string& percentTooltip, bool percentDefault,

@@ -71,30 +71,26 @@ std::vector<std::string> displayColumns(const core::Table& t);
 
 // A plot that shows one analysis: prepare() runs analyse() on every run (runAnalysisOnRuns) and table() is the
 // combined table.
-class AnalysisPlot : public Plot {
+class AnalysisPlot : public TypedPlot<AnalysisTables> {
 public:
-    using Plot::Plot;
-    core::Result<PreparedPtr> prepare(const RunSet& runs, const ParamValues& values, const core::CancelToken& cancel,
-                                      const core::ProgressFn& progress) const override;
-    core::Table table(const Prepared& prepared, const ParamValues& values) const override;
+    using TypedPlot::TypedPlot;
 
 protected:
+    core::Result<std::shared_ptr<AnalysisTables>> prepareTyped(const RunSet& runs, const ParamValues& values,
+                                                               const core::CancelToken& cancel,
+                                                               const core::ProgressFn& progress) const override;
+    core::Table tableTyped(const AnalysisTables& tables, const ParamValues& values) const override;
     virtual core::Result<core::Table> analyse(core::AnalysisContext& ctx, const core::WindowSpec& window,
                                               const ParamValues& values) const = 0;
 };
 
-// An analysis drawn as stacked or grouped bars: draw() and hitTest() show chart().
-class AnalysisBarPlot : public AnalysisPlot {
+// An analysis drawn as stacked or grouped bars (BarPlot over AnalysisPlot): chart() is the picture.
+class AnalysisBarPlot : public BarPlot<AnalysisTables, AnalysisPlot> {
 public:
-    using AnalysisPlot::AnalysisPlot;
-    void draw(Canvas& c, const Prepared& prepared, const ParamValues& values) const override;
-    std::optional<HitInfo> hitTest(const Prepared& prepared, const ParamValues& values, const QRectF& rect,
-                                   QPointF pt) const override;
-    std::optional<std::string> emptyMessage(const Prepared& prepared, const ParamValues& values) const override;
-    std::optional<ChartData> chartData(const Prepared& prepared, const ParamValues& values) const override;
+    using BarPlot::BarPlot;
 
 protected:
-    virtual BarChart chart(const AnalysisTables& tables, const ParamValues& values) const = 0;
+    std::string noBarsMessage() const override { return "nothing matched in the window"; }
     // A chart with the plot's title, and its orientation and percent axis from the bar style parameters.
     BarChart styledChart(const ParamValues& values) const;
     // The analysis' messages into `c`, led by `whenNoBars` when the chart has no bar.

@@ -44,14 +44,6 @@ Qt::PenStyle seriesPenStyle(int index) {
     return styles[round % int(std::size(styles))];
 }
 
-std::string formatDuration(double ns) {
-    double a = std::fabs(ns);
-    if (a < 1e3) return fmt::format("{:.0f} ns", ns);
-    if (a < 1e6) return fmt::format("{:.3g} µs", ns / 1e3);
-    if (a < 1e9) return fmt::format("{:.3g} ms", ns / 1e6);
-    return fmt::format("{:.3g} s", ns / 1e9);
-}
-
 std::string formatNumber(double v) {
     double a = std::fabs(v);
     if (a >= 1e9) return fmt::format("{:.3g}G", v / 1e9);

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "core/model/dataset.h"
+#include "core/model/duration_text.h"
 #include "plots/plot.h"
 
 namespace strobe::plots {
@@ -25,7 +26,7 @@ QColor seriesColor(int index);           // a qualitative palette of 10 colours,
 Qt::PenStyle seriesPenStyle(int index);  // solid for the first 10 series, then dashed, dotted...: lines stay apart
                                          // when seriesColor repeats
 
-std::string formatDuration(double ns);  // "850 ns", "12.3 µs", "4.56 ms", "1.23 s"
+using core::formatDuration;             // "850 ns", "12.35 µs", "4.567 ms", "1.235 s" (core/model/duration_text.h)
 std::string formatNumber(double v);     // 3 significant digits, k/M suffixes
 std::string formatPercent(double pct);  // "42.1%"
 
@@ -221,6 +222,40 @@ std::optional<std::string> barChartEmptyMessage(const BarChart& chart, const std
 // A segment under `pt`, or the whole bar (every series) when `pt` is on the bar's label.
 std::optional<HitInfo> hitBarChart(const BarChart& chart, const QRectF& rect, QPointF pt);
 
+// A plot that is one bar chart: chart() builds it from the plot's prepared P, and drawing, hit tests, the chart
+// data and the empty message all come from it. noData() says why there is nothing to chart before a chart is
+// built (nullopt: build it); noBarsMessage() is the reason when the chart has no bar or only zeros. Base is
+// TypedPlot<P> or a typed base of the plot's own that prepares P (AnalysisPlot).
+template <class P, class Base = TypedPlot<P>>
+class BarPlot : public Base {
+public:
+    using Base::Base;
+
+protected:
+    virtual BarChart chart(const P& prepared, const ParamValues& values) const = 0;
+    virtual std::optional<std::string> noData(const P& /*prepared*/) const { return std::nullopt; }
+    virtual std::string noBarsMessage() const = 0;
+
+    void drawTyped(Canvas& c, const P& p, const ParamValues& v) const override {
+        if (!noData(p)) drawBarChart(c, chart(p, v));
+    }
+    std::optional<HitInfo> hitTestTyped(const P& p, const ParamValues& v, const QRectF& rect,
+                                        QPointF pt) const override {
+        if (noData(p)) return std::nullopt;
+        return hitBarChart(chart(p, v), rect, pt);
+    }
+    std::optional<std::string> emptyMessageTyped(const P& p, const ParamValues& v) const override {
+        if (auto why = noData(p)) return why;
+        return barChartEmptyMessage(chart(p, v), noBarsMessage());
+    }
+    std::optional<ChartData> chartDataTyped(const P& p, const ParamValues& v) const override {
+        if (noData(p)) return std::nullopt;
+        BarChart c = chart(p, v);
+        if (barChartEmptyMessage(c, noBarsMessage())) return std::nullopt;
+        return toChartData(c);
+    }
+};
+
 // ---- parameters shared by plots ----
 
 // The RankSet parameter "ranks" (empty = all); ranksSpec() gives its choices (every rank of every run), and a
@@ -230,6 +265,14 @@ ParamSpec ranksSpec(const RunSet& runs, const std::string& tooltip = "Ranks to i
                     bool affectsPrepare = true);
 // The drawing parameters of a bar chart: "percent", "horizontal" and "legend"; barStyleSpecs() gives them with the
 // plot's tooltip and defaults.
+// "skip_steps": the ProfilerSteps left out at the start of every run (warm-up), in every plot over steps.
+inline const IntParam kSkipSteps =
+    IntParam{"skip_steps", "Skip steps", "Leave out the first N steps of every run (warm-up)", 0}.bounded(0, 1000000,
+                                                                                                          1);
+// The table plots' order: "sort_by", a column of the plot's table (each plot offers its columns:
+// kSortBy.spec(columns)), and "descending". The GUI's table header sets both through these handles.
+inline const EnumParam kSortBy = EnumParam{"sort_by", "Sort by", "Column to sort by", "total_ns"}.drawOnly();
+inline const BoolParam kDescending = BoolParam{"descending", "Descending", "Largest first", true}.drawOnly();
 inline const BoolParam kPercent = BoolParam{"percent", "Percent", "Show shares instead of time", false}.drawOnly();
 inline const BoolParam kHorizontal =
     BoolParam{"horizontal", "Horizontal bars", "Draw bars left to right", false}.drawOnly();

@@ -7,6 +7,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <type_traits>
 #include <string>
 #include <utility>
 #include <vector>
@@ -157,6 +158,11 @@ struct PlotInfo {
     int order = 100;  // position in lists (lower first)
 };
 
+class TimelineNavigation;
+
+// The base of every plot: what every plot has. A plot is written on TypedPlot<P> below (its prepare() returns its
+// own prepared type P and draw()/table() receive it); Plot itself is the untyped face the registry, the prepared
+// cache, the GUI and the exports use.
 class Plot {
 public:
     Plot() = default;
@@ -191,13 +197,13 @@ public:
     // The table behind the picture (CSV export); must match the analysis it shows.
     virtual core::Table table(const Prepared& prepared, const ParamValues& values) const = 0;
     // The item under `point` when drawn in `rect`, if any.
-    virtual std::optional<HitInfo> hitTest(const Prepared&, const ParamValues&, const QRectF& /*rect*/,
-                                           QPointF /*point*/) const {
+    virtual std::optional<HitInfo> hitTest(const Prepared& /*prepared*/, const ParamValues& /*values*/,
+                                           const QRectF& /*rect*/, QPointF /*point*/) const {
         return std::nullopt;
     }
-    // Text for the value under the cursor (default: hitTest(...).toText()).
-    virtual std::optional<std::string> tooltipAt(const Prepared& p, const ParamValues& v, const QRectF& rect,
-                                                 QPointF point) const {
+    // Text for the value under the cursor: hitTest(...).toText().
+    std::optional<std::string> tooltipAt(const Prepared& p, const ParamValues& v, const QRectF& rect,
+                                         QPointF point) const {
         if (auto h = hitTest(p, v, rect, point)) return h->toText();
         return std::nullopt;
     }
@@ -205,57 +211,101 @@ public:
     // formatCell() writes them) instead of draw()'s picture, which exports still use.
     virtual bool isTable() const { return false; }
     // Whether draw() puts the plot's title at the top (drawTitle); an exported picture adds it when not.
-    virtual bool drawsTitle() const { return !isTimeline(); }
-    // Timelines return their geometry (the GUI uses it for zoom/pan and to synchronise time axes).
-    virtual bool isTimeline() const { return false; }
-    virtual std::optional<TimelineGeometry> timelineGeometry(const Prepared&, const ParamValues&,
-                                                             const QRectF& /*rect*/) const {
-        return std::nullopt;
-    }
-
-    // Timeline navigation (search, context menu, measure); the defaults say "not supported".
-    // Items whose name matches `query`, ordered by start time (then lane); an Error for an invalid regex.
-    virtual core::Result<std::vector<ItemRef>> findItems(const Prepared&, const ParamValues&, const FindQuery&) const {
-        return std::vector<ItemRef>{};
-    }
-    // The item under `point` when drawn in `rect`.
-    virtual std::optional<ItemRef> itemAt(const Prepared&, const ParamValues&, const QRectF& /*rect*/,
-                                          QPointF /*point*/) const {
-        return std::nullopt;
-    }
-    // Where each item is drawn in `rect` with `values` (nullopt: out of view or its lane scrolled away).
-    virtual std::vector<std::optional<QRectF>> itemRects(const Prepared&, const ParamValues&, const QRectF& /*rect*/,
-                                                         const std::vector<ItemRef>& items) const {
-        return std::vector<std::optional<QRectF>>(items.size());
-    }
-    virtual std::string itemName(const Prepared&, const ItemRef&) const { return {}; }
-    // `values` with the view moved so that `item` is in view (zoomed to it with a margin) and its lane shown.
-    virtual ParamValues revealItem(const Prepared&, const ParamValues& values, const QRectF& /*rect*/,
-                                   const ItemRef&) const {
-        return values;
-    }
-    // Timelines: a click on the lane-label gutter at `pt` (e.g. expanding a CPU thread); the new values, or none
-    // when the click is not on something that toggles.
-    virtual std::optional<ParamValues> gutterClick(const Prepared&, const ParamValues&, const QRectF& /*rect*/,
-                                                   QPointF /*pt*/) const {
-        return std::nullopt;
-    }
-    // The flows through `item` (a kernel: its runtime call and operator; an operator or runtime call: what it
-    // launched), at most `cap` links; items in hidden lanes (a collapsed thread or rank) are still returned.
-    virtual std::vector<FlowLink> flows(const Prepared&, const ParamValues&, const ItemRef& /*item*/,
-                                        size_t /*cap*/) const {
-        return {};
-    }
-    virtual std::optional<NameStats> nameStats(const Prepared&, const ParamValues&, const ItemRef&) const {
-        return std::nullopt;
-    }
-    virtual std::optional<RangeSummary> summarizeRange(const Prepared&, const ParamValues&, int64_t /*start*/,
-                                                       int64_t /*end*/, size_t /*topN*/) const {
-        return std::nullopt;
-    }
+    virtual bool drawsTitle() const { return timeline() == nullptr; }
+    // Timelines (the horizontal axis is time) offer their navigation: geometry for zoom, pan and synchronised
+    // time axes, search, the item under the cursor, flows, measuring. nullptr for every other plot.
+    virtual const TimelineNavigation* timeline() const { return nullptr; }
+    bool isTimeline() const { return timeline() != nullptr; }
 
 private:
     PlotInfo m_info;
+};
+
+// What a timeline offers the GUI (search, context menu, measure, zoom); Plot::timeline() returns it. Each call
+// takes the Prepared the timeline's own prepare() made (another plot's gives the empty answer).
+class TimelineNavigation {
+public:
+    virtual ~TimelineNavigation() = default;
+    // Where the time axis and the lanes are when drawn in `rect` with `values`.
+    virtual std::optional<TimelineGeometry> geometry(const Prepared&, const ParamValues&, const QRectF& rect) const = 0;
+    // Items whose name matches `query`, ordered by start time (then lane); an Error for an invalid regex.
+    virtual core::Result<std::vector<ItemRef>> findItems(const Prepared&, const ParamValues&,
+                                                         const FindQuery& query) const = 0;
+    // The item under `point` when drawn in `rect`.
+    virtual std::optional<ItemRef> itemAt(const Prepared&, const ParamValues&, const QRectF& rect,
+                                          QPointF point) const = 0;
+    // Where each item is drawn in `rect` with `values` (nullopt: out of view or its lane scrolled away).
+    virtual std::vector<std::optional<QRectF>> itemRects(const Prepared&, const ParamValues&, const QRectF& rect,
+                                                         const std::vector<ItemRef>& items) const = 0;
+    virtual std::string itemName(const Prepared&, const ItemRef& item) const = 0;
+    // `values` with the view moved so that `item` is in view (zoomed to it with a margin) and its lane shown.
+    virtual ParamValues revealItem(const Prepared&, const ParamValues& values, const QRectF& rect,
+                                   const ItemRef& item) const = 0;
+    // A click on the lane-label gutter at `pt` (e.g. expanding a CPU thread); the new values, or none when the
+    // click is not on something that toggles.
+    virtual std::optional<ParamValues> gutterClick(const Prepared&, const ParamValues&, const QRectF& rect,
+                                                   QPointF pt) const = 0;
+    // The flows through `item` (a kernel: its runtime call and operator; an operator or runtime call: what it
+    // launched), at most `cap` links; items in hidden lanes (a collapsed thread or rank) are still returned.
+    virtual std::vector<FlowLink> flows(const Prepared&, const ParamValues&, const ItemRef& item, size_t cap) const = 0;
+    virtual std::optional<NameStats> nameStats(const Prepared&, const ParamValues&, const ItemRef& item) const = 0;
+    virtual std::optional<RangeSummary> summarizeRange(const Prepared&, const ParamValues&, int64_t start, int64_t end,
+                                                       size_t topN) const = 0;
+};
+
+// The base a plot is written on: P is the plot's own prepared type. prepareTyped() returns it, and drawTyped(),
+// tableTyped() and the optional hooks receive it; the one downcast from Prepared is here (typed()). A Prepared of
+// another type (never made by this plot) draws nothing and gives an empty table.
+template <class P>
+class TypedPlot : public Plot {
+    static_assert(std::is_base_of_v<Prepared, P>, "a plot's prepared type derives from plots::Prepared");
+
+public:
+    using Plot::Plot;
+    using PreparedType = P;
+
+    core::Result<PreparedPtr> prepare(const RunSet& runs, const ParamValues& values, const core::CancelToken& cancel,
+                                      const core::ProgressFn& progress) const final {
+        auto r = prepareTyped(runs, values, cancel, progress);
+        if (!r) return r.error();
+        return PreparedPtr(std::move(r.value()));
+    }
+    void draw(Canvas& canvas, const Prepared& prepared, const ParamValues& values) const final {
+        if (const P* p = typed(prepared)) drawTyped(canvas, *p, values);
+    }
+    std::optional<std::string> emptyMessage(const Prepared& prepared, const ParamValues& values) const final {
+        const P* p = typed(prepared);
+        return p ? emptyMessageTyped(*p, values) : std::nullopt;
+    }
+    std::optional<ChartData> chartData(const Prepared& prepared, const ParamValues& values) const final {
+        const P* p = typed(prepared);
+        return p ? chartDataTyped(*p, values) : std::nullopt;
+    }
+    core::Table table(const Prepared& prepared, const ParamValues& values) const final {
+        const P* p = typed(prepared);
+        return p ? tableTyped(*p, values) : core::Table{};
+    }
+    std::optional<HitInfo> hitTest(const Prepared& prepared, const ParamValues& values, const QRectF& rect,
+                                   QPointF point) const final {
+        const P* p = typed(prepared);
+        return p ? hitTestTyped(*p, values, rect, point) : std::nullopt;
+    }
+
+    // The one downcast: `prepared` as this plot's type, or nullptr when another plot made it.
+    static const P* typed(const Prepared& prepared) { return dynamic_cast<const P*>(&prepared); }
+
+protected:
+    virtual core::Result<std::shared_ptr<P>> prepareTyped(const RunSet& runs, const ParamValues& values,
+                                                          const core::CancelToken& cancel,
+                                                          const core::ProgressFn& progress) const = 0;
+    virtual void drawTyped(Canvas& canvas, const P& prepared, const ParamValues& values) const = 0;
+    virtual core::Table tableTyped(const P& prepared, const ParamValues& values) const = 0;
+    // The optional parts of Plot's contract, typed; the defaults say "nothing".
+    virtual std::optional<std::string> emptyMessageTyped(const P&, const ParamValues&) const { return std::nullopt; }
+    virtual std::optional<ChartData> chartDataTyped(const P&, const ParamValues&) const { return std::nullopt; }
+    virtual std::optional<HitInfo> hitTestTyped(const P&, const ParamValues&, const QRectF&, QPointF) const {
+        return std::nullopt;
+    }
 };
 
 // Convenience for tests and the command line: resolve values, prepare synchronously on this thread.

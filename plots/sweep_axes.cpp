@@ -93,12 +93,10 @@ void sortAxisValues(std::vector<std::string>& values) {
     values.erase(std::unique(values.begin(), values.end()), values.end());
 }
 
-core::SweepGroupBy sweepGroupBy(const core::ParamValues& values) {
-    const std::string by = kSweepGroupBy(values);
-    if (by == "category") return core::SweepGroupBy::Category;
-    if (by == "op") return core::SweepGroupBy::Op;
-    if (by == "normalized") return core::SweepGroupBy::Normalized;
-    return core::SweepGroupBy::Name;
+core::Status sweepGroupBy(const core::ParamValues& values, core::SweepGroupBy& by, std::string& regex) {
+    std::string error;
+    if (!core::parseSweepGroupBy(kSweepGroupBy(values), by, regex, error)) return core::Error(error);
+    return core::Ok{};
 }
 
 core::RunSet byConfigurationLabel(const core::RunSet& runs) {

@@ -53,14 +53,19 @@ void sortAxisValues(std::vector<std::string>& values);
 
 // ---- kernel groups across a sweep (core/analysis/sweep_compare.h) ----
 
-// The Enum parameter "group_by" of the sweep plots: name | category | op | normalized (SweepGroupBy).
-inline const core::EnumParam kSweepGroupBy =
-    core::EnumParam{"group_by", "Group kernels by",
-                    "name: the kernel name; category: Strobe's category; op: the CPU operator that launched it; "
-                    "normalized: the name without template arguments, hashes and tile shapes",
-                    "name"}
-        .choices({"name", "category", "op", "normalized"});
-core::SweepGroupBy sweepGroupBy(const core::ParamValues& values);
+// The kernel groupings of a sweep, besides regex:PATTERN (core::SweepGroupBy): what the sweep plots' "group_by",
+// strobe-cli sweep's --group-by and the Sweep dock offer, all read by core::parseSweepGroupBy.
+inline const std::vector<std::string> kSweepGroupByChoices{"name", "category", "op", "normalized"};
+// "group_by" of the sweep and overlap plots, declared once: one of kSweepGroupByChoices or regex:PATTERN.
+inline const core::StringParam kSweepGroupBy{
+    "group_by", "Group kernels by",
+    "name: the kernel name; category: Strobe's category; op: the CPU operator that launched it; normalized: the "
+    "name without template arguments, hashes and tile shapes; regex:PATTERN: the first capture group of PATTERN "
+    "(else the whole match)",
+    "name"};
+// kSweepGroupBy of `values` (core::parseSweepGroupBy) into `by` and `regex`; an unknown value or an invalid regex is
+// an Error, never another grouping.
+core::Status sweepGroupBy(const core::ParamValues& values, core::SweepGroupBy& by, std::string& regex);
 
 // The runs pooled as the plots pool them, for compareSweep: configurationKey = configurationLabel(run) (the
 // parameters' canonical key, else the label, so that runs without parameters stay apart); runs without a dataset

@@ -349,9 +349,10 @@ std::optional<std::pair<size_t, size_t>> groupedBarAt(const QRectF& area, const 
     return std::nullopt;
 }
 
-core::Result<PreparedPtr> PairedMetricScatterPlot::prepare(const RunSet& runs, const ParamValues& values,
-                                                           const core::CancelToken& cancel,
-                                                           const core::ProgressFn&) const {
+core::Result<std::shared_ptr<TelemetryPrepared>> PairedMetricScatterPlot::prepareTyped(const RunSet& runs,
+                                                                                       const ParamValues& values,
+                                                                                       const core::CancelToken& cancel,
+                                                                                       const core::ProgressFn&) const {
     if (cancel.cancelled()) return cancelledError();
     auto series = pairedSeries(runs, m_x(values), m_y(values), cancel);
     if (!series) return series.error();
@@ -359,25 +360,22 @@ core::Result<PreparedPtr> PairedMetricScatterPlot::prepare(const RunSet& runs, c
     p->series = std::move(series.value());
     p->messages = missingRunMessages(runs, p->series, fmt::format("samples with both {} and {}", m_x(values), m_y(values)));
     for (const auto& r : runs) p->runLabels.push_back(r.label);
-    return PreparedPtr(p);
+    return p;
 }
 
-std::optional<std::string> PairedMetricScatterPlot::emptyMessage(const Prepared& prepared,
-                                                                 const ParamValues& values) const {
-    const auto* p = dynamic_cast<const TelemetryPrepared*>(&prepared);
-    if (!p || !p->series.empty()) return std::nullopt;
+std::optional<std::string> PairedMetricScatterPlot::emptyMessageTyped(const TelemetryPrepared& p,
+                                                                      const ParamValues& values) const {
+    if (!p.series.empty()) return std::nullopt;
     return fmt::format("no telemetry samples with both {} and {} at the same instant", m_x(values), m_y(values));
 }
 
-void PairedMetricScatterPlot::draw(Canvas& c, const Prepared& prepared, const ParamValues& values) const {
-    if (const auto* p = dynamic_cast<const TelemetryPrepared*>(&prepared)) drawScatter(c, chart(*p, values), p->series);
+void PairedMetricScatterPlot::drawTyped(Canvas& c, const TelemetryPrepared& p, const ParamValues& values) const {
+    drawScatter(c, chart(p, values), p.series);
 }
 
-std::optional<HitInfo> PairedMetricScatterPlot::hitTest(const Prepared& prepared, const ParamValues& values,
-                                                        const QRectF& rect, QPointF pt) const {
-    const auto* p = dynamic_cast<const TelemetryPrepared*>(&prepared);
-    if (!p) return std::nullopt;
-    return hitScatter(chart(*p, values), p->series, rect, pt, m_x(values), m_y(values));
+std::optional<HitInfo> PairedMetricScatterPlot::hitTestTyped(const TelemetryPrepared& p, const ParamValues& values,
+                                                             const QRectF& rect, QPointF pt) const {
+    return hitScatter(chart(p, values), p.series, rect, pt, m_x(values), m_y(values));
 }
 
 }  // namespace strobe::plots

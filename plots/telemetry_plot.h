@@ -95,20 +95,22 @@ std::optional<std::pair<size_t, size_t>> groupedBarAt(const QRectF& area, const 
 
 // A scatter of two telemetry metrics sampled together (same GPU, same instant), one series per run and GPU: the
 // metrics are two string parameters; subclasses give the chart's titles and legend, and the table.
-class PairedMetricScatterPlot : public Plot {
+class PairedMetricScatterPlot : public TypedPlot<TelemetryPrepared> {
 public:
     PairedMetricScatterPlot(PlotInfo info, const StringParam& x, const StringParam& y)
-        : Plot(std::move(info)), m_x(x), m_y(y) {}
+        : TypedPlot(std::move(info)), m_x(x), m_y(y) {}
 
     std::vector<ParamSpec> parameters(const RunSet&) const override { return {m_x.spec(), m_y.spec()}; }
-    core::Result<PreparedPtr> prepare(const RunSet& runs, const ParamValues& values, const core::CancelToken& cancel,
-                                      const core::ProgressFn&) const override;
-    std::optional<std::string> emptyMessage(const Prepared& prepared, const ParamValues& values) const override;
-    void draw(Canvas& c, const Prepared& prepared, const ParamValues& values) const override;
-    std::optional<HitInfo> hitTest(const Prepared& prepared, const ParamValues& values, const QRectF& rect,
-                                   QPointF pt) const override;
 
 protected:
+    core::Result<std::shared_ptr<TelemetryPrepared>> prepareTyped(const RunSet& runs, const ParamValues& values,
+                                                                  const core::CancelToken& cancel,
+                                                                  const core::ProgressFn&) const override;
+    std::optional<std::string> emptyMessageTyped(const TelemetryPrepared& p, const ParamValues& values) const override;
+    void drawTyped(Canvas& c, const TelemetryPrepared& p, const ParamValues& values) const override;
+    std::optional<HitInfo> hitTestTyped(const TelemetryPrepared& p, const ParamValues& values, const QRectF& rect,
+                                        QPointF pt) const override;
+
     // Titles, axis names and legend for the prepared series.
     virtual ScatterChart chart(const TelemetryPrepared& p, const ParamValues& v) const = 0;
 

@@ -14,6 +14,7 @@
 #include "app/cli/command.h"
 #include "core/engine/run_loader.h"
 #include "core/model/clock_rules.h"
+#include "core/model/duration_text.h"
 
 namespace strobe::app {
 
@@ -47,14 +48,7 @@ constexpr const char* kSummaryHelp =
 const core::IntParam kTop =
     core::IntParam{"top", "Top kernels", "How many kernels to list per rank (0 for none)", 10}.bounded(0, 1000000, 1);
 
-std::string formatDuration(TimeNs ns) {
-    const double v = static_cast<double>(ns);
-    const TimeNs a = ns < 0 ? -ns : ns;
-    if (a < 1000) return fmt::format("{} ns", ns);
-    if (a < 1000000) return fmt::format("{:.3f} us", v / 1e3);
-    if (a < 1000000000) return fmt::format("{:.3f} ms", v / 1e6);
-    return fmt::format("{:.3f} s", v / 1e9);
-}
+using core::formatDuration;  // the one human-readable duration (core/model/duration_text.h)
 
 std::string percentOf(TimeNs part, TimeNs whole) {
     if (whole <= 0) return "-";

@@ -20,6 +20,7 @@
 #include "core/sweep/sweep_discovery.h"
 #ifdef STROBE_HAVE_PLOTS
 #include "plots/report/sweep_report.h"
+#include "plots/sweep_axes.h"
 #endif
 
 namespace strobe::app {
@@ -102,8 +103,9 @@ constexpr const char* kSweepHelp =
     "Exit codes: 0 ok, 2 usage error, 3 unreadable input or no runs found.";
 
 const core::StringParam kBaseline{"baseline", "Baseline", "Run label/path, or KEY=VALUE", ""};
-const core::StringParam kGroupBy{"group-by", "Group by",
-                                 "name, category, op (launching CPU operator), normalized, or regex:PATTERN", "name"};
+// The sweep plots' group_by as a flag: the same choices, text and parser (core::parseSweepGroupBy).
+const core::StringParam kGroupBy{"group-by", "Group by", plots::kSweepGroupBy.spec().tooltip,
+                                 plots::kSweepGroupBy.defaultValue()};
 const core::IntParam kTopGroups =
     core::IntParam{"top", "Top groups", "Groups with the most time per step to keep (0: all)", 0}.bounded(0, 1000000, 1);
 const core::EnumParam kRankBy =

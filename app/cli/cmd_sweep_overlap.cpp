@@ -9,6 +9,7 @@
 
 #include "app/cli/command.h"
 #include "core/analysis/kernel_overlap.h"
+#include "plots/sweep_axes.h"
 
 namespace strobe::app {
 
@@ -16,9 +17,9 @@ namespace {
 
 using namespace strobe::core;
 
-const core::StringParam kOverlapGroupBy{"group-by", "Group by",
-                                        "name, category, op (launching CPU operator), normalized, or regex:PATTERN",
-                                        "name"};
+// The sweep plots' group_by as a flag: the same choices, text and parser (core::parseSweepGroupBy).
+const core::StringParam kOverlapGroupBy{"group-by", "Group by", plots::kSweepGroupBy.spec().tooltip,
+                                        plots::kSweepGroupBy.defaultValue()};
 const core::IntParam kOverlapTop =
     core::IntParam{"top", "Top groups", "GEMM groups with the most time per step to show (0: all)", 5}.bounded(0, 1000000, 1);
 const core::IntParam kOverlapSkipSteps =

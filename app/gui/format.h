@@ -5,11 +5,13 @@
 
 #include <QString>
 
+#include "core/model/duration_text.h"
 #include "plots/plot.h"
 
 namespace strobe::app {
 
-QString formatDuration(int64_t ns);  // "1.23 s", "45.6 ms", "789 µs", "12 ns"
+// core::formatDuration as a QString ("587 ns", "12.35 µs", "1.235 s").
+inline QString durationText(double ns) { return QString::fromStdString(core::formatDuration(ns)); }
 QString formatCount(uint64_t n);     // locale grouping: "1,234,567"
 QString formatBytes(uint64_t bytes); // "12.3 MB"
 

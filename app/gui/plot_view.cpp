@@ -22,6 +22,7 @@
 #include "app/gui/table_view.h"
 #include "app/gui/timeline_search_bar.h"
 #include "plots/builtin/timeline_find.h"
+#include "plots/chart.h"
 #include "plots/render.h"
 
 namespace strobe::app {
@@ -36,7 +37,12 @@ constexpr int kDefaultDebounceMs = 120;
 
 PlotView::PlotView(const plots::Plot& plot, plots::PlotEngine& engine, RunManager& runs, std::vector<int> runIds,
                    const plots::ParamValues& values, QWidget* parent)
-    : QWidget(parent), m_plot(plot), m_engine(engine), m_runs(runs), m_runIds(std::move(runIds)) {
+    : QWidget(parent),
+      m_plot(plot),
+      m_nav(plot.timeline()),
+      m_engine(engine),
+      m_runs(runs),
+      m_runIds(std::move(runIds)) {
     const int serial = g_viewSerial++;
     m_slot = "plot-view-" + std::to_string(serial);
     setMouseTracking(true);
@@ -48,7 +54,7 @@ PlotView::PlotView(const plots::Plot& plot, plots::PlotEngine& engine, RunManage
     connect(&m_debounce, &QTimer::timeout, this, &PlotView::requestPrepare);
     recomputeSpecs();
     m_values = sanitizeValues(m_specs, values);
-    if (m_plot.isTimeline()) {
+    if (isTimeline()) {
         // Right-clicks come as mouse events (a right-drag box-zooms, a right-click opens the item's menu).
         setContextMenuPolicy(Qt::PreventContextMenu);
         m_laneBar = new QScrollBar(Qt::Vertical, this);
@@ -71,15 +77,15 @@ PlotView::PlotView(const plots::Plot& plot, plots::PlotEngine& engine, RunManage
         m_table->hide();
         connect(m_table, &PlotTableView::rowSelected, this, &PlotView::itemSelected);
         connect(m_table, &PlotTableView::sortRequested, this, [this](const std::string& column) {
-            const plots::ParamSpec* sortBy = plots::findSpec(m_specs, "sort_by");
+            const plots::ParamSpec* sortBy = plots::findSpec(m_specs, plots::kSortBy.key());
             if (!sortBy || std::find(sortBy->choices.begin(), sortBy->choices.end(), column) == sortBy->choices.end())
                 return;
             plots::ParamValues next = m_values;
             // A second click on the sorted column turns the order round; a new column sorts largest first.
-            const auto* current = std::get_if<std::string>(&next["sort_by"]);
-            if (auto* desc = std::get_if<bool>(&next["descending"]))
-                *desc = current && *current == column ? !*desc : column != "name";
-            next["sort_by"] = column;
+            if (plots::findSpec(m_specs, plots::kDescending.key()))
+                plots::kDescending.set(next,
+                                       plots::kSortBy(next) == column ? !plots::kDescending(next) : column != "name");
+            plots::kSortBy.set(next, column);
             setValues(next);
         });
     }
@@ -295,12 +301,11 @@ void PlotView::syncTable() {
     if (!m_table) return;
     m_table->setVisible(m_prepared != nullptr);
     if (!m_prepared) return;
-    const std::string* sortBy = nullptr;
-    bool descending = true;
-    if (auto it = m_values.find("sort_by"); it != m_values.end()) sortBy = std::get_if<std::string>(&it->second);
-    if (auto it = m_values.find("descending"); it != m_values.end())
-        if (const auto* d = std::get_if<bool>(&it->second)) descending = *d;
-    m_table->showTable(m_plot.table(*m_prepared, m_values), sortBy ? *sortBy : std::string(), descending);
+    // A table plot without these parameters shows its rows as they come, largest first when sorted by the header.
+    const std::string sortBy =
+        plots::findSpec(m_specs, plots::kSortBy.key()) ? plots::kSortBy(m_values) : std::string();
+    const bool descending = plots::findSpec(m_specs, plots::kDescending.key()) ? plots::kDescending(m_values) : true;
+    m_table->showTable(m_plot.table(*m_prepared, m_values), sortBy, descending);
 }
 
 bool PlotView::isDark() const { return palette().color(QPalette::Window).lightness() < 128; }
@@ -313,8 +318,8 @@ QRectF PlotView::plotRect() const {
 }
 
 std::optional<plots::TimelineGeometry> PlotView::geometry() const {
-    if (!m_prepared || !m_plot.isTimeline()) return std::nullopt;
-    return m_plot.timelineGeometry(*m_prepared, m_values, plotRect());
+    if (!m_prepared || !isTimeline()) return std::nullopt;
+    return m_nav->geometry(*m_prepared, m_values, plotRect());
 }
 
 std::optional<plots::ViewRange> PlotView::viewRange() const {
@@ -335,7 +340,7 @@ void PlotView::applyView(plots::ParamValues values, bool emitRange) {
 }
 
 void PlotView::setViewRange(int64_t start, int64_t end) {
-    if (!m_plot.isTimeline()) return;
+    if (!isTimeline()) return;
     applyView(plots::setView(m_values, start, end), false);
 }
 
@@ -344,18 +349,18 @@ void PlotView::zoomBy(double factor) {
 }
 
 void PlotView::resetZoom() {
-    if (m_plot.isTimeline()) applyView(plots::resetView(m_values), true);
+    if (isTimeline()) applyView(plots::resetView(m_values), true);
 }
 
 std::optional<QRectF> PlotView::selectionRect() const {
     if (!m_selection || !m_prepared) return std::nullopt;
     const Selection& sel = *m_selection;
-    if (sel.item) return m_plot.itemRects(*m_prepared, m_values, plotRect(), {*sel.item}).front();
+    if (sel.item && m_nav) return m_nav->itemRects(*m_prepared, m_values, plotRect(), {*sel.item}).front();
     QPointF point = sel.point;
     const QRectF now = plotRect();
-    if (m_plot.isTimeline()) {
+    if (isTimeline()) {
         // Same time and lane as when clicked, in the current view.
-        const auto thenGeometry = m_plot.timelineGeometry(*m_prepared, sel.values, sel.plotRect);
+        const auto thenGeometry = m_nav->geometry(*m_prepared, sel.values, sel.plotRect);
         const auto g = geometry();
         if (!g || !thenGeometry) return std::nullopt;
         const plots::TimelineGeometry& then = *thenGeometry;
@@ -469,8 +474,8 @@ void PlotView::mousePressEvent(QMouseEvent* e) {
     const auto g = geometry();
     const bool timeline = g.has_value();
     const QPointF pos = e->position();
-    if (timeline && e->button() == Qt::LeftButton && m_prepared && pos.x() < g->plotArea.left())
-        if (auto next = m_plot.gutterClick(*m_prepared, m_values, plotRect(), pos)) {  // a CPU thread's label
+    if (timeline && m_nav && e->button() == Qt::LeftButton && m_prepared && pos.x() < g->plotArea.left())
+        if (auto next = m_nav->gutterClick(*m_prepared, m_values, plotRect(), pos)) {  // a CPU thread's label
             setValues(*next);
             m_drag = Drag::None;
             e->accept();
@@ -553,12 +558,12 @@ void PlotView::mouseReleaseEvent(QMouseEvent* e) {
     if (e->button() != Qt::LeftButton || m_moved || !m_prepared) return;
     // The legend's "+N more": a click on a compact legend shows the whole legend.
     if (auto g = geometry(); g && g->legendRect.contains(e->position())) {
-        if (auto it = m_values.find("legend"); it != m_values.end())
-            if (const auto* mode = std::get_if<std::string>(&it->second); mode && *mode == "compact") {
-                setValue("legend", std::string("full"));
-                Q_EMIT valuesChanged();
-                return;
-            }
+        if (plots::findSpec(m_specs, plots::kLegend.key()) &&
+            plots::legendMode(m_values) == plots::LegendMode::Compact) {
+            setValue(plots::kLegend.key(), std::string("full"));
+            Q_EMIT valuesChanged();
+            return;
+        }
     }
     // A click: select what is under the cursor and show its details.
     auto hit = m_plot.hitTest(*m_prepared, m_values, plotRect(), e->position());
@@ -568,8 +573,9 @@ void PlotView::mouseReleaseEvent(QMouseEvent* e) {
         Q_EMIT itemSelected(QString(), QString());
         return;
     }
-    m_selection = Selection{e->position(), hit->itemRect.value_or(QRectF(e->position(), QSizeF(1, 1))), m_values,
-                            plotRect(), m_plot.itemAt(*m_prepared, m_values, plotRect(), e->position())};
+    m_selection =
+        Selection{e->position(), hit->itemRect.value_or(QRectF(e->position(), QSizeF(1, 1))), m_values, plotRect(),
+                  m_nav ? m_nav->itemAt(*m_prepared, m_values, plotRect(), e->position()) : std::nullopt};
     QString html = selectionHtml(*hit);
     if (m_selection->item) html += flowsHtml(*m_selection->item);
     update();

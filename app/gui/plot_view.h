@@ -65,7 +65,7 @@ public:
     void setPrepareDebounceMs(int ms) { m_debounce.setInterval(ms); }
 
     // Timelines.
-    bool isTimeline() const { return m_plot.isTimeline(); }
+    bool isTimeline() const { return m_nav != nullptr; }
     std::optional<plots::ViewRange> viewRange() const;
     void setViewRange(int64_t start, int64_t end);  // synchronised axes: no viewRangeChanged emitted
     void zoomBy(double factor);                     // about the centre; < 1 zooms in
@@ -146,6 +146,7 @@ private:
     PlotTableView* m_table = nullptr;
 
     const plots::Plot& m_plot;
+    const plots::TimelineNavigation* const m_nav;  // m_plot.timeline(): null for plots that are not timelines
     plots::PlotEngine& m_engine;
     RunManager& m_runs;
     std::vector<int> m_runIds;

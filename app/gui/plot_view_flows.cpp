@@ -1,5 +1,5 @@
 // PlotView's flows: when a timeline item is selected, arrows from the CPU operator to the runtime call it made and
-// on to the kernel that call launched (plots::Plot::flows finds them); "Go to" entries in the item menu for the ends
+// on to the kernel that call launched (plots::TimelineNavigation::flows finds them); "Go to" entries in the item menu for the ends
 // that are off screen or in a collapsed lane; a summary in the Selection dock.
 #include <algorithm>
 #include <cmath>
@@ -40,13 +40,13 @@ void drawArrow(QPainter& p, const QRectF& from, const QRectF& to) {
 
 const std::vector<plots::FlowLink>& PlotView::selectedFlows() {
     const auto item = selectedItem();
-    if (!item || !m_prepared) {
+    if (!item || !m_prepared || !m_nav) {
         m_flows.clear();
         m_flowsOf.reset();
         return m_flows;
     }
     if (m_flowsOf != item || m_flowsPrepared != m_prepared.get()) {
-        m_flows = m_plot.flows(*m_prepared, m_values, *item, kMaxFlows);
+        m_flows = m_nav->flows(*m_prepared, m_values, *item, kMaxFlows);
         m_flowsOf = item;
         m_flowsPrepared = m_prepared.get();
     }
@@ -63,7 +63,7 @@ void PlotView::paintFlows(QPainter& p) {
         ends.push_back(f.from);
         ends.push_back(f.to);
     }
-    const auto rects = m_plot.itemRects(*m_prepared, m_values, plotRect(), ends);
+    const auto rects = m_nav->itemRects(*m_prepared, m_values, plotRect(), ends);
     p.save();
     p.setClipRect(g->plotArea);
     p.setRenderHint(QPainter::Antialiasing, true);
@@ -82,8 +82,8 @@ void PlotView::paintFlows(QPainter& p) {
 }
 
 void PlotView::addFlowActions(QMenu* menu, const plots::ItemRef& item) {
-    if (!m_prepared) return;
-    const auto flows = m_plot.flows(*m_prepared, m_values, item, kMaxFlows);
+    if (!m_prepared || !m_nav) return;
+    const auto flows = m_nav->flows(*m_prepared, m_values, item, kMaxFlows);
     if (flows.empty()) return;
     menu->addSeparator();
     // The other end of each flow touching the item, then what the first kernel reached leads to.
@@ -94,7 +94,7 @@ void PlotView::addFlowActions(QMenu* menu, const plots::ItemRef& item) {
         if (!seen.insert({target.lane, target.index}).second) continue;
         const bool kernel = f.to == target && f.what == "kernel";
         if (kernel && ++kernels > 1) continue;  // one entry for the first kernel; the count says how many
-        const std::string name = m_plot.itemName(*m_prepared, target);
+        const std::string name = m_nav->itemName(*m_prepared, target);
         const QString shortName = QFontMetrics(font()).elidedText(QString::fromStdString(name), Qt::ElideMiddle, 260);
         QString text;
         if (f.to == target)
@@ -111,8 +111,8 @@ void PlotView::addFlowActions(QMenu* menu, const plots::ItemRef& item) {
 }
 
 QString PlotView::flowsHtml(const plots::ItemRef& item) {
-    if (!m_prepared) return {};
-    const auto flows = m_plot.flows(*m_prepared, m_values, item, kMaxFlows);
+    if (!m_prepared || !m_nav) return {};
+    const auto flows = m_nav->flows(*m_prepared, m_values, item, kMaxFlows);
     if (flows.empty()) return {};
     std::set<std::pair<size_t, size_t>> kernels, calls;
     std::vector<std::string> sources;
@@ -120,7 +120,7 @@ QString PlotView::flowsHtml(const plots::ItemRef& item) {
         if (f.what == "kernel") kernels.insert({f.to.lane, f.to.index});
         if (f.what == "runtime call") calls.insert({f.to.lane, f.to.index});
         if (f.to == item || (f.from != item && f.what == "runtime call"))
-            sources.push_back(m_plot.itemName(*m_prepared, f.from));
+            sources.push_back(m_nav->itemName(*m_prepared, f.from));
     }
     QString html = tr("<p><b>Flows</b> (arrows; right-click for “Go to”)<br>");
     if (!sources.empty()) {

@@ -1,6 +1,7 @@
 // PlotView's timeline navigation: search (Ctrl+F) with highlighted matches, the item context menu, the measured
 // range, the overview strip and the lane scrollbar. The matching, statistics and range summaries are the plot's
-// (plots::Plot::findItems, nameStats, summarizeRange); this file only drives them and paints the overlays.
+// (plots::TimelineNavigation: findItems, nameStats, summarizeRange); this file only drives them and paints the
+// overlays.
 #include <algorithm>
 
 #include <QApplication>
@@ -68,11 +69,11 @@ void PlotView::runSearch() {
     m_current = -1;
     m_longestMatch = 0;
     m_searchError.clear();
-    if (m_prepared && !m_search->text().isEmpty()) {
+    if (m_prepared && m_nav && !m_search->text().isEmpty()) {
         plots::FindQuery q;
         q.text = m_search->text().toStdString();
         q.mode = m_search->isRegex() ? plots::FindQuery::Mode::Regex : plots::FindQuery::Mode::Substring;
-        auto found = m_plot.findItems(*m_prepared, m_values, q);
+        auto found = m_nav->findItems(*m_prepared, m_values, q);
         if (found) m_matches = std::move(found.value());
         else m_searchError = QString::fromStdString(found.error().message);
     }
@@ -106,8 +107,8 @@ void PlotView::stepMatch(int direction) {
 
 void PlotView::selectItem(const plots::ItemRef& item, bool reveal) {
     if (!m_prepared || !isTimeline()) return;
-    if (reveal) applyView(m_plot.revealItem(*m_prepared, m_values, plotRect(), item), true);
-    const auto rect = m_plot.itemRects(*m_prepared, m_values, plotRect(), {item}).front();
+    if (reveal) applyView(m_nav->revealItem(*m_prepared, m_values, plotRect(), item), true);
+    const auto rect = m_nav->itemRects(*m_prepared, m_values, plotRect(), {item}).front();
     const QRectF r = rect.value_or(QRectF());
     m_selection = Selection{r.center(), r, m_values, plotRect(), item};
     std::optional<plots::HitInfo> hit;
@@ -125,9 +126,9 @@ std::optional<plots::ItemRef> PlotView::selectedItem() const {
 
 QMenu* PlotView::itemMenu(QPointF pos) {
     if (!m_prepared || !isTimeline()) return nullptr;
-    const auto item = m_plot.itemAt(*m_prepared, m_values, plotRect(), pos);
+    const auto item = m_nav->itemAt(*m_prepared, m_values, plotRect(), pos);
     if (!item) return nullptr;
-    const std::string name = m_plot.itemName(*m_prepared, *item);
+    const std::string name = m_nav->itemName(*m_prepared, *item);
     const QString shortName = QFontMetrics(font()).elidedText(QString::fromStdString(name), Qt::ElideMiddle, 300);
     auto* menu = new QMenu(this);
     menu->setObjectName(QStringLiteral("timelineItemMenu"));
@@ -152,10 +153,10 @@ QMenu* PlotView::itemMenu(QPointF pos) {
 }
 
 void PlotView::showNameStatistics(const plots::ItemRef& item) {
-    if (!m_prepared) return;
-    const auto s = m_plot.nameStats(*m_prepared, m_values, item);
+    if (!m_prepared || !m_nav) return;
+    const auto s = m_nav->nameStats(*m_prepared, m_values, item);
     if (!s) return;
-    auto dur = [](double ns) { return formatDuration(static_cast<int64_t>(ns + 0.5)); };
+    auto dur = [](double ns) { return durationText(static_cast<int64_t>(ns + 0.5)); };
     QString html = tr("<p><b>Statistics</b> of every instance in %1</p>").arg(escPlotViewNav(s->run));
     html += QStringLiteral("<table cellspacing=2>");
     auto row = [&html](const QString& k, const QString& v) {
@@ -173,8 +174,8 @@ void PlotView::showNameStatistics(const plots::ItemRef& item) {
 }
 
 void PlotView::filterToItem(const plots::ItemRef& item) {
-    if (!m_prepared || !plots::findSpec(m_specs, "name_filter")) return;
-    const std::string name = m_plot.itemName(*m_prepared, item);
+    if (!m_prepared || !m_nav || !plots::findSpec(m_specs, "name_filter")) return;
+    const std::string name = m_nav->itemName(*m_prepared, item);
     if (name.empty()) return;
     setValue("name_filter", plots::timeline::exactNameRegex(name));
     Q_EMIT valuesChanged();
@@ -196,23 +197,23 @@ void PlotView::clearMeasure() {
 }
 
 void PlotView::emitMeasure() {
-    if (!m_measure || !m_prepared) return;
+    if (!m_measure || !m_prepared || !m_nav) return;
     const auto [start, end] = *m_measure;
-    const auto s = m_plot.summarizeRange(*m_prepared, m_values, start, end, kMeasureTopKernels);
+    const auto s = m_nav->summarizeRange(*m_prepared, m_values, start, end, kMeasureTopKernels);
     QString html = tr("<p><b>Range %1</b><br>from +%2 to +%3</p>")
-                       .arg(formatDuration(end - start), formatDuration(start), formatDuration(end));
+                       .arg(durationText(end - start), durationText(start), durationText(end));
     if (s) {
         html += tr("<p>GPU time in the range: <b>%1</b> (%2 activities, clipped to the range)</p>")
-                    .arg(formatDuration(s->busy), formatCount(s->items));
+                    .arg(durationText(s->busy), formatCount(s->items));
         html += tr("<p><b>Per category</b></p><table cellspacing=2>");
         for (const auto& [cat, ns] : s->categories)
             html += QStringLiteral("<tr><td>%1</td><td align=right>%2</td><td align=right>%3%</td></tr>")
-                        .arg(escPlotViewNav(cat), formatDuration(ns))
+                        .arg(escPlotViewNav(cat), durationText(ns))
                         .arg(s->busy > 0 ? 100.0 * double(ns) / double(s->busy) : 0.0, 0, 'f', 1);
         html += tr("</table><p><b>Top kernels</b> by time in the range</p><table cellspacing=2>");
         for (const auto& t : s->top)
             html += QStringLiteral("<tr><td align=right>%1</td><td align=right>×%2</td><td>%3</td></tr>")
-                        .arg(formatDuration(t.clipped), formatCount(t.count),
+                        .arg(durationText(t.clipped), formatCount(t.count),
                              escPlotViewNav(t.name.size() > 60 ? t.name.substr(0, 57) + "…" : t.name));
         html += QStringLiteral("</table>");
     }
@@ -276,7 +277,7 @@ void PlotView::paintNavigation(QPainter& p, const plots::Theme& theme) {
         auto hi = std::upper_bound(lo, m_matches.end(), g->viewEnd,
                                    [](int64_t t, const plots::ItemRef& m) { return t < m.start; });
         const std::vector<plots::ItemRef> inView(lo, hi);
-        const auto rects = m_plot.itemRects(*m_prepared, m_values, plotRect(), inView);
+        const auto rects = m_nav->itemRects(*m_prepared, m_values, plotRect(), inView);
         p.save();
         p.setClipRect(g->plotArea);
         // The other items fade behind a veil of the background; the matches are drawn over it in gold (with a dark
@@ -317,7 +318,7 @@ void PlotView::paintMeasure(QPainter& p, const plots::Theme& theme, int64_t star
     QFont f = font();
     f.setBold(true);
     p.setFont(f);
-    const QString text = formatDuration(end - start);
+    const QString text = durationText(end - start);
     const QFontMetricsF fm(f);
     const double w = fm.horizontalAdvance(text) + 12;
     const double cx = std::clamp((x0 + x1) / 2, area.left() + w / 2, area.right() - w / 2);

@@ -281,7 +281,7 @@ void RunsPanel::refreshRun(int id) {
             // The GPU name says the platform already; the platform is in the rank's own rows.
             auto* r = child(item, rankTitle(s),
                             tr("%1 kernels · %2 · %3")
-                                .arg(formatCount(s.kernelCount), formatDuration(s.kernelTimeNs),
+                                .arg(formatCount(s.kernelCount), durationText(s.kernelTimeNs),
                                      s.gpuName.empty() ? platformText(s.platform) : qsRunsPanel(s.gpuName)),
                             static_cast<int>(i));
             r->setToolTip(0, qsRunsPanel(s.path));
@@ -295,19 +295,19 @@ void RunsPanel::refreshRun(int id) {
                   QStringLiteral("%1 / %2").arg(s.rank).arg(s.worldSize > 0 ? QString::number(s.worldSize) : tr("?")),
                   static_cast<int>(i));
             child(r, tr("Events"), formatCount(s.events), static_cast<int>(i));
-            child(r, tr("Kernels"), tr("%1 (%2)").arg(formatCount(s.kernelCount), formatDuration(s.kernelTimeNs)),
+            child(r, tr("Kernels"), tr("%1 (%2)").arg(formatCount(s.kernelCount), durationText(s.kernelTimeNs)),
                   static_cast<int>(i));
             child(r, tr("Memcpy / memset"),
                   tr("%1 (%2) / %3 (%4)")
-                      .arg(formatCount(s.memcpyCount), formatDuration(s.memcpyTimeNs), formatCount(s.memsetCount),
-                           formatDuration(s.memsetTimeNs)),
+                      .arg(formatCount(s.memcpyCount), durationText(s.memcpyTimeNs), formatCount(s.memsetCount),
+                           durationText(s.memsetTimeNs)),
                   static_cast<int>(i));
-            child(r, tr("Span"), formatDuration(s.spanEnd - s.spanStart), static_cast<int>(i));
+            child(r, tr("Span"), durationText(s.spanEnd - s.spanStart), static_cast<int>(i));
             child(r, tr("Steps"), stepsText(s.steps), static_cast<int>(i));
             if (!s.topKernels.empty())
                 child(r, tr("Top kernel"),
                       tr("%1 (%2)").arg(qsRunsPanel(s.topKernels.front().name),
-                                        formatDuration(s.topKernels.front().totalNs)),
+                                        durationText(s.topKernels.front().totalNs)),
                       static_cast<int>(i));
             if (std::find(expanded.begin(), expanded.end(), static_cast<int>(i)) != expanded.end())
                 r->setExpanded(true);
@@ -345,10 +345,10 @@ void RunsPanel::showDetails() {
         html += row(tr("Platform"), platformText(s.platform));
         html += row(tr("GPU"), qsRunsPanel(s.gpuName).toHtmlEscaped());
         html += row(tr("Events"), formatCount(s.events));
-        html += row(tr("Kernels"), tr("%1, %2").arg(formatCount(s.kernelCount), formatDuration(s.kernelTimeNs)));
-        html += row(tr("Memcpy"), tr("%1, %2").arg(formatCount(s.memcpyCount), formatDuration(s.memcpyTimeNs)));
-        html += row(tr("Memset"), tr("%1, %2").arg(formatCount(s.memsetCount), formatDuration(s.memsetTimeNs)));
-        html += row(tr("Span"), formatDuration(s.spanEnd - s.spanStart));
+        html += row(tr("Kernels"), tr("%1, %2").arg(formatCount(s.kernelCount), durationText(s.kernelTimeNs)));
+        html += row(tr("Memcpy"), tr("%1, %2").arg(formatCount(s.memcpyCount), durationText(s.memcpyTimeNs)));
+        html += row(tr("Memset"), tr("%1, %2").arg(formatCount(s.memsetCount), durationText(s.memsetTimeNs)));
+        html += row(tr("Span"), durationText(s.spanEnd - s.spanStart));
         html += row(tr("Steps"), stepsText(s.steps));
         if (run->dataset && static_cast<size_t>(rankIndex) < run->dataset->ranks.size() &&
             run->dataset->ranks[static_cast<size_t>(rankIndex)]) {
@@ -370,7 +370,7 @@ void RunsPanel::showDetails() {
                     QStringLiteral(
                         "<tr><td style='padding-right:10px'>%1</td><td align=right>%2</td>"
                         "<td align=right style='padding-left:10px'>%3%</td></tr>")
-                        .arg(qsRunsPanel(core::toString(c)), formatDuration(t))
+                        .arg(qsRunsPanel(core::toString(c)), durationText(t))
                         .arg(total > 0 ? 100.0 * static_cast<double>(t) / static_cast<double>(total) : 0.0, 0, 'f', 1);
             html += QStringLiteral("</table>");
         }
@@ -382,7 +382,7 @@ void RunsPanel::showDetails() {
                 if (name.size() > 90) name = name.left(87) + QStringLiteral("…");
                 html += QStringLiteral("<tr><td>%1</td><td>%2</td><td align=right>%3</td><td align=right>%4</td></tr>")
                             .arg(name.toHtmlEscaped(), qsRunsPanel(core::toString(k.category)), formatCount(k.count),
-                                 formatDuration(k.totalNs));
+                                 durationText(k.totalNs));
             }
             html += QStringLiteral("</table>");
         }
@@ -426,7 +426,7 @@ void RunsPanel::showDetails() {
                             "<td align=right>%5</td></tr>")
                             .arg(s.rank)
                             .arg(qsRunsPanel(s.gpuName).toHtmlEscaped(), formatCount(s.events),
-                                 formatDuration(s.kernelTimeNs), formatDuration(s.spanEnd - s.spanStart));
+                                 durationText(s.kernelTimeNs), durationText(s.spanEnd - s.spanStart));
             html += QStringLiteral("</table>");
         }
     }

@@ -25,6 +25,7 @@
 #include "app/gui/run_manager.h"
 #include "core/sweep/sweep_discovery.h"
 #include "plots/report/sweep_report.h"
+#include "plots/sweep_axes.h"
 
 namespace strobe::app {
 
@@ -80,8 +81,7 @@ SweepPanel::SweepPanel(RunManager& runs, QWidget* parent)
     row->addWidget(new QLabel(tr("Group by"), bottom));
     m_groupBy = new QComboBox(bottom);
     m_groupBy->setObjectName(QStringLiteral("sweepGroupBy"));
-    m_groupBy->addItems({QStringLiteral("name"), QStringLiteral("category"), QStringLiteral("op"),
-                         QStringLiteral("normalized")});
+    for (const auto& by : plots::kSweepGroupByChoices) m_groupBy->addItem(QString::fromStdString(by));
     row->addWidget(m_groupBy);
     bl->addLayout(row);
     auto* buttons = new QHBoxLayout;
@@ -346,8 +346,8 @@ void SweepPanel::showComparison() {
         const QStringList cells{qsSweepPanel(r.group),
                                 paramsText(r.parameters),
                                 QString::number(r.count),
-                                formatDuration(static_cast<int64_t>(r.perStepNs)),
-                                formatDuration(static_cast<int64_t>(r.medianNs)),
+                                durationText(static_cast<int64_t>(r.perStepNs)),
+                                durationText(static_cast<int64_t>(r.medianNs)),
                                 QString::number(r.cv, 'f', 3),
                                 r.deltaPct ? QString::asprintf("%+.2f", *r.deltaPct) : QString(),
                                 r.ciLowPct ? QString::asprintf("[%+.2f, %+.2f]", *r.ciLowPct, *r.ciHighPct) : QString(),

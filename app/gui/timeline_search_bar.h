@@ -1,7 +1,7 @@
 #pragma once
 // The search bar of a timeline view (Ctrl+F): a text field (name substring, or a regular expression with the
 // ".*" toggle), "k of N", previous / next and close. Enter / F3 step to the next match, Shift+Enter / Shift+F3 to
-// the previous one, Esc closes. The view does the matching (plots::Plot::findItems) and the stepping.
+// the previous one, Esc closes. The view does the matching (plots::TimelineNavigation::findItems) and the stepping.
 
 #include <QWidget>
 

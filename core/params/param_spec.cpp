@@ -149,7 +149,9 @@ bool parseDuration(std::string_view text, long long& out) {
     return true;
 }
 
-std::string formatDuration(long long ns) {
+// A Duration parameter as its exact text ("30us", "1500ns"): what a session or tool spec writes and reads back (not
+// the human-readable core::formatDuration of core/model/duration_text.h).
+std::string exactDurationText(long long ns) {
     if (ns == 0) return "0ns";
     for (const auto& u : kDurationUnits) {
         if (std::string_view(u.name) == "\xC2\xB5s") continue;
@@ -203,9 +205,10 @@ Status validate(const ParamSpec& spec, const ParamValue& value) {
     case ParamType::Duration: {
         auto v = std::get<long long>(value);
         if (spec.hasBounds() && (double(v) < spec.min || double(v) > spec.max))
-            return specError(spec,
-                             fmt::format("{} is outside [{}, {}]", formatDuration(v),
-                                         formatDuration((long long)spec.min), formatDuration((long long)spec.max)));
+            return specError(
+                spec,
+                fmt::format("{} is outside [{}, {}]", exactDurationText(v), exactDurationText((long long)spec.min),
+                            exactDurationText((long long)spec.max)));
         break;
     }
     case ParamType::KeyValueList:
@@ -261,7 +264,7 @@ Status validate(const ParamSpec& spec, const ParamValue& value) {
 
 std::string valueToString(const ParamSpec& spec, const ParamValue& value) {
     if (spec.type == ParamType::Duration && std::holds_alternative<long long>(value))
-        return formatDuration(std::get<long long>(value));
+        return exactDurationText(std::get<long long>(value));
     return std::visit(
         [](const auto& v) -> std::string {
             using T = std::decay_t<decltype(v)>;
@@ -761,7 +764,7 @@ std::string specsToYaml(const std::vector<ParamSpec>& specs) {
             for (auto [name, x] : {std::pair{"min", spec.min}, std::pair{"max", spec.max}}) {
                 out << YAML::Key << name << YAML::Value;
                 if (spec.type == ParamType::Duration)
-                    out << YAML::DoubleQuoted << formatDuration((long long)x);
+                    out << YAML::DoubleQuoted << exactDurationText((long long)x);
                 else
                     out << formatDouble(x);
             }
@@ -769,7 +772,7 @@ std::string specsToYaml(const std::vector<ParamSpec>& specs) {
         if (spec.step > 0) {
             out << YAML::Key << "step" << YAML::Value;
             if (spec.type == ParamType::Duration)
-                out << YAML::DoubleQuoted << formatDuration((long long)spec.step);
+                out << YAML::DoubleQuoted << exactDurationText((long long)spec.step);
             else
                 out << formatDouble(spec.step);
         }

@@ -57,20 +57,22 @@ struct ArchPrepared final : Prepared {
     size_t bytes() const override { return sizeof(*this) + kernels.size() * 160; }
 };
 
-class ArchChartPlot final : public Plot {
+class ArchChartPlot final : public BarPlot<ArchPrepared> {
 public:
     ArchChartPlot()
-        : Plot({"arch-chart", "Architecture chart",
-                "Per kernel (top N by time): MFMA/tensor-core and VALU utilisation, LDS, L2 hit rate and HBM bandwidth "
-                "as % of the GPU's peak, grouped bars.",
-                98}) {}
+        : BarPlot(
+              {"arch-chart", "Architecture chart",
+               "Per kernel (top N by time): MFMA/tensor-core and VALU utilisation, LDS, L2 hit rate and HBM bandwidth "
+               "as % of the GPU's peak, grouped bars.",
+               98}) {}
 
     std::vector<ParamSpec> parameters(const RunSet& runs) const override {
         return {ranksSpec(runs), kTopN.spec(), kLegend.spec()};
     }
 
-    core::Result<PreparedPtr> prepare(const RunSet& runs, const ParamValues& values, const core::CancelToken& cancel,
-                                      const core::ProgressFn&) const override {
+    core::Result<std::shared_ptr<ArchPrepared>> prepareTyped(const RunSet& runs, const ParamValues& values,
+                                                             const core::CancelToken& cancel,
+                                                             const core::ProgressFn&) const override {
         auto p = std::make_shared<ArchPrepared>();
         for (const auto& r : runs) p->runLabels.push_back(r.label);
         p->messages = counterMessages(runs);
@@ -119,43 +121,18 @@ public:
         else if (!missing.empty())
             p->messages.push_back("none of " + join(missing) + " can be computed from the data's counters");
         addArchMessages(runs, *p);
-        return PreparedPtr(p);
+        return p;
     }
 
-    std::optional<std::string> emptyMessage(const Prepared& prepared, const ParamValues& values) const override {
-        const auto* p = dynamic_cast<const ArchPrepared*>(&prepared);
-        if (!p) return std::nullopt;
-        return barChartEmptyMessage(chart(*p, values), "no kernel has any of the architecture metrics");
-    }
-
-    std::optional<ChartData> chartData(const Prepared& prepared, const ParamValues& values) const override {
-        const auto* p = dynamic_cast<const ArchPrepared*>(&prepared);
-        if (!p || p->kernels.empty()) return std::nullopt;
-        return toChartData(chart(*p, values));
-    }
-
-    void draw(Canvas& c, const Prepared& prepared, const ParamValues& values) const override {
-        if (const auto* p = dynamic_cast<const ArchPrepared*>(&prepared)) drawBarChart(c, chart(*p, values));
-    }
-
-    std::optional<HitInfo> hitTest(const Prepared& prepared, const ParamValues& values, const QRectF& rect,
-                                   QPointF pt) const override {
-        const auto* p = dynamic_cast<const ArchPrepared*>(&prepared);
-        if (!p) return std::nullopt;
-        return hitBarChart(chart(*p, values), rect, pt);
-    }
-
-    core::Table table(const Prepared& prepared, const ParamValues&) const override {
+    core::Table tableTyped(const ArchPrepared& p, const ParamValues&) const override {
         core::Table t;
-        const auto* p = dynamic_cast<const ArchPrepared*>(&prepared);
-        if (!p) return t;
         t.columns = {"run", "kernel", "dispatches", "total_ns"};
-        for (size_t m : p->shown) t.columns.push_back(archMetrics()[m].column);
-        t.messages = p->messages;
-        for (size_t i = 0; i < p->shown.size(); ++i)
-            t.messages.push_back(fmt::format("{}: {}", archMetrics()[p->shown[i]].column, p->sources[i]));
-        for (const auto& k : p->kernels) {
-            std::vector<core::Cell> row{p->runLabels[k.run], k.name, k.dispatches, k.totalNs};
+        for (size_t m : p.shown) t.columns.push_back(archMetrics()[m].column);
+        t.messages = p.messages;
+        for (size_t i = 0; i < p.shown.size(); ++i)
+            t.messages.push_back(fmt::format("{}: {}", archMetrics()[p.shown[i]].column, p.sources[i]));
+        for (const auto& k : p.kernels) {
+            std::vector<core::Cell> row{p.runLabels[k.run], k.name, k.dispatches, k.totalNs};
             for (const auto& [sum, n] : k.sums) {
                 if (n > 0) row.emplace_back(sum / double(n));
                 else row.emplace_back(std::monostate{});
@@ -204,7 +181,9 @@ private:
                                              g));
     }
 
-    BarChart chart(const ArchPrepared& p, const ParamValues& v) const {
+    std::string noBarsMessage() const override { return "no kernel has any of the architecture metrics"; }
+
+    BarChart chart(const ArchPrepared& p, const ParamValues& v) const override {
         BarChart c;
         c.title = title();
         const size_t n = std::min<size_t>(p.kernels.size(), size_t(kTopN(v)));

@@ -25,8 +25,6 @@ const EnumParam kMeasure =
     EnumParam{"measure", "Measure",
               "latency: the shortest kernel among the ranks (no waiting); kernel: every rank's kernel", "latency"}
         .choices({"latency", "kernel"});
-const IntParam kSkip =
-    IntParam{"skip_steps", "Skip steps", "Leave out the first N steps of every run (warm-up)", 0}.bounded(0, 1000000, 1);
 const BoolParam kLog = BoolParam{"log_scale", "Log scale", "Durations on a log10 axis", true}.drawOnly();
 
 struct Violin {
@@ -57,20 +55,21 @@ double q(const std::vector<double>& v, double p) {
     return v.empty() ? 0.0 : core::stats::quantile(std::span<const double>(v), p);
 }
 
-class CollectiveViolinPlot final : public Plot {
+class CollectiveViolinPlot final : public TypedPlot<ViolinPrepared> {
 public:
     CollectiveViolinPlot()
-        : Plot({"collective-violin", "Collective durations",
-                "Communication duration per collective type (all_reduce, all_gather, ...) per configuration: a "
-                "violin (kernel density) each, coloured by a sweep axis.",
-                131}) {}
+        : TypedPlot({"collective-violin", "Collective durations",
+                     "Communication duration per collective type (all_reduce, all_gather, ...) per configuration: a "
+                     "violin (kernel density) each, coloured by a sweep axis.",
+                     131}) {}
 
     std::vector<ParamSpec> parameters(const RunSet& runs) const override {
-        return {kColor.spec(runs), kMeasure.spec(), kSkip.spec(), kLog.spec(), kLegend.spec()};
+        return {kColor.spec(runs), kMeasure.spec(), kSkipSteps.spec(), kLog.spec(), kLegend.spec()};
     }
 
-    core::Result<PreparedPtr> prepare(const RunSet& runs, const ParamValues& values, const core::CancelToken& cancel,
-                                      const core::ProgressFn&) const override {
+    core::Result<std::shared_ptr<ViolinPrepared>> prepareTyped(const RunSet& runs, const ParamValues& values,
+                                                               const core::CancelToken& cancel,
+                                                               const core::ProgressFn&) const override {
         auto p = std::make_shared<ViolinPrepared>();
         p->colorAxis = resolveAxisRoles(runs, kConfigurationAxis, kColor(values), kNoAxis).color;
         if (p->colorAxis.empty() && kColor(values) == kAutoAxis) p->colorAxis = kConfigurationAxis;
@@ -82,7 +81,7 @@ public:
             const auto& run = runs[ri];
             p->runLabels.push_back(run.label);
             if (!run.dataset) continue;
-            const core::RunCollectives rc = core::runCollectives(run.dataset, int(kSkip(values)));
+            const core::RunCollectives rc = core::runCollectives(run.dataset, int(kSkipSteps(values)));
             for (const auto& m : rc.messages) p->messages.push_back(run.label + ": " + m);
             const std::string color = p->colorAxis.empty() ? std::string("all runs") : axisValueOf(run, p->colorAxis);
             for (const auto& c : rc.instances) {
@@ -108,13 +107,12 @@ public:
         }
         sortAxisValues(p->colors);
         if (p->violins.empty()) p->messages.push_back("no communication kernel in these runs");
-        return PreparedPtr(p);
+        return p;
     }
 
-    std::optional<std::string> emptyMessage(const Prepared& prepared, const ParamValues&) const override {
-        const auto* p = dynamic_cast<const ViolinPrepared*>(&prepared);
-        if (!p || !p->violins.empty()) return std::nullopt;
-        return emptyReason(p->messages, "no communication kernel in these runs");
+    std::optional<std::string> emptyMessageTyped(const ViolinPrepared& p, const ParamValues&) const override {
+        if (!p.violins.empty()) return std::nullopt;
+        return emptyReason(p.messages, "no communication kernel in these runs");
     }
 
     std::string subtitle(const ViolinPrepared& p) const {
@@ -142,18 +140,17 @@ public:
         return layoutChart(QFontMetricsF(c.painter.font()), area, ChartAxis::bandsOf(p.types, "collective"), y);
     }
 
-    void draw(Canvas& c, const Prepared& prepared, const ParamValues& values) const override {
-        const auto* p = dynamic_cast<const ViolinPrepared*>(&prepared);
-        if (!p || p->violins.empty()) return;
-        const ChartLayout L = layout(c, *p, values);
+    void drawTyped(Canvas& c, const ViolinPrepared& p, const ParamValues& values) const override {
+        if (p.violins.empty()) return;
+        const ChartLayout L = layout(c, p, values);
         drawAxes(c, L);
         const bool log = L.y.kind == ChartAxis::Kind::Log;
         auto& painter = c.painter;
         painter.setRenderHint(QPainter::Antialiasing, true);
-        const double slot = L.bandSize(true) / double(std::max<size_t>(1, p->colors.size()));
-        for (size_t t = 0; t < p->types.size(); ++t)
-            for (size_t k = 0; k < p->colors.size(); ++k) {
-                const Violin* v = p->at(t, k);
+        const double slot = L.bandSize(true) / double(std::max<size_t>(1, p.colors.size()));
+        for (size_t t = 0; t < p.types.size(); ++t)
+            for (size_t k = 0; k < p.colors.size(); ++k) {
+                const Violin* v = p.at(t, k);
                 if (!v) continue;
                 const double cx = L.bandStart(true, t) + slot * (double(k) + 0.5), half = slot * 0.42;
                 const auto& dens = log ? v->log : v->lin;
@@ -181,24 +178,22 @@ public:
         painter.setBrush(Qt::NoBrush);
     }
 
-    std::optional<HitInfo> hitTest(const Prepared& prepared, const ParamValues& values, const QRectF& rect,
-                                   QPointF pt) const override {
-        const auto* p = dynamic_cast<const ViolinPrepared*>(&prepared);
-        if (!p || p->violins.empty()) return std::nullopt;
+    std::optional<HitInfo> hitTestTyped(const ViolinPrepared& p, const ParamValues& values, const QRectF& rect,
+                                        QPointF pt) const override {
+        if (p.violins.empty()) return std::nullopt;
         LayoutCanvas lc(rect);
-        const ChartLayout L = layout(lc.canvas, *p, values);
+        const ChartLayout L = layout(lc.canvas, p, values);
         const auto band = L.bandAt(true, pt);
         if (!band || !L.plot.contains(pt)) return std::nullopt;
-        const double slot = L.bandSize(true) / double(std::max<size_t>(1, p->colors.size()));
-        const auto k = size_t(std::clamp((pt.x() - L.bandStart(true, *band)) / slot, 0.0,
-                                         double(p->colors.size() - 1)));
-        const Violin* v = p->at(*band, k);
+        const double slot = L.bandSize(true) / double(std::max<size_t>(1, p.colors.size()));
+        const auto k = size_t(std::clamp((pt.x() - L.bandStart(true, *band)) / slot, 0.0, double(p.colors.size() - 1)));
+        const Violin* v = p.at(*band, k);
         if (!v) return std::nullopt;
         double mean = 0;
         for (double x : v->ns) mean += x / double(v->ns.size());
         HitInfo h;
         h.title = v->type + " — " + v->color;
-        h.fields = {{p->measure == "latency" ? "collectives" : "kernels", std::to_string(v->ns.size())},
+        h.fields = {{p.measure == "latency" ? "collectives" : "kernels", std::to_string(v->ns.size())},
                     {"median", formatDuration(q(v->ns, 0.5))},
                     {"mean", formatDuration(mean)},
                     {"p5 – p95", formatDuration(q(v->ns, 0.05)) + " – " + formatDuration(q(v->ns, 0.95))},
@@ -206,15 +201,13 @@ public:
         return h;
     }
 
-    core::Table table(const Prepared& prepared, const ParamValues&) const override {
+    core::Table tableTyped(const ViolinPrepared& p, const ParamValues&) const override {
         core::Table t;
         t.columns = {"collective", "color", "run", "rank", "duration_ns"};
-        const auto* p = dynamic_cast<const ViolinPrepared*>(&prepared);
-        if (!p) return t;
-        t.messages = p->messages;
-        for (const auto& v : p->violins)
+        t.messages = p.messages;
+        for (const auto& v : p.violins)
             for (const auto& [run, rank, ns] : v.rows)
-                t.addRow({v.type, v.color, p->runLabels[run], int64_t(rank), int64_t(ns)});
+                t.addRow({v.type, v.color, p.runLabels[run], int64_t(rank), int64_t(ns)});
         return t;
     }
 };

@@ -47,20 +47,22 @@ double medianOf(const std::vector<double>& sorted) {
     return sorted[lo] + (sorted[hi] - sorted[lo]) * (pos - double(lo));
 }
 
-class CounterCdfPlot final : public Plot {
+class CounterCdfPlot final : public TypedPlot<CdfPrepared> {
 public:
     CounterCdfPlot()
-        : Plot({"counter-cdf", "Counter CDF",
-                "Cumulative distribution of one derived metric or hardware counter over the kernel dispatches, one "
-                "curve per run, medians marked.",
-                96}) {}
+        : TypedPlot(
+              {"counter-cdf", "Counter CDF",
+               "Cumulative distribution of one derived metric or hardware counter over the kernel dispatches, one "
+               "curve per run, medians marked.",
+               96}) {}
 
     std::vector<ParamSpec> parameters(const RunSet& runs) const override {
         return {kMetric.spec(metricChoices(runs)), ranksSpec(runs), kLogScale.spec(), kLegend.spec()};
     }
 
-    core::Result<PreparedPtr> prepare(const RunSet& runs, const ParamValues& values, const core::CancelToken& cancel,
-                                      const core::ProgressFn&) const override {
+    core::Result<std::shared_ptr<CdfPrepared>> prepareTyped(const RunSet& runs, const ParamValues& values,
+                                                            const core::CancelToken& cancel,
+                                                            const core::ProgressFn&) const override {
         auto p = std::make_shared<CdfPrepared>();
         p->metric = resolveMetric(kMetric(values), availableMetrics(runs), {"l2_hit_pct", "occupancy_pct"});
         auto vals = kernelValues(runs, kRanks(values), p->metric, cancel);
@@ -89,52 +91,48 @@ public:
             p->curves.push_back(std::move(c));
         }
         if (p->metric.empty()) t.messages.push_back("the runs have no hardware counters or derived metrics to draw");
-        return PreparedPtr(p);
+        return p;
     }
 
-    std::optional<std::string> emptyMessage(const Prepared& prepared, const ParamValues&) const override {
-        const auto* p = dynamic_cast<const CdfPrepared*>(&prepared);
-        if (!p || !p->curves.empty()) return std::nullopt;
-        return emptyReason(p->table.messages, "no kernel has a value for the metric");
+    std::optional<std::string> emptyMessageTyped(const CdfPrepared& p, const ParamValues&) const override {
+        if (!p.curves.empty()) return std::nullopt;
+        return emptyReason(p.table.messages, "no kernel has a value for the metric");
     }
 
-    std::optional<ChartData> chartData(const Prepared& prepared, const ParamValues& values) const override {
-        const auto* p = dynamic_cast<const CdfPrepared*>(&prepared);
-        if (!p || p->curves.empty()) return std::nullopt;
+    std::optional<ChartData> chartDataTyped(const CdfPrepared& p, const ParamValues& values) const override {
+        if (p.curves.empty()) return std::nullopt;
         ChartData d;
         d.kind = ChartData::Kind::Lines;
         d.title = title();
-        d.subtitle = subtitle(*p);
+        d.subtitle = subtitle(p);
         d.valueUnit = ChartData::Unit::Percent;
         d.valueLabel = "share of kernels ≤ x";
-        d.xUnit = metricIsPercent(p->metric) ? ChartData::Unit::Percent : ChartData::Unit::Number;
-        d.xLabel = metricLabel(p->metric);
+        d.xUnit = metricIsPercent(p.metric) ? ChartData::Unit::Percent : ChartData::Unit::Number;
+        d.xLabel = metricLabel(p.metric);
         d.logX = kLogScale(values);
-        for (size_t i = 0; i < p->curves.size(); ++i) {
-            ChartData::Series s{p->curves[i].label, seriesColor(int(i)), {}, {}};
-            const auto& v = p->curves[i].values;
+        for (size_t i = 0; i < p.curves.size(); ++i) {
+            ChartData::Series s{p.curves[i].label, seriesColor(int(i)), {}, {}};
+            const auto& v = p.curves[i].values;
             for (size_t k = 0; k < v.size(); ++k) s.points.push_back({v[k], 100.0 * double(k + 1) / double(v.size())});
             d.series.push_back(std::move(s));
         }
         return d;
     }
 
-    void draw(Canvas& c, const Prepared& prepared, const ParamValues& values) const override {
-        const auto* p = dynamic_cast<const CdfPrepared*>(&prepared);
-        if (!p) return;
-        if (p->curves.empty()) {
-            const QRectF area = drawTitle(c, c.rect, title(), subtitle(*p));
-            drawEmptyState(c, area, emptyReason(p->table.messages, "no kernel has a value for the metric"));
+    void drawTyped(Canvas& c, const CdfPrepared& p, const ParamValues& values) const override {
+        if (p.curves.empty()) {
+            const QRectF area = drawTitle(c, c.rect, title(), subtitle(p));
+            drawEmptyState(c, area, emptyReason(p.table.messages, "no kernel has a value for the metric"));
             return;
         }
-        const ChartLayout g = layout(c, *p, values);
+        const ChartLayout g = layout(c, p, values);
         drawAxes(c, g);
         auto& painter = c.painter;
         painter.save();
         painter.setRenderHint(QPainter::Antialiasing, true);
         painter.setClipRect(g.plot.adjusted(-6, -6, 6, 6));
-        for (size_t i = 0; i < p->curves.size(); ++i) {
-            const auto& cv = p->curves[i];
+        for (size_t i = 0; i < p.curves.size(); ++i) {
+            const auto& cv = p.curves[i];
             const QColor color = seriesColor(int(i));
             QPolygonF line;  // a step function: each value raises the share by 1/n
             double prev = 0;
@@ -157,24 +155,23 @@ public:
         painter.restore();
     }
 
-    std::optional<HitInfo> hitTest(const Prepared& prepared, const ParamValues& values, const QRectF& rect,
-                                   QPointF pt) const override {
-        const auto* p = dynamic_cast<const CdfPrepared*>(&prepared);
-        if (!p || p->curves.empty()) return std::nullopt;
+    std::optional<HitInfo> hitTestTyped(const CdfPrepared& p, const ParamValues& values, const QRectF& rect,
+                                        QPointF pt) const override {
+        if (p.curves.empty()) return std::nullopt;
         LayoutCanvas lc(rect);
-        const ChartLayout g = layout(lc.canvas, *p, values);
+        const ChartLayout g = layout(lc.canvas, p, values);
         // A median dot wins over the curve's points under it.
-        for (const auto& cv : p->curves)
+        for (const auto& cv : p.curves)
             if (std::hypot(g.xAt(cv.median) - pt.x(), g.yAt(50) - pt.y()) < 6) {
                 HitInfo h;
                 h.title = cv.label;
-                h.fields = {{"median " + p->metric, formatNumber(cv.median)},
+                h.fields = {{"median " + p.metric, formatNumber(cv.median)},
                             {"kernels", std::to_string(cv.values.size())}};
                 return h;
             }
         double best = 8;
         std::optional<HitInfo> hit;
-        for (const auto& cv : p->curves) {
+        for (const auto& cv : p.curves) {
             auto consider = [&](double x, double q, const std::string& what) {
                 const double d = std::hypot(g.xAt(x) - pt.x(), g.yAt(q) - pt.y());
                 if (d >= best) return;
@@ -186,15 +183,12 @@ public:
                 hit = h;
             };
             for (size_t k = 0; k < cv.values.size(); ++k)
-                consider(cv.values[k], 100.0 * double(k + 1) / double(cv.values.size()), p->metric);
+                consider(cv.values[k], 100.0 * double(k + 1) / double(cv.values.size()), p.metric);
         }
         return hit;
     }
 
-    core::Table table(const Prepared& prepared, const ParamValues&) const override {
-        const auto* p = dynamic_cast<const CdfPrepared*>(&prepared);
-        return p ? p->table : core::Table{};
-    }
+    core::Table tableTyped(const CdfPrepared& p, const ParamValues&) const override { return p.table; }
 
 private:
     static std::string subtitle(const CdfPrepared& p) {

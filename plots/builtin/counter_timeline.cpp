@@ -39,20 +39,22 @@ struct CounterTimelineTimelinePrepared final : Prepared {
     }
 };
 
-class CounterTimelinePlot final : public Plot {
+class CounterTimelinePlot final : public TypedPlot<CounterTimelineTimelinePrepared> {
 public:
     CounterTimelinePlot()
-        : Plot({"counter-timeline", "Counter timeline",
-                "One derived metric or hardware counter per kernel dispatch over device time, one series per GPU and "
-                "run.",
-                97}) {}
+        : TypedPlot(
+              {"counter-timeline", "Counter timeline",
+               "One derived metric or hardware counter per kernel dispatch over device time, one series per GPU and "
+               "run.",
+               97}) {}
 
     std::vector<ParamSpec> parameters(const RunSet& runs) const override {
         return {kCounterTimelineMetric.spec(metricChoices(runs)), ranksSpec(runs), kFilter.spec()};
     }
 
-    core::Result<PreparedPtr> prepare(const RunSet& runs, const ParamValues& values, const core::CancelToken& cancel,
-                                      const core::ProgressFn&) const override {
+    core::Result<std::shared_ptr<CounterTimelineTimelinePrepared>> prepareTyped(
+        const RunSet& runs, const ParamValues& values, const core::CancelToken& cancel,
+        const core::ProgressFn&) const override {
         auto p = std::make_shared<CounterTimelineTimelinePrepared>();
         p->metric =
             resolveMetric(kCounterTimelineMetric(values), availableMetrics(runs), {"hbm_bandwidth_gbs", "l2_hit_pct"});
@@ -103,49 +105,47 @@ public:
             }
         }
         if (p->metric.empty()) t.messages.push_back("the runs have no hardware counters or derived metrics to draw");
-        return PreparedPtr(p);
+        return p;
     }
 
-    std::optional<std::string> emptyMessage(const Prepared& prepared, const ParamValues&) const override {
-        const auto* p = dynamic_cast<const CounterTimelineTimelinePrepared*>(&prepared);
-        if (!p || !p->series.empty()) return std::nullopt;
-        return emptyReason(p->table.messages, "no kernel has a value for the metric");
+    std::optional<std::string> emptyMessageTyped(const CounterTimelineTimelinePrepared& p,
+                                                 const ParamValues&) const override {
+        if (!p.series.empty()) return std::nullopt;
+        return emptyReason(p.table.messages, "no kernel has a value for the metric");
     }
 
-    std::optional<ChartData> chartData(const Prepared& prepared, const ParamValues&) const override {
-        const auto* p = dynamic_cast<const CounterTimelineTimelinePrepared*>(&prepared);
-        if (!p || p->series.empty()) return std::nullopt;
+    std::optional<ChartData> chartDataTyped(const CounterTimelineTimelinePrepared& p,
+                                            const ParamValues&) const override {
+        if (p.series.empty()) return std::nullopt;
         ChartData d;
         d.kind = ChartData::Kind::Lines;
         d.title = title();
-        d.subtitle = subtitle(*p);
-        d.valueUnit = metricIsPercent(p->metric) ? ChartData::Unit::Percent : ChartData::Unit::Number;
-        d.valueLabel = metricLabel(p->metric);
+        d.subtitle = subtitle(p);
+        d.valueUnit = metricIsPercent(p.metric) ? ChartData::Unit::Percent : ChartData::Unit::Number;
+        d.valueLabel = metricLabel(p.metric);
         d.xUnit = ChartData::Unit::Duration;
         d.xLabel = "elapsed device time";
-        for (size_t i = 0; i < p->series.size(); ++i)
-            d.series.push_back({p->series[i].label, seriesColor(int(i)), {}, p->series[i].points});
+        for (size_t i = 0; i < p.series.size(); ++i)
+            d.series.push_back({p.series[i].label, seriesColor(int(i)), {}, p.series[i].points});
         return d;
     }
 
-    void draw(Canvas& c, const Prepared& prepared, const ParamValues&) const override {
-        const auto* p = dynamic_cast<const CounterTimelineTimelinePrepared*>(&prepared);
-        if (!p) return;
-        if (p->series.empty()) {
-            const QRectF area = drawTitle(c, c.rect, title(), subtitle(*p));
-            drawEmptyState(c, area, emptyReason(p->table.messages, "no kernel has a value for the metric"));
+    void drawTyped(Canvas& c, const CounterTimelineTimelinePrepared& p, const ParamValues&) const override {
+        if (p.series.empty()) {
+            const QRectF area = drawTitle(c, c.rect, title(), subtitle(p));
+            drawEmptyState(c, area, emptyReason(p.table.messages, "no kernel has a value for the metric"));
             return;
         }
-        const ScatterChart sc = chart(*p);
-        const ChartLayout g = layoutScatter(c, sc, p->series);
+        const ScatterChart sc = chart(p);
+        const ChartLayout g = layoutScatter(c, sc, p.series);
         drawAxes(c, g);
         auto& painter = c.painter;
         painter.save();
         painter.setRenderHint(QPainter::Antialiasing, true);
         painter.setClipRect(g.plot.adjusted(-4, -4, 4, 4));
-        for (size_t i = 0; i < p->series.size(); ++i) {
+        for (size_t i = 0; i < p.series.size(); ++i) {
             const QColor color = seriesColor(int(i));
-            const auto& pts = p->series[i].points;
+            const auto& pts = p.series[i].points;
             QPolygonF steps;  // the value holds from one dispatch's start to the next one's
             for (size_t k = 0; k < pts.size(); ++k) {
                 if (k > 0) steps << QPointF(g.xAt(pts[k].first), g.yAt(pts[k - 1].second));
@@ -164,32 +164,30 @@ public:
         painter.restore();
     }
 
-    std::optional<HitInfo> hitTest(const Prepared& prepared, const ParamValues&, const QRectF& rect,
-                                   QPointF pt) const override {
-        const auto* p = dynamic_cast<const CounterTimelineTimelinePrepared*>(&prepared);
-        if (!p || p->series.empty()) return std::nullopt;
+    std::optional<HitInfo> hitTestTyped(const CounterTimelineTimelinePrepared& p, const ParamValues&,
+                                        const QRectF& rect, QPointF pt) const override {
+        if (p.series.empty()) return std::nullopt;
         LayoutCanvas lc(rect);
-        const ChartLayout g = layoutScatter(lc.canvas, chart(*p), p->series);
+        const ChartLayout g = layoutScatter(lc.canvas, chart(p), p.series);
         double best = 8;
         std::optional<HitInfo> hit;
-        for (size_t i = 0; i < p->series.size(); ++i)
-            for (size_t k = 0; k < p->series[i].points.size(); ++k) {
-                const auto [x, y] = p->series[i].points[k];
+        for (size_t i = 0; i < p.series.size(); ++i)
+            for (size_t k = 0; k < p.series[i].points.size(); ++k) {
+                const auto [x, y] = p.series[i].points[k];
                 const double d = std::hypot(g.xAt(x) - pt.x(), g.yAt(y) - pt.y());
                 if (d >= best) continue;
                 best = d;
                 HitInfo h;
-                h.title = p->names[i][k];
-                h.fields = {{"series", p->series[i].label}, {"elapsed", formatDuration(x)}, {p->metric, formatNumber(y)}};
+                h.title = p.names[i][k];
+                h.fields = {{"series", p.series[i].label}, {"elapsed", formatDuration(x)}, {p.metric, formatNumber(y)}};
                 h.itemRect = QRectF(g.xAt(x) - 4, g.yAt(y) - 4, 8, 8);
                 hit = h;
             }
         return hit;
     }
 
-    core::Table table(const Prepared& prepared, const ParamValues&) const override {
-        const auto* p = dynamic_cast<const CounterTimelineTimelinePrepared*>(&prepared);
-        return p ? p->table : core::Table{};
+    core::Table tableTyped(const CounterTimelineTimelinePrepared& p, const ParamValues&) const override {
+        return p.table;
     }
 
 private:

@@ -44,18 +44,19 @@ struct CoresPrepared final : Prepared {
     }
 };
 
-class CpuActiveCoresPlot final : public Plot {
+class CpuActiveCoresPlot final : public TypedPlot<CoresPrepared> {
 public:
     CpuActiveCoresPlot()
-        : Plot({"cpu-active-cores", "Active CPU cores",
-                "Busy CPU cores over time (utilisation at least a threshold) and core equivalents (sum of "
-                "utilisation ÷ 100), from the CPU sampler; one colour per run.",
-                240}) {}
+        : TypedPlot({"cpu-active-cores", "Active CPU cores",
+                     "Busy CPU cores over time (utilisation at least a threshold) and core equivalents (sum of "
+                     "utilisation ÷ 100), from the CPU sampler; one colour per run.",
+                     240}) {}
 
     std::vector<ParamSpec> parameters(const RunSet&) const override { return {kThreshold.spec(), kShow.spec()}; }
 
-    core::Result<PreparedPtr> prepare(const RunSet& runs, const ParamValues& values, const core::CancelToken& cancel,
-                                      const core::ProgressFn&) const override {
+    core::Result<std::shared_ptr<CoresPrepared>> prepareTyped(const RunSet& runs, const ParamValues& values,
+                                                              const core::CancelToken& cancel,
+                                                              const core::ProgressFn&) const override {
         auto p = std::make_shared<CoresPrepared>();
         p->threshold = kThreshold(values);
         for (size_t run = 0; run < runs.size(); ++run) {
@@ -88,28 +89,25 @@ public:
             }
             p->runs.push_back(std::move(rc));
         }
-        return PreparedPtr(p);
+        return p;
     }
 
-    std::optional<std::string> emptyMessage(const Prepared& prepared, const ParamValues&) const override {
-        const auto* p = dynamic_cast<const CoresPrepared*>(&prepared);
-        if (!p || !p->runs.empty()) return std::nullopt;
-        return emptyReason(p->messages, "no per-core CPU samples (record them with `strobe-cli sample cpu`)");
+    std::optional<std::string> emptyMessageTyped(const CoresPrepared& p, const ParamValues&) const override {
+        if (!p.runs.empty()) return std::nullopt;
+        return emptyReason(p.messages, "no per-core CPU samples (record them with `strobe-cli sample cpu`)");
     }
 
-    void draw(Canvas& c, const Prepared& prepared, const ParamValues& values) const override {
-        const auto* p = dynamic_cast<const CoresPrepared*>(&prepared);
-        if (!p || p->runs.empty()) return;
+    void drawTyped(Canvas& c, const CoresPrepared& p, const ParamValues& values) const override {
+        if (p.runs.empty()) return;
         std::vector<TelemetrySeries> series;
-        drawScatter(c, chart(*p, values, series), series);
+        drawScatter(c, chart(p, values, series), series);
     }
 
-    std::optional<HitInfo> hitTest(const Prepared& prepared, const ParamValues& values, const QRectF& rect,
-                                   QPointF pt) const override {
-        const auto* p = dynamic_cast<const CoresPrepared*>(&prepared);
-        if (!p || p->runs.empty()) return std::nullopt;
+    std::optional<HitInfo> hitTestTyped(const CoresPrepared& p, const ParamValues& values, const QRectF& rect,
+                                        QPointF pt) const override {
+        if (p.runs.empty()) return std::nullopt;
         std::vector<TelemetrySeries> series;
-        const ScatterChart ch = chart(*p, values, series);
+        const ScatterChart ch = chart(p, values, series);
         LayoutCanvas lc(rect);
         const ChartLayout g = layoutScatter(lc.canvas, ch, series);
         double best = 8;
@@ -119,11 +117,12 @@ public:
                 const double d = std::hypot(g.xAt(s.points[i].first) - pt.x(), g.yAt(s.points[i].second) - pt.y());
                 if (d >= best) continue;
                 best = d;
-                const auto& rc = *std::find_if(p->runs.begin(), p->runs.end(), [&](const RunCores& r) { return r.run == s.run; });
+                const auto& rc =
+                    *std::find_if(p.runs.begin(), p.runs.end(), [&](const RunCores& r) { return r.run == s.run; });
                 HitInfo h;
-                h.title = p->runLabels[s.run];
+                h.title = p.runLabels[s.run];
                 h.fields = {{"elapsed", formatDuration(double(rc.elapsed[i]))},
-                            {fmt::format("busy cores (≥ {:g}%)", p->threshold), std::to_string(rc.busy[i])},
+                            {fmt::format("busy cores (≥ {:g}%)", p.threshold), std::to_string(rc.busy[i])},
                             {"core equivalents", fmt::format("{:.2f}", rc.equivalents[i])},
                             {"cores sampled", std::to_string(rc.cores[i])}};
                 hit = h;
@@ -131,17 +130,15 @@ public:
         return hit;
     }
 
-    core::Table table(const Prepared& prepared, const ParamValues& values) const override {
+    core::Table tableTyped(const CoresPrepared& p, const ParamValues& values) const override {
         core::Table t;
         t.columns = {"run", "elapsed_ns", "cores", "busy_cores", "core_equivalents"};
-        const auto* p = dynamic_cast<const CoresPrepared*>(&prepared);
-        if (!p) return t;
-        t.messages = p->messages;
-        for (const auto& rc : p->runs)
+        t.messages = p.messages;
+        for (const auto& rc : p.runs)
             for (size_t i = 0; i < rc.elapsed.size(); ++i)
-                t.addRow({p->runLabels[rc.run], rc.elapsed[i], int64_t(rc.cores[i]), int64_t(rc.busy[i]),
-                          rc.equivalents[i]});
-        if (p->runs.empty()) t.messages.push_back(*emptyMessage(prepared, values));
+                t.addRow(
+                    {p.runLabels[rc.run], rc.elapsed[i], int64_t(rc.cores[i]), int64_t(rc.busy[i]), rc.equivalents[i]});
+        if (p.runs.empty()) t.messages.push_back(*emptyMessageTyped(p, values));
         return t;
     }
 

@@ -50,18 +50,19 @@ struct HeatGeometry {
     std::vector<ChartLayout> panels;   // one per prepared run
 };
 
-class CpuCoreHeatmapPlot final : public Plot {
+class CpuCoreHeatmapPlot final : public TypedPlot<HeatPrepared> {
 public:
     CpuCoreHeatmapPlot()
-        : Plot({"cpu-core-heatmap", "CPU core heatmap",
-                "Utilisation of every CPU core in every sampler interval (rows: cores, colour: %), from the CPU "
-                "sampler; one panel per run.",
-                241}) {}
+        : TypedPlot({"cpu-core-heatmap", "CPU core heatmap",
+                     "Utilisation of every CPU core in every sampler interval (rows: cores, colour: %), from the CPU "
+                     "sampler; one panel per run.",
+                     241}) {}
 
     std::vector<ParamSpec> parameters(const RunSet&) const override { return {}; }
 
-    core::Result<PreparedPtr> prepare(const RunSet& runs, const ParamValues&, const core::CancelToken& cancel,
-                                      const core::ProgressFn&) const override {
+    core::Result<std::shared_ptr<HeatPrepared>> prepareTyped(const RunSet& runs, const ParamValues&,
+                                                             const core::CancelToken& cancel,
+                                                             const core::ProgressFn&) const override {
         auto p = std::make_shared<HeatPrepared>();
         for (size_t run = 0; run < runs.size(); ++run) {
             if (cancel.cancelled()) return cancelledError();
@@ -85,28 +86,27 @@ public:
             }
             p->runs.push_back(std::move(h));
         }
-        return PreparedPtr(p);
+        return p;
     }
 
-    std::optional<std::string> emptyMessage(const Prepared& prepared, const ParamValues&) const override {
-        const auto* p = dynamic_cast<const HeatPrepared*>(&prepared);
-        if (!p || !p->runs.empty()) return std::nullopt;
-        return emptyReason(p->messages, "no per-core CPU samples (record them with `strobe-cli sample cpu`)");
+    std::optional<std::string> emptyMessageTyped(const HeatPrepared& p, const ParamValues&) const override {
+        if (!p.runs.empty()) return std::nullopt;
+        return emptyReason(p.messages, "no per-core CPU samples (record them with `strobe-cli sample cpu`)");
     }
 
-    void draw(Canvas& c, const Prepared& prepared, const ParamValues&) const override {
-        const auto* p = dynamic_cast<const HeatPrepared*>(&prepared);
-        if (!p || p->runs.empty()) return;
-        const HeatGeometry g = geometry(c, *p);
+    void drawTyped(Canvas& c, const HeatPrepared& p, const ParamValues&) const override {
+        if (p.runs.empty()) return;
+        const HeatGeometry g = geometry(c, p);
         auto& painter = c.painter;
         const Theme t = c.theme();
-        for (size_t k = 0; k < p->runs.size(); ++k) {
-            const auto& h = p->runs[k];
+        for (size_t k = 0; k < p.runs.size(); ++k) {
+            const auto& h = p.runs[k];
             const ChartLayout& L = g.panels[k];
             drawAxes(c, L);
             if (!g.labels[k].isEmpty()) {
                 painter.setPen(t.foreground);
-                painter.drawText(g.labels[k], Qt::AlignLeft | Qt::AlignVCenter, elided(painter, p->runLabels[h.run], g.labels[k].width()));
+                painter.drawText(g.labels[k], Qt::AlignLeft | Qt::AlignVCenter,
+                                 elided(painter, p.runLabels[h.run], g.labels[k].width()));
             }
             // One image pixel per screen column and core, scaled to the plot (nearest neighbour).
             const int w = std::max(1, int(L.plot.width()));
@@ -126,16 +126,15 @@ public:
         drawColorBar(c, g.colorBar);
     }
 
-    std::optional<HitInfo> hitTest(const Prepared& prepared, const ParamValues&, const QRectF& rect,
-                                   QPointF pt) const override {
-        const auto* p = dynamic_cast<const HeatPrepared*>(&prepared);
-        if (!p || p->runs.empty()) return std::nullopt;
+    std::optional<HitInfo> hitTestTyped(const HeatPrepared& p, const ParamValues&, const QRectF& rect,
+                                        QPointF pt) const override {
+        if (p.runs.empty()) return std::nullopt;
         LayoutCanvas lc(rect);
-        const HeatGeometry g = geometry(lc.canvas, *p);
-        for (size_t k = 0; k < p->runs.size(); ++k) {
+        const HeatGeometry g = geometry(lc.canvas, p);
+        for (size_t k = 0; k < p.runs.size(); ++k) {
             const ChartLayout& L = g.panels[k];
             if (!L.plot.contains(pt)) continue;
-            const auto& h = p->runs[k];
+            const auto& h = p.runs[k];
             const size_t row = std::min(h.cores.size() - 1, size_t((pt.y() - L.plot.top()) / L.bandSize(false)));
             const double tm = L.x.lo + (pt.x() - L.plot.left()) / L.plot.width() * (L.x.hi - L.x.lo);
             auto it = std::lower_bound(h.end.begin(), h.end.end(), int64_t(std::ceil(tm)));
@@ -144,7 +143,7 @@ public:
             if (double(h.start[i]) > tm) return std::nullopt;
             HitInfo info;
             info.title = fmt::format("cpu{}", h.cores[row]);
-            info.fields = {{"run", p->runLabels[h.run]},
+            info.fields = {{"run", p.runLabels[h.run]},
                            {"interval", formatDuration(double(h.start[i])) + " – " + formatDuration(double(h.end[i]))},
                            {"utilisation", std::isfinite(h.pct[row][i]) ? formatPercent(h.pct[row][i]) : "no sample"}};
             const double x0 = L.xAt(double(h.start[i])), x1 = L.xAt(double(h.end[i]));
@@ -156,18 +155,16 @@ public:
         return std::nullopt;
     }
 
-    core::Table table(const Prepared& prepared, const ParamValues& values) const override {
+    core::Table tableTyped(const HeatPrepared& p, const ParamValues& values) const override {
         core::Table t;
         t.columns = {"run", "core", "start_ns", "end_ns", "util_pct"};
-        const auto* p = dynamic_cast<const HeatPrepared*>(&prepared);
-        if (!p) return t;
-        t.messages = p->messages;
-        for (const auto& h : p->runs)
+        t.messages = p.messages;
+        for (const auto& h : p.runs)
             for (size_t row = 0; row < h.cores.size(); ++row)
                 for (size_t i = 0; i < h.start.size(); ++i)
                     if (std::isfinite(h.pct[row][i]))
-                        t.addRow({p->runLabels[h.run], int64_t(h.cores[row]), h.start[i], h.end[i], h.pct[row][i]});
-        if (p->runs.empty()) t.messages.push_back(*emptyMessage(prepared, values));
+                        t.addRow({p.runLabels[h.run], int64_t(h.cores[row]), h.start[i], h.end[i], h.pct[row][i]});
+        if (p.runs.empty()) t.messages.push_back(*emptyMessageTyped(p, values));
         return t;
     }
 

@@ -25,9 +25,6 @@ const IntParam kTop =
 const DoubleParam kConfidence =
     DoubleParam{"confidence", "Confidence", "Level of the confidence intervals (before the Holm correction)", 0.95}
         .bounded(0.5, 0.999, 0.01);
-const IntParam kSkipSteps =
-    IntParam{"skip_steps", "Skip steps", "Leave out the first N steps of every run (warm-up)", 0}.bounded(0, 1000000, 1);
-
 struct DeltaPrepared final : Prepared {
     core::SweepComparison cmp;
     std::string baseline;              // the baseline configuration
@@ -51,13 +48,14 @@ ParamSpec baselineSpec(std::vector<std::string> configs) {
     return kBaseline.withDefault(first).spec(std::move(configs));
 }
 
-class DeltaBarsPlot final : public Plot {
+class DeltaBarsPlot final : public TypedPlot<DeltaPrepared> {
 public:
     DeltaBarsPlot()
-        : Plot({"delta-bars", "Change per kernel group vs a baseline",
-                "For each of the top kernel groups, the change in GPU time per step of every configuration against a "
-                "baseline configuration, with its confidence interval (Holm-corrected); significant changes filled.",
-                122}) {}
+        : TypedPlot(
+              {"delta-bars", "Change per kernel group vs a baseline",
+               "For each of the top kernel groups, the change in GPU time per step of every configuration against a "
+               "baseline configuration, with its confidence interval (Holm-corrected); significant changes filled.",
+               122}) {}
 
     std::vector<ParamSpec> parameters(const RunSet& runs) const override {
         const auto configs = sweepConfigurations(runs);
@@ -65,8 +63,9 @@ public:
                 kSweepGroupBy.spec(), kTop.spec(), kConfidence.spec(), kSkipSteps.spec(), kLegend.spec()};
     }
 
-    core::Result<PreparedPtr> prepare(const RunSet& runs, const ParamValues& values, const core::CancelToken& cancel,
-                                      const core::ProgressFn&) const override {
+    core::Result<std::shared_ptr<DeltaPrepared>> prepareTyped(const RunSet& runs, const ParamValues& values,
+                                                              const core::CancelToken& cancel,
+                                                              const core::ProgressFn&) const override {
         auto p = std::make_shared<DeltaPrepared>();
         RunSet loaded;
         for (const auto& r : runs)
@@ -74,12 +73,12 @@ public:
         const auto configs = sweepConfigurations(loaded);
         if (configs.size() < 2) {
             p->messages.push_back(configs.empty() ? "no runs" : "one configuration: nothing to compare it with");
-            return PreparedPtr(p);
+            return p;
         }
         p->baseline = kBaseline(values);
         if (std::find(configs.begin(), configs.end(), p->baseline) == configs.end()) p->baseline = configs.front();
         core::SweepCompareOptions o;
-        o.groupBy = sweepGroupBy(values);
+        if (auto st = sweepGroupBy(values, o.groupBy, o.groupRegex); !st) return st.error();
         o.baseline = firstRunOf(loaded, p->baseline);
         o.skipSteps = int(kSkipSteps(values));
         o.top = int(kTop(values));
@@ -106,7 +105,7 @@ public:
                 p->hi = std::max(p->hi, v);
             }
         }
-        return PreparedPtr(p);
+        return p;
     }
 
     static bool anyBar(const DeltaPrepared& p) {
@@ -116,10 +115,9 @@ public:
         return false;
     }
 
-    std::optional<std::string> emptyMessage(const Prepared& prepared, const ParamValues&) const override {
-        const auto* p = dynamic_cast<const DeltaPrepared*>(&prepared);
-        if (!p || anyBar(*p)) return std::nullopt;
-        return emptyReason(p->messages, "no kernel group found in both a configuration and the baseline");
+    std::optional<std::string> emptyMessageTyped(const DeltaPrepared& p, const ParamValues&) const override {
+        if (anyBar(p)) return std::nullopt;
+        return emptyReason(p.messages, "no kernel group found in both a configuration and the baseline");
     }
 
     static std::vector<LegendEntry> legend(const DeltaPrepared& p) {
@@ -153,20 +151,19 @@ public:
         return QRectF(L.plot.left(), top + std::min(1.5, h * 0.1), L.plot.width(), h - 2 * std::min(1.5, h * 0.1));
     }
 
-    void draw(Canvas& c, const Prepared& prepared, const ParamValues& values) const override {
-        const auto* p = dynamic_cast<const DeltaPrepared*>(&prepared);
-        if (!p || !anyBar(*p)) return;
-        const ChartLayout L = layout(*p, c, values);
+    void drawTyped(Canvas& c, const DeltaPrepared& p, const ParamValues& values) const override {
+        if (!anyBar(p)) return;
+        const ChartLayout L = layout(p, c, values);
         drawAxes(c, L);
         const Theme t = c.theme();
         auto& painter = c.painter;
         painter.setRenderHint(QPainter::Antialiasing, true);
-        for (size_t g = 0; g < p->groups.size(); ++g)
-            for (size_t k = 0; k < p->configs.size(); ++k) {
-                const int r = p->bar[g][k];
+        for (size_t g = 0; g < p.groups.size(); ++g)
+            for (size_t k = 0; k < p.configs.size(); ++k) {
+                const int r = p.bar[g][k];
                 if (r < 0) continue;
-                const auto& row = p->cmp.rows[size_t(r)];
-                const QRectF s = slot(*p, L, g, k);
+                const auto& row = p.cmp.rows[size_t(r)];
+                const QRectF s = slot(p, L, g, k);
                 const QColor color = seriesColor(int(k));
                 const QRectF bar(QPointF(std::min(L.xAt(0), L.xAt(*row.deltaPct)), s.top()),
                                  QPointF(std::max(L.xAt(0), L.xAt(*row.deltaPct)), s.bottom()));
@@ -188,22 +185,21 @@ public:
         painter.drawLine(QPointF(L.xAt(0), L.plot.top()), QPointF(L.xAt(0), L.plot.bottom()));
     }
 
-    std::optional<HitInfo> hitTest(const Prepared& prepared, const ParamValues& values, const QRectF& rect,
-                                   QPointF pt) const override {
-        const auto* p = dynamic_cast<const DeltaPrepared*>(&prepared);
-        if (!p || !anyBar(*p)) return std::nullopt;
+    std::optional<HitInfo> hitTestTyped(const DeltaPrepared& p, const ParamValues& values, const QRectF& rect,
+                                        QPointF pt) const override {
+        if (!anyBar(p)) return std::nullopt;
         LayoutCanvas lc(rect);
-        const ChartLayout L = layout(*p, lc.canvas, values);
+        const ChartLayout L = layout(p, lc.canvas, values);
         const auto g = L.bandAt(false, pt);
         if (!g) return std::nullopt;
-        for (size_t k = 0; k < p->configs.size(); ++k) {
-            const QRectF s = slot(*p, L, *g, k);
-            if (pt.y() < s.top() - 1 || pt.y() > s.bottom() + 1 || p->bar[*g][k] < 0) continue;
-            const auto& row = p->cmp.rows[size_t(p->bar[*g][k])];
+        for (size_t k = 0; k < p.configs.size(); ++k) {
+            const QRectF s = slot(p, L, *g, k);
+            if (pt.y() < s.top() - 1 || pt.y() > s.bottom() + 1 || p.bar[*g][k] < 0) continue;
+            const auto& row = p.cmp.rows[size_t(p.bar[*g][k])];
             HitInfo h;
             h.title = row.group;
             h.fields = {{"configuration", row.config},
-                        {"vs", p->baseline},
+                        {"vs", p.baseline},
                         {"change", fmt::format("{:+.2f}%", *row.deltaPct)},
                         {"time per step", formatDuration(row.perStepNs)},
                         {"significant", row.significant ? "yes" : "no"}};
@@ -216,16 +212,14 @@ public:
         return std::nullopt;
     }
 
-    core::Table table(const Prepared& prepared, const ParamValues&) const override {
+    core::Table tableTyped(const DeltaPrepared& p, const ParamValues&) const override {
         core::Table t;
         t.columns = {"group",     "configuration", "count",       "per_step_ns", "median_ns",
                      "delta_pct", "ci_low_pct",    "ci_high_pct", "significant"};
-        const auto* p = dynamic_cast<const DeltaPrepared*>(&prepared);
-        if (!p) return t;
-        t.messages = p->messages;
-        if (p->cmp.method) t.messages.insert(t.messages.begin(), *p->cmp.method);
+        t.messages = p.messages;
+        if (p.cmp.method) t.messages.insert(t.messages.begin(), *p.cmp.method);
         auto opt = [](const std::optional<double>& v) { return v ? core::Cell(*v) : core::Cell(std::monostate{}); };
-        for (const auto& r : p->cmp.rows)
+        for (const auto& r : p.cmp.rows)
             t.addRow({r.group, r.config, int64_t(r.count), r.perStepNs, r.medianNs, opt(r.deltaPct), opt(r.ciLowPct),
                       opt(r.ciHighPct), int64_t(r.significant ? 1 : 0)});
         return t;

@@ -25,21 +25,19 @@ public:
                                   kX, kY) {}
 
     // One row per run: its sample count and r (the dots are in the picture; r is the number this plot adds).
-    core::Table table(const Prepared& prepared, const ParamValues& values) const override {
+    core::Table tableTyped(const TelemetryPrepared& p, const ParamValues& values) const override {
         core::Table t;
         t.columns = {"run", "samples", "pearson_r", "mean_" + kX(values), "mean_" + kY(values)};
-        const auto* p = dynamic_cast<const TelemetryPrepared*>(&prepared);
-        if (!p) return t;
-        t.messages = p->messages;
-        for (const auto& s : p->series) {
+        t.messages = p.messages;
+        for (const auto& s : p.series) {
             double mx = 0, my = 0;
             for (auto [x, y] : s.points) mx += x, my += y;
             const double n = double(s.points.size());
             const double r = pearsonR(s.points);
-            t.addRow({p->runLabels[s.run], int64_t(s.points.size()), std::isfinite(r) ? core::Cell(r) : core::Cell(),
+            t.addRow({p.runLabels[s.run], int64_t(s.points.size()), std::isfinite(r) ? core::Cell(r) : core::Cell(),
                       mx / n, my / n});
         }
-        if (p->series.empty()) t.messages.push_back(*emptyMessage(prepared, values));
+        if (p.series.empty()) t.messages.push_back(*emptyMessageTyped(p, values));
         return t;
     }
 

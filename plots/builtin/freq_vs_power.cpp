@@ -20,15 +20,13 @@ public:
                "Scatter of telemetry samples: SM/graphics clock against board power, coloured by run.", 210},
               kFreqVsPowerX, kFreqVsPowerY) {}
 
-    core::Table table(const Prepared& prepared, const ParamValues& values) const override {
+    core::Table tableTyped(const TelemetryPrepared& p, const ParamValues& values) const override {
         core::Table t;
         t.columns = {"run", kFreqVsPowerX(values), kFreqVsPowerY(values)};
-        const auto* p = dynamic_cast<const TelemetryPrepared*>(&prepared);
-        if (!p) return t;
-        t.messages = p->messages;
-        for (const auto& s : p->series)
-            for (auto [x, y] : s.points) t.addRow({p->runLabels[s.run], x, y});
-        if (p->series.empty()) t.messages.push_back(*emptyMessage(prepared, values));
+        t.messages = p.messages;
+        for (const auto& s : p.series)
+            for (auto [x, y] : s.points) t.addRow({p.runLabels[s.run], x, y});
+        if (p.series.empty()) t.messages.push_back(*emptyMessageTyped(p, values));
         return t;
     }
 

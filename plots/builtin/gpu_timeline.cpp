@@ -101,14 +101,15 @@ constexpr double kLegendH = 22;
 constexpr double kNoteH = 18;  // the alignment subtitle
 constexpr double kMaxFillLaneH = 48;  // lane height when few lanes fill the view
 
-class GpuTimelinePlot final : public Plot {
+class GpuTimelinePlot final : public TypedPlot<TimelinePrepared>, public TimelineNavigation {
 public:
     GpuTimelinePlot()
-        : Plot({"gpu-timeline", "GPU timeline",
-                "Kernels, memcpy and memset of every rank and stream on a time axis, coloured by category, with steps "
-                "and GPU annotations as bands. Wheel zooms, drag pans, hover shows the kernel.",
-                10}) {}
-    bool isTimeline() const override { return true; }
+        : TypedPlot(
+              {"gpu-timeline", "GPU timeline",
+               "Kernels, memcpy and memset of every rank and stream on a time axis, coloured by category, with steps "
+               "and GPU annotations as bands. Wheel zooms, drag pans, hover shows the kernel.",
+               10}) {}
+    const TimelineNavigation* timeline() const override { return this; }
 
     std::vector<ParamSpec> parameters(const RunSet& runs) const override {
         std::vector<ParamSpec> s{ranksSpec(runs, "Ranks to show (empty: all)"),
@@ -130,8 +131,9 @@ public:
         return s;
     }
 
-    core::Result<PreparedPtr> prepare(const RunSet& runs, const ParamValues& values, const core::CancelToken& cancel,
-                                      const core::ProgressFn& progress) const override {
+    core::Result<std::shared_ptr<TimelinePrepared>> prepareTyped(const RunSet& runs, const ParamValues& values,
+                                                                 const core::CancelToken& cancel,
+                                                                 const core::ProgressFn& progress) const override {
         return buildTimelineLanes(
             runs, LaneOptions{kRanks(values), kIncludeMemory(values), kNameFilter(values), kTelemetry(values),
                         kCpuLanes(values), parseStepAlign(kAlign(values))}, cancel,
@@ -312,33 +314,30 @@ public:
         painter.drawRect(QRectF(x0, r.top() + 0.5, x1 - x0, r.height() - 1));
     }
 
-    std::optional<TimelineGeometry> timelineGeometry(const Prepared& prepared, const ParamValues& values,
-                                                     const QRectF& rect) const override {
-        const auto* p = dynamic_cast<const TimelinePrepared*>(&prepared);
+    std::optional<TimelineGeometry> geometry(const Prepared& prepared, const ParamValues& values,
+                                             const QRectF& rect) const override {
+        const TimelinePrepared* p = typed(prepared);
         if (!p) return std::nullopt;
         return layout(*p, values, rect).geo;
     }
 
-    std::optional<std::string> emptyMessage(const Prepared& prepared, const ParamValues&) const override {
-        const auto* p = dynamic_cast<const TimelinePrepared*>(&prepared);
-        if (!p || p->items > 0) return std::nullopt;
+    std::optional<std::string> emptyMessageTyped(const TimelinePrepared& p, const ParamValues&) const override {
+        if (p.items > 0) return std::nullopt;
         // Telemetry lanes alone are worth drawing, and so are CPU threads (a CPU-only run: the legacy torch trace of
         // a machine without a GPU, or a run with the GPU tracer off).
-        for (const auto& l : p->lanes)
+        for (const auto& l : p.lanes)
             if (l.kind == LaneKind::Telemetry || (l.kind == LaneKind::Cpu && !l.start.empty())) return std::nullopt;
-        return emptyReason(p->messages, "no GPU activities in the selection");
+        return emptyReason(p.messages, "no GPU activities in the selection");
     }
 
-    void draw(Canvas& c, const Prepared& prepared, const ParamValues& values) const override {
-        const auto* p = dynamic_cast<const TimelinePrepared*>(&prepared);
-        if (!p) return;
+    void drawTyped(Canvas& c, const TimelinePrepared& p, const ParamValues& values) const override {
         auto& painter = c.painter;
         Theme t = c.theme();
-        if (p->items == 0 && p->lanes.empty()) {
-            drawMessage(c, c.rect, p->messages.empty() ? "nothing to show" : p->messages.front());
+        if (p.items == 0 && p.lanes.empty()) {
+            drawMessage(c, c.rect, p.messages.empty() ? "nothing to show" : p.messages.front());
             return;
         }
-        Layout L = layout(*p, values, c.rect);
+        Layout L = layout(p, values, c.rect);
         const auto& geo = L.geo;
         bool byName = kColorBy(values) == "name";
         painter.setRenderHint(QPainter::Antialiasing, false);
@@ -357,16 +356,16 @@ public:
         }
         painter.setPen(QPen(t.foreground, 0));
         painter.drawLine(L.axis.bottomLeft(), L.axis.bottomRight());
-        drawOverview(painter, t, *p, L);
-        if (!p->alignNote.empty() || !p->clockNote.empty()) {
+        drawOverview(painter, t, p, L);
+        if (!p.alignNote.empty() || !p.clockNote.empty()) {
             // The subtitle says what was aligned and which ranks are left off the axis.
-            const std::string note = p->alignNote.empty() ? p->clockNote
-                                     : p->clockNote.empty() ? p->alignNote
-                                                            : p->alignNote + " · " + p->clockNote;
+            const std::string note = p.alignNote.empty() ? p.clockNote
+                : p.clockNote.empty()                    ? p.alignNote
+                                                         : p.alignNote + " · " + p.clockNote;
             painter.setPen(t.muted);
             painter.drawText(L.note, Qt::AlignLeft | Qt::AlignVCenter, elided(painter, note, L.note.width()));
         }
-        if (!p->alignNote.empty()) {
+        if (!p.alignNote.empty()) {
             // A dashed line marks t = 0, where the aligned steps start.
             if (geo.viewStart <= 0 && geo.viewEnd >= 0 && span > 0) {
                 const double x0 = L.area.left() + double(-geo.viewStart) / span * L.area.width();
@@ -384,7 +383,7 @@ public:
         size_t prevRun = SIZE_MAX;
         for (size_t row = 0; row < L.visibleLanes.size(); ++row) {
             const auto li = size_t(L.visibleLanes[row]);
-            const Lane& lane = p->lanes[li];
+            const Lane& lane = p.lanes[li];
             double y = L.area.top() + double(row) * L.laneH;
             QRectF laneRect(L.area.left(), y, L.area.width(), L.laneH);
             // Rank separator and lane label.
@@ -397,23 +396,24 @@ public:
                 prevRun = lane.run;
             }
             if (row % 2 == 1) painter.fillRect(laneRect, QColor(t.grid.red(), t.grid.green(), t.grid.blue(), 60));
-            const bool summary = isSummaryRow(*p, values, li);
+            const bool summary = isSummaryRow(p, values, li);
             painter.setPen(lane.kind == LaneKind::Stream || summary ? t.foreground : t.muted);
             painter.drawText(QRectF(c.rect.left() + 4, y, L.gutter - 8, L.laneH), Qt::AlignLeft | Qt::AlignVCenter,
-                             elided(painter, rowLabel(*p, li, values), L.gutter - 8));
+                             elided(painter, rowLabel(p, li, values), L.gutter - 8));
 
             auto [a, b] = visibleRange(lane, geo.viewStart, geo.viewEnd);
             double pad = L.laneH > 8 ? 2 : 1;
             double top = y + pad, h = L.laneH - 2 * pad;
             if (summary) {  // a collapsed rank: every stream of it in one row
                 items.begin(top, h);
-                for (size_t k = li; k < p->lanes.size() && p->lanes[k].group == lane.group && p->lanes[k].run == lane.run; ++k)
-                    if (p->lanes[k].kind == LaneKind::Stream) items.add(p->lanes[k]);
+                for (size_t k = li; k < p.lanes.size() && p.lanes[k].group == lane.group && p.lanes[k].run == lane.run;
+                     ++k)
+                    if (p.lanes[k].kind == LaneKind::Stream) items.add(p.lanes[k]);
                 items.finish();
             } else if (lane.kind == LaneKind::Telemetry) {
                 drawTelemetryLane(c, lane, a, b, left, L.area.right(), top, h, geo.viewStart, scale);
             } else if (lane.kind != LaneKind::Stream && lane.kind != LaneKind::Cpu) {
-                drawBands(c, *p, lane, a, b, L, top, h);
+                drawBands(c, p, lane, a, b, L, top, h);
             } else {
                 items.begin(top, h);
                 items.add(lane);
@@ -426,14 +426,13 @@ public:
             // The axis gutter says what 0 is, or which lanes are shown when they do not all fit.
             painter.setPen(t.muted);
             const std::string text = L.totalLanes > L.fits
-                                         ? fmt::format("lanes {}–{} of {}", L.first + 1,
-                                                       L.first + int(L.visibleLanes.size()), L.totalLanes)
-                                         : p->zeroLabel.empty() ? std::string("0 = first GPU activity") : p->zeroLabel;
+                ? fmt::format("lanes {}–{} of {}", L.first + 1, L.first + int(L.visibleLanes.size()), L.totalLanes)
+                : p.zeroLabel.empty() ? std::string("0 = first GPU activity")
+                                      : p.zeroLabel;
             painter.drawText(QRectF(c.rect.left() + 4, L.axis.top(), L.gutter - 8, L.axis.height()),
                              Qt::AlignLeft | Qt::AlignVCenter, elided(painter, text, L.gutter - 8));
         }
-        if (!byName && L.legend.height() > 0) drawLegend(c, L.legend, p->legend, legendMode(values));
-
+        if (!byName && L.legend.height() > 0) drawLegend(c, L.legend, p.legend, legendMode(values));
     }
 
     // Draws the kernels (or CPU slices) of one or more lanes into one row with the level of detail: items wider
@@ -644,15 +643,13 @@ public:
         }
     }
 
-    std::optional<HitInfo> hitTest(const Prepared& prepared, const ParamValues& values, const QRectF& rect,
-                                   QPointF pt) const override {
-        const auto* p = dynamic_cast<const TimelinePrepared*>(&prepared);
-        if (!p) return std::nullopt;
-        Layout L = layout(*p, values, rect);
-        auto picked = pickAt(*p, values, L, pt);
+    std::optional<HitInfo> hitTestTyped(const TimelinePrepared& p, const ParamValues& values, const QRectF& rect,
+                                        QPointF pt) const override {
+        Layout L = layout(p, values, rect);
+        auto picked = pickAt(p, values, L, pt);
         if (!picked) return std::nullopt;
         const size_t row = picked->row, pick = picked->index;
-        const Lane& lane = p->lanes[picked->lane];
+        const Lane& lane = p.lanes[picked->lane];
         const auto& geo = L.geo;
         const auto& r = *lane.rank;
         HitInfo h;
@@ -660,14 +657,14 @@ public:
         double x0 = geo.xForTime(lane.start[pick]), x1 = geo.xForTime(lane.end[pick]);
         h.itemRect = QRectF(x0, y, std::max(1.0, x1 - x0), L.laneH);
         int64_t dur = lane.end[pick] - lane.start[pick];
-        int64_t absStart = lane.start[pick] + p->runOrigin[lane.run];
+        int64_t absStart = lane.start[pick] + p.runOrigin[lane.run];
         if (lane.kind == LaneKind::Steps) {
             h.title = fmt::format("ProfilerStep#{}", r.steps.number[lane.src[pick]]);
             h.fields = {{"rank", std::to_string(r.rank)}, {"duration", formatDuration(double(dur))}};
             return h;
         }
         if (lane.kind == LaneKind::Phases || lane.kind == LaneKind::Layers) {
-            h.title = p->bandNames[lane.src[pick]];
+            h.title = p.bandNames[lane.src[pick]];
             h.fields = {{"rank", std::to_string(r.rank)},
                         {"duration", formatDuration(double(dur))},
                         {"start", fmt::format("{} (+{})", absStart, formatDuration(double(lane.start[pick])))},
@@ -717,7 +714,7 @@ public:
     // thread.
     std::optional<ParamValues> gutterClick(const Prepared& prepared, const ParamValues& values, const QRectF& rect,
                                            QPointF pt) const override {
-        const auto* p = dynamic_cast<const TimelinePrepared*>(&prepared);
+        const TimelinePrepared* p = typed(prepared);
         if (!p) return std::nullopt;
         Layout L = layout(*p, values, rect);
         if (pt.y() < L.area.top() || pt.x() >= L.area.left()) return std::nullopt;
@@ -749,7 +746,7 @@ public:
 
     std::vector<FlowLink> flows(const Prepared& prepared, const ParamValues&, const ItemRef& item,
                                 size_t cap) const override {
-        const auto* p = dynamic_cast<const TimelinePrepared*>(&prepared);
+        const TimelinePrepared* p = typed(prepared);
         if (!p) return {};
         return flowsThrough(*p, item, cap);
     }
@@ -816,14 +813,14 @@ public:
 
     core::Result<std::vector<ItemRef>> findItems(const Prepared& prepared, const ParamValues& values,
                                                  const FindQuery& query) const override {
-        const auto* p = dynamic_cast<const TimelinePrepared*>(&prepared);
+        const TimelinePrepared* p = typed(prepared);
         if (!p) return std::vector<ItemRef>{};
         return findInLanes(*p, shownLanes(*p, values), query);
     }
 
     std::optional<ItemRef> itemAt(const Prepared& prepared, const ParamValues& values, const QRectF& rect,
                                   QPointF pt) const override {
-        const auto* p = dynamic_cast<const TimelinePrepared*>(&prepared);
+        const TimelinePrepared* p = typed(prepared);
         if (!p) return std::nullopt;
         Layout L = layout(*p, values, rect);
         auto picked = pickAt(*p, values, L, pt);
@@ -835,7 +832,7 @@ public:
     std::vector<std::optional<QRectF>> itemRects(const Prepared& prepared, const ParamValues& values,
                                                  const QRectF& rect, const std::vector<ItemRef>& items) const override {
         std::vector<std::optional<QRectF>> out(items.size());
-        const auto* p = dynamic_cast<const TimelinePrepared*>(&prepared);
+        const TimelinePrepared* p = typed(prepared);
         if (!p) return out;
         Layout L = layout(*p, values, rect);
         for (size_t i = 0; i < items.size(); ++i) {
@@ -852,7 +849,7 @@ public:
     }
 
     std::string itemName(const Prepared& prepared, const ItemRef& item) const override {
-        const auto* p = dynamic_cast<const TimelinePrepared*>(&prepared);
+        const TimelinePrepared* p = typed(prepared);
         if (!p || item.lane >= p->lanes.size()) return {};
         return laneItemName(*p, p->lanes[item.lane], item.index);
     }
@@ -861,7 +858,7 @@ public:
     // 1/200 and 4/5 of it), then only centres it; scrolls its lane into view.
     ParamValues revealItem(const Prepared& prepared, const ParamValues& values, const QRectF& rect,
                            const ItemRef& item) const override {
-        const auto* p = dynamic_cast<const TimelinePrepared*>(&prepared);
+        const TimelinePrepared* p = typed(prepared);
         if (!p) return values;
         ParamValues in = values;
         if (item.lane < p->lanes.size()) {  // expand the rank and the thread that hide the item
@@ -890,37 +887,35 @@ public:
     }
 
     std::optional<NameStats> nameStats(const Prepared& prepared, const ParamValues&, const ItemRef& item) const override {
-        const auto* p = dynamic_cast<const TimelinePrepared*>(&prepared);
+        const TimelinePrepared* p = typed(prepared);
         if (!p) return std::nullopt;
         return statsOfName(*p, item);
     }
 
     std::optional<RangeSummary> summarizeRange(const Prepared& prepared, const ParamValues& values, int64_t start,
                                                int64_t end, size_t topN) const override {
-        const auto* p = dynamic_cast<const TimelinePrepared*>(&prepared);
+        const TimelinePrepared* p = typed(prepared);
         if (!p) return std::nullopt;
         return summarize(*p, shownLanes(*p, values), start, end, topN);
     }
 
-    core::Table table(const Prepared& prepared, const ParamValues& values) const override {
+    core::Table tableTyped(const TimelinePrepared& p, const ParamValues& values) const override {
         core::Table t;
         t.columns = {"run", "rank", "stream", "name", "category", "start_ns", "dur_ns", "step"};
-        const auto* p = dynamic_cast<const TimelinePrepared*>(&prepared);
-        if (!p) return t;
-        auto view = effectiveView(values, p->fullStart, p->fullEnd);
-        for (const auto& lane : p->lanes) {
+        auto view = effectiveView(values, p.fullStart, p.fullEnd);
+        for (const auto& lane : p.lanes) {
             if (lane.kind != LaneKind::Stream) continue;
             auto [a, b] = visibleRange(lane, view.start, view.end);
             const auto& r = *lane.rank;
             for (size_t k = a; k < b; ++k) {
                 size_t i = lane.src[k];
-                t.rows.push_back({p->runLabels[lane.run], int64_t(r.rank), int64_t(lane.stream), r.strings.str(r.gpu.name[i]),
-                                  std::string(core::toString(core::KernelCategory(lane.cat[k]))),
-                                  lane.start[k] + p->runOrigin[lane.run], lane.end[k] - lane.start[k],
-                                  activityStep(r, i)});
+                t.rows.push_back(
+                    {p.runLabels[lane.run], int64_t(r.rank), int64_t(lane.stream), r.strings.str(r.gpu.name[i]),
+                     std::string(core::toString(core::KernelCategory(lane.cat[k]))),
+                     lane.start[k] + p.runOrigin[lane.run], lane.end[k] - lane.start[k], activityStep(r, i)});
             }
         }
-        t.messages = p->messages;
+        t.messages = p.messages;
         return t;
     }
 };

@@ -36,10 +36,6 @@ const AxisParam kColorAxis{"color_axis", "Colour",
                            true};
 const AxisParam kFacetAxis{"facet_axis", "Facets",
                            "Sweep parameter with one small panel per value ((auto): the next one that varies)", true};
-const IntParam kGroupTimeDistSkipSteps =
-    IntParam{"skip_steps", "Skip steps", "Leave out the first N steps of every run (warm-up)", 0}.bounded(0, 1000000,
-                                                                                                          1);
-
 struct Dist {
     std::string config;
     std::string x, color, facet;
@@ -66,22 +62,22 @@ struct Geometry {
     std::vector<ChartLayout> panels;
 };
 
-class GroupTimeDistPlot final : public Plot {
+class GroupTimeDistPlot final : public TypedPlot<GroupDistPrepared> {
 public:
     GroupTimeDistPlot()
-        : Plot({"group-time-dist", "Kernel group time per configuration",
-                "One kernel group's GPU time in every profiler step, one box or violin per sweep configuration "
-                "(repeats pool their steps), by any sweep parameter along x, colour and facets.",
-                121}) {}
+        : TypedPlot({"group-time-dist", "Kernel group time per configuration",
+                     "One kernel group's GPU time in every profiler step, one box or violin per sweep configuration "
+                     "(repeats pool their steps), by any sweep parameter along x, colour and facets.",
+                     121}) {}
 
     std::vector<ParamSpec> parameters(const RunSet& runs) const override {
-        return {kSweepGroupBy.spec(),  kGroup.spec(),         kXAxis.spec(runs),
-                kColorAxis.spec(runs), kFacetAxis.spec(runs), kGroupTimeDistSkipSteps.spec(),
-                kStyle.spec(),         kLegend.spec()};
+        return {kSweepGroupBy.spec(),  kGroup.spec(),     kXAxis.spec(runs), kColorAxis.spec(runs),
+                kFacetAxis.spec(runs), kSkipSteps.spec(), kStyle.spec(),     kLegend.spec()};
     }
 
-    core::Result<PreparedPtr> prepare(const RunSet& runs, const ParamValues& values, const core::CancelToken& cancel,
-                                      const core::ProgressFn&) const override {
+    core::Result<std::shared_ptr<GroupDistPrepared>> prepareTyped(const RunSet& runs, const ParamValues& values,
+                                                                  const core::CancelToken& cancel,
+                                                                  const core::ProgressFn&) const override {
         auto p = std::make_shared<GroupDistPrepared>();
         p->groupBy = kSweepGroupBy(values);
         p->roles = resolveAxisRoles(runs, kXAxis(values), kColorAxis(values), kFacetAxis(values));
@@ -92,10 +88,10 @@ public:
             else if (r.dataset)
                 p->messages.push_back(r.label + ": no ProfilerStep#N (a group's time per step needs steps)");
         }
-        if (stepped.empty()) return PreparedPtr(p);
+        if (stepped.empty()) return p;
         core::SweepCompareOptions o;
-        o.groupBy = sweepGroupBy(values);
-        o.skipSteps = int(kGroupTimeDistSkipSteps(values));
+        if (auto st = sweepGroupBy(values, o.groupBy, o.groupRegex); !st) return st.error();
+        o.skipSteps = int(kSkipSteps(values));
         const core::SweepComparison cmp = core::compareSweep(byConfigurationLabel(stepped), o);
         if (cancel.cancelled()) return cancelledError();
         for (const auto& m : cmp.messages)
@@ -121,7 +117,7 @@ public:
             p->messages.push_back(p->group.empty() ? "no GPU kernels in the profiler steps of these runs"
                                                    : fmt::format("no kernel group '{}' (grouped by {})", p->group,
                                                                  p->groupBy));
-            return PreparedPtr(p);
+            return p;
         }
         std::vector<MarkKey> keys;
         p->lo = 1e300, p->hi = 0;
@@ -131,13 +127,12 @@ public:
             p->hi = std::max(p->hi, d.stepsNs.back());
         }
         p->plan = planMarks(keys, !p->roles.color.empty());
-        return PreparedPtr(p);
+        return p;
     }
 
-    std::optional<std::string> emptyMessage(const Prepared& prepared, const ParamValues&) const override {
-        const auto* p = dynamic_cast<const GroupDistPrepared*>(&prepared);
-        if (!p || !p->dists.empty()) return std::nullopt;
-        return emptyReason(p->messages, "no profiler steps in these runs");
+    std::optional<std::string> emptyMessageTyped(const GroupDistPrepared& p, const ParamValues&) const override {
+        if (!p.dists.empty()) return std::nullopt;
+        return emptyReason(p.messages, "no profiler steps in these runs");
     }
 
     static std::vector<LegendEntry> legend(const GroupDistPrepared& p) {
@@ -168,10 +163,9 @@ public:
         return g;
     }
 
-    void draw(Canvas& c, const Prepared& prepared, const ParamValues& values) const override {
-        const auto* p = dynamic_cast<const GroupDistPrepared*>(&prepared);
-        if (!p || p->dists.empty()) return;
-        const Geometry g = geometry(*p, c, values);
+    void drawTyped(Canvas& c, const GroupDistPrepared& p, const ParamValues& values) const override {
+        if (p.dists.empty()) return;
+        const Geometry g = geometry(p, c, values);
         const Theme t = c.theme();
         auto& painter = c.painter;
         for (size_t f = 0; f < g.panels.size(); ++f) {
@@ -179,51 +173,50 @@ public:
             if (!g.captions[f].isEmpty()) {
                 painter.setPen(t.foreground);
                 painter.drawText(g.captions[f], Qt::AlignHCenter | Qt::AlignVCenter,
-                                 elided(painter, p->roles.facet + "=" + p->plan.facets[f], g.captions[f].width()));
+                                 elided(painter, p.roles.facet + "=" + p.plan.facets[f], g.captions[f].width()));
             }
         }
         const std::string style = kStyle(values);
         painter.setRenderHint(QPainter::Antialiasing, true);
-        for (size_t i = 0; i < p->dists.size(); ++i) {
-            const MarkPlace& pl = p->plan.place[i];
+        for (size_t i = 0; i < p.dists.size(); ++i) {
+            const MarkPlace& pl = p.plan.place[i];
             const ChartLayout& L = g.panels[pl.facet];
-            const auto [left, right] = slotSpan(L, pl, p->plan.maxSlots);
+            const auto [left, right] = slotSpan(L, pl, p.plan.maxSlots);
             const double cx = (left + right) / 2, half = std::min(36.0, (right - left) / 2);
             const QColor fill = seriesColor(pl.color);
-            if (style != "box") drawViolinMark(painter, t, L, cx, half, p->dists[i].stepsNs, fill);
+            if (style != "box") drawViolinMark(painter, t, L, cx, half, p.dists[i].stepsNs, fill);
             if (style != "violin")
-                drawBoxMark(painter, t, L, cx, style == "both" ? std::max(2.0, half * 0.25) : half, p->dists[i].stepsNs,
+                drawBoxMark(painter, t, L, cx, style == "both" ? std::max(2.0, half * 0.25) : half, p.dists[i].stepsNs,
                             style == "both" ? fill.darker(130) : fill);
         }
     }
 
-    std::optional<HitInfo> hitTest(const Prepared& prepared, const ParamValues& values, const QRectF& rect,
-                                   QPointF pt) const override {
-        const auto* p = dynamic_cast<const GroupDistPrepared*>(&prepared);
-        if (!p || p->dists.empty()) return std::nullopt;
+    std::optional<HitInfo> hitTestTyped(const GroupDistPrepared& p, const ParamValues& values, const QRectF& rect,
+                                        QPointF pt) const override {
+        if (p.dists.empty()) return std::nullopt;
         LayoutCanvas lc(rect);
-        const Geometry g = geometry(*p, lc.canvas, values);
+        const Geometry g = geometry(p, lc.canvas, values);
         std::optional<size_t> best;
         double bestDistance = 1e300;
         for (size_t f = 0; f < g.panels.size(); ++f) {
             const auto band = g.panels[f].bandAt(true, pt);
             if (!band) continue;
-            for (size_t i = 0; i < p->dists.size(); ++i) {
-                const MarkPlace& pl = p->plan.place[i];
+            for (size_t i = 0; i < p.dists.size(); ++i) {
+                const MarkPlace& pl = p.plan.place[i];
                 if (pl.facet != f || pl.band != *band) continue;
-                const auto [left, right] = slotSpan(g.panels[f], pl, p->plan.maxSlots);
+                const auto [left, right] = slotSpan(g.panels[f], pl, p.plan.maxSlots);
                 const double d = pt.x() < left ? left - pt.x() : pt.x() > right ? pt.x() - right : 0.0;
                 if (d < bestDistance) best = i, bestDistance = d;
             }
         }
         if (!best) return std::nullopt;
-        const Dist& d = p->dists[*best];
+        const Dist& d = p.dists[*best];
         const Spread s = spreadOf(d.stepsNs);
         HitInfo h;
         h.title = d.config;
         std::string runs;
         for (const auto& r : d.runs) runs += (runs.empty() ? "" : ", ") + r;
-        h.fields = {{"group", p->group},
+        h.fields = {{"group", p.group},
                     {"n", std::to_string(d.stepsNs.size()) + " steps"},
                     {"median", formatDuration(s.median)},
                     {"p5 – p95", formatDuration(s.p5) + " – " + formatDuration(s.p95)},
@@ -232,17 +225,15 @@ public:
         return h;
     }
 
-    core::Table table(const Prepared& prepared, const ParamValues&) const override {
+    core::Table tableTyped(const GroupDistPrepared& p, const ParamValues&) const override {
         core::Table t;
         // One row per configuration x kept step; compareSweep keeps a configuration's per-step times sorted, so
         // `sample` is the step's rank (1 = the fastest), not its ProfilerStep number.
         t.columns = {"configuration", "group", "x", "color", "facet", "sample", "group_ns"};
-        const auto* p = dynamic_cast<const GroupDistPrepared*>(&prepared);
-        if (!p) return t;
-        t.messages = p->messages;
-        for (const auto& d : p->dists)
+        t.messages = p.messages;
+        for (const auto& d : p.dists)
             for (size_t i = 0; i < d.stepsNs.size(); ++i)
-                t.addRow({d.config, p->group, d.x, d.color, d.facet, int64_t(i + 1), d.stepsNs[i]});
+                t.addRow({d.config, p.group, d.x, d.color, d.facet, int64_t(i + 1), d.stepsNs[i]});
         return t;
     }
 };

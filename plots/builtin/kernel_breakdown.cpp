@@ -43,13 +43,13 @@ struct BreakdownPrepared final : Prepared {
     }
 };
 
-class KernelBreakdownPlot final : public Plot {
+class KernelBreakdownPlot final : public BarPlot<BreakdownPrepared> {
 public:
     KernelBreakdownPlot()
-        : Plot({"kernel-breakdown", "Kernel breakdown",
-                "GPU time by kernel category or by the top-N kernels, stacked per rank, per step or for the whole "
-                "window.",
-                20}) {}
+        : BarPlot({"kernel-breakdown", "Kernel breakdown",
+                   "GPU time by kernel category or by the top-N kernels, stacked per rank, per step or for the whole "
+                   "window.",
+                   20}) {}
 
     std::vector<ParamSpec> parameters(const RunSet& runs) const override {
         std::vector<ParamSpec> s{kGroupBy.spec(), kPer.spec(), kKernelBreakdownTopN.spec(), ranksSpec(runs),
@@ -59,8 +59,9 @@ public:
         return s;
     }
 
-    core::Result<PreparedPtr> prepare(const RunSet& runs, const ParamValues& values, const core::CancelToken& cancel,
-                                      const core::ProgressFn& progress) const override {
+    core::Result<std::shared_ptr<BreakdownPrepared>> prepareTyped(const RunSet& runs, const ParamValues& values,
+                                                                  const core::CancelToken& cancel,
+                                                                  const core::ProgressFn& progress) const override {
         auto out = std::make_shared<BreakdownPrepared>();
         bool byKernel = kGroupBy(values) == "kernel";
         std::string per = kPer(values);
@@ -202,52 +203,29 @@ public:
         if (out->bars.empty())
             out->messages.push_back(per == "step" ? "no GPU activity falls inside a ProfilerStep"
                                                   : "no GPU activities in the selection");
-        return PreparedPtr(out);
+        return out;
     }
 
-    void draw(Canvas& c, const Prepared& prepared, const ParamValues& values) const override {
-        if (const auto* p = dynamic_cast<const BreakdownPrepared*>(&prepared)) drawBarChart(c, chart(*p, values));
-    }
-
-    std::optional<std::string> emptyMessage(const Prepared& prepared, const ParamValues& values) const override {
-        const auto* p = dynamic_cast<const BreakdownPrepared*>(&prepared);
-        if (!p) return std::nullopt;
-        return barChartEmptyMessage(chart(*p, values), "no GPU activity in the selection");
-    }
-
-    std::optional<ChartData> chartData(const Prepared& prepared, const ParamValues& values) const override {
-        const auto* p = dynamic_cast<const BreakdownPrepared*>(&prepared);
-        if (!p || emptyMessage(prepared, values)) return std::nullopt;
-        return toChartData(chart(*p, values));
-    }
-
-    std::optional<HitInfo> hitTest(const Prepared& prepared, const ParamValues& values, const QRectF& rect,
-                                   QPointF pt) const override {
-        const auto* p = dynamic_cast<const BreakdownPrepared*>(&prepared);
-        if (!p) return std::nullopt;
-        return hitBarChart(chart(*p, values), rect, pt);
-    }
-
-    core::Table table(const Prepared& prepared, const ParamValues&) const override {
+    core::Table tableTyped(const BreakdownPrepared& p, const ParamValues&) const override {
         core::Table t;
         t.columns = {"bar", "series", "time_ns", "count", "pct"};
-        const auto* p = dynamic_cast<const BreakdownPrepared*>(&prepared);
-        if (!p) return t;
-        for (size_t b = 0; b < p->bars.size(); ++b) {
+        for (size_t b = 0; b < p.bars.size(); ++b) {
             int64_t total = 0;
-            for (auto x : p->time[b]) total += x;
-            for (size_t s = 0; s < p->series.size(); ++s) {
-                if (p->count[b][s] == 0) continue;
-                t.rows.push_back({p->bars[b], p->series[s], p->time[b][s], p->count[b][s],
-                                  total > 0 ? double(p->time[b][s]) * 100.0 / double(total) : 0.0});
+            for (auto x : p.time[b]) total += x;
+            for (size_t s = 0; s < p.series.size(); ++s) {
+                if (p.count[b][s] == 0) continue;
+                t.rows.push_back({p.bars[b], p.series[s], p.time[b][s], p.count[b][s],
+                                  total > 0 ? double(p.time[b][s]) * 100.0 / double(total) : 0.0});
             }
         }
-        t.messages = p->messages;
+        t.messages = p.messages;
         return t;
     }
 
 private:
-    BarChart chart(const BreakdownPrepared& p, const ParamValues& v) const {
+    std::string noBarsMessage() const override { return "no GPU activity in the selection"; }
+
+    BarChart chart(const BreakdownPrepared& p, const ParamValues& v) const override {
         BarChart c;
         c.title = title();
         c.subtitle = p.subtitle;

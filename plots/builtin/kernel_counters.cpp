@@ -22,10 +22,6 @@ const EnumParam kRows =
         .choices({"kernel", "dispatch"});
 const BoolParam kAcrossRanks{"across_ranks", "Across ranks",
                              "One row per kernel over every rank (off: one row per rank and kernel)", true};
-const StringParam kSortBy =
-    StringParam{"sort_by", "Sort by", "Column to sort by (a counter's name, total_ns, dispatches, name...)", "total_ns"}
-        .drawOnly();
-const BoolParam kDescending = BoolParam{"descending", "Descending", "Largest first", true}.drawOnly();
 const RegexParam kKernelCountersFilter =
     RegexParam{"filter", "Name filter", "Only kernels whose name matches this regular expression (empty: all)", ""}
         .drawOnly();
@@ -54,23 +50,44 @@ struct Group {
     std::map<std::string, std::pair<double, int64_t>> sums;
 };
 
-class KernelCountersPlot final : public Plot {
+class KernelCountersPlot final : public TypedPlot<CountersPrepared> {
 public:
     KernelCountersPlot()
-        : Plot({"kernel-counters", "Kernel counters",
-                "Hardware counters joined to their kernels (rocprofv3, rocprof, rocprof-compute, ncu): per kernel name "
-                "the mean of each counter over its dispatches, or every dispatch, as a sortable table.",
-                95}) {}
+        : TypedPlot(
+              {"kernel-counters", "Kernel counters",
+               "Hardware counters joined to their kernels (rocprofv3, rocprof, rocprof-compute, ncu): per kernel name "
+               "the mean of each counter over its dispatches, or every dispatch, as a sortable table.",
+               95}) {}
     bool isTable() const override { return true; }
 
     std::vector<ParamSpec> parameters(const RunSet& runs) const override {
-        return {ranksSpec(runs), kRows.spec(),       kAcrossRanks.spec(),
-                kSortBy.spec(),  kDescending.spec(), kKernelCountersFilter.spec(),
+        return {ranksSpec(runs),     kRows.spec(),
+                kAcrossRanks.spec(), kSortBy.spec(sortColumns(runs)),
+                kDescending.spec(),  kKernelCountersFilter.spec(),
                 kMaxRows.spec()};
     }
 
-    core::Result<PreparedPtr> prepare(const RunSet& runs, const ParamValues& values, const core::CancelToken& cancel,
-                                      const core::ProgressFn&) const override {
+    // What sort_by offers: every column the table can have (per kernel or per dispatch), then the counters of the
+    // runs by name.
+    static std::vector<std::string> sortColumns(const RunSet& runs) {
+        std::vector<std::string> out{"total_ns", "dispatches", "mean_ns", "dur_ns",  "name",
+                                     "run",      "rank",       "device",  "start_ns"};
+        std::set<std::string> counters;
+        for (const auto& run : runs) {
+            if (!run.dataset) continue;
+            for (const auto& rp : run.dataset->ranks) {
+                if (!rp) continue;
+                std::set<core::StrId> ids(rp->kernelCounters.name.begin(), rp->kernelCounters.name.end());
+                for (auto id : ids) counters.emplace(rp->strings.view(id));
+            }
+        }
+        out.insert(out.end(), counters.begin(), counters.end());
+        return out;
+    }
+
+    core::Result<std::shared_ptr<CountersPrepared>> prepareTyped(const RunSet& runs, const ParamValues& values,
+                                                                 const core::CancelToken& cancel,
+                                                                 const core::ProgressFn&) const override {
         const bool perDispatch = kRows(values) == "dispatch";
         const bool across = kAcrossRanks(values) && !perDispatch;
         const auto ranks = kRanks(values);
@@ -169,51 +186,44 @@ public:
                 }
                 t.addRow(std::move(row));
             }
-        return PreparedPtr(out);
+        return out;
     }
 
-    std::optional<std::string> emptyMessage(const Prepared& prepared, const ParamValues& values) const override {
-        const auto* p = dynamic_cast<const CountersPrepared*>(&prepared);
-        if (!p || !view(p->table, values).empty()) return std::nullopt;
-        return emptyReason(p->table.messages, "no kernels with counters match");
+    std::optional<std::string> emptyMessageTyped(const CountersPrepared& p, const ParamValues& values) const override {
+        if (!view(p.table, values).empty()) return std::nullopt;
+        return emptyReason(p.table.messages, "no kernels with counters match");
     }
 
-    void draw(Canvas& c, const Prepared& prepared, const ParamValues& values) const override {
-        const auto* p = dynamic_cast<const CountersPrepared*>(&prepared);
-        if (!p) return;
-        const auto rows = view(p->table, values);
+    void drawTyped(Canvas& c, const CountersPrepared& p, const ParamValues& values) const override {
+        const auto rows = view(p.table, values);
         const QRectF area = drawTitle(c, c.rect, title(),
                                       fmt::format("{} of {} rows, {} counters, sorted by {}",
                                                   std::min<size_t>(rows.size(), size_t(kMaxRows(values))),
-                                                  p->table.rows.size(), p->counters.size(), kSortBy(values)));
+                                                  p.table.rows.size(), p.counters.size(), kSortBy(values)));
         if (rows.empty()) {
-            drawMessage(c, area, emptyReason(p->table.messages, "no kernels with counters match"));
+            drawMessage(c, area, emptyReason(p.table.messages, "no kernels with counters match"));
             return;
         }
-        drawTablePicture(c, area, p->table, rows, picture(p->table, values));
+        drawTablePicture(c, area, p.table, rows, picture(p.table, values));
     }
 
-    std::optional<HitInfo> hitTest(const Prepared& prepared, const ParamValues& values, const QRectF& rect,
-                                   QPointF pt) const override {
-        const auto* p = dynamic_cast<const CountersPrepared*>(&prepared);
-        if (!p) return std::nullopt;
+    std::optional<HitInfo> hitTestTyped(const CountersPrepared& p, const ParamValues& values, const QRectF& rect,
+                                        QPointF pt) const override {
         LayoutCanvas lc(rect);
         const QRectF area = drawTitle(lc.canvas, rect, title(), "x");
-        const auto rows = view(p->table, values);
-        const auto how = picture(p->table, values);
+        const auto rows = view(p.table, values);
+        const auto how = picture(p.table, values);
         const auto k = tablePictureRowAt(area, pt, rows.size(), how);
         if (!k) return std::nullopt;
-        return tablePictureHit(p->table, rows[*k], how);
+        return tablePictureHit(p.table, rows[*k], how);
     }
 
     // Every row that passes the filter, in the drawn order.
-    core::Table table(const Prepared& prepared, const ParamValues& values) const override {
-        const auto* p = dynamic_cast<const CountersPrepared*>(&prepared);
-        if (!p) return {};
+    core::Table tableTyped(const CountersPrepared& p, const ParamValues& values) const override {
         core::Table out;
-        out.columns = p->table.columns;
-        out.messages = p->table.messages;
-        for (size_t r : view(p->table, values)) out.rows.push_back(p->table.rows[r]);
+        out.columns = p.table.columns;
+        out.messages = p.table.messages;
+        for (size_t r : view(p.table, values)) out.rows.push_back(p.table.rows[r]);
         return out;
     }
 

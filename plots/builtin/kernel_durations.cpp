@@ -115,13 +115,13 @@ std::vector<double> density(const std::vector<double>& xs, double lo, double hi)
     return out;
 }
 
-class KernelDurationsPlot final : public Plot {
+class KernelDurationsPlot final : public TypedPlot<DurationsPrepared> {
 public:
     KernelDurationsPlot()
-        : Plot({"kernel-durations", "Kernel duration distribution",
-                "Box and violin plots of kernel durations by category or by kernel name (regex), across ranks and "
-                "steps.",
-                80}) {}
+        : TypedPlot({"kernel-durations", "Kernel duration distribution",
+                     "Box and violin plots of kernel durations by category or by kernel name (regex), across ranks and "
+                     "steps.",
+                     80}) {}
 
     std::vector<ParamSpec> parameters(const RunSet& runs) const override {
         return {kKernelDurationsGroupBy.spec(),
@@ -134,8 +134,9 @@ public:
                 kKernelDurationsLogScale.spec()};
     }
 
-    core::Result<PreparedPtr> prepare(const RunSet& runs, const ParamValues& values, const core::CancelToken& cancel,
-                                      const core::ProgressFn& progress) const override {
+    core::Result<std::shared_ptr<DurationsPrepared>> prepareTyped(const RunSet& runs, const ParamValues& values,
+                                                                  const core::CancelToken& cancel,
+                                                                  const core::ProgressFn& progress) const override {
         auto out = std::make_shared<DurationsPrepared>();
         bool byName = kKernelDurationsGroupBy(values) == "name";
         std::string split = kSplitBy(values);
@@ -234,40 +235,36 @@ public:
                                     re.empty() ? "" : fmt::format(" matching /{}/", re),
                                     split == "none" ? "" : fmt::format(", split by {}", split));
         if (out->groups.empty()) out->messages.insert(out->messages.begin(), "no kernels match the selection");
-        return PreparedPtr(out);
+        return out;
     }
 
-    std::optional<std::string> emptyMessage(const Prepared& prepared, const ParamValues&) const override {
-        const auto* p = dynamic_cast<const DurationsPrepared*>(&prepared);
-        if (!p || !p->groups.empty()) return std::nullopt;
-        return emptyReason(p->messages, "no kernels match the selection");
+    std::optional<std::string> emptyMessageTyped(const DurationsPrepared& p, const ParamValues&) const override {
+        if (!p.groups.empty()) return std::nullopt;
+        return emptyReason(p.messages, "no kernels match the selection");
     }
 
-    std::optional<ChartData> chartData(const Prepared& prepared, const ParamValues&) const override {
-        const auto* p = dynamic_cast<const DurationsPrepared*>(&prepared);
-        if (!p || p->groups.empty()) return std::nullopt;
+    std::optional<ChartData> chartDataTyped(const DurationsPrepared& p, const ParamValues&) const override {
+        if (p.groups.empty()) return std::nullopt;
         ChartData d;
         d.kind = ChartData::Kind::Boxes;
         d.title = title();
-        d.subtitle = p->subtitle;
+        d.subtitle = p.subtitle;
         d.valueUnit = ChartData::Unit::Duration;
         d.valueLabel = "kernel duration (whiskers p5–p95)";
-        for (const auto& g : p->groups) {
+        for (const auto& g : p.groups) {
             d.categories.push_back(g.label);
             d.boxes.push_back({g.p5, g.p25, g.median, g.p75, g.p95, g.color});
         }
         return d;
     }
 
-    void draw(Canvas& c, const Prepared& prepared, const ParamValues& values) const override {
-        const auto* p = dynamic_cast<const DurationsPrepared*>(&prepared);
-        if (!p) return;
-        if (p->groups.empty()) {
-            QRectF area = drawTitle(c, c.rect, title(), p->subtitle);
-            drawMessage(c, area, p->messages.empty() ? "nothing to show" : p->messages.front());
+    void drawTyped(Canvas& c, const DurationsPrepared& p, const ParamValues& values) const override {
+        if (p.groups.empty()) {
+            QRectF area = drawTitle(c, c.rect, title(), p.subtitle);
+            drawMessage(c, area, p.messages.empty() ? "nothing to show" : p.messages.front());
             return;
         }
-        ChartLayout g = layout(c, *p, values);
+        ChartLayout g = layout(c, p, values);
         drawAxes(c, g);
         std::string style = kKernelDurationsStyle(values);
         bool box = style != "violin", violin = style != "box";
@@ -276,8 +273,8 @@ public:
         bool log = g.x.kind == ChartAxis::Kind::Log;
         double band = g.bandSize(false);
         painter.setRenderHint(QPainter::Antialiasing, true);
-        for (size_t k = 0; k < p->groups.size(); ++k) {
-            const auto& grp = p->groups[k];
+        for (size_t k = 0; k < p.groups.size(); ++k) {
+            const auto& grp = p.groups[k];
             double cy = g.bandStart(false, k) + band / 2;
             double half = band * 0.42;
             if (violin) {
@@ -320,14 +317,13 @@ public:
     }
 
     // The group under the point, on its row or on its (possibly elided) label.
-    std::optional<HitInfo> hitTest(const Prepared& prepared, const ParamValues& values, const QRectF& rect,
-                                   QPointF pt) const override {
-        const auto* p = dynamic_cast<const DurationsPrepared*>(&prepared);
-        if (!p || p->groups.empty()) return std::nullopt;
+    std::optional<HitInfo> hitTestTyped(const DurationsPrepared& p, const ParamValues& values, const QRectF& rect,
+                                        QPointF pt) const override {
+        if (p.groups.empty()) return std::nullopt;
         LayoutCanvas lc(rect);
-        auto k = layout(lc.canvas, *p, values).bandAt(false, pt);
+        auto k = layout(lc.canvas, p, values).bandAt(false, pt);
         if (!k) return std::nullopt;
-        const auto& grp = p->groups[*k];
+        const auto& grp = p.groups[*k];
         HitInfo h;
         h.title = grp.label;
         h.fields = {{"count", std::to_string(grp.dur.size())},
@@ -340,16 +336,14 @@ public:
         return h;
     }
 
-    core::Table table(const Prepared& prepared, const ParamValues&) const override {
+    core::Table tableTyped(const DurationsPrepared& p, const ParamValues&) const override {
         core::Table t;
         t.columns = {"group", "count", "total_ns", "mean_ns", "median_ns", "p5_ns", "p25_ns", "p75_ns", "p95_ns",
                      "min_ns", "max_ns", "stddev_ns", "cv"};
-        const auto* p = dynamic_cast<const DurationsPrepared*>(&prepared);
-        if (!p) return t;
-        for (const auto& g : p->groups)
+        for (const auto& g : p.groups)
             t.rows.push_back({g.label, int64_t(g.dur.size()), g.total, g.mean, g.median, g.p5, g.p25, g.p75, g.p95,
                               g.dur.front(), g.dur.back(), g.stddev, g.mean > 0 ? g.stddev / g.mean : 0.0});
-        t.messages = p->messages;
+        t.messages = p.messages;
         return t;
     }
 

@@ -45,21 +45,18 @@ public:
         return s;
     }
 
-    std::optional<std::string> emptyMessage(const Prepared& prepared, const ParamValues& values) const override {
-        const auto* p = dynamic_cast<const AnalysisTables*>(&prepared);
-        if (!p || !curves(*p, values).empty()) return std::nullopt;
-        return emptyReason(p->combined.messages, "no launched kernels match the selection");
+    std::optional<std::string> emptyMessageTyped(const AnalysisTables& p, const ParamValues& values) const override {
+        if (!curves(p, values).empty()) return std::nullopt;
+        return emptyReason(p.combined.messages, "no launched kernels match the selection");
     }
 
-    std::optional<ChartData> chartData(const Prepared& prepared, const ParamValues& values) const override {
-        const auto* p = dynamic_cast<const AnalysisTables*>(&prepared);
-        if (!p) return std::nullopt;
-        auto cs = curves(*p, values);
+    std::optional<ChartData> chartDataTyped(const AnalysisTables& p, const ParamValues& values) const override {
+        auto cs = curves(p, values);
         if (cs.empty()) return std::nullopt;
         ChartData d;
         d.kind = ChartData::Kind::Lines;
         d.title = title();
-        d.subtitle = subtitle(*p, values);
+        d.subtitle = subtitle(p, values);
         d.valueUnit = ChartData::Unit::Percent;
         d.valueLabel = "share of kernels ≤ x";
         d.xUnit = ChartData::Unit::Duration;
@@ -73,17 +70,16 @@ public:
         return d;
     }
 
-    void draw(Canvas& c, const Prepared& prepared, const ParamValues& values) const override {
-        const auto* p = dynamic_cast<const AnalysisTables*>(&prepared);
-        if (!p) return;
-        auto cs = curves(*p, values);
+    void drawTyped(Canvas& c, const AnalysisTables& p, const ParamValues& values) const override {
+        auto cs = curves(p, values);
         if (cs.empty()) {
-            QRectF area = drawTitle(c, c.rect, title(), subtitle(*p, values));
-            drawMessage(c, area, p->combined.messages.empty() ? "no launched kernels match the selection"
-                                                              : p->combined.messages.front());
+            QRectF area = drawTitle(c, c.rect, title(), subtitle(p, values));
+            drawMessage(
+                c, area,
+                p.combined.messages.empty() ? "no launched kernels match the selection" : p.combined.messages.front());
             return;
         }
-        ChartLayout g = layout(c, *p, cs, values);
+        ChartLayout g = layout(c, p, cs, values);
         drawAxes(c, g);
         auto& painter = c.painter;
         painter.setRenderHint(QPainter::Antialiasing, true);
@@ -95,14 +91,12 @@ public:
         }
     }
 
-    std::optional<HitInfo> hitTest(const Prepared& prepared, const ParamValues& values, const QRectF& rect,
-                                   QPointF pt) const override {
-        const auto* p = dynamic_cast<const AnalysisTables*>(&prepared);
-        if (!p) return std::nullopt;
-        auto cs = curves(*p, values);
+    std::optional<HitInfo> hitTestTyped(const AnalysisTables& p, const ParamValues& values, const QRectF& rect,
+                                        QPointF pt) const override {
+        auto cs = curves(p, values);
         if (cs.empty()) return std::nullopt;
         LayoutCanvas lc(rect);
-        ChartLayout g = layout(lc.canvas, *p, cs, values);
+        ChartLayout g = layout(lc.canvas, p, cs, values);
         double best = 8;  // pixels
         std::optional<HitInfo> hit;
         for (const auto& cv : cs)

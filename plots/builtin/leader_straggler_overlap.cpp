@@ -18,10 +18,6 @@ namespace strobe::plots {
 namespace {
 
 const AxisParam kLeaderStragglerOverlapX{"x", "Bars by", "Sweep axis of the bars ((auto): each configuration)", false};
-const IntParam kLeaderStragglerOverlapSkip =
-    IntParam{"skip_steps", "Skip steps", "Leave out the first N steps of every run (warm-up)", 0}.bounded(0, 1000000,
-                                                                                                          1);
-
 struct Side {
     uint64_t collectives = 0;
     double kernelNs = 0, overlapNs = 0;
@@ -36,20 +32,21 @@ struct OverlapPrepared final : Prepared {
     size_t bytes() const override { return sizeof(*this) + bars.size() * 96; }
 };
 
-class LeaderStragglerOverlapPlot final : public Plot {
+class LeaderStragglerOverlapPlot final : public BarPlot<OverlapPrepared> {
 public:
     LeaderStragglerOverlapPlot()
-        : Plot({"leader-straggler-overlap", "Leader/straggler overlap",
-                "For every collective, the rank that arrives last (shortest kernel) against the others: the share "
-                "of their collective time overlapped by compute on the same rank, per configuration.",
-                132}) {}
+        : BarPlot({"leader-straggler-overlap", "Leader/straggler overlap",
+                   "For every collective, the rank that arrives last (shortest kernel) against the others: the share "
+                   "of their collective time overlapped by compute on the same rank, per configuration.",
+                   132}) {}
 
     std::vector<ParamSpec> parameters(const RunSet& runs) const override {
-        return {kLeaderStragglerOverlapX.spec(runs), kLeaderStragglerOverlapSkip.spec(), kLegend.spec()};
+        return {kLeaderStragglerOverlapX.spec(runs), kSkipSteps.spec(), kLegend.spec()};
     }
 
-    core::Result<PreparedPtr> prepare(const RunSet& runs, const ParamValues& values, const core::CancelToken& cancel,
-                                      const core::ProgressFn&) const override {
+    core::Result<std::shared_ptr<OverlapPrepared>> prepareTyped(const RunSet& runs, const ParamValues& values,
+                                                                const core::CancelToken& cancel,
+                                                                const core::ProgressFn&) const override {
         auto p = std::make_shared<OverlapPrepared>();
         const std::string chosen = kLeaderStragglerOverlapX(values);
         p->axis = chosen == kAutoAxis ? std::string(kConfigurationAxis)
@@ -58,7 +55,7 @@ public:
         for (const auto& run : runs) {
             if (cancel.cancelled()) return cancelledError();
             if (!run.dataset) continue;
-            const core::RunCollectives rc = core::runCollectives(run.dataset, int(kLeaderStragglerOverlapSkip(values)));
+            const core::RunCollectives rc = core::runCollectives(run.dataset, int(kSkipSteps(values)));
             for (const auto& m : rc.messages) p->messages.push_back(run.label + ": " + m);
             if (run.dataset->ranks.size() < 2) {
                 p->messages.push_back(run.label + ": one rank: no straggler to tell apart");
@@ -81,12 +78,19 @@ public:
         sortAxisValues(p->bars);
         for (const auto& x : p->bars) p->sides.push_back(by[x]);
         if (p->bars.empty()) p->messages.push_back("no collective matched across two ranks or more");
-        return PreparedPtr(p);
+        return p;
     }
 
-    static BarChart chart(const OverlapPrepared& p, const ParamValues& values, const std::string& title) {
+    std::optional<std::string> noData(const OverlapPrepared& p) const override {
+        if (p.bars.empty()) return emptyReason(p.messages, "no collective matched across ranks");
+        return std::nullopt;
+    }
+    // Zero overlap on both sides is a result, not an empty picture: say it rather than draw bars of no height.
+    std::string noBarsMessage() const override { return "no compute overlaps any collective"; }
+
+    BarChart chart(const OverlapPrepared& p, const ParamValues& v) const override {
         BarChart c;
-        c.title = title;
+        c.title = title();
         c.subtitle = "share of collective kernel time overlapped by compute on the same rank";
         c.stacked = false;
         c.percentAxis = true;
@@ -95,7 +99,7 @@ public:
         c.bandLabel = p.axis;
         c.series = {"straggler (arrives last)", "other ranks"};
         c.colors = {QColor(0xd6, 0x27, 0x28), QColor(0x7f, 0x7f, 0x7f)};
-        c.legend = legendMode(values);
+        c.legend = legendMode(v);
         c.messages = p.messages;
         c.bars = p.bars;
         for (const auto& [s, o] : p.sides) c.values.push_back({s.pct(), o.pct()});
@@ -113,38 +117,14 @@ public:
         return c;
     }
 
-    void draw(Canvas& c, const Prepared& prepared, const ParamValues& values) const override {
-        if (const auto* p = dynamic_cast<const OverlapPrepared*>(&prepared)) drawBarChart(c, chart(*p, values, title()));
-    }
-    std::optional<std::string> emptyMessage(const Prepared& prepared, const ParamValues& values) const override {
-        const auto* p = dynamic_cast<const OverlapPrepared*>(&prepared);
-        if (!p) return std::nullopt;
-        if (p->bars.empty()) return emptyReason(p->messages, "no collective matched across ranks");
-        // Zero overlap on both sides is a result, not an empty picture: say it rather than draw bars of no height.
-        return barChartEmptyMessage(chart(*p, values, title()), "no compute overlaps any collective");
-    }
-    std::optional<ChartData> chartData(const Prepared& prepared, const ParamValues& values) const override {
-        const auto* p = dynamic_cast<const OverlapPrepared*>(&prepared);
-        if (!p || p->bars.empty()) return std::nullopt;
-        return toChartData(chart(*p, values, title()));
-    }
-    std::optional<HitInfo> hitTest(const Prepared& prepared, const ParamValues& values, const QRectF& rect,
-                                   QPointF pt) const override {
-        const auto* p = dynamic_cast<const OverlapPrepared*>(&prepared);
-        if (!p || p->bars.empty()) return std::nullopt;
-        return hitBarChart(chart(*p, values, title()), rect, pt);
-    }
-
-    core::Table table(const Prepared& prepared, const ParamValues&) const override {
+    core::Table tableTyped(const OverlapPrepared& p, const ParamValues&) const override {
         core::Table t;
         t.columns = {"bar", "ranks", "collectives", "kernel_ns", "overlap_ns", "overlap_pct"};
-        const auto* p = dynamic_cast<const OverlapPrepared*>(&prepared);
-        if (!p) return t;
-        t.messages = p->messages;
-        for (size_t i = 0; i < p->bars.size(); ++i)
+        t.messages = p.messages;
+        for (size_t i = 0; i < p.bars.size(); ++i)
             for (int k = 0; k < 2; ++k) {
-                const Side& s = k == 0 ? p->sides[i].first : p->sides[i].second;
-                t.addRow({p->bars[i], std::string(k == 0 ? "straggler" : "others"), int64_t(s.collectives),
+                const Side& s = k == 0 ? p.sides[i].first : p.sides[i].second;
+                t.addRow({p.bars[i], std::string(k == 0 ? "straggler" : "others"), int64_t(s.collectives),
                           int64_t(s.kernelNs), int64_t(s.overlapNs), s.pct()});
             }
         return t;

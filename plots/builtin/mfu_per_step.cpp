@@ -61,20 +61,21 @@ struct MfuPrepared final : Prepared {
     size_t bytes() const override { return sizeof(*this) + rows.size() * sizeof(StepRow); }
 };
 
-class MfuPerStepPlot final : public Plot {
+class MfuPerStepPlot final : public TypedPlot<MfuPrepared> {
 public:
     MfuPerStepPlot()
-        : Plot({"mfu-per-step", "MFU per step",
-                "Achieved TFLOP/s and model FLOPs utilisation per ProfilerStep from the GEMM shapes of the Kineto "
-                "trace (aten::mm/addmm/bmm/linear/matmul), against the GPU's peak; one line per run.",
-                100}) {}
+        : TypedPlot({"mfu-per-step", "MFU per step",
+                     "Achieved TFLOP/s and model FLOPs utilisation per ProfilerStep from the GEMM shapes of the Kineto "
+                     "trace (aten::mm/addmm/bmm/linear/matmul), against the GPU's peak; one line per run.",
+                     100}) {}
 
     std::vector<ParamSpec> parameters(const RunSet& runs) const override {
         return {ranksSpec(runs), kDtype.spec(), kPeak.spec(), kValue.spec(), kLegend.spec()};
     }
 
-    core::Result<PreparedPtr> prepare(const RunSet& runs, const ParamValues& values, const core::CancelToken& cancel,
-                                      const core::ProgressFn&) const override {
+    core::Result<std::shared_ptr<MfuPrepared>> prepareTyped(const RunSet& runs, const ParamValues& values,
+                                                            const core::CancelToken& cancel,
+                                                            const core::ProgressFn&) const override {
         auto p = std::make_shared<MfuPrepared>();
         const auto ranks = kRanks(values);
         for (size_t run = 0; run < runs.size(); ++run) {
@@ -102,29 +103,25 @@ public:
                 p->messages.push_back(fmt::format("{}: {} GEMM ops without usable shapes were not counted",
                                                   runs[run].label, withoutShapes));
         }
-        return PreparedPtr(p);
+        return p;
     }
 
-    std::optional<std::string> emptyMessage(const Prepared& prepared, const ParamValues& values) const override {
-        const auto* p = dynamic_cast<const MfuPrepared*>(&prepared);
-        if (!p) return std::nullopt;
-        if (!series(*p, values).empty()) return std::nullopt;
-        bool anyFlops = std::any_of(p->rows.begin(), p->rows.end(), [](const StepRow& r) { return r.ops > 0; });
+    std::optional<std::string> emptyMessageTyped(const MfuPrepared& p, const ParamValues& values) const override {
+        if (!series(p, values).empty()) return std::nullopt;
+        bool anyFlops = std::any_of(p.rows.begin(), p.rows.end(), [](const StepRow& r) { return r.ops > 0; });
         if (anyFlops && kValue(values) == "mfu")
             return "no peak FLOP/s for the trace's GPU: set peak_tflops, or draw value=tflops\n" +
-                   emptyReason(p->messages, "");
-        return emptyReason(p->messages, "no GEMM FLOPs in any ProfilerStep");
+                emptyReason(p.messages, "");
+        return emptyReason(p.messages, "no GEMM FLOPs in any ProfilerStep");
     }
 
-    std::optional<ChartData> chartData(const Prepared& prepared, const ParamValues& values) const override {
-        const auto* p = dynamic_cast<const MfuPrepared*>(&prepared);
-        if (!p) return std::nullopt;
-        auto s = series(*p, values);
+    std::optional<ChartData> chartDataTyped(const MfuPrepared& p, const ParamValues& values) const override {
+        auto s = series(p, values);
         if (s.empty()) return std::nullopt;
         ChartData d;
         d.kind = ChartData::Kind::Lines;
         d.title = title();
-        d.subtitle = subtitle(*p, values);
+        d.subtitle = subtitle(p, values);
         const bool mfu = kValue(values) == "mfu";
         d.valueUnit = mfu ? ChartData::Unit::Percent : ChartData::Unit::Number;
         d.valueLabel = mfu ? "MFU (% of peak)" : "achieved TFLOP/s per GPU";
@@ -134,16 +131,14 @@ public:
         return d;
     }
 
-    void draw(Canvas& c, const Prepared& prepared, const ParamValues& values) const override {
-        const auto* p = dynamic_cast<const MfuPrepared*>(&prepared);
-        if (!p) return;
-        auto s = series(*p, values);
+    void drawTyped(Canvas& c, const MfuPrepared& p, const ParamValues& values) const override {
+        auto s = series(p, values);
         if (s.empty()) {
-            const QRectF area = drawTitle(c, c.rect, title(), subtitle(*p, values));
-            drawEmptyState(c, area, emptyMessage(prepared, values).value_or(""));
+            const QRectF area = drawTitle(c, c.rect, title(), subtitle(p, values));
+            drawEmptyState(c, area, emptyMessageTyped(p, values).value_or(""));
             return;
         }
-        const ChartLayout g = layout(c, *p, values, s);
+        const ChartLayout g = layout(c, p, values, s);
         drawAxes(c, g);
         auto& painter = c.painter;
         painter.save();
@@ -162,24 +157,22 @@ public:
         painter.restore();
     }
 
-    std::optional<HitInfo> hitTest(const Prepared& prepared, const ParamValues& values, const QRectF& rect,
-                                   QPointF pt) const override {
-        const auto* p = dynamic_cast<const MfuPrepared*>(&prepared);
-        if (!p) return std::nullopt;
-        auto s = series(*p, values);
+    std::optional<HitInfo> hitTestTyped(const MfuPrepared& p, const ParamValues& values, const QRectF& rect,
+                                        QPointF pt) const override {
+        auto s = series(p, values);
         if (s.empty()) return std::nullopt;
         LayoutCanvas lc(rect);
-        const ChartLayout g = layout(lc.canvas, *p, values, s);
+        const ChartLayout g = layout(lc.canvas, p, values, s);
         double best = 8;
         std::optional<HitInfo> hit;
-        for (const auto& row : p->rows) {
+        for (const auto& row : p.rows) {
             const auto y = valueOf(row, values);
             if (!y) continue;
             const double d = std::hypot(stepX(g, double(row.step)) - pt.x(), g.yAt(*y) - pt.y());
             if (d >= best) continue;
             best = d;
             HitInfo h;
-            h.title = fmt::format("{} · ProfilerStep#{}", p->runLabels[row.run], row.step);
+            h.title = fmt::format("{} · ProfilerStep#{}", p.runLabels[row.run], row.step);
             h.fields = {{"GEMM FLOPs", formatNumber(row.flops)},
                         {"GEMM ops", std::to_string(row.ops)},
                         {"step time", formatDuration(double(row.ns) / std::max(1, row.ranks))},
@@ -193,16 +186,14 @@ public:
         return hit;
     }
 
-    core::Table table(const Prepared& prepared, const ParamValues&) const override {
+    core::Table tableTyped(const MfuPrepared& p, const ParamValues&) const override {
         core::Table t;
-        const auto* p = dynamic_cast<const MfuPrepared*>(&prepared);
-        if (!p) return t;
         t.columns = {"run", "step", "ranks", "gemm_ops", "gemm_flops", "step_ns", "tflops", "peak_tflops", "mfu_pct",
                      "dtype", "gpu"};
-        t.messages = p->messages;
-        for (const auto& r : p->rows) {
+        t.messages = p.messages;
+        for (const auto& r : p.rows) {
             const auto mfu = r.mfuPct();
-            std::vector<core::Cell> row{p->runLabels[r.run], r.step, int64_t(r.ranks), int64_t(r.ops), r.flops, r.ns,
+            std::vector<core::Cell> row{p.runLabels[r.run], r.step, int64_t(r.ranks), int64_t(r.ops), r.flops, r.ns,
                                         r.tflops()};
             if (mfu) {
                 row.emplace_back(r.peak());

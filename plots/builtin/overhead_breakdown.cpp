@@ -87,13 +87,13 @@ RankBusy rankBusy(const core::RankWindow& w, int64_t kernelWaitNs) {
     return b;
 }
 
-class OverheadBreakdownPlot final : public Plot {
+class OverheadBreakdownPlot final : public TypedPlot<OverheadPrepared> {
 public:
     OverheadBreakdownPlot()
-        : Plot({"overhead-breakdown", "Overhead per step",
-                "Each profiler step's GPU time split into kernels, launch gaps, memcpy/memset and other idle, "
-                "stacked per step; one panel per run.",
-                135}) {}
+        : TypedPlot({"overhead-breakdown", "Overhead per step",
+                     "Each profiler step's GPU time split into kernels, launch gaps, memcpy/memset and other idle, "
+                     "stacked per step; one panel per run.",
+                     135}) {}
 
     std::vector<ParamSpec> parameters(const RunSet&) const override {
         auto specs = barStyleSpecs("Show each step as 100%", false, false);
@@ -101,8 +101,9 @@ public:
         return specs;
     }
 
-    core::Result<PreparedPtr> prepare(const RunSet& runs, const ParamValues& values, const core::CancelToken& cancel,
-                                      const core::ProgressFn&) const override {
+    core::Result<std::shared_ptr<OverheadPrepared>> prepareTyped(const RunSet& runs, const ParamValues& values,
+                                                                 const core::CancelToken& cancel,
+                                                                 const core::ProgressFn&) const override {
         auto p = std::make_shared<OverheadPrepared>();
         p->kernelWaitUs = kOverheadBreakdownKernelWaitUs(values);
         const auto waitNs = int64_t(p->kernelWaitUs * 1000.0);
@@ -137,51 +138,45 @@ public:
             else if (p->rows.size() == before) p->messages.push_back(runs[run].label + ": no rank has both steps and GPU activities");
             if (p->rows.size() > before) p->panelRuns.push_back(run);
         }
-        return PreparedPtr(p);
+        return p;
     }
 
-    std::optional<std::string> emptyMessage(const Prepared& prepared, const ParamValues&) const override {
-        const auto* p = dynamic_cast<const OverheadPrepared*>(&prepared);
-        if (!p || !p->rows.empty()) return std::nullopt;
-        return emptyReason(p->messages, "no profiler steps with GPU activities");
+    std::optional<std::string> emptyMessageTyped(const OverheadPrepared& p, const ParamValues&) const override {
+        if (!p.rows.empty()) return std::nullopt;
+        return emptyReason(p.messages, "no profiler steps with GPU activities");
     }
 
-    std::optional<ChartData> chartData(const Prepared& prepared, const ParamValues& values) const override {
-        const auto* p = dynamic_cast<const OverheadPrepared*>(&prepared);
-        if (!p || p->panelRuns.size() != 1) return std::nullopt;  // one chart; facets have no plain-data form
-        return toChartData(chart(*p, values, p->panelRuns.front()));
+    std::optional<ChartData> chartDataTyped(const OverheadPrepared& p, const ParamValues& values) const override {
+        if (p.panelRuns.size() != 1) return std::nullopt;  // one chart; facets have no plain-data form
+        return toChartData(chart(p, values, p.panelRuns.front()));
     }
 
-    void draw(Canvas& c, const Prepared& prepared, const ParamValues& values) const override {
-        const auto* p = dynamic_cast<const OverheadPrepared*>(&prepared);
-        if (!p || p->panelRuns.empty()) return;
-        const auto panels = layout(c, *p);
+    void drawTyped(Canvas& c, const OverheadPrepared& p, const ParamValues& values) const override {
+        if (p.panelRuns.empty()) return;
+        const auto panels = layout(c, p);
         for (size_t k = 0; k < panels.size(); ++k) {
             Canvas sub{c.painter, panels[k], c.dark};
-            drawBarChart(sub, chart(*p, values, p->panelRuns[k]));
+            drawBarChart(sub, chart(p, values, p.panelRuns[k]));
         }
     }
 
-    std::optional<HitInfo> hitTest(const Prepared& prepared, const ParamValues& values, const QRectF& rect,
-                                   QPointF pt) const override {
-        const auto* p = dynamic_cast<const OverheadPrepared*>(&prepared);
-        if (!p || p->panelRuns.empty()) return std::nullopt;
+    std::optional<HitInfo> hitTestTyped(const OverheadPrepared& p, const ParamValues& values, const QRectF& rect,
+                                        QPointF pt) const override {
+        if (p.panelRuns.empty()) return std::nullopt;
         LayoutCanvas lc(rect);
-        const auto panels = layout(lc.canvas, *p);
+        const auto panels = layout(lc.canvas, p);
         for (size_t k = 0; k < panels.size(); ++k)
-            if (panels[k].contains(pt)) return hitBarChart(chart(*p, values, p->panelRuns[k]), panels[k], pt);
+            if (panels[k].contains(pt)) return hitBarChart(chart(p, values, p.panelRuns[k]), panels[k], pt);
         return std::nullopt;
     }
 
-    core::Table table(const Prepared& prepared, const ParamValues& values) const override {
+    core::Table tableTyped(const OverheadPrepared& p, const ParamValues& values) const override {
         core::Table t;
         t.columns = {"run", "rank", "step", "step_ns", "kernel_ns", "launch_gap_ns", "memcpy_ns", "other_idle_ns"};
-        const auto* p = dynamic_cast<const OverheadPrepared*>(&prepared);
-        if (!p) return t;
-        t.messages = p->messages;
-        for (const auto& r : p->rows)
-            t.addRow({p->runLabels[r.run], int64_t(r.rank), r.step, r.dur, r.part[0], r.part[1], r.part[2], r.part[3]});
-        if (p->rows.empty()) t.messages.push_back(*emptyMessage(prepared, values));
+        t.messages = p.messages;
+        for (const auto& r : p.rows)
+            t.addRow({p.runLabels[r.run], int64_t(r.rank), r.step, r.dur, r.part[0], r.part[1], r.part[2], r.part[3]});
+        if (p.rows.empty()) t.messages.push_back(*emptyMessageTyped(p, values));
         return t;
     }
 

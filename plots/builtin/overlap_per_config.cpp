@@ -32,21 +32,22 @@ struct OverlapConfigPrepared final : Prepared {
     size_t bytes() const override { return sizeof(*this) + rows.size() * (sizeof(core::OverlapGroupRow) + 128); }
 };
 
-class OverlapPerConfigPlot final : public Plot {
+class OverlapPerConfigPlot final : public BarPlot<OverlapConfigPrepared> {
 public:
     OverlapPerConfigPlot()
-        : Plot({"overlap-per-config", "Overlap per configuration",
-                "For the kernel groups with the most time per step, the share of their time during which "
-                "communication kernels ran on the same GPU, one bar per sweep configuration.",
-                127}) {}
+        : BarPlot({"overlap-per-config", "Overlap per configuration",
+                   "For the kernel groups with the most time per step, the share of their time during which "
+                   "communication kernels ran on the same GPU, one bar per sweep configuration.",
+                   127}) {}
 
     std::vector<ParamSpec> parameters(const RunSet& runs) const override {
-        return {kOverlapPerConfigTop.spec(), kKernels.spec(),    kOverlapGroupBy.spec(), kOverlapSkipSteps.spec(),
+        return {kOverlapPerConfigTop.spec(), kKernels.spec(),    kSweepGroupBy.spec(), kSkipSteps.spec(),
                 kOverlapColor.spec(runs),    kHorizontal.spec(), kLegend.spec()};
     }
 
-    core::Result<PreparedPtr> prepare(const RunSet& runs, const ParamValues& values, const core::CancelToken& cancel,
-                                      const core::ProgressFn&) const override {
+    core::Result<std::shared_ptr<OverlapConfigPrepared>> prepareTyped(const RunSet& runs, const ParamValues& values,
+                                                                      const core::CancelToken& cancel,
+                                                                      const core::ProgressFn&) const override {
         auto p = std::make_shared<OverlapConfigPrepared>();
         const OverlapColors colors = overlapColors(runs, values);
         core::KernelOverlapOptions o;
@@ -64,32 +65,18 @@ public:
             if (fresh) p->groups.push_back(row.group);
             p->rows[{it->second, colorIndex[row.config]}] = std::move(row);
         }
-        return PreparedPtr(p);
+        return p;
     }
 
-    static BarChart chart(const OverlapConfigPrepared& p, const ParamValues& v) {
-        BarChart c;
-        c.title = "Overlap per configuration";
-        c.subtitle = "share of each kernel group's time during which communication ran on the same GPU" +
-                     (p.axis.empty() ? std::string(", all runs pooled") : ", one bar per " + p.axis);
-        c.valueLabel = "time overlapped by communication";
-        c.bandLabel = "kernel group";
-        c.stacked = false;
-        c.percentAxis = true;
-        c.valueLabels = false;
-        c.horizontal = kHorizontal(v);
-        c.legend = legendMode(v);
-        c.bars = p.groups;
-        c.series = p.colors;
-        for (size_t i = 0; i < p.colors.size(); ++i) c.colors.push_back(seriesColor(int(i)));
-        for (size_t g = 0; g < p.groups.size(); ++g) {
-            std::vector<double> row(p.colors.size(), 0.0);
-            for (size_t k = 0; k < p.colors.size(); ++k) {
-                auto it = p.rows.find({g, k});
-                if (it != p.rows.end()) row[k] = 100.0 * it->second.overlappedShare;
-            }
-            c.values.push_back(std::move(row));
-        }
+    BarChart chart(const OverlapConfigPrepared& p, const ParamValues& v) const override {
+        BarChart c = overlapBarChart(v, "Overlap per configuration",
+                                     "share of each kernel group's time during which communication ran on the same GPU",
+                                     "time overlapped by communication", "kernel group", p.groups, p.axis, p.colors,
+                                     [&p](size_t g, size_t k) -> std::optional<double> {
+                                         auto it = p.rows.find({g, k});
+                                         if (it == p.rows.end()) return std::nullopt;
+                                         return 100.0 * it->second.overlappedShare;
+                                     });
         const OverlapConfigPrepared* pp = &p;
         c.hitFields = [pp](size_t bar, size_t series) {
             BarChart::Fields f{{"group", pp->groups[bar]}, {pp->axis.empty() ? "runs" : pp->axis, pp->colors[series]}};
@@ -109,41 +96,20 @@ public:
         return c;
     }
 
-    std::optional<std::string> emptyMessage(const Prepared& prepared, const ParamValues& values) const override {
-        const auto* p = dynamic_cast<const OverlapConfigPrepared*>(&prepared);
-        if (!p) return std::nullopt;
-        if (p->groups.empty()) return emptyReason(p->messages, "no computation kernel in these runs");
-        return barChartEmptyMessage(chart(*p, values), "no kernel group overlaps communication");
+    std::optional<std::string> noData(const OverlapConfigPrepared& p) const override {
+        if (p.groups.empty()) return emptyReason(p.messages, "no computation kernel in these runs");
+        return std::nullopt;
     }
+    std::string noBarsMessage() const override { return "no kernel group overlaps communication"; }
 
-    std::optional<ChartData> chartData(const Prepared& prepared, const ParamValues& values) const override {
-        const auto* p = dynamic_cast<const OverlapConfigPrepared*>(&prepared);
-        if (!p || p->groups.empty()) return std::nullopt;
-        return toChartData(chart(*p, values));
-    }
-
-    void draw(Canvas& c, const Prepared& prepared, const ParamValues& values) const override {
-        const auto* p = dynamic_cast<const OverlapConfigPrepared*>(&prepared);
-        if (p && !p->groups.empty()) drawBarChart(c, chart(*p, values));
-    }
-
-    std::optional<HitInfo> hitTest(const Prepared& prepared, const ParamValues& values, const QRectF& rect,
-                                   QPointF pt) const override {
-        const auto* p = dynamic_cast<const OverlapConfigPrepared*>(&prepared);
-        if (!p || p->groups.empty()) return std::nullopt;
-        return hitBarChart(chart(*p, values), rect, pt);
-    }
-
-    core::Table table(const Prepared& prepared, const ParamValues&) const override {
+    core::Table tableTyped(const OverlapConfigPrepared& p, const ParamValues&) const override {
         core::Table t;
         t.columns = {"group", "configuration", "instances", "overlapped_instances", "total_ns", "overlapped_ns",
                      "overlapped_pct", "per_step_ns", "median_overlapped_ns", "median_alone_ns", "slowdown"};
-        const auto* p = dynamic_cast<const OverlapConfigPrepared*>(&prepared);
-        if (!p) return t;
-        t.messages = p->messages;
+        t.messages = p.messages;
         auto opt = [](const std::optional<double>& v) { return v ? core::Cell(*v) : core::Cell(); };
-        for (const auto& [key, r] : p->rows)
-            t.addRow({r.group, p->colors[key.second], int64_t(r.instances), int64_t(r.overlappedInstances), r.totalNs,
+        for (const auto& [key, r] : p.rows)
+            t.addRow({r.group, p.colors[key.second], int64_t(r.instances), int64_t(r.overlappedInstances), r.totalNs,
                       r.overlappedNs, 100.0 * r.overlappedShare, r.perStepNs, opt(r.medianOverlappedNs),
                       opt(r.medianAloneNs), opt(r.slowdown)});
         return t;

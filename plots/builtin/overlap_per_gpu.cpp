@@ -23,20 +23,22 @@ struct OverlapGpuPrepared final : Prepared {
     size_t bytes() const override { return sizeof(*this) + rows.size() * (sizeof(core::OverlapRankRow) + 96); }
 };
 
-class OverlapPerGpuPlot final : public Plot {
+class OverlapPerGpuPlot final : public BarPlot<OverlapGpuPrepared> {
 public:
     OverlapPerGpuPlot()
-        : Plot({"overlap-per-gpu", "Overlap per GPU",
-                "Per rank, the share of communication time overlapped by computation (HTA's definition), one bar per "
-                "sweep configuration, repeats pooled.",
-                128}) {}
+        : BarPlot(
+              {"overlap-per-gpu", "Overlap per GPU",
+               "Per rank, the share of communication time overlapped by computation (HTA's definition), one bar per "
+               "sweep configuration, repeats pooled.",
+               128}) {}
 
     std::vector<ParamSpec> parameters(const RunSet& runs) const override {
-        return {kOverlapSkipSteps.spec(), kOverlapColor.spec(runs), kHorizontal.spec(), kLegend.spec()};
+        return {kSkipSteps.spec(), kOverlapColor.spec(runs), kHorizontal.spec(), kLegend.spec()};
     }
 
-    core::Result<PreparedPtr> prepare(const RunSet& runs, const ParamValues& values, const core::CancelToken& cancel,
-                                      const core::ProgressFn&) const override {
+    core::Result<std::shared_ptr<OverlapGpuPrepared>> prepareTyped(const RunSet& runs, const ParamValues& values,
+                                                                   const core::CancelToken& cancel,
+                                                                   const core::ProgressFn&) const override {
         auto p = std::make_shared<OverlapGpuPrepared>();
         const OverlapColors colors = overlapColors(runs, values);
         core::KernelOverlapOptions o;
@@ -55,32 +57,19 @@ public:
             const size_t ri = size_t(std::lower_bound(p->ranks.begin(), p->ranks.end(), r.rank) - p->ranks.begin());
             p->rows[{ri, colorIndex[r.config]}] = std::move(r);
         }
-        return PreparedPtr(p);
+        return p;
     }
 
-    static BarChart chart(const OverlapGpuPrepared& p, const ParamValues& v) {
-        BarChart c;
-        c.title = "Overlap per GPU";
-        c.subtitle = "communication time overlapped by computation (HTA)" +
-                     (p.axis.empty() ? std::string(", all runs pooled") : ", one bar per " + p.axis);
-        c.valueLabel = "communication time overlapped";
-        c.bandLabel = "rank";
-        c.stacked = false;
-        c.percentAxis = true;
-        c.valueLabels = false;
-        c.horizontal = kHorizontal(v);
-        c.legend = legendMode(v);
-        for (int r : p.ranks) c.bars.push_back(fmt::format("rank {}", r));
-        c.series = p.colors;
-        for (size_t i = 0; i < p.colors.size(); ++i) c.colors.push_back(seriesColor(int(i)));
-        for (size_t b = 0; b < p.ranks.size(); ++b) {
-            std::vector<double> row(p.colors.size(), 0.0);
-            for (size_t k = 0; k < p.colors.size(); ++k) {
-                auto it = p.rows.find({b, k});
-                if (it != p.rows.end() && it->second.overlapPct) row[k] = *it->second.overlapPct;
-            }
-            c.values.push_back(std::move(row));
-        }
+    BarChart chart(const OverlapGpuPrepared& p, const ParamValues& v) const override {
+        std::vector<std::string> bands;
+        for (int r : p.ranks) bands.push_back(fmt::format("rank {}", r));
+        BarChart c = overlapBarChart(v, "Overlap per GPU", "communication time overlapped by computation (HTA)",
+                                     "communication time overlapped", "rank", std::move(bands), p.axis, p.colors,
+                                     [&p](size_t b, size_t k) -> std::optional<double> {
+                                         auto it = p.rows.find({b, k});
+                                         if (it == p.rows.end()) return std::nullopt;
+                                         return it->second.overlapPct;
+                                     });
         const OverlapGpuPrepared* pp = &p;
         c.hitFields = [pp](size_t bar, size_t series) {
             BarChart::Fields f{{"rank", std::to_string(pp->ranks[bar])},
@@ -99,39 +88,18 @@ public:
         return c;
     }
 
-    std::optional<std::string> emptyMessage(const Prepared& prepared, const ParamValues& values) const override {
-        const auto* p = dynamic_cast<const OverlapGpuPrepared*>(&prepared);
-        if (!p) return std::nullopt;
-        if (p->ranks.empty()) return emptyReason(p->messages, "no GPU activity in these runs");
-        return barChartEmptyMessage(chart(*p, values), "no rank has communication overlapped by computation");
+    std::optional<std::string> noData(const OverlapGpuPrepared& p) const override {
+        if (p.ranks.empty()) return emptyReason(p.messages, "no GPU activity in these runs");
+        return std::nullopt;
     }
+    std::string noBarsMessage() const override { return "no rank has communication overlapped by computation"; }
 
-    std::optional<ChartData> chartData(const Prepared& prepared, const ParamValues& values) const override {
-        const auto* p = dynamic_cast<const OverlapGpuPrepared*>(&prepared);
-        if (!p || p->ranks.empty()) return std::nullopt;
-        return toChartData(chart(*p, values));
-    }
-
-    void draw(Canvas& c, const Prepared& prepared, const ParamValues& values) const override {
-        const auto* p = dynamic_cast<const OverlapGpuPrepared*>(&prepared);
-        if (p && !p->ranks.empty()) drawBarChart(c, chart(*p, values));
-    }
-
-    std::optional<HitInfo> hitTest(const Prepared& prepared, const ParamValues& values, const QRectF& rect,
-                                   QPointF pt) const override {
-        const auto* p = dynamic_cast<const OverlapGpuPrepared*>(&prepared);
-        if (!p || p->ranks.empty()) return std::nullopt;
-        return hitBarChart(chart(*p, values), rect, pt);
-    }
-
-    core::Table table(const Prepared& prepared, const ParamValues&) const override {
+    core::Table tableTyped(const OverlapGpuPrepared& p, const ParamValues&) const override {
         core::Table t;
         t.columns = {"rank", "configuration", "runs", "comm_ns", "comp_ns", "overlap_ns", "overlap_pct"};
-        const auto* p = dynamic_cast<const OverlapGpuPrepared*>(&prepared);
-        if (!p) return t;
-        t.messages = p->messages;
-        for (const auto& [key, r] : p->rows)
-            t.addRow({int64_t(r.rank), p->colors[key.second], int64_t(r.runs), r.commNs, r.compNs, r.overlapNs,
+        t.messages = p.messages;
+        for (const auto& [key, r] : p.rows)
+            t.addRow({int64_t(r.rank), p.colors[key.second], int64_t(r.runs), r.commNs, r.compNs, r.overlapNs,
                       r.overlapPct ? core::Cell(*r.overlapPct) : core::Cell()});
         return t;
     }

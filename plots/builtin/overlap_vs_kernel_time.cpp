@@ -46,21 +46,22 @@ struct OverlapScatterPrepared final : Prepared {
     }
 };
 
-class OverlapVsKernelTimePlot final : public Plot {
+class OverlapVsKernelTimePlot final : public TypedPlot<OverlapScatterPrepared> {
 public:
     OverlapVsKernelTimePlot()
-        : Plot({"overlap-vs-kernel-time", "Overlap vs kernel time",
-                "One point per instance of a kernel group (default: the top GEMM group): the share of it overlapped "
-                "by communication against its duration, coloured by sweep configuration.",
-                129}) {}
+        : TypedPlot(
+              {"overlap-vs-kernel-time", "Overlap vs kernel time",
+               "One point per instance of a kernel group (default: the top GEMM group): the share of it overlapped "
+               "by communication against its duration, coloured by sweep configuration.",
+               129}) {}
 
     std::vector<ParamSpec> parameters(const RunSet& runs) const override {
-        return {kOverlapGroupBy.spec(), kGroup.spec(), kOverlapSkipSteps.spec(), kOverlapColor.spec(runs),
-                kMaxPoints.spec()};
+        return {kSweepGroupBy.spec(), kGroup.spec(), kSkipSteps.spec(), kOverlapColor.spec(runs), kMaxPoints.spec()};
     }
 
-    core::Result<PreparedPtr> prepare(const RunSet& runs, const ParamValues& values, const core::CancelToken& cancel,
-                                      const core::ProgressFn&) const override {
+    core::Result<std::shared_ptr<OverlapScatterPrepared>> prepareTyped(const RunSet& runs, const ParamValues& values,
+                                                                       const core::CancelToken& cancel,
+                                                                       const core::ProgressFn&) const override {
         auto p = std::make_shared<OverlapScatterPrepared>();
         const OverlapColors colors = overlapColors(runs, values);
         core::KernelOverlapOptions o;
@@ -80,7 +81,7 @@ public:
             p->instances.push_back(std::move(i));
         }
         sample(*p, colors.order, size_t(kMaxPoints(values)));
-        return PreparedPtr(p);
+        return p;
     }
 
     // The points drawn: every instance, or a fixed-seed random sample of `cap` of them; one series per colour.
@@ -129,56 +130,53 @@ public:
         return c;
     }
 
-    std::optional<std::string> emptyMessage(const Prepared& prepared, const ParamValues&) const override {
-        const auto* p = dynamic_cast<const OverlapScatterPrepared*>(&prepared);
-        if (!p || !p->series.empty()) return std::nullopt;
-        return emptyReason(p->messages, "no GEMM kernel in these runs (name a group to plot another kernel)");
+    std::optional<std::string> emptyMessageTyped(const OverlapScatterPrepared& p, const ParamValues&) const override {
+        if (!p.series.empty()) return std::nullopt;
+        return emptyReason(p.messages, "no GEMM kernel in these runs (name a group to plot another kernel)");
     }
 
-    void draw(Canvas& c, const Prepared& prepared, const ParamValues&) const override {
-        const auto* p = dynamic_cast<const OverlapScatterPrepared*>(&prepared);
-        if (p && !p->series.empty()) drawScatter(c, chart(*p), p->series);
+    void drawTyped(Canvas& c, const OverlapScatterPrepared& p, const ParamValues&) const override {
+        if (!p.series.empty()) drawScatter(c, chart(p), p.series);
     }
 
-    std::optional<HitInfo> hitTest(const Prepared& prepared, const ParamValues&, const QRectF& rect,
-                                   QPointF pt) const override {
-        const auto* p = dynamic_cast<const OverlapScatterPrepared*>(&prepared);
-        if (!p || p->series.empty()) return std::nullopt;
+    std::optional<HitInfo> hitTestTyped(const OverlapScatterPrepared& p, const ParamValues&, const QRectF& rect,
+                                        QPointF pt) const override {
+        if (p.series.empty()) return std::nullopt;
         LayoutCanvas lc(rect);
-        const ChartLayout g = layoutScatter(lc.canvas, chart(*p), p->series);
+        const ChartLayout g = layoutScatter(lc.canvas, chart(p), p.series);
         double best = 8;
         const Instance* hit = nullptr;
-        for (size_t s = 0; s < p->series.size(); ++s)
-            for (size_t k = 0; k < p->series[s].points.size(); ++k) {
-                const auto [x, y] = p->series[s].points[k];
+        for (size_t s = 0; s < p.series.size(); ++s)
+            for (size_t k = 0; k < p.series[s].points.size(); ++k) {
+                const auto [x, y] = p.series[s].points[k];
                 const double d = std::hypot(g.xAt(x) - pt.x(), g.yAt(y) - pt.y());
                 if (d >= best) continue;
                 best = d;
-                hit = &p->instances[p->drawn[s][k]];
+                hit = &p.instances[p.drawn[s][k]];
             }
         if (!hit) return std::nullopt;
         HitInfo h;
-        h.title = p->group;
-        h.fields = {{p->axis.empty() ? "runs" : p->axis, hit->config},
+        h.title = p.group;
+        h.fields = {{p.axis.empty() ? "runs" : p.axis, hit->config},
                     {"run", hit->run},
                     {"rank", std::to_string(hit->rank)},
                     {"duration", formatDuration(double(hit->dur))},
-                    {"overlapped", formatDuration(double(hit->overlapped)) + " (" +
-                                       formatPercent(100.0 * double(hit->overlapped) / double(std::max<int64_t>(1, hit->dur))) + ")"},
+                    {"overlapped",
+                     formatDuration(double(hit->overlapped)) + " (" +
+                         formatPercent(100.0 * double(hit->overlapped) / double(std::max<int64_t>(1, hit->dur))) + ")"},
                     {"collectives", hit->collectives.empty() ? std::string("none") : hit->collectives}};
         return h;
     }
 
-    core::Table table(const Prepared& prepared, const ParamValues&) const override {
+    core::Table tableTyped(const OverlapScatterPrepared& p, const ParamValues&) const override {
         core::Table t;
         t.columns = {"group", "configuration", "run", "rank", "start_ns", "dur_ns", "overlapped_ns", "overlapped_pct",
                      "collectives"};
-        const auto* p = dynamic_cast<const OverlapScatterPrepared*>(&prepared);
-        if (!p) return t;
-        t.messages = p->messages;
-        for (const auto& i : p->instances)
-            t.addRow({p->group, i.config, i.run, int64_t(i.rank), i.start, i.dur, i.overlapped,
-                      i.dur > 0 ? core::Cell(100.0 * double(i.overlapped) / double(i.dur)) : core::Cell(), i.collectives});
+        t.messages = p.messages;
+        for (const auto& i : p.instances)
+            t.addRow({p.group, i.config, i.run, int64_t(i.rank), i.start, i.dur, i.overlapped,
+                      i.dur > 0 ? core::Cell(100.0 * double(i.overlapped) / double(i.dur)) : core::Cell(),
+                      i.collectives});
         return t;
     }
 };

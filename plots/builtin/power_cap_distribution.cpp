@@ -62,16 +62,17 @@ void addRank(const core::RankData& r, double capW, std::vector<double>& out, siz
     }
 }
 
-class PowerCapDistributionPlot final : public Plot {
+class PowerCapDistributionPlot final : public BarPlot<CapPrepared> {
 public:
     PowerCapDistributionPlot()
-        : Plot({"power-cap-distribution", "Power vs cap",
-                "Histogram of board power as a percentage of the power cap, one bar per run in each bin.", 230}) {}
+        : BarPlot({"power-cap-distribution", "Power vs cap",
+                   "Histogram of board power as a percentage of the power cap, one bar per run in each bin.", 230}) {}
 
     std::vector<ParamSpec> parameters(const RunSet&) const override { return {kCapW.spec(), kBinPct.spec()}; }
 
-    core::Result<PreparedPtr> prepare(const RunSet& runs, const ParamValues& values, const core::CancelToken& cancel,
-                                      const core::ProgressFn&) const override {
+    core::Result<std::shared_ptr<CapPrepared>> prepareTyped(const RunSet& runs, const ParamValues& values,
+                                                            const core::CancelToken& cancel,
+                                                            const core::ProgressFn&) const override {
         auto p = std::make_shared<CapPrepared>();
         for (const auto& run : runs) {
             if (cancel.cancelled()) return cancelledError();
@@ -87,44 +88,19 @@ public:
                 p->messages.push_back(fmt::format("{}: no power_w samples", run.label));
         }
         if (cancel.cancelled()) return cancelledError();
-        return PreparedPtr(p);
+        return p;
     }
 
-    std::optional<std::string> emptyMessage(const Prepared& prepared, const ParamValues& values) const override {
-        const auto* p = dynamic_cast<const CapPrepared*>(&prepared);
-        if (!p) return std::nullopt;
-        return barChartEmptyMessage(chart(*p, values), "no power samples with a known cap (set cap_w)");
-    }
-
-    std::optional<ChartData> chartData(const Prepared& prepared, const ParamValues& values) const override {
-        const auto* p = dynamic_cast<const CapPrepared*>(&prepared);
-        if (!p || emptyMessage(prepared, values)) return std::nullopt;
-        return toChartData(chart(*p, values));
-    }
-
-    void draw(Canvas& c, const Prepared& prepared, const ParamValues& values) const override {
-        if (const auto* p = dynamic_cast<const CapPrepared*>(&prepared)) drawBarChart(c, chart(*p, values));
-    }
-
-    std::optional<HitInfo> hitTest(const Prepared& prepared, const ParamValues& values, const QRectF& rect,
-                                   QPointF pt) const override {
-        const auto* p = dynamic_cast<const CapPrepared*>(&prepared);
-        if (!p) return std::nullopt;
-        return hitBarChart(chart(*p, values), rect, pt);
-    }
-
-    core::Table table(const Prepared& prepared, const ParamValues& values) const override {
+    core::Table tableTyped(const CapPrepared& p, const ParamValues& values) const override {
         core::Table t;
         t.columns = {"run", "bin_lo_pct", "bin_hi_pct", "samples", "share_pct"};
-        const auto* p = dynamic_cast<const CapPrepared*>(&prepared);
-        if (!p) return t;
-        t.messages = p->messages;
-        const auto h = histogram(*p, values);
-        for (size_t run = 0; run < p->runLabels.size(); ++run)
+        t.messages = p.messages;
+        const auto h = histogram(p, values);
+        for (size_t run = 0; run < p.runLabels.size(); ++run)
             for (size_t b = 0; b < h.bins.size(); ++b)
                 if (h.counts[run][b] > 0)
-                    t.addRow({p->runLabels[run], h.bins[b], h.bins[b] + h.width, int64_t(h.counts[run][b]),
-                              100.0 * double(h.counts[run][b]) / double(p->pct[run].size())});
+                    t.addRow({p.runLabels[run], h.bins[b], h.bins[b] + h.width, int64_t(h.counts[run][b]),
+                              100.0 * double(h.counts[run][b]) / double(p.pct[run].size())});
         return t;
     }
 
@@ -152,7 +128,9 @@ private:
         return h;
     }
 
-    BarChart chart(const CapPrepared& p, const ParamValues& v) const {
+    std::string noBarsMessage() const override { return "no power samples with a known cap (set cap_w)"; }
+
+    BarChart chart(const CapPrepared& p, const ParamValues& v) const override {
         BarChart c;
         c.title = title();
         c.subtitle = kCapW(v) > 0 ? fmt::format("power ÷ {:g} W; share of each run's samples per bin", kCapW(v))

@@ -83,20 +83,21 @@ std::map<std::pair<int, int>, GpuMeans> runMeans(const core::Dataset& ds, size_t
     return out;
 }
 
-class PowerFreqSummaryPlot final : public Plot {
+class PowerFreqSummaryPlot final : public TypedPlot<SummaryPrepared> {
 public:
     PowerFreqSummaryPlot()
-        : Plot({"power-freq-summary", "Power and clock per configuration",
-                "Mean board power and mean graphics clock of every configuration, two bar groups; hover for each "
-                "GPU's means.",
-                205}) {}
+        : TypedPlot({"power-freq-summary", "Power and clock per configuration",
+                     "Mean board power and mean graphics clock of every configuration, two bar groups; hover for each "
+                     "GPU's means.",
+                     205}) {}
 
     std::vector<ParamSpec> parameters(const RunSet& runs) const override {
         return {kX.spec(runs), kColor.spec(runs), kPower.spec(), kClock.spec()};
     }
 
-    core::Result<PreparedPtr> prepare(const RunSet& runs, const ParamValues& values, const core::CancelToken& cancel,
-                                      const core::ProgressFn&) const override {
+    core::Result<std::shared_ptr<SummaryPrepared>> prepareTyped(const RunSet& runs, const ParamValues& values,
+                                                                const core::CancelToken& cancel,
+                                                                const core::ProgressFn&) const override {
         auto p = std::make_shared<SummaryPrepared>();
         const AxisRoles roles = resolveAxisRoles(runs, kX(values), kColor(values), kNoAxis);
         p->xAxis = roles.x;
@@ -132,70 +133,68 @@ public:
             return std::make_pair(rank(p->xValues, a.x), rank(p->colorValues, a.color)) <
                    std::make_pair(rank(p->xValues, b.x), rank(p->colorValues, b.color));
         });
-        return PreparedPtr(p);
+        return p;
     }
 
-    std::optional<std::string> emptyMessage(const Prepared& prepared, const ParamValues& values) const override {
-        const auto* p = dynamic_cast<const SummaryPrepared*>(&prepared);
-        if (!p || !p->groups.empty()) return std::nullopt;
-        return emptyReason(p->messages, fmt::format("no {} or {} samples (open a telemetry source: nvidia-smi, dmon, "
-                                                    "rocm-smi, amd-smi, a sampler CSV)",
-                                                    kPower(values), kClock(values)));
+    std::optional<std::string> emptyMessageTyped(const SummaryPrepared& p, const ParamValues& values) const override {
+        if (!p.groups.empty()) return std::nullopt;
+        return emptyReason(p.messages,
+                           fmt::format("no {} or {} samples (open a telemetry source: nvidia-smi, dmon, "
+                                       "rocm-smi, amd-smi, a sampler CSV)",
+                                       kPower(values), kClock(values)));
     }
 
-    void draw(Canvas& c, const Prepared& prepared, const ParamValues&) const override {
-        const auto* p = dynamic_cast<const SummaryPrepared*>(&prepared);
-        if (!p || p->groups.empty()) return;
-        const auto halves = layout(c, *p);
-        for (int k = 0; k < 2; ++k) drawGroupedBars(c, halves[k], bars(*p, k));
+    void drawTyped(Canvas& c, const SummaryPrepared& p, const ParamValues&) const override {
+        if (p.groups.empty()) return;
+        const auto halves = layout(c, p);
+        for (int k = 0; k < 2; ++k) drawGroupedBars(c, halves[k], bars(p, k));
     }
 
-    std::optional<HitInfo> hitTest(const Prepared& prepared, const ParamValues&, const QRectF& rect,
-                                   QPointF pt) const override {
-        const auto* p = dynamic_cast<const SummaryPrepared*>(&prepared);
-        if (!p || p->groups.empty()) return std::nullopt;
+    std::optional<HitInfo> hitTestTyped(const SummaryPrepared& p, const ParamValues&, const QRectF& rect,
+                                        QPointF pt) const override {
+        if (p.groups.empty()) return std::nullopt;
         LayoutCanvas lc(rect);
-        const auto halves = layout(lc.canvas, *p);
+        const auto halves = layout(lc.canvas, p);
         for (int k = 0; k < 2; ++k) {
             if (!halves[k].contains(pt)) continue;
-            auto at = groupedBarAt(halves[k], bars(*p, k), pt);
+            auto at = groupedBarAt(halves[k], bars(p, k), pt);
             if (!at) return std::nullopt;
-            const Group* g = groupAt(*p, at->first, at->second);
+            const Group* g = groupAt(p, at->first, at->second);
             if (!g) return std::nullopt;
             HitInfo h;
             h.title = g->color.empty() ? g->x : fmt::format("{} · {}", g->x, g->color);
             std::string runs;
-            for (size_t r : g->runs) runs += (runs.empty() ? "" : ", ") + p->runLabels[r];
+            for (size_t r : g->runs) runs += (runs.empty() ? "" : ", ") + p.runLabels[r];
             h.fields.push_back({"runs", runs});
-            h.fields.push_back({"mean " + p->metric[k], fmt::format("{} ({} samples)", formatNumber(g->m[k].mean()), g->m[k].n)});
+            h.fields.push_back(
+                {"mean " + p.metric[k], fmt::format("{} ({} samples)", formatNumber(g->m[k].mean()), g->m[k].n)});
             for (const auto& gpu : g->gpus)
                 if (gpu.m[k].n > 0)
-                    h.fields.push_back({g->runs.size() > 1 ? fmt::format("{} · {}", p->runLabels[gpu.run], gpu.gpu) : gpu.gpu,
-                                        fmt::format("{} ({} samples)", formatNumber(gpu.m[k].mean()), gpu.m[k].n)});
+                    h.fields.push_back(
+                        {g->runs.size() > 1 ? fmt::format("{} · {}", p.runLabels[gpu.run], gpu.gpu) : gpu.gpu,
+                         fmt::format("{} ({} samples)", formatNumber(gpu.m[k].mean()), gpu.m[k].n)});
             return h;
         }
         return std::nullopt;
     }
 
     // One row per configuration ("all" GPUs: the bar), then one per GPU of each of its runs.
-    core::Table table(const Prepared& prepared, const ParamValues& values) const override {
+    core::Table tableTyped(const SummaryPrepared& p, const ParamValues& values) const override {
         core::Table t;
         t.columns = {"x", "color", "run", "gpu", kPower(values) + "_samples", "mean_" + kPower(values),
                      kClock(values) + "_samples", "mean_" + kClock(values)};
-        const auto* p = dynamic_cast<const SummaryPrepared*>(&prepared);
-        if (!p) return t;
-        t.messages = p->messages;
+        t.messages = p.messages;
         auto mean = [](const Acc& a) { return a.n > 0 ? core::Cell(a.mean()) : core::Cell(); };
-        for (const auto& g : p->groups) {
+        for (const auto& g : p.groups) {
             std::string runs;
-            for (size_t r : g.runs) runs += (runs.empty() ? "" : ", ") + p->runLabels[r];
+            for (size_t r : g.runs) runs += (runs.empty() ? "" : ", ") + p.runLabels[r];
             t.addRow({g.x, g.color, runs, std::string("all"), int64_t(g.m[0].n), mean(g.m[0]), int64_t(g.m[1].n),
                       mean(g.m[1])});
             for (const auto& gpu : g.gpus)
-                t.addRow({g.x, g.color, p->runLabels[gpu.run], gpu.gpu, int64_t(gpu.m[0].n), mean(gpu.m[0]),
+                t.addRow({g.x, g.color, p.runLabels[gpu.run], gpu.gpu, int64_t(gpu.m[0].n), mean(gpu.m[0]),
                           int64_t(gpu.m[1].n), mean(gpu.m[1])});
         }
-        if (p->groups.empty()) t.messages.push_back(*emptyMessage(prepared, values));
+        if (p.groups.empty()) t.messages.push_back(*emptyMessageTyped(p, values));
         return t;
     }
 

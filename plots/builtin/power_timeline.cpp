@@ -13,17 +13,19 @@ const StringParam kMetric{"metric", "Metric",
                           "Telemetry metric to draw (Strobe's names: power_w, sclk_mhz, temp_c, util_pct, mem_used_mib...)",
                           "power_w"};
 
-class PowerTimelinePlot final : public Plot {
+class PowerTimelinePlot final : public TypedPlot<TelemetryPrepared> {
 public:
     PowerTimelinePlot()
-        : Plot({"power-timeline", "Power timeline",
-                "Board power over elapsed time, one line per GPU and run (any telemetry metric by the metric parameter).",
-                200}) {}
+        : TypedPlot({"power-timeline", "Power timeline",
+                     "Board power over elapsed time, one line per GPU and run (any telemetry metric by the metric "
+                     "parameter).",
+                     200}) {}
 
     std::vector<ParamSpec> parameters(const RunSet&) const override { return {kMetric.spec()}; }
 
-    core::Result<PreparedPtr> prepare(const RunSet& runs, const ParamValues& values, const core::CancelToken& cancel,
-                                      const core::ProgressFn&) const override {
+    core::Result<std::shared_ptr<TelemetryPrepared>> prepareTyped(const RunSet& runs, const ParamValues& values,
+                                                                  const core::CancelToken& cancel,
+                                                                  const core::ProgressFn&) const override {
         if (cancel.cancelled()) return cancelledError();
         auto series = metricSeries(runs, kMetric(values), cancel);
         if (!series) return series.error();
@@ -31,19 +33,17 @@ public:
         p->series = std::move(series.value());
         p->messages = missingRunMessages(runs, p->series, kMetric(values) + " samples");
         for (const auto& r : runs) p->runLabels.push_back(r.label);
-        return PreparedPtr(p);
+        return p;
     }
 
-    std::optional<std::string> emptyMessage(const Prepared& prepared, const ParamValues& values) const override {
-        const auto* p = dynamic_cast<const TelemetryPrepared*>(&prepared);
-        if (!p || !p->series.empty()) return std::nullopt;
+    std::optional<std::string> emptyMessageTyped(const TelemetryPrepared& p, const ParamValues& values) const override {
+        if (!p.series.empty()) return std::nullopt;
         return fmt::format("no {} samples (open a telemetry source: nvidia-smi, dmon, rocm-smi, amd-smi, a sampler CSV)",
                            kMetric(values));
     }
 
-    std::optional<ChartData> chartData(const Prepared& prepared, const ParamValues& values) const override {
-        const auto* p = dynamic_cast<const TelemetryPrepared*>(&prepared);
-        if (!p || p->series.empty()) return std::nullopt;
+    std::optional<ChartData> chartDataTyped(const TelemetryPrepared& p, const ParamValues& values) const override {
+        if (p.series.empty()) return std::nullopt;
         ChartData d;
         d.kind = ChartData::Kind::Lines;
         d.title = title();
@@ -52,33 +52,27 @@ public:
         d.valueLabel = kMetric(values);
         d.xUnit = ChartData::Unit::Duration;
         d.xLabel = "elapsed time";
-        for (size_t i = 0; i < p->series.size(); ++i)
-            d.series.push_back({p->series[i].label, seriesColor(int(i)), {}, p->series[i].points});
+        for (size_t i = 0; i < p.series.size(); ++i)
+            d.series.push_back({p.series[i].label, seriesColor(int(i)), {}, p.series[i].points});
         return d;
     }
 
-    void draw(Canvas& c, const Prepared& prepared, const ParamValues& values) const override {
-        const auto* p = dynamic_cast<const TelemetryPrepared*>(&prepared);
-        if (p) drawScatter(c, chart(values), p->series);
+    void drawTyped(Canvas& c, const TelemetryPrepared& p, const ParamValues& values) const override {
+        drawScatter(c, chart(values), p.series);
     }
 
-    std::optional<HitInfo> hitTest(const Prepared& prepared, const ParamValues& values, const QRectF& rect,
-                                   QPointF pt) const override {
-        const auto* p = dynamic_cast<const TelemetryPrepared*>(&prepared);
-        if (!p) return std::nullopt;
-        return hitScatter(chart(values), p->series, rect, pt, "elapsed", kMetric(values));
+    std::optional<HitInfo> hitTestTyped(const TelemetryPrepared& p, const ParamValues& values, const QRectF& rect,
+                                        QPointF pt) const override {
+        return hitScatter(chart(values), p.series, rect, pt, "elapsed", kMetric(values));
     }
 
-    core::Table table(const Prepared& prepared, const ParamValues& values) const override {
+    core::Table tableTyped(const TelemetryPrepared& p, const ParamValues& values) const override {
         core::Table t;
         t.columns = {"run", "device", "elapsed_ns", kMetric(values)};
-        const auto* p = dynamic_cast<const TelemetryPrepared*>(&prepared);
-        if (!p) return t;
-        t.messages = p->messages;
-        for (const auto& s : p->series)
-            for (auto [x, y] : s.points)
-                t.addRow({p->runLabels[s.run], int64_t(s.device), int64_t(x), y});
-        if (p->series.empty()) t.messages.push_back(*emptyMessage(prepared, values));
+        t.messages = p.messages;
+        for (const auto& s : p.series)
+            for (auto [x, y] : s.points) t.addRow({p.runLabels[s.run], int64_t(s.device), int64_t(x), y});
+        if (p.series.empty()) t.messages.push_back(*emptyMessageTyped(p, values));
         return t;
     }
 

@@ -94,20 +94,22 @@ std::unordered_map<uint32_t, double> counterValues(const core::RankData& r, cons
     return out;
 }
 
-class RooflinePlot final : public Plot {
+class RooflinePlot final : public TypedPlot<RooflinePrepared> {
 public:
     RooflinePlot()
-        : Plot({"roofline", "Roofline",
-                "Per kernel: arithmetic intensity against achieved FLOP/s on log-log axes, under the GPU's memory and "
-                "compute roofs; FLOPs and bytes from counters, else from GEMM shapes.",
-                99}) {}
+        : TypedPlot(
+              {"roofline", "Roofline",
+               "Per kernel: arithmetic intensity against achieved FLOP/s on log-log axes, under the GPU's memory and "
+               "compute roofs; FLOPs and bytes from counters, else from GEMM shapes.",
+               99}) {}
 
     std::vector<ParamSpec> parameters(const RunSet& runs) const override {
         return {ranksSpec(runs), kDtype.spec(), kLegend.spec()};
     }
 
-    core::Result<PreparedPtr> prepare(const RunSet& runs, const ParamValues& values, const core::CancelToken& cancel,
-                                      const core::ProgressFn&) const override {
+    core::Result<std::shared_ptr<RooflinePrepared>> prepareTyped(const RunSet& runs, const ParamValues& values,
+                                                                 const core::CancelToken& cancel,
+                                                                 const core::ProgressFn&) const override {
         auto p = std::make_shared<RooflinePrepared>();
         const auto ranks = kRanks(values);
         std::map<std::pair<size_t, std::string>, size_t> index;
@@ -186,38 +188,35 @@ public:
                                               "traffic (0 FLOPs or 0 bytes): {}",
                                               noWork.size(), names));
         }
-        return PreparedPtr(p);
+        return p;
     }
 
-    std::optional<std::string> emptyMessage(const Prepared& prepared, const ParamValues&) const override {
-        const auto* p = dynamic_cast<const RooflinePrepared*>(&prepared);
-        if (!p || !p->points.empty()) return std::nullopt;
-        return emptyReason(p->messages, "no kernel has FLOPs and bytes");
+    std::optional<std::string> emptyMessageTyped(const RooflinePrepared& p, const ParamValues&) const override {
+        if (!p.points.empty()) return std::nullopt;
+        return emptyReason(p.messages, "no kernel has FLOPs and bytes");
     }
 
-    void draw(Canvas& c, const Prepared& prepared, const ParamValues& values) const override {
-        const auto* p = dynamic_cast<const RooflinePrepared*>(&prepared);
-        if (!p) return;
-        if (p->points.empty()) {
-            const QRectF area = drawTitle(c, c.rect, title(), subtitle(*p));
-            drawEmptyState(c, area, emptyReason(p->messages, "no kernel has FLOPs and bytes"));
+    void drawTyped(Canvas& c, const RooflinePrepared& p, const ParamValues& values) const override {
+        if (p.points.empty()) {
+            const QRectF area = drawTitle(c, c.rect, title(), subtitle(p));
+            drawEmptyState(c, area, emptyReason(p.messages, "no kernel has FLOPs and bytes"));
             return;
         }
-        const ChartLayout g = layout(c, *p, values);
+        const ChartLayout g = layout(c, p, values);
         drawAxes(c, g);
         auto& painter = c.painter;
         painter.save();
         painter.setRenderHint(QPainter::Antialiasing, true);
         painter.setClipRect(g.plot);
-        drawRoofs(c, g, *p);
-        const int64_t maxNs = maxTime(*p);
+        drawRoofs(c, g, p);
+        const int64_t maxNs = maxTime(p);
         // Largest first, so that small points stay visible on top.
-        std::vector<size_t> order(p->points.size());
+        std::vector<size_t> order(p.points.size());
         for (size_t i = 0; i < order.size(); ++i) order[i] = i;
         std::stable_sort(order.begin(), order.end(),
-                         [&](size_t a, size_t b) { return p->points[a].totalNs > p->points[b].totalNs; });
+                         [&](size_t a, size_t b) { return p.points[a].totalNs > p.points[b].totalNs; });
         for (size_t i : order) {
-            const Point& pt = p->points[i];
+            const Point& pt = p.points[i];
             QColor fill = seriesColor(int(pt.run));
             fill.setAlpha(160);
             painter.setPen(QPen(fill.darker(140), 1));
@@ -228,29 +227,28 @@ public:
         painter.restore();
     }
 
-    std::optional<HitInfo> hitTest(const Prepared& prepared, const ParamValues& values, const QRectF& rect,
-                                   QPointF at) const override {
-        const auto* p = dynamic_cast<const RooflinePrepared*>(&prepared);
-        if (!p || p->points.empty()) return std::nullopt;
+    std::optional<HitInfo> hitTestTyped(const RooflinePrepared& p, const ParamValues& values, const QRectF& rect,
+                                        QPointF at) const override {
+        if (p.points.empty()) return std::nullopt;
         LayoutCanvas lc(rect);
-        const ChartLayout g = layout(lc.canvas, *p, values);
-        const int64_t maxNs = maxTime(*p);
+        const ChartLayout g = layout(lc.canvas, p, values);
+        const int64_t maxNs = maxTime(p);
         double best = INFINITY;
         std::optional<HitInfo> hit;
-        for (const Point& pt : p->points) {
+        for (const Point& pt : p.points) {
             const QPointF c(g.xAt(pt.ai()), g.yAt(pt.tflops()));
             const double d = std::hypot(c.x() - at.x(), c.y() - at.y());
             if (d > std::max(6.0, radius(pt, maxNs)) || d >= best) continue;
             best = d;
             HitInfo h;
             h.title = pt.name;
-            h.fields = {{"run", p->runLabels[pt.run]},
+            h.fields = {{"run", p.runLabels[pt.run]},
                         {"arithmetic intensity", formatNumber(pt.ai()) + " FLOP/B"},
                         {"achieved", formatNumber(pt.tflops()) + " TFLOP/s"},
                         {"dispatches", std::to_string(pt.dispatches)},
                         {"total time", formatDuration(double(pt.totalNs))},
                         {"FLOPs and bytes from", pt.source}};
-            if (const Roof* roof = roofOf(*p); roof && roof->peakTflops > 0) {
+            if (const Roof* roof = roofOf(p); roof && roof->peakTflops > 0) {
                 const double attainable = std::min(roof->peakTflops, pt.ai() * roof->bandwidthGbs / 1000.0);
                 h.fields.emplace_back("of the roof", formatPercent(100.0 * pt.tflops() / attainable));
                 h.fields.emplace_back("bound", pt.ai() < roof->ridge() ? "memory" : "compute");
@@ -261,17 +259,16 @@ public:
         return hit;
     }
 
-    core::Table table(const Prepared& prepared, const ParamValues&) const override {
+    core::Table tableTyped(const RooflinePrepared& p, const ParamValues&) const override {
         core::Table t;
-        const auto* p = dynamic_cast<const RooflinePrepared*>(&prepared);
-        if (!p) return t;
         t.columns = {"run", "kernel", "dispatches", "total_ns", "flops", "bytes", "flop_per_byte", "tflops", "source",
                      "bound", "roof_pct"};
-        t.messages = p->messages;
-        const Roof* roof = roofOf(*p);
-        for (const Point& pt : p->points) {
-            std::vector<core::Cell> row{p->runLabels[pt.run], pt.name, pt.dispatches, pt.totalNs, pt.flops, pt.bytes,
-                                        pt.ai(), pt.tflops(), pt.source};
+        t.messages = p.messages;
+        const Roof* roof = roofOf(p);
+        for (const Point& pt : p.points) {
+            std::vector<core::Cell> row{
+                p.runLabels[pt.run], pt.name,  pt.dispatches, pt.totalNs, pt.flops, pt.bytes, pt.ai(),
+                pt.tflops(),         pt.source};
             if (roof && roof->peakTflops > 0) {
                 row.emplace_back(std::string(pt.ai() < roof->ridge() ? "memory" : "compute"));
                 row.emplace_back(100.0 * pt.tflops() / std::min(roof->peakTflops, pt.ai() * roof->bandwidthGbs / 1000.0));

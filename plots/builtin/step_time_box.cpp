@@ -20,9 +20,6 @@
 namespace strobe::plots {
 namespace {
 
-const IntParam kSkipSteps =
-    IntParam{"skip_steps", "Skip steps", "Leave out the first N steps of every run (warm-up)", 0}.bounded(0, 1000000, 1);
-
 const AxisParam kXAxis{"x_axis", "X axis", "Sweep parameter along x ((auto): the first one that varies)", false};
 const AxisParam kColorAxis{"color_axis", "Colour",
                            "Sweep parameter whose values get a colour each, boxes side by side within an x band "
@@ -52,21 +49,23 @@ struct StepBoxPrepared final : Prepared {
 
 const char* kSubtitle = "end-to-end time of each ProfilerStep (all ranks)";
 
-class StepTimeBoxPlot final : public Plot {
+class StepTimeBoxPlot final : public TypedPlot<StepBoxPrepared> {
 public:
     StepTimeBoxPlot()
-        : Plot({"step-time-box", "Step time per configuration",
-                "End-to-end time of every profiler step (earliest rank start to latest rank end), one box per sweep "
-                "configuration: repeats pool their steps. Boxes sit by a sweep parameter along x, side by side by "
-                "another (colour).",
-                120}) {}
+        : TypedPlot(
+              {"step-time-box", "Step time per configuration",
+               "End-to-end time of every profiler step (earliest rank start to latest rank end), one box per sweep "
+               "configuration: repeats pool their steps. Boxes sit by a sweep parameter along x, side by side by "
+               "another (colour).",
+               120}) {}
 
     std::vector<ParamSpec> parameters(const RunSet& runs) const override {
         return {kXAxis.spec(runs), kColorAxis.spec(runs), kSkipSteps.spec(), kLegend.spec()};
     }
 
-    core::Result<PreparedPtr> prepare(const RunSet& runs, const ParamValues& values, const core::CancelToken& cancel,
-                                      const core::ProgressFn&) const override {
+    core::Result<std::shared_ptr<StepBoxPrepared>> prepareTyped(const RunSet& runs, const ParamValues& values,
+                                                                const core::CancelToken& cancel,
+                                                                const core::ProgressFn&) const override {
         auto p = std::make_shared<StepBoxPrepared>();
         const int64_t skip = kSkipSteps(values);
         p->roles = resolveAxisRoles(runs, kXAxis(values), kColorAxis(values), kNoAxis);
@@ -98,13 +97,12 @@ public:
             keys.push_back({b.x, b.color, "", b.config});
         }
         p->plan = planMarks(keys, !p->roles.color.empty());
-        return PreparedPtr(p);
+        return p;
     }
 
-    std::optional<std::string> emptyMessage(const Prepared& prepared, const ParamValues&) const override {
-        const auto* p = dynamic_cast<const StepBoxPrepared*>(&prepared);
-        if (!p || !p->boxes.empty()) return std::nullopt;
-        return emptyReason(p->messages, "no profiler steps in these runs");
+    std::optional<std::string> emptyMessageTyped(const StepBoxPrepared& p, const ParamValues&) const override {
+        if (!p.boxes.empty()) return std::nullopt;
+        return emptyReason(p.messages, "no profiler steps in these runs");
     }
 
     static std::vector<LegendEntry> legend(const StepBoxPrepared& p) {
@@ -128,40 +126,38 @@ public:
                            ChartAxis::linear(std::max(0.0, lo - pad), hi + pad, TickUnit::Duration, "step time"));
     }
 
-    void draw(Canvas& c, const Prepared& prepared, const ParamValues& values) const override {
-        const auto* p = dynamic_cast<const StepBoxPrepared*>(&prepared);
-        if (!p || p->boxes.empty()) return;
-        const ChartLayout L = layout(*p, c, values);
+    void drawTyped(Canvas& c, const StepBoxPrepared& p, const ParamValues& values) const override {
+        if (p.boxes.empty()) return;
+        const ChartLayout L = layout(p, c, values);
         drawAxes(c, L);
         const Theme t = c.theme();
         c.painter.setRenderHint(QPainter::Antialiasing, true);
-        for (size_t i = 0; i < p->boxes.size(); ++i) {
-            const auto [left, right] = slotSpan(L, p->plan.place[i], p->plan.maxSlots);
+        for (size_t i = 0; i < p.boxes.size(); ++i) {
+            const auto [left, right] = slotSpan(L, p.plan.place[i], p.plan.maxSlots);
             const double half = std::min(36.0, (right - left) / 2);
-            drawBoxMark(c.painter, t, L, (left + right) / 2, half, p->boxes[i].stepsNs,
-                        seriesColor(p->plan.place[i].color));
+            drawBoxMark(c.painter, t, L, (left + right) / 2, half, p.boxes[i].stepsNs,
+                        seriesColor(p.plan.place[i].color));
         }
     }
 
-    std::optional<HitInfo> hitTest(const Prepared& prepared, const ParamValues& values, const QRectF& rect,
-                                   QPointF pt) const override {
-        const auto* p = dynamic_cast<const StepBoxPrepared*>(&prepared);
-        if (!p || p->boxes.empty()) return std::nullopt;
+    std::optional<HitInfo> hitTestTyped(const StepBoxPrepared& p, const ParamValues& values, const QRectF& rect,
+                                        QPointF pt) const override {
+        if (p.boxes.empty()) return std::nullopt;
         LayoutCanvas lc(rect);
-        const ChartLayout L = layout(*p, lc.canvas, values);
+        const ChartLayout L = layout(p, lc.canvas, values);
         const auto band = L.bandAt(true, pt);
         if (!band) return std::nullopt;
         // The box of that band nearest to the pointer.
         std::optional<size_t> best;
         double bestDistance = 1e300;
-        for (size_t i = 0; i < p->boxes.size(); ++i) {
-            if (p->plan.place[i].band != *band) continue;
-            const auto [left, right] = slotSpan(L, p->plan.place[i], p->plan.maxSlots);
+        for (size_t i = 0; i < p.boxes.size(); ++i) {
+            if (p.plan.place[i].band != *band) continue;
+            const auto [left, right] = slotSpan(L, p.plan.place[i], p.plan.maxSlots);
             const double d = pt.x() < left ? left - pt.x() : pt.x() > right ? pt.x() - right : 0.0;
             if (d < bestDistance) best = i, bestDistance = d;
         }
         if (!best) return std::nullopt;
-        const auto& b = p->boxes[*best];
+        const auto& b = p.boxes[*best];
         const Spread s = spreadOf(b.stepsNs);
         HitInfo h;
         h.title = b.config;
@@ -175,14 +171,12 @@ public:
         return h;
     }
 
-    core::Table table(const Prepared& prepared, const ParamValues&) const override {
+    core::Table tableTyped(const StepBoxPrepared& p, const ParamValues&) const override {
         core::Table t;
         t.columns = {"configuration", "run", "step", "step_ns"};
-        const auto* p = dynamic_cast<const StepBoxPrepared*>(&prepared);
-        if (!p) return t;
-        t.messages = p->messages;
-        for (const auto& b : p->boxes)
-            for (const auto& [run, step, ns] : b.rows) t.addRow({b.config, p->runLabels[run], step, int64_t(ns)});
+        t.messages = p.messages;
+        for (const auto& b : p.boxes)
+            for (const auto& [run, step, ns] : b.rows) t.addRow({b.config, p.runLabels[run], step, int64_t(ns)});
         return t;
     }
 };

@@ -37,10 +37,6 @@ const StringParam kSweepHeatmapGroup{
     "time per step over all configurations)",
     ""};
 const EnumParam kBaseline{"baseline", "Baseline", "The configuration delta_pct compares with", ""};
-const IntParam kSweepHeatmapSkipSteps =
-    IntParam{"skip_steps", "Skip steps", "Leave out the first N steps of every run (warm-up)", 0}.bounded(0, 1000000,
-                                                                                                          1);
-
 struct HeatCell {
     bool filled = false;
     double value = 0;
@@ -101,23 +97,23 @@ ParamSpec baselineSpec(std::vector<std::string> configs) {
     return kBaseline.withDefault(first).spec(std::move(configs));
 }
 
-class SweepHeatmapPlot final : public Plot {
+class SweepHeatmapPlot final : public TypedPlot<HeatmapPrepared> {
 public:
     SweepHeatmapPlot()
-        : Plot({"sweep-heatmap", "Sweep heatmap",
-                "A metric over two sweep parameters: the median step time, a kernel group's GPU time per step, or "
-                "its change vs a baseline configuration, one cell per pair of values.",
-                123}) {}
+        : TypedPlot({"sweep-heatmap", "Sweep heatmap",
+                     "A metric over two sweep parameters: the median step time, a kernel group's GPU time per step, or "
+                     "its change vs a baseline configuration, one cell per pair of values.",
+                     123}) {}
 
     std::vector<ParamSpec> parameters(const RunSet& runs) const override {
         const auto configs = sweepConfigurations(runs);
-        return {kSweepHeatmapMetric.spec(),   kSweepHeatmapXAxis.spec(runs), kYAxis.spec(runs),
-                kSweepGroupBy.spec(),         kSweepHeatmapGroup.spec(),     baselineSpec(configs),
-                kSweepHeatmapSkipSteps.spec()};
+        return {kSweepHeatmapMetric.spec(), kSweepHeatmapXAxis.spec(runs), kYAxis.spec(runs), kSweepGroupBy.spec(),
+                kSweepHeatmapGroup.spec(),  baselineSpec(configs),         kSkipSteps.spec()};
     }
 
-    core::Result<PreparedPtr> prepare(const RunSet& all, const ParamValues& values, const core::CancelToken& cancel,
-                                      const core::ProgressFn&) const override {
+    core::Result<std::shared_ptr<HeatmapPrepared>> prepareTyped(const RunSet& all, const ParamValues& values,
+                                                                const core::CancelToken& cancel,
+                                                                const core::ProgressFn&) const override {
         auto p = std::make_shared<HeatmapPrepared>();
         p->metric = kSweepHeatmapMetric(values);
         p->groupBy = kSweepGroupBy(values);
@@ -128,7 +124,7 @@ public:
             else if (r.dataset)
                 p->messages.push_back(r.label + ": no ProfilerStep#N");
         }
-        if (runs.empty()) return PreparedPtr(p);
+        if (runs.empty()) return p;
         p->roles = resolveAxisRoles(runs, kSweepHeatmapXAxis(values), kYAxis(values), kNoAxis);
         if (p->roles.x != kConfigurationAxis && p->roles.color != kConfigurationAxis)
             for (const auto& a : varyingAxes(runs))
@@ -144,15 +140,14 @@ public:
             for (const auto& r : runs) {
                 if (cancel.cancelled()) return cancelledError();
                 HeatCell& c = p->cells[indexOf(p->ys, axisValueOf(r, p->roles.color))][indexOf(p->xs, axisValueOf(r, p->roles.x))];
-                for (const auto& [n, ns] : endToEndStepTimes(*r.dataset, kSweepHeatmapSkipSteps(values)))
-                    c.pool.push_back(ns);
+                for (const auto& [n, ns] : endToEndStepTimes(*r.dataset, kSkipSteps(values))) c.pool.push_back(ns);
                 const std::string config = configurationLabel(r);
                 if (std::find(c.configs.begin(), c.configs.end(), config) == c.configs.end()) c.configs.push_back(config);
             }
         } else {
             core::SweepCompareOptions o;
-            o.groupBy = sweepGroupBy(values);
-            o.skipSteps = int(kSweepHeatmapSkipSteps(values));
+            if (auto st = sweepGroupBy(values, o.groupBy, o.groupRegex); !st) return st.error();
+            o.skipSteps = int(kSkipSteps(values));
             if (p->delta()) {
                 const auto configs = sweepConfigurations(runs);
                 p->baseline = kBaseline(values);
@@ -166,7 +161,7 @@ public:
             if (p->group.empty()) p->messages.push_back("no GPU kernels in the profiler steps of these runs");
         }
         finish(*p);
-        return PreparedPtr(p);
+        return p;
     }
 
     // Each cell's value from its pool: the median of steps, the mean per step, the mean of deltas.
@@ -196,10 +191,9 @@ public:
             p.messages.push_back(fmt::format("no kernel group '{}' (grouped by {})", p.group, p.groupBy));
     }
 
-    std::optional<std::string> emptyMessage(const Prepared& prepared, const ParamValues&) const override {
-        const auto* p = dynamic_cast<const HeatmapPrepared*>(&prepared);
-        if (!p || p->any()) return std::nullopt;
-        return emptyReason(p->messages, "no profiler steps in these runs");
+    std::optional<std::string> emptyMessageTyped(const HeatmapPrepared& p, const ParamValues&) const override {
+        if (p.any()) return std::nullopt;
+        return emptyReason(p.messages, "no profiler steps in these runs");
     }
 
     static std::string metricText(const HeatmapPrepared& p) {
@@ -248,67 +242,65 @@ public:
         return sequentialColor(p.hi > p.lo ? (v - p.lo) / (p.hi - p.lo) : 0.5);
     }
 
-    void draw(Canvas& c, const Prepared& prepared, const ParamValues&) const override {
-        const auto* p = dynamic_cast<const HeatmapPrepared*>(&prepared);
-        if (!p || !p->any()) return;
+    void drawTyped(Canvas& c, const HeatmapPrepared& p, const ParamValues&) const override {
+        if (!p.any()) return;
         QRectF bar;
-        const ChartLayout L = layout(*p, c, bar);
+        const ChartLayout L = layout(p, c, bar);
         drawAxes(c, L);
         auto& painter = c.painter;
         const QFontMetricsF fm(painter.font());
         const double bw = L.bandSize(true), bh = L.bandSize(false);
-        for (size_t y = 0; y < p->ys.size(); ++y)
-            for (size_t x = 0; x < p->xs.size(); ++x) {
-                const HeatCell& cell = p->cells[y][x];
+        for (size_t y = 0; y < p.ys.size(); ++y)
+            for (size_t x = 0; x < p.xs.size(); ++x) {
+                const HeatCell& cell = p.cells[y][x];
                 if (!cell.filled) continue;
                 const QRectF r(L.bandStart(true, x) + 1, L.bandStart(false, y) + 1, bw - 2, bh - 2);
-                const QColor fill = colorOf(*p, cell.value);
+                const QColor fill = colorOf(p, cell.value);
                 painter.fillRect(r, fill);
-                const QString text = QString::fromStdString(cellText(*p, cell));
+                const QString text = QString::fromStdString(cellText(p, cell));
                 if (fm.horizontalAdvance(text) + 6 <= r.width() && fm.height() + 2 <= r.height()) {
                     painter.setPen(textColorOn(fill));
                     painter.drawText(r, Qt::AlignCenter, text);
                 }
             }
         // The colour bar: lo at the bottom, hi at the top (symmetric around 0 for changes).
-        const double lo = p->delta() ? -std::max(std::fabs(p->lo), std::fabs(p->hi)) : p->lo;
-        const double hi = p->delta() ? -lo : p->hi;
+        const double lo = p.delta() ? -std::max(std::fabs(p.lo), std::fabs(p.hi)) : p.lo;
+        const double hi = p.delta() ? -lo : p.hi;
         for (int i = 0; i < int(bar.height()); ++i) {
             const double v = hi - (hi - lo) * (double(i) + 0.5) / bar.height();
-            painter.fillRect(QRectF(bar.left(), bar.top() + i, bar.width(), 1), colorOf(*p, v));
+            painter.fillRect(QRectF(bar.left(), bar.top() + i, bar.width(), 1), colorOf(p, v));
         }
         painter.setPen(c.theme().foreground);
         painter.drawRect(bar);
         painter.setPen(c.theme().muted);
         std::vector<std::pair<double, double>> ticks{{hi, bar.top()}, {lo, bar.bottom()}};
-        if (p->delta()) ticks.emplace_back(0.0, bar.center().y());
+        if (p.delta()) ticks.emplace_back(0.0, bar.center().y());
         for (const auto& [v, y] : ticks)
             painter.drawText(QRectF(bar.right() + 4, y - fm.height() / 2, 200, fm.height()),
-                             Qt::AlignLeft | Qt::AlignVCenter, QString::fromStdString(barLabel(*p, v)));
+                             Qt::AlignLeft | Qt::AlignVCenter, QString::fromStdString(barLabel(p, v)));
     }
 
-    std::optional<HitInfo> hitTest(const Prepared& prepared, const ParamValues&, const QRectF& rect,
-                                   QPointF pt) const override {
-        const auto* p = dynamic_cast<const HeatmapPrepared*>(&prepared);
-        if (!p || !p->any()) return std::nullopt;
+    std::optional<HitInfo> hitTestTyped(const HeatmapPrepared& p, const ParamValues&, const QRectF& rect,
+                                        QPointF pt) const override {
+        if (!p.any()) return std::nullopt;
         LayoutCanvas lc(rect);
         QRectF bar;
-        const ChartLayout L = layout(*p, lc.canvas, bar);
+        const ChartLayout L = layout(p, lc.canvas, bar);
         if (!L.plot.contains(pt)) return std::nullopt;
         const auto x = L.bandAt(true, pt), y = L.bandAt(false, pt);
-        if (!x || !y || !p->cells[*y][*x].filled) return std::nullopt;
-        const HeatCell& c = p->cells[*y][*x];
+        if (!x || !y || !p.cells[*y][*x].filled) return std::nullopt;
+        const HeatCell& c = p.cells[*y][*x];
         HitInfo h;
-        h.title = metricText(*p);
-        h.fields.emplace_back(p->roles.x, p->xs[*x]);
-        if (!p->roles.color.empty()) h.fields.emplace_back(p->roles.color, p->ys[*y]);
-        h.fields.emplace_back("value", p->delta() && c.baseline && c.samples == 1 ? std::string("baseline")
-                                                                                 : barLabel(*p, c.value));
-        if (p->delta()) {
+        h.title = metricText(p);
+        h.fields.emplace_back(p.roles.x, p.xs[*x]);
+        if (!p.roles.color.empty()) h.fields.emplace_back(p.roles.color, p.ys[*y]);
+        h.fields.emplace_back(
+            "value", p.delta() && c.baseline && c.samples == 1 ? std::string("baseline") : barLabel(p, c.value));
+        if (p.delta()) {
             h.fields.emplace_back("significant", c.significant ? "yes (a configuration of the cell)" : "no");
             if (c.baseline && c.samples > 1) h.fields.emplace_back("baseline", "pooled in, as 0 %");
         }
-        h.fields.emplace_back(p->delta() ? "configurations" : "steps", std::to_string(c.samples));
+        h.fields.emplace_back(p.delta() ? "configurations" : "steps", std::to_string(c.samples));
         std::string configs;
         for (const auto& s : c.configs) configs += (configs.empty() ? "" : "; ") + s;
         h.fields.emplace_back("pooled", configs);
@@ -316,20 +308,18 @@ public:
         return h;
     }
 
-    core::Table table(const Prepared& prepared, const ParamValues&) const override {
+    core::Table tableTyped(const HeatmapPrepared& p, const ParamValues&) const override {
         core::Table t;
         t.columns = {"x", "y", "metric", "value", "samples", "significant", "configurations"};
-        const auto* p = dynamic_cast<const HeatmapPrepared*>(&prepared);
-        if (!p) return t;
-        t.messages = p->messages;
-        for (size_t y = 0; y < p->ys.size(); ++y)
-            for (size_t x = 0; x < p->xs.size(); ++x) {
-                const HeatCell& c = p->cells[y][x];
+        t.messages = p.messages;
+        for (size_t y = 0; y < p.ys.size(); ++y)
+            for (size_t x = 0; x < p.xs.size(); ++x) {
+                const HeatCell& c = p.cells[y][x];
                 if (!c.filled) continue;
                 std::string configs;
                 for (const auto& s : c.configs) configs += (configs.empty() ? "" : "; ") + s;
-                t.addRow({p->xs[x], p->ys[y], p->metric, c.value, int64_t(c.samples), int64_t(c.significant ? 1 : 0),
-                          configs});
+                t.addRow(
+                    {p.xs[x], p.ys[y], p.metric, c.value, int64_t(c.samples), int64_t(c.significant ? 1 : 0), configs});
             }
         return t;
     }

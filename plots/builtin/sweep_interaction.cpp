@@ -22,11 +22,8 @@ const AxisParam kSweepInteractionXAxis{"x_axis", "X axis",
                                        "Sweep parameter along x ((auto): the first one that varies)", false};
 const AxisParam kSeriesAxis{"series_axis", "Lines by",
                             "Sweep parameter with one line per value ((auto): the next one that varies, if any)", true};
-const EnumParam kStatistic =
-    EnumParam{"statistic", "Statistic", "Of the configuration's step times", "median"}.choices({"median", "mean", "p95"});
-const IntParam kSkip =
-    IntParam{"skip_steps", "Skip steps", "Leave out the first N steps of every run (warm-up)", 0}.bounded(0, 1000000, 1);
-
+const EnumParam kStatistic = EnumParam{"statistic", "Statistic", "Of the configuration's step times", "median"}.choices(
+    {"median", "mean", "p95"});
 struct InteractionPrepared final : Prepared {
     TelemetryPrepared lines;  // one series per value of the series axis; x: the x axis value, y: step time (ns)
     std::string xAxis, seriesAxis, statistic;
@@ -40,20 +37,22 @@ bool number(const std::string& s, double& out) {
     return !s.empty() && end && *end == '\0';
 }
 
-class SweepInteractionPlot final : public Plot {
+class SweepInteractionPlot final : public TypedPlot<InteractionPrepared> {
 public:
     SweepInteractionPlot()
-        : Plot({"sweep-interaction", "Interaction of two sweep parameters",
-                "Step time against one sweep parameter, one line per value of another: parallel lines mean the two "
-                "act independently, crossing or fanning lines that they interact.",
-                125}) {}
+        : TypedPlot(
+              {"sweep-interaction", "Interaction of two sweep parameters",
+               "Step time against one sweep parameter, one line per value of another: parallel lines mean the two "
+               "act independently, crossing or fanning lines that they interact.",
+               125}) {}
 
     std::vector<ParamSpec> parameters(const RunSet& runs) const override {
-        return {kSweepInteractionXAxis.spec(runs), kSeriesAxis.spec(runs), kStatistic.spec(), kSkip.spec()};
+        return {kSweepInteractionXAxis.spec(runs), kSeriesAxis.spec(runs), kStatistic.spec(), kSkipSteps.spec()};
     }
 
-    core::Result<PreparedPtr> prepare(const RunSet& runs, const ParamValues& values, const core::CancelToken& cancel,
-                                      const core::ProgressFn&) const override {
+    core::Result<std::shared_ptr<InteractionPrepared>> prepareTyped(const RunSet& runs, const ParamValues& values,
+                                                                    const core::CancelToken& cancel,
+                                                                    const core::ProgressFn&) const override {
         auto p = std::make_shared<InteractionPrepared>();
         const auto axes = sweepAxes(runs);
         const AxisRoles roles = resolveAxisRoles(runs, kSweepInteractionXAxis(values), kSeriesAxis(values), kNoAxis);
@@ -62,7 +61,7 @@ public:
         p->statistic = kStatistic(values);
         if (axes.empty()) {
             p->lines.messages.push_back("these runs carry no sweep parameters (open a sweep)");
-            return PreparedPtr(p);
+            return p;
         }
         // Pooled step times per (series value, x value).
         std::map<std::string, std::map<std::string, std::vector<double>>> pooled;
@@ -73,7 +72,8 @@ public:
             const std::string x = axisValueOf(r, p->xAxis);
             const std::string series =
                 p->seriesAxis.empty() ? std::string("all runs") : p->seriesAxis + "=" + axisValueOf(r, p->seriesAxis);
-            for (const auto& [n, ns] : endToEndStepTimes(*r.dataset, kSkip(values))) pooled[series][x].push_back(ns);
+            for (const auto& [n, ns] : endToEndStepTimes(*r.dataset, kSkipSteps(values)))
+                pooled[series][x].push_back(ns);
             xValues.push_back(x);
         }
         sortAxisValues(xValues);
@@ -100,13 +100,12 @@ public:
             if (!line.points.empty()) p->lines.series.push_back(std::move(line));
         }
         if (p->lines.series.empty()) p->lines.messages.push_back("no ProfilerStep#N in these runs");
-        return PreparedPtr(p);
+        return p;
     }
 
-    std::optional<std::string> emptyMessage(const Prepared& prepared, const ParamValues&) const override {
-        const auto* p = dynamic_cast<const InteractionPrepared*>(&prepared);
-        if (!p || !p->lines.series.empty()) return std::nullopt;
-        return emptyReason(p->lines.messages, "nothing to compare");
+    std::optional<std::string> emptyMessageTyped(const InteractionPrepared& p, const ParamValues&) const override {
+        if (!p.lines.series.empty()) return std::nullopt;
+        return emptyReason(p.lines.messages, "nothing to compare");
     }
 
     static ScatterChart chart(const InteractionPrepared& p) {
@@ -122,27 +121,23 @@ public:
         return c;
     }
 
-    void draw(Canvas& c, const Prepared& prepared, const ParamValues&) const override {
-        const auto* p = dynamic_cast<const InteractionPrepared*>(&prepared);
-        if (p && !p->lines.series.empty()) drawScatter(c, chart(*p), p->lines.series);
+    void drawTyped(Canvas& c, const InteractionPrepared& p, const ParamValues&) const override {
+        if (!p.lines.series.empty()) drawScatter(c, chart(p), p.lines.series);
     }
 
-    std::optional<HitInfo> hitTest(const Prepared& prepared, const ParamValues&, const QRectF& rect,
-                                   QPointF pt) const override {
-        const auto* p = dynamic_cast<const InteractionPrepared*>(&prepared);
-        if (!p || p->lines.series.empty()) return std::nullopt;
-        return hitScatter(chart(*p), p->lines.series, rect, pt, p->xAxis, p->statistic + " step time");
+    std::optional<HitInfo> hitTestTyped(const InteractionPrepared& p, const ParamValues&, const QRectF& rect,
+                                        QPointF pt) const override {
+        if (p.lines.series.empty()) return std::nullopt;
+        return hitScatter(chart(p), p.lines.series, rect, pt, p.xAxis, p.statistic + " step time");
     }
 
-    core::Table table(const Prepared& prepared, const ParamValues&) const override {
+    core::Table tableTyped(const InteractionPrepared& p, const ParamValues&) const override {
         core::Table t;
-        const auto* p = dynamic_cast<const InteractionPrepared*>(&prepared);
-        if (!p) return t;
-        t.columns = {"series", p->xAxis.empty() ? std::string("x") : p->xAxis, p->statistic + "_step_ns"};
-        t.messages = p->lines.messages;
-        for (const auto& s : p->lines.series)
+        t.columns = {"series", p.xAxis.empty() ? std::string("x") : p.xAxis, p.statistic + "_step_ns"};
+        t.messages = p.lines.messages;
+        for (const auto& s : p.lines.series)
             for (auto [x, y] : s.points) {
-                const std::string xText = p->xLabels.empty() ? fmt::format("{}", x) : p->xLabels[size_t(x)];
+                const std::string xText = p.xLabels.empty() ? fmt::format("{}", x) : p.xLabels[size_t(x)];
                 t.addRow({s.label, xText, y});
             }
         return t;

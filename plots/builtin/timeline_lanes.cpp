@@ -384,8 +384,9 @@ QColor cpuKindColor(core::EventKind k) {
     }
 }
 
-core::Result<PreparedPtr> buildTimelineLanes(const RunSet& runs, const LaneOptions& options,
-                                             const core::CancelToken& cancel, const core::ProgressFn& progress) {
+core::Result<std::shared_ptr<TimelinePrepared>> buildTimelineLanes(const RunSet& runs, const LaneOptions& options,
+                                                                   const core::CancelToken& cancel,
+                                                                   const core::ProgressFn& progress) {
     auto out = std::make_shared<TimelinePrepared>();
     std::vector<std::string> notShifted;  // runs without the step they are aligned at
     std::vector<std::string> notPlaced;   // ranks whose clock cannot be related to their run's trace
@@ -601,7 +602,7 @@ core::Result<PreparedPtr> buildTimelineLanes(const RunSet& runs, const LaneOptio
         out->messages.push_back("no GPU activities (kernels, memcpy, memset) in the selection");
     out->legend = categoryLegend(*out);
     computeOverview(*out);
-    return PreparedPtr(out);
+    return out;
 }
 
 }  // namespace strobe::plots::timeline

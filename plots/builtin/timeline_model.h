@@ -135,7 +135,8 @@ bool isCpuLaneKind(core::EventKind k);
 QColor cpuKindColor(core::EventKind k);
 
 // Builds the lanes of every run and rank (steps, annotations, phases, layers, streams).
-core::Result<PreparedPtr> buildTimelineLanes(const RunSet& runs, const LaneOptions& options,
-                                             const core::CancelToken& cancel, const core::ProgressFn& progress);
+core::Result<std::shared_ptr<TimelinePrepared>> buildTimelineLanes(const RunSet& runs, const LaneOptions& options,
+                                                                   const core::CancelToken& cancel,
+                                                                   const core::ProgressFn& progress);
 
 }  // namespace strobe::plots::timeline

@@ -16,11 +16,9 @@ namespace {
 const EnumParam kGroupBy = EnumParam{"group_by", "Group by", "Kernel name or category", "name"}.choices({"name", "category"});
 const BoolParam kAcrossRanks{"across_ranks", "Across ranks",
                              "One row per kernel over every rank (off: one row per rank and kernel)", true};
-const EnumParam kSortBy = EnumParam{"sort_by", "Sort by", "Column to sort by", "total_ns"}
-                              .choices({"total_ns", "count", "mean_ns", "median_ns", "p95_ns", "max_ns", "stddev_ns",
-                                        "cv", "name"})
-                              .drawOnly();
-const BoolParam kDescending = BoolParam{"descending", "Descending", "Largest first", true}.drawOnly();
+// The columns sort_by offers (kSortBy).
+const std::vector<std::string> kTopKernelsSortColumns{"total_ns", "count",     "mean_ns", "median_ns", "p95_ns",
+                                                      "max_ns",   "stddev_ns", "cv",      "name"};
 const RegexParam kFilter =
     RegexParam{"filter", "Name filter", "Only rows whose name matches this regular expression (empty: all)", ""}
         .drawOnly();
@@ -38,9 +36,9 @@ public:
 
     std::vector<ParamSpec> parameters(const RunSet& runs) const override {
         auto s = analysisWindowSpecs(runs, "all");
-        for (const auto* spec : {&kGroupBy.spec(), &kAcrossRanks.spec(), &kSortBy.spec(), &kDescending.spec(),
-                                 &kFilter.spec(), &kMaxRows.spec()})
-            s.push_back(*spec);
+        for (const auto* spec : {&kGroupBy.spec(), &kAcrossRanks.spec()}) s.push_back(*spec);
+        s.push_back(kSortBy.spec(kTopKernelsSortColumns));
+        for (const auto* spec : {&kDescending.spec(), &kFilter.spec(), &kMaxRows.spec()}) s.push_back(*spec);
         return s;
     }
 
@@ -62,23 +60,19 @@ public:
         return how;
     }
 
-    std::optional<std::string> emptyMessage(const Prepared& prepared, const ParamValues& values) const override {
-        const auto* p = dynamic_cast<const AnalysisTables*>(&prepared);
-        if (!p || !view(p->combined, values).empty()) return std::nullopt;
-        return emptyReason(p->combined.messages, "no kernels match");
+    std::optional<std::string> emptyMessageTyped(const AnalysisTables& p, const ParamValues& values) const override {
+        if (!view(p.combined, values).empty()) return std::nullopt;
+        return emptyReason(p.combined.messages, "no kernels match");
     }
 
-    void draw(Canvas& c, const Prepared& prepared, const ParamValues& values) const override {
-        const auto* p = dynamic_cast<const AnalysisTables*>(&prepared);
-        if (!p) return;
-        const auto& t = p->combined;
+    void drawTyped(Canvas& c, const AnalysisTables& p, const ParamValues& values) const override {
+        const auto& t = p.combined;
         auto rows = view(t, values);
-        QRectF area = drawTitle(c, c.rect, title(),
-                                fmt::format("{} of {} rows, sorted by {} {}; window: {}",
-                                            std::min<size_t>(rows.size(), size_t(kMaxRows(values))),
-                                            t.rows.size(), kSortBy(values),
-                                            kDescending(values) ? "descending" : "ascending",
-                                            p->window));
+        QRectF area =
+            drawTitle(c, c.rect, title(),
+                      fmt::format("{} of {} rows, sorted by {} {}; window: {}",
+                                  std::min<size_t>(rows.size(), size_t(kMaxRows(values))), t.rows.size(),
+                                  kSortBy(values), kDescending(values) ? "descending" : "ascending", p.window));
         if (rows.empty()) {
             drawMessage(c, area, t.messages.empty() ? "no kernels match" : t.messages.front());
             return;
@@ -86,13 +80,11 @@ public:
         drawTablePicture(c, area, t, rows, picture(t, values));
     }
 
-    std::optional<HitInfo> hitTest(const Prepared& prepared, const ParamValues& values, const QRectF& rect,
-                                   QPointF pt) const override {
-        const auto* p = dynamic_cast<const AnalysisTables*>(&prepared);
-        if (!p) return std::nullopt;
+    std::optional<HitInfo> hitTestTyped(const AnalysisTables& p, const ParamValues& values, const QRectF& rect,
+                                        QPointF pt) const override {
         LayoutCanvas lc(rect);
         const QRectF area = drawTitle(lc.canvas, rect, title(), "x");
-        const auto& t = p->combined;
+        const auto& t = p.combined;
         const auto rows = view(t, values);
         const auto how = picture(t, values);
         const auto k = tablePictureRowAt(area, pt, rows.size(), how);
@@ -101,13 +93,11 @@ public:
     }
 
     // The analysis rows that pass the filter, in the drawn order (every row, not only the drawn ones).
-    core::Table table(const Prepared& prepared, const ParamValues& values) const override {
-        const auto* p = dynamic_cast<const AnalysisTables*>(&prepared);
-        if (!p) return {};
+    core::Table tableTyped(const AnalysisTables& p, const ParamValues& values) const override {
         core::Table out;
-        out.columns = p->combined.columns;
-        out.messages = p->combined.messages;
-        for (size_t r : view(p->combined, values)) out.rows.push_back(p->combined.rows[r]);
+        out.columns = p.combined.columns;
+        out.messages = p.combined.messages;
+        for (size_t r : view(p.combined, values)) out.rows.push_back(p.combined.rows[r]);
         return out;
     }
 

@@ -29,10 +29,6 @@ const AxisParam kTotalPowerColor{"color", "Colour",
                                  "Sweep axis coloured within a bar group (auto: the next that varies)", true};
 const StringParam kTotalPowerPower{"power_metric", "Power metric", "Telemetry metric integrated over time (W)",
                                    "power_w"};
-const IntParam kTotalPowerSkip =
-    IntParam{"skip_steps", "Skip steps", "Leave out the first N steps of every run (warm-up)", 0}.bounded(0, 1000000,
-                                                                                                          1);
-
 using Series = std::vector<std::pair<int64_t, double>>;  // (time on the run's shared axis, W), by time
 
 // ∫ of the samples' piecewise-linear interpolation over [a, b], in J (W × ns ÷ 1e9). The samples cover [a, b].
@@ -179,20 +175,21 @@ std::vector<EnergyRow> runEnergy(const RunEntry& run, size_t index, const std::s
     return rows;
 }
 
-class TotalPowerPlot final : public Plot {
+class TotalPowerPlot final : public TypedPlot<EnergyPrepared> {
 public:
     TotalPowerPlot()
-        : Plot({"total-power", "Energy per step",
-                "Board power integrated over every profiler step (all GPUs of a run), one bar per configuration: "
-                "median and 25th–75th percentile of its steps.",
-                206}) {}
+        : TypedPlot({"total-power", "Energy per step",
+                     "Board power integrated over every profiler step (all GPUs of a run), one bar per configuration: "
+                     "median and 25th–75th percentile of its steps.",
+                     206}) {}
 
     std::vector<ParamSpec> parameters(const RunSet& runs) const override {
-        return {kTotalPowerX.spec(runs), kTotalPowerColor.spec(runs), kTotalPowerPower.spec(), kTotalPowerSkip.spec()};
+        return {kTotalPowerX.spec(runs), kTotalPowerColor.spec(runs), kTotalPowerPower.spec(), kSkipSteps.spec()};
     }
 
-    core::Result<PreparedPtr> prepare(const RunSet& runs, const ParamValues& values, const core::CancelToken& cancel,
-                                      const core::ProgressFn&) const override {
+    core::Result<std::shared_ptr<EnergyPrepared>> prepareTyped(const RunSet& runs, const ParamValues& values,
+                                                               const core::CancelToken& cancel,
+                                                               const core::ProgressFn&) const override {
         auto p = std::make_shared<EnergyPrepared>();
         const AxisRoles roles = resolveAxisRoles(runs, kTotalPowerX(values), kTotalPowerColor(values), kNoAxis);
         p->xAxis = roles.x;
@@ -203,7 +200,7 @@ public:
             p->runLabels.push_back(runs[run].label);
             if (!runs[run].dataset) continue;
             bool whole = false;
-            auto rows = runEnergy(runs[run], run, p->metric, kTotalPowerSkip(values), whole, p->messages);
+            auto rows = runEnergy(runs[run], run, p->metric, kSkipSteps(values), whole, p->messages);
             if (rows.empty()) continue;
             const std::string x = axisValueOf(runs[run], roles.x), color = axisValueOf(runs[run], roles.color);
             auto g = std::find_if(p->groups.begin(), p->groups.end(),
@@ -225,34 +222,31 @@ public:
         }
         sortAxisValues(p->xValues);
         sortAxisValues(p->colorValues);
-        return PreparedPtr(p);
+        return p;
     }
 
-    std::optional<std::string> emptyMessage(const Prepared& prepared, const ParamValues& values) const override {
-        const auto* p = dynamic_cast<const EnergyPrepared*>(&prepared);
-        if (!p || !p->groups.empty()) return std::nullopt;
+    std::optional<std::string> emptyMessageTyped(const EnergyPrepared& p, const ParamValues& values) const override {
+        if (!p.groups.empty()) return std::nullopt;
         return emptyReason(
-            p->messages, fmt::format("no {} samples (open a telemetry source with the run)", kTotalPowerPower(values)));
+            p.messages, fmt::format("no {} samples (open a telemetry source with the run)", kTotalPowerPower(values)));
     }
 
-    void draw(Canvas& c, const Prepared& prepared, const ParamValues&) const override {
-        const auto* p = dynamic_cast<const EnergyPrepared*>(&prepared);
-        if (p && !p->groups.empty()) drawGroupedBars(c, layout(c, *p), bars(*p));
+    void drawTyped(Canvas& c, const EnergyPrepared& p, const ParamValues&) const override {
+        if (!p.groups.empty()) drawGroupedBars(c, layout(c, p), bars(p));
     }
 
-    std::optional<HitInfo> hitTest(const Prepared& prepared, const ParamValues&, const QRectF& rect,
-                                   QPointF pt) const override {
-        const auto* p = dynamic_cast<const EnergyPrepared*>(&prepared);
-        if (!p || p->groups.empty()) return std::nullopt;
+    std::optional<HitInfo> hitTestTyped(const EnergyPrepared& p, const ParamValues&, const QRectF& rect,
+                                        QPointF pt) const override {
+        if (p.groups.empty()) return std::nullopt;
         LayoutCanvas lc(rect);
-        const auto at = groupedBarAt(layout(lc.canvas, *p), bars(*p), pt);
+        const auto at = groupedBarAt(layout(lc.canvas, p), bars(p), pt);
         if (!at) return std::nullopt;
-        const TotalPowerGroup* g = groupAt(*p, at->first, at->second);
+        const TotalPowerGroup* g = groupAt(p, at->first, at->second);
         if (!g) return std::nullopt;
         HitInfo h;
         h.title = g->color.empty() ? g->x : fmt::format("{} · {}", g->x, g->color);
         std::string runs;
-        for (size_t r : g->runs) runs += (runs.empty() ? "" : ", ") + p->runLabels[r];
+        for (size_t r : g->runs) runs += (runs.empty() ? "" : ", ") + p.runLabels[r];
         const auto& v = g->joules;
         auto q = [&](double f) { return core::stats::quantile(std::span<const double>(v), f); };
         h.fields = {{"runs", runs},
@@ -263,20 +257,19 @@ public:
         return h;
     }
 
-    core::Table table(const Prepared& prepared, const ParamValues& values) const override {
+    core::Table tableTyped(const EnergyPrepared& p, const ParamValues& values) const override {
         core::Table t;
         t.columns = {"x", "color", "run", "step", "start_ns", "dur_ns", "energy_j", "mean_power_w", "gpus"};
-        const auto* p = dynamic_cast<const EnergyPrepared*>(&prepared);
-        if (!p) return t;
-        t.messages = p->messages;
-        for (const auto& g : p->groups)
-            for (const auto& r : p->rows) {
+        t.messages = p.messages;
+        for (const auto& g : p.groups)
+            for (const auto& r : p.rows) {
                 if (std::find(g.runs.begin(), g.runs.end(), r.run) == g.runs.end()) continue;
-                t.addRow({g.x, g.color, p->runLabels[r.run], r.step >= 0 ? core::Cell(r.step) : core::Cell(),
-                          r.startNs, r.durNs, r.joules,
-                          r.durNs > 0 ? core::Cell(r.joules / (double(r.durNs) / 1e9)) : core::Cell(), int64_t(r.gpus)});
+                t.addRow({g.x, g.color, p.runLabels[r.run], r.step >= 0 ? core::Cell(r.step) : core::Cell(), r.startNs,
+                          r.durNs, r.joules,
+                          r.durNs > 0 ? core::Cell(r.joules / (double(r.durNs) / 1e9)) : core::Cell(),
+                          int64_t(r.gpus)});
             }
-        if (p->groups.empty()) t.messages.push_back(*emptyMessage(prepared, values));
+        if (p.groups.empty()) t.messages.push_back(*emptyMessageTyped(p, values));
         return t;
     }
 

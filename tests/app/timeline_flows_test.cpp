@@ -95,7 +95,7 @@ TEST_F(TimelineFlowsGui, SelectingAKernelDrawsItsFlowsAndGoToReachesTheOperator)
         source->trigger();
         const auto selected = view.selectedItem();
         ASSERT_TRUE(selected.has_value());
-        EXPECT_EQ(plot->itemName(*view.prepared(), *selected), "fbgemm::permute_sparse_features");
+        EXPECT_EQ(plot->timeline()->itemName(*view.prepared(), *selected), "fbgemm::permute_sparse_features");
         EXPECT_EQ(selected->start + p.runOrigin[0], 1682725898081626000LL);
         EXPECT_TRUE(view.selectedRect().has_value());  // its thread expanded, its row scrolled into view
     }
@@ -104,14 +104,14 @@ TEST_F(TimelineFlowsGui, SelectingAKernelDrawsItsFlowsAndGoToReachesTheOperator)
 TEST_F(TimelineFlowsGui, AClickOnTheRanksFirstLabelCollapsesTheRank) {
     {
         app::PlotView& view = *this->view;
-        const auto g = plot->timelineGeometry(*view.prepared(), view.values(), QRectF(view.rect()));
+        const auto g = plot->timeline()->geometry(*view.prepared(), view.values(), QRectF(view.rect()));
         ASSERT_TRUE(g.has_value());
         const QPointF label(8, g->plotArea.top() + g->laneHeight / 2);
         QTest::mouseClick(&view, Qt::LeftButton, Qt::NoModifier, label.toPoint());
         const auto& ranks = std::get<std::vector<std::string>>(view.values().at("collapsed_ranks"));
         ASSERT_EQ(ranks.size(), 1u);
         EXPECT_EQ(ranks[0], "rank 0");
-        EXPECT_EQ(plot->timelineGeometry(*view.prepared(), view.values(), QRectF(view.rect()))->laneCount, 1);
+        EXPECT_EQ(plot->timeline()->geometry(*view.prepared(), view.values(), QRectF(view.rect()))->laneCount, 1);
         QTest::mouseClick(&view, Qt::LeftButton, Qt::NoModifier, label.toPoint());
         EXPECT_TRUE(std::get<std::vector<std::string>>(view.values().at("collapsed_ranks")).empty());
     }

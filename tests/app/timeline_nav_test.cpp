@@ -143,7 +143,7 @@ TEST_F(TimelineNavTest, ContextMenuFilterToItSetsTheExactNameFilter) {
 }
 
 TEST_F(TimelineNavTest, DragOnTheTimeAxisMeasuresARange) {
-    auto g = plot->timelineGeometry(*view->prepared(), view->values(), QRectF(view->rect()));
+    auto g = plot->timeline()->geometry(*view->prepared(), view->values(), QRectF(view->rect()));
     ASSERT_TRUE(g.has_value());
     ASSERT_GT(g->axisRect.height(), 0);
     QString details;
@@ -157,7 +157,7 @@ TEST_F(TimelineNavTest, DragOnTheTimeAxisMeasuresARange) {
     send(QEvent::MouseButtonRelease, {x1, y}, Qt::LeftButton, Qt::NoButton);
     auto m = view->measure();
     ASSERT_TRUE(m.has_value());
-    auto now = plot->timelineGeometry(*view->prepared(), view->values(), QRectF(view->rect()));
+    auto now = plot->timeline()->geometry(*view->prepared(), view->values(), QRectF(view->rect()));
     EXPECT_EQ(m->first, now->timeForX(x0));
     EXPECT_EQ(m->second, now->timeForX(x1));
     EXPECT_TRUE(details.contains(QStringLiteral("Per category")));
@@ -185,7 +185,7 @@ TEST_F(TimelineNavTest, LaneScrollBarScrollsTheLanes) {
 
 TEST_F(TimelineNavTest, ClickOnACompactLegendShowsTheWholeLegend) {
     view->setValue("legend", std::string("compact"));
-    auto g = plot->timelineGeometry(*view->prepared(), view->values(), QRectF(view->rect()));
+    auto g = plot->timeline()->geometry(*view->prepared(), view->values(), QRectF(view->rect()));
     ASSERT_TRUE(g.has_value());
     ASSERT_GT(g->legendRect.height(), 0);
     const QPointF at = g->legendRect.center();

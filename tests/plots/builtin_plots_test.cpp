@@ -192,7 +192,7 @@ TEST(GpuTimeline, KeepsOverlappingKernelsAndFindsThemByHitTest) {
     auto t = plot.table(*prepared, values);
     EXPECT_EQ(t.rows.size(), 3u);
     QRectF rect(0, 0, 1000, 300);
-    auto geo = plot.timelineGeometry(*prepared, values, rect);
+    auto geo = plot.timeline()->geometry(*prepared, values, rect);
     ASSERT_TRUE(geo.has_value());
     EXPECT_EQ(geo->fullEnd, 3500);
     EXPECT_EQ(geo->laneCount, 3);  // stream 7, its sub-lane and the CPU thread of the launching runtime calls
@@ -251,7 +251,7 @@ TEST(GpuTimeline, PhaseAndLayerBandsFromAnnotationsAndKernelPatterns) {
     auto values = *resolveValues(plot.parameters(runs), {});
     auto prepared = *prepareNow(plot, runs);
     QRectF rect(0, 0, 1000, 400);
-    auto geo = plot.timelineGeometry(*prepared, values, rect);
+    auto geo = plot.timeline()->geometry(*prepared, values, rect);
     ASSERT_TRUE(geo.has_value());
     const double lh = geo->laneHeight;
     // Lanes top to bottom: steps, phases, layers, stream 7.
@@ -286,13 +286,13 @@ TEST(GpuTimeline, FewLanesFillTheViewHeight) {
     auto prepared = *prepareNow(plot, runs);
     const double set = double(kLaneHeight(values));
     // Tall view: both lanes grow beyond the set height, capped (48 px, the fill cap), and both stay visible.
-    auto tall = *plot.timelineGeometry(*prepared, values, QRectF(0, 0, 1000, 600));
+    auto tall = *plot.timeline()->geometry(*prepared, values, QRectF(0, 0, 1000, 600));
     EXPECT_EQ(tall.laneCount, 3);  // and the CPU thread of the runtime calls (makeRank)
     EXPECT_GT(tall.laneHeight, set);
     EXPECT_LE(tall.laneHeight, 48.0);
     EXPECT_LE(3 * tall.laneHeight, tall.plotArea.height());
     // A short view keeps at least the set height.
-    auto shortView = *plot.timelineGeometry(*prepared, values, QRectF(0, 0, 1000, 60));
+    auto shortView = *plot.timeline()->geometry(*prepared, values, QRectF(0, 0, 1000, 60));
     EXPECT_EQ(shortView.laneHeight, set);
     // The second lane's kernel is hit in the middle of the grown second lane.
     auto hit = plot.hitTest(*prepared, values, QRectF(0, 0, 1000, 600),
@@ -307,7 +307,7 @@ TEST(GpuTimeline, ViewParametersZoomWithoutReprepare) {
     auto values = *resolveValues(plot.parameters(runs), {});
     auto prepared = *prepareNow(plot, runs);
     QRectF rect(0, 0, 1200, 400);
-    auto g = *plot.timelineGeometry(*prepared, values, rect);
+    auto g = *plot.timeline()->geometry(*prepared, values, rect);
     EXPECT_EQ(g.viewStart, 0);
     EXPECT_EQ(g.viewEnd, g.fullEnd);
     // Zoom in 4× around the centre: the time under the cursor stays put.
@@ -320,7 +320,7 @@ TEST(GpuTimeline, ViewParametersZoomWithoutReprepare) {
         ASSERT_NE(s, nullptr) << k;
         EXPECT_FALSE(s->affectsPrepare) << k;
     }
-    auto g2 = *plot.timelineGeometry(*prepared, zoomed, rect);
+    auto g2 = *plot.timeline()->geometry(*prepared, zoomed, rect);
     EXPECT_NEAR(double(g2.viewEnd - g2.viewStart), double(g.fullEnd) / 4, double(g.fullEnd) * 0.01);
     EXPECT_NEAR(double(g2.timeForX(cx)), double(under), double(g2.viewEnd - g2.viewStart) / 500);
     // Table follows the view: fewer kernels than the whole run.
@@ -330,13 +330,13 @@ TEST(GpuTimeline, ViewParametersZoomWithoutReprepare) {
     EXPECT_LT(some, all);
     EXPECT_GT(some, 0u);
     // Pan right by 100 px moves the view earlier; reset restores the whole range.
-    auto panned = *plot.timelineGeometry(*prepared, panBy(g2, zoomed, 100), rect);
+    auto panned = *plot.timeline()->geometry(*prepared, panBy(g2, zoomed, 100), rect);
     EXPECT_LT(panned.viewStart, g2.viewStart);
-    auto reset = *plot.timelineGeometry(*prepared, resetView(zoomed), rect);
+    auto reset = *plot.timeline()->geometry(*prepared, resetView(zoomed), rect);
     EXPECT_EQ(reset.viewEnd, g.fullEnd);
     // Box zoom from pixel 100 to 300.
-    auto boxed = *plot.timelineGeometry(*prepared, zoomToPixels(g, values, g.plotArea.left() + 100,
-                                                                g.plotArea.left() + 300), rect);
+    auto boxed = *plot.timeline()->geometry(
+        *prepared, zoomToPixels(g, values, g.plotArea.left() + 100, g.plotArea.left() + 300), rect);
     EXPECT_NEAR(double(boxed.viewEnd - boxed.viewStart), double(g.fullEnd) * 200 / g.plotArea.width(),
                 double(g.fullEnd) * 0.01);
 }

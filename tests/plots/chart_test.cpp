@@ -1,6 +1,8 @@
 // The chart toolkit's logic (plots/chart.h): tick values and labels, log ticks, label eliding and gutters, legend
 // fitting, axis layout and bar-chart hover. Expected values are worked out by hand from the definitions; text
 // widths come from a fake measure (1 px per character) or, for layouts, from the same font metrics the chart uses.
+#include <cmath>
+
 #include <gtest/gtest.h>
 
 #include <QBuffer>
@@ -25,6 +27,24 @@ QString elide1px(const std::string& text, double width, qsizetype shared = 0) {
 }
 
 }  // namespace
+
+// The one duration formatter (core/model/duration_text.h) that plots, the GUI and strobe-cli summary use. Expected
+// values by hand: whole ns below 1 µs; four significant digits, trailing zeros dropped; a value that rounds to 1000
+// of a unit is 1 of the next; whole seconds from 1000 s.
+TEST(DurationText, FourSignificantDigitsInTheLargestUnit) {
+    EXPECT_EQ(formatDuration(587.0), "587 ns");
+    EXPECT_EQ(formatDuration(1200.0), "1.2 µs");
+    EXPECT_EQ(formatDuration(19000.0), "19 µs");
+    EXPECT_EQ(formatDuration(105000.0), "105 µs");
+    EXPECT_EQ(formatDuration(999949.0), "999.9 µs");
+    EXPECT_EQ(formatDuration(999950.0), "1 ms");       // the old three-digit form wrote "1e+03 µs"
+    EXPECT_EQ(formatDuration(6832000.0), "6.832 ms");  // strobe-cli summary's "6.832 ms" of README
+    EXPECT_EQ(formatDuration(176273000.0), "176.3 ms");
+    EXPECT_EQ(formatDuration(1.5e9), "1.5 s");
+    EXPECT_EQ(formatDuration(1234e9), "1234 s");  // the old form wrote "1.23e+03 s"
+    EXPECT_EQ(formatDuration(-2500.0), "-2.5 µs");
+    EXPECT_EQ(formatDuration(std::nan("")), "n/a");
+}
 
 TEST(ChartTicks, NiceTicksAreRoundSteps) {
     EXPECT_EQ(niceTicks(0, 100, 10), (std::vector<double>{0, 10, 20, 30, 40, 50, 60, 70, 80, 90, 100}));

@@ -118,21 +118,22 @@ TEST(TimelineCpuLanes, ClickingAThreadLabelExpandsItsDepths) {
         depth0 += l.kind == LaneKind::Cpu && l.sub == 0 ? 1 : 0;
     }
     const QRectF rect(0, 0, 1400, 4000);
-    auto geo = *plot->timelineGeometry(**prepared, *values, rect);
+    auto geo = *plot->timeline()->geometry(**prepared, *values, rect);
     // Collapsed by default: the 2 threads are 1 row each, so the CPU rows are the last 2.
     ASSERT_EQ(depth0, 2);
     const int gpuRows = geo.laneCount - 2;
     const QPointF label(5, geo.plotArea.top() + (gpuRows + 0.5) * geo.laneHeight);
-    auto next = plot->gutterClick(**prepared, *values, rect, label);
+    auto next = plot->timeline()->gutterClick(**prepared, *values, rect, label);
     ASSERT_TRUE(next.has_value());
-    auto geo2 = *plot->timelineGeometry(**prepared, *next, rect);
+    auto geo2 = *plot->timeline()->geometry(**prepared, *next, rect);
     EXPECT_GT(geo2.laneCount, geo.laneCount);
     EXPECT_LT(geo2.laneCount, gpuRows + all + 1);
-    auto back = plot->gutterClick(**prepared, *next, rect, label);  // the same label collapses it again
+    auto back = plot->timeline()->gutterClick(**prepared, *next, rect, label);  // the same label collapses it again
     ASSERT_TRUE(back.has_value());
-    EXPECT_EQ(plot->timelineGeometry(**prepared, *back, rect)->laneCount, geo.laneCount);
+    EXPECT_EQ(plot->timeline()->geometry(**prepared, *back, rect)->laneCount, geo.laneCount);
     // The second row (a stream, not a CPU thread nor the rank's first row) toggles nothing.
-    EXPECT_FALSE(plot->gutterClick(**prepared, *values, rect, QPointF(5, geo.plotArea.top() + 1.5 * geo.laneHeight))
+    EXPECT_FALSE(plot->timeline()
+                     ->gutterClick(**prepared, *values, rect, QPointF(5, geo.plotArea.top() + 1.5 * geo.laneHeight))
                      .has_value());
 }
 
@@ -141,21 +142,21 @@ TEST(TimelineFlows, FromTheFirstKernelThroughItsRuntimeCallToItsOperator) {
     const auto& r = *t.runs[0].dataset->ranks.at(0);
     const auto kernel = t.item(LaneKind::Stream, uint32_t(firstKernel(r)));
     ASSERT_TRUE(kernel.has_value());
-    const auto flows = t.plot->flows(*t.prepared, t.values, *kernel, 256);
+    const auto flows = t.plot->timeline()->flows(*t.prepared, t.values, *kernel, 256);
     ASSERT_EQ(flows.size(), 2u);
     // runtime call → kernel, then operator → runtime call.
     EXPECT_EQ(flows[0].to, *kernel);
-    EXPECT_EQ(t.plot->itemName(*t.prepared, flows[0].from), "cudaLaunchKernel");
+    EXPECT_EQ(t.plot->timeline()->itemName(*t.prepared, flows[0].from), "cudaLaunchKernel");
     EXPECT_EQ(t.abs(flows[0].from), 1682725898082212000LL);
     EXPECT_EQ(t.p->lanes[flows[0].from.lane].kind, LaneKind::Cpu);
     EXPECT_EQ(flows[1].to, flows[0].from);
     EXPECT_EQ(flows[1].what, "runtime call");
-    EXPECT_EQ(t.plot->itemName(*t.prepared, flows[1].from), "fbgemm::permute_sparse_features");
+    EXPECT_EQ(t.plot->timeline()->itemName(*t.prepared, flows[1].from), "fbgemm::permute_sparse_features");
     EXPECT_EQ(t.abs(flows[1].from), 1682725898081626000LL);
     // Revealed, every end is on screen: the operator and the call on their thread's rows (expanded by the reveal).
     const QRectF rect(0, 0, 1400, 900);
-    const auto shown = t.plot->revealItem(*t.prepared, t.values, rect, flows[1].from);
-    const auto rects = t.plot->itemRects(*t.prepared, shown, rect, {flows[0].from, flows[1].from});
+    const auto shown = t.plot->timeline()->revealItem(*t.prepared, t.values, rect, flows[1].from);
+    const auto rects = t.plot->timeline()->itemRects(*t.prepared, shown, rect, {flows[0].from, flows[1].from});
     ASSERT_TRUE(rects[0].has_value());
     ASSERT_TRUE(rects[1].has_value());
     EXPECT_LT(rects[1]->top(), rects[0]->top());  // the operator encloses the call: a shallower row
@@ -169,7 +170,7 @@ TEST(TimelineFlows, FromAnOperatorToEveryKernelItAndItsNestedOperatorsLaunched) 
     ASSERT_TRUE(inner.has_value());
     auto count = [&](const ItemRef& op, const char* what) {
         std::set<std::pair<size_t, size_t>> ends;
-        for (const auto& f : t.plot->flows(*t.prepared, t.values, op, 4096))
+        for (const auto& f : t.plot->timeline()->flows(*t.prepared, t.values, op, 4096))
             if (f.what == what) ends.insert({f.to.lane, f.to.index});
         return ends.size();
     };
@@ -187,37 +188,38 @@ TEST(TimelineFlows, FromAnOperatorToEveryKernelItAndItsNestedOperatorsLaunched) 
     EXPECT_EQ(count(*forward, "kernel"), 46u);
     EXPECT_EQ(count(*forward, "runtime call"), 46u);
     // A cap bounds the links.
-    EXPECT_EQ(t.plot->flows(*t.prepared, t.values, *forward, 10).size(), 10u);
+    EXPECT_EQ(t.plot->timeline()->flows(*t.prepared, t.values, *forward, 10).size(), 10u);
 }
 
 TEST(TimelineRanks, ClickingARanksFirstLabelCollapsesItIntoOneSummaryRow) {
     Timeline t;
     const QRectF rect(0, 0, 1400, 4000);
-    const auto geo = *t.plot->timelineGeometry(*t.prepared, t.values, rect);
+    const auto geo = *t.plot->timeline()->geometry(*t.prepared, t.values, rect);
     ASSERT_GT(geo.laneCount, 3);
     const QPointF firstLabel(5, geo.plotArea.top() + 0.5 * geo.laneHeight);
-    auto collapsed = t.plot->gutterClick(*t.prepared, t.values, rect, firstLabel);
+    auto collapsed = t.plot->timeline()->gutterClick(*t.prepared, t.values, rect, firstLabel);
     ASSERT_TRUE(collapsed.has_value());
     const auto* ranks = std::get_if<std::vector<std::string>>(&collapsed->at("collapsed_ranks"));
     ASSERT_NE(ranks, nullptr);
     EXPECT_EQ(*ranks, std::vector<std::string>{t.p->lanes[0].group});
-    const auto geo2 = *t.plot->timelineGeometry(*t.prepared, *collapsed, rect);
+    const auto geo2 = *t.plot->timeline()->geometry(*t.prepared, *collapsed, rect);
     EXPECT_EQ(geo2.laneCount, 1);  // one rank, one row
     // The first kernel is on that row, and a click there picks a kernel of some stream.
     const auto& r = *t.runs[0].dataset->ranks.at(0);
     const auto kernel = t.item(LaneKind::Stream, uint32_t(firstKernel(r)));
-    const auto at = t.plot->itemRects(*t.prepared, *collapsed, rect, {*kernel}).front();
+    const auto at = t.plot->timeline()->itemRects(*t.prepared, *collapsed, rect, {*kernel}).front();
     ASSERT_TRUE(at.has_value());
     EXPECT_EQ(at->top(), geo2.plotArea.top());
-    const auto picked = t.plot->itemAt(*t.prepared, *collapsed, rect, QPointF(at->left() + 0.5, at->center().y()));
+    const auto picked =
+        t.plot->timeline()->itemAt(*t.prepared, *collapsed, rect, QPointF(at->left() + 0.5, at->center().y()));
     ASSERT_TRUE(picked.has_value());
     EXPECT_EQ(t.p->lanes[picked->lane].kind, LaneKind::Stream);
     // Revealing an item in it expands the rank; a second click on the label expands it too.
-    const auto revealed = t.plot->revealItem(*t.prepared, *collapsed, rect, *kernel);
+    const auto revealed = t.plot->timeline()->revealItem(*t.prepared, *collapsed, rect, *kernel);
     EXPECT_TRUE(std::get<std::vector<std::string>>(revealed.at("collapsed_ranks")).empty());
-    auto expanded = t.plot->gutterClick(*t.prepared, *collapsed, rect, firstLabel);
+    auto expanded = t.plot->timeline()->gutterClick(*t.prepared, *collapsed, rect, firstLabel);
     ASSERT_TRUE(expanded.has_value());
-    EXPECT_EQ(t.plot->timelineGeometry(*t.prepared, *expanded, rect)->laneCount, geo.laneCount);
+    EXPECT_EQ(t.plot->timeline()->geometry(*t.prepared, *expanded, rect)->laneCount, geo.laneCount);
 }
 
 TEST(TimelineCpuLanes, FirstKernelLeadsToItsRuntimeCallAndOperator) {

@@ -66,8 +66,8 @@ TEST(TimelineFind, RegexFindsEveryMatchingKernelInTimeOrder) {
     const QJsonObject e = expectedTimelineFind();
     auto fx = prepareTrace();
     ASSERT_TRUE(fx.prepared);
-    auto found = fx.plot->findItems(*fx.prepared, fx.values,
-                                    FindQuery{e["regex"].toString().toStdString(), FindQuery::Mode::Regex});
+    auto found = fx.plot->timeline()->findItems(*fx.prepared, fx.values,
+                                                FindQuery{e["regex"].toString().toStdString(), FindQuery::Mode::Regex});
     ASSERT_TRUE(found.ok());
     const auto& m = found.value();
     EXPECT_EQ(int64_t(m.size()), e["search_count"].toInteger());
@@ -76,10 +76,11 @@ TEST(TimelineFind, RegexFindsEveryMatchingKernelInTimeOrder) {
     for (qsizetype i = 0; i < firsts.size(); ++i) EXPECT_EQ(m[size_t(i)].start + fx.origin, firsts[i].toInteger());
     for (size_t i = 1; i < m.size(); ++i) EXPECT_LE(m[i - 1].start, m[i].start);
     // A substring search is case-insensitive; an invalid regex is an error, not a crash.
-    auto upper = fx.plot->findItems(*fx.prepared, fx.values, FindQuery{"SGEMM", FindQuery::Mode::Substring});
+    auto upper =
+        fx.plot->timeline()->findItems(*fx.prepared, fx.values, FindQuery{"SGEMM", FindQuery::Mode::Substring});
     ASSERT_TRUE(upper.ok());
     EXPECT_GT(upper.value().size(), 0u);
-    EXPECT_FALSE(fx.plot->findItems(*fx.prepared, fx.values, FindQuery{"(", FindQuery::Mode::Regex}).ok());
+    EXPECT_FALSE(fx.plot->timeline()->findItems(*fx.prepared, fx.values, FindQuery{"(", FindQuery::Mode::Regex}).ok());
 }
 
 TEST(TimelineFind, MeasuredRangeClipsGpuTimePerCategoryAndName) {
@@ -88,7 +89,7 @@ TEST(TimelineFind, MeasuredRangeClipsGpuTimePerCategoryAndName) {
     ASSERT_TRUE(fx.prepared);
     const auto range = e["range_ns"].toArray();
     const int64_t start = range[0].toInteger() - fx.origin, end = range[1].toInteger() - fx.origin;
-    auto s = fx.plot->summarizeRange(*fx.prepared, fx.values, start, end, 10);
+    auto s = fx.plot->timeline()->summarizeRange(*fx.prepared, fx.values, start, end, 10);
     ASSERT_TRUE(s.has_value());
     EXPECT_EQ(s->busy, e["busy_ns"].toInteger());
     int64_t sum = 0, memcpy = 0, memset = 0;
@@ -116,11 +117,11 @@ TEST(TimelineFind, NameStatisticsAndExactFilter) {
     auto fx = prepareTrace();
     ASSERT_TRUE(fx.prepared);
     const std::string name = st["name"].toString().toStdString();
-    auto exact = fx.plot->findItems(*fx.prepared, fx.values, FindQuery{name, FindQuery::Mode::Exact});
+    auto exact = fx.plot->timeline()->findItems(*fx.prepared, fx.values, FindQuery{name, FindQuery::Mode::Exact});
     ASSERT_TRUE(exact.ok());
     ASSERT_FALSE(exact.value().empty());
     EXPECT_EQ(int64_t(exact.value().size()), st["count"].toInteger());
-    auto s = fx.plot->nameStats(*fx.prepared, fx.values, exact.value().front());
+    auto s = fx.plot->timeline()->nameStats(*fx.prepared, fx.values, exact.value().front());
     ASSERT_TRUE(s.has_value());
     EXPECT_EQ(s->name, name);
     EXPECT_EQ(int64_t(s->count), st["count"].toInteger());
@@ -163,11 +164,11 @@ TEST(TimelineLayout, GutterFitsTheLongestLaneLabelInAComparison) {
     for (const auto& l : tp.lanes) widest = std::max(widest, fm.horizontalAdvance(QString::fromStdString(l.label)));
     ASSERT_GT(widest, 170.0);
     const QRectF rect(0, 0, 1600, 900);
-    auto g = fx.plot->timelineGeometry(*p.value(), resolved.value(), rect);
+    auto g = fx.plot->timeline()->geometry(*p.value(), resolved.value(), rect);
     ASSERT_TRUE(g.has_value());
     EXPECT_GE(g->plotArea.left() - rect.left() - 8, widest);  // labels are drawn gutter − 8 px wide
     // A narrow view caps the gutter at 40 % of the width.
-    auto narrow = fx.plot->timelineGeometry(*p.value(), resolved.value(), QRectF(0, 0, 400, 900));
+    auto narrow = fx.plot->timeline()->geometry(*p.value(), resolved.value(), QRectF(0, 0, 400, 900));
     ASSERT_TRUE(narrow.has_value());
     EXPECT_LE(narrow->plotArea.left(), 160.0 + 1e-9);
     // The overview strip sits above the axis and spans the time axis.

@@ -1,0 +1,38 @@
+#!/bin/sh
+# Writes the expected pictures and tables of tests/plots/plot_snapshot_test.cpp: every registered plot rendered by
+# strobe-cli (defaults, 1000x600 SVG, and the CSV table behind it) on five real inputs of tests/data:
+#   trace-filter  kineto/hta/trace_filter (HTA's two sampled ranks of one NCCL job, one run)
+#   resnet-sweep  kineto/kineto-configs with --sweep (2 runs: ResNet-50 with DataLoader num_workers 0 and 4)
+#   seismic       rocprof/seismic_128x64.xr (a rocprof v1 kernel trace with a counter pass)
+#   cpu-sampler   telemetry/strobe/cpu_sampler_2core.csv (Strobe's CPU sampler)
+#   nvidia-smi    telemetry/nvidia-smi/v100s_gpu_log.csv (nvidia-smi --query-gpu at 1 Hz on a V100S)
+# A file over 100 KB (the GPU timeline's table lists every kernel) is kept as its SHA-256 only (NAME.sha256).
+# Usage: make_snapshots.sh STROBE_CLI [OUT_DIR]. The files in this directory were written with main's strobe-cli at
+# commit 4fc5b34, before the plots were moved onto the typed plot base (issue 32).
+set -eu
+cli=$1
+here=$(cd "$(dirname "$0")" && pwd)
+out=${2:-$here}
+data=$(cd "$here/../.." && pwd)
+export QT_QPA_PLATFORM=offscreen
+plots=$("$cli" plots --json | /usr/bin/python3 -c 'import json,sys; print("\n".join(p["id"] for p in json.load(sys.stdin)["plots"]))')
+render() {  # set plot args...
+    set_name=$1 plot=$2
+    shift 2
+    mkdir -p "$out/$set_name"
+    "$cli" plot "$plot" "$@" --no-cache --size 1000x600 -o "$out/$set_name/$plot.svg" --csv "$out/$set_name/$plot.csv" \
+        2>/dev/null || echo "$set_name $plot: exit $?" >&2
+    for f in "$out/$set_name/$plot.svg" "$out/$set_name/$plot.csv"; do
+        if [ "$(wc -c <"$f")" -gt 102400 ]; then
+            sha256sum "$f" | cut -d' ' -f1 >"$f.sha256"
+            rm "$f"
+        fi
+    done
+}
+for p in $plots; do
+    render trace-filter "$p" "$data/kineto/hta/trace_filter" --label trace-filter
+    render resnet-sweep "$p" --sweep "$data/kineto/kineto-configs"
+    render seismic "$p" "$data/rocprof/seismic_128x64.xr" --label seismic
+    render cpu-sampler "$p" "$data/telemetry/strobe/cpu_sampler_2core.csv" --label cpu-sampler
+    render nvidia-smi "$p" "$data/telemetry/nvidia-smi/v100s_gpu_log.csv" --label nvidia-smi
+done
