@@ -335,7 +335,7 @@ TEST(SourceCacheRun, OptionsThatChangeTheOutputAreInTheKey) {
     g2.format = "amd-smi-csv";
     EXPECT_NE(sourceOptionsKey(1, g2, o), k0);
     SourceLoadOptions m = o;
-    m.manifest = ManifestClocks{"/run/manifest.yaml", 1, 2, 3, std::nullopt};
+    m.manifest = ClockAnchor{1, 2, 3, std::nullopt, "/run/manifest.yaml"};
     const uint64_t km = sourceOptionsKey(1, g, m);
     EXPECT_NE(km, k0);
     m.manifest->utcOffsetSeconds = 3600;
