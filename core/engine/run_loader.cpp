@@ -304,6 +304,20 @@ std::vector<SourceLoadOptions> optionsPerSource(const std::vector<SourceGroup>& 
     return out;
 }
 
+// A source that holds only telemetry samples (the CPU sampler, nvidia-smi, amd-smi, rocpd's monitor alone) belongs
+// to its host, not to a rank (Dataset::hosts): true when `r` was taken there. Sources name no host today (one run
+// is one host's), so all of a run's telemetry is one host's, named "".
+bool addHostTelemetry(Dataset& ds, std::shared_ptr<RankData>& r) {
+    if (!isTelemetryOnly(*r)) return false;
+    r->rank = -1;
+    r->rankSource = RankSource::FileOrder;
+    const std::string host;  // no source names its host yet
+    auto it = std::find_if(ds.hosts.begin(), ds.hosts.end(), [&](const HostTelemetry& h) { return h.host == host; });
+    if (it == ds.hosts.end()) it = ds.hosts.insert(ds.hosts.end(), HostTelemetry{host, {}});
+    it->sources.push_back(std::move(r));
+    return true;
+}
+
 // The dataset of the loaded ranks, ordered by rank, with the run's diagnostics. Takes the slots' data.
 DatasetPtr assembleDataset(const std::vector<std::string>& paths, const std::vector<std::string>& files,
                            std::vector<Slot>& slots, const Diagnostics& runNotes) {
@@ -323,9 +337,10 @@ DatasetPtr assembleDataset(const std::vector<std::string>& paths, const std::vec
         next = std::max(next, slots[i].data->rank + 1);
         ds->ranks.push_back(std::move(slots[i].data));
     }
-    // Other formats' ranks follow the Kineto ones, in source order.
+    // Other formats' ranks follow the Kineto ones, in source order; host telemetry goes to its host.
     for (Slot& s : slots)
         for (auto& r : s.more) {
+            if (addHostTelemetry(*ds, r)) continue;
             r->rank = next++;
             r->rankSource = RankSource::FileOrder;
             ds->ranks.push_back(std::move(r));
