@@ -66,6 +66,7 @@ std::string_view rankSourceName(core::RankSource s) {
     case core::RankSource::DistributedInfo: return "distributed_info";
     case core::RankSource::FileName: return "file_name";
     case core::RankSource::FileOrder: return "file_order";
+    case core::RankSource::MergedTrace: return "merged_trace";
     }
     return "file_order";
 }

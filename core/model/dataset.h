@@ -14,7 +14,9 @@
 
 namespace strobe::core {
 
-enum class RankSource : uint8_t { DistributedInfo, FileName, FileOrder };
+// Where a rank's number came from: distributedInfo.rank, the file name, the file's place in the run, or the "rank"
+// argument of its processes' metadata in a trace that merges several ranks into one file (TraceLens TraceFusion).
+enum class RankSource : uint8_t { DistributedInfo, FileName, FileOrder, MergedTrace };
 
 struct LoadStats {
     uint64_t events = 0;           // entries of traceEvents that were kept
