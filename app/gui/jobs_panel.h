@@ -1,7 +1,8 @@
 #pragma once
-// Background jobs (run loads, plot preparations, exports, collector runs) with their stage, progress and a Cancel
-// button. The list observes the one core::JobRunner: every job submitted to it shows, from queued to finished,
-// without anyone feeding the list by hand; Cancel cancels the job in the runner.
+// Background jobs (run loads, plot preparations, exports, sweep discovery/comparison/report, tool probes, sample
+// counts: app/gui/background_job.h) with their stage, progress and a Cancel button. The list observes the one
+// core::JobRunner: every job submitted to it shows, from queued to finished, without anyone feeding the list by
+// hand; Cancel cancels the job in the runner.
 
 #include <functional>
 #include <map>

@@ -14,7 +14,6 @@
 #include <QPushButton>
 #include <QSplitter>
 #include <QStandardPaths>
-#include <QThread>
 #include <QTimer>
 #include <QTreeWidget>
 #include <QVBoxLayout>
@@ -46,6 +45,35 @@ QStringList samplerFiles(const ProfileRequest& request, const collectors::ToolCa
     return names;
 }
 
+// The sampler files' data rows under `outDir` (the run directory, or every run of a sweep: <sweep>/<point>/rep<R>/;
+// runs set aside as incomplete do not count), reading only what was appended since `state` (file → bytes read,
+// newlines seen). Runs on a worker of the job runner.
+struct LaunchSampleCount {
+    std::map<QString, std::pair<qint64, qint64>> state;
+    qint64 total = 0;
+};
+LaunchSampleCount countLaunchSamples(const QString& outDir, const QStringList& names,
+                                     std::map<QString, std::pair<qint64, qint64>> state, const core::CancelToken& cancel) {
+    LaunchSampleCount out;
+    out.state = std::move(state);
+    if (names.isEmpty() || !QFileInfo(outDir).isDir()) return out;
+    QDirIterator it(outDir, names, QDir::Files, QDirIterator::Subdirectories);
+    while (it.hasNext() && !cancel.cancelled()) {
+        const QString path = it.next();
+        if (path.contains(QLatin1String("/.incomplete/"))) continue;
+        auto& [offset, newlines] = out.state[path];
+        QFile f(path);
+        if (f.size() < offset) offset = newlines = 0;  // replaced
+        if (f.size() > offset && f.open(QIODevice::ReadOnly) && f.seek(offset)) {
+            const QByteArray bytes = f.read(f.size() - offset);
+            offset += bytes.size();
+            newlines += bytes.count('\n');
+        }
+        out.total += std::max<qint64>(0, newlines - 1);  // the header line
+    }
+    return out;
+}
+
 }  // namespace
 
 QString launchStatusText(LaunchStatus s) {
@@ -67,7 +95,8 @@ QString LaunchPanel::defaultStrobeCli() {
     return onPath.isEmpty() ? QStringLiteral("strobe-cli") : onPath;
 }
 
-LaunchPanel::LaunchPanel(QWidget* parent) : QWidget(parent), m_strobeCli(defaultStrobeCli()) {
+LaunchPanel::LaunchPanel(core::JobRunner& runner, QWidget* parent)
+    : QWidget(parent), m_runner(runner), m_strobeCli(defaultStrobeCli()) {
     setObjectName(QStringLiteral("launchPanel"));
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(4, 4, 4, 4);
@@ -176,9 +205,9 @@ int LaunchPanel::launch(const ProfileRequest& request, const collectors::ToolCat
     r.outDir = request.outDir;
     r.sweep = request.isSweep();
     r.clock.start();
-    const QStringList samplers = samplerFiles(request, catalog);
+    r.samplerFiles = samplerFiles(request, catalog);
+    r.counter = std::make_unique<BackgroundJob>(m_runner, backgroundSlot("launch-samples", this) + ":" + std::to_string(r.id));
     r.process = new QProcess(this);
-    r.process->setProperty("samplerFiles", samplers);
     r.process->setProcessChannelMode(QProcess::MergedChannels);
     r.process->setProgram(m_strobeCli);
     r.process->setArguments(r.argv);
@@ -232,6 +261,7 @@ void LaunchPanel::onOutput(LaunchRecord& r) {
 void LaunchPanel::onError(LaunchRecord& r, QProcess::ProcessError error) {
     if (error != QProcess::FailedToStart) return;  // crashes and kills arrive through finished()
     r.status = LaunchStatus::Failed;
+    r.samplesFinal = true;  // nothing ran, nothing to count
     r.error = tr("could not start %1: %2").arg(m_strobeCli, r.process->errorString());
     r.tail.push_back(r.error);
     r.elapsedMs = r.clock.elapsed();
@@ -254,7 +284,11 @@ void LaunchPanel::onFinished(LaunchRecord& r, int exitCode, QProcess::ExitStatus
         r.killTimer = nullptr;
     }
     r.elapsedMs = r.clock.elapsed();
-    countSamples(r);
+    // The final count (what the samplers wrote last) comes in the background; the row shows it when it is in.
+    const int id = r.id;
+    countSamples(r, [this, id] {
+        if (LaunchRecord* x = find(id)) x->samplesFinal = true;
+    });
     if (status == QProcess::CrashExit) {
         r.exitCode = -1;
         r.status = r.cancelRequested ? LaunchStatus::Cancelled : LaunchStatus::Failed;
@@ -278,7 +312,6 @@ void LaunchPanel::onFinished(LaunchRecord& r, int exitCode, QProcess::ExitStatus
     if (currentId() == r.id) m_log->appendPlainText(end);
     refreshRow(r);
     refreshButtons();
-    const int id = r.id;
     const bool open = r.status == LaunchStatus::Completed;
     if (open) r.openedAutomatically = true;
     Q_EMIT finished(id);
@@ -310,17 +343,6 @@ void LaunchPanel::cancel(int id) {
 
 void LaunchPanel::cancelAll() {
     for (int id : ids()) cancel(id);
-}
-
-bool LaunchPanel::waitForAll(int timeoutMs) {
-    QElapsedTimer clock;
-    clock.start();
-    while (runningCount() > 0) {
-        if (clock.elapsed() > timeoutMs) return false;
-        QCoreApplication::processEvents(QEventLoop::AllEvents, 50);
-        QThread::msleep(5);
-    }
-    return true;
 }
 
 int LaunchPanel::runningCount() const {
@@ -358,26 +380,29 @@ void LaunchPanel::setCurrent(int id) {
     if (QTreeWidgetItem* item = itemOf(id)) m_list->setCurrentItem(item);
 }
 
-void LaunchPanel::countSamples(LaunchRecord& r) {
-    const QStringList names = r.process ? r.process->property("samplerFiles").toStringList() : QStringList();
-    if (names.isEmpty() || !QFileInfo(r.outDir).isDir()) return;
-    qint64 total = 0;
-    // The run directory, or every run of a sweep (<sweep>/<point>/rep<R>/); runs set aside as incomplete do not count.
-    QDirIterator it(r.outDir, names, QDir::Files, QDirIterator::Subdirectories);
-    while (it.hasNext()) {
-        const QString path = it.next();
-        if (path.contains(QLatin1String("/.incomplete/"))) continue;
-        auto& [offset, newlines] = r.csvState[path];
-        QFile f(path);
-        if (f.size() < offset) offset = newlines = 0;  // replaced
-        if (f.size() > offset && f.open(QIODevice::ReadOnly) && f.seek(offset)) {
-            const QByteArray bytes = f.read(f.size() - offset);
-            offset += bytes.size();
-            newlines += bytes.count('\n');
-        }
-        total += std::max<qint64>(0, newlines - 1);  // the header line
+void LaunchPanel::countSamples(LaunchRecord& r, std::function<void()> then) {
+    if (r.samplerFiles.isEmpty() || !r.counter) {
+        if (then) then();
+        return;
     }
-    r.samples = total;
+    // A count still in flight is superseded by this one (it would miss what was appended since it started).
+    const int id = r.id;
+    r.counter->start<LaunchSampleCount>(
+        tr("Count the samples of %1").arg(QFileInfo(r.outDir).fileName()),
+        [outDir = r.outDir, names = r.samplerFiles, state = r.csvState](const core::JobContext& ctx) {
+            return countLaunchSamples(outDir, names, state, ctx.cancel);
+        },
+        [this, id, then](LaunchSampleCount count) {
+            if (LaunchRecord* x = find(id)) {
+                x->csvState = std::move(count.state);
+                x->samples = count.total;
+                refreshRow(*x);
+            }
+            if (then) then();
+        },
+        [then](const QString&) {
+            if (then) then();  // cancelled: the count so far stands
+        });
 }
 
 void LaunchPanel::tick() {
@@ -385,7 +410,7 @@ void LaunchPanel::tick() {
     for (auto& [id, r] : m_records) {
         if (!inFlight(*r)) continue;
         any = true;
-        countSamples(*r);
+        if (r->process && r->process->state() != QProcess::NotRunning && !r->counter->pending()) countSamples(*r);
         refreshRow(*r);
     }
     if (!any) m_ticker->stop();
@@ -405,8 +430,7 @@ void LaunchPanel::refreshRow(const LaunchRecord& r) {
                                                                 : palette().text().color();
     item->setForeground(ColStatus, colour);
     item->setText(ColElapsed, elapsedText(inFlight(r) ? r.clock.elapsed() : r.elapsedMs));
-    const bool samplers = r.process && !r.process->property("samplerFiles").toStringList().isEmpty();
-    item->setText(ColSamples, samplers ? QString::number(r.samples) : QStringLiteral("—"));
+    item->setText(ColSamples, !r.samplerFiles.isEmpty() ? QString::number(r.samples) : QStringLiteral("—"));
 }
 
 void LaunchPanel::refreshButtons() {

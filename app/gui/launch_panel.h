@@ -2,11 +2,13 @@
 // The Profiling runs dock: each launch from File ▸ Profile a workload… is a strobe-cli process (argv from
 // buildCollectArgv, never a shell) shown with its status, a ticking elapsed time, the samples collected so far
 // (data rows of the *.csv sampler files under its output directory: every sampler writes one header line, then
-// one row per sample, flushed as taken) and the last 200 lines of its output (stdout and stderr merged).
+// one row per sample, flushed as taken; counted by jobs of the job runner, never on the GUI thread) and the last 200
+// lines of its output (stdout and stderr merged).
 // Cancel sends SIGTERM — strobe-cli then stops its whole process tree, writes the manifest (status: cancelled)
 // and exits 143 — and SIGKILL only if it is still running after a grace period. A run that completes (exit 0)
 // asks to be opened (openRequested); Open does the same for a finished run of any status (a failed or cancelled
-// run keeps what it collected).
+// run keeps what it collected). The final sample count of a finished run follows in the background (samplesFinal).
+// Waiting for runs never spins the event loop: the main window defers its close until runningChanged(0).
 
 #include <deque>
 #include <map>
@@ -17,6 +19,7 @@
 #include <QProcess>
 #include <QWidget>
 
+#include "app/gui/background_job.h"
 #include "app/gui/profile_dialog.h"
 
 class QLabel;
@@ -42,6 +45,7 @@ struct LaunchRecord {
     std::deque<QString> tail; // the last lines of output
     QString partialLine;
     qint64 samples = 0;
+    bool samplesFinal = false;  // the count after the run ended is in (or nothing is counted)
     QElapsedTimer clock;
     qint64 elapsedMs = 0;     // frozen when it ends
     bool cancelRequested = false;
@@ -49,6 +53,8 @@ struct LaunchRecord {
     QProcess* process = nullptr;
     QTimer* killTimer = nullptr;
     std::map<QString, std::pair<qint64, qint64>> csvState;  // file → (bytes read, newlines seen)
+    QStringList samplerFiles;                                // the file names the run's samplers write
+    std::unique_ptr<BackgroundJob> counter;                  // the sample count in flight (a job of the runner)
 };
 
 class LaunchPanel : public QWidget {
@@ -56,8 +62,11 @@ class LaunchPanel : public QWidget {
 public:
     static constexpr int kTailLines = 200;
 
-    explicit LaunchPanel(QWidget* parent = nullptr);
-    ~LaunchPanel() override;  // stops and waits for every run still in flight
+    // Sample counts run on `runner`, which must outlive this panel.
+    explicit LaunchPanel(core::JobRunner& runner, QWidget* parent = nullptr);
+    // Stops every run still in flight and waits for it (the last resort when the window was not closed first:
+    // closing it cancels the runs and waits for them without blocking).
+    ~LaunchPanel() override;
 
     // strobe-cli beside this executable, else the one on PATH, else "strobe-cli".
     static QString defaultStrobeCli();
@@ -70,8 +79,6 @@ public:
     int launch(const ProfileRequest& request, const collectors::ToolCatalog& catalog);
     void cancel(int id);
     void cancelAll();
-    // Runs the event loop until no run is in flight or `timeoutMs` passed; true when none is.
-    bool waitForAll(int timeoutMs);
     int runningCount() const;
 
     const LaunchRecord* record(int id) const;
@@ -90,7 +97,9 @@ private:
     void onOutput(LaunchRecord& r);
     void onFinished(LaunchRecord& r, int exitCode, QProcess::ExitStatus status);
     void onError(LaunchRecord& r, QProcess::ProcessError error);
-    void countSamples(LaunchRecord& r);
+    // Counts the run's sampler rows in the background; `then` (optional) runs once the count is in or was
+    // cancelled. Does nothing (then at once) when the run has no samplers.
+    void countSamples(LaunchRecord& r, std::function<void()> then = {});
     void tick();
     void refreshRow(const LaunchRecord& r);
     void refreshButtons();
@@ -98,6 +107,7 @@ private:
     LaunchRecord* find(int id);
     QTreeWidgetItem* itemOf(int id) const;
 
+    core::JobRunner& m_runner;
     QString m_strobeCli;
     int m_killGraceMs = 20000;
     int m_nextId = 1;

@@ -203,6 +203,12 @@ MainWindow::~MainWindow() {
     m_runs->cancelAll();
     delete m_plotArea;  // the views use the engine, which goes with this object's members
     m_plotArea = nullptr;
+    // The panels whose background jobs use the runner go before it.
+    m_drops.clear();
+    delete m_sweepPanel;
+    m_sweepPanel = nullptr;
+    delete m_launchPanel;  // a strobe-cli still running (the window was never closed) is stopped and waited for
+    m_launchPanel = nullptr;
     m_runner->cancelAll();
     m_engine.reset();
     m_runner.reset();  // joins while the jobs list and the run manager are still here
@@ -287,7 +293,7 @@ void MainWindow::buildDocks() {
     tabifyDockWidget(runsDock, m_sweepDock);
     runsDock->raise();
     // strobe-cli runs launched from File ▸ Profile a workload…, at the bottom; shown with the first launch.
-    m_launchPanel = new LaunchPanel(this);
+    m_launchPanel = new LaunchPanel(*m_runner, this);
     m_launchDock = addDock(tr("Profiling runs"), QStringLiteral("launchDock"), m_launchPanel, Qt::BottomDockWidgetArea);
     m_launchDock->hide();
     // A completed run opens as File ▸ Open does (a sweep as File ▸ Open sweep); Open does the same for any run.
@@ -295,18 +301,29 @@ void MainWindow::buildDocks() {
         if (sweep) openSweep(dir);
         else openPaths({dir});
     });
+    // Closing while profiling runs were in flight: the window closes once the last one has ended.
+    connect(m_launchPanel, &LaunchPanel::runningChanged, this, [this](int running) {
+        if (running == 0 && m_closeWhenStopped) QMetaObject::invokeMethod(this, [this] { close(); }, Qt::QueuedConnection);
+    });
     connect(m_sweepPanel, &SweepPanel::openPlotRequested, this, [this](const std::vector<int>& ids) {
         const std::string pid = m_plotList->currentPlotId();
         openPlot(pid.empty() ? std::string("kernel-breakdown") : pid, ids);
     });
 }
 
-bool MainWindow::openSweep(const QString& dir) {
+void MainWindow::openSweep(const QString& dir) {
     m_sweepDock->show();
     m_sweepDock->raise();
     // The runs × axes table and the comparison need room: at least 40 % of the window's width.
     if (m_sweepDock->width() < width() * 2 / 5) resizeDocks({m_sweepDock}, {width() * 2 / 5}, Qt::Horizontal);
-    return m_sweepPanel->openSweep(dir);
+    m_sweepPanel->openSweep(dir);
+}
+
+void MainWindow::showSweep(const QString& dir, const core::sweep::SweepDiscovery& found) {
+    m_sweepDock->show();
+    m_sweepDock->raise();
+    if (m_sweepDock->width() < width() * 2 / 5) resizeDocks({m_sweepDock}, {width() * 2 / 5}, Qt::Horizontal);
+    m_sweepPanel->showDiscovered(dir, found);
 }
 
 void MainWindow::buildActions() {
@@ -761,16 +778,45 @@ void MainWindow::dropEvent(QDropEvent* e) {
 }
 
 void MainWindow::openDropped(const QStringList& paths) {
-    QStringList others;
-    for (const QString& p : paths) {
-        // A sweep directory holds runs (two or more, found as File ▸ Open sweep finds them); a run directory
-        // holds trace files (one run, or none found by a sweep rule).
-        if (QFileInfo(p).isDir() && core::sweep::discoverSweep({p.toStdString()}).runs.size() >= 2)
-            openSweep(p);
-        else
-            others << p;
-    }
-    if (!others.isEmpty()) openPaths(others);
+    // A sweep directory holds runs (two or more, found as File ▸ Open sweep finds them); a run directory holds
+    // trace files (one run, or none found by a sweep rule). Looking reads the directories: on a worker, as a job
+    // of its own (a second drop does not supersede the first).
+    struct Looked {
+        std::vector<std::pair<QString, core::sweep::SweepDiscovery>> sweeps;
+        QStringList others;
+    };
+    const int serial = m_nextDrop++;
+    auto job = std::make_unique<BackgroundJob>(*m_runner, backgroundSlot("drop", this) + ":" + std::to_string(serial));
+    BackgroundJob& started = *job;
+    m_drops[serial] = std::move(job);
+    started.start<Looked>(
+        tr("Look at %n dropped path(s)", nullptr, static_cast<int>(paths.size())),
+        [paths](const core::JobContext& ctx) {
+            Looked out;
+            for (const QString& p : paths) {
+                if (ctx.cancel.cancelled()) break;
+                if (QFileInfo(p).isDir()) {
+                    auto found = core::sweep::discoverSweep({p.toStdString()});
+                    if (found.runs.size() >= 2) {
+                        out.sweeps.emplace_back(p, std::move(found));
+                        continue;
+                    }
+                }
+                out.others << p;
+            }
+            return out;
+        },
+        [this, serial](Looked looked) {
+            m_drops.erase(serial);
+            for (const auto& [dir, found] : looked.sweeps) showSweep(dir, found);
+            if (!looked.others.isEmpty()) openPaths(looked.others);
+            Q_EMIT droppedOpened();
+        },
+        [this, serial](const QString& why) {
+            m_drops.erase(serial);
+            statusBar()->showMessage(tr("Dropped paths not opened: %1").arg(why), 5000);
+            Q_EMIT droppedOpened();
+        });
 }
 
 void MainWindow::markSessionModified() { m_sessionModified = true; }
@@ -792,7 +838,7 @@ bool MainWindow::confirmDiscardSession() {
 }
 
 void MainWindow::profileWorkloadDialog() {
-    ProfileDialog dialog(m_launchPanel->strobeCli(), this);
+    ProfileDialog dialog(m_launchPanel->strobeCli(), *m_runner, this);
     if (dialog.exec() != QDialog::Accepted) return;
     m_launchDock->show();
     m_launchDock->raise();
@@ -814,20 +860,33 @@ bool MainWindow::confirmStopProfiling() {
 }
 
 void MainWindow::closeEvent(QCloseEvent* e) {
-    if (!confirmStopProfiling() || !confirmDiscardSession()) {
+    // Asked once: a close deferred for the profiling runs was confirmed already.
+    if (!m_closeWhenStopped && (!confirmStopProfiling() || !confirmDiscardSession())) {
         e->ignore();
         return;
     }
-    // Never leave a strobe-cli behind: cancel (SIGTERM, SIGKILL after the grace period) and wait for each.
+    // Never leave a strobe-cli behind: cancel each (SIGTERM, SIGKILL after the grace period) and close when the
+    // last has ended (runningChanged(0) closes again). The event loop goes on as usual meanwhile; nothing spins it.
     if (m_launchPanel->runningCount() > 0) {
-        statusBar()->showMessage(tr("Cancelling the profiling runs…"));
+        m_closeWhenStopped = true;
+        statusBar()->showMessage(tr("Cancelling the profiling runs; Strobe closes when they have stopped…"));
         m_launchPanel->cancelAll();
-        m_launchPanel->waitForAll(60000);
+        e->ignore();
+        return;
     }
+    m_closeWhenStopped = false;
+    stopBackgroundWork();
     QSettings settings;
     settings.setValue(QStringLiteral("window/geometry"), saveGeometry());
     settings.setValue(QStringLiteral("window/state"), saveState());
     QMainWindow::closeEvent(e);
+}
+
+void MainWindow::stopBackgroundWork() {
+    m_runs->cancelAll();
+    m_drops.clear();
+    m_runner->cancelAll();
+    m_runner->waitIdle();  // the workers stop at their next cancellation point; their results are dropped
 }
 
 // ---------------------------------------------------------------- theme, help

@@ -3,6 +3,7 @@
 // panes side by side when split. Right: the parameter panel of the current plot and the details of what was
 // clicked. Bottom: background jobs. Status bar: load progress with Cancel, memory of loaded data and caches.
 
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -11,8 +12,10 @@
 #include <QMainWindow>
 #include <QPointer>
 
+#include "app/gui/background_job.h"
 #include "core/engine/job_runner.h"
 #include "core/engine/session.h"
+#include "core/sweep/sweep_discovery.h"
 #include "plots/plot_engine.h"
 
 class QAction;
@@ -48,8 +51,9 @@ public:
     // Opening. Each directory becomes a run, loose files together one run. Returns the run ids. `clockOffsetNs`:
     // each run's clock offset (strobe --clock-offset; the run's menu ▸ Clock offset… later).
     std::vector<int> openPaths(const QStringList& paths, std::optional<int64_t> clockOffsetNs = std::nullopt);
-    // Discovers the runs of a sweep directory (core/sweep), opens each and shows them in the Sweep dock.
-    bool openSweep(const QString& dir);
+    // Discovers the runs of a sweep directory (core/sweep) in the background, opens each and shows them in the
+    // Sweep dock (SweepPanel::sweepOpened says when).
+    void openSweep(const QString& dir);
     SweepPanel* sweepPanel() { return m_sweepPanel; }
     // The Profiling runs dock (strobe-cli runs launched from File ▸ Profile a workload…).
     LaunchPanel* launchPanel() const { return m_launchPanel; }
@@ -68,8 +72,11 @@ public:
     // Compares the runs selected in the Runs tree (two or more).
     PlotView* compareSelectedRuns(const std::string& plotId = {});
     // What a drop does: each directory in which sweep discovery finds two or more runs opens as a sweep (the Sweep
-    // dock, as File ▸ Open sweep), other directories and files as openPaths does (File ▸ Open).
+    // dock, as File ▸ Open sweep), other directories and files as openPaths does (File ▸ Open). Discovery runs in
+    // the background (a job of the runner); the paths open when it is done (droppedOpened).
     void openDropped(const QStringList& paths);
+    // Drops whose paths are still being looked at.
+    int pendingDrops() const { return static_cast<int>(m_drops.size()); }
 
     // Sessions. `replacementPaths` (non-empty): open the session's plots and parameters on these paths instead
     // of the session's own runs ("a session reopens on new data"). Errors show inline; returns false on error.
@@ -89,6 +96,8 @@ public:
     void copyImageToClipboard();
 
     RunManager& runs() { return *m_runs; }
+    // The one job runner: loads, preparations, exports, sweep discovery/comparison/report, tool probes.
+    core::JobRunner& runner() { return *m_runner; }
     PlotArea* plotArea() const { return m_plotArea; }
     ParamPanel* paramPanel() const { return m_paramPanel; }
     RunsPanel* runsPanel() const { return m_runsPanel; }
@@ -103,9 +112,13 @@ public:
     // True when runs, plots or parameters changed since the session was last opened or saved (zoom and pan do
     // not count). Closing the window then asks Save / Discard / Cancel, unless STROBE_NO_SAVE_PROMPT is set.
     bool isSessionModified() const { return m_sessionModified; }
+    // Closing waits for the profiling runs it cancelled: the window stays (the event loop running as usual) and
+    // closes when the last one has ended. True while it waits.
+    bool closeDeferred() const { return m_closeWhenStopped; }
 
 Q_SIGNALS:
     void idleChanged();
+    void droppedOpened();  // a drop's paths were looked at and opened
 
 protected:
     void dragEnterEvent(QDragEnterEvent* e) override;
@@ -140,6 +153,10 @@ private:
     void markSessionModified();
     bool confirmDiscardSession();  // false: the user cancelled
     bool confirmStopProfiling();   // false: the user keeps the window (and the runs) open
+    // Cancels every job of the runner (loads, preparations, exports, sweep work, probes) and joins them: they stop
+    // at their next cancellation point. Blocks this thread without running the event loop.
+    void stopBackgroundWork();
+    void showSweep(const QString& dir, const core::sweep::SweepDiscovery& found);
     static bool isSessionFile(const QString& path);
 
     std::unique_ptr<core::JobRunner> m_runner;
@@ -197,6 +214,9 @@ private:
     QAction* m_actPrevTab = nullptr;
     QAction* m_actWatch = nullptr;
 
+    std::map<int, std::unique_ptr<BackgroundJob>> m_drops;  // drops being looked at, by serial
+    int m_nextDrop = 1;
+    bool m_closeWhenStopped = false;
     QString m_sessionPath;
     bool m_sessionModified = false;
     QString m_lastError;

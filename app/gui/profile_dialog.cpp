@@ -28,7 +28,6 @@
 #include <QToolButton>
 #include <QTreeWidget>
 #include <QVBoxLayout>
-#include <QtConcurrent/QtConcurrentRun>
 
 #include "app/gui/param_editor.h"
 #include "core/io/resources.h"
@@ -226,8 +225,11 @@ QString ProfileDialog::defaultOutDir() {
     return path;
 }
 
-ProfileDialog::ProfileDialog(const QString& strobeCli, QWidget* parent)
-    : QDialog(parent), m_strobeCli(strobeCli), m_catalog(collectors::loadToolCatalog()) {
+ProfileDialog::ProfileDialog(const QString& strobeCli, core::JobRunner& runner, QWidget* parent)
+    : QDialog(parent),
+      m_strobeCli(strobeCli),
+      m_catalog(collectors::loadToolCatalog()),
+      m_probe(runner, backgroundSlot("tool-probes", this)) {
     setObjectName(QStringLiteral("profileDialog"));
     setWindowTitle(tr("Profile a workload"));
     auto* outer = new QVBoxLayout(this);
@@ -384,12 +386,7 @@ ProfileDialog::ProfileDialog(const QString& strobeCli, QWidget* parent)
     m_command->setFocus();
 }
 
-ProfileDialog::~ProfileDialog() {
-    if (m_probe) {
-        m_probe->disconnect(this);
-        m_probe->waitForFinished();  // a probe gives up after 10 s
-    }
-}
+ProfileDialog::~ProfileDialog() = default;
 
 void ProfileDialog::buildToolList() {
     for (const auto& t : m_catalog.tools) {
@@ -415,43 +412,49 @@ QTreeWidgetItem* ProfileDialog::toolItem(const QString& name) const {
 
 void ProfileDialog::startProbes() {
     const QString python = pythonOf(QProcess::splitCommand(m_command->text()));
-    if (m_probe && m_probe->isRunning()) return;  // onProbesDone() looks again
     const bool allKnown = !m_availability.empty() &&
                           std::all_of(m_availability.begin(), m_availability.end(), [](const auto& kv) { return kv.second.known; });
-    if (python == m_probedPython && allKnown) return;
+    if (python == m_probedPython && (allKnown || m_probe.pending())) return;
     m_probedPython = python;
     for (auto& [name, a] : m_availability) a.known = false;
     for (int i = 0; i < m_tools->topLevelItemCount(); ++i) m_tools->topLevelItem(i)->setText(ColAvailable, tr("checking…"));
     const auto vars = probeVariables(m_strobeCli, python);
     const std::vector<collectors::ToolSpec> tools = m_catalog.tools;
-    if (!m_probe) {
-        m_probe = new QFutureWatcher<std::map<QString, ToolAvailability>>(this);
-        connect(m_probe, &QFutureWatcherBase::finished, this, &ProfileDialog::onProbesDone);
-    }
-    // One worker runs the probes one after the other (collectors::ProcessTree has one owner at a time).
-    m_probe->setFuture(QtConcurrent::run([tools, vars] {
-        std::map<QString, ToolAvailability> out;
-        for (const auto& t : tools) {
-            ToolAvailability a;
-            a.known = true;
-            auto tv = collectors::toolVariables(t, {}, vars);
-            if (!tv) {
-                a.message = q(tv.error().message);
-            } else {
-                const collectors::ToolProbe p = collectors::probeTool(t, *tv);
-                a.available = p.available;
-                a.version = q(p.version);
-                a.message = q(p.message);
+    // One job runs the probes one after the other (collectors::ProcessTree has one owner at a time); a probe for
+    // another interpreter supersedes it, and it stops at the next tool.
+    m_probe.start<std::map<QString, ToolAvailability>>(
+        tr("Check which profiling tools are installed"),
+        [tools, vars](const core::JobContext& ctx) {
+            std::map<QString, ToolAvailability> out;
+            for (const auto& t : tools) {
+                if (ctx.cancel.cancelled()) break;
+                ToolAvailability a;
+                a.known = true;
+                auto tv = collectors::toolVariables(t, {}, vars);
+                if (!tv) {
+                    a.message = q(tv.error().message);
+                } else {
+                    const collectors::ToolProbe p = collectors::probeTool(t, *tv);
+                    a.available = p.available;
+                    a.version = q(p.version);
+                    a.message = q(p.message);
+                }
+                out[q(t.name)] = a;
             }
-            out[q(t.name)] = a;
-        }
-        return out;
-    }));
+            return out;
+        },
+        [this](std::map<QString, ToolAvailability> availability) { onProbesDone(std::move(availability)); },
+        [this](const QString& why) {
+            for (int i = 0; i < m_tools->topLevelItemCount(); ++i)
+                m_tools->topLevelItem(i)->setText(ColAvailable, tr("not checked (%1)").arg(why));
+            m_probedPython.clear();  // asked again on the next edit
+            revalidate();
+        });
     revalidate();
 }
 
-void ProfileDialog::onProbesDone() {
-    m_availability = m_probe->result();
+void ProfileDialog::onProbesDone(std::map<QString, ToolAvailability> availability) {
+    m_availability = std::move(availability);
     for (const auto& [name, a] : m_availability)
         if (QTreeWidgetItem* item = toolItem(name)) {
             item->setText(ColAvailable, a.available ? tr("yes") : tr("no"));
@@ -465,7 +468,7 @@ void ProfileDialog::onProbesDone() {
 }
 
 bool ProfileDialog::probesDone() const {
-    if (m_probe && m_probe->isRunning()) return false;
+    if (m_probe.pending()) return false;
     if (pythonOf(QProcess::splitCommand(m_command->text())) != m_probedPython) return false;  // a probe is due
     return std::all_of(m_availability.begin(), m_availability.end(), [](const auto& kv) { return kv.second.known; }) &&
            !m_availability.empty();

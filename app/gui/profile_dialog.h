@@ -14,9 +14,9 @@
 #include <vector>
 
 #include <QDialog>
-#include <QFutureWatcher>
 #include <QStringList>
 
+#include "app/gui/background_job.h"
 #include "collectors/tool_spec.h"
 #include "core/params/param_spec.h"
 
@@ -85,9 +85,11 @@ QString pythonOf(const QStringList& command);
 class ProfileDialog : public QDialog {
     Q_OBJECT
 public:
-    // `strobeCli` expands {strobe_cli} in the probes (the program the runs dock launches).
-    ProfileDialog(const QString& strobeCli, QWidget* parent = nullptr);
-    ~ProfileDialog() override;
+    // `strobeCli` expands {strobe_cli} in the probes (the program the runs dock launches). The probes run as jobs
+    // of `runner` (shown in the Jobs panel; a newer probe supersedes one still running), which must outlive the
+    // dialog.
+    ProfileDialog(const QString& strobeCli, core::JobRunner& runner, QWidget* parent = nullptr);
+    ~ProfileDialog() override;  // a probe still running is cancelled (at its next tool) and its result dropped
 
     ProfileRequest request() const;
     // Fills the fields from `request` (tools it names are checked, in its order, above the others).
@@ -114,7 +116,7 @@ public Q_SLOTS:
 private:
     void buildToolList();
     void startProbes();
-    void onProbesDone();
+    void onProbesDone(std::map<QString, ToolAvailability> availability);
     void rebuildParams();
     void moveTool(int delta);
     void revalidate();
@@ -126,7 +128,7 @@ private:
     std::map<QString, core::ParamValues> m_values;  // per tool, kept while it is unchecked
     std::map<QString, std::map<std::string, ParamEditor*>> m_editors;
     QString m_probedPython;
-    QFutureWatcher<std::map<QString, ToolAvailability>>* m_probe = nullptr;
+    BackgroundJob m_probe;
     QStringList m_problems;
 
     QLineEdit* m_command = nullptr;

@@ -93,6 +93,8 @@ public:
     // The run as a plot input (label, dataset, sweep parameters). Dataset null while the first load runs.
     plots::RunEntry runEntry(int id) const;
     size_t datasetBytes() const;
+    // The runner its loads go to (the GUI's other background work goes there too, to show in the one Jobs panel).
+    core::JobRunner& runner() const { return *m_runner; }
 
     // The function that loads a run on the worker thread (default core::loadRun). Tests put a scripted, slow one
     // here to watch loads run side by side; it must honour callbacks.cancel.

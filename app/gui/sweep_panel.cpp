@@ -20,7 +20,6 @@
 #include <QUrl>
 #include <QDir>
 #include <QVBoxLayout>
-#include <QtConcurrent/QtConcurrentRun>
 
 #include "app/gui/format.h"
 #include "app/gui/run_manager.h"
@@ -40,7 +39,12 @@ QString paramsText(const std::map<std::string, std::string>& p) {
 
 }  // namespace
 
-SweepPanel::SweepPanel(RunManager& runs, QWidget* parent) : QWidget(parent), m_runManager(runs) {
+SweepPanel::SweepPanel(RunManager& runs, QWidget* parent)
+    : QWidget(parent),
+      m_runManager(runs),
+      m_discover(runs.runner(), backgroundSlot("sweep-discover", this)),
+      m_compare(runs.runner(), backgroundSlot("sweep-compare", this)),
+      m_report(runs.runner(), backgroundSlot("sweep-report", this)) {
     setObjectName(QStringLiteral("sweepPanel"));
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(4, 4, 4, 4);
@@ -114,29 +118,7 @@ SweepPanel::SweepPanel(RunManager& runs, QWidget* parent) : QWidget(parent), m_r
     connect(m_reportButton, &QPushButton::clicked, this, [this] {
         const QString path = QFileDialog::getSaveFileName(this, tr("Write the sweep report"), QStringLiteral("report.html"),
                                                           tr("HTML (*.html)"));
-        if (path.isEmpty()) return;
-        // The page is built off the GUI thread (about a second for a large sweep), then written and opened.
-        auto data = checkedData();
-        if (data.empty()) {
-            m_status->setText(tr("No loaded run is checked."));
-            return;
-        }
-        m_status->setText(tr("Writing the report…"));
-        m_reportButton->setEnabled(false);
-        auto* watcher = new QFutureWatcher<bool>(this);
-        connect(watcher, &QFutureWatcher<bool>::finished, this, [this, watcher, path] {
-            m_reportButton->setEnabled(true);
-            if (watcher->result()) {
-                m_status->setText(tr("Wrote %1 and its CSV tables beside it.").arg(path));
-                QDesktopServices::openUrl(QUrl::fromLocalFile(path));
-            } else {
-                m_status->setText(tr("Cannot write %1 or a CSV table beside it.").arg(path));
-            }
-            watcher->deleteLater();
-        });
-        watcher->setFuture(QtConcurrent::run([data = std::move(data), options = reportOptions(path), path] {
-            return writeReportFiles(data, options, path);
-        }));
+        if (!path.isEmpty()) startReport(path, true);
     });
     connect(m_table, &QTableWidget::customContextMenuRequested, this, &SweepPanel::rowMenu);
     connect(m_table, &QTableWidget::itemChanged, this, [this](QTableWidgetItem* item) {
@@ -149,15 +131,25 @@ SweepPanel::SweepPanel(RunManager& runs, QWidget* parent) : QWidget(parent), m_r
         std::erase_if(m_runs, [id](const Run& r) { return r.id == id; });
         rebuildRuns();
     });
-    connect(&m_watcher, &QFutureWatcher<core::SweepComparison>::finished, this, [this] {
-        m_result = m_watcher.result();
-        showComparison();
-        Q_EMIT compared();
-    });
 }
 
-bool SweepPanel::openSweep(const QString& dir, const QString& pattern) {
-    const auto found = core::sweep::discoverSweep({dir.toStdString()}, pattern.toStdString());
+void SweepPanel::openSweep(const QString& dir, const QString& pattern) {
+    m_title->setText(tr("Finding the runs under %1…").arg(dir.toHtmlEscaped()));
+    // Reads every manifest, sweep.yaml and directory name under `dir`: on a worker of the runner.
+    m_discover.start<core::sweep::SweepDiscovery>(
+        tr("Find the runs of %1").arg(QFileInfo(dir).fileName()),
+        [paths = std::vector<std::string>{dir.toStdString()}, pattern = pattern.toStdString()](const core::JobContext&) {
+            return core::sweep::discoverSweep(paths, pattern);
+        },
+        [this, dir](core::sweep::SweepDiscovery found) { Q_EMIT sweepOpened(showDiscovered(dir, found)); },
+        [this, dir](const QString& why) {
+            m_title->setText(tr("Finding the runs under %1: %2").arg(dir.toHtmlEscaped(), why.toHtmlEscaped()));
+            Q_EMIT sweepOpened(false);
+        });
+}
+
+bool SweepPanel::showDiscovered(const QString& dir, const core::sweep::SweepDiscovery& found) {
+    m_discover.drop();  // this result is newer than a discovery still running
     if (found.runs.empty()) {
         m_title->setText(tr("No runs found under %1").arg(dir));
         return false;
@@ -302,7 +294,6 @@ std::vector<core::SweepRunData> SweepPanel::checkedData() const {
 }
 
 void SweepPanel::compare() {
-    if (m_watcher.isRunning()) return;
     auto data = checkedData();
     if (data.empty()) {
         m_status->setText(tr("No loaded run is checked."));
@@ -319,8 +310,18 @@ void SweepPanel::compare() {
             o.baseline = d.run.label;
             break;
         }
-    m_status->setText(tr("Comparing %n run(s)…", nullptr, static_cast<int>(data.size())));
-    m_watcher.setFuture(QtConcurrent::run([data = std::move(data), o] { return core::compareSweep(data, o); }));
+    const int n = static_cast<int>(data.size());
+    m_status->setText(tr("Comparing %n run(s)…", nullptr, n));
+    // A comparison still running is superseded: only the newest one's result is shown.
+    m_compare.start<core::SweepComparison>(
+        tr("Compare %n sweep run(s)", nullptr, n),
+        [data = std::move(data), o](const core::JobContext&) { return core::compareSweep(data, o); },
+        [this](core::SweepComparison result) {
+            m_result = std::move(result);
+            showComparison();
+            Q_EMIT compared();
+        },
+        [this](const QString& why) { m_status->setText(tr("Comparison: %1").arg(why)); });
 }
 
 void SweepPanel::showComparison() {
@@ -385,16 +386,35 @@ bool SweepPanel::writeReportFiles(const std::vector<core::SweepRunData>& data, c
     return true;
 }
 
-bool SweepPanel::writeReport(const QString& path) {
-    const auto data = checkedData();
+bool SweepPanel::writeReport(const QString& path) { return startReport(path, false); }
+
+bool SweepPanel::startReport(const QString& path, bool openWhenWritten) {
+    auto data = checkedData();
     if (data.empty()) {
         m_status->setText(tr("No loaded run is checked."));
         return false;
     }
-    const bool ok = writeReportFiles(data, reportOptions(path), path);
-    m_status->setText(ok ? tr("Wrote %1 and its CSV tables beside it.").arg(path)
-                         : tr("Cannot write %1 or a CSV table beside it.").arg(path));
-    return ok;
+    // The page is built and written on a worker of the runner (about a second for a large sweep).
+    m_status->setText(tr("Writing the report…"));
+    m_reportButton->setEnabled(false);
+    m_report.start<bool>(
+        tr("Write the sweep report %1").arg(QFileInfo(path).fileName()),
+        [data = std::move(data), options = reportOptions(path), path](const core::JobContext&) {
+            return writeReportFiles(data, options, path);
+        },
+        [this, path, openWhenWritten](bool ok) {
+            m_reportButton->setEnabled(true);
+            m_status->setText(ok ? tr("Wrote %1 and its CSV tables beside it.").arg(path)
+                                 : tr("Cannot write %1 or a CSV table beside it.").arg(path));
+            if (ok && openWhenWritten) QDesktopServices::openUrl(QUrl::fromLocalFile(path));
+            Q_EMIT reportWritten(path, ok);
+        },
+        [this, path](const QString& why) {
+            m_reportButton->setEnabled(true);
+            m_status->setText(tr("The report %1 was not written: %2").arg(path, why));
+            Q_EMIT reportWritten(path, false);
+        });
+    return true;
 }
 
 }  // namespace strobe::app

@@ -6,15 +6,19 @@
 // compare), a baseline configuration, the kernel-group comparison
 // (core::compareSweep in the background) with significant changes highlighted, the HTML report, and "Open a plot
 // comparing the checked runs".
+// Discovery, comparison and the report are jobs of the RunManager's job runner (app/gui/background_job.h): each
+// shows in the Jobs panel and can be cancelled there, a newer request of the same kind supersedes the older one
+// (whose result is dropped), and none runs on the GUI thread.
 
-#include <QFutureWatcher>
 #include <QWidget>
 
 #include <map>
 #include <string>
 #include <vector>
 
+#include "app/gui/background_job.h"
 #include "core/analysis/sweep_compare.h"
+#include "core/sweep/sweep_discovery.h"
 #include "plots/report/sweep_report.h"
 
 class QComboBox;
@@ -32,26 +36,35 @@ class SweepPanel : public QWidget {
 public:
     explicit SweepPanel(RunManager& runs, QWidget* parent = nullptr);
 
-    // Discovers the runs under `dir` and opens each; false (with the reason in the panel) when none is found.
-    bool openSweep(const QString& dir, const QString& pattern = {});
-    // Runs compareSweep on the checked, loaded runs against the chosen baseline (in the background).
+    // Discovers the runs under `dir` in the background, then opens each (showDiscovered); sweepOpened says how it
+    // went. A newer openSweep supersedes one still discovering.
+    void openSweep(const QString& dir, const QString& pattern = {});
+    // Shows the runs `found` under `dir` (discovered elsewhere, e.g. by a drop) and opens each; false (with the
+    // reason in the panel) when there is none. Supersedes a discovery still running.
+    bool showDiscovered(const QString& dir, const core::sweep::SweepDiscovery& found);
+    bool discovering() const { return m_discover.pending(); }
+    // Runs compareSweep on the checked, loaded runs against the chosen baseline (in the background; a newer
+    // comparison supersedes one still running); compared() when its result is shown.
     void compare();
-    // Writes the HTML report of the checked runs (and its CSV tables beside it) on this thread; false on a write
-    // error. The Report… button does the same in the background.
+    // Writes the HTML report of the checked runs (and its CSV tables beside it) in the background; reportWritten
+    // says how it went. False when no loaded run is checked (nothing started).
     bool writeReport(const QString& path);
+    bool writingReport() const { return m_report.pending(); }
 
     std::vector<int> checkedRuns() const;
     void setChecked(int runId, bool checked);
     void setBaseline(const QString& configuration);  // a configuration key shown in the baseline box
     void setFilter(const QString& text);
     const core::SweepComparison& comparison() const { return m_result; }
-    bool comparing() const { return m_watcher.isRunning(); }
+    bool comparing() const { return m_compare.pending(); }
     int runCount() const { return static_cast<int>(m_runs.size()); }
     bool allLoaded() const;
 
 Q_SIGNALS:
     void openPlotRequested(const std::vector<int>& runIds);
     void compared();
+    void sweepOpened(bool found);  // a discovery ended: runs found and opened, or none (or it was cancelled)
+    void reportWritten(const QString& path, bool ok);
 
 private:
     struct Run {
@@ -66,6 +79,7 @@ private:
     void showComparison();
     std::vector<core::SweepRunData> checkedData() const;
     plots::SweepReportOptions reportOptions(const QString& path) const;
+    bool startReport(const QString& path, bool openWhenWritten);
     static bool writeReportFiles(const std::vector<core::SweepRunData>& data, const plots::SweepReportOptions& o,
                                  const QString& path);
 
@@ -82,7 +96,9 @@ private:
     QPushButton* m_plotButton = nullptr;
     QTableWidget* m_results = nullptr;
     QLabel* m_status = nullptr;
-    QFutureWatcher<core::SweepComparison> m_watcher;
+    BackgroundJob m_discover;
+    BackgroundJob m_compare;
+    BackgroundJob m_report;
     core::SweepComparison m_result;
     bool m_filling = false;
 };

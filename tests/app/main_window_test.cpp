@@ -316,6 +316,8 @@ TEST(MainWindow, DroppedFilesOpenAsARun) {
     EXPECT_TRUE(enter.isAccepted());
     QDropEvent drop(QPointF(10, 10), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
     QCoreApplication::sendEvent(&w, &drop);
+    // The dropped paths are looked at (is a directory a sweep?) by a job of the runner, then opened.
+    ASSERT_TRUE(test::waitFor([&] { return w.pendingDrops() == 0; }));
     ASSERT_EQ(w.runs().runIds().size(), 1u);
     ASSERT_TRUE(test::waitFor([&] { return !w.runs().anyLoading(); }, 60000));
     const app::RunRecord* run = w.runs().run(w.runs().runIds().front());

@@ -244,7 +244,8 @@ TEST(ProfileArgv, ValidationNamesEachProblem) {
 TEST(ProfileDialog, BuildsTheRequestFromItsWidgets) {
     test::app();
     TempDir tmp;
-    app::ProfileDialog dialog(QString::fromUtf8(STROBE_CLI_PATH));
+    core::JobRunner runner(2);
+    app::ProfileDialog dialog(QString::fromUtf8(STROBE_CLI_PATH), runner);
     app::ProfileRequest r;
     r.command = {"/bin/true"};
     r.outDir = tmp.q("run");
@@ -293,7 +294,7 @@ TEST(ProfileLaunch, TorchTrainingCompletesAndOpensInTheWorkbench) {
     // The command as a user types it, relative to the working directory (the source tree), with STEPS=5 in the
     // environment table (train_mlp.py trains STEPS steps and says so in its output).
     const QString source = QDir::cleanPath((QString::fromUtf8(STROBE_TEST_DATA_DIR) + QStringLiteral("/../..")));
-    app::ProfileDialog dialog(panel->strobeCli(), &w);
+    app::ProfileDialog dialog(panel->strobeCli(), w.runner(), &w);
     app::ProfileRequest seed;
     seed.tools = {tool("torch-profiler"), tool("cpu-sampler")};
     seed.outDir = tmp.q("run");
@@ -332,6 +333,8 @@ TEST(ProfileLaunch, TorchTrainingCompletesAndOpensInTheWorkbench) {
     long lines = 0;
     for (std::string l; std::getline(csv, l);) ++lines;
     EXPECT_GT(lines, 1);
+    // The final count is a job of the runner that follows the end of the run.
+    ASSERT_TRUE(test::waitFor([&] { return rec->samplesFinal; }));
     EXPECT_EQ(rec->samples, lines - 1);
 
     // Opened as File ▸ Open does: a run of the Runs model whose source is the run directory, loaded, with ranks and
@@ -422,7 +425,8 @@ TEST(ProfileLaunch, CancelStopsTheWholeProcessTree) {
     EXPECT_TRUE(childrenOfThisProcess().empty());
 }
 
-// Closing the window with a run in flight (STROBE_NO_SAVE_PROMPT set: no question) cancels it and waits.
+// Closing the window with a run in flight (STROBE_NO_SAVE_PROMPT set: no question) cancels it and waits for it
+// without blocking: the close is deferred (the event loop runs on) until the run has stopped, then completes.
 TEST(ProfileLaunch, ClosingTheWindowCancelsRunsInFlight) {
     test::app();
     TempDir tmp;
@@ -443,7 +447,10 @@ TEST(ProfileLaunch, ClosingTheWindowCancelsRunsInFlight) {
             return std::any_of(tree.begin(), tree.end(), [](const Proc& p) { return p.comm == "sleep"; });
         }, 30000)) << tailOf(panel->record(id));
         EXPECT_EQ(panel->runningCount(), 1);
-        EXPECT_TRUE(w.close());
+        EXPECT_FALSE(w.close());  // deferred: strobe-cli is stopping its tree
+        EXPECT_TRUE(w.closeDeferred());
+        EXPECT_EQ(panel->record(id)->status, app::LaunchStatus::Cancelling);
+        ASSERT_TRUE(test::waitFor([&] { return !w.closeDeferred(); }, 60000)) << tailOf(panel->record(id));
         EXPECT_EQ(panel->runningCount(), 0);
         EXPECT_EQ(panel->record(id)->status, app::LaunchStatus::Cancelled);
         EXPECT_EQ(panel->record(id)->exitCode, 143);

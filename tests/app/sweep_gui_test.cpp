@@ -54,6 +54,8 @@ void drop(app::MainWindow& w, const QStringList& paths) {
     QDropEvent event(QPointF(10, 10), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
     QCoreApplication::sendEvent(&w, &event);
     EXPECT_TRUE(event.isAccepted());
+    // The paths are looked at in the background (sweep discovery is a job of the runner), then opened.
+    EXPECT_TRUE(test::waitFor([&] { return w.pendingDrops() == 0; }));
 }
 
 std::vector<std::string> labelsOf(const plots::RunSet& runs) {
@@ -354,7 +356,8 @@ TEST(SweepGui, SweepRunsLoadSideBySideAndCancelAlone) {
         app::RunManager runs(runner);
         runs.setLoadFunction(slow.function());
         app::SweepPanel panel(runs);
-        ASSERT_TRUE(panel.openSweep(kSweepDir));
+        panel.openSweep(kSweepDir);
+        ASSERT_TRUE(test::waitFor([&] { return !panel.discovering(); }));
         ASSERT_EQ(runs.runIds().size(), 2u);
         const int a = runs.runIds()[0], b = runs.runIds()[1];
         auto progressing = [&](int id) {
@@ -404,7 +407,8 @@ TEST(SweepGui, SweepRunsWaitForMemory) {
         ASSERT_GT(both, largest);
         runner.setMemoryLimit(both - 1);  // either fits alone, not both
         app::SweepPanel panel(runs);
-        ASSERT_TRUE(panel.openSweep(kSweepDir));
+        panel.openSweep(kSweepDir);
+        ASSERT_TRUE(test::waitFor([&] { return !panel.discovering(); }));
         ASSERT_EQ(runs.runIds().size(), 2u);
         const int a = runs.runIds()[0], b = runs.runIds()[1];
         auto waiting = [&](int id) { return runs.run(id)->wait == app::RunRecord::Wait::Memory; };

@@ -31,7 +31,11 @@ TEST(SweepPanel, OpensComparesFiltersAndReports) {
         app::SweepPanel panel(runs);
         panel.resize(900, 700);
         panel.show();
-        ASSERT_TRUE(panel.openSweep(QString::fromStdString((dir.path() / "sweep").string())));
+        bool opened = false;
+        QObject::connect(&panel, &app::SweepPanel::sweepOpened, &panel, [&](bool found) { opened = found; });
+        panel.openSweep(QString::fromStdString((dir.path() / "sweep").string()));
+        ASSERT_TRUE(test::waitFor([&] { return !panel.discovering(); }));
+        EXPECT_TRUE(opened);
         EXPECT_EQ(panel.runCount(), 6);
         EXPECT_EQ(runs.runIds().size(), 6u);
         ASSERT_TRUE(test::waitFor([&] { return panel.allLoaded(); }));
@@ -79,7 +83,11 @@ TEST(SweepPanel, OpensComparesFiltersAndReports) {
         }
 
         const auto report = dir.path() / "panel.html";
+        bool written = false;
+        QObject::connect(&panel, &app::SweepPanel::reportWritten, &panel, [&](const QString&, bool ok) { written = ok; });
         ASSERT_TRUE(panel.writeReport(QString::fromStdString(report.string())));
+        ASSERT_TRUE(test::waitFor([&] { return !panel.writingReport(); }));
+        EXPECT_TRUE(written);
         EXPECT_NE(test::readAll(report).find("<svg"), std::string::npos);
         EXPECT_TRUE(std::filesystem::exists(dir.path() / "panel-groups.csv"));
     }
