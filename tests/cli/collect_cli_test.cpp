@@ -91,7 +91,10 @@ std::map<std::string, size_t> samplerColumns(const fs::path& csv) {
     std::map<std::string, size_t> numbers;
     auto split = [](const std::string& l) {
         std::vector<std::string> out(1);
-        for (char ch : l) ch == ',' ? out.emplace_back() : out.back().push_back(ch);
+        for (char ch : l) {
+            if (ch == ',') out.emplace_back();
+            else out.back().push_back(ch);
+        }
         return out;
     };
     if (std::getline(in, line)) names = split(line);
