@@ -137,6 +137,18 @@ std::string_view lookupPrefix(CacheLookup l) {
     return "";
 }
 
+} // namespace
+
+// Which entry of which source group a read expects (see Header::groupHash).
+struct LoadCache::EntryId {
+    uint64_t groupHash = 0;
+    uint32_t rankIndex = 0;
+    uint32_t rankCount = 0;  // reading: 0 accepts any count
+    uint64_t writeId = 0;    // reading: 0 accepts any write
+};
+
+namespace {
+
 // Reading one cache file, step by step: map it, check the header against the source and this build, read the
 // metadata, the column directory, the string pool, then the columns as views over the mapping. Each step returns
 // the Error that stops the read (and sets the lookup reason), or nothing.
@@ -162,6 +174,8 @@ public:
         m_size = m_file->size();
         return std::nullopt;
     }
+
+    const Header& header() const { return m_header; }
 
     std::optional<Error> checkHeader(const SourceStamp* source, uint64_t optionsKey) {
         const uint64_t size = m_size;
@@ -196,13 +210,17 @@ public:
             return fail(CacheLookup::Stale, offsetof(Header, loaderVersion),
                         fmt::format("written by loader version {}, this build is version {}", h.loaderVersion,
                                     kLoaderVersion));
+        if (h.rankCount == 0 || h.rankIndex >= h.rankCount || h.groupHash == 0 || h.writeId == 0)
+            return fail(CacheLookup::Corrupt, offsetof(Header, groupHash),
+                        fmt::format("bad source group fields (rank {} of {}, group {:016x}, write {:016x})",
+                                    h.rankIndex, h.rankCount, h.groupHash, h.writeId));
         if (source != nullptr && (h.sourceSize != source->size || h.sourceMtimeNs != source->mtimeNs))
             return fail(CacheLookup::Stale, -1,
                         fmt::format("{} changed (size {} → {}, mtime {} → {} ns)", source->absolutePath, h.sourceSize,
                                     source->size, h.sourceMtimeNs, source->mtimeNs));
         if (optionsKey != 0 && h.optionsKey != optionsKey)
             return fail(CacheLookup::Stale, offsetof(Header, optionsKey),
-                        "written with other loader options (classification rules changed)");
+                        "written with other loader options (classification rules, clock options or format changed)");
         return std::nullopt;
     }
 
@@ -223,6 +241,24 @@ public:
         if (source != nullptr && storedPath != source->absolutePath)
             return fail(CacheLookup::Foreign, static_cast<int64_t>(h.metaOffset),
                         fmt::format("the entry belongs to {}, not {}", storedPath, source->absolutePath));
+        return std::nullopt;
+    }
+
+    // The source group, rank and write the entry belongs to (after the metadata: an entry of another source is
+    // reported as foreign, by its stored path, before any group difference).
+    std::optional<Error> checkGroup(const LoadCache::EntryId* expect) {
+        const Header& h = m_header;
+        if (expect == nullptr) return std::nullopt;
+        if (h.groupHash != expect->groupHash)
+            return fail(CacheLookup::Stale, offsetof(Header, groupHash),
+                        "another version of the source's files (one of them changed, or the set of files did)");
+        if (h.rankIndex != expect->rankIndex || (expect->rankCount != 0 && h.rankCount != expect->rankCount) ||
+            (expect->writeId != 0 && h.writeId != expect->writeId))
+            return fail(CacheLookup::Stale, offsetof(Header, rankIndex),
+                        fmt::format("rank entry {} of {} (write {:016x}) does not belong with the others (expected "
+                                    "entry {} of {}, write {:016x})",
+                                    h.rankIndex, h.rankCount, h.writeId, expect->rankIndex, expect->rankCount,
+                                    expect->writeId));
         return std::nullopt;
     }
 
@@ -394,7 +430,66 @@ Result<SourceStamp> LoadCache::stamp(const std::string& sourcePath) {
     return s;
 }
 
-fs::path LoadCache::entryFor(const std::string& sourcePath) const {
+Result<std::vector<SourceStamp>> LoadCache::stampGroup(const std::vector<std::string>& files) {
+    constexpr size_t kMaxFiles = 4096;
+    std::vector<SourceStamp> out;
+    for (const std::string& f : files) {
+        std::error_code ec;
+        if (!fs::is_directory(f, ec)) {
+            auto st = stamp(f);
+            if (!st) return st.error();
+            out.push_back(std::move(st.value()));
+            continue;
+        }
+        struct stat dst {};
+        if (::stat(f.c_str(), &dst) != 0) return Error(Location{f}, "cannot stat: " + errnoText(errno));
+        SourceStamp dir;
+        dir.absolutePath = absolutePathOf(f);
+        dir.mtimeNs = static_cast<int64_t>(dst.st_mtim.tv_sec) * 1000000000LL + static_cast<int64_t>(dst.st_mtim.tv_nsec);
+        out.push_back(std::move(dir));
+        std::vector<std::string> inside;
+        fs::recursive_directory_iterator it(f, fs::directory_options::skip_permission_denied, ec), end;
+        for (; !ec && it != end; it.increment(ec)) {
+            if (it.depth() > 1) {
+                it.disable_recursion_pending();
+                continue;
+            }
+            std::error_code ec2;
+            if (it->is_directory(ec2)) {
+                if (it.depth() == 1) it.disable_recursion_pending();
+                continue;
+            }
+            if (!it->is_regular_file(ec2)) continue;
+            inside.push_back(it->path().string());
+            if (inside.size() > kMaxFiles)
+                return Error(Location{f}, fmt::format("more than {} files: not cached", kMaxFiles));
+        }
+        if (ec) return Error(Location{f}, "cannot list: " + ec.message());
+        std::sort(inside.begin(), inside.end());
+        for (const std::string& p : inside) {
+            auto st = stamp(p);
+            if (!st) return st.error();
+            out.push_back(std::move(st.value()));
+        }
+    }
+    if (out.empty()) return Error("a source group without files");
+    return out;
+}
+
+uint64_t LoadCache::groupHash(const std::vector<SourceStamp>& files) {
+    Hasher h(0x6772'6f75'70ULL);
+    for (const SourceStamp& s : files) {
+        const uint64_t n = s.absolutePath.size();
+        h.update(&n, sizeof(n));
+        h.update(s.absolutePath.data(), s.absolutePath.size());
+        h.update(&s.size, sizeof(s.size));
+        h.update(&s.mtimeNs, sizeof(s.mtimeNs));
+    }
+    const uint64_t v = h.finish();
+    return v == 0 ? 1 : v;
+}
+
+fs::path LoadCache::entryFor(const std::string& sourcePath, uint32_t rankIndex) const {
     if (sourcePath.empty()) return {};
     const std::string abs = absolutePathOf(sourcePath);
     // A readable stem for people looking into the directory, then the hash that makes the name unique.
@@ -406,7 +501,8 @@ fs::path LoadCache::entryFor(const std::string& sourcePath) const {
         if (!keep) c = '_';
     }
     if (!stem.empty() && stem.front() == '.') stem.front() = '_';
-    return m_dir / fmt::format("{}-{:016x}.strobe-cache", stem, pathHash(abs));
+    if (rankIndex == 0) return m_dir / fmt::format("{}-{:016x}.strobe-cache", stem, pathHash(abs));
+    return m_dir / fmt::format("{}-{:016x}.{}.strobe-cache", stem, pathHash(abs), rankIndex);
 }
 
 Status LoadCache::write(const std::string& sourcePath, const RankData& rank, uint64_t optionsKey) const {
@@ -415,9 +511,64 @@ Status LoadCache::write(const std::string& sourcePath, const RankData& rank, uin
     return write(*st, rank, optionsKey);
 }
 
+namespace {
+
+// An id for the entries of one write: never 0, and different for every write of this process and (with the time
+// and the pid) of any other.
+uint64_t cacheNewWriteId() {
+    static std::atomic<uint64_t> counter{0};
+    struct {
+        int64_t now;
+        int64_t pid;
+        uint64_t n;
+    } seed{std::chrono::steady_clock::now().time_since_epoch().count() ^
+               std::chrono::system_clock::now().time_since_epoch().count(),
+           static_cast<int64_t>(::getpid()), counter.fetch_add(1)};
+    const uint64_t id = LoadCache::checksum(&seed, sizeof(seed), 0x7772'6974'65ULL);
+    return id == 0 ? 1 : id;
+}
+
+}  // namespace
+
 Status LoadCache::write(const SourceStamp& source, const RankData& rank, uint64_t optionsKey) const {
     const fs::path entry = entryFor(source.absolutePath);
     if (entry.empty()) return Error("load cache: empty source path");
+    EntryId id;
+    id.groupHash = groupHash({source});
+    id.rankIndex = 0;
+    id.rankCount = 1;
+    id.writeId = cacheNewWriteId();
+    return writeEntry(entry, source, id, rank, optionsKey);
+}
+
+Status LoadCache::writeGroup(const std::vector<SourceStamp>& files, const std::vector<const RankData*>& ranks,
+                             uint64_t optionsKey) const {
+    if (files.empty() || files.front().absolutePath.empty()) return Error("load cache: a source group without files");
+    if (ranks.empty()) return Error(Location{files.front().absolutePath}, "load cache: a source group without ranks");
+    if (ranks.size() > 1'000'000) return Error(Location{files.front().absolutePath}, "load cache: too many ranks");
+    EntryId id;
+    id.groupHash = groupHash(files);
+    id.rankCount = static_cast<uint32_t>(ranks.size());
+    id.writeId = cacheNewWriteId();
+    // Rank 0's entry last: until it is renamed into place, a reader finds the previous write's rank 0, whose
+    // write id the new entries of the other ranks do not carry (stale, never mixed).
+    for (size_t k = ranks.size(); k-- > 0;) {
+        id.rankIndex = static_cast<uint32_t>(k);
+        if (Status st = writeEntry(entryFor(files.front().absolutePath, id.rankIndex), files.front(), id, *ranks[k],
+                                   optionsKey);
+            !st)
+            return st;
+    }
+    // Entries of ranks an earlier write had and this one has not.
+    for (uint32_t k = id.rankCount;; ++k) {
+        std::error_code ec;
+        if (!fs::remove(entryFor(files.front().absolutePath, k), ec) || ec) break;
+    }
+    return Ok{};
+}
+
+Status LoadCache::writeEntry(const fs::path& entry, const SourceStamp& source, const EntryId& id, const RankData& rank,
+                             uint64_t optionsKey) const {
     std::error_code ec;
     fs::create_directories(m_dir, ec);
     if (ec) return Error(Location{m_dir.string()}, "cannot create the cache directory: " + ec.message());
@@ -453,6 +604,10 @@ Status LoadCache::write(const SourceStamp& source, const RankData& rank, uint64_
     h.sourceSize = source.size;
     h.sourceMtimeNs = source.mtimeNs;
     h.optionsKey = optionsKey;
+    h.groupHash = id.groupHash;
+    h.rankIndex = id.rankIndex;
+    h.rankCount = id.rankCount;
+    h.writeId = id.writeId;
     h.metaOffset = kHeaderSize;
     h.metaSize = meta.size();
     h.metaChecksum = checksum(meta.data(), meta.size());
@@ -576,16 +731,20 @@ Result<std::shared_ptr<RankData>> LoadCache::read(const std::string& sourcePath,
     return rank;
 }
 
-Result<std::shared_ptr<RankData>> LoadCache::readFile(const fs::path& entry, const SourceStamp* source,
-                                                      uint64_t optionsKey, CacheLookup* lookup) const {
+namespace {
+
+// One entry, with every check; the rank keeps the paths stored with it. `seen` receives the entry's header.
+Result<std::shared_ptr<RankData>> cacheReadOneEntry(const fs::path& entry, const SourceStamp* source, uint64_t optionsKey,
+                                               CacheLookup* lookup, bool verifyData, const LoadCache::EntryId* expect,
+                                               Header* seen, std::string* storedPath) {
     const auto t0 = std::chrono::steady_clock::now();
-    EntryReader reader(entry.string(), lookup, m_verifyData);
+    EntryReader reader(entry.string(), lookup, verifyData);
     auto rank = std::make_shared<RankData>();
-    std::string storedPath;
     std::vector<std::string_view> views;
     if (auto failed = reader.map()) return *failed;
     if (auto failed = reader.checkHeader(source, optionsKey)) return *failed;
-    if (auto failed = reader.readMetadata(*rank, source, storedPath)) return *failed;
+    if (auto failed = reader.readMetadata(*rank, source, *storedPath)) return *failed;
+    if (auto failed = reader.checkGroup(expect)) return *failed;
     if (auto failed = reader.readDirectory()) return *failed;
     if (auto failed = reader.readStrings(*rank, views)) return *failed;
     if (auto failed = reader.mapColumns(*rank)) return *failed;
@@ -595,13 +754,64 @@ Result<std::shared_ptr<RankData>> LoadCache::readFile(const fs::path& entry, con
     // of bounds (a file with matching checksums is not proof of that: it may come from another tool or a bug).
     if (auto valid = validateRankData(*rank); !valid)
         return reader.fail(CacheLookup::Corrupt, -1, valid.error().message);
-    const std::string& path = source != nullptr ? source->absolutePath : storedPath;
-    rank->path = path;
-    rank->info.path = path;
     rank->stats.fromCache = true;
     rank->stats.loadSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    if (seen != nullptr) *seen = reader.header();
     if (lookup != nullptr) *lookup = CacheLookup::Hit;
     return rank;
+}
+
+}  // namespace
+
+Result<std::shared_ptr<RankData>> LoadCache::readFile(const fs::path& entry, const SourceStamp* source,
+                                                      uint64_t optionsKey, CacheLookup* lookup) const {
+    EntryId single;
+    if (source != nullptr) {
+        single.groupHash = groupHash({*source});
+        single.rankIndex = 0;
+        single.rankCount = 1;
+    }
+    std::string storedPath;
+    auto rank = cacheReadOneEntry(entry, source, optionsKey, lookup, m_verifyData, source != nullptr ? &single : nullptr,
+                             nullptr, &storedPath);
+    if (!rank) return rank;
+    const std::string& path = source != nullptr ? source->absolutePath : storedPath;
+    (*rank)->path = path;
+    (*rank)->info.path = path;
+    return rank;
+}
+
+Result<std::vector<std::shared_ptr<RankData>>> LoadCache::readGroup(const std::vector<SourceStamp>& files,
+                                                                    uint64_t optionsKey, CacheLookup* lookup) const {
+    if (files.empty() || files.front().absolutePath.empty()) {
+        if (lookup != nullptr) *lookup = CacheLookup::Missing;
+        return Error("cache miss: a source group without files");
+    }
+    const SourceStamp& primary = files.front();
+    EntryId expect;
+    expect.groupHash = groupHash(files);
+    std::vector<std::shared_ptr<RankData>> out;
+    for (uint32_t k = 0; k == 0 || k < expect.rankCount; ++k) {
+        const fs::path entry = entryFor(primary.absolutePath, k);
+        std::error_code ec;
+        if (!fs::exists(entry, ec)) {
+            if (lookup != nullptr) *lookup = k == 0 ? CacheLookup::Missing : CacheLookup::Stale;
+            return Error(Location{entry.string()},
+                         std::string(lookupPrefix(k == 0 ? CacheLookup::Missing : CacheLookup::Stale)) +
+                             fmt::format("no entry for rank {} of {}", k, primary.absolutePath));
+        }
+        expect.rankIndex = k;
+        Header seen{};
+        std::string storedPath;
+        auto rank = cacheReadOneEntry(entry, &primary, optionsKey, lookup, m_verifyData, &expect, &seen, &storedPath);
+        if (!rank) return rank.error();
+        if (k == 0) {
+            expect.rankCount = seen.rankCount;
+            expect.writeId = seen.writeId;
+        }
+        out.push_back(std::move(rank.value()));
+    }
+    return out;
 }
 
 }  // namespace strobe::core

@@ -1,10 +1,15 @@
 #pragma once
 // The on-disk load cache: a merged RankData written once as a columnar binary file, memory-mapped on reopen.
 //
-// One file per source in dir(), named after a hash of the source's absolute path (a changed source replaces
-// its entry instead of piling up new ones). The header records the source's absolute path, size and mtime
-// (ns), the cache format and loader versions and an options key (e.g. a fingerprint of the classification
-// rules the merge used); any difference makes the entry stale. A corrupt or foreign file is never trusted:
+// One file per rank of a source in dir(), named after a hash of the source's absolute path (its primary file's
+// for a source of several files; a changed source replaces its entries instead of piling up new ones). A source
+// of several ranks (rocprofv3 or nsys: one per process) has one entry per rank, each a complete single-rank file:
+// `<name>.strobe-cache` for rank 0, `<name>.<i>.strobe-cache` for rank i (see writeGroup). The header records the
+// primary file's absolute path, size and mtime (ns), a hash of every file of the source group (path, size,
+// mtime: a change to any of them is seen), the rank's index and the group's rank count, an id shared by the
+// entries of one write, the cache format and loader versions and an options key (a fingerprint of the
+// classification rules the merge used and of the load options that change a loader's output); any difference
+// makes the entry stale. A corrupt or foreign file is never trusted:
 // every offset, count and size is checked against the file before memory is touched, and checksums cover the
 // header, the metadata, the column directory and the string offsets (and, when verifyData() is on, every
 // column's bytes). Columns are 64-byte aligned and become zero-copy Column<T>::view()s over the mapping; the
@@ -21,14 +26,15 @@
 #include <filesystem>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "core/io/error.h"
 #include "core/model/dataset.h"
 
 namespace strobe::core {
 
-inline constexpr uint32_t kLoaderVersion = 7;       // bump when loader/merge output changes
-inline constexpr uint32_t kCacheFormatVersion = 2;  // bump when the cache file layout changes
+inline constexpr uint32_t kLoaderVersion = 8;       // bump when any format's loader or the merge changes its output
+inline constexpr uint32_t kCacheFormatVersion = 3;  // bump when the cache file layout changes
 
 // Why read() returned what it did.
 enum class CacheLookup : uint8_t {
@@ -54,9 +60,16 @@ public:
 
     // Stats the source (following symlinks). Error if it is missing or not a regular file.
     static Result<SourceStamp> stamp(const std::string& sourcePath);
+    // The stamps of every file a source group reads, in order (primary first). A directory stands for the regular
+    // files under it (two levels deep, sorted) after its own entry (its mtime: a file added or removed); Error when
+    // a file is missing, or a directory holds more than 4096 files (such a source is not cached).
+    static Result<std::vector<SourceStamp>> stampGroup(const std::vector<std::string>& files);
+    // What identifies a group's version: every stamp's absolute path, size and mtime, in order. Never 0.
+    static uint64_t groupHash(const std::vector<SourceStamp>& files);
 
-    // The cache file for a source (a function of its absolute path only); empty for an empty path.
-    std::filesystem::path entryFor(const std::string& sourcePath) const;
+    // The cache file for a source (a function of its absolute path only); empty for an empty path. Rank i > 0
+    // of a multi-rank source has its own file beside it.
+    std::filesystem::path entryFor(const std::string& sourcePath, uint32_t rankIndex = 0) const;
 
     // A mapped RankData (stats.fromCache set, path and info.path set to `sourcePath`), or an Error that says
     // why not (miss, stale, corrupt, foreign); `lookup` receives the reason when given. Never trusts bad data.
@@ -74,6 +87,17 @@ public:
     Status write(const std::string& sourcePath, const RankData& rank, uint64_t optionsKey = 0) const;
     // Same with a stamp taken before the load (preferred: see SourceStamp).
     Status write(const SourceStamp& source, const RankData& rank, uint64_t optionsKey = 0) const;
+
+    // A source group of one or more ranks (every format but Kineto: core/engine/source_cache.h). `files` are the
+    // group's stamps taken before the load (stampGroup), primary first. read: every rank of the current entry,
+    // in the order written, each with the path and info.path stored with it (the loader's), stats.fromCache set;
+    // or an Error saying why not (a missing or stale rank entry, a mix of two writes, ...; `lookup` as read()).
+    Result<std::vector<std::shared_ptr<RankData>>> readGroup(const std::vector<SourceStamp>& files,
+                                                             uint64_t optionsKey, CacheLookup* lookup = nullptr) const;
+    // Writes one entry per rank (rank 0's last, so that a reader that finds it finds the others of the same write)
+    // and removes the entries of ranks beyond ranks.size() left by an earlier write. At least one rank.
+    Status writeGroup(const std::vector<SourceStamp>& files, const std::vector<const RankData*>& ranks,
+                      uint64_t optionsKey) const;
 
     const std::filesystem::path& dir() const { return m_dir; }
 
@@ -95,7 +119,12 @@ public:
     // the structural checks behind them — which must hold by themselves. True when every region was in range.
     static bool reseal(std::string& image);
 
+    // Which rank entry of which source group (internal to the cache; see Header::groupHash).
+    struct EntryId;
+
 private:
+    Status writeEntry(const std::filesystem::path& entry, const SourceStamp& primary, const EntryId& id,
+                      const RankData& rank, uint64_t optionsKey) const;
     std::filesystem::path m_dir;
     bool m_verifyData = true;
     bool m_sync = false;

@@ -37,7 +37,14 @@ struct Header {
     uint64_t dirOffset;
     uint64_t dirCount;
     uint64_t dirChecksum;
-    uint64_t reserved[18];
+    // Format 3: the source group the entry belongs to (every file's path, size and mtime: LoadCache::groupHash),
+    // which of the group's ranks this entry holds, how many there are, and an id shared by the entries of one
+    // write (entries of two writes never mix).
+    uint64_t groupHash;
+    uint32_t rankIndex;
+    uint32_t rankCount;
+    uint64_t writeId;
+    uint64_t reserved[15];
     uint64_t headerChecksum;  // over every byte before it
 };
 static_assert(sizeof(Header) == kHeaderSize && std::is_trivially_copyable_v<Header>);

@@ -19,6 +19,7 @@
 
 #include "core/engine/load_cache.h"
 #include "core/engine/memory_budget.h"
+#include "core/engine/source_cache.h"
 #include "core/formats/kineto_json.h"
 #include "core/formats/kineto_merged_ranks.h"
 #include "core/formats/source_detect.h"
@@ -203,33 +204,20 @@ void runOnWorkers(const std::vector<std::string>& files, std::vector<Slot>& slot
     for (std::thread& t : threads) t.join();
 }
 
-// A source of another format than Kineto: the registry's loader (one or more ranks), each rank merged. Not cached.
-void loadOtherSource(const SourceGroup& group, const std::string& file, Slot& slot, const SourceLoadOptions& options,
-                     const ClassificationRules& rules, const CancelToken& cancel,
-                     const std::function<void(const TraceInfo&)>& onInfo) {
-    const SourceFormat* format = findSourceFormat(group.format);
-    if (format == nullptr || format->load == nullptr) {
-        slot.error = Error(Location{file}, "no loader for the format " + group.format);
-        return;
-    }
-    auto loaded = format->load(group, options, cancel);
+// A source of another format than Kineto: the registry's loader (one or more ranks), each rank merged, through the
+// load cache when one is given (core/engine/source_cache.h).
+void loadOtherSource(const SourceGroup& group, Slot& slot, const SourceLoadOptions& options,
+                     const ClassificationRules& rules, const LoadCache* cache, uint64_t rulesKey,
+                     const CancelToken& cancel, const std::function<void(const TraceInfo&)>& onInfo) {
+    auto loaded = loadSourceCached(group, options, rules, rulesKey, cache, cancel);
     if (!loaded) {
         slot.error = loaded.error();
         return;
     }
-    for (auto& r : loaded.value()) {
-        if (cancel.cancelled()) return;
-        if (Status merged = mergeRank(*r, rules, cancel); !merged) {
-            slot.error = merged.error();
-            slot.more.clear();
-            return;
-        }
-        if (r->path.empty()) r->path = file;
-        if (r->info.path.empty()) r->info.path = file;
-        r->info.format = group.format;
-        for (const std::string& u : group.unused) r->info.alsoPresent.push_back(u);
+    slot.cacheWriteError = std::move(loaded->cacheWriteError);
+    for (auto& r : loaded->ranks) {
         onInfo(r->info);
-        slot.more.push_back(std::shared_ptr<RankData>(std::move(r)));
+        slot.more.push_back(std::move(r));
     }
 }
 
@@ -472,8 +460,8 @@ Result<DatasetPtr> loadRun(const std::vector<std::string>& paths, const RunLoadO
         Slot& slot = slots[i];
         if (groups[i].format != "kineto") {
             report(i, "parse", false);
-            loadOtherSource(groups[i], path, slot, sourceOptions[i], *rules, cancel,
-                            [&](const TraceInfo& info) { metadata(i, info); });
+            loadOtherSource(groups[i], slot, sourceOptions[i], *rules, options.useCache ? &cache : nullptr, optionsKey,
+                            cancel, [&](const TraceInfo& info) { metadata(i, info); });
             slot.done.store(slot.bytes);
             report(i, "loaded", false);
             return;
@@ -483,6 +471,7 @@ Result<DatasetPtr> loadRun(const std::vector<std::string>& paths, const RunLoadO
             slot.error = Error(Location{path}, "the file disappeared or cannot be read: " + stamp.error().message);
             return;
         }
+        std::optional<Error> replacedEntry;  // a corrupt or foreign entry, made again below (a warning on the rank)
         if (options.useCache) {
             CacheLookup lookup = CacheLookup::Missing;
             auto hit = cache.read(path, optionsKey, &lookup);
@@ -495,7 +484,11 @@ Result<DatasetPtr> loadRun(const std::vector<std::string>& paths, const RunLoadO
                 report(i, "cache", false);
                 return;
             }
-            if (lookup != CacheLookup::Missing) spdlog::info("{}", hit.error().toString());
+            if (lookup == CacheLookup::Corrupt || lookup == CacheLookup::Foreign) {
+                spdlog::warn("{} (made again)", hit.error().toString());
+                replacedEntry = hit.error();
+            } else if (lookup != CacheLookup::Missing)
+                spdlog::info("{}", hit.error().toString());
         }
         KinetoLoadOptions ko;
         ko.threads = perFileThreads;
@@ -531,6 +524,10 @@ Result<DatasetPtr> loadRun(const std::vector<std::string>& paths, const RunLoadO
         if (options.useCache && !cancel.cancelled()) {
             Status written = cache.write(stamp.value(), *r, optionsKey);
             if (!written) slot.cacheWriteError = written.error();
+            if (replacedEntry)
+                r->diagnostics.push_back(Diagnostic{Severity::Warning, replacedEntry->where,
+                                                    replacedEntry->message +
+                                                        (written ? "; replaced by a new entry" : "; not replaced")});
         }
         slot.data = {std::move(r)};
         slot.done.store(slot.bytes);

@@ -54,8 +54,9 @@ Result<std::vector<std::string>> expandRunPaths(const std::vector<std::string>& 
 int rankFromFileName(const std::string& fileName);
 
 // Loads every source of the run in parallel (Kineto files as before; other formats through the registry, each
-// giving one or more ranks, numbered after the Kineto ranks in source order, never through the load cache) (options.threads or one per core; one file per thread), each through
-// the load cache when options.useCache: a current cache entry is mapped, otherwise the file is parsed, merged
+// giving one or more ranks, numbered after the Kineto ranks in source order) (options.threads or one per core; one
+// source per thread), each through the load cache when options.useCache (other formats: loadSourceCached,
+// core/engine/source_cache.h): a current cache entry is mapped, otherwise the file is parsed, merged
 // and written to the cache (a write failure is a warning in Dataset::diagnostics). Rank = distributedInfo.rank,
 // else the file name (or its directory's name), else the file's place in the run (RankData::rankSource says
 // which). Run-level warnings: files that failed (the others still load; all failing is an Error), duplicate

@@ -118,7 +118,9 @@ void emitRecords(RankData& rank, const std::vector<Record>& records, const std::
         telemetry::setClock(rank.info, ClockDomain::Realtime, options, "timestamp (Unix seconds)");
     } else {
         telemetry::setClock(rank.info, ClockDomain::Relative, options, {});
-        rank.diagnostics.push_back({Severity::Warning, Location{rank.path},
+        // A note, not a warning: a snapshot is what the tool writes (rocm-smi's concise table has no time), and one
+        // sample per metric carries no interval that a placeholder time could make wrong.
+        rank.diagnostics.push_back({Severity::Info, Location{rank.path},
                                     "a snapshot without time: every value is one sample at time 0"});
     }
     skipped.report(rank, rank.path);

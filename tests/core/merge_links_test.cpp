@@ -120,7 +120,8 @@ TEST_F(MergeLinksTest, HierarchyParentsAndDepths) {
         EXPECT_EQ(s.depth[static_cast<size_t>(e.slice)], e.depth) << rank->strings.view(s.name[static_cast<size_t>(e.slice)]);
     }
     const bool warned = std::any_of(rank->diagnostics.begin(), rank->diagnostics.end(), [](const Diagnostic& d) {
-        return d.severity == Severity::Warning && d.message.find("1 slice(s) partially overlap") != std::string::npos &&
+        // A note (real PyTorch traces have partial overlaps: µs rounding, Python stack events), not a warning.
+        return d.severity == Severity::Info && d.message.find("1 slice(s) partially overlap") != std::string::npos &&
                d.message.find("'partial'") != std::string::npos;
     });
     EXPECT_TRUE(warned);

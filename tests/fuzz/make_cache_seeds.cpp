@@ -1,4 +1,4 @@
-// Writes load-cache files of the given traces into OUT_DIR (one per trace, through core::loadRun exactly as the
+// Writes load-cache files of the given sources into OUT_DIR (one per rank of each source, any format, through core::loadRun exactly as the
 // application does), as seeds for the load_cache fuzz target. They are made by the build under test because a
 // cache file is specific to the build's column set and loader version.
 // Usage: make_cache_seeds OUT_DIR TRACE...
