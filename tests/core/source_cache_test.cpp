@@ -102,13 +102,13 @@ SourceCacheFacts factsOfRank(const RankData& cr) {
 
 std::vector<SourceCacheFacts> factsOf(const Dataset& ds) {
     std::vector<SourceCacheFacts> out;
-    for (const auto& r : ds.ranks) out.push_back(factsOfRank(*r));
+    for (const RankData* r : ds.allSources()) out.push_back(factsOfRank(*r));  // ranks, then host telemetry
     return out;
 }
 
 size_t ranksFromCache(const Dataset& ds) {
     size_t n = 0;
-    for (const auto& r : ds.ranks) n += r->stats.fromCache ? 1 : 0;
+    for (const RankData* r : ds.allSources()) n += r->stats.fromCache ? 1 : 0;
     return n;
 }
 
