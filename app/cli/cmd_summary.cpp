@@ -60,6 +60,7 @@ std::string_view rankSourceName(core::RankSource s) {
     case core::RankSource::DistributedInfo: return "distributed_info";
     case core::RankSource::FileName: return "file_name";
     case core::RankSource::FileOrder: return "file_order";
+    case core::RankSource::MergedTrace: return "merged_trace";
     }
     return "file_order";
 }
@@ -84,7 +85,7 @@ std::string platformText(const RankSummary& r) {
     return fmt::format("{}, {}", platform, gpu);
 }
 
-// One source of the run: the ranks that came from one file or directory in one format.
+// One source of the run: the ranks (or the host telemetry) that came from one file or directory in one format.
 struct SourceFacts {
     std::string path;
     std::string format;
@@ -108,7 +109,7 @@ void extend(SourceFacts& s, TimeNs a, TimeNs b) {
 
 std::vector<SourceFacts> sourcesOf(const core::Dataset& ds) {
     std::vector<SourceFacts> out;
-    for (const auto& rp : ds.ranks) {
+    for (const core::RankData* rp : ds.allSources()) {  // the ranks, then the hosts' telemetry
         const core::RankData& r = *rp;
         const std::string path = r.path.empty() ? r.info.path : r.path;
         auto it = std::find_if(out.begin(), out.end(),
@@ -184,6 +185,13 @@ std::string summaryText(const RunSummary& run, const core::Dataset& ds, const co
         for (const auto& [name, value] : core::runFacts(*entry)) fmt::format_to(out, "  {:<16}{}\n", name, value);
     }
     text += sourcesText(ds);
+    for (const core::HostTelemetry& h : ds.hosts) {
+        uint64_t samples = 0;
+        for (const auto& s : h.sources) samples += s->samples.size();
+        fmt::format_to(out, "Host telemetry{}: {} source{}, {} samples (not ranks)\n",
+                       h.host.empty() ? std::string() : " of " + h.host, h.sources.size(),
+                       h.sources.size() == 1 ? "" : "s", samples);
+    }
     for (const RankSummary& r : run.ranks) {
         fmt::format_to(out, "\nRank {}", r.rank);
         if (r.worldSize > 0) fmt::format_to(out, " of {}", r.worldSize);
@@ -283,6 +291,22 @@ std::string summaryJson(const RunSummary& run, const core::Dataset& ds, const co
     j += fmt::format(",\n  \"rank_count\": {},\n  \"world_size\": {},\n  \"warnings\": ", run.ranks.size(),
                      worldSize > 0 ? fmt::format("{}", worldSize) : "null");
     list(run.warnings);
+    // Host telemetry (samplers): the host's, never a rank (Dataset::hosts).
+    j += ",\n  \"host_telemetry\": [";
+    for (size_t hi = 0; hi < ds.hosts.size(); ++hi) {
+        const core::HostTelemetry& h = ds.hosts[hi];
+        std::vector<std::string> paths;
+        uint64_t samples = 0;
+        for (const auto& s : h.sources) {
+            paths.push_back(s->path.empty() ? s->info.path : s->path);
+            samples += s->samples.size();
+        }
+        j += fmt::format("{}{{\"host\": {}, \"samples\": {}, \"sources\": ", hi ? ", " : "",
+                         h.host.empty() ? std::string("null") : jsonQuote(h.host), samples);
+        list(paths);
+        j += '}';
+    }
+    j += ']';
     j += ",\n  \"ranks\": [";
     for (size_t ri = 0; ri < run.ranks.size(); ++ri) {
         const RankSummary& r = run.ranks[ri];
@@ -358,7 +382,7 @@ int runSummary(const std::vector<std::string>& args) {
         return kExitBadInput;
     }
     const core::Dataset& ds = **loaded;
-    if (ds.ranks.empty()) {
+    if (ds.ranks.empty() && ds.hosts.empty()) {
         fmt::print(stderr, "strobe-cli summary: no traces found in {}\n", fmt::join(p.positionals(), ", "));
         return kExitBadInput;
     }

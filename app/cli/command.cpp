@@ -88,7 +88,7 @@ void logToStderr() {
 }
 
 bool reportLoadDiagnostics(std::string_view command, const core::Dataset& dataset, size_t perRank) {
-    for (const auto& rank : dataset.ranks) {
+    for (const core::RankData* rank : dataset.allSources()) {  // the ranks and the hosts' telemetry
         size_t shown = 0, more = 0;
         for (const auto& d : rank->diagnostics) {
             if (d.severity < core::Severity::Warning) continue;

@@ -176,8 +176,9 @@ void PlotView::resetAll() {
 }
 
 void PlotView::refreshData() {
+    const auto before = m_specs;
     recomputeSpecs();
-    m_values = sanitizeValues(m_specs, m_values);
+    m_values = sanitizeValues(m_specs, followDataDefaults(before, m_specs, m_values));
     m_preparedKey.clear();  // new data: whatever we hold is from the old generation
     if (dataReady()) {
         m_updating = true;

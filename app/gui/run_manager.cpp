@@ -279,7 +279,7 @@ void RunManager::onLoadFinished(int id, uint64_t serial, std::shared_ptr<Outcome
         if (run.dataset) {
             run.warnings = run.dataset->diagnostics;
             QStringList files;
-            for (const auto& r : run.dataset->ranks) {
+            for (const core::RankData* r : run.dataset->allSources()) {  // the ranks and the hosts' telemetry
                 for (const auto& d : r->diagnostics)
                     if (d.severity != core::Severity::Info) run.warnings.push_back(d);
                 files << QString::fromStdString(r->path);

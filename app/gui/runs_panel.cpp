@@ -312,6 +312,20 @@ void RunsPanel::refreshRun(int id) {
             if (std::find(expanded.begin(), expanded.end(), static_cast<int>(i)) != expanded.end())
                 r->setExpanded(true);
         }
+        // Host telemetry (samplers): the host's, never a rank (core::Dataset::hosts).
+        for (const core::HostTelemetry& h : run->dataset->hosts) {
+            qint64 samples = 0;
+            for (const auto& s : h.sources) samples += static_cast<qint64>(s->samples.size());
+            auto* hi = child(item, h.host.empty() ? tr("Host telemetry") : tr("Host %1").arg(qsRunsPanel(h.host)),
+                             tr("%n source(s) · %1 samples", nullptr, static_cast<int>(h.sources.size()))
+                                 .arg(formatCount(static_cast<uint64_t>(samples))));
+            for (const auto& s : h.sources) {
+                const std::string& path = s->path.empty() ? s->info.path : s->path;
+                auto* si = child(hi, QFileInfo(QString::fromStdString(path)).fileName(),
+                                 tr("%1 · %2 samples").arg(qsRunsPanel(s->info.format), formatCount(s->samples.size())));
+                si->setToolTip(0, qsRunsPanel(path));
+            }
+        }
     }
     // Restore the selection inside this run.
     if (selectedRank != -3) {

@@ -63,7 +63,10 @@ int rankFromFileName(const std::string& fileName);
 // else the file name (or its directory's name), else the file's place in the run (RankData::rankSource says
 // which). Run-level warnings: files that failed (the others still load; all failing is an Error), duplicate
 // ranks, missing ranks in 0..world-1, mixed world sizes. Callbacks are serialized (never two at once), may come
-// from worker threads, and onMetadata fires for cache hits too. A cancelled load returns Error "cancelled" after
+// from worker threads, and onMetadata fires for cache hits too. A Kineto file that merges several ranks (TraceLens
+// TraceFusion: pids per rank, `rank` in the metadata's args) opens as its ranks (RankSource::MergedTrace; not
+// cached). A source that holds only telemetry samples (the CPU sampler, nvidia-smi, amd-smi, rocm-smi, a rocpd
+// database of monitor samples alone) is its host's (Dataset::hosts), never a rank. A cancelled load returns Error "cancelled" after
 // every thread has stopped; nothing partial is returned.
 Result<DatasetPtr> loadRun(const std::vector<std::string>& paths, const RunLoadOptions& options = {},
                            const RunCallbacks& callbacks = {});
