@@ -33,9 +33,9 @@ void kernelOverlapWarm(benchmark::State& state) {
 BENCHMARK(kernelOverlapWarm)->Name("kernel_overlap/warm")->Unit(benchmark::kMillisecond);
 
 void sweepOverlap(benchmark::State& state, bool instances) {
-    std::vector<core::SweepRunData> runs;
+    core::RunSet runs;
     for (int i = 0; i < state.range(0); ++i)
-        runs.push_back({{"run" + std::to_string(i), "", {{"x", std::to_string(i)}}, "x=" + std::to_string(i)}, run()});
+        runs.push_back(core::RunEntry{"run" + std::to_string(i), run(), {{"x", static_cast<long long>(i)}}});
     core::KernelOverlapOptions o;
     o.instances = instances;
     size_t rows = 0;

@@ -66,16 +66,17 @@ struct SweepFixture {
         return f;
     }
     // Discovers the runs and loads each (through the load cache in `cache`).
-    std::vector<core::SweepRunData> load(bool useCache) const {
+    core::RunSet load(bool useCache) const {
         const auto found = core::sweep::discoverSweep({(dir / "sweep").string()}, "");
         core::RunLoadOptions o;
         o.useCache = useCache;
         o.cacheDir = cache;
-        std::vector<core::SweepRunData> runs;
-        for (const auto& run : found.runs) {
-            auto d = core::loadRun({run.path}, o);
+        core::RunSet runs;
+        for (core::RunEntry run : found.runs) {
+            auto d = core::loadRun(run.paths, o);
             if (!d) return {};
-            runs.push_back({core::sweep::toRunInfo(run), *d});
+            run.dataset = *d;
+            runs.push_back(std::move(run));
         }
         return runs;
     }

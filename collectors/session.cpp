@@ -13,7 +13,6 @@
 
 #include <fmt/format.h>
 
-#include <yaml-cpp/yaml.h>
 
 #include "collectors/process_tree.h"
 #include "collectors/slurm.h"
@@ -139,7 +138,7 @@ std::vector<ManifestFile> listFiles(const fs::path& dir, const std::vector<Prepa
          it.increment(ec)) {
         if (!it->is_regular_file(ec)) continue;
         const std::string rel = fs::relative(it->path(), dir, ec).string();
-        if (rel == "manifest.yaml" || rel == ".manifest.yaml.tmp") continue;
+        if (core::isRunManifestFile(rel)) continue;
         ManifestFile f{rel, static_cast<uint64_t>(it->file_size(ec)), "", ""};
         for (const auto& t : tools)
             for (const auto& out : t.spec->outputs)
@@ -223,25 +222,23 @@ std::vector<std::string> collectArgv(const SessionOptions& o, const ToolCatalog&
 
 // How a manifest ended: what the session inside a Slurm job wrote.
 struct ManifestEnd {
-    std::string status, slurmJob;
+    std::optional<RunStatus> status;  // unset: unreadable or half-written, not ended
+    std::string slurmJob;
     std::optional<int> exitCode, exitSignal;
 };
 
-ManifestEnd readManifestEnd(const fs::path& file) {
+ManifestEnd readManifestEnd(const fs::path& dir) {
     ManifestEnd e;
-    try {
-        const YAML::Node m = YAML::LoadFile(file.string());
-        if (m["status"]) e.status = m["status"].as<std::string>();
-        if (m["slurm_job"] && !m["slurm_job"].IsNull()) e.slurmJob = m["slurm_job"].as<std::string>();
-        if (const YAML::Node x = m["exit"]; x && x.IsMap()) {
-            if (x["code"]) e.exitCode = x["code"].as<int>();
-            if (x["signal"]) e.exitSignal = x["signal"].as<int>();
-        }
-    } catch (const YAML::Exception&) {
-        e.status.clear();  // unreadable or half-written: not ended
-    }
+    auto m = core::readRunManifest(dir.string());
+    if (!m) return e;
+    e.status = m->status;
+    e.slurmJob = m->slurmJob.value_or("");
+    e.exitCode = m->exitCode;
+    e.exitSignal = m->exitSignal;
     return e;
 }
+
+bool manifestEnded(RunStatus s) { return s == RunStatus::Completed || s == RunStatus::Failed || s == RunStatus::Cancelled; }
 
 std::string lastLines(const fs::path& file, size_t n) {
     std::ifstream in(file);
@@ -308,7 +305,7 @@ SessionResult runSlurmSubmission(const SessionOptions& o, const ToolCatalog& cat
     if (ec) return refuse(125, fmt::format("{}: cannot create the output directory: {}", outDir.string(), ec.message()));
     auto undo = [&] {  // nothing ran: leave the directory as it was
         if (existed) {
-            for (const char* f : {"slurm-job.sh", "manifest.yaml"}) fs::remove(outDir / f, ec);
+            for (const char* f : {"slurm-job.sh", core::kRunManifestFileName}) fs::remove(outDir / f, ec);
         } else {
             fs::remove_all(outDir, ec);
         }
@@ -327,7 +324,7 @@ SessionResult runSlurmSubmission(const SessionOptions& o, const ToolCatalog& cat
     RunManifest& m = r.manifest;
     m.command = o.command;
     m.cwd = cwd;
-    m.parameters = o.parameters;
+    m.parameters = core::typedParameters(o.parameters);
     m.repeat = o.repeat;
     m.envDiff = o.env;
     m.tools = manifestTools;
@@ -350,7 +347,7 @@ SessionResult runSlurmSubmission(const SessionOptions& o, const ToolCatalog& cat
         return refuse(125, fmt::format("{} did not submit the job: {}", submit->front(), what.empty() ? "no job id in its output" : what));
     }
     m.slurmJob = jobId;
-    if (auto st = writeManifest(outDir.string(), m); !st) log(st.error().toString());
+    if (auto st = core::writeRunManifest(outDir.string(), m); !st) log(st.error().toString());
     log(fmt::format("submitted Slurm job {} ({})", jobId, joinArgv(*submit)));
 
     auto note = [&](const std::string& message) {
@@ -412,19 +409,25 @@ SessionResult runSlurmSubmission(const SessionOptions& o, const ToolCatalog& cat
     }
 
     // One task: the session inside the job wrote the run's manifest, and its end is this run's end.
-    const ManifestEnd inner = readManifestEnd(outDir / "manifest.yaml");
-    if (inner.slurmJob == jobId && (inner.status == "completed" || inner.status == "failed" || inner.status == "cancelled")) {
-        r.status = m.status = inner.status;
+    const ManifestEnd inner = readManifestEnd(outDir);
+    if (inner.slurmJob == jobId && inner.status && manifestEnded(*inner.status)) {
+        m.status = *inner.status;
+        r.status = core::toString(m.status);
         m.exitCode = inner.exitCode;
         m.exitSignal = inner.exitSignal;
-        r.exitCode = inner.exitSignal ? 128 + *inner.exitSignal : inner.exitCode.value_or(inner.status == "completed" ? 0 : 1);
-        if (cancelledBy && inner.status == "failed") {
+        r.exitCode = inner.exitSignal ? 128 + *inner.exitSignal
+                                      : inner.exitCode.value_or(m.status == RunStatus::Completed ? 0 : 1);
+        if (cancelledBy && m.status == RunStatus::Failed) {
             // scancel signals every process of the job at once: the workload can end of it before the session
             // inside saw its own SIGTERM, and call the run failed. It was cancelled, on request.
             const std::string why = fmt::format("cancelled through {}: the workload ended on Slurm's signal",
                                                 cancelArgv ? joinArgv(*cancelArgv) : std::string("scancel"));
-            if (auto st = markManifestCancelled(outDir.string(), why); !st) log(st.error().toString());
-            else r.status = m.status = "cancelled";
+            if (auto st = core::markRunManifestCancelled(outDir.string(), why); !st) {
+                log(st.error().toString());
+            } else {
+                m.status = RunStatus::Cancelled;
+                r.status = core::toString(m.status);
+            }
         }
         if (cancelledBy && r.status == "cancelled") r.exitCode = 128 + cancelledBy;
         m.files = listFiles(outDir, {});
@@ -436,27 +439,27 @@ SessionResult runSlurmSubmission(const SessionOptions& o, const ToolCatalog& cat
     if (state.exitSignal && *state.exitSignal != 0) m.exitSignal = state.exitSignal;
     else if (state.exitCode && !(cancelledBy && *state.exitCode == 0)) m.exitCode = state.exitCode;  // 0:0: never ran
     if (cancelledBy) {
-        m.status = "cancelled";
+        m.status = RunStatus::Cancelled;
         r.exitCode = 128 + cancelledBy;
     } else if (state.state == "COMPLETED") {
-        m.status = "completed";
+        m.status = RunStatus::Completed;
         r.exitCode = 0;
     } else if (state.state == "CANCELLED") {  // scancel from elsewhere
-        m.status = "cancelled";
+        m.status = RunStatus::Cancelled;
         r.exitCode = 128 + SIGTERM;
     } else {
-        m.status = "failed";
+        m.status = RunStatus::Failed;
         r.exitCode = m.exitSignal ? 128 + *m.exitSignal : std::max(1, m.exitCode.value_or(1));
     }
     note(fmt::format("Slurm job {} ended {}{}", jobId, state.state.empty() ? "in an unknown state" : state.state,
                      state.exitCode ? fmt::format(" (ExitCode {}:{})", *state.exitCode, state.exitSignal.value_or(0)) : ""));
-    if (m.status == "failed") {
+    if (m.status == RunStatus::Failed) {
         const std::string tail = lastLines(outDir / fmt::format("slurm-{}.out", jobId), 3);
         if (!tail.empty()) note(fmt::format("slurm-{}.out ends: {}", jobId, tail));
     }
     m.files = listFiles(outDir, {});
-    if (auto st = writeManifest(outDir.string(), m); !st) note(st.error().toString());
-    r.status = m.status;
+    if (auto st = core::writeRunManifest(outDir.string(), m); !st) note(st.error().toString());
+    r.status = core::toString(m.status);
     return r;
 }
 
@@ -514,10 +517,10 @@ SessionResult runSession(const SessionOptions& o, const ToolCatalog& catalog, co
     RunManifest& m = r.manifest;
     m.command = o.command;
     m.cwd = o.cwd.empty() ? fs::current_path(ec).string() : o.cwd;
-    m.parameters = o.parameters;
+    m.parameters = core::typedParameters(o.parameters);
     m.repeat = o.repeat;
     m.envDiff = env;
-    m.devices = devices.gpus;
+    for (const auto& d : devices.gpus) m.devices.push_back({d.vendor, d.name, d.arch, d.source});
     char host[256] = {};
     gethostname(host, sizeof host - 1);
     m.host = host;
@@ -529,7 +532,7 @@ SessionResult runSession(const SessionOptions& o, const ToolCatalog& catalog, co
     }
     m.clocks = readClocks();
     m.start = utcNow();
-    if (auto st = writeManifest(outDir.string(), m); !st) return refuse(125, st.error().toString());
+    if (auto st = core::writeRunManifest(outDir.string(), m); !st) return refuse(125, st.error().toString());
 
     auto note = [&](const std::string& message) {
         m.messages.push_back(message);
@@ -608,19 +611,19 @@ SessionResult runSession(const SessionOptions& o, const ToolCatalog& catalog, co
     }
     m.end = utcNow();
     if (cancelledBy) {
-        m.status = "cancelled";
+        m.status = RunStatus::Cancelled;
         r.exitCode = 128 + cancelledBy;
     } else if (exit) {
-        m.status = exit->status == 0 ? "completed" : "failed";
+        m.status = exit->status == 0 ? RunStatus::Completed : RunStatus::Failed;
         r.exitCode = exit->status;
     } else {
-        m.status = "failed";
+        m.status = RunStatus::Failed;
     }
     if (exit && exit->signalled) m.exitSignal = exit->signal;
     else if (exit) m.exitCode = exit->status;
     m.files = listFiles(outDir, tools);
-    if (auto st = writeManifest(outDir.string(), m); !st) note(st.error().toString());
-    r.status = m.status;
+    if (auto st = core::writeRunManifest(outDir.string(), m); !st) note(st.error().toString());
+    r.status = core::toString(m.status);
     return r;
 }
 

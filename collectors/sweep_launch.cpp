@@ -2,10 +2,10 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
+#include <optional>
 
 #include <fmt/format.h>
-#include <yaml-cpp/yaml.h>
+#include "core/model/run_manifest.h"
 
 namespace strobe::collectors {
 
@@ -69,29 +69,18 @@ std::vector<SweepPoint> planSweep(const std::vector<GridAxis>& grid, int repeats
 
 namespace {
 
-std::string manifestStatus(const fs::path& dir) {
-    try {
-        const YAML::Node m = YAML::LoadFile((dir / "manifest.yaml").string());
-        return m["status"] ? m["status"].as<std::string>() : "";
-    } catch (const YAML::Exception&) {
-        return "";
-    }
+// The run's status, when its manifest reads.
+std::optional<core::RunStatus> manifestStatus(const fs::path& dir) {
+    auto m = core::readRunManifest(dir.string());
+    if (!m) return std::nullopt;
+    return m->status;
 }
 
-std::string sweepYaml(const std::vector<GridAxis>& grid, const std::vector<SweepPoint>& plan) {
-    YAML::Emitter e;
-    e << YAML::BeginMap << YAML::Key << "strobe_sweep" << YAML::Value << 1;
-    e << YAML::Key << "axes" << YAML::Value << YAML::Flow << YAML::BeginSeq;
-    for (const auto& a : grid) e << a.key;
-    e << YAML::EndSeq << YAML::Key << "runs" << YAML::Value << YAML::BeginSeq;
-    for (const auto& p : plan) {
-        e << YAML::Flow << YAML::BeginMap << YAML::Key << "path" << YAML::Value << p.relDir << YAML::Key << "parameters"
-          << YAML::Value << YAML::BeginMap;
-        for (const auto& [k, v] : p.parameters) e << YAML::Key << k << YAML::Value << v;
-        e << YAML::EndMap << YAML::Key << "repeat" << YAML::Value << p.repeat << YAML::EndMap;
-    }
-    e << YAML::EndSeq << YAML::EndMap;
-    return std::string(e.c_str()) + "\n";
+core::SweepFile sweepFileOf(const std::vector<GridAxis>& grid, const std::vector<SweepPoint>& plan) {
+    core::SweepFile f;
+    for (const auto& a : grid) f.axes.push_back(a.key);
+    for (const auto& p : plan) f.runs.push_back({p.relDir, core::typedParameters(p.parameters), p.repeat});
+    return f;
 }
 
 // The command with {AXIS} replaced by the point's values (other braces are left as written).
@@ -115,14 +104,14 @@ SweepLaunchResult launchSweep(const std::string& sweepDir, const std::vector<Gri
     SweepLaunchResult r;
     const fs::path root(sweepDir);
     const std::vector<SweepPoint> plan = planSweep(grid, repeats, interleaved);
-    const std::string yaml = sweepYaml(grid, plan);
+    const core::SweepFile planned = sweepFileOf(grid, plan);
     std::error_code ec;
-    if (fs::exists(root / "sweep.yaml", ec)) {
-        std::ifstream in(root / "sweep.yaml");
-        const std::string have((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-        if (have != yaml) {
-            r.refusal = fmt::format("{}: holds another sweep (its sweep.yaml differs from this grid and repeats); "
-                                    "use a new directory", root.string());
+    if (core::hasSweepFile(root.string())) {
+        auto have = core::readSweepFile(root.string());
+        if (!have || have->axes != planned.axes || have->runs != planned.runs) {
+            r.refusal = fmt::format("{}: holds another sweep (its sweep.yaml differs from this grid and repeats{}); "
+                                    "use a new directory",
+                                    root.string(), have ? "" : ": " + have.error().toString());
             r.exitCode = 125;
             return r;
         }
@@ -134,10 +123,8 @@ SweepLaunchResult launchSweep(const std::string& sweepDir, const std::vector<Gri
             return r;
         }
         fs::create_directories(root, ec);
-        std::ofstream out(root / "sweep.yaml", std::ios::binary);
-        out << yaml;
-        if (!out) {
-            r.refusal = fmt::format("{}: cannot write sweep.yaml", root.string());
+        if (auto written = core::writeSweepFile(root.string(), planned); !written) {
+            r.refusal = fmt::format("{}: cannot write sweep.yaml: {}", root.string(), written.error().toString());
             r.exitCode = 125;
             return r;
         }
@@ -145,8 +132,8 @@ SweepLaunchResult launchSweep(const std::string& sweepDir, const std::vector<Gri
     for (size_t i = 0; i < plan.size(); ++i) {
         const SweepPoint& p = plan[i];
         const fs::path dir = root / p.relDir;
-        const std::string status = fs::exists(dir, ec) ? manifestStatus(dir) : "";
-        if (status == "completed") {
+        const auto status = fs::exists(dir, ec) ? manifestStatus(dir) : std::nullopt;
+        if (status == core::RunStatus::Completed) {
             ++r.skipped;
             if (log) log(fmt::format("[{}/{}] {}: completed before, skipped", i + 1, plan.size(), p.relDir));
             continue;

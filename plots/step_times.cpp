@@ -25,7 +25,7 @@ std::vector<std::pair<int64_t, double>> endToEndStepTimes(const core::Dataset& r
 }
 
 std::string configurationLabel(const core::RunEntry& run) {
-    return run.parameters.empty() ? run.label : core::parametersText(run.parameters);
+    return run.parameters.empty() ? run.label : core::configurationKey(run.parameters);
 }
 
 }  // namespace strobe::plots

@@ -79,9 +79,9 @@ AxisRoles resolveAxisRoles(const core::RunSet& runs, const std::string& x, const
 
 std::string axisValueOf(const core::RunEntry& run, const std::string& axis) {
     if (axis.empty()) return {};
-    if (axis == kConfigurationAxis) return run.parameters.empty() ? run.label : core::parametersText(run.parameters);
+    if (axis == kConfigurationAxis) return configurationLabel(run);
     auto it = run.parameters.find(axis);
-    return it == run.parameters.end() ? std::string("(absent)") : it->second;
+    return it == run.parameters.end() ? std::string("(absent)") : core::runValueText(it->second);
 }
 
 void sortAxisValues(std::vector<std::string>& values) {
@@ -106,16 +106,12 @@ core::Error groupingNotSupported(const std::string& plotId, const std::string& v
     return core::Error(fmt::format("group_by {}: {} groups kernels by {} only", value, plotId, supported));
 }
 
-std::vector<core::SweepRunData> sweepRunData(const core::RunSet& runs) {
-    std::vector<core::SweepRunData> out;
+core::RunSet byConfigurationLabel(const core::RunSet& runs) {
+    core::RunSet out;
     for (const auto& r : runs) {
         if (!r.dataset) continue;
-        core::SweepRunData d;
-        d.run.label = r.label;
-        d.run.parameters = r.parameters;
-        d.run.configurationKey = configurationLabel(r);
-        d.dataset = r.dataset;
-        out.push_back(std::move(d));
+        out.push_back(r);
+        out.back().configurationKey = configurationLabel(r);
     }
     return out;
 }

@@ -44,7 +44,7 @@ struct AxisRoles {
 AxisRoles resolveAxisRoles(const core::RunSet& runs, const std::string& x, const std::string& color,
                            const std::string& facet);
 
-// The value a run has on a role: parametersText for kConfigurationAxis (its label without parameters), the
+// The value a run has on a role: configurationLabel for kConfigurationAxis (its label without parameters), the
 // axis' value text ("(absent)" when the run lacks it), "" for none.
 std::string axisValueOf(const core::RunEntry& run, const std::string& axis);
 
@@ -74,9 +74,10 @@ core::Status sweepGroupBy(const core::ParamValues& values, core::SweepGroupBy& b
 // The error of a plot that does not offer grouping `value`: "group_by op: <plot> groups by <supported>".
 core::Error groupingNotSupported(const std::string& plotId, const std::string& value, const std::string& supported);
 
-// The runs as compareSweep's input: configurationKey = configurationLabel(run) (parametersText, else the label,
-// so that runs without parameters stay apart), label = the run's label; runs without a dataset are left out.
-std::vector<core::SweepRunData> sweepRunData(const core::RunSet& runs);
+// The runs pooled as the plots pool them, for compareSweep: configurationKey = configurationLabel(run) (the
+// parameters' canonical key, else the label, so that runs without parameters stay apart); runs without a dataset
+// are left out.
+core::RunSet byConfigurationLabel(const core::RunSet& runs);
 
 // The group with the most time per step summed over the configurations of `cmp` ("" when it has no rows).
 std::string largestSweepGroup(const core::SweepComparison& cmp);

@@ -9,6 +9,8 @@
 
 #include <fmt/format.h>
 
+#include "core/formats/telemetry_metrics.h"
+
 namespace strobe::plots {
 
 size_t TelemetryPrepared::bytes() const {
@@ -20,7 +22,10 @@ size_t TelemetryPrepared::bytes() const {
 namespace {
 
 std::string seriesLabel(const RunSet& runs, size_t run, int rank, int device, size_t seriesInRun, bool manyRanks) {
-    const std::string where = manyRanks ? fmt::format("rank {} · GPU {}", rank, device) : fmt::format("GPU {}", device);
+    const std::string gpu = device >= 0 ? fmt::format("GPU {}", device) : std::string("host");
+    const std::string where = !manyRanks ? gpu
+                              : rank >= 0 ? fmt::format("rank {} · {}", rank, gpu)
+                                          : fmt::format("host telemetry · {}", gpu);
     if (runs.size() == 1) return where;
     if (seriesInRun <= 1) return runs[run].label;
     return fmt::format("{} · {}", runs[run].label, where);
@@ -41,10 +46,10 @@ core::Result<std::vector<TelemetrySeries>> metricSeries(const RunSet& runs, std:
     for (size_t run = 0; run < runs.size(); ++run) {
         if (!runs[run].dataset) continue;
         int64_t origin = std::numeric_limits<int64_t>::max();
-        for (const auto& r : runs[run].dataset->ranks)
+        for (const core::RankData* r : runs[run].dataset->sampleSources())
             for (size_t i = 0; i < r->samples.size(); ++i) origin = std::min(origin, r->samples.ts[i]);
         std::map<std::pair<int, int>, std::vector<std::pair<double, double>>> byDevice;  // (rank, device)
-        for (const auto& r : runs[run].dataset->ranks) {
+        for (const core::RankData* r : runs[run].dataset->sampleSources()) {
             if (cancel.cancelled()) return cancelledError();
             auto id = metricId(*r, metric);
             if (!id) continue;
@@ -70,7 +75,7 @@ core::Result<std::vector<TelemetrySeries>> pairedSeries(const RunSet& runs, std:
     for (size_t run = 0; run < runs.size(); ++run) {
         if (!runs[run].dataset) continue;
         TelemetrySeries series{runs[run].label, run, -1, {}};
-        for (const auto& r : runs[run].dataset->ranks) {
+        for (const core::RankData* r : runs[run].dataset->sampleSources()) {
             if (cancel.cancelled()) return cancelledError();
             auto xi = metricId(*r, xMetric), yi = metricId(*r, yMetric);
             if (!xi || !yi) continue;
@@ -100,6 +105,36 @@ std::vector<std::string> missingRunMessages(const RunSet& runs, const std::vecto
         if (std::none_of(series.begin(), series.end(), [&](const TelemetrySeries& s) { return s.run == run; }))
             out.push_back(fmt::format("{}: no {}", runs[run].label, what));
     return out;
+}
+
+TelemetryMetrics telemetryMetrics(const RunSet& runs) {
+    std::vector<std::string> seen;  // every metric, in the order the sources name them
+    std::set<std::string> hostWide;
+    for (const auto& run : runs) {
+        if (!run.dataset) continue;
+        for (const core::RankData* r : run.dataset->sampleSources()) {
+            const auto& s = r->samples;
+            std::vector<uint8_t> state(r->strings.size(), 0);  // per string id: 1 seen, 2 seen host-wide
+            for (size_t i = 0; i < s.size(); ++i) {
+                const core::StrId id = s.metric[i];
+                if (id >= state.size()) continue;
+                const uint8_t want = s.device[i] < 0 ? 2 : 1;
+                if (state[id] >= want) continue;
+                const std::string name(r->strings.view(id));
+                if (state[id] == 0 && std::find(seen.begin(), seen.end(), name) == seen.end()) seen.push_back(name);
+                if (want == 2) hostWide.insert(name);
+                state[id] = want;
+            }
+        }
+    }
+    TelemetryMetrics m;
+    for (std::string_view known : core::telemetry::knownMetrics())
+        if (std::find(seen.begin(), seen.end(), known) != seen.end()) m.all.emplace_back(known);
+    for (const std::string& name : seen)
+        if (!core::telemetry::isKnownMetric(name)) m.all.push_back(name);
+    for (const std::string& name : m.all)
+        if (core::telemetry::isKnownMetric(name) || hostWide.count(name)) m.shown.push_back(name);
+    return m;
 }
 
 double pearsonR(const std::vector<std::pair<double, double>>& points) {
@@ -238,7 +273,7 @@ std::optional<int> coreOfMetric(std::string_view metric) {
 
 core::Result<CoreUtilisation> coreUtilisation(const core::Dataset& ds, const core::CancelToken& cancel) {
     std::map<int, std::map<int64_t, double>> byCore;  // core → ts → pct
-    for (const auto& r : ds.ranks) {
+    for (const core::RankData* r : ds.sampleSources()) {
         if (cancel.cancelled()) return cancelledError();
         std::vector<int> coreOfId(r->strings.size(), -1);
         bool any = false;

@@ -42,6 +42,17 @@ core::Result<std::vector<TelemetrySeries>> pairedSeries(const RunSet& runs, std:
 std::vector<std::string> missingRunMessages(const RunSet& runs, const std::vector<TelemetrySeries>& series,
                                             const std::string& what);
 
+// The telemetry metrics the runs hold, over every sample source (core::Dataset::sampleSources: the hosts' telemetry
+// and the ranks' own samples): `all` lists Strobe's vocabulary (core/formats/telemetry_metrics.h) first, in its
+// order, then the other metrics in the order the sources name them; `shown` is what to show by default: every
+// metric of the vocabulary and every host-wide one (device -1: the CPU sampler's cpu.util_pct, cpu<N>.util_pct,
+// mem_used_mib, ...). A GPU column outside the vocabulary (nvidia-smi's query-gpu CSV carries some 200) is in
+// `all`, offered but not shown.
+struct TelemetryMetrics {
+    std::vector<std::string> all, shown;
+};
+TelemetryMetrics telemetryMetrics(const RunSet& runs);
+
 // Pearson's correlation coefficient of the points; NaN with fewer than 2 points or no variance.
 double pearsonR(const std::vector<std::pair<double, double>>& points);
 

@@ -122,7 +122,7 @@ int runAnalyze(const std::vector<std::string>& args) {
     core::RunLoadOptions options;
     options.useCache = !p.get(kNoCacheFlag);
     logToStderr();
-    auto loaded = core::loadRun(p.positionals(), options);
+    auto loaded = loadRunAsJob(p.positionals(), options);
     if (!loaded) {
         fmt::print(stderr, "strobe-cli analyze: {}\n", loaded.error().toString());
         return kExitBadInput;

@@ -82,7 +82,7 @@ int run(const std::vector<std::string>& args) {
     RunLoadOptions options;
     options.useCache = !p.get(kNoCacheFlag);
     options.rules = &*rules;
-    auto loaded = loadRun(p.positionals(), options);
+    auto loaded = loadRunAsJob(p.positionals(), options);
     if (!loaded) {
         fmt::print(stderr, "strobe-cli classify: {}\n", loaded.error().toString());
         return kExitBadInput;

@@ -128,25 +128,28 @@ int runPlot(const std::vector<std::string>& args) {
     plots::RunSet runs;
     bool loadFailed = false;
     // One run of every PATH (--compare), the runs of a sweep (--sweep), or one run of all of them.
-    std::vector<std::vector<std::string>> groups;
-    std::vector<std::pair<std::string, std::map<std::string, std::string>>> sweepRuns;  // label, parameters
+    plots::RunSet pending;
     if (p.get(kSweep)) {
         const auto found = core::sweep::discoverSweep(paths);
         for (const auto& m : found.messages) fmt::print(stderr, "# {}\n", m);
-        for (const auto& run : found.runs) {
-            const auto info = core::sweep::toRunInfo(run);
-            groups.push_back({run.path});
-            sweepRuns.emplace_back(info.configurationKey.empty() ? info.label
-                                                                 : info.configurationKey + " #" + std::to_string(run.repeat),
-                                   info.parameters);
+        for (core::RunEntry run : found.runs) {
+            const std::string key = run.configurationKey.value_or("");
+            if (!key.empty()) run.label = key + " #" + std::to_string(run.repeat);
+            pending.push_back(std::move(run));
         }
     } else if (compare) {
-        for (const auto& path : paths) groups.push_back({path});
+        for (const auto& path : paths) {
+            // The directory or file name, as a sweep point is usually named.
+            std::string trimmed = path;
+            while (trimmed.size() > 1 && trimmed.back() == '/') trimmed.pop_back();
+            if (auto slash = trimmed.find_last_of('/'); slash != std::string::npos) trimmed = trimmed.substr(slash + 1);
+            pending.push_back(plots::RunEntry{trimmed, nullptr, {}, {path}});
+        }
     } else {
-        groups.push_back(paths);
+        pending.push_back(plots::RunEntry{label.empty() ? paths.front() : label, nullptr, {}, paths});
     }
-    for (const auto& group : groups) {
-        auto loaded = core::loadRun(group, options);
+    for (core::RunEntry& run : pending) {
+        auto loaded = loadRunAsJob(run.paths, options);
         if (!loaded) {
             fmt::print(stderr, "strobe-cli plot: {}\n", loaded.error().toString());
             return kExitBadInput;
@@ -157,19 +160,8 @@ int runPlot(const std::vector<std::string>& args) {
             fmt::print(stderr, "strobe-cli plot: {}\n", clocks.error().message);
             return kExitBadInput;
         }
-        std::string name = compare || label.empty() ? group.front() : label;
-        if (compare) {  // the directory or file name, as a sweep point is usually named
-            std::string trimmed = name;
-            while (trimmed.size() > 1 && trimmed.back() == '/') trimmed.pop_back();
-            if (auto slash = trimmed.find_last_of('/'); slash != std::string::npos) trimmed = trimmed.substr(slash + 1);
-            name = trimmed;
-        }
-        if (!sweepRuns.empty()) {
-            const auto& [sweepLabel, parameters] = sweepRuns[runs.size()];
-            runs.push_back(plots::RunEntry{sweepLabel, loaded.value(), parameters});
-            continue;
-        }
-        runs.push_back(plots::RunEntry{name, loaded.value(), {}});
+        run.dataset = loaded.value();
+        runs.push_back(std::move(run));
     }
     auto resolved = core::resolveValues(plot->parameters(runs), values);
     if (!resolved) {

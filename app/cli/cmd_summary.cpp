@@ -60,6 +60,7 @@ std::string_view rankSourceName(core::RankSource s) {
     case core::RankSource::DistributedInfo: return "distributed_info";
     case core::RankSource::FileName: return "file_name";
     case core::RankSource::FileOrder: return "file_order";
+    case core::RankSource::MergedTrace: return "merged_trace";
     }
     return "file_order";
 }
@@ -84,7 +85,7 @@ std::string platformText(const RankSummary& r) {
     return fmt::format("{}, {}", platform, gpu);
 }
 
-// One source of the run: the ranks that came from one file or directory in one format.
+// One source of the run: the ranks (or the host telemetry) that came from one file or directory in one format.
 struct SourceFacts {
     std::string path;
     std::string format;
@@ -108,7 +109,7 @@ void extend(SourceFacts& s, TimeNs a, TimeNs b) {
 
 std::vector<SourceFacts> sourcesOf(const core::Dataset& ds) {
     std::vector<SourceFacts> out;
-    for (const auto& rp : ds.ranks) {
+    for (const core::RankData* rp : ds.allSources()) {  // the ranks, then the hosts' telemetry
         const core::RankData& r = *rp;
         const std::string path = r.path.empty() ? r.info.path : r.path;
         auto it = std::find_if(out.begin(), out.end(),
@@ -174,12 +175,23 @@ std::string sourcesText(const core::Dataset& ds) {
 
 }  // namespace
 
-std::string summaryText(const RunSummary& run, const core::Dataset& ds) {
+std::string summaryText(const RunSummary& run, const core::Dataset& ds, const core::RunEntry* entry) {
     std::string text;
     auto out = std::back_inserter(text);
     fmt::format_to(out, "Run: {} ({} rank{})\n", fmt::join(ds.sources, " "), run.ranks.size(),
                    run.ranks.size() == 1 ? "" : "s");
+    if (entry) {
+        if (entry->manifest) fmt::format_to(out, "  {:<16}{}\n", "Manifest", core::findRunManifest(entry->path()));
+        for (const auto& [name, value] : core::runFacts(*entry)) fmt::format_to(out, "  {:<16}{}\n", name, value);
+    }
     text += sourcesText(ds);
+    for (const core::HostTelemetry& h : ds.hosts) {
+        uint64_t samples = 0;
+        for (const auto& s : h.sources) samples += s->samples.size();
+        fmt::format_to(out, "Host telemetry{}: {} source{}, {} samples (not ranks)\n",
+                       h.host.empty() ? std::string() : " of " + h.host, h.sources.size(),
+                       h.sources.size() == 1 ? "" : "s", samples);
+    }
     for (const RankSummary& r : run.ranks) {
         fmt::format_to(out, "\nRank {}", r.rank);
         if (r.worldSize > 0) fmt::format_to(out, " of {}", r.worldSize);
@@ -246,7 +258,7 @@ std::string summaryText(const RunSummary& run, const core::Dataset& ds) {
     return text;
 }
 
-std::string summaryJson(const RunSummary& run, const core::Dataset& ds) {
+std::string summaryJson(const RunSummary& run, const core::Dataset& ds, const core::RunEntry* entry) {
     std::string j;
     j.reserve(4096);
     auto list = [&](const std::vector<std::string>& v) {
@@ -263,9 +275,38 @@ std::string summaryJson(const RunSummary& run, const core::Dataset& ds) {
     j += fmt::format("{{\n  \"strobe_version\": {},\n  \"inputs\": ", jsonQuote(STROBE_VERSION));
     list(ds.sources);
     j += ",\n  \"sources\": " + sourcesJson(ds);
+    if (entry) {
+        std::string params, facts;
+        for (const auto& [k, v] : entry->parameters) {
+            params += (params.empty() ? "" : ", ") + jsonQuote(k) + ": ";
+            if (const auto* text = std::get_if<std::string>(&v)) params += jsonQuote(*text);
+            else params += core::runValueText(v);
+        }
+        for (const auto& [name, value] : core::runFacts(*entry))
+            facts += (facts.empty() ? "" : ", ") + jsonQuote(name) + ": " + jsonQuote(value);
+        j += fmt::format(",\n  \"run\": {{\"parameters\": {{{}}}, \"repeat\": {}, \"manifest\": {}, \"facts\": {{{}}}}}",
+                         params, entry->manifest || entry->repeat ? std::to_string(entry->repeat) : "null",
+                         entry->manifest ? jsonQuote(core::findRunManifest(entry->path())) : "null", facts);
+    }
     j += fmt::format(",\n  \"rank_count\": {},\n  \"world_size\": {},\n  \"warnings\": ", run.ranks.size(),
                      worldSize > 0 ? fmt::format("{}", worldSize) : "null");
     list(run.warnings);
+    // Host telemetry (samplers): the host's, never a rank (Dataset::hosts).
+    j += ",\n  \"host_telemetry\": [";
+    for (size_t hi = 0; hi < ds.hosts.size(); ++hi) {
+        const core::HostTelemetry& h = ds.hosts[hi];
+        std::vector<std::string> paths;
+        uint64_t samples = 0;
+        for (const auto& s : h.sources) {
+            paths.push_back(s->path.empty() ? s->info.path : s->path);
+            samples += s->samples.size();
+        }
+        j += fmt::format("{}{{\"host\": {}, \"samples\": {}, \"sources\": ", hi ? ", " : "",
+                         h.host.empty() ? std::string("null") : jsonQuote(h.host), samples);
+        list(paths);
+        j += '}';
+    }
+    j += ']';
     j += ",\n  \"ranks\": [";
     for (size_t ri = 0; ri < run.ranks.size(); ++ri) {
         const RankSummary& r = run.ranks[ri];
@@ -335,18 +376,22 @@ int runSummary(const std::vector<std::string>& args) {
     options.sources.hasClockOffset = p.has(kClockOffset);
     options.sources.clockOffsetNs = p.get(kClockOffset);
     logToStderr();
-    auto loaded = core::loadRun(p.positionals(), options);
+    auto loaded = loadRunAsJob(p.positionals(), options);
     if (!loaded) {
         fmt::print(stderr, "strobe-cli summary: {}\n", loaded.error().toString());
         return kExitBadInput;
     }
     const core::Dataset& ds = **loaded;
-    if (ds.ranks.empty()) {
+    if (ds.ranks.empty() && ds.hosts.empty()) {
         fmt::print(stderr, "strobe-cli summary: no traces found in {}\n", fmt::join(p.positionals(), ", "));
         return kExitBadInput;
     }
+    // The run as a run: its directory's manifest (parameters, tools, host, clocks), when it lies in one.
+    core::RunEntry entry{fmt::format("{}", fmt::join(p.positionals(), " ")), *loaded, {}, p.positionals()};
+    if (core::Status manifest = core::attachRunManifest(entry); !manifest)
+        fmt::print(stderr, "strobe-cli summary: the run manifest is not used: {}\n", manifest.error().toString());
     const RunSummary run = core::summarizeRun(ds, static_cast<size_t>(top));
-    const std::string doc = p.get(kJsonFlag) ? summaryJson(run, ds) : summaryText(run, ds);
+    const std::string doc = p.get(kJsonFlag) ? summaryJson(run, ds, &entry) : summaryText(run, ds, &entry);
     std::fwrite(doc.data(), 1, doc.size(), stdout);
     std::fflush(stdout);
 

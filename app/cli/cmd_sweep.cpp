@@ -2,9 +2,6 @@
 // configurations (`sweep compare`), per DESIGN.md's discovery precedence (core/sweep) and issue 9.
 #include <algorithm>
 #include <optional>
-#include <thread>
-#include <mutex>
-#include <condition_variable>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -18,7 +15,6 @@
 #include "app/cli/cmd_collect.h"
 #include "app/cli/command.h"
 #include "core/analysis/sweep_compare.h"
-#include "core/engine/memory_budget.h"
 #include "core/engine/run_loader.h"
 #include "core/io/regex_check.h"
 #include "core/sweep/sweep_discovery.h"
@@ -30,11 +26,11 @@
 namespace strobe::app {
 
 // strobe-cli sweep collectives (cmd_sweep_collectives.cpp), on the runs loaded here.
-int runSweepCollectives(const std::vector<core::SweepRunData>& runs, const std::vector<std::string>& discovery,
+int runSweepCollectives(const core::RunSet& runs, const std::vector<std::string>& discovery,
                         int skipSteps, bool json);
 // cmd_sweep_overlap.cpp
 std::vector<CliOption> sweepGemmOverlapOptions();
-int runSweepGemmOverlap(const ArgParser& p, const std::vector<core::SweepRunData>& runs,
+int runSweepGemmOverlap(const ArgParser& p, const core::RunSet& runs,
                         const std::vector<std::string>& discoveryMessages);
 
 namespace {
@@ -142,7 +138,7 @@ std::string paramsText(const std::map<std::string, std::string>& p) {
 struct Loaded {
     int code = kExitOk;
     sweep::SweepDiscovery found;
-    std::vector<SweepRunData> runs;
+    RunSet runs;  // found.runs, loaded
 };
 
 Loaded discoverAndLoad(const std::string& command, const ArgParser& p) {
@@ -163,45 +159,18 @@ Loaded discoverAndLoad(const std::string& command, const ArgParser& p) {
     }
     RunLoadOptions options;
     options.useCache = !p.get(kNoCacheFlag);
-    // Runs load side by side (up to one per core) within the memory budget: a run starts when its estimated peak
-    // fits beside those loading, or alone. Results keep discovery's order; the first failure in that order wins.
+    // Each run is the one load job (core/engine/load_job.h): they load side by side within the memory limit (a run
+    // starts when its estimated peak fits beside those loading, or alone). Results keep discovery's order; the first
+    // failure in that order wins.
     const size_t n = out.found.runs.size();
-    const size_t workers = std::min<size_t>(n, std::max(1u, std::thread::hardware_concurrency()));
-    const uint64_t limit = MemoryBudget(options.memoryLimitBytes).limit();
-    std::vector<std::optional<Result<DatasetPtr>>> results(n);
-    std::mutex mutex;
-    std::condition_variable freed;
-    uint64_t reserved = 0;
-    size_t next = 0, done = 0;
-    auto worker = [&] {
-        for (;;) {
-            size_t i;
-            uint64_t need;
-            {
-                std::unique_lock lock(mutex);
-                if (next >= n) return;
-                i = next++;
-                auto files = expandRunPaths({out.found.runs[i].path});
-                need = files ? MemoryBudget::estimateRun(*files, std::max(1u, std::thread::hardware_concurrency())) : 0;
-                freed.wait(lock, [&] { return reserved == 0 || reserved + need <= limit; });
-                reserved += need;
-            }
-            RunLoadOptions o = options;
-            o.threads = int(std::max<size_t>(1, std::thread::hardware_concurrency() / workers));
-            auto loaded = loadRun({out.found.runs[i].path}, o);
-            std::lock_guard lock(mutex);
-            reserved -= need;
-            results[i] = std::move(loaded);
-            ++done;
-            spdlog::info("sweep {}: loaded {} of {} runs ({})", command, done, n, out.found.runs[i].label);
-            freed.notify_all();
-        }
-    };
-    std::vector<std::thread> pool;
-    for (size_t w = 0; w < workers; ++w) pool.emplace_back(worker);
-    for (auto& t : pool) t.join();
+    std::vector<std::vector<std::string>> paths;
+    for (const RunEntry& run : out.found.runs) paths.push_back(run.paths);
+    size_t done = 0;
+    auto results = loadRunsAsJobs(paths, options, [&](size_t i) {
+        spdlog::info("sweep {}: loaded {} of {} runs ({})", command, ++done, n, out.found.runs[i].label);
+    });
     for (size_t i = 0; i < n; ++i) {
-        auto& loaded = *results[i];
+        auto& loaded = results[i];
         if (!loaded) {
             fmt::print(stderr, "strobe-cli sweep {}: {}\n", command, loaded.error().toString());
             out.code = kExitBadInput;
@@ -209,7 +178,9 @@ Loaded discoverAndLoad(const std::string& command, const ArgParser& p) {
             return out;
         }
         if (reportLoadDiagnostics("sweep " + command, **loaded)) out.code = kExitBadInput;
-        out.runs.push_back({sweep::toRunInfo(out.found.runs[i]), *loaded});
+        RunEntry run = out.found.runs[i];
+        run.dataset = *loaded;
+        out.runs.push_back(std::move(run));
     }
     return out;
 }
@@ -222,18 +193,18 @@ int runRuns(const ArgParser& p) {
     std::vector<std::vector<std::string>> table{{"run", "repeat", "ranks", "kernels", "parameters", "path"}};
     std::string rows;
     for (size_t i = 0; i < l.runs.size(); ++i) {
-        const SweepRunData& r = l.runs[i];
-        const int repeat = l.found.runs[i].repeat;
+        const RunEntry& r = l.runs[i];
+        const int repeat = r.repeat;
         size_t kernels = 0;
         for (const auto& rank : r.dataset->ranks)
             kernels += static_cast<size_t>(std::count(rank->gpu.kind.begin(), rank->gpu.kind.end(), EventKind::Kernel));
-        const std::map<std::string, std::string>& params = r.run.parameters;
+        const std::map<std::string, std::string> params = parameterTexts(r.parameters);
         rows += fmt::format("{}{{\"run\": {}, \"path\": {}, \"parameters\": {}, \"repeat\": {}, \"ranks\": {}, "
                             "\"kernels\": {}}}",
-                            rows.empty() ? "\n  " : ",\n  ", jsonQuote(r.run.label), jsonQuote(r.run.path),
+                            rows.empty() ? "\n  " : ",\n  ", jsonQuote(r.label), jsonQuote(r.path()),
                             jsonStringMap(params), repeat, r.dataset->ranks.size(), kernels);
-        table.push_back({r.run.label, std::to_string(repeat), std::to_string(r.dataset->ranks.size()),
-                         std::to_string(kernels), paramsText(params), r.run.path});
+        table.push_back({r.label, std::to_string(repeat), std::to_string(r.dataset->ranks.size()),
+                         std::to_string(kernels), paramsText(params), r.path()});
     }
     if (p.get(kJsonFlag)) {
         fmt::print("{}, \"rows\": [{}]}}\n", jsonHead(head), rows.empty() ? "" : rows + "\n");

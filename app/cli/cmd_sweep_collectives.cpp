@@ -32,10 +32,10 @@ std::string rowJson(const core::CollectiveSweepRow& r) {
 }  // namespace
 
 // Declared here and in cmd_sweep.cpp, which calls it.
-int runSweepCollectives(const std::vector<core::SweepRunData>& runs, const std::vector<std::string>& discovery,
+int runSweepCollectives(const core::RunSet& runs, const std::vector<std::string>& discovery,
                         int skipSteps, bool json);
 
-int runSweepCollectives(const std::vector<core::SweepRunData>& runs, const std::vector<std::string>& discovery,
+int runSweepCollectives(const core::RunSet& runs, const std::vector<std::string>& discovery,
                         int skipSteps, bool json) {
     core::CollectiveSweep c = core::collectivesBySweep(runs, skipSteps);
     std::vector<std::string> messages = discovery;

@@ -41,7 +41,7 @@ std::string groupJson(const OverlapGroupRow& r) {
         opt(r.meanAloneNs), opt(r.medianAloneNs), opt(r.slowdown), opt(r.slowdownMean));
 }
 
-std::string instanceJson(const OverlapInstanceRow& r, const std::vector<SweepRunData>& runs) {
+std::string instanceJson(const OverlapInstanceRow& r, const RunSet& runs) {
     std::string colls;
     for (const auto& c : r.collectives)
         colls += fmt::format("{}{{\"name\": {}, \"overlap_ns\": {}}}", colls.empty() ? "" : ", ", jsonQuote(c.name),
@@ -49,7 +49,7 @@ std::string instanceJson(const OverlapInstanceRow& r, const std::vector<SweepRun
     return fmt::format(
         "{{\"group\": {}, \"config\": {}, \"run\": {}, \"rank\": {}, \"start_ns\": {}, \"dur_ns\": {}, "
         "\"overlapped_ns\": {}, \"collectives\": [{}]}}",
-        jsonQuote(r.group), jsonStringMap(runs[r.run].run.parameters), jsonQuote(runs[r.run].run.label), r.rank,
+        jsonQuote(r.group), jsonStringMap(parameterTexts(runs[r.run].parameters)), jsonQuote(runs[r.run].label), r.rank,
         r.startNs, r.durNs, r.overlappedNs, colls);
 }
 
@@ -58,7 +58,7 @@ std::string configText(const std::map<std::string, std::string>& p, const std::s
     return !text.empty() ? text : key.empty() ? std::string("-") : key;
 }
 
-void printText(const SweepKernelOverlap& s, const std::vector<SweepRunData>& runs, bool instances) {
+void printText(const SweepKernelOverlap& s, const RunSet& runs, bool instances) {
     for (const auto& m : s.messages) fmt::print("# {}\n", m);
     auto us = [](const std::optional<double>& ns) { return ns ? fmt::format("{:.3f}", *ns / 1e3) : std::string("-"); };
     if (instances) {
@@ -67,7 +67,7 @@ void printText(const SweepKernelOverlap& s, const std::vector<SweepRunData>& run
             std::string colls;
             for (const auto& c : r.collectives)
                 colls += fmt::format("{}{} ({:.3f} us)", colls.empty() ? "" : "; ", c.name.substr(0, 48), double(c.overlapNs) / 1e3);
-            t.push_back({runs[r.run].run.label, std::to_string(r.rank), std::to_string(r.startNs), us(double(r.durNs)),
+            t.push_back({runs[r.run].label, std::to_string(r.rank), std::to_string(r.startNs), us(double(r.durNs)),
                          us(double(r.overlappedNs)), colls.empty() ? "-" : colls, r.group});
         }
         printAlignedTable(t);
@@ -95,7 +95,7 @@ std::vector<CliOption> sweepGemmOverlapOptions() {
     return {kJsonFlag, kOverlapGroupBy, kOverlapTop, kOverlapSkipSteps, kInstances};
 }
 
-int runSweepGemmOverlap(const ArgParser& p, const std::vector<SweepRunData>& runs,
+int runSweepGemmOverlap(const ArgParser& p, const RunSet& runs,
                         const std::vector<std::string>& discoveryMessages) {
     KernelOverlapOptions o;
     std::string error;

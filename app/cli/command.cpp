@@ -4,6 +4,9 @@
 
 #include <fmt/format.h>
 
+#include "core/engine/load_job.h"
+#include "core/engine/memory_budget.h"
+
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
@@ -59,6 +62,23 @@ const CliCommand* findCommand(std::string_view name) {
     return nullptr;
 }
 
+std::vector<core::Result<core::DatasetPtr>> loadRunsAsJobs(const std::vector<std::vector<std::string>>& runs,
+                                                           const core::RunLoadOptions& options,
+                                                           const std::function<void(size_t)>& onLoaded) {
+    core::JobRunner runner;
+    runner.setMemoryLimit(core::MemoryBudget(options.memoryLimitBytes).limit());
+    std::vector<core::Result<core::DatasetPtr>> out;
+    for (auto& r : core::loadRunsThroughJobs(runner, runs, options, onLoaded)) {
+        if (r) out.emplace_back(std::move(r->dataset));
+        else out.emplace_back(r.error());
+    }
+    return out;
+}
+
+core::Result<core::DatasetPtr> loadRunAsJob(const std::vector<std::string>& paths, const core::RunLoadOptions& options) {
+    return std::move(loadRunsAsJobs({paths}, options).front());
+}
+
 void logToStderr() {
     auto current = spdlog::default_logger();
     if (current && current->name() == "strobe-cli") return;  // already set up by main() or an earlier command
@@ -68,7 +88,7 @@ void logToStderr() {
 }
 
 bool reportLoadDiagnostics(std::string_view command, const core::Dataset& dataset, size_t perRank) {
-    for (const auto& rank : dataset.ranks) {
+    for (const core::RankData* rank : dataset.allSources()) {  // the ranks and the hosts' telemetry
         size_t shown = 0, more = 0;
         for (const auto& d : rank->diagnostics) {
             if (d.severity < core::Severity::Warning) continue;

@@ -17,6 +17,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/engine/run_loader.h"
 #include "core/model/dataset.h"
 #include "core/params/param.h"
 
@@ -55,6 +56,15 @@ void logToStderr();
 // loaded). Returns true when there was a run-level error (the command then exits with kExitBadInput).
 // Run-level warnings are logged by the loader itself.
 bool reportLoadDiagnostics(std::string_view command, const core::Dataset& dataset, size_t perRank = 10);
+
+// How every command loads: each run is the one load job of core/engine/load_job.h, submitted to a JobRunner whose
+// memory limit is options.memoryLimitBytes (else MemoryBudget's default); runs load side by side within it.
+// Results in the order given; `onLoaded(i)` as each ends.
+std::vector<core::Result<core::DatasetPtr>> loadRunsAsJobs(const std::vector<std::vector<std::string>>& runs,
+                                                           const core::RunLoadOptions& options,
+                                                           const std::function<void(size_t)>& onLoaded = {});
+// One run through the load job.
+core::Result<core::DatasetPtr> loadRunAsJob(const std::vector<std::string>& paths, const core::RunLoadOptions& options);
 
 // One option of a command: a core::ParamSpec (the same vocabulary as plot and analysis parameters; its key is the
 // long name) plus the two facts only a command line has. A Bool spec is a flag without a value; any other type

@@ -25,7 +25,7 @@ QString qs(const std::string& s) { return QString::fromStdString(s); }
 QString sourcesHtml(const RunRecord& run) {
     if (!run.dataset) return {};
     QString html = QStringLiteral("<table>");
-    for (const auto& rank : run.dataset->ranks) {
+    for (const core::RankData* rank : run.dataset->allSources()) {  // the ranks and the hosts' telemetry
         if (!rank) continue;
         const core::ClockInfo& c = rank->info.clock;
         QString clock = QString::fromLatin1(core::clockDomainName(c.domain));
@@ -48,7 +48,7 @@ const core::ParamSpec& clockOffsetSpec() {
 }
 
 ClockOffsetDialog::ClockOffsetDialog(const RunRecord& run, QWidget* parent) : QDialog(parent) {
-    setWindowTitle(tr("Clock offset — %1").arg(run.label));
+    setWindowTitle(tr("Clock offset — %1").arg(run.label()));
     auto* layout = new QVBoxLayout(this);
     auto* intro = new QLabel(
         tr("Sources whose clock is not realtime (rocprof and rocpd boot time, an Nsight session, nvidia-smi's local "

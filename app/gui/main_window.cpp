@@ -141,8 +141,8 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
             // The error names the file and the place; the run's label (its file or directory name) is said
             // only when the error does not already contain it.
             const QString error = QString::fromStdString(r->error->toString());
-            showError(error.contains(r->label) ? tr("Cannot load %1").arg(error)
-                                               : tr("Cannot load %1: %2").arg(r->label, error));
+            showError(error.contains(r->label()) ? tr("Cannot load %1").arg(error)
+                                               : tr("Cannot load %1: %2").arg(r->label(), error));
         }
     });
     connect(m_runs, &RunManager::loadingChanged, this, [this] {
@@ -516,7 +516,7 @@ std::vector<int> MainWindow::openPaths(const QStringList& paths, std::optional<i
 }
 
 int MainWindow::openRun(const QStringList& sources, const QString& label,
-                        const std::map<std::string, std::string>& parameters, std::optional<int64_t> clockOffsetNs) {
+                        const core::RunParameters& parameters, std::optional<int64_t> clockOffsetNs) {
     const int id = m_runs->openRun(sources, label, parameters, clockOffsetNs);
     markSessionModified();
     addRecent(sources);
@@ -563,8 +563,8 @@ void MainWindow::updateLoadStatus() {
         if (!r || r->state != RunState::Loading) continue;
         ++loading;
         fraction += r->fraction;
-        text = r->stageFile.isEmpty() ? tr("Loading %1: %2").arg(r->label, r->stage)
-                                      : tr("Loading %1: %2 (%3)").arg(r->label, r->stage, QFileInfo(r->stageFile).fileName());
+        text = r->stageFile.isEmpty() ? tr("Loading %1: %2").arg(r->label(), r->stage)
+                                      : tr("Loading %1: %2 (%3)").arg(r->label(), r->stage, QFileInfo(r->stageFile).fileName());
     }
 
     const bool show = loading > 0;

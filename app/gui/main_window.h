@@ -59,8 +59,7 @@ public:
     LaunchPanel* launchPanel() const { return m_launchPanel; }
     // File ▸ Profile a workload…: the dialog, then the launch in the Profiling runs dock.
     void profileWorkloadDialog();
-    int openRun(const QStringList& sources, const QString& label = {},
-                const std::map<std::string, std::string>& parameters = {},
+    int openRun(const QStringList& sources, const QString& label = {}, const core::RunParameters& parameters = {},
                 std::optional<int64_t> clockOffsetNs = std::nullopt);
     // Opens `plotId` on `runIds` in `pane` (-1: the active pane). Values: stored preferences when null.
     PlotView* openPlot(const std::string& plotId, const std::vector<int>& runIds, int pane = -1,

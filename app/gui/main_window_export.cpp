@@ -33,7 +33,7 @@ bool MainWindow::exportCurrentPlot(const QString& path, QSize imageSize) {
     // The file says what it shows: the plot's title (when the plot draws none) and the runs.
     std::vector<std::string> labels;
     for (int id : view->runIds())
-        if (const RunRecord* r = m_runs->run(id)) labels.push_back(r->label.toStdString());
+        if (const RunRecord* r = m_runs->run(id)) labels.push_back(r->entry.label);
     const plots::Caption caption = plots::exportCaption(view->plot(), labels);
     const std::string file = path.toStdString();
     const bool csv = path.endsWith(QLatin1String(".csv"), Qt::CaseInsensitive);

@@ -27,9 +27,8 @@ core::Session MainWindow::captureSession() const {
         if (!r) continue;
         index[id] = static_cast<int>(s.runs.size());
         core::SessionRun run;
-        run.label = r->label.toStdString();
-        for (const auto& src : r->sources) run.paths.push_back(src.toStdString());
-        run.parameters = r->parameters;
+        run.run = r->entry;
+        run.run.dataset = nullptr;
         run.clockOffsetNs = r->clockOffsetNs;
         s.runs.push_back(std::move(run));
     }
@@ -70,8 +69,8 @@ bool MainWindow::applySession(const core::Session& s, const std::vector<int>* us
         m_runs->closeAll();
         for (const auto& r : s.runs) {
             QStringList sources;
-            for (const auto& p : r.paths) sources << QString::fromStdString(p);
-            ids.push_back(openRun(sources, QString::fromStdString(r.label), r.parameters, r.clockOffsetNs));
+            for (const auto& p : r.run.paths) sources << QString::fromStdString(p);
+            ids.push_back(openRun(sources, QString::fromStdString(r.run.label), r.run.parameters, r.clockOffsetNs));
         }
     }
     m_autoOpened = true;  // the session says which plots to show

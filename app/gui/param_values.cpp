@@ -26,6 +26,16 @@ core::ParamValues sanitizeValues(const std::vector<core::ParamSpec>& specs, cons
     return out;
 }
 
+core::ParamValues followDataDefaults(const std::vector<core::ParamSpec>& before, const std::vector<core::ParamSpec>& after,
+                                     core::ParamValues values) {
+    for (const auto& spec : after) {
+        const core::ParamSpec* old = core::findSpec(before, spec.key);
+        auto it = values.find(spec.key);
+        if (old && it != values.end() && it->second == old->defaultValue) it->second = spec.defaultValue;
+    }
+    return values;
+}
+
 core::ParamValues loadPersistedValues(const std::string& plotId, const std::vector<core::ParamSpec>& specs) {
     QSettings settings;
     settings.beginGroup(settingsGroup(plotId));

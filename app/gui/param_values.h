@@ -17,6 +17,12 @@ namespace strobe::app {
 core::ParamValues sanitizeValues(const std::vector<core::ParamSpec>& specs, const core::ParamValues& values,
                                  std::vector<std::string>* problems = nullptr);
 
+// A value left at its default follows the default as the data changes (a default built from the data, such as the
+// timeline's telemetry metrics, computed before the runs had loaded): every value of `values` equal to its key's
+// default in `before` becomes that key's default in `after`. Other values are kept as they are.
+core::ParamValues followDataDefaults(const std::vector<core::ParamSpec>& before, const std::vector<core::ParamSpec>& after,
+                                     core::ParamValues values);
+
 // Values persisted by key (QSettings "params/<plot id>/<key>", string form of core::valueToString).
 core::ParamValues loadPersistedValues(const std::string& plotId, const std::vector<core::ParamSpec>& specs);
 void persistValue(const std::string& plotId, const core::ParamSpec& spec, const core::ParamValue& value);

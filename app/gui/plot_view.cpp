@@ -123,7 +123,7 @@ std::vector<int> PlotView::ranks() const {
 QString PlotView::title() const {
     QStringList labels;
     for (int id : m_runIds)
-        if (const RunRecord* r = m_runs.run(id)) labels << r->label;
+        if (const RunRecord* r = m_runs.run(id)) labels << r->label();
     const QString t = QString::fromStdString(m_plot.title());
     if (labels.isEmpty()) return t;
     if (labels.size() > 2) return tr("%1 — %n runs", nullptr, static_cast<int>(labels.size())).arg(t);
@@ -176,8 +176,9 @@ void PlotView::resetAll() {
 }
 
 void PlotView::refreshData() {
+    const auto before = m_specs;
     recomputeSpecs();
-    m_values = sanitizeValues(m_specs, m_values);
+    m_values = sanitizeValues(m_specs, followDataDefaults(before, m_specs, m_values));
     m_preparedKey.clear();  // new data: whatever we hold is from the old generation
     if (dataReady()) {
         m_updating = true;

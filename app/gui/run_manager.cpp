@@ -1,5 +1,7 @@
 #include "app/gui/run_manager.h"
 
+#include <atomic>
+
 #include <QDir>
 #include <QFileInfo>
 #include <QCoreApplication>
@@ -8,13 +10,13 @@
 #include <algorithm>
 #include <thread>
 
+#include "core/engine/load_job.h"
 #include "core/engine/memory_budget.h"
 
 namespace strobe::app {
 
 namespace {
 
-constexpr const char* kWaitingForMemory = "waiting for memory";  // the stage a load reports while it waits
 
 QStringList toQStringList(const std::vector<std::string>& v) {
     QStringList out;
@@ -22,11 +24,6 @@ QStringList toQStringList(const std::vector<std::string>& v) {
     return out;
 }
 
-std::vector<std::string> toStd(const QStringList& v) {
-    std::vector<std::string> out;
-    for (const auto& s : v) out.push_back(s.toStdString());
-    return out;
-}
 
 }  // namespace
 
@@ -98,13 +95,26 @@ QString RunManager::defaultLabel(const QStringList& sources) {
     return tr("%1 (%n files)", nullptr, static_cast<int>(sources.size())).arg(parent);
 }
 
-int RunManager::openRun(const QStringList& sources, const QString& label,
-                        const std::map<std::string, std::string>& parameters, std::optional<int64_t> clockOffsetNs) {
+int RunManager::openRun(const QStringList& sources, const QString& label, const core::RunParameters& parameters,
+                        std::optional<int64_t> clockOffsetNs) {
+    core::RunEntry entry;
+    entry.label = label.toStdString();
+    for (const auto& s : sources) entry.paths.push_back(s.toStdString());
+    entry.parameters = parameters;
+    return openRun(std::move(entry), clockOffsetNs);
+}
+
+int RunManager::openRun(core::RunEntry entry, std::optional<int64_t> clockOffsetNs) {
     auto run = std::make_unique<RunRecord>();
     run->id = m_nextId++;
-    for (const auto& s : sources) run->sources << QFileInfo(s).absoluteFilePath();
-    run->label = label.isEmpty() ? defaultLabel(run->sources) : label;
-    run->parameters = parameters;
+    for (auto& p : entry.paths) p = QFileInfo(QString::fromStdString(p)).absoluteFilePath().toStdString();
+    entry.dataset = nullptr;
+    core::Status manifest = entry.manifest ? core::Status(core::Ok{}) : core::attachRunManifest(entry);
+    run->entry = std::move(entry);
+    if (run->entry.label.empty()) run->entry.label = defaultLabel(run->sources()).toStdString();
+    if (!manifest)
+        run->warnings.push_back(core::Diagnostic{core::Severity::Warning, manifest.error().where,
+                                                 "the run manifest is not used: " + manifest.error().message});
     run->clockOffsetNs = clockOffsetNs;
     RunRecord& ref = *run;
     m_runs[ref.id] = std::move(run);
@@ -117,7 +127,7 @@ int RunManager::openRun(const QStringList& sources, const QString& label,
 int RunManager::addDataset(const QString& label, core::DatasetPtr dataset) {
     auto run = std::make_unique<RunRecord>();
     run->id = m_nextId++;
-    run->label = label;
+    run->entry.label = label.toStdString();
     run->state = RunState::Loaded;
     run->dataset = std::move(dataset);
     if (run->dataset) {
@@ -135,12 +145,12 @@ int RunManager::addDataset(const QString& label, core::DatasetPtr dataset) {
 
 std::string RunManager::loadSlot(const RunRecord& run) {
     std::string slot = "load:" + std::to_string(run.id);
-    for (const auto& s : run.sources) slot += ":" + s.toStdString();
+    for (const auto& s : run.entry.paths) slot += ":" + s;
     return slot;
 }
 
 void RunManager::startLoad(RunRecord& run) {
-    if (run.sources.isEmpty()) return;  // in-memory runs have nothing to reload
+    if (run.entry.paths.empty()) return;  // in-memory runs have nothing to reload
     run.reloading = static_cast<bool>(run.dataset);
     run.state = RunState::Loading;
     run.metadata.clear();
@@ -151,13 +161,12 @@ void RunManager::startLoad(RunRecord& run) {
     run.clock.start();
 
     const int id = run.id;
-    const std::vector<std::string> sources = toStd(run.sources);
+    const std::vector<std::string> sources = run.entry.paths;
     core::RunLoadOptions options = m_options;
     if (run.clockOffsetNs) {
         options.sources.hasClockOffset = true;
         options.sources.clockOffsetNs = *run.clockOffsetNs;
     }
-    LoadFunction load = m_load ? m_load : LoadFunction(&core::loadRun);
     // Results come back as queued calls on the GUI thread, to this manager if it still exists. The job's
     // generation is the load's serial: posts of a superseded load are ignored.
     QPointer<RunManager> self(this);
@@ -169,100 +178,69 @@ void RunManager::startLoad(RunRecord& run) {
         post([id, serial, outcome](RunManager& m) { m.onLoadFinished(id, serial, outcome); });
     };
 
-    // Everything below runs on a worker thread of the runner.
-    auto work = [post, finished, id, sources, options, load](const core::JobContext& ctx) -> std::function<void()> {
-        const uint64_t serial = ctx.generation;
-        const core::CancelToken cancel = ctx.cancel;
-        auto outcome = std::make_shared<Outcome>();
-        QElapsedTimer clock;
-        clock.start();
-        post([id, serial](RunManager& m) {  // a worker took the job: no longer queued
-            auto it = m.m_runs.find(id);
-            if (it == m.m_runs.end() || it->second->loadSerial != serial) return;
-            it->second->stage = tr("starting");
-            it->second->wait = RunRecord::Wait::None;
-            Q_EMIT m.runChanged(id);
-        });
-
-        auto expanded = core::expandRunPaths(sources);
-        if (!expanded) {
-            outcome->error = expanded.error();
-            finished(serial, outcome);
-            return {};
-        }
-        const QStringList files = toQStringList(expanded.value());
-        post([id, serial, files](RunManager& m) {
-            auto it = m.m_runs.find(id);
-            if (it == m.m_runs.end() || it->second->loadSerial != serial) return;
-            it->second->files = files;
-            Q_EMIT m.runChanged(id);
-        });
-        auto progress = [post, id, serial, ctx](const core::ProgressInfo& p) {
-            ctx.progress(p);  // the jobs panel (throttled by the runner)
-            post([id, serial, p](RunManager& m) {
-                auto it = m.m_runs.find(id);
-                if (it == m.m_runs.end() || it->second->loadSerial != serial) return;
-                it->second->stage = QString::fromStdString(p.stage);
-                it->second->wait = p.stage == kWaitingForMemory ? RunRecord::Wait::Memory : RunRecord::Wait::None;
-                it->second->stageFile = QString::fromStdString(p.file);
-                it->second->fraction = p.fraction;
-                Q_EMIT m.runChanged(id);
-            });
-        };
-
-        // Loads of other runs run beside this one while their estimated peaks fit the memory limit together.
-        const size_t workers = std::max<size_t>(
-            1, std::min<size_t>(options.threads > 0 ? size_t(options.threads)
-                                                    : std::max(1u, std::thread::hardware_concurrency()),
-                                expanded.value().size()));
-        const uint64_t estimate = core::MemoryBudget::estimateRun(expanded.value(), workers);
-        auto& memory = *ctx.memory;
-        const bool waits = memory.limit() != 0 && memory.inUse() != 0 && memory.inUse() + estimate > memory.limit();
-        if (waits) progress({kWaitingForMemory, "", 0.0, 0, 0});
-        core::MemoryReservation reservation = ctx.reserveMemory(estimate);
-        if (cancel.cancelled()) return {};  // reported by the job's onCancelled
-        if (waits) progress({"reading", "", 0.0, 0, 0});  // no longer waiting, before the loader's first report
-
-        core::RunCallbacks cb;
-        cb.cancel = cancel;
-        cb.onMetadata = [post, id, serial](size_t fileIndex, const core::TraceInfo& info) {
-            post([id, serial, fileIndex, info](RunManager& m) {
-                auto it = m.m_runs.find(id);
-                if (it == m.m_runs.end() || it->second->loadSerial != serial) return;
-                it->second->metadata[fileIndex] = info;
-                Q_EMIT m.runChanged(id);
-            });
-        };
-        auto throttle = std::make_shared<core::ProgressThrottle>(progress);
-        cb.onProgress = [throttle](const core::ProgressInfo& p) { throttle->report(p, p.fraction >= 1.0); };
-
-        auto loaded = load(expanded.value(), options, cb);
-        if (cancel.cancelled()) return {};
-        if (!loaded) {
-            outcome->error = loaded.error();
-        } else {
-            outcome->dataset = loaded.value();
-            if (outcome->dataset) {
-                for (const auto& rank : outcome->dataset->ranks) {
-                    if (cancel.cancelled()) return {};
-                    outcome->summaries.push_back(core::summarizeRank(*rank));
-                }
-            }
-        }
-        reservation.release();
-        outcome->seconds = clock.elapsed() / 1000.0;
-        finished(serial, outcome);
-        return {};
+    // The one load job (core/engine/load_job.h); its events come back as queued calls on the GUI thread.
+    core::LoadJobEvents events;
+    // Posts run on the GUI thread after this function stored the job's generation (the load's serial) here: a
+    // post of a superseded load finds another serial and is ignored.
+    auto serialHolder = std::make_shared<std::atomic<uint64_t>>(0);
+    auto current = [serialHolder](const RunManager& m, int runId) -> RunRecord* {
+        auto it = m.m_runs.find(runId);
+        return it != m.m_runs.end() && it->second->loadSerial == serialHolder->load() ? it->second.get() : nullptr;
     };
-    core::JobOptions jobOptions;
-    jobOptions.onCancelled = [finished](uint64_t serial) {
+    events.onStarted = [post, id, current]() {  // a worker took the job: no longer queued
+        post([id, current](RunManager& m) {
+            if (RunRecord* r = current(m, id)) {
+                r->stage = tr("starting");
+                r->wait = RunRecord::Wait::None;
+                Q_EMIT m.runChanged(id);
+            }
+        });
+    };
+    events.onExpanded = [post, id, current](const std::vector<std::string>& expanded) {
+        const QStringList files = toQStringList(expanded);
+        post([id, files, current](RunManager& m) {
+            if (RunRecord* r = current(m, id)) {
+                r->files = files;
+                Q_EMIT m.runChanged(id);
+            }
+        });
+    };
+    events.onProgress = [post, id, current](const core::ProgressInfo& p) {
+        post([id, p, current](RunManager& m) {
+            if (RunRecord* r = current(m, id)) {
+                r->stage = QString::fromStdString(p.stage);
+                r->wait = p.stage == core::kWaitingForMemoryStage ? RunRecord::Wait::Memory : RunRecord::Wait::None;
+                r->stageFile = QString::fromStdString(p.file);
+                r->fraction = p.fraction;
+                Q_EMIT m.runChanged(id);
+            }
+        });
+    };
+    events.onMetadata = [post, id, current](size_t fileIndex, const core::TraceInfo& info) {
+        post([id, fileIndex, info, current](RunManager& m) {
+            if (RunRecord* r = current(m, id)) {
+                r->metadata[fileIndex] = info;
+                Q_EMIT m.runChanged(id);
+            }
+        });
+    };
+    auto done = [finished](uint64_t serial, core::Result<core::LoadJobResult> result) {
         auto outcome = std::make_shared<Outcome>();
-        outcome->cancelled = true;
+        if (!result && result.error().message == "cancelled" && result.error().where.file.empty()) {
+            outcome->cancelled = true;
+        } else if (!result) {
+            outcome->error = result.error();
+        } else {
+            outcome->dataset = std::move(result->dataset);
+            outcome->summaries = std::move(result->summaries);
+            outcome->seconds = result->seconds;
+        }
         finished(serial, outcome);
     };
     // A load of this run still running is superseded (its results are ignored: its serial is no longer current).
-    run.loadSerial = m_runner->submit(loadSlot(run), tr("Load %1").arg(run.label).toStdString(), std::move(work),
-                                      std::move(jobOptions));
+    run.loadSerial = core::submitLoadJob(*m_runner, loadSlot(run), tr("Load %1").arg(run.label()).toStdString(),
+                                         sources, options, std::move(done), std::move(events), m_load);
+    serialHolder->store(run.loadSerial);
     Q_EMIT runChanged(run.id);
     Q_EMIT loadingChanged(true);
     if (run.loadSerial == 0) {  // the runner is shutting down
@@ -301,7 +279,7 @@ void RunManager::onLoadFinished(int id, uint64_t serial, std::shared_ptr<Outcome
         if (run.dataset) {
             run.warnings = run.dataset->diagnostics;
             QStringList files;
-            for (const auto& r : run.dataset->ranks) {
+            for (const core::RankData* r : run.dataset->allSources()) {  // the ranks and the hosts' telemetry
                 for (const auto& d : r->diagnostics)
                     if (d.severity != core::Severity::Info) run.warnings.push_back(d);
                 files << QString::fromStdString(r->path);
@@ -323,7 +301,7 @@ void RunManager::reload(int id) {
 
 void RunManager::setClockOffset(int id, std::optional<int64_t> clockOffsetNs) {
     auto it = m_runs.find(id);
-    if (it == m_runs.end() || it->second->sources.isEmpty() || it->second->clockOffsetNs == clockOffsetNs) return;
+    if (it == m_runs.end() || it->second->entry.paths.empty() || it->second->clockOffsetNs == clockOffsetNs) return;
     it->second->clockOffsetNs = clockOffsetNs;
     startLoad(*it->second);
 }
@@ -378,9 +356,8 @@ bool RunManager::anyLoading() const {
 plots::RunEntry RunManager::runEntry(int id) const {
     plots::RunEntry e;
     if (const RunRecord* r = run(id)) {
-        e.label = r->label.toStdString();
+        e = r->entry;
         e.dataset = r->dataset;
-        e.parameters = r->parameters;
     }
     return e;
 }

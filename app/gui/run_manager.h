@@ -26,6 +26,7 @@
 #include "core/engine/run_loader.h"
 #include "core/io/progress.h"
 #include "core/model/dataset.h"
+#include "core/model/run_set.h"
 #include "plots/plot.h"
 
 namespace strobe::app {
@@ -34,9 +35,15 @@ enum class RunState { Loading, Loaded, Failed, Cancelled };
 
 struct RunRecord {
     int id = 0;
-    QString label;
-    QStringList sources;                           // what the user opened
-    std::map<std::string, std::string> parameters; // sweep point
+    // The run: label, paths (what the user opened, absolute), sweep point (parameters, repeat, configuration key) and
+    // its manifest when it lies in a run directory with one. Its dataset is `dataset` below (the last load's).
+    core::RunEntry entry;
+    QString label() const { return QString::fromStdString(entry.label); }
+    QStringList sources() const {
+        QStringList out;
+        for (const auto& p : entry.paths) out << QString::fromStdString(p);
+        return out;
+    }
     // ns added to the times of the run's sources not on the realtime clock (rocprof boot time, nvidia-smi local
     // time...), as strobe-cli --clock-offset; unset: the manager's load options decide (the command line's).
     std::optional<int64_t> clockOffsetNs;
@@ -72,9 +79,12 @@ public:
     ~RunManager() override;  // cancels running loads (an own runner waits for them)
 
     // Opens `sources` (files and/or directories) as one run and starts loading it. Returns the run id.
-    int openRun(const QStringList& sources, const QString& label = {},
-                const std::map<std::string, std::string>& parameters = {},
+    int openRun(const QStringList& sources, const QString& label = {}, const core::RunParameters& parameters = {},
                 std::optional<int64_t> clockOffsetNs = std::nullopt);
+    // Opens a run as described (entry.paths are what it loads; a discovered sweep run keeps its repeat, key and
+    // manifest). A run lying in a run directory with a manifest.yaml gets the manifest, and its parameters and
+    // repeat when the entry has none (core::attachRunManifest); an unreadable manifest is a warning of the run.
+    int openRun(core::RunEntry entry, std::optional<int64_t> clockOffsetNs = std::nullopt);
     // Gives the run a clock offset (or removes it) and reloads it: its unanchored sources are then placed on the
     // realtime clock with it, beside anchored ones (a Kineto trace, the collectors' samplers).
     void setClockOffset(int id, std::optional<int64_t> clockOffsetNs);
@@ -90,7 +100,7 @@ public:
     const RunRecord* run(int id) const;
     std::vector<int> runIds() const;  // in opening order
     bool anyLoading() const;
-    // The run as a plot input (label, dataset, sweep parameters). Dataset null while the first load runs.
+    // The run as a plot input (its entry with the dataset). Dataset null while the first load runs.
     plots::RunEntry runEntry(int id) const;
     size_t datasetBytes() const;
     // The runner its loads go to (the GUI's other background work goes there too, to show in the one Jobs panel).

@@ -63,6 +63,15 @@ QTreeWidgetItem* child(QTreeWidgetItem* parent, const QString& a, const QString&
     return item;
 }
 
+// The run tree's tooltip of a run: what was opened, then what the run is (its sweep point and, from its manifest,
+// tools, host, clocks: core::runFacts).
+QString runToolTip(const RunRecord& run) {
+    QStringList lines = run.sources();
+    for (const auto& [name, text] : core::runFacts(run.entry))
+        lines << QStringLiteral("%1: %2").arg(qsRunsPanel(name), qsRunsPanel(text));
+    return lines.join(QLatin1Char('\n'));
+}
+
 }  // namespace
 
 RunsPanel::RunsPanel(RunManager& runs, QWidget* parent) : QWidget(parent), m_runs(runs) {
@@ -201,8 +210,8 @@ void RunsPanel::refreshRun(int id) {
     const bool blocked = m_tree->blockSignals(true);
     qDeleteAll(item->takeChildren());
 
-    item->setText(0, run->label);
-    item->setToolTip(0, run->sources.join(QLatin1Char('\n')));
+    item->setText(0, run->label());
+    item->setToolTip(0, runToolTip(*run));
     const QStyle* st = style();
     QString state;
     switch (run->state) {
@@ -303,6 +312,20 @@ void RunsPanel::refreshRun(int id) {
             if (std::find(expanded.begin(), expanded.end(), static_cast<int>(i)) != expanded.end())
                 r->setExpanded(true);
         }
+        // Host telemetry (samplers): the host's, never a rank (core::Dataset::hosts).
+        for (const core::HostTelemetry& h : run->dataset->hosts) {
+            qint64 samples = 0;
+            for (const auto& s : h.sources) samples += static_cast<qint64>(s->samples.size());
+            auto* hi = child(item, h.host.empty() ? tr("Host telemetry") : tr("Host %1").arg(qsRunsPanel(h.host)),
+                             tr("%n source(s) · %1 samples", nullptr, static_cast<int>(h.sources.size()))
+                                 .arg(formatCount(static_cast<uint64_t>(samples))));
+            for (const auto& s : h.sources) {
+                const std::string& path = s->path.empty() ? s->info.path : s->path;
+                auto* si = child(hi, QFileInfo(QString::fromStdString(path)).fileName(),
+                                 tr("%1 · %2 samples").arg(qsRunsPanel(s->info.format), formatCount(s->samples.size())));
+                si->setToolTip(0, qsRunsPanel(path));
+            }
+        }
     }
     // Restore the selection inside this run.
     if (selectedRank != -3) {
@@ -331,7 +354,7 @@ void RunsPanel::showDetails() {
     };
     if (rankIndex >= 0 && static_cast<size_t>(rankIndex) < run->summaries.size()) {
         const core::RankSummary& s = run->summaries[static_cast<size_t>(rankIndex)];
-        html += QStringLiteral("<h3>%1 — %2</h3><table>").arg(rankTitle(s), run->label.toHtmlEscaped());
+        html += QStringLiteral("<h3>%1 — %2</h3><table>").arg(rankTitle(s), run->label().toHtmlEscaped());
         html += row(tr("File"), qsRunsPanel(s.path).toHtmlEscaped());
         html += row(tr("Platform"), platformText(s.platform));
         html += row(tr("GPU"), qsRunsPanel(s.gpuName).toHtmlEscaped());
@@ -384,14 +407,17 @@ void RunsPanel::showDetails() {
             html += QStringLiteral("</table>");
         }
     } else {
-        html += QStringLiteral("<h3>%1</h3><table>").arg(run->label.toHtmlEscaped());
+        html += QStringLiteral("<h3>%1</h3><table>").arg(run->label().toHtmlEscaped());
         html += row(tr("State"), runStateText(run->state));
         QStringList sources;
-        for (const auto& src : run->sources) sources << src.toHtmlEscaped();
+        for (const auto& src : run->sources()) sources << src.toHtmlEscaped();
         html += row(tr("Opened"), sources.join(QStringLiteral("<br>")));
         if (run->dataset) html += row(tr("Memory"), formatBytes(run->dataset->bytes()));
-        for (const auto& [k, v] : run->parameters)
-            html += row(qsRunsPanel(k).toHtmlEscaped(), qsRunsPanel(v).toHtmlEscaped());
+        for (const auto& [k, v] : run->entry.parameters)
+            html += row(qsRunsPanel(k).toHtmlEscaped(), qsRunsPanel(core::runValueText(v)).toHtmlEscaped());
+        for (const auto& [name, text] : core::runFacts(run->entry))
+            if (name != "parameters")
+                html += row(qsRunsPanel(name).toHtmlEscaped(), qsRunsPanel(text).toHtmlEscaped());
         if (run->clockOffsetNs)
             html += row(tr("Clock offset"), tr("%1 ns, added to the times of sources not on the realtime clock")
                                                 .arg(QLocale::c().toString(static_cast<qlonglong>(*run->clockOffsetNs))));
@@ -446,7 +472,7 @@ void RunsPanel::contextMenu(const QPoint& pos) {
         menu.addMenu(comparePlotsMenu(&menu));
     }
     menu.addAction(tr("Reload"), this, [this, id] { Q_EMIT reloadRequested(id); });
-    menu.addAction(tr("Clock offset…"), this, [this, id] { editClockOffset(id); })->setEnabled(!run->sources.isEmpty());
+    menu.addAction(tr("Clock offset…"), this, [this, id] { editClockOffset(id); })->setEnabled(!run->entry.paths.empty());
     if (run->state == RunState::Loading) menu.addAction(tr("Cancel loading"), this, [this, id] { m_runs.cancel(id); });
     menu.addSeparator();
     menu.addAction(tr("Close run"), this, [this, id] { Q_EMIT closeRequested(id); });

@@ -38,6 +38,8 @@ QString paramsText(const std::map<std::string, std::string>& p) {
     return text.empty() ? QStringLiteral("-") : qsSweepPanel(text);
 }
 
+QString paramsText(const core::RunParameters& p) { return paramsText(core::parameterTexts(p)); }
+
 }  // namespace
 
 SweepPanel::SweepPanel(RunManager& runs, QWidget* parent)
@@ -158,16 +160,15 @@ bool SweepPanel::showDiscovered(const QString& dir, const core::sweep::SweepDisc
     std::set<std::string> axes, configs;
     for (const auto& run : found.runs) {
         Run r;
-        r.info = core::sweep::toRunInfo(run);
+        r.info = run;
         // Shown (and named in the Runs dock) by its path under the sweep directory.
         const QString relative = QDir(QFileInfo(dir).absoluteFilePath())
-                                     .relativeFilePath(QFileInfo(qsSweepPanel(run.path)).absoluteFilePath());
+                                     .relativeFilePath(QFileInfo(qsSweepPanel(run.path())).absoluteFilePath());
         if (!relative.isEmpty() && relative != QLatin1String(".") && !relative.startsWith(QLatin1String("..")))
             r.info.label = relative.toStdString();
-        r.repeat = run.repeat;
-        r.id = m_runManager.openRun({qsSweepPanel(run.path)}, qsSweepPanel(r.info.label), r.info.parameters);
+        r.id = m_runManager.openRun(r.info);
         for (const auto& [k, v] : r.info.parameters) axes.insert(k);
-        configs.insert(r.info.configurationKey);
+        configs.insert(r.info.key());
         m_runs.push_back(std::move(r));
     }
     m_axes.assign(axes.begin(), axes.end());
@@ -190,8 +191,8 @@ bool SweepPanel::showDiscovered(const QString& dir, const core::sweep::SweepDisc
     m_baseline->clear();
     std::vector<std::pair<std::string, QString>> seen;
     for (const auto& r : m_runs)
-        if (std::none_of(seen.begin(), seen.end(), [&](const auto& s) { return s.first == r.info.configurationKey; }))
-            seen.emplace_back(r.info.configurationKey, paramsText(r.info.parameters));
+        if (std::none_of(seen.begin(), seen.end(), [&](const auto& s) { return s.first == r.info.key(); }))
+            seen.emplace_back(r.info.key(), paramsText(r.info.parameters));
     for (const auto& [key, text] : seen) m_baseline->addItem(text, qsSweepPanel(key));
     rebuildRuns();
     return true;
@@ -224,9 +225,9 @@ void SweepPanel::rebuildRuns() {
         for (const auto& a : m_axes) {
             auto it = r.info.parameters.find(a);
             m_table->setItem(
-                row, col++, new QTableWidgetItem(it != r.info.parameters.end() ? qsSweepPanel(it->second) : QString()));
+                row, col++, new QTableWidgetItem(it != r.info.parameters.end() ? qsSweepPanel(core::runValueText(it->second)) : QString()));
         }
-        m_table->setItem(row, col++, new QTableWidgetItem(QString::number(r.repeat)));
+        m_table->setItem(row, col++, new QTableWidgetItem(QString::number(r.info.repeat)));
         m_table->setItem(row, col, new QTableWidgetItem(runProgressText(m_runManager.run(r.id))));
     }
     m_table->resizeColumnsToContents();
@@ -284,11 +285,14 @@ void SweepPanel::setBaseline(const QString& configuration) {
 
 void SweepPanel::setFilter(const QString& text) { m_filter->setText(text); }
 
-std::vector<core::SweepRunData> SweepPanel::checkedData() const {
-    std::vector<core::SweepRunData> out;
+core::RunSet SweepPanel::checkedData() const {
+    core::RunSet out;
     for (const auto& r : m_runs) {
         const RunRecord* rec = m_runManager.run(r.id);
-        if (r.checked && rec && rec->state == RunState::Loaded && rec->dataset) out.push_back({r.info, rec->dataset});
+        if (r.checked && rec && rec->state == RunState::Loaded && rec->dataset) {
+            out.push_back(r.info);
+            out.back().dataset = rec->dataset;
+        }
     }
     return out;
 }
@@ -306,8 +310,8 @@ void SweepPanel::compare() {
     // The baseline configuration: the first checked run of it.
     const std::string key = m_baseline->currentData().toString().toStdString();
     for (const auto& d : data)
-        if (d.run.configurationKey == key) {
-            o.baseline = d.run.label;
+        if (d.key() == key) {
+            o.baseline = d.label;
             break;
         }
     const int n = static_cast<int>(data.size());
@@ -364,7 +368,7 @@ plots::SweepReportOptions SweepPanel::reportOptions(const QString& path) const {
     plots::SweepReportOptions o;
     const std::string key = m_baseline->currentData().toString().toStdString();
     for (const auto& r : m_runs)
-        if (r.checked && r.info.configurationKey == key) {
+        if (r.checked && r.info.key() == key) {
             o.baseline = r.info.label;
             break;
         }
@@ -373,7 +377,7 @@ plots::SweepReportOptions SweepPanel::reportOptions(const QString& path) const {
 }
 
 // Builds the page and writes it with its CSV tables beside it (any thread).
-bool SweepPanel::writeReportFiles(const std::vector<core::SweepRunData>& data, const plots::SweepReportOptions& o,
+bool SweepPanel::writeReportFiles(const core::RunSet& data, const plots::SweepReportOptions& o,
                                   const QString& path) {
     const auto report = plots::buildSweepReport(data, o);
     auto write = [](const QString& file, const std::string& text) {

@@ -69,18 +69,17 @@ Q_SIGNALS:
 private:
     struct Run {
         int id = 0;
-        core::SweepRunInfo info;
-        int repeat = 0;
+        core::RunEntry info;  // as discovered (label: its path under the sweep directory); no dataset
         bool checked = true;
     };
     void rebuildRuns();
     void refreshStates();
     void rowMenu(const QPoint& pos);
     void showComparison();
-    std::vector<core::SweepRunData> checkedData() const;
+    core::RunSet checkedData() const;
     plots::SweepReportOptions reportOptions(const QString& path) const;
     bool startReport(const QString& path, bool openWhenWritten);
-    static bool writeReportFiles(const std::vector<core::SweepRunData>& data, const plots::SweepReportOptions& o,
+    static bool writeReportFiles(const core::RunSet& data, const plots::SweepReportOptions& o,
                                  const QString& path);
 
     RunManager& m_runManager;

@@ -390,26 +390,26 @@ void finish(Acc& a, std::vector<std::string>& messages) {
 
 }  // namespace
 
-CollectiveSweep collectivesBySweep(const std::vector<SweepRunData>& runs, int skipSteps) {
+CollectiveSweep collectivesBySweep(const RunSet& runs, int skipSteps) {
     CollectiveSweep out;
     std::vector<std::string> configOrder;
     std::map<std::string, std::map<Collective, Acc>> acc;
     for (const auto& run : runs) {
-        const std::string& key = run.run.configurationKey;
+        const std::string key = run.key();
         if (std::find(configOrder.begin(), configOrder.end(), key) == configOrder.end()) configOrder.push_back(key);
         auto& byType = acc[key];
         RunCollectives rc = runCollectives(run.dataset, skipSteps);
-        for (const auto& m : rc.messages) out.messages.push_back(run.run.label + ": " + m);
+        for (const auto& m : rc.messages) out.messages.push_back(run.label + ": " + m);
         if (run.dataset && run.dataset->ranks.size() < 2)
-            out.messages.push_back(run.run.label + ": one rank: no skew across ranks (spread and wait are 0)");
+            out.messages.push_back(run.label + ": one rank: no skew across ranks (spread and wait are 0)");
         if (rc.instances.empty())
-            out.messages.push_back(run.run.label + ": no communication kernel" +
+            out.messages.push_back(run.label + ": no communication kernel" +
                                    (skipSteps > 0 ? " in the steps kept" : std::string()));
         for (const auto& c : rc.instances) {
             Acc& a = byType[c.type];
             if (a.row.count == 0) {
                 a.row.config = key;
-                a.row.parameters = run.run.parameters;
+                a.row.parameters = parameterTexts(run.parameters);
                 a.row.collective = std::string(toString(c.type));
             }
             add(a, c);

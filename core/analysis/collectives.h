@@ -124,6 +124,6 @@ struct CollectiveSweep {
 };
 
 // Per configuration (repeats pooled) x collective type.
-CollectiveSweep collectivesBySweep(const std::vector<SweepRunData>& runs, int skipSteps = 0);
+CollectiveSweep collectivesBySweep(const RunSet& runs, int skipSteps = 0);
 
 }  // namespace strobe::core

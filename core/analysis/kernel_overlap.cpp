@@ -191,24 +191,24 @@ struct Pass {
 };
 
 // First pass: per configuration and group, the instances' durations and overlapped time; per rank, HTA's overlap.
-Status accumulate(const std::vector<SweepRunData>& runs, const KernelOverlapOptions& o, const CancelToken* cancel,
+Status accumulate(const RunSet& runs, const KernelOverlapOptions& o, const CancelToken* cancel,
                   Pass& p, std::vector<std::string>& messages) {
     p.configOf.assign(runs.size(), SIZE_MAX);
     p.window.resize(runs.size());
     for (size_t ri = 0; ri < runs.size(); ++ri) {
         if (cancel && cancel->cancelled()) return Error("cancelled");
-        const SweepRunData& run = runs[ri];
+        const RunEntry& run = runs[ri];
         if (!run.dataset) continue;
         auto ctx = AnalysisContext::of(run.dataset);
-        const RunWindow rw = windowOf(*ctx, run.run.label, o.skipSteps, messages);
+        const RunWindow rw = windowOf(*ctx, run.label, o.skipSteps, messages);
         if (!rw.ok) continue;
         auto ranks = kernelOverlap(*ctx, rw.spec);
         if (!ranks) return ranks.error();
         auto hta = commCompOverlap(*ctx, rw.spec);
         if (!hta) return hta.error();
-        auto it = std::find_if(p.configs.begin(), p.configs.end(),
-                               [&](const Config& c) { return c.key == run.run.configurationKey; });
-        if (it == p.configs.end()) it = p.configs.insert(p.configs.end(), Config{run.run.configurationKey, run.run.parameters, 0, {}});
+        const std::string key = run.key();
+        auto it = std::find_if(p.configs.begin(), p.configs.end(), [&](const Config& c) { return c.key == key; });
+        if (it == p.configs.end()) it = p.configs.insert(p.configs.end(), Config{key, parameterTexts(run.parameters), 0, {}});
         const size_t ci = static_cast<size_t>(it - p.configs.begin());
         p.configOf[ri] = ci;
         p.window[ri] = rw.spec;
@@ -225,7 +225,7 @@ Status accumulate(const std::vector<SweepRunData>& runs, const KernelOverlapOpti
             }
         }
         poolRanks(hta.value(), ci, *it, p.ranks);
-        for (const auto& m : hta->messages) messages.push_back(run.run.label + ": " + m);
+        for (const auto& m : hta->messages) messages.push_back(run.label + ": " + m);
     }
     return Ok{};
 }
@@ -252,7 +252,7 @@ std::vector<std::string> keptGroups(const Pass& p, const KernelOverlapOptions& o
     return out;
 }
 
-void listInstances(const std::vector<SweepRunData>& runs, const KernelOverlapOptions& o, const Pass& p,
+void listInstances(const RunSet& runs, const KernelOverlapOptions& o, const Pass& p,
                    const std::set<std::string>& kept, SweepKernelOverlap& out) {
     for (size_t ri = 0; ri < runs.size(); ++ri) {
         if (p.configOf[ri] == SIZE_MAX) continue;
@@ -275,7 +275,7 @@ void listInstances(const std::vector<SweepRunData>& runs, const KernelOverlapOpt
 
 }  // namespace
 
-Result<SweepKernelOverlap> sweepKernelOverlap(const std::vector<SweepRunData>& runs, const KernelOverlapOptions& o,
+Result<SweepKernelOverlap> sweepKernelOverlap(const RunSet& runs, const KernelOverlapOptions& o,
                                               const CancelToken* cancel) {
     SweepKernelOverlap out;
     Pass p;
@@ -297,12 +297,9 @@ Result<SweepKernelOverlap> sweepKernelOverlap(const std::vector<SweepRunData>& r
     return out;
 }
 
-std::vector<SweepRunData> sweepRunsOf(const RunSet& runs, const std::vector<std::string>& keys) {
-    std::vector<SweepRunData> out;
-    for (size_t i = 0; i < runs.size(); ++i)
-        out.push_back({SweepRunInfo{runs[i].label, {}, runs[i].parameters, i < keys.size() ? keys[i] : runs[i].label},
-                       runs[i].dataset});
-    return out;
+RunSet pooledBy(RunSet runs, const std::vector<std::string>& keys) {
+    for (size_t i = 0; i < runs.size(); ++i) runs[i].configurationKey = i < keys.size() ? keys[i] : runs[i].label;
+    return runs;
 }
 
 }  // namespace strobe::core

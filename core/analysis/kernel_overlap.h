@@ -74,7 +74,7 @@ struct KernelOverlapOptions {
 // One kernel group in one configuration (its repeats pooled).
 struct OverlapGroupRow {
     std::string group;
-    std::string config;                              // SweepRunInfo::configurationKey
+    std::string config;                              // RunEntry::key()
     std::map<std::string, std::string> parameters;   // of the configuration's first run
     uint64_t instances = 0;
     uint64_t overlappedInstances = 0;                // with overlapped time > 0
@@ -119,12 +119,12 @@ struct SweepKernelOverlap {
     std::vector<OverlapRankRow> ranks;          // configurations x rank numbers
 };
 
-// Runs are pooled by SweepRunInfo::configurationKey (a plot may set it to a colour axis' value). Null datasets
+// Runs are pooled by RunEntry::key() (a plot may set configurationKey to a colour axis' value). Null datasets
 // are skipped. Returns cancelledError-like Error("cancelled") when `cancel` is set.
-Result<SweepKernelOverlap> sweepKernelOverlap(const std::vector<SweepRunData>& runs, const KernelOverlapOptions& o,
+Result<SweepKernelOverlap> sweepKernelOverlap(const RunSet& runs, const KernelOverlapOptions& o,
                                               const CancelToken* cancel = nullptr);
 
-// Runs of a RunSet as sweep runs, run i pooled under configuration key keys[i] (a plot's colour axis value).
-std::vector<SweepRunData> sweepRunsOf(const RunSet& runs, const std::vector<std::string>& keys);
+// The runs with run i pooled under configuration key keys[i] (a plot's colour axis value; its label past the end).
+RunSet pooledBy(RunSet runs, const std::vector<std::string>& keys);
 
 }  // namespace strobe::core

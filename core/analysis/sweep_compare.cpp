@@ -202,7 +202,7 @@ namespace {
 
 // Kernels are assigned to the ProfilerStep the merge put them in (GpuTable::step); a run without steps counts as
 // one step. The first `skip` step numbers (over all ranks) are dropped.
-RunSteps stepsOf(const SweepRunData& run, const SweepCompareOptions& o, std::vector<std::string>& messages) {
+RunSteps stepsOf(const RunEntry& run, const SweepCompareOptions& o, std::vector<std::string>& messages) {
     RunSteps out;
     KernelGrouper grouper(o.groupBy, o.groupRegex);
     std::set<int64_t> numbers;
@@ -216,9 +216,9 @@ RunSteps stepsOf(const SweepRunData& run, const SweepCompareOptions& o, std::vec
         index.emplace(n, index.size());
     }
     if (noSteps) {
-        messages.push_back(fmt::format("{}: no ProfilerStep#N found; the whole run counts as one step", run.run.label));
+        messages.push_back(fmt::format("{}: no ProfilerStep#N found; the whole run counts as one step", run.label));
     } else if (index.empty()) {
-        messages.push_back(fmt::format("{}: --skip-steps {} leaves none of its {} steps", run.run.label, o.skipSteps,
+        messages.push_back(fmt::format("{}: --skip-steps {} leaves none of its {} steps", run.label, o.skipSteps,
                                        numbers.size()));
         return out;
     }
@@ -348,14 +348,14 @@ Test bootstrap(const std::vector<std::vector<double>>& a, const std::vector<std:
 }
 
 // The baseline configuration of each configuration (index into configs, or -1), or an error message.
-std::vector<int> baselines(const std::vector<SweepCompareConfig>& configs, const std::vector<SweepRunData>& runs,
+std::vector<int> baselines(const std::vector<SweepCompareConfig>& configs, const RunSet& runs,
                            const std::string& spec, std::string& error) {
     std::vector<int> out(configs.size(), -1);
     // A run label or path first (labels may hold '=': "bs=1/rep0"), then KEY=VALUE.
     for (const auto& r : runs) {
-        if (r.run.label != spec && r.run.path != spec) continue;
+        if (r.label != spec && r.path() != spec) continue;
         for (size_t c = 0; c < configs.size(); ++c)
-            if (configs[c].key == r.run.configurationKey) std::fill(out.begin(), out.end(), static_cast<int>(c));
+            if (configs[c].key == r.key()) std::fill(out.begin(), out.end(), static_cast<int>(c));
         return out;
     }
     const auto eq = spec.find('=');
@@ -388,14 +388,15 @@ std::vector<int> baselines(const std::vector<SweepCompareConfig>& configs, const
     return out;
 }
 
-std::vector<SweepCompareConfig> configurationsOf(const std::vector<SweepRunData>& runs, const SweepCompareOptions& o,
+std::vector<SweepCompareConfig> configurationsOf(const RunSet& runs, const SweepCompareOptions& o,
                                                  std::vector<std::string>& messages) {
     std::vector<SweepCompareConfig> configs;
     for (const auto& r : runs) {
-        auto it = std::find_if(configs.begin(), configs.end(),
-                               [&](const SweepCompareConfig& c) { return c.key == r.run.configurationKey; });
+        if (!r.dataset) continue;
+        const std::string key = r.key();
+        auto it = std::find_if(configs.begin(), configs.end(), [&](const SweepCompareConfig& c) { return c.key == key; });
         if (it == configs.end()) {
-            configs.push_back({r.run.configurationKey, r.run.parameters, {}});
+            configs.push_back({key, parameterTexts(r.parameters), {}});
             it = configs.end() - 1;
         }
         RunSteps s = stepsOf(r, o, messages);
@@ -450,7 +451,7 @@ void keepTop(std::vector<SweepCompareRow>& rows, const std::map<std::string, dou
 
 }  // namespace
 
-SweepComparison compareSweep(const std::vector<SweepRunData>& runs, const SweepCompareOptions& o) {
+SweepComparison compareSweep(const RunSet& runs, const SweepCompareOptions& o) {
     SweepComparison out;
     const std::vector<SweepCompareConfig> configs = configurationsOf(runs, o, out.messages);
 
@@ -595,6 +596,10 @@ std::string parametersText(const std::map<std::string, std::string>& parameters,
         out += k + "=" + v;
     }
     return out;
+}
+
+std::string parametersText(const RunParameters& parameters, std::string_view separator) {
+    return parametersText(parameterTexts(parameters), separator);
 }
 
 }  // namespace strobe::core

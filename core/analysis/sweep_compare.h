@@ -13,22 +13,9 @@
 #include <vector>
 
 #include "core/model/dataset.h"
+#include "core/model/run_set.h"
 
 namespace strobe::core {
-
-// One loaded run of the sweep. core/analysis sits below core/sweep, so the run's identity comes as plain text (the
-// caller copies it from sweep::SweepRun, axis values through axisValueText).
-struct SweepRunInfo {
-    std::string label;
-    std::string path;
-    std::map<std::string, std::string> parameters;
-    std::string configurationKey;  // equal for runs that differ only in their repeat index
-};
-
-struct SweepRunData {
-    SweepRunInfo run;
-    DatasetPtr dataset;
-};
 
 // How kernels are grouped: by name; by Strobe category; by the call site that launched them (the outermost CPU
 // operator around the launch, e.g. aten::conv2d: the same on every GPU vendor); by normalised name
@@ -96,7 +83,7 @@ struct SweepCompareOptions {
 
 struct SweepCompareRow {
     std::string group;
-    std::string config;                               // configuration key "axis=value,..."
+    std::string config;                               // configuration key (RunEntry::key)
     std::map<std::string, std::string> parameters;   // axis -> value text
     uint64_t count = 0;                               // kernels of the group in the kept steps, all repeats
     double perStepNs = 0;                             // sum of their time / number of kept steps (all repeats)
@@ -115,9 +102,12 @@ struct SweepComparison {
     std::vector<SweepCompareRow> rows;
 };
 
-// "axis=value, axis=value" (axes in name order, `separator` between them); "" without parameters.
+// "axis=value, axis=value" (axes in name order, `separator` between them): the parameters shown to a reader; ""
+// without parameters. The key runs are pooled by is core::configurationKey (RunEntry::key).
 std::string parametersText(const std::map<std::string, std::string>& parameters, std::string_view separator = ", ");
+std::string parametersText(const RunParameters& parameters, std::string_view separator = ", ");
 
-SweepComparison compareSweep(const std::vector<SweepRunData>& runs, const SweepCompareOptions& options);
+// Runs are pooled into configurations by RunEntry::key(); runs without a dataset are left out.
+SweepComparison compareSweep(const RunSet& runs, const SweepCompareOptions& options);
 
 }  // namespace strobe::core

@@ -83,7 +83,7 @@ private:
 template <class IO, class R>
 void fields(IO& io, R& rank) {
     io(rank.rank);
-    io.enumeration(rank.rankSource, static_cast<RankSource>(3), "rank source");
+    io.enumeration(rank.rankSource, static_cast<RankSource>(4), "rank source");
     io(rank.path);
 
     auto& info = rank.info;

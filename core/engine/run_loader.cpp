@@ -21,6 +21,7 @@
 #include "core/engine/memory_budget.h"
 #include "core/engine/source_cache.h"
 #include "core/formats/kineto_json.h"
+#include "core/formats/kineto_merged_ranks.h"
 #include "core/formats/source_detect.h"
 #include "core/merge/counter_join.h"
 #include "core/merge/merge.h"
@@ -98,7 +99,7 @@ void assignRank(RankData& r, const std::string& path, size_t fileIndex) {
 }
 
 struct Slot {
-    std::shared_ptr<RankData> data;             // a Kineto rank
+    std::vector<std::shared_ptr<RankData>> data;  // a Kineto file's rank (a merged multi-rank file: its ranks)
     std::vector<std::shared_ptr<RankData>> more;  // the ranks of another format's source
     std::optional<Error> error;
     std::optional<Error> cacheWriteError;
@@ -125,14 +126,13 @@ void runDiagnostics(const std::vector<std::string>& files, const std::vector<Slo
     std::map<int, std::vector<std::string>> byRank;
     std::map<int, std::vector<std::string>> byWorld;
     bool nameRanks = false;
-    for (size_t i = 0; i < slots.size(); ++i) {
-        const RankData* r = slots[i].data.get();
-        if (r == nullptr) continue;
-        byRank[r->rank].push_back(files[i]);
-        if (r->info.distributed.present && r->info.distributed.worldSize > 0)
-            byWorld[r->info.distributed.worldSize].push_back(files[i]);
-        if (r->rankSource == RankSource::FileName) nameRanks = true;
-    }
+    for (size_t i = 0; i < slots.size(); ++i)
+        for (const auto& r : slots[i].data) {
+            byRank[r->rank].push_back(files[i]);
+            if (r->info.distributed.present && r->info.distributed.worldSize > 0)
+                byWorld[r->info.distributed.worldSize].push_back(files[i]);
+            if (r->rankSource == RankSource::FileName) nameRanks = true;
+        }
     for (const auto& [rank, names] : byRank)
         if (names.size() > 1)
             warn(Location{}, fmt::format("rank {} appears in {} files: {}", rank, names.size(), fileList(names, 8)));
@@ -177,13 +177,13 @@ void runOnWorkers(const std::vector<std::string>& files, std::vector<Slot>& slot
             try {
                 loadOne(i);
             } catch (const std::bad_alloc&) {
-                slots[i].data.reset();
+                slots[i].data.clear();
                 slots[i].error = Error(Location{files[i]}, "out of memory while loading");
             } catch (const std::exception& e) {
-                slots[i].data.reset();
+                slots[i].data.clear();
                 slots[i].error = Error(Location{files[i]}, std::string("unexpected failure: ") + e.what());
             } catch (...) {
-                slots[i].data.reset();
+                slots[i].data.clear();
                 slots[i].error = Error(Location{files[i]}, "unexpected failure");
             }
         }
@@ -221,6 +221,31 @@ void loadOtherSource(const SourceGroup& group, Slot& slot, const SourceLoadOptio
     }
 }
 
+// A Kineto file that merges several ranks (TraceLens TraceFusion, core/formats/kineto_merged_ranks.h) opens as its
+// ranks, each merged on its own: true when `parsed` was such a file (its ranks, or the error, are in the slot). Not
+// cached: the Kineto cache holds one rank per file; such a file is parsed on every open (the group cache of
+// multi-rank sources is the way to cache it).
+bool splitAndMergeRanks(RankData& parsed, const std::string& path, const ClassificationRules& rules,
+                        const CancelToken& cancel, Slot& slot) {
+    auto split = splitMergedRanks(parsed);
+    if (!split) {
+        slot.error = split.error();
+        return true;
+    }
+    if (split->empty()) return false;
+    for (auto& rank : split.value()) {
+        if (cancel.cancelled()) return true;
+        if (Status merged = mergeRank(*rank, rules, cancel); !merged) {
+            slot.error = merged.error();
+            slot.data.clear();
+            return true;
+        }
+        rank->path = path;
+        slot.data.push_back(std::shared_ptr<RankData>(std::move(rank)));
+    }
+    return true;
+}
+
 // The error of a run none of whose files loaded: a single file's own error, else the first one.
 Error noFileLoaded(const std::vector<Slot>& slots) {
     const size_t n = slots.size();
@@ -239,9 +264,10 @@ Error noFileLoaded(const std::vector<Slot>& slots) {
 // Counters from another tool than the traces (rocprofv3 counter collection, ncu) join the traces' kernels by
 // (name, device, instance) (core/merge/counter_join.h); the outcome, match rate and unmatched names, is a run-level
 // note.
-void joinForeignCounters(std::vector<Slot>& slots, const std::vector<size_t>& traceSlots, Dataset& ds) {
+void joinForeignCounters(std::vector<Slot>& slots, const std::vector<std::shared_ptr<RankData>>& kinetoRanks,
+                         Dataset& ds) {
     std::vector<RankData*> traces;
-    for (size_t i : traceSlots) traces.push_back(slots[i].data.get());
+    for (const auto& r : kinetoRanks) traces.push_back(r.get());
     if (traces.empty()) return;
     for (Slot& s : slots)
         for (auto& r : s.more) {
@@ -273,7 +299,7 @@ void joinForeignCounters(std::vector<Slot>& slots, const std::vector<size_t>& tr
 std::vector<SourceLoadOptions> optionsPerSource(const std::vector<SourceGroup>& groups, const std::vector<std::string>& files,
                                                 const SourceLoadOptions& base, Diagnostics& notes) {
     std::vector<SourceLoadOptions> out(files.size(), base);
-    std::map<std::string, std::optional<ManifestClocks>> byManifest;
+    std::map<std::string, std::optional<ClockAnchor>> byManifest;
     for (size_t i = 0; i < files.size(); ++i) {
         if (groups[i].format == "kineto") continue;
         const std::string manifest = findRunManifest(files[i]);
@@ -292,6 +318,20 @@ std::vector<SourceLoadOptions> optionsPerSource(const std::vector<SourceGroup>& 
     return out;
 }
 
+// A source that holds only telemetry samples (the CPU sampler, nvidia-smi, amd-smi, rocpd's monitor alone) belongs
+// to its host, not to a rank (Dataset::hosts): true when `r` was taken there. Sources name no host today (one run
+// is one host's), so all of a run's telemetry is one host's, named "".
+bool addHostTelemetry(Dataset& ds, std::shared_ptr<RankData>& r) {
+    if (!isTelemetryOnly(*r)) return false;
+    r->rank = -1;
+    r->rankSource = RankSource::FileOrder;
+    const std::string host;  // no source names its host yet
+    auto it = std::find_if(ds.hosts.begin(), ds.hosts.end(), [&](const HostTelemetry& h) { return h.host == host; });
+    if (it == ds.hosts.end()) it = ds.hosts.insert(ds.hosts.end(), HostTelemetry{host, {}});
+    it->sources.push_back(std::move(r));
+    return true;
+}
+
 // The dataset of the loaded ranks, ordered by rank, with the run's diagnostics. Takes the slots' data.
 DatasetPtr assembleDataset(const std::vector<std::string>& paths, const std::vector<std::string>& files,
                            std::vector<Slot>& slots, const Diagnostics& runNotes) {
@@ -300,20 +340,20 @@ DatasetPtr assembleDataset(const std::vector<std::string>& paths, const std::vec
     ds->sources = paths;
     runDiagnostics(files, slots, *ds);
     ds->diagnostics.insert(ds->diagnostics.end(), runNotes.begin(), runNotes.end());
-    std::vector<size_t> order;
-    for (size_t i = 0; i < slots.size(); ++i)
-        if (slots[i].data) order.push_back(i);
-    std::stable_sort(order.begin(), order.end(),
-                     [&](size_t a, size_t b) { return slots[a].data->rank < slots[b].data->rank; });
-    joinForeignCounters(slots, order, *ds);
+    std::vector<std::shared_ptr<RankData>> kineto;  // in file order, then by rank
+    for (Slot& s : slots)
+        for (auto& r : s.data) kineto.push_back(std::move(r));
+    std::stable_sort(kineto.begin(), kineto.end(), [](const auto& a, const auto& b) { return a->rank < b->rank; });
+    joinForeignCounters(slots, kineto, *ds);
     int next = 0;
-    for (size_t i : order) {
-        next = std::max(next, slots[i].data->rank + 1);
-        ds->ranks.push_back(std::move(slots[i].data));
+    for (auto& r : kineto) {
+        next = std::max(next, r->rank + 1);
+        ds->ranks.push_back(std::move(r));
     }
-    // Other formats' ranks follow the Kineto ones, in source order.
+    // Other formats' ranks follow the Kineto ones, in source order; host telemetry goes to its host.
     for (Slot& s : slots)
         for (auto& r : s.more) {
+            if (addHostTelemetry(*ds, r)) continue;
             r->rank = next++;
             r->rankSource = RankSource::FileOrder;
             ds->ranks.push_back(std::move(r));
@@ -354,6 +394,13 @@ Result<std::vector<std::string>> expandRunPaths(const std::vector<std::string>& 
 
 Result<DatasetPtr> loadRun(const std::vector<std::string>& paths, const RunLoadOptions& options,
                            const RunCallbacks& callbacks) {
+    auto detected = detectSources(paths);
+    if (!detected) return detected.error();
+    return loadDetectedRun(paths, detected.value(), options, callbacks);
+}
+
+Result<DatasetPtr> loadDetectedRun(const std::vector<std::string>& paths, const std::vector<SourceGroup>& groups,
+                                   const RunLoadOptions& options, const RunCallbacks& callbacks) {
     const auto t0 = std::chrono::steady_clock::now();
     std::optional<ClassificationRules> ownRules;
     const ClassificationRules* rules = options.rules;
@@ -363,9 +410,6 @@ Result<DatasetPtr> loadRun(const std::vector<std::string>& paths, const RunLoadO
         ownRules.emplace(std::move(loaded.value()));
         rules = &*ownRules;
     }
-    auto detected = detectSources(paths);
-    if (!detected) return detected.error();
-    const std::vector<SourceGroup>& groups = detected.value();
     std::vector<std::string> files;
     for (const SourceGroup& g : groups) files.push_back(groupPrimaryPath(g));
     const size_t n = files.size();
@@ -377,7 +421,8 @@ Result<DatasetPtr> loadRun(const std::vector<std::string>& paths, const RunLoadO
     const size_t cores = options.threads > 0 ? static_cast<size_t>(options.threads) : hw;
     const size_t workers = std::max<size_t>(1, std::min(cores, n));
     const int perFileThreads = (n == 1 && cores >= 2) ? 2 : 1;
-    if (Status fits = MemoryBudget(options.memoryLimitBytes).check(files, workers); !fits) return fits.error();
+    if (options.checkMemoryBudget)
+        if (Status fits = MemoryBudget(options.memoryLimitBytes).check(files, workers); !fits) return fits.error();
     LoadCache cache(options.cacheDir);
     cache.setVerifyData(options.verifyCache);
     const uint64_t optionsKey = cacheOptionsKey(*rules);
@@ -439,7 +484,7 @@ Result<DatasetPtr> loadRun(const std::vector<std::string>& paths, const RunLoadO
                 std::shared_ptr<RankData> r = std::move(hit.value());
                 assignRank(*r, path, i);
                 metadata(i, r->info);
-                slot.data = std::move(r);
+                slot.data = {std::move(r)};
                 slot.done.store(slot.bytes);
                 report(i, "cache", false);
                 return;
@@ -469,6 +514,11 @@ Result<DatasetPtr> loadRun(const std::vector<std::string>& paths, const RunLoadO
         std::shared_ptr<RankData> r(std::move(loaded.value()));
         if (cancel.cancelled()) return;
         report(i, "merge", false);
+        if (splitAndMergeRanks(*r, path, *rules, cancel, slot)) {  // a merged multi-rank file: its ranks
+            slot.done.store(slot.bytes);
+            report(i, "loaded", false);
+            return;
+        }
         Status merged = mergeRank(*r, *rules, cancel);
         if (!merged) {
             slot.error = merged.error();
@@ -484,7 +534,7 @@ Result<DatasetPtr> loadRun(const std::vector<std::string>& paths, const RunLoadO
                                                     replacedEntry->message +
                                                         (written ? "; replaced by a new entry" : "; not replaced")});
         }
-        slot.data = std::move(r);
+        slot.data = {std::move(r)};
         slot.done.store(slot.bytes);
         report(i, "loaded", false);
     };
@@ -493,7 +543,7 @@ Result<DatasetPtr> loadRun(const std::vector<std::string>& paths, const RunLoadO
     if (cancel.cancelled()) return Error("cancelled");
 
     size_t good = 0;
-    for (const Slot& s : slots) good += s.data || !s.more.empty() ? 1 : 0;
+    for (const Slot& s : slots) good += !s.data.empty() || !s.more.empty() ? 1 : 0;
     if (good == 0) return noFileLoaded(slots);
     DatasetPtr ds = assembleDataset(paths, files, slots, manifestNotes);
     report(n, "done", true);

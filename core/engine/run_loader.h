@@ -28,6 +28,8 @@ struct RunLoadOptions {
     // would need more memory than this (see MemoryBudget). 0: 75% of the available RAM; the environment variable
     // STROBE_MEMORY_LIMIT ("512M", "2G") overrides.
     uint64_t memoryLimitBytes = 0;
+    // False when the caller checked and reserved the run's memory itself (the load job, core/engine/load_job.h).
+    bool checkMemoryBudget = true;
     // Passed to non-Kineto loaders: --clock-offset anchors sources whose clock is not realtime and that neither the
     // source itself nor the run's manifest.yaml anchors (applyClockOptions, core/formats/source_format.h).
     SourceLoadOptions sources;
@@ -61,10 +63,17 @@ int rankFromFileName(const std::string& fileName);
 // else the file name (or its directory's name), else the file's place in the run (RankData::rankSource says
 // which). Run-level warnings: files that failed (the others still load; all failing is an Error), duplicate
 // ranks, missing ranks in 0..world-1, mixed world sizes. Callbacks are serialized (never two at once), may come
-// from worker threads, and onMetadata fires for cache hits too. A cancelled load returns Error "cancelled" after
+// from worker threads, and onMetadata fires for cache hits too. A Kineto file that merges several ranks (TraceLens
+// TraceFusion: pids per rank, `rank` in the metadata's args) opens as its ranks (RankSource::MergedTrace; not
+// cached). A source that holds only telemetry samples (the CPU sampler, nvidia-smi, amd-smi, rocm-smi, a rocpd
+// database of monitor samples alone) is its host's (Dataset::hosts), never a rank. A cancelled load returns Error "cancelled" after
 // every thread has stopped; nothing partial is returned.
 Result<DatasetPtr> loadRun(const std::vector<std::string>& paths, const RunLoadOptions& options = {},
                            const RunCallbacks& callbacks = {});
+// loadRun on sources detected already (detectSources(paths)): what the load job calls, so that a run's sources are
+// detected once.
+Result<DatasetPtr> loadDetectedRun(const std::vector<std::string>& paths, const std::vector<SourceGroup>& groups,
+                                   const RunLoadOptions& options = {}, const RunCallbacks& callbacks = {});
 
 // The key loadRun files cache entries under besides the source's identity: a fingerprint of the
 // classification rules (their output is cached), so that changed rules invalidate the entries. Never 0.

@@ -214,11 +214,11 @@ SessionViewField readViewField(const YAML::Node& key, const YAML::Node& value) {
 SessionRun readRun(const YAML::Node& n) {
     if (!n.IsMap()) fail(n, "expected a run (a mapping with 'paths')");
     SessionRun r;
-    if (auto v = n["label"]) r.label = readString(v, "label");
+    if (auto v = n["label"]) r.run.label = readString(v, "label");
     auto paths = n["paths"];
     if (!paths) fail(n, "run without 'paths'");
-    r.paths = readStringList(paths, "paths");
-    if (auto v = n["parameters"]) r.parameters = readStringMap(v, "parameters");
+    r.run.paths = readStringList(paths, "paths");
+    if (auto v = n["parameters"]) r.run.parameters = typedParameters(readStringMap(v, "parameters"));
     if (auto v = n["clock_offset_ns"]) r.clockOffsetNs = readInt(v, "clock_offset_ns");
     return r;
 }
@@ -310,16 +310,16 @@ std::string sessionToYaml(const Session& s) {
     for (const auto& r : s.runs) {
         out << YAML::BeginMap;
         out << YAML::Key << "label" << YAML::Value;
-        emitString(out, r.label);
+        emitString(out, r.run.label);
         out << YAML::Key << "paths" << YAML::Value << YAML::BeginSeq;
-        for (const auto& p : r.paths) emitString(out, p);
+        for (const auto& p : r.run.paths) emitString(out, p);
         out << YAML::EndSeq;
-        if (!r.parameters.empty()) {
+        if (!r.run.parameters.empty()) {
             out << YAML::Key << "parameters" << YAML::Value << YAML::BeginMap;
-            for (const auto& [k, v] : r.parameters) {
+            for (const auto& [k, v] : r.run.parameters) {
                 emitKey(out, k);
                 out << YAML::Value;
-                emitString(out, v);
+                emitString(out, runValueText(v));
             }
             out << YAML::EndMap;
         }

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "core/io/error.h"
+#include "core/model/run_set.h"
 #include "core/params/param_spec.h"
 
 namespace strobe::core {
@@ -26,15 +27,20 @@ namespace strobe::core {
 // A parameter value as written; the plot's ParamSpec coerces it when the session opens (core::coerceValue).
 using SessionValue = ParamValue;
 
+// A run of the session: its RunEntry's label (empty: derived from the paths), paths (files or directories, as the
+// user opened them) and sweep point (parameters, written as text and read back typed: core::parseRunValue); the
+// entry's other fields (dataset, manifest, repeat, key) are not written.
 struct SessionRun {
-    std::string label;                               // shown in the run tree; empty: derived from the paths
-    std::vector<std::string> paths;                  // files or directories, as the user opened them
-    std::map<std::string, std::string> parameters;   // sweep point (e.g. NCCL_NCHANNELS=16)
+    RunEntry run;
     // The clock offset the user gave the run (ns added to the times of its sources not on the realtime clock, as
     // strobe-cli --clock-offset); unset: none.
     std::optional<int64_t> clockOffsetNs;
 
-    bool operator==(const SessionRun&) const = default;
+    // What the file holds: label, paths, parameters and the clock offset.
+    bool operator==(const SessionRun& o) const {
+        return run.label == o.run.label && run.paths == o.run.paths && run.parameters == o.run.parameters &&
+               clockOffsetNs == o.clockOffsetNs;
+    }
 };
 
 // A front end's value: written as true/false, an integer, a double, a quoted text or a flow list of integers or

@@ -66,7 +66,7 @@ uint64_t sourceOptionsKey(uint64_t rulesKey, const SourceGroup& group, const Sou
     std::string s = fmt::format("rules={:016x}\nformat={}\n", rulesKey, group.format);
     if (options.hasClockOffset) s += fmt::format("clock-offset={}\n", options.clockOffsetNs);
     if (options.manifest) {
-        const ManifestClocks& m = *options.manifest;
+        const ClockAnchor& m = *options.manifest;
         s += fmt::format("manifest={}\nrealtime={}\nmonotonic={}\nboottime={}\n", m.path, m.realtimeNs, m.monotonicNs,
                          m.boottimeNs);
         if (m.utcOffsetSeconds) s += fmt::format("utc-offset={}\n", *m.utcOffsetSeconds);

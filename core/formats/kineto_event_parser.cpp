@@ -504,6 +504,12 @@ void KinetoEventParser::emitMetadata(const Event& ev) {
     else if (eq(metaName, "process_sort_index")) argInt("sort_index", processFor(ev.track).sortIndex);
     else if (eq(metaName, "thread_name")) argString("name", threadFor(ev.track).name);
     else if (eq(metaName, "thread_sort_index")) argInt("sort_index", threadFor(ev.track).sortIndex);
+    // A merged multi-rank trace (TraceLens TraceFusion) names each pid's rank in its metadata events' args.
+    for (const auto& a : m_args) {
+        int64_t v = 0;
+        if (a.key == "rank" && !a.container && parseIntegerToken(a.raw, v) && v >= 0 && v <= INT32_MAX)
+            processFor(ev.track).rank = static_cast<int32_t>(v);
+    }
 }
 
 void KinetoEventParser::emitFlow(const Fields& f, const Event& ev, StrId cat) {

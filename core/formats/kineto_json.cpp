@@ -390,6 +390,7 @@ std::unique_ptr<RankData> stitchWorkers(std::vector<Worker>& workers,
                 if (p.name != kEmptyStr) q.name = p.name;
                 if (p.labels != kEmptyStr) q.labels = p.labels;
                 if (p.sortIndex != INT32_MIN) q.sortIndex = p.sortIndex;
+                if (p.rank >= 0) q.rank = p.rank;
             }
         }
         for (const ThreadMeta& tm : part.threads) {

@@ -10,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include "core/model/run_manifest.h"
 #include "core/io/sqlite_db.h"
 #include "core/formats/rocprofv3_csv.h"
 #include "core/io/file_source.h"
@@ -296,8 +297,7 @@ Result<std::vector<SourceGroup>> detectSources(const std::vector<std::string>& p
         // A run directory written by strobe-cli collect (manifest.yaml) keeps each tool's outputs in a subdirectory
         // of its own (torch/, rocprof/, nsys/): read them all. So does any run directory whose own files are only
         // telemetry (a sampler's CSV beside a torch/ folder, the way a hand-written capture script lays it out).
-        std::error_code mec;
-        const bool collected = fs::exists(fs::path(p) / "manifest.yaml", mec);
+        const bool collected = hasRunManifest(p);
         const bool onlyTelemetry = found > 0 && std::all_of(out.groups.begin() + long(before), out.groups.end(),
                                                             [](const SourceGroup& g) { return isTelemetryFormat(g.format); });
         if (found == 0 || collected || onlyTelemetry) {

@@ -26,6 +26,7 @@
 #include "core/io/error.h"
 #include "core/io/progress.h"
 #include "core/model/dataset.h"
+#include "core/model/run_manifest.h"
 
 namespace strobe::core {
 
@@ -47,18 +48,10 @@ struct SourceGroup {
     std::vector<std::string> unused;  // files of the same data not read (other renderings), for alsoPresent
 };
 
-// The clocks a run manifest (<run>/manifest.yaml, written by strobe-cli collect) read back to back when the run
-// started: the distance of each clock to realtime anchors the sources of the run on that clock.
-struct ManifestClocks {
-    std::string path;                          // the manifest.yaml, named in the anchor
-    int64_t realtimeNs = 0, monotonicNs = 0, boottimeNs = 0;
-    std::optional<int64_t> utcOffsetSeconds;   // the machine's zone then (local time = UTC + this), when recorded
-};
-
 struct SourceLoadOptions {
     int64_t clockOffsetNs = 0;   // --clock-offset: added to the source's times to reach realtime, when set
     bool hasClockOffset = false;
-    std::optional<ManifestClocks> manifest;  // the run's, when the source lies in a run directory with a manifest
+    std::optional<ClockAnchor> manifest;  // the run manifest's clocks (core/model/run_manifest.h), when the source lies in a run directory with a manifest
 };
 
 // Applies the clock rules to a loaded source, the one place they are applied: a loader states the clock its times
@@ -68,12 +61,9 @@ struct SourceLoadOptions {
 // it ("--clock-offset"); else it stays unanchored and the run refuses to overlay it (core/model/clock_rules.h).
 void applyClockOptions(ClockInfo& clock, const SourceLoadOptions& options);
 
-// The `clocks` of a run manifest: nullopt when the file has none (or is no Strobe manifest); an Error naming the
-// file and line when they are malformed.
-Result<std::optional<ManifestClocks>> readManifestClocks(const std::string& manifestPath);
-// The manifest.yaml of the run a source lies in: in its directory or up to three directories above (a rocprofv3
-// output in <run>/rocprof/<host>/<pid>/); empty when there is none.
-std::string findRunManifest(const std::string& sourcePath);
+// The `clocks` of a run manifest (read through core/model's readRunManifestFile): nullopt when the file has none
+// (or is no Strobe manifest); an Error naming the file and line when it is malformed.
+Result<std::optional<ClockAnchor>> readManifestClocks(const std::string& manifestPath);
 
 struct SourceFormat {
     const char* id;        // "rocprofv3-csv", "nsys-sqlite", "nvidia-smi-csv" ...

@@ -40,9 +40,7 @@ Status checkClockOverlay(const std::vector<const RankData*>& ranks) {
 }
 
 Status checkClockOverlay(const Dataset& ds) {
-    std::vector<const RankData*> ranks;
-    for (const auto& r : ds.ranks) ranks.push_back(r.get());
-    return checkClockOverlay(ranks);
+    return checkClockOverlay(ds.allSources());  // the ranks and the hosts' telemetry
 }
 
 }  // namespace strobe::core

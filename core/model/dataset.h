@@ -14,7 +14,9 @@
 
 namespace strobe::core {
 
-enum class RankSource : uint8_t { DistributedInfo, FileName, FileOrder };
+// Where a rank's number came from: distributedInfo.rank, the file name, the file's place in the run, or the "rank"
+// argument of its processes' metadata in a trace that merges several ranks into one file (TraceLens TraceFusion).
+enum class RankSource : uint8_t { DistributedInfo, FileName, FileOrder, MergedTrace };
 
 struct LoadStats {
     uint64_t events = 0;           // entries of traceEvents that were kept
@@ -80,15 +82,33 @@ private:
     mutable std::shared_ptr<void> m_value;
 };
 
+// The telemetry of one host: sources that hold only samples (Strobe's CPU sampler, nvidia-smi CSV or dmon, amd-smi,
+// rocm-smi, a rocpd database of monitor samples alone). They belong to the machine, not to a process of the workload:
+// never a rank, never counted in the rank count or world size; the timeline draws them under the host's ranks.
+// Each source is held as a RankData (its samples, strings, clock and path) with rank -1.
+struct HostTelemetry {
+    std::string host;  // the host's name; "" when no source names it (a run of one host)
+    std::vector<std::shared_ptr<const RankData>> sources;
+};
+
+// A loaded source holds only telemetry: samples, and no GPU activity, slice, counter, step or hardware counter.
+bool isTelemetryOnly(const RankData& r);
+
 struct Dataset {
     uint64_t generation = 0;            // unique per load; caches key on it
     std::vector<std::string> sources;   // what the user opened (files or directories)
-    std::vector<std::shared_ptr<const RankData>> ranks;  // sorted by rank
+    std::vector<std::shared_ptr<const RankData>> ranks;  // sorted by rank: the processes of the workload
+    std::vector<HostTelemetry> hosts;   // host telemetry, one entry per host (never a rank)
     Diagnostics diagnostics;            // run-level warnings (duplicate/missing ranks, mixed world sizes...)
     DerivedSlot analysisCache;          // the shared AnalysisContext (core::AnalysisContext::of), freed with this
 
     size_t bytes() const;
     const RankData* rank(int r) const;  // by rank number, nullptr if absent
+    // Every source of telemetry samples: the ranks that hold samples (a trace with its own monitor samples), then
+    // each host's telemetry sources, in order.
+    std::vector<const RankData*> sampleSources() const;
+    // Every loaded source that has a clock: the ranks, then the hosts' telemetry (clock rules, overlays).
+    std::vector<const RankData*> allSources() const;
 };
 
 using DatasetPtr = std::shared_ptr<const Dataset>;

@@ -27,6 +27,9 @@ struct ProcessMeta {
     StrId name = kEmptyStr;    // process_name
     StrId labels = kEmptyStr;  // process_labels
     int32_t sortIndex = INT32_MIN;
+    // The "rank" argument of the process's metadata events (a trace that merges several ranks into one file, each
+    // under its own pids: TraceLens TraceFusion), -1 when none says.
+    int32_t rank = -1;
 };
 
 struct ThreadMeta {

@@ -124,6 +124,18 @@ public:
         s.choicesFromData = K == ParamType::Enum;
         return s;
     }
+    // A StringList whose choices and default both come from the data (the telemetry metrics the loaded runs hold):
+    // marked choicesFromData, so that a value keeps only the items the data offers (coerceValue) and an item the
+    // data lacks is never offered ticked; before any data is loaded it takes any items (specsBeforeData).
+    ParamSpec specFromData(std::vector<std::string> choices, std::vector<std::string> defaults) const
+        requires(K == ParamType::StringList)
+    {
+        ParamSpec s = m_spec;
+        s.choices = std::move(choices);
+        s.defaultValue = std::move(defaults);
+        s.choicesFromData = true;
+        return s;
+    }
     // The same parameter with another default (one plot's window defaults to "all", another's to "auto").
     Param withDefault(Value v) const {
         Param p = *this;

@@ -468,8 +468,26 @@ const ParamSpec* findSpec(const std::vector<ParamSpec>& specs, std::string_view 
     return nullptr;
 }
 
+namespace {
+
+// A StringList whose choices are the loaded data's keeps only the items among them (an item the data lacks is never
+// offered ticked).
+void keepItemsTheDataOffers(const ParamSpec& spec, ParamValue& v) {
+    if (spec.type != ParamType::StringList || !spec.choicesFromData) return;
+    if (auto* items = std::get_if<std::vector<std::string>>(&v))
+        std::erase_if(*items, [&](const std::string& item) {
+            return std::find(spec.choices.begin(), spec.choices.end(), item) == spec.choices.end();
+        });
+}
+
+}  // namespace
+
 Result<ParamValue> coerceValue(const ParamSpec& spec, const ParamValue& given) {
-    if (const auto* text = std::get_if<std::string>(&given)) return valueFromString(spec, *text);
+    if (const auto* text = std::get_if<std::string>(&given)) {
+        auto parsed = valueFromString(spec, *text);
+        if (parsed) keepItemsTheDataOffers(spec, *parsed);
+        return parsed;
+    }
     ParamValue v = given;
     const auto shown = [&] {
         return std::visit(
@@ -516,6 +534,7 @@ Result<ParamValue> coerceValue(const ParamSpec& spec, const ParamValue& given) {
     if (!valueMatchesType(spec.type, v))
         return specError(spec, fmt::format("'{}' is not a value of type {}", shown(), toString(spec.type)));
     if (auto st = validate(spec, v); !st) return st.error();
+    keepItemsTheDataOffers(spec, v);
     return v;
 }
 
@@ -554,6 +573,9 @@ std::vector<ParamSpec> specsBeforeData(std::vector<ParamSpec> specs) {
             s.type = ParamType::String;  // the same value alternative (std::string): resolveValues re-coerces it
             s.choices.clear();
             s.defaultValue = std::string();
+        } else if (s.type == ParamType::StringList && s.choicesFromData) {
+            s.choicesFromData = false;  // any items until the data says which it offers
+            s.choices.clear();
         }
     return specs;
 }

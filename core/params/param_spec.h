@@ -60,7 +60,9 @@ struct ParamSpec {
     ParamValue defaultValue = false;
     double min = 0, max = 0, step = 0;  // Int/Double/Duration bounds (Duration: ns); min == max means unbounded
     std::vector<std::string> choices;   // Enum choices; StringList/RankSet choices from the data (may be empty)
-    bool choicesFromData = false;       // Enum: the choices are the loaded data's (its counters, a sweep's configs)
+    // The choices are the loaded data's: an Enum's (its counters, a sweep's configs) is checked against them; a
+    // StringList keeps only the items among them (its default comes from the data too: Param::specFromData).
+    bool choicesFromData = false;
     bool affectsPrepare = true;         // false: a drawing parameter, never re-runs prepare()
     std::string unit;                   // optional display unit ("ns", "%", "px")
 
@@ -83,6 +85,7 @@ std::string valueToString(const ParamSpec& spec, const ParamValue& value);
 Result<ParamValue> valueFromString(const ParamSpec& spec, std::string_view text);
 
 // The one coercion rule (see above), then validate(). Used by the GUI, the CLI, sessions and tool specs alike.
+// A StringList whose choices come from the data (choicesFromData) keeps only the items among its choices.
 Result<ParamValue> coerceValue(const ParamSpec& spec, const ParamValue& given);
 
 // JSON: a spec as {"key","label","tooltip","type","default","affectsPrepare", and "min","max","step" for
@@ -109,8 +112,8 @@ Result<ParamValues> resolveValues(const std::vector<ParamSpec>& specs, const Par
 Status applyAssignment(const std::vector<ParamSpec>& specs, std::string_view assignment, ParamValues& values);
 
 // The specs to check values with before any data is loaded (strobe-cli checks --set before a possibly long load):
-// an Enum whose choices come from the data (choicesFromData) takes any text until then, as a String; every other
-// spec is unchanged, so a fixed Enum choice, a bound or an unknown key is refused at once. resolveValues() with the
+// an Enum whose choices come from the data (choicesFromData) takes any text until then, as a String, and such a
+// StringList any items; every other spec is unchanged, so a fixed Enum choice, a bound or an unknown key is refused at once. resolveValues() with the
 // specs of the loaded data checks the rest.
 std::vector<ParamSpec> specsBeforeData(std::vector<ParamSpec> specs);
 

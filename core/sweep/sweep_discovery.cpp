@@ -11,7 +11,6 @@
 #include <set>
 #include <sstream>
 
-#include <yaml-cpp/yaml.h>
 
 namespace strobe::core::sweep {
 
@@ -24,6 +23,7 @@ struct RawRun {
     std::string label;
     std::map<std::string, std::string> values;  // untyped
     int explicitRepeat = -1;
+    std::shared_ptr<const RunManifest> manifest = {};  // the run's, when it has one
 };
 
 bool isInteger(const std::string& text) {
@@ -88,72 +88,46 @@ bool isTimestampedContainer(const std::string& name) {
     return std::regex_match(name, re);
 }
 
-// Run directories (the root or below, 3 levels at most) holding a manifest.yaml with strobe_manifest: 1.
-// Returns false when there is none; a manifest that fails to parse is named in `messages` and skipped.
+// Run directories (the root or below, 3 levels at most) holding a Strobe run manifest (core/model/run_manifest.h).
+// Returns false when there is none; a manifest that fails to read is named in `messages` and skipped.
 bool collectManifestRuns(const fs::path& root, std::vector<RawRun>& raw, std::vector<std::string>& messages) {
-    std::vector<fs::path> found;
-    std::error_code ec;
-    if (fs::exists(root / "manifest.yaml", ec)) found.push_back(root / "manifest.yaml");
-    for (fs::recursive_directory_iterator it(root, ec), end; !ec && it != end; it.increment(ec)) {
-        if (it.depth() >= 3 || it->path().filename().string().starts_with(".")) it.disable_recursion_pending();
-        if (it->path().filename() == "manifest.yaml" && it->path().parent_path() != root) found.push_back(it->path());
-    }
-    std::sort(found.begin(), found.end());
     bool any = false;
-    for (const auto& file : found) {
-        try {
-            const YAML::Node doc = YAML::LoadFile(file.string());
-            if (!doc["strobe_manifest"]) continue;
-            // A run that did not complete (interrupted: still "running"; failed; cancelled) is not compared.
-            const std::string status = doc["status"] ? doc["status"].as<std::string>() : "completed";
-            if (status != "completed") {
-                messages.push_back(file.parent_path().string() + ": skipped, its manifest says status: " + status);
-                any = true;  // manifests still decide: a sweep.yaml beside them would list the same runs
-                continue;
-            }
-            RawRun run{file.parent_path().string(), file.parent_path().filename().string(), {}, -1};
-            for (const auto& kv : doc["parameters"])
-                run.values[kv.first.as<std::string>()] = kv.second.as<std::string>();
-            if (doc["repeat"]) run.explicitRepeat = doc["repeat"].as<int>();
-            raw.push_back(std::move(run));
-            any = true;
-        } catch (const YAML::Exception& e) {
-            messages.push_back(file.string() + ": line " + std::to_string(e.mark.line + 1) + ": " + e.msg);
+    for (const std::string& dir : findRunManifestDirs(root.string(), 3)) {
+        auto read = readRunManifestFile(runManifestPath(dir));
+        if (!read) {
+            messages.push_back(read.error().toString());
+            continue;
         }
+        if (!*read) continue;  // a manifest.yaml of something else
+        const RunManifest& m = **read;
+        for (const auto& w : m.warnings) messages.push_back(w);
+        // A run that did not complete (interrupted: still "running"; incomplete; failed; cancelled) is not compared.
+        if (m.status != RunStatus::Completed) {
+            messages.push_back(dir + ": skipped, its manifest says status: " + toString(m.status) +
+                               (m.statusReason.empty() ? "" : " (" + m.statusReason + ")"));
+            any = true;  // manifests still decide: a sweep.yaml beside them would list the same runs
+            continue;
+        }
+        RawRun run{dir, fs::path(dir).filename().string(), parameterTexts(m.parameters), m.repeat.value_or(-1)};
+        run.manifest = std::make_shared<RunManifest>(m);
+        raw.push_back(std::move(run));
+        any = true;
     }
     return any;
 }
 
-// <root>/sweep.yaml with strobe_sweep: 1: runs: [{path, parameters, repeat}], paths relative to the root.
+// <root>/sweep.yaml (core/model's SweepFile): runs: [{path, parameters, repeat}], paths relative to the root.
 bool collectSweepFileRuns(const fs::path& root, std::vector<RawRun>& raw, std::vector<std::string>& messages) {
-    const fs::path file = root / "sweep.yaml";
-    std::error_code ec;
-    if (!fs::exists(file, ec)) return false;
-    try {
-        const YAML::Node doc = YAML::LoadFile(file.string());
-        if (!doc["strobe_sweep"] || !doc["runs"] || !doc["runs"].IsSequence()) {
-            messages.push_back(file.string() + ": not a strobe_sweep file with a runs: list; ignored");
-            return false;
-        }
-        size_t index = 0;
-        for (const auto& entry : doc["runs"]) {
-            ++index;
-            if (!entry["path"]) {
-                messages.push_back(file.string() + ": runs[" + std::to_string(index - 1) + "] has no path; skipped");
-                continue;
-            }
-            const fs::path runPath = root / entry["path"].as<std::string>();
-            RawRun run{runPath.string(), entry["path"].as<std::string>(), {}, -1};
-            for (const auto& kv : entry["parameters"])
-                run.values[kv.first.as<std::string>()] = kv.second.as<std::string>();
-            if (entry["repeat"]) run.explicitRepeat = entry["repeat"].as<int>();
-            raw.push_back(std::move(run));
-        }
-        return true;
-    } catch (const YAML::Exception& e) {
-        messages.push_back(file.string() + ": line " + std::to_string(e.mark.line + 1) + ": " + e.msg);
+    if (!hasSweepFile(root.string())) return false;
+    auto read = readSweepFile(root.string());
+    if (!read) {
+        messages.push_back(read.error().toString() + "; ignored");
         return false;
     }
+    for (const auto& w : read->warnings) messages.push_back(w);
+    for (const SweepFileRun& r : read->runs)
+        raw.push_back(RawRun{(root / r.path).string(), r.path, parameterTexts(r.parameters), r.repeat.value_or(-1)});
+    return true;
 }
 
 // A user pattern such as "{threads}thread/nccl_{channels}channels": literal text matches itself, {name} one
@@ -275,16 +249,6 @@ void collectNamedRuns(const fs::path& dir, std::map<std::string, std::string> va
 
 }  // namespace
 
-std::string axisValueText(const AxisValue& value) {
-    if (const auto* i = std::get_if<long long>(&value)) return std::to_string(*i);
-    if (const auto* d = std::get_if<double>(&value)) {
-        std::ostringstream out;
-        out << *d;
-        return out.str();
-    }
-    return std::get<std::string>(value);
-}
-
 std::vector<std::string> splitCommandLine(const std::string& text) {
     std::vector<std::string> argv;
     std::string current;
@@ -361,10 +325,10 @@ SweepDiscovery discoverSweep(const std::vector<std::string>& paths, const std::s
     for (const auto& [key, k] : kind) result.axes.push_back(key);
     std::map<std::string, int> repeatsSeen;
     for (auto& r : raw) {
-        SweepRun run;
+        RunEntry run;
         run.label = r.label;
-        run.path = r.path;
-        std::string key;
+        run.paths = {r.path};
+        std::map<std::string, std::string> texts;
         for (const auto& axis : result.axes) {
             auto it = r.values.find(axis);
             std::string text = it == r.values.end() ? kAbsentValue : it->second;
@@ -372,25 +336,20 @@ SweepDiscovery discoverSweep(const std::vector<std::string>& paths, const std::s
             if (k == 0) run.parameters[axis] = std::stoll(text);
             else if (k == 1) run.parameters[axis] = std::stod(text);
             else run.parameters[axis] = text;
-            if (!key.empty()) key += ',';
-            key += axis + "=" + text;
+            texts[axis] = std::move(text);
         }
+        const std::string key = configurationKey(texts);
         run.configurationKey = key;
+        run.manifest = std::move(r.manifest);
         int& seen = repeatsSeen[key];
         run.repeat = seen++;
         result.runs.push_back(std::move(run));
     }
     // Runs in axis-value order (numbers as numbers: 4 before 16), repeats in order within a configuration.
-    std::stable_sort(result.runs.begin(), result.runs.end(), [](const SweepRun& a, const SweepRun& b) {
+    std::stable_sort(result.runs.begin(), result.runs.end(), [](const RunEntry& a, const RunEntry& b) {
         return std::tie(a.parameters, a.repeat) < std::tie(b.parameters, b.repeat);
     });
     return result;
-}
-
-SweepRunInfo toRunInfo(const SweepRun& run) {
-    SweepRunInfo info{run.label, run.path, {}, run.configurationKey};
-    for (const auto& [axis, value] : run.parameters) info.parameters[axis] = axisValueText(value);
-    return info;
 }
 
 }  // namespace strobe::core::sweep

@@ -9,25 +9,20 @@
 #include <variant>
 #include <vector>
 
-#include "core/analysis/sweep_compare.h"
+#include "core/model/run_manifest.h"
+#include "core/model/run_set.h"
 
 namespace strobe::core::sweep {
 
 // One axis value, typed per axis: int if every value of the axis is an integer, else float, else string.
-using AxisValue = std::variant<long long, double, std::string>;
-
-std::string axisValueText(const AxisValue& value);
-
-struct SweepRun {
-    std::string label;
-    std::string path;
-    std::map<std::string, AxisValue> parameters;
-    int repeat = 0;                 // 0-based index among runs of the same configuration
-    std::string configurationKey;   // "axis=value,axis=value" over the axes, in axis order
-};
+using AxisValue = RunValue;
+inline std::string axisValueText(const AxisValue& value) { return runValueText(value); }
 
 struct SweepDiscovery {
-    std::vector<SweepRun> runs;
+    // Each run: label, path (paths[0]: its directory), typed parameters over `axes` (kAbsentValue for an axis it
+    // lacks), repeat (0-based among the runs of its configuration), configurationKey (core::configurationKey over the
+    // axes; "" without axes) and, for runs found by their manifest.yaml, the manifest. No dataset.
+    RunSet runs;
     std::vector<std::string> axes;
     std::vector<std::string> messages;  // which rule found the runs, and what was ignored
 };
@@ -42,8 +37,5 @@ SweepDiscovery discoverSweep(const std::vector<std::string>& paths, const std::s
 
 // Splits a rocprof `cmd` file's content into argv: commas or whitespace separate arguments.
 std::vector<std::string> splitCommandLine(const std::string& text);
-
-// The run's identity as core/analysis' sweep comparison takes it (axis values as text).
-SweepRunInfo toRunInfo(const SweepRun& run);
 
 }  // namespace strobe::core::sweep

@@ -84,7 +84,7 @@ public:
         o.top = int(kTop(values));
         o.rankBy = core::SweepRankBy::Time;  // the groups that take the time, each with its change (Holm over them)
         o.confidence = kConfidence(values);
-        p->cmp = core::compareSweep(sweepRunData(loaded), o);
+        p->cmp = core::compareSweep(byConfigurationLabel(loaded), o);
         if (cancel.cancelled()) return cancelledError();
         p->messages = p->cmp.messages;
         for (const auto& c : configs)

@@ -31,6 +31,7 @@
 #include "plots/builtin/timeline_model.h"
 #include "plots/chart.h"
 #include "plots/plot_registry.h"
+#include "plots/telemetry_plot.h"
 #include "plots/timeline_view.h"
 
 namespace strobe::plots {
@@ -49,11 +50,13 @@ const EnumParam kColorBy =
 const BoolParam kShowSteps = BoolParam{"show_steps", "Steps", "Show ProfilerStep#N bands", true}.drawOnly();
 const BoolParam kShowAnnotations =
     BoolParam{"show_annotations", "GPU annotations", "Show gpu_user_annotation ranges as bands", true}.drawOnly();
+// Choices and default from the data (telemetryMetrics): the metrics the loaded runs hold, shown by default.
 const StringListParam kTelemetry{
     "telemetry", "Telemetry lanes",
-    "Telemetry metrics drawn as lanes under each rank (power_w, sclk_mhz, temp_c, util_pct, mem_used_mib, ...; "
-    "empty: none), from nvidia-smi, amd-smi, rocm-smi or Strobe's sampler opened with the traces",
-    {"power_w", "sclk_mhz", "temp_c", "util_pct"}};
+    "Telemetry metrics drawn as lanes under the ranks of their host (power_w, sclk_mhz, temp_c, util_pct, "
+    "cpu.util_pct, mem_used_mib, ...; empty: none), from nvidia-smi, amd-smi, rocm-smi or Strobe's sampler opened "
+    "with the traces. Offered: the metrics the runs hold; shown by default: Strobe's metrics and the host-wide ones",
+    {}};
 const BoolParam kShowPhases =
     BoolParam{"show_phases", "Phases and layers",
               "Show forward / backward / optimizer (or vLLM prefill / decode) and transformer layers as bands", true}
@@ -80,6 +83,13 @@ const EnumParam kAlign =
               "Compared runs: shift each run's time so that the chosen ProfilerStep starts at 0 (runs recorded at "
               "different wall-clock times line up); a run without that step is not shifted",
               "none"};
+
+// The telemetry lanes parameter of `runs`: the metrics they hold, offered and shown by default (a metric the data
+// lacks is neither offered nor kept ticked: Param::specFromData).
+ParamSpec timelineTelemetrySpec(const RunSet& runs) {
+    TelemetryMetrics m = telemetryMetrics(runs);
+    return kTelemetry.specFromData(std::move(m.all), std::move(m.shown));
+}
 
 // The align choices for `runs`: none, first step, and "step N" for every step number the runs have.
 std::vector<std::string> alignChoices(const RunSet& runs) {
@@ -120,7 +130,7 @@ public:
                                  kShowAnnotations.spec(),
                                  kShowPhases.spec(),
                                  kLaneHeight.spec(),
-                                 kTelemetry.spec(),
+                                 timelineTelemetrySpec(runs),
                                  kCpuLanes.spec(),
                                  kExpandedThreads.spec(),
                                  kCollapsedRanks.spec(),

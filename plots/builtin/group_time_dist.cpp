@@ -92,7 +92,7 @@ public:
         core::SweepCompareOptions o;
         if (auto st = sweepGroupBy(values, o.groupBy, o.groupRegex); !st) return st.error();
         o.skipSteps = int(kSkipSteps(values));
-        const core::SweepComparison cmp = core::compareSweep(sweepRunData(stepped), o);
+        const core::SweepComparison cmp = core::compareSweep(byConfigurationLabel(stepped), o);
         if (cancel.cancelled()) return cancelledError();
         for (const auto& m : cmp.messages)
             if (m.find("skip-steps") != std::string::npos) p->messages.push_back(m);

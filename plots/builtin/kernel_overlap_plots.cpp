@@ -51,7 +51,7 @@ core::Result<core::SweepKernelOverlap> overlapByColor(const RunSet& runs, const 
                                                       const core::CancelToken& cancel) {
     if (auto st = sweepGroupBy(values, o.groupBy, o.groupRegex); !st) return st.error();
     o.skipSteps = static_cast<int>(kSkipSteps(values));
-    auto out = core::sweepKernelOverlap(core::sweepRunsOf(runs, colors.keyOfRun), o, &cancel);
+    auto out = core::sweepKernelOverlap(core::pooledBy(runs, colors.keyOfRun), o, &cancel);
     if (!out && out.error().message == "cancelled") return cancelledError();
     return out;
 }

@@ -80,7 +80,8 @@ public:
             p->pct.emplace_back();
             size_t withoutCap = 0;
             if (run.dataset)
-                for (const auto& r : run.dataset->ranks) addRank(*r, kCapW(values), p->pct.back(), withoutCap);
+                for (const core::RankData* r : run.dataset->sampleSources())
+                    addRank(*r, kCapW(values), p->pct.back(), withoutCap);
             if (withoutCap > 0)
                 p->messages.push_back(fmt::format("{}: {} power samples of GPUs with no power_limit_w sample were left "
                                                   "out (set cap_w)", run.label, withoutCap));

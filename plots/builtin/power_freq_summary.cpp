@@ -61,7 +61,7 @@ struct SummaryPrepared final : Prepared {
 // Per (rank, device) sums of the two metrics of one run.
 std::map<std::pair<int, int>, GpuMeans> runMeans(const core::Dataset& ds, size_t run, const std::string (&metric)[2]) {
     std::map<std::pair<int, int>, GpuMeans> out;
-    for (const auto& r : ds.ranks) {
+    for (const core::RankData* r : ds.sampleSources()) {  // the ranks' samples and the hosts' telemetry
         auto a = r->strings.find(metric[0]), b = r->strings.find(metric[1]);
         if (!a && !b) continue;
         const auto& s = r->samples;
@@ -78,7 +78,9 @@ std::map<std::pair<int, int>, GpuMeans> runMeans(const core::Dataset& ds, size_t
     for (const auto& kv : out) ranks.insert(kv.first.first);
     for (auto& [key, g] : out) {
         const std::string dev = key.second < 0 ? std::string("host") : fmt::format("GPU {}", key.second);
-        g.gpu = ranks.size() > 1 ? fmt::format("rank {} · {}", key.first, dev) : dev;
+        g.gpu = ranks.size() <= 1 ? dev
+                : key.first >= 0  ? fmt::format("rank {} · {}", key.first, dev)
+                                  : fmt::format("host telemetry · {}", dev);  // Dataset::hosts: rank -1
     }
     return out;
 }

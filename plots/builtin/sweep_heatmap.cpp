@@ -154,7 +154,7 @@ public:
                 if (std::find(configs.begin(), configs.end(), p->baseline) == configs.end()) p->baseline = configs.front();
                 o.baseline = firstRunOf(runs, p->baseline);
             }
-            const auto cmp = core::compareSweep(sweepRunData(runs), o);
+            const auto cmp = core::compareSweep(byConfigurationLabel(runs), o);
             if (cancel.cancelled()) return cancelledError();
             p->group = kSweepHeatmapGroup(values).empty() ? largestSweepGroup(cmp) : kSweepHeatmapGroup(values);
             fillFromComparison(*p, runs, cmp);

@@ -264,49 +264,53 @@ void addCpuLanes(TimelinePrepared& out, const core::RankData& r, size_t run, int
     }
 }
 
-// Per rank of `ds`, the ns that place its raw times on the run's axis: when every rank with timed rows is anchored to
-// realtime and their offsets differ (a PyTorch >= 2.4 trace, relative to its baseTimeNanoseconds, beside realtime
-// telemetry or the CPU sampler), each is moved by its offset less the first such rank's, so that the first keeps
-// its own times; otherwise (offsets equal, or a clock not anchored) every rank stays on its raw times.
+// Per source of `ds` (ds.allSources(): the ranks, then the hosts' telemetry), the ns that place its raw times on the
+// run's axis: when every source with timed rows is anchored to realtime and their offsets differ (a PyTorch >= 2.4
+// trace, relative to its baseTimeNanoseconds, beside realtime telemetry or the CPU sampler), each is moved by its
+// offset less the first such source's, so that the first keeps its own times; otherwise (offsets equal, or a clock
+// not anchored) every source stays on its raw times.
 std::vector<int64_t> clockShifts(const core::Dataset& ds) {
-    std::vector<int64_t> out(ds.ranks.size(), 0);
+    const auto all = ds.allSources();
+    std::vector<int64_t> out(all.size(), 0);
     std::optional<int64_t> first;
     bool differ = false;
-    for (const auto& r : ds.ranks) {
+    for (const core::RankData* r : all) {
         if (!r || (r->gpu.size() == 0 && r->slices.size() == 0 && r->samples.size() == 0)) continue;
         if (!r->info.clock.anchored) return out;
         if (!first) first = r->info.clock.toRealtimeNs;
         differ = differ || r->info.clock.toRealtimeNs != *first;
     }
     if (!differ) return out;
-    for (size_t i = 0; i < ds.ranks.size(); ++i)
-        if (ds.ranks[i] && ds.ranks[i]->info.clock.anchored) out[i] = ds.ranks[i]->info.clock.toRealtimeNs - *first;
+    for (size_t i = 0; i < all.size(); ++i)
+        if (all[i] && all[i]->info.clock.anchored) out[i] = all[i]->info.clock.toRealtimeNs - *first;
     return out;
 }
 
 bool timed(const core::RankData& r) { return r.gpu.size() + r.slices.size() + r.samples.size() > 0; }
 
-// Per rank of `ds`: true when its clock cannot be related to that of the run's reference rank (the first with GPU
-// activities or steps, else the first with timed rows) by the clock rules (core/model/clock_rules.h): nvidia-smi's
-// zone-less local time or rocprof's boot time beside a Kineto trace, without a manifest anchor or a clock offset.
-// Such a rank is left off the axis (and named in the timeline's note) rather than drawn at a meaningless place.
+// Per source of `ds` (ds.allSources()): true when its clock cannot be related to that of the run's reference source
+// (the first with GPU activities or steps, else the first with timed rows) by the clock rules
+// (core/model/clock_rules.h): nvidia-smi's zone-less local time or rocprof's boot time beside a Kineto trace, without
+// a manifest anchor or a clock offset. Such a source is left off the axis (and named in the timeline's note) rather
+// than drawn at a meaningless place.
 std::vector<bool> unrelatedClocks(const core::Dataset& ds) {
-    std::vector<bool> out(ds.ranks.size(), false);
+    const auto all = ds.allSources();
+    std::vector<bool> out(all.size(), false);
     const core::RankData* ref = nullptr;
-    for (const auto& r : ds.ranks)
+    for (const core::RankData* r : all)
         if (r && (r->gpu.size() > 0 || r->steps.size() > 0)) {
-            ref = r.get();
+            ref = r;
             break;
         }
     if (!ref)
-        for (const auto& r : ds.ranks)
+        for (const core::RankData* r : all)
             if (r && timed(*r)) {
-                ref = r.get();
+                ref = r;
                 break;
             }
     if (!ref) return out;
-    for (size_t i = 0; i < ds.ranks.size(); ++i)
-        out[i] = ds.ranks[i] && timed(*ds.ranks[i]) && !core::clocksRelate(ref->info.clock, ds.ranks[i]->info.clock);
+    for (size_t i = 0; i < all.size(); ++i)
+        out[i] = all[i] && timed(*all[i]) && !core::clocksRelate(ref->info.clock, all[i]->info.clock);
     return out;
 }
 
@@ -321,10 +325,13 @@ int64_t naturalOrigin(const core::Dataset& ds, const LaneOptions& options) {
         for (auto t : r->gpu.ts) origin = std::min(origin, t + shift[i]);
         if (r->steps.size()) origin = std::min(origin, r->steps.start[0] + shift[i]);
     }
-    if (origin == INT64_MAX)
-        for (size_t i = 0; i < ds.ranks.size(); ++i)
-            if (ds.ranks[i] && rankSelected(options.ranks, ds.ranks[i]->rank) && !unrelated[i] && !options.telemetry.empty())
-                for (auto t : ds.ranks[i]->samples.ts) origin = std::min(origin, t + shift[i]);
+    if (origin == INT64_MAX) {
+        const auto all = ds.allSources();  // host telemetry belongs to every selected rank's host
+        for (size_t i = 0; i < all.size(); ++i)
+            if (all[i] && (i >= ds.ranks.size() || rankSelected(options.ranks, all[i]->rank)) && !unrelated[i] &&
+                !options.telemetry.empty())
+                for (auto t : all[i]->samples.ts) origin = std::min(origin, t + shift[i]);
+    }
     return origin == INT64_MAX ? 0 : origin;
 }
 
@@ -353,6 +360,37 @@ std::optional<int64_t> alignedOrigin(const core::Dataset& ds, const LaneOptions&
                 start = std::min(start.value_or(INT64_MAX), int64_t(r->steps.start[k]) + shift[i]);
     }
     return start;
+}
+
+// The lanes of each host's telemetry (core::Dataset::hosts), drawn under the run's ranks: a host's lanes follow
+// every rank of the run (sources name no host of their ranks, so a run's hosts are its ranks' hosts), in a group
+// of their own ("host", "<run> / host <name>") that collapses like a rank's. Sources whose clock cannot be related
+// to the run's trace are named in `notPlaced`.
+void addHostLanes(TimelinePrepared& out, const RunSet& runs, size_t ri, int64_t origin, const LaneOptions& options,
+                  std::vector<std::string>& notPlaced) {
+    const core::Dataset& ds = *runs[ri].dataset;
+    const auto shifts = clockShifts(ds);
+    const auto unrelated = unrelatedClocks(ds);
+    size_t k = ds.ranks.size();  // index of the source in ds.allSources()
+    for (const core::HostTelemetry& h : ds.hosts) {
+        std::string label = h.host.empty() ? std::string("host") : "host " + h.host;
+        if (runs.size() > 1) label = runs[ri].label + " / " + label;
+        const size_t firstLane = out.lanes.size();
+        for (const auto& sp : h.sources) {
+            const size_t i = k++;
+            if (!sp) continue;
+            const core::RankData& r = *sp;
+            if (unrelated[i]) {
+                const std::string& path = r.path.empty() ? r.info.path : r.path;
+                notPlaced.push_back(fmt::format("{} ({}, {})", label, std::filesystem::path(path).filename().string(),
+                                                core::clockDomainName(r.info.clock.domain)));
+                continue;
+            }
+            if (shifts[i] != 0) out.rankShift.emplace_back(&r, shifts[i]);
+            addTelemetryLanes(out, r, ri, origin - shifts[i], label, options.telemetry);
+        }
+        for (size_t li = firstLane; li < out.lanes.size(); ++li) out.lanes[li].group = label;
+    }
 }
 
 }  // namespace
@@ -581,6 +619,7 @@ core::Result<std::shared_ptr<TimelinePrepared>> buildTimelineLanes(const RunSet&
                 progress({"lanes", r.path, totalRanks ? double(doneRanks) / double(totalRanks) : 1.0, doneRanks,
                           totalRanks});
         }
+        addHostLanes(*out, runs, ri, origin, options, notPlaced);
     }
     if (options.align.mode != StepAlign::Mode::None) {
         // What ran before the aligned step is in the range (without alignment the range starts at the origin).

@@ -77,12 +77,13 @@ struct EnergyPrepared final : Prepared {
     }
 };
 
-// The power series of every (rank, device) of a run on the shared axis (overlayTime), and the ranks holding them.
+// The power series of every (sample source, device) of a run on the shared axis (overlayTime), and the ranks holding them.
 std::map<std::pair<size_t, int>, Series> powerSeries(const core::Dataset& ds, const std::string& metric,
                                                      std::vector<const core::RankData*>& ranks) {
     std::map<std::pair<size_t, int>, Series> out;
-    for (size_t ri = 0; ri < ds.ranks.size(); ++ri) {
-        const auto& r = *ds.ranks[ri];
+    const auto sources = ds.sampleSources();  // the ranks' samples and the hosts' telemetry
+    for (size_t ri = 0; ri < sources.size(); ++ri) {
+        const auto& r = *sources[ri];
         auto id = r.strings.find(metric);
         if (!id) continue;
         bool any = false;

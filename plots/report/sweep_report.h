@@ -31,6 +31,7 @@ struct SweepReport {
     std::vector<std::string> messages;                      // what the comparison said (also in the page)
 };
 
-SweepReport buildSweepReport(const std::vector<core::SweepRunData>& runs, const SweepReportOptions& options);
+// The runs (loaded: RunEntry::dataset set) are pooled into configurations by RunEntry::key().
+SweepReport buildSweepReport(const core::RunSet& runs, const SweepReportOptions& options);
 
 }  // namespace strobe::plots

@@ -140,7 +140,7 @@ TEST(BackgroundRule, NewerSweepDiscoverySupersedesTheOlder) {
         EXPECT_EQ(ended, 1);
         EXPECT_EQ(panel.runCount(), 2);
         EXPECT_EQ(runs.runIds().size(), 2u);
-        for (int id : runs.runIds()) EXPECT_TRUE(runs.run(id)->sources.front().startsWith(kBgSweepDir));
+        for (int id : runs.runIds()) EXPECT_TRUE(runs.run(id)->sources().front().startsWith(kBgSweepDir));
         ASSERT_TRUE(test::waitFor([&] { return !runs.anyLoading(); }));
         runner.waitIdle();
     }
@@ -175,7 +175,7 @@ TEST(BackgroundRule, SweepComparisonAndReportAreJobs) {
             EXPECT_TRUE(panel.comparing());
             EXPECT_EQ(bgJobsTitled(jobs, QStringLiteral("Compare 6 sweep run(s)")).size(), 1u);
             for (int id : panel.checkedRuns())
-                if (runs.run(id)->parameters.at("bs") == "2") panel.setChecked(id, false);
+                if (core::runValueText(runs.run(id)->entry.parameters.at("bs")) == "2") panel.setChecked(id, false);
             panel.compare();  // the newest request wins
             EXPECT_TRUE(bgJobsTitled(jobs, QStringLiteral("Compare 6 sweep run(s)")).empty());
             EXPECT_EQ(bgJobsTitled(jobs, QStringLiteral("Compare 3 sweep run(s)")).size(), 1u);

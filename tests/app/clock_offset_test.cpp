@@ -35,8 +35,8 @@ constexpr int64_t kFirstStepAnchorNs = 1795792305916274494;
 
 const core::RankData* smiRank(const app::RunRecord* run) {
     if (!run || !run->dataset) return nullptr;
-    for (const auto& r : run->dataset->ranks)
-        if (r && r->info.format == "nvidia-smi-csv") return r.get();
+    for (const core::RankData* r : run->dataset->sampleSources())  // host telemetry, not a rank
+        if (r && r->info.format == "nvidia-smi-csv") return r;
     return nullptr;
 }
 

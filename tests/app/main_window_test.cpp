@@ -119,6 +119,36 @@ TEST(MainWindow, SessionErrorIsInline) {
     std::filesystem::remove(path);
 }
 
+// Strobe's CPU sampler beside a Kineto trace: one rank in the tree and a "Host telemetry" row (never "Rank 1 — 0
+// kernels"), and a timeline opened while the run loads shows the sampler's metrics once it has (its default,
+// built from the data, follows the data: tests/data/telemetry/strobe/cpu_sampler_2core.csv's columns).
+TEST(MainWindow, HostTelemetryIsARowOfItsOwnAndItsLanesAreShown) {
+    test::app();
+    app::MainWindow w;
+    w.setAutoOpenDefaultPlot(false);
+    const QString data = QString::fromUtf8(STROBE_TEST_DATA_DIR);
+    const auto ids = w.openPaths({data + QStringLiteral("/kineto/hta/amd_trace/mi250_minitoy_train_ROCm6_2_kineto.json.gz"),
+                                  data + QStringLiteral("/telemetry/strobe/cpu_sampler_2core.csv")});
+    ASSERT_EQ(ids.size(), 1u);
+    app::PlotView* timeline = w.openPlot("gpu-timeline", {ids[0]}, 0);
+    ASSERT_NE(timeline, nullptr);
+    ASSERT_TRUE(test::waitFor([&] { return !w.runs().anyLoading(); }, 60000));
+    const app::RunRecord* run = w.runs().run(ids[0]);
+    ASSERT_EQ(run->state, app::RunState::Loaded) << (run->error ? run->error->toString() : "");
+    EXPECT_EQ(run->summaries.size(), 1u);
+    QTreeWidgetItem* item = runItem(w, ids[0]);
+    ASSERT_NE(item, nullptr);
+    QStringList rows;
+    for (int i = 0; i < item->childCount(); ++i) rows << item->child(i)->text(0);
+    EXPECT_EQ(rows.filter(QStringLiteral("Rank")).size(), 1) << rows.join(QStringLiteral(" | ")).toStdString();
+    EXPECT_TRUE(rows.contains(QStringLiteral("Host telemetry"))) << rows.join(QStringLiteral(" | ")).toStdString();
+    EXPECT_TRUE(item->text(1).startsWith(QStringLiteral("1 rank"))) << item->text(1).toStdString();
+    const auto it = timeline->values().find("telemetry");
+    ASSERT_NE(it, timeline->values().end());
+    EXPECT_EQ(std::get<std::vector<std::string>>(it->second),
+              (std::vector<std::string>{"mem_used_mib", "mem_total_mib", "cpu.util_pct", "cpu0.util_pct", "cpu1.util_pct"}));
+}
+
 TEST(MainWindow, OpensTheSampleWithEightRanks) {
     test::app();
     app::MainWindow w;

@@ -163,6 +163,22 @@ TEST(ParamEditor, StringListIsASearchableMultiSelect) {
     EXPECT_EQ(e->value(), ParamValue(std::vector<std::string>{"gone_kernel"}));
 }
 
+// A value left at its default follows the default the data gives once loaded (the timeline's telemetry metrics,
+// computed without data when a plot opens before its run has loaded); a value the user chose stays.
+TEST(ParamEditor, ValuesAtTheirDefaultFollowTheDatasDefault) {
+    ParamSpec before = spec("telemetry", ParamType::StringList, std::vector<std::string>{});
+    ParamSpec after = spec("telemetry", ParamType::StringList, std::vector<std::string>{"cpu.util_pct", "mem_used_mib"});
+    ParamSpec other = spec("height", ParamType::Int, 20LL);
+    ParamValues values{{"telemetry", std::vector<std::string>{}}, {"height", 30LL}};
+    auto next = strobe::app::followDataDefaults({before, other}, {after, other}, values);
+    EXPECT_EQ(std::get<std::vector<std::string>>(next["telemetry"]),
+              (std::vector<std::string>{"cpu.util_pct", "mem_used_mib"}));
+    EXPECT_EQ(std::get<long long>(next["height"]), 30LL);
+    values["telemetry"] = std::vector<std::string>{"mem_used_mib"};  // chosen: kept
+    next = strobe::app::followDataDefaults({before, other}, {after, other}, values);
+    EXPECT_EQ(std::get<std::vector<std::string>>(next["telemetry"]), std::vector<std::string>{"mem_used_mib"});
+}
+
 TEST(ParamEditor, RankSetIsARankPicker) {
     auto e = make(spec("ranks", ParamType::RankSet, std::vector<std::string>{}), {0, 1, 2, 3, 4, 5, 6, 7});
     auto* list = e->findChild<QListWidget*>();

@@ -74,7 +74,7 @@ TEST(SessionLayout, WritesTheSameFileAgain) {
 
 TEST(SessionLayout, RoundTrip) {
     core::Session s;
-    s.runs.push_back({"r", {"/x"}, {}, std::nullopt});
+    s.runs.push_back({core::RunEntry{"r", nullptr, {}, {"/x"}}, std::nullopt});
     s.plots.push_back({"p", {0}, {}, {}});
     s.plots.push_back({"q", {0}, {}, {}});
     app::SessionLayout l;

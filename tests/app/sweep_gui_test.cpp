@@ -85,8 +85,8 @@ TEST(SweepGui, DroppedSweepDirectoryOpensAsASweep) {
     ASSERT_EQ(w.runs().runIds().size(), 2u);
     std::set<std::string> labels;
     for (int id : w.runs().runIds()) {
-        labels.insert(w.runs().run(id)->label.toStdString());
-        EXPECT_FALSE(w.runs().run(id)->parameters.empty());  // each run carries its sweep parameters
+        labels.insert(w.runs().run(id)->entry.label);
+        EXPECT_FALSE(w.runs().run(id)->entry.parameters.empty());  // each run carries its sweep parameters
     }
     EXPECT_EQ(labels, (std::set<std::string>{"resnet50_num_workers_0", "resnet50_num_workers_4"}));
     w.runs().cancelAll();
@@ -95,8 +95,8 @@ TEST(SweepGui, DroppedSweepDirectoryOpensAsASweep) {
     drop(w, {kRun0});
     ASSERT_EQ(w.runs().runIds().size(), 3u);
     const app::RunRecord* run = w.runs().run(w.runs().runIds().back());
-    EXPECT_EQ(run->sources, QStringList{kRun0});
-    EXPECT_TRUE(run->parameters.empty());
+    EXPECT_EQ(run->sources(), QStringList{kRun0});
+    EXPECT_TRUE(run->entry.parameters.empty());
     EXPECT_EQ(w.sweepPanel()->runCount(), 2);
     w.runs().cancelAll();
 
@@ -106,7 +106,7 @@ TEST(SweepGui, DroppedSweepDirectoryOpensAsASweep) {
     ASSERT_TRUE(QFile::exists(a) && QFile::exists(b));
     drop(w, {a, b});
     ASSERT_EQ(w.runs().runIds().size(), 4u);
-    EXPECT_EQ(w.runs().run(w.runs().runIds().back())->sources.size(), 2);
+    EXPECT_EQ(w.runs().run(w.runs().runIds().back())->sources().size(), 2);
     EXPECT_EQ(w.sweepPanel()->runCount(), 2);
     ASSERT_TRUE(test::waitFor([&] { return !w.runs().anyLoading(); }, 60000));
 }

@@ -72,7 +72,7 @@ TEST(SweepPanel, OpensComparesFiltersAndReports) {
 
         // Without the bs=2 runs there is only the baseline: no change is tested.
         for (int id : panel.checkedRuns())
-            if (runs.run(id)->parameters.at("bs") == "2") panel.setChecked(id, false);
+            if (core::runValueText(runs.run(id)->entry.parameters.at("bs")) == "2") panel.setChecked(id, false);
         EXPECT_EQ(panel.checkedRuns().size(), 3u);
         done = false;
         panel.compare();

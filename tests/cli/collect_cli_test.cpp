@@ -15,6 +15,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <set>
 #include <thread>
 
 #include <gtest/gtest.h>
@@ -25,7 +26,12 @@
 #include "collectors/process_tree.h"
 #include "core/engine/run_loader.h"
 #include "core/model/clock_rules.h"
+#include "core/analysis/summary.h"
 #include "core/sweep/sweep_discovery.h"
+#ifdef STROBE_HAVE_PLOTS
+#include "plots/builtin/timeline_model.h"
+#include "plots/plot_registry.h"
+#endif
 #include "tests/have_torch.h"
 #include "tests/leftover_processes.h"
 #include "tests/test_paths.h"
@@ -76,6 +82,77 @@ std::string readAll(const fs::path& p) {
     return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
 }
 
+// The sampler's CSV read directly: each metric column (after t_realtime_ns, t_monotonic_ns, t_boottime_ns) → the
+// number of rows with a number in it.
+std::map<std::string, size_t> samplerColumns(const fs::path& csv) {
+    std::ifstream in(csv);
+    std::string line;
+    std::vector<std::string> names;
+    std::map<std::string, size_t> numbers;
+    auto split = [](const std::string& l) {
+        std::vector<std::string> out(1);
+        for (char ch : l) {
+            if (ch == ',') out.emplace_back();
+            else out.back().push_back(ch);
+        }
+        return out;
+    };
+    if (std::getline(in, line)) names = split(line);
+    while (std::getline(in, line)) {
+        const auto cells = split(line);
+        for (size_t k = 3; k < names.size() && k < cells.size(); ++k) {
+            char* end = nullptr;
+            std::strtod(cells[k].c_str(), &end);
+            numbers[names[k]] += !cells[k].empty() && end && *end == '\0';
+        }
+    }
+    for (size_t k = 3; k < names.size(); ++k) numbers.try_emplace(names[k], 0);
+    return numbers;
+}
+
+// The GPU timeline of the collected run offers the sampler's metrics (the CSV's columns) and shows every one by
+// default: one lane per metric under the run's rank, in the host's group, each with every sample of its column.
+void expectSamplerLanesInTheTimeline(const core::DatasetPtr& ds, const fs::path& csv) {
+#ifdef STROBE_HAVE_PLOTS
+    const auto columns = samplerColumns(csv);
+    ASSERT_GE(columns.size(), 3u);  // cpu.util_pct, cpu<N>.util_pct..., mem_used_mib, mem_total_mib
+    const plots::Plot* timeline = plots::PlotRegistry::instance().find("gpu-timeline");
+    ASSERT_NE(timeline, nullptr);
+    core::RunEntry entry;
+    entry.label = "run";
+    entry.dataset = ds;
+    const plots::RunSet runs{entry};
+    const auto specs = timeline->parameters(runs);
+    const core::ParamSpec* telemetry = core::findSpec(specs, "telemetry");
+    ASSERT_NE(telemetry, nullptr);
+    std::set<std::string> offered(telemetry->choices.begin(), telemetry->choices.end());
+    std::set<std::string> shown;
+    for (const auto& m : std::get<std::vector<std::string>>(telemetry->defaultValue)) shown.insert(m);
+    std::set<std::string> expected;
+    for (const auto& [name, n] : columns) expected.insert(name);
+    EXPECT_EQ(offered, expected);
+    EXPECT_EQ(shown, expected);  // every sampler metric is host-wide: shown by default
+    auto values = core::resolveValues(specs, {});
+    ASSERT_TRUE(values.ok()) << values.error().toString();
+    auto prepared = timeline->prepare(runs, *values, {}, {});
+    ASSERT_TRUE(prepared.ok()) << prepared.error().toString();
+    const auto& p = dynamic_cast<const plots::timeline::TimelinePrepared&>(**prepared);
+    std::map<std::string, size_t> lanes;  // metric → samples drawn
+    for (const auto& l : p.lanes)
+        if (l.kind == plots::timeline::LaneKind::Telemetry) {
+            EXPECT_EQ(l.group, "host") << l.label;
+            EXPECT_EQ(l.rankNumber, -1) << l.label;
+            lanes[l.metric] += l.value.size();
+        }
+    std::map<std::string, size_t> withSamples;
+    for (const auto& [name, n] : columns)
+        if (n > 0) withSamples[name] = n;
+    EXPECT_EQ(lanes, withSamples);
+#else
+    (void)ds, (void)csv;
+#endif
+}
+
 TEST(CollectCli, TorchTrainingUnderTheContractAndTheCpuSamplerOpensAsARun) {
     if (!haveTorch()) GTEST_SKIP() << "Debian's python3-torch is not installed (.ci/setup installs it)";
     Collect c = startCollect("ok", {});
@@ -117,14 +194,16 @@ TEST(CollectCli, TorchTrainingUnderTheContractAndTheCpuSamplerOpensAsARun) {
     o.useCache = false;
     auto ds = core::loadRun({run.string()}, o);
     ASSERT_TRUE(ds.ok()) << ds.error().toString();
-    const core::RankData* trace = nullptr;
-    const core::RankData* cpu = nullptr;
-    for (const auto& r : (*ds)->ranks) {
-        if (r->path.ends_with("rank0_trace.json")) trace = r.get();
-        if (r->path.ends_with("cpu.csv")) cpu = r.get();
-    }
-    ASSERT_NE(trace, nullptr);
-    ASSERT_NE(cpu, nullptr);
+    // One process ran the workload: one rank. The CPU sampler's samples are the host's telemetry, never a rank.
+    ASSERT_EQ((*ds)->ranks.size(), 1u);
+    EXPECT_EQ(core::summarizeRun(**ds).ranks.size(), 1u);
+    ASSERT_EQ((*ds)->hosts.size(), 1u);
+    ASSERT_EQ((*ds)->hosts[0].sources.size(), 1u);
+    const core::RankData* trace = (*ds)->ranks[0].get();
+    const core::RankData* cpu = (*ds)->hosts[0].sources[0].get();
+    EXPECT_TRUE(trace->path.ends_with("rank0_trace.json")) << trace->path;
+    EXPECT_TRUE(cpu->path.ends_with("cpu.csv")) << cpu->path;
+    EXPECT_EQ(cpu->rank, -1);
     EXPECT_EQ(trace->steps.size(), 3u);
     EXPECT_EQ(trace->gpu.size(), 0u);  // CPU only
     EXPECT_GT(trace->slices.size(), 100u);
@@ -136,6 +215,7 @@ TEST(CollectCli, TorchTrainingUnderTheContractAndTheCpuSamplerOpensAsARun) {
     EXPECT_TRUE(core::checkClockOverlay(**ds).ok());  // the trace and the samples share the realtime axis
     EXPECT_GE(cpu->samples.size(), 2u);
     EXPECT_GT(core::overlayTime(*cpu, cpu->samples.ts[0]), startNs - 1'000'000'000LL);
+    expectSamplerLanesInTheTimeline(*ds, run / "cpu.csv");
 }
 
 TEST(CollectCli, ACrashingWorkloadIsAFailedRunThatKeepsItsSamples) {
@@ -274,9 +354,11 @@ TEST(CollectFaults, StandInSamplerWritesTheRealFormatThatLoads) {
     o.useCache = false;
     auto ds = core::loadRun({(f.dir / "run").string()}, o);
     ASSERT_TRUE(ds.ok()) << ds.error().toString();
-    ASSERT_EQ((*ds)->ranks.size(), 1u);
-    EXPECT_EQ((*ds)->ranks[0]->info.format, "nvidia-smi-csv");
-    EXPECT_GT((*ds)->ranks[0]->samples.size(), 10u);
+    EXPECT_EQ((*ds)->ranks.size(), 0u);  // telemetry alone: the host's, never a rank
+    ASSERT_EQ((*ds)->hosts.size(), 1u);
+    ASSERT_EQ((*ds)->hosts[0].sources.size(), 1u);
+    EXPECT_EQ((*ds)->hosts[0].sources[0]->info.format, "nvidia-smi-csv");
+    EXPECT_GT((*ds)->hosts[0].sources[0]->samples.size(), 10u);
 }
 
 // nvidia-smi writes local wall time without a zone. The manifest records the zone of the run (utc_offset_s), which
@@ -292,8 +374,9 @@ TEST(CollectFaults, LocalTimeSamplesAreAnchoredByTheZoneInTheManifest) {
     o.useCache = false;
     auto ds = core::loadRun({(f.dir / "run").string()}, o);
     ASSERT_TRUE(ds.ok()) << ds.error().toString();
-    ASSERT_EQ((*ds)->ranks.size(), 1u);
-    const core::RankData& r = *(*ds)->ranks[0];
+    ASSERT_EQ((*ds)->hosts.size(), 1u);
+    ASSERT_EQ((*ds)->hosts[0].sources.size(), 1u);
+    const core::RankData& r = *(*ds)->hosts[0].sources[0];
     EXPECT_EQ(r.info.clock.domain, core::ClockDomain::LocalWallTime);
     EXPECT_TRUE(r.info.clock.anchored);
     EXPECT_EQ(r.info.clock.toRealtimeNs, -19800LL * 1'000'000'000);

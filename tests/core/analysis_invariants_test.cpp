@@ -98,15 +98,24 @@ TEST_P(RealTraceInvariants, Hold) {
         for (size_t i = 0; i < types.rows.size(); ++i)
             byRank[Table::text(types.at(i, "rank"))] += numAnalysisInvariants(types, i, "time_ns");
         double allSum = 0;
+        bool anyInverted = false;
         for (const RankWindow& rw : sel.value()->ranks) {
             std::vector<Interval> typed;
             TimeNs durSum = 0;
+            bool inverted = false;  // HTA's rounding (hta windows) turned a sub-µs kernel's interval round
             for (size_t k = 0; k < rw.size(); ++k) {
                 durSum += rw.end[k] - rw.start[k];
                 if (rw.type[k] != HtaType::Other) typed.push_back({rw.start[k], rw.end[k]});
             }
+            for (HtaType type : {HtaType::Computation, HtaType::Communication, HtaType::Memory})
+                for (const Interval& iv : rw.merged(type)) inverted = inverted || iv.end < iv.start;
+            anyInverted = anyInverted || inverted;
             const TimeNs unionTyped = totalLength(mergeSortedIntervals(typed));
-            EXPECT_EQ(byRank[std::to_string(rw.rank)], static_cast<double>(unionTyped)) << w << " rank " << rw.rank;
+            // With an inverted interval the breakdown subtracts where HTA's sweep does (kernel_types.cpp sweepEdges),
+            // so its rows need not add up to the union (the TraceFusion AMD trace in kineto/multirank has such kernels).
+            if (!inverted) {
+                EXPECT_EQ(byRank[std::to_string(rw.rank)], static_cast<double>(unionTyped)) << w << " rank " << rw.rank;
+            }
             allSum += static_cast<double>(unionTyped);
             if (!rw.empty()) {
                 const TimeNs span = rw.mergedAll.back().end - rw.mergedAll.front().start;
@@ -114,7 +123,7 @@ TEST_P(RealTraceInvariants, Hold) {
                 EXPECT_LE(totalLength(rw.mergedAll), std::max<TimeNs>(durSum, 0)) << w;
             }
         }
-        if (sel.value()->ranks.size() > 1) {
+        if (sel.value()->ranks.size() > 1 && !anyInverted) {
             EXPECT_EQ(byRank["all"], allSum) << w;
         }
 

@@ -18,14 +18,17 @@
 namespace strobe::core {
 namespace {
 
-std::vector<SweepRunData> loadRuns(const std::vector<std::string>& paths) {
-    std::vector<SweepRunData> out;
+RunSet loadRuns(const std::vector<std::string>& paths) {
+    RunSet out;
     RunLoadOptions options;
     options.useCache = false;
     for (const auto& run : sweep::discoverSweep(paths).runs) {
-        auto loaded = loadRun({run.path}, options);
-        EXPECT_TRUE(static_cast<bool>(loaded)) << run.path;
-        if (loaded) out.push_back({sweep::toRunInfo(run), *loaded});
+        auto loaded = loadRun(run.paths, options);
+        EXPECT_TRUE(static_cast<bool>(loaded)) << run.path();
+        if (!loaded) continue;
+        RunEntry entry = run;
+        entry.dataset = *loaded;
+        out.push_back(std::move(entry));
     }
     return out;
 }
@@ -105,7 +108,7 @@ TEST(Collectives, InjectedSkewNamesTheStragglerAndItsWait) {
     test::writeCollectiveSweep(dir.path());
     const auto runs = loadRuns({dir.path().string()});
     ASSERT_EQ(runs.size(), 4u);
-    for (const auto& r : runs) ASSERT_EQ(r.dataset->ranks.size(), 4u) << r.run.label;
+    for (const auto& r : runs) ASSERT_EQ(r.dataset->ranks.size(), 4u) << r.label;
 
     // Every all_reduce: rank 3 arrives 200 us late and has the shortest kernel (X); the others wait 200 us.
     const RunCollectives rc = runCollectives(runs[0].dataset);

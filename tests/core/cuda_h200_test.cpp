@@ -62,17 +62,19 @@ TEST(CudaH200, KinetoTimesAfterBaseTimeNanosecondsLandOnTheWallClock) {
     }
 }
 
-// The run directory holds nvidia_smi.csv at its top and the trace under torch/: both are the run.
+// The run directory holds nvidia_smi.csv at its top and the trace under torch/: both are the run, the trace its one
+// rank and the nvidia-smi samples its host's telemetry (never a rank).
 TEST(CudaH200, ARunDirectoryWithTelemetryBesideTorchLoadsBoth) {
     auto ds = loadRun({kRun}, noCache());
     ASSERT_TRUE(ds.ok()) << ds.error().toString();
-    ASSERT_EQ((*ds)->ranks.size(), 2u);
-    const RankData* trace = nullptr;
-    const RankData* smi = nullptr;
-    for (const auto& r : (*ds)->ranks) (r->info.format == "kineto" ? trace : smi) = r.get();
-    ASSERT_NE(trace, nullptr);
-    ASSERT_NE(smi, nullptr);
+    ASSERT_EQ((*ds)->ranks.size(), 1u);
+    ASSERT_EQ((*ds)->hosts.size(), 1u);
+    ASSERT_EQ((*ds)->hosts[0].sources.size(), 1u);
+    const RankData* trace = (*ds)->ranks[0].get();
+    const RankData* smi = (*ds)->hosts[0].sources[0].get();
+    EXPECT_EQ(trace->info.format, "kineto");
     EXPECT_EQ(smi->info.format, "nvidia-smi-csv");
+    EXPECT_EQ(smi->rank, -1);
     EXPECT_EQ(trace->gpu.size(), 582u + 24u + 90u);
     std::set<int64_t> times(smi->samples.ts.begin(), smi->samples.ts.end());
     EXPECT_EQ(times.size(), 127u);

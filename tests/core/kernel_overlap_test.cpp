@@ -101,9 +101,8 @@ TEST(KernelOverlap, UnionOfOverlappingCollectivesCountsOnce) {
 TEST(KernelOverlap, SweepPoolsRepeatsPerConfiguration) {
     const DatasetPtr ds = handBuilt();
     // Two repeats of one configuration (the same data twice) and one other configuration.
-    std::vector<SweepRunData> runs{{{"a/rep0", "", {{"x", "1"}}, "x=1"}, ds},
-                                   {{"a/rep1", "", {{"x", "1"}}, "x=1"}, ds},
-                                   {{"b", "", {{"x", "2"}}, "x=2"}, ds}};
+    RunSet runs{RunEntry{"a/rep0", ds, {{"x", 1LL}}}, RunEntry{"a/rep1", ds, {{"x", 1LL}}},
+                RunEntry{"b", ds, {{"x", 2LL}}}};
     KernelOverlapOptions o;
     o.instances = true;
     auto res = sweepKernelOverlap(runs, o);
@@ -256,7 +255,7 @@ TEST(KernelOverlap, RealDlrmPerRankAndPooledGroupMatchPython) {
     Expected exp;
     const DatasetPtr ds = loadDlrm();
     ASSERT_TRUE(ds);
-    std::vector<SweepRunData> runs{{{"dlrm", "", {}, "dlrm"}, ds}};
+    RunSet runs{RunEntry{"dlrm", ds}};
     KernelOverlapOptions o;
     o.top = 0;
     auto s = sweepKernelOverlap(runs, o);
@@ -301,7 +300,7 @@ TEST(KernelOverlap, RealTraceWithManyStepsSkipsWarmUp) {
     options.useCache = false;
     auto ds = loadRun({std::string(STROBE_TEST_DATA_DIR) + "/kineto/hta/df_index_resolver"}, options);
     ASSERT_TRUE(ds) << ds.error().toString();
-    std::vector<SweepRunData> runs{{{"df", "", {}, "df"}, *ds}};
+    RunSet runs{RunEntry{"df", *ds}};
     KernelOverlapOptions o;
     o.group = "volta_sgemm_128x32_nt";
     auto all = sweepKernelOverlap(runs, o);

@@ -245,6 +245,30 @@ TEST(ParamCoercion, AnalysisOptions) {
         for (const auto& o : a.options) EXPECT_TRUE(validate(o, o.defaultValue).ok()) << a.name << " --" << o.key;
 }
 
+// A StringList whose choices and default come from the data (the timeline's telemetry metrics): a value keeps only
+// the items the data offers (so a metric the run lacks is never offered ticked); before the data, any items.
+TEST(Params, AStringListFromTheDataKeepsOnlyTheOfferedItems) {
+    const StringListParam metrics{"telemetry", "Telemetry", "", {}};
+    const ParamSpec spec = metrics.specFromData({"temp_c", "util_pct"}, {"util_pct"});
+    EXPECT_TRUE(spec.choicesFromData);
+    EXPECT_EQ(std::get<std::vector<std::string>>(spec.defaultValue), std::vector<std::string>{"util_pct"});
+    auto kept = coerceValue(spec, std::vector<std::string>{"power_w", "temp_c", "util_pct"});
+    ASSERT_TRUE(kept.ok()) << kept.error().toString();
+    EXPECT_EQ(std::get<std::vector<std::string>>(*kept), (std::vector<std::string>{"temp_c", "util_pct"}));
+    auto fromText = coerceValue(spec, std::string("sclk_mhz,temp_c"));
+    ASSERT_TRUE(fromText.ok());
+    EXPECT_EQ(std::get<std::vector<std::string>>(*fromText), std::vector<std::string>{"temp_c"});
+    const auto before = specsBeforeData({spec});
+    EXPECT_FALSE(before[0].choicesFromData);
+    auto any = coerceValue(before[0], std::string("power_w"));
+    ASSERT_TRUE(any.ok());
+    EXPECT_EQ(std::get<std::vector<std::string>>(*any), std::vector<std::string>{"power_w"});
+    // A list of fixed choices (no data) keeps what it is given, as before.
+    auto plain = coerceValue(metrics.spec({"temp_c"}), std::vector<std::string>{"power_w"});
+    ASSERT_TRUE(plain.ok());
+    EXPECT_EQ(std::get<std::vector<std::string>>(*plain), std::vector<std::string>{"power_w"});
+}
+
 // Before the data is loaded (strobe-cli --set): a fixed Enum still refuses a value outside its choices, a bound
 // still holds, but an Enum whose choices are the data's takes any text, which the loaded data's specs check after.
 TEST(Params, SpecsBeforeDataDeferOnlyTheDataChoices) {

@@ -14,8 +14,11 @@ namespace {
 Session sampleSession() {
     Session s;
     // A clock offset beyond 32 bits and negative (nvidia-smi local time in UTC+1, plus a boot-time shift).
-    s.runs.push_back({"dlrm", {"/data/param-dlrm-8rank"}, {{"NCCL_NCHANNELS", "16"}}, -3'600'000'000'123LL});
-    s.runs.push_back({"", {"/a/rank0.json", "/a/rank1.json.gz"}, {}, std::nullopt});
+    // Parameters are written as text and read back typed (16 an integer, "ring" a text).
+    s.runs.push_back({RunEntry{"dlrm", nullptr, {{"NCCL_NCHANNELS", 16LL}, {"NCCL_ALGO", std::string("ring")}},
+                               {"/data/param-dlrm-8rank"}},
+                      -3'600'000'000'123LL});
+    s.runs.push_back({RunEntry{"", nullptr, {}, {"/a/rank0.json", "/a/rank1.json.gz"}}, std::nullopt});
     SessionPlot p;
     p.plotId = "gpu_timeline";
     p.runs = {0};
@@ -54,6 +57,8 @@ TEST(Session, YamlRoundTripIsExact) {
     ASSERT_TRUE(back.ok()) << back.error().toString();
     EXPECT_EQ(back.value(), s);
     EXPECT_EQ(back->runs[0].clockOffsetNs, std::optional<int64_t>(-3'600'000'000'123LL));
+    EXPECT_EQ(std::get<long long>(back->runs[0].run.parameters.at("NCCL_NCHANNELS")), 16);
+    EXPECT_EQ(std::get<std::string>(back->runs[0].run.parameters.at("NCCL_ALGO")), "ring");
     EXPECT_FALSE(back->runs[1].clockOffsetNs.has_value());
     // Types survive: a whole double stays a double, text that looks like a bool or a number stays text.
     const auto& v = back->plots[0].values;
@@ -78,9 +83,9 @@ TEST(Session, LongKeysRoundTrip) {
     const std::string longKey(300, '\x1a');
     Session s;
     SessionRun run;
-    run.label = "r";
-    run.paths = {"a.json"};
-    run.parameters[longKey] = "1";
+    run.run.label = "r";
+    run.run.paths = {"a.json"};
+    run.run.parameters[longKey] = 1LL;
     s.runs.push_back(run);
     SessionPlot plot;
     plot.plotId = "gpu-timeline";
@@ -177,8 +182,8 @@ TEST(Session, HandWrittenPlainValuesGetNaturalTypes) {
     EXPECT_EQ(std::get<double>(v.at("scale")), 0.5);
     EXPECT_EQ(std::get<bool>(v.at("log")), false);
     EXPECT_EQ(std::get<std::string>(v.at("filter")), "nccl");
-    EXPECT_EQ(s->runs.at(0).paths, std::vector<std::string>{"a.json"});
-    EXPECT_TRUE(s->runs.at(0).label.empty());
+    EXPECT_EQ(s->runs.at(0).run.paths, std::vector<std::string>{"a.json"});
+    EXPECT_TRUE(s->runs.at(0).run.label.empty());
 }
 
 TEST(Session, ErrorsNameFileAndLine) {

@@ -102,13 +102,13 @@ SourceCacheFacts factsOfRank(const RankData& cr) {
 
 std::vector<SourceCacheFacts> factsOf(const Dataset& ds) {
     std::vector<SourceCacheFacts> out;
-    for (const auto& r : ds.ranks) out.push_back(factsOfRank(*r));
+    for (const RankData* r : ds.allSources()) out.push_back(factsOfRank(*r));  // ranks, then host telemetry
     return out;
 }
 
 size_t ranksFromCache(const Dataset& ds) {
     size_t n = 0;
-    for (const auto& r : ds.ranks) n += r->stats.fromCache ? 1 : 0;
+    for (const RankData* r : ds.allSources()) n += r->stats.fromCache ? 1 : 0;
     return n;
 }
 
@@ -201,9 +201,10 @@ TEST_P(SourceCache, SecondOpenHitsAndAChangedFileMisses) {
     auto first = loadRun({open}, opt);
     ASSERT_TRUE(first.ok()) << first.error().toString();
     const Dataset& a = **first;
-    ASSERT_GE(a.ranks.size(), 1u);
+    const auto aSources = a.allSources();  // the ranks, or the host's telemetry (nvidia-smi, rocm-smi, the sampler)
+    ASSERT_GE(aSources.size(), 1u);
     EXPECT_EQ(ranksFromCache(a), 0u);
-    for (const auto& r : a.ranks) EXPECT_EQ(r->info.format, c.format);
+    for (const auto& r : aSources) EXPECT_EQ(r->info.format, c.format);
     if (c.kernels != SIZE_MAX) {
         EXPECT_EQ(kernelsOf(a), c.kernels);
     }
@@ -212,12 +213,13 @@ TEST_P(SourceCache, SecondOpenHitsAndAChangedFileMisses) {
     auto second = loadRun({open}, opt);
     ASSERT_TRUE(second.ok()) << second.error().toString();
     const Dataset& b = **second;
-    ASSERT_EQ(b.ranks.size(), a.ranks.size());
-    EXPECT_EQ(ranksFromCache(b), b.ranks.size());
+    const auto bSources = b.allSources();
+    ASSERT_EQ(bSources.size(), aSources.size());
+    EXPECT_EQ(ranksFromCache(b), bSources.size());
     EXPECT_EQ(factsOf(b), factsOf(a));
-    for (size_t i = 0; i < a.ranks.size(); ++i) {
-        EXPECT_EQ(b.ranks[i]->rank, a.ranks[i]->rank);
-        EXPECT_EQ(b.ranks[i]->info.alsoPresent, a.ranks[i]->info.alsoPresent);
+    for (size_t i = 0; i < aSources.size(); ++i) {
+        EXPECT_EQ(bSources[i]->rank, aSources[i]->rank);
+        EXPECT_EQ(bSources[i]->info.alsoPresent, aSources[i]->info.alsoPresent);
     }
 
     // A changed file (a later mtime; for the group, not its primary file) is read again.
@@ -231,7 +233,7 @@ TEST_P(SourceCache, SecondOpenHitsAndAChangedFileMisses) {
     // ... and cached again.
     auto fourth = loadRun({open}, opt);
     ASSERT_TRUE(fourth.ok()) << fourth.error().toString();
-    EXPECT_EQ(ranksFromCache(**fourth), (*fourth)->ranks.size());
+    EXPECT_EQ(ranksFromCache(**fourth), (*fourth)->allSources().size());
 }
 
 INSTANTIATE_TEST_SUITE_P(EveryFormat, SourceCache, ::testing::ValuesIn(sourceCacheCases()),
@@ -335,7 +337,7 @@ TEST(SourceCacheRun, OptionsThatChangeTheOutputAreInTheKey) {
     g2.format = "amd-smi-csv";
     EXPECT_NE(sourceOptionsKey(1, g2, o), k0);
     SourceLoadOptions m = o;
-    m.manifest = ManifestClocks{"/run/manifest.yaml", 1, 2, 3, std::nullopt};
+    m.manifest = ClockAnchor{1, 2, 3, std::nullopt, "/run/manifest.yaml"};
     const uint64_t km = sourceOptionsKey(1, g, m);
     EXPECT_NE(km, k0);
     m.manifest->utcOffsetSeconds = 3600;

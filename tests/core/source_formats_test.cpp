@@ -256,9 +256,10 @@ struct ManifestRun {
         fs::copy_file(std::string(STROBE_TEST_DATA_DIR) + "/telemetry/nvidia-smi/h100_query-gpu_load.csv", run / "nvidia_smi.csv");
         fs::copy_file(std::string(STROBE_TEST_DATA_DIR) + "/telemetry/strobe/cpu_sampler_2core.csv", run / "cpu.csv");
     }
+    // A source of the run by its format: a rank, or the host's telemetry (nvidia-smi, the CPU sampler).
     const RankData* rank(const Dataset& ds, const std::string& format) const {
-        for (const auto& r : ds.ranks)
-            if (r->info.format == format) return r.get();
+        for (const RankData* r : ds.allSources())
+            if (r->info.format == format) return r;
         return nullptr;
     }
 };
@@ -327,7 +328,9 @@ TEST(ManifestClocks, ClockOffsetLeavesSourcesWithTheirOwnAnchorAlone) {
                        std::string(STROBE_TEST_DATA_DIR) + "/telemetry/nvidia-smi/h100_query-gpu_load.csv"},
                       o);
     ASSERT_TRUE(ds.ok()) << ds.error().toString();
-    for (const auto& r : (*ds)->ranks) {
+    EXPECT_EQ((*ds)->ranks.size(), 1u);  // nsys; the sampler and nvidia-smi are the host's telemetry
+    EXPECT_EQ((*ds)->allSources().size(), 3u);
+    for (const RankData* r : (*ds)->allSources()) {
         if (r->info.format == "strobe-sampler-csv") {
             EXPECT_EQ(r->info.clock.toRealtimeNs, 0);
         }

@@ -16,14 +16,17 @@
 namespace strobe::core {
 namespace {
 
-std::vector<SweepRunData> loadSweep(const std::string& dir) {
-    std::vector<SweepRunData> out;
+RunSet loadSweep(const std::string& dir) {
+    RunSet out;
     RunLoadOptions options;
     options.useCache = false;
     for (const auto& run : sweep::discoverSweep({dir}).runs) {
-        auto loaded = loadRun({run.path}, options);
-        EXPECT_TRUE(static_cast<bool>(loaded)) << run.path;
-        if (loaded) out.push_back({sweep::toRunInfo(run), *loaded});
+        auto loaded = loadRun(run.paths, options);
+        EXPECT_TRUE(static_cast<bool>(loaded)) << run.path();
+        if (!loaded) continue;
+        RunEntry entry = run;
+        entry.dataset = *loaded;
+        out.push_back(std::move(entry));
     }
     return out;
 }
@@ -88,7 +91,7 @@ TEST(SweepCompare, SkipStepsTopAndRunBaseline) {
     SweepCompareOptions o;
     o.skipSteps = 2;  // keeps steps 2 and 3: gemm bs=1 per-step {986,990, 996,1000, 1006,1010}: mean 998
     o.top = 1;        // gemm only (1100 ns per step beats relu's 502)
-    o.baseline = runs.front().run.label;
+    o.baseline = runs.front().label;
     const SweepComparison c = compareSweep(runs, o);
     ASSERT_EQ(c.rows.size(), 2u);
     EXPECT_EQ(c.rows[0].group, "gemm");
@@ -256,12 +259,12 @@ namespace {
 TEST(SweepCrossVendor, CallSitesMatchWhereKernelNamesDoNot) {
     RunLoadOptions options;
     options.useCache = false;
-    std::vector<SweepRunData> runs;
+    RunSet runs;
     for (const auto& [gpu, dir] : {std::pair<std::string, std::string>{"mi300x", "/kineto/tracelens"},
                                    {"v100", "/kineto/kineto-configs/resnet50_num_workers_0"}}) {
         auto d = loadRun({std::string(STROBE_TEST_DATA_DIR) + dir}, options);
         ASSERT_TRUE(d.ok()) << dir;
-        runs.push_back({SweepRunInfo{gpu, dir, {{"gpu", gpu}}, "gpu=" + gpu}, *d});
+        runs.push_back(RunEntry{gpu, *d, {{"gpu", gpu}}, {dir}});
     }
     SweepCompareOptions o;
     auto byName = compareSweep(runs, o);

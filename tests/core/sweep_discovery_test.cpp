@@ -72,6 +72,11 @@ TEST(SweepDiscovery, ManifestParametersWinOverDirectoryNames) {
     EXPECT_EQ(std::get<long long>(found.runs[1].parameters.at("bs")), 128);
     EXPECT_DOUBLE_EQ(std::get<double>(found.runs[1].parameters.at("lr")), 0.5);
     EXPECT_EQ(std::get<std::string>(found.runs[0].parameters.at("lr")), kAbsentValue);
+    // Each run carries its manifest (the run model), its directory as its path and the canonical key.
+    ASSERT_TRUE(found.runs[1].manifest);
+    EXPECT_EQ(found.runs[1].manifest->repeat, 2);
+    EXPECT_EQ(fs::path(found.runs[1].path()), dir.path() / "threads=2");
+    EXPECT_EQ(found.runs[1].key(), "bs=128,lr=0.5");
 }
 
 TEST(SweepDiscovery, SeismicCmdFiles) {
@@ -87,7 +92,7 @@ TEST(SweepDiscovery, SeismicCmdFiles) {
     ASSERT_EQ(found.axes, (std::vector<std::string>{"arg5", "arg7"}));
     int config128Absent = 0, config128One = 0, config64One = 0, maxRepeat = 0;
     for (const auto& run : found.runs) {
-        const std::string key = run.configurationKey;
+        const std::string key = run.key();
         if (key == "arg5=128,arg7=(absent)") ++config128Absent;
         if (key == "arg5=128,arg7=1") { ++config128One; maxRepeat = std::max(maxRepeat, run.repeat); }
         if (key == "arg5=64,arg7=1") ++config64One;
@@ -119,7 +124,7 @@ TEST(SweepDiscovery, SweepYamlWinsOverDirectoryNames) {
     EXPECT_DOUBLE_EQ(std::get<double>(found.runs[2].parameters.at("bs")), 128.5);
     EXPECT_EQ(found.runs[1].repeat, 1);
     EXPECT_EQ(found.runs[2].repeat, 0);
-    EXPECT_EQ(fs::path(found.runs[2].path), dir.path() / "a_3");
+    EXPECT_EQ(fs::path(found.runs[2].path()), dir.path() / "a_3");
 }
 
 TEST(SweepDiscovery, UserPatternWithRepeat) {

@@ -135,7 +135,7 @@ TEST(ValidInput, EveryRealSourceInTestDataLoadsWithoutAWarning) {
             EXPECT_NE(e, nullptr) << name << " (" << run.size() << " file(s)): warning on valid input: " << d.toString();
         };
         for (const Diagnostic& d : (*ds)->diagnostics) check(d);
-        for (const auto& r : (*ds)->ranks) {
+        for (const RankData* r : (*ds)->allSources()) {  // the ranks and the hosts' telemetry
             formats.insert(r->info.format);
             for (const Diagnostic& d : r->diagnostics) check(d);
         }

@@ -49,7 +49,7 @@ RunEntry runOfHwPlots(const std::string& label, const std::vector<std::string>& 
     d->generation = core::nextGeneration();
     int n = 0;
     for (const auto& f : files) d->ranks.push_back(loadRank(f, n++));
-    return RunEntry{label, d, std::move(parameters)};
+    return RunEntry{label, d, core::typedParameters(parameters)};
 }
 
 RunEntry loadedRun(const std::string& label, const std::string& rel) {

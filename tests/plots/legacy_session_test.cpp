@@ -29,7 +29,7 @@ TEST(LegacySession, OpensWithEveryValueAndType) {
     auto s = core::loadSession(std::string(STROBE_TEST_DATA_DIR) + "/sessions/legacy_v1.yaml");
     ASSERT_TRUE(s.ok()) << s.error().toString();
     ASSERT_EQ(s->runs.size(), 2u);
-    EXPECT_EQ(s->runs[0].parameters.at("NCCL_MIN_NCHANNELS"), "8");
+    EXPECT_EQ(std::get<long long>(s->runs[0].run.parameters.at("NCCL_MIN_NCHANNELS")), 8);
     ASSERT_EQ(s->plots.size(), 5u);
 
     // Values as written in legacy_v1.yaml (see the generator in tests/data/sessions/README.md).

@@ -39,7 +39,7 @@ TEST(SweepAxes, AutomaticRolesTakeVaryingAxesNotTakenByHand) {
 TEST(SweepAxes, ValuesOfRunsAndTheirOrder) {
     const auto runs = threeAxes();
     EXPECT_EQ(axisValueOf(runs[1], "channels"), "16");
-    EXPECT_EQ(axisValueOf(runs[1], "configuration"), "arch=gfx942, channels=16, threads=512");
+    EXPECT_EQ(axisValueOf(runs[1], "configuration"), "arch=gfx942,channels=16,threads=512");  // core::configurationKey
     EXPECT_EQ(axisValueOf(runs[1], "workers"), "(absent)");
     EXPECT_EQ(axisValueOf(core::RunEntry{"solo", nullptr, {}}, "configuration"), "solo");
     std::vector<std::string> v{"16", "4", "(absent)", "8", "4", "2.5", "abc"};

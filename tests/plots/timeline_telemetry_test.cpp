@@ -42,7 +42,10 @@ TEST(TimelineTelemetry, LanesHoldEverySampleOfTheAskedMetrics) {
         if (l.metric == "util_pct") util = &l;
     }
     ASSERT_TRUE(temp && util);
-    EXPECT_EQ(p.lanes.size(), 2u);  // power and clocks are not in this log
+    // Shown by default: every metric of the log (its header: utilization.gpu, utilization.memory, memory.total,
+    // memory.used, temperature.gpu), one GPU; power and clocks are not in it.
+    EXPECT_EQ(p.lanes.size(), 5u);
+    for (const auto& l : p.lanes) EXPECT_EQ(l.group, "host") << l.label;  // the host's telemetry, not a rank's
     EXPECT_EQ(temp->value.size(), 107u);
     EXPECT_EQ(temp->vmin, 27.0);
     EXPECT_EQ(temp->vmax, 29.0);
@@ -56,6 +59,80 @@ TEST(TimelineTelemetry, LanesHoldEverySampleOfTheAskedMetrics) {
     EXPECT_FALSE(plot->emptyMessage(**prepared, *values).has_value());
     QImage img = renderToImage(*plot, **prepared, *values, QSize(1200, 400));
     EXPECT_GT(countNonBackgroundPixels(img), 3000);
+}
+
+// The telemetry checklist is built from the data: the metrics the log holds, Strobe's vocabulary order
+// (core/formats/telemetry_metrics.h: temp_c, util_pct, mem_util_pct, mem_used_mib, mem_total_mib), all ticked by
+// default; a metric the run lacks is neither offered nor kept ticked.
+TEST(TimelineTelemetry, TheChecklistIsTheDatasMetricsShownByDefault) {
+    const Plot* plot = PlotRegistry::instance().find("gpu-timeline");
+    auto runs = telemetryRun();
+    const auto specs = plot->parameters(runs);
+    const ParamSpec* spec = findSpec(specs, "telemetry");
+    ASSERT_NE(spec, nullptr);
+    const std::vector<std::string> metrics{"temp_c", "util_pct", "mem_util_pct", "mem_used_mib", "mem_total_mib"};
+    EXPECT_EQ(spec->choices, metrics);
+    EXPECT_EQ(std::get<std::vector<std::string>>(spec->defaultValue), metrics);
+    auto values = resolveValues(specs, {{"telemetry", std::vector<std::string>{"power_w", "temp_c"}}});
+    ASSERT_TRUE(values.ok()) << values.error().toString();
+    EXPECT_EQ(std::get<std::vector<std::string>>(values->at("telemetry")), std::vector<std::string>{"temp_c"});
+    // Before the data is loaded (strobe-cli checks --set first), any metric is taken.
+    auto before = resolveValues(core::specsBeforeData(plot->parameters({})), {{"telemetry", std::string("power_w")}});
+    ASSERT_TRUE(before.ok()) << before.error().toString();
+    EXPECT_EQ(std::get<std::vector<std::string>>(before->at("telemetry")), std::vector<std::string>{"power_w"});
+    // Without telemetry, nothing is offered and nothing shown.
+    core::RunEntry none;
+    none.label = "none";
+    none.dataset = std::make_shared<core::Dataset>();
+    const ParamSpec* empty = findSpec(plot->parameters(RunSet{none}), "telemetry");
+    ASSERT_NE(empty, nullptr);
+    EXPECT_TRUE(empty->choices.empty());
+    EXPECT_TRUE(std::get<std::vector<std::string>>(empty->defaultValue).empty());
+}
+
+// Strobe's CPU sampler beside a Kineto trace (tests/data/telemetry/strobe/cpu_sampler_2core.csv; its header:
+// cpu.util_pct, cpu0.util_pct, cpu1.util_pct, mem_used_mib, mem_total_mib, 100 rows): the trace is the one rank,
+// the sampler's metrics are offered and shown by default (the vocabulary's first, then the others in column order),
+// and drawn as the host's lanes after the rank's, each with its 100 samples.
+TEST(TimelineTelemetry, TheCpuSamplersLanesAreShownUnderTheRanksByDefault) {
+    const Plot* plot = PlotRegistry::instance().find("gpu-timeline");
+    core::RunLoadOptions o;
+    o.useCache = false;
+    auto d = core::loadRun({std::string(STROBE_TEST_DATA_DIR) + "/kineto/hta/amd_trace/mi250_minitoy_train_ROCm6_2_kineto.json.gz",
+                            std::string(STROBE_TEST_DATA_DIR) + "/telemetry/strobe/cpu_sampler_2core.csv"},
+                           o);
+    ASSERT_TRUE(d.ok()) << d.error().toString();
+    ASSERT_EQ((*d)->ranks.size(), 1u);
+    core::RunEntry e;
+    e.label = "minitoy";
+    e.dataset = *d;
+    const RunSet runs{e};
+    const auto specs = plot->parameters(runs);
+    const ParamSpec* spec = findSpec(specs, "telemetry");
+    ASSERT_NE(spec, nullptr);
+    const std::vector<std::string> metrics{"mem_used_mib", "mem_total_mib", "cpu.util_pct", "cpu0.util_pct",
+                                           "cpu1.util_pct"};
+    EXPECT_EQ(spec->choices, metrics);
+    EXPECT_EQ(std::get<std::vector<std::string>>(spec->defaultValue), metrics);
+    auto values = resolveValues(specs, {});
+    ASSERT_TRUE(values.ok());
+    auto prepared = plot->prepare(runs, *values, {}, {});
+    ASSERT_TRUE(prepared.ok()) << prepared.error().toString();
+    const auto& p = dynamic_cast<const TimelinePrepared&>(**prepared);
+    std::vector<std::string> drawn;
+    bool afterRank = false;
+    for (const auto& l : p.lanes) {
+        if (l.kind != LaneKind::Telemetry) {
+            EXPECT_FALSE(afterRank) << "a rank lane after the host's: " << l.label;
+            continue;
+        }
+        afterRank = true;
+        EXPECT_EQ(l.group, "host");
+        EXPECT_EQ(l.rankNumber, -1);
+        EXPECT_EQ(l.value.size(), 100u) << l.metric;
+        drawn.push_back(l.metric);
+    }
+    EXPECT_EQ(drawn, metrics);
 }
 
 TEST(TimelineTelemetry, AnEmptyMetricListDrawsNoTelemetry) {

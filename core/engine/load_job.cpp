@@ -1,0 +1,146 @@
+#include "core/engine/load_job.h"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <thread>
+
+#include "core/engine/memory_budget.h"
+#include "core/formats/source_detect.h"
+
+namespace strobe::core {
+
+namespace {
+
+Error loadJobCancelled() { return Error("cancelled"); }
+
+}  // namespace
+
+Result<LoadJobResult> runLoadJob(const JobContext& ctx, const std::vector<std::string>& paths,
+                                 const RunLoadOptions& options, const LoadJobEvents& events, const LoadFunction& load) {
+    const auto t0 = std::chrono::steady_clock::now();
+    const CancelToken cancel = ctx.cancel;
+    // The loader's reports are throttled once, by the loader (serialised, ~30 Hz); they go to the jobs panel
+    // (ctx.progress) and to the caller as they are.
+    auto progress = [&](const ProgressInfo& p) {
+        if (ctx.progress) ctx.progress(p);
+        if (events.onProgress) events.onProgress(p);
+    };
+
+    if (events.onStarted) events.onStarted();
+    // Expand and detect once.
+    auto detected = detectSources(paths);
+    if (!detected) return detected.error();
+    std::vector<std::string> files;
+    for (const SourceGroup& g : detected.value()) files.push_back(groupPrimaryPath(g));
+    if (events.onExpanded) events.onExpanded(files);
+    if (cancel.cancelled()) return loadJobCancelled();
+
+    // Reserve once: refused when it can never fit, else wait for room beside the other loads.
+    const size_t cores = options.threads > 0 ? size_t(options.threads) : std::max(1u, std::thread::hardware_concurrency());
+    const size_t workers = std::max<size_t>(1, std::min(cores, files.size()));
+    if (Status fits = MemoryBudget(options.memoryLimitBytes).check(files, workers); !fits) return fits.error();
+    const uint64_t estimate = MemoryBudget::estimateRun(files, workers);
+    MemoryReservation reservation;
+    if (ctx.memory) {
+        MemoryGate& gate = *ctx.memory;
+        const bool waits = gate.limit() != 0 && gate.inUse() != 0 && gate.inUse() + estimate > gate.limit();
+        if (waits) progress({kWaitingForMemoryStage, "", 0.0, 0, 0});
+        reservation = ctx.reserveMemory(estimate);
+        if (cancel.cancelled()) return loadJobCancelled();
+        if (waits) progress({"reading", "", 0.0, 0, 0});  // no longer waiting, before the loader's first report
+    }
+
+    // Load the ranks in parallel and merge them.
+    RunLoadOptions o = options;
+    o.checkMemoryBudget = false;  // checked and reserved above
+    RunCallbacks cb;
+    cb.cancel = cancel;
+    cb.onMetadata = events.onMetadata;
+    cb.onProgress = progress;
+    Result<DatasetPtr> loaded = load ? load(files, o, cb) : loadDetectedRun(paths, detected.value(), o, cb);
+    if (cancel.cancelled()) return loadJobCancelled();
+    if (!loaded) return loaded.error();
+
+    // Summarise.
+    LoadJobResult out;
+    out.dataset = std::move(loaded.value());
+    out.files = std::move(files);
+    if (out.dataset) {
+        progress({"summary", "", 1.0, 0, 0});
+        for (const auto& rank : out.dataset->ranks) {
+            if (cancel.cancelled()) return loadJobCancelled();
+            out.summaries.push_back(summarizeRank(*rank));
+        }
+    }
+    reservation.release();
+    out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    return out;
+}
+
+uint64_t submitLoadJob(JobRunner& runner, const std::string& slot, const std::string& name,
+                       std::vector<std::string> paths, RunLoadOptions options,
+                       std::function<void(uint64_t, Result<LoadJobResult>)> done, LoadJobEvents events,
+                       LoadFunction load) {
+    // `done` once: from the work when it ends uncancelled, or from onCancelled.
+    auto reported = std::make_shared<std::atomic<bool>>(false);
+    auto finish = std::make_shared<std::function<void(uint64_t, Result<LoadJobResult>)>>(std::move(done));
+    auto work = [paths = std::move(paths), options = std::move(options), events = std::move(events),
+                 load = std::move(load), reported, finish](const JobContext& ctx) -> std::function<void()> {
+        auto result = runLoadJob(ctx, paths, options, events, load);
+        if (ctx.cancel.cancelled()) return {};  // cancelled: onCancelled reports it; superseded: nobody is told
+        if (!reported->exchange(true) && *finish) (*finish)(ctx.generation, std::move(result));
+        return {};
+    };
+    JobOptions jo;
+    jo.onCancelled = [reported, finish](uint64_t generation) {
+        if (!reported->exchange(true) && *finish) (*finish)(generation, loadJobCancelled());
+    };
+    return runner.submit(slot, name, std::move(work), std::move(jo));
+}
+
+std::vector<Result<LoadJobResult>> loadRunsThroughJobs(JobRunner& runner,
+                                                       const std::vector<std::vector<std::string>>& runs,
+                                                       const RunLoadOptions& options,
+                                                       const std::function<void(size_t)>& onLoaded) {
+    const size_t n = runs.size();
+    std::vector<std::optional<Result<LoadJobResult>>> results(n);
+    std::mutex mutex;
+    std::condition_variable ended;
+    size_t left = n;
+    // Loads run side by side, up to one per runner thread: each takes its share of the cores for its ranks.
+    RunLoadOptions o = options;
+    if (o.threads <= 0) {
+        const size_t side = std::max<size_t>(1, std::min<size_t>(n, size_t(std::max(1, runner.threadCount()))));
+        o.threads = int(std::max<size_t>(1, std::max(1u, std::thread::hardware_concurrency()) / side));
+    }
+    for (size_t i = 0; i < n; ++i) {
+        std::string slot = "load:sweep:" + std::to_string(i);
+        for (const auto& p : runs[i]) slot += ":" + p;
+        const std::string name = "Load " + (runs[i].empty() ? std::string() : runs[i].front());
+        const uint64_t gen = submitLoadJob(runner, slot, name, runs[i], o, [&, i](uint64_t, Result<LoadJobResult> r) {
+            std::lock_guard lock(mutex);
+            results[i] = std::move(r);
+            if (onLoaded) onLoaded(i);
+            --left;
+            ended.notify_all();
+        });
+        if (gen == 0) {
+            std::lock_guard lock(mutex);
+            results[i] = Result<LoadJobResult>(loadJobCancelled());
+            --left;
+        }
+    }
+    std::unique_lock lock(mutex);
+    ended.wait(lock, [&] { return left == 0; });
+    std::vector<Result<LoadJobResult>> out;
+    out.reserve(n);
+    for (auto& r : results) out.push_back(std::move(*r));
+    return out;
+}
+
+}  // namespace strobe::core
