@@ -113,7 +113,7 @@ void BM_SweepCompareCached(benchmark::State& state) {
         const auto runs = f.load(true);
         core::SweepCompareOptions o;
         o.top = 10;
-        o.baseline = runs.empty() ? "" : runs.front().run.label;
+        o.baseline = runs.empty() ? "" : runs.front().label;
         rows = core::compareSweep(runs, o).rows.size();
     }
     state.counters["rows"] = double(rows);

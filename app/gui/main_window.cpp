@@ -796,7 +796,7 @@ void MainWindow::openDropped(const QStringList& paths) {
             for (const QString& p : paths) {
                 if (ctx.cancel.cancelled()) break;
                 if (QFileInfo(p).isDir()) {
-                    auto found = core::sweep::discoverSweep({p.toStdString()});
+                    auto found = core::sweep::discoverSweep({p.toStdString()}, {}, ctx.cancel);
                     if (found.runs.size() >= 2) {
                         out.sweeps.emplace_back(p, std::move(found));
                         continue;

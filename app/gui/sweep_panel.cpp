@@ -140,8 +140,8 @@ void SweepPanel::openSweep(const QString& dir, const QString& pattern) {
     // Reads every manifest, sweep.yaml and directory name under `dir`: on a worker of the runner.
     m_discover.start<core::sweep::SweepDiscovery>(
         tr("Find the runs of %1").arg(QFileInfo(dir).fileName()),
-        [paths = std::vector<std::string>{dir.toStdString()}, pattern = pattern.toStdString()](const core::JobContext&) {
-            return core::sweep::discoverSweep(paths, pattern);
+        [paths = std::vector<std::string>{dir.toStdString()}, pattern = pattern.toStdString()](const core::JobContext& ctx) {
+            return core::sweep::discoverSweep(paths, pattern, ctx.cancel);
         },
         [this, dir](core::sweep::SweepDiscovery found) { Q_EMIT sweepOpened(showDiscovered(dir, found)); },
         [this, dir](const QString& why) {

@@ -222,9 +222,8 @@ void loadOtherSource(const SourceGroup& group, Slot& slot, const SourceLoadOptio
 }
 
 // A Kineto file that merges several ranks (TraceLens TraceFusion, core/formats/kineto_merged_ranks.h) opens as its
-// ranks, each merged on its own: true when `parsed` was such a file (its ranks, or the error, are in the slot). Not
-// cached: the Kineto cache holds one rank per file; such a file is parsed on every open (the group cache of
-// multi-rank sources is the way to cache it).
+// ranks, each merged on its own: true when `parsed` was such a file (its ranks, or the error, are in the slot). The
+// caller caches the ranks as one group (an entry per rank).
 bool splitAndMergeRanks(RankData& parsed, const std::string& path, const ClassificationRules& rules,
                         const CancelToken& cancel, Slot& slot) {
     auto split = splitMergedRanks(parsed);
@@ -244,6 +243,37 @@ bool splitAndMergeRanks(RankData& parsed, const std::string& path, const Classif
         slot.data.push_back(std::shared_ptr<RankData>(std::move(rank)));
     }
     return true;
+}
+
+// A Kineto file's ranks from the cache (one entry per rank: a merged multi-rank file has several; load_cache.h,
+// readGroup), with the paths the file has now. A merged file's ranks carry their rank from its metadata; a plain
+// file's is assigned now (its place in this run may differ from the run it was cached with).
+Result<std::vector<std::shared_ptr<RankData>>> readKinetoRanksCached(const LoadCache& cache, const SourceStamp& stamp,
+                                                                    const std::string& path, size_t fileIndex,
+                                                                    uint64_t optionsKey, CacheLookup& lookup) {
+    auto hit = cache.readGroup({stamp}, optionsKey, &lookup);
+    if (!hit) return hit;
+    for (auto& r : hit.value()) {
+        r->path = path;
+        r->info.path = path;
+        if (r->rankSource != RankSource::MergedTrace) assignRank(*r, path, fileIndex);
+    }
+    return hit;
+}
+
+// Writes a merged multi-rank Kineto file's ranks (in the slot) as one cache group; a corrupt entry it replaced
+// becomes a warning on the first rank.
+void writeKinetoRanksCached(const LoadCache& cache, const SourceStamp& stamp, uint64_t optionsKey,
+                            const std::optional<Error>& replacedEntry, const CancelToken& cancel, Slot& slot) {
+    if (cancel.cancelled() || slot.error || slot.data.empty()) return;
+    std::vector<const RankData*> ranks;
+    for (const auto& d : slot.data) ranks.push_back(d.get());
+    Status written = cache.writeGroup({stamp}, ranks, optionsKey);
+    if (!written) slot.cacheWriteError = written.error();
+    if (replacedEntry)
+        slot.data.front()->diagnostics.push_back(
+            Diagnostic{Severity::Warning, replacedEntry->where,
+                       replacedEntry->message + (written ? "; replaced by a new entry" : "; not replaced")});
 }
 
 // The error of a run none of whose files loaded: a single file's own error, else the first one.
@@ -459,7 +489,6 @@ Result<DatasetPtr> loadDetectedRun(const std::vector<std::string>& paths, const 
         std::lock_guard lock(callbackMutex);
         callbacks.onMetadata(i, info);
     };
-
     auto loadOne = [&](size_t i) {
         const std::string& path = files[i];
         Slot& slot = slots[i];
@@ -479,12 +508,10 @@ Result<DatasetPtr> loadDetectedRun(const std::vector<std::string>& paths, const 
         std::optional<Error> replacedEntry;  // a corrupt or foreign entry, made again below (a warning on the rank)
         if (options.useCache) {
             CacheLookup lookup = CacheLookup::Missing;
-            auto hit = cache.read(path, optionsKey, &lookup);
+            auto hit = readKinetoRanksCached(cache, stamp.value(), path, i, optionsKey, lookup);
             if (hit) {
-                std::shared_ptr<RankData> r = std::move(hit.value());
-                assignRank(*r, path, i);
-                metadata(i, r->info);
-                slot.data = {std::move(r)};
+                metadata(i, hit.value().front()->info);
+                slot.data = std::move(hit.value());
                 slot.done.store(slot.bytes);
                 report(i, "cache", false);
                 return;
@@ -515,6 +542,7 @@ Result<DatasetPtr> loadDetectedRun(const std::vector<std::string>& paths, const 
         if (cancel.cancelled()) return;
         report(i, "merge", false);
         if (splitAndMergeRanks(*r, path, *rules, cancel, slot)) {  // a merged multi-rank file: its ranks
+            if (options.useCache) writeKinetoRanksCached(cache, stamp.value(), optionsKey, replacedEntry, cancel, slot);
             slot.done.store(slot.bytes);
             report(i, "loaded", false);
             return;

@@ -90,9 +90,11 @@ bool isTimestampedContainer(const std::string& name) {
 
 // Run directories (the root or below, 3 levels at most) holding a Strobe run manifest (core/model/run_manifest.h).
 // Returns false when there is none; a manifest that fails to read is named in `messages` and skipped.
-bool collectManifestRuns(const fs::path& root, std::vector<RawRun>& raw, std::vector<std::string>& messages) {
+bool collectManifestRuns(const fs::path& root, std::vector<RawRun>& raw, std::vector<std::string>& messages,
+                         const CancelToken& cancel) {
     bool any = false;
     for (const std::string& dir : findRunManifestDirs(root.string(), 3)) {
+        if (cancel.cancelled()) return any;
         auto read = readRunManifestFile(runManifestPath(dir));
         if (!read) {
             messages.push_back(read.error().toString());
@@ -214,7 +216,8 @@ void collectCmdRuns(const std::vector<fs::path>& dirs, std::vector<RawRun>& raw)
 
 // A directory holding runs named by parameter, possibly with rep<N> children.
 void collectNamedRuns(const fs::path& dir, std::map<std::string, std::string> values, std::vector<RawRun>& raw,
-                      int depth) {
+                      int depth, const CancelToken& cancel) {
+    if (cancel.cancelled()) return;
     std::vector<fs::path> children;
     std::error_code ec;
     for (const auto& entry : fs::directory_iterator(dir, ec))
@@ -231,7 +234,7 @@ void collectNamedRuns(const fs::path& dir, std::map<std::string, std::string> va
         std::string key, value;
         if (isRunContent(name)) continue;
         if (isTimestampedContainer(name)) {
-            collectNamedRuns(child, values, raw, depth + 1);
+            collectNamedRuns(child, values, raw, depth + 1, cancel);
             any = true;
             continue;
         }
@@ -239,7 +242,7 @@ void collectNamedRuns(const fs::path& dir, std::map<std::string, std::string> va
             auto next = values;
             next[key] = value;
             size_t before = raw.size();
-            collectNamedRuns(child, next, raw, depth + 1);
+            collectNamedRuns(child, next, raw, depth + 1, cancel);
             if (raw.size() == before) raw.push_back(RawRun{child.string(), name, next, -1});
             any = true;
         }
@@ -264,7 +267,8 @@ std::vector<std::string> splitCommandLine(const std::string& text) {
     return argv;
 }
 
-SweepDiscovery discoverSweep(const std::vector<std::string>& paths, const std::string& pattern) {
+SweepDiscovery discoverSweep(const std::vector<std::string>& paths, const std::string& pattern,
+                             const CancelToken& cancel) {
     SweepDiscovery result;
     std::vector<RawRun> raw;
     CompiledPattern compiled;
@@ -275,9 +279,10 @@ SweepDiscovery discoverSweep(const std::vector<std::string>& paths, const std::s
         if (!usePattern) result.messages.push_back(error);
     }
     for (const auto& pathText : paths) {
+        if (cancel.cancelled()) break;
         const fs::path root(pathText);
         const size_t manifestStart = raw.size();
-        if (collectManifestRuns(root, raw, result.messages)) {
+        if (collectManifestRuns(root, raw, result.messages, cancel)) {
             result.messages.push_back(pathText + ": " + std::to_string(raw.size() - manifestStart) +
                                       " runs from manifest.yaml parameters");
             continue;
@@ -308,12 +313,17 @@ SweepDiscovery discoverSweep(const std::vector<std::string>& paths, const std::s
             continue;
         }
         const size_t before = raw.size();
-        collectNamedRuns(root, {}, raw, 0);
+        collectNamedRuns(root, {}, raw, 0, cancel);
         if (raw.size() > before)
             result.messages.push_back(pathText + ": " + std::to_string(raw.size() - before) +
                                       " runs from directory names (key=value, key_value, rep<N>)");
         else
             raw.push_back(RawRun{root.string(), root.filename().string(), {}, -1});
+    }
+    if (cancel.cancelled()) {
+        result.cancelled = true;
+        result.messages.push_back("cancelled");
+        return result;  // no runs: what was found so far would be an arbitrary subset
     }
     // Axes and their types.
     std::map<std::string, int> kind;  // 0 int, 1 float, 2 string

@@ -9,6 +9,7 @@
 #include <variant>
 #include <vector>
 
+#include "core/io/progress.h"
 #include "core/model/run_manifest.h"
 #include "core/model/run_set.h"
 
@@ -25,6 +26,7 @@ struct SweepDiscovery {
     RunSet runs;
     std::vector<std::string> axes;
     std::vector<std::string> messages;  // which rule found the runs, and what was ignored
+    bool cancelled = false;             // cancelled before it finished (then `runs` is empty)
 };
 
 // Text used for an argument a shorter command line lacks.
@@ -33,7 +35,10 @@ inline constexpr const char* kAbsentValue = "(absent)";
 // Finds the runs under each path (a run directory, or a directory of run directories). Precedence per path:
 // manifest.yaml files, then <path>/sweep.yaml, then `pattern` when given ("{threads}thread/nccl_{channels}channels",
 // {repeat} marks the repeat number), then rocprof `cmd` files, then directory names.
-SweepDiscovery discoverSweep(const std::vector<std::string>& paths, const std::string& pattern = {});
+// `cancel` is polled between run directories: a cancelled discovery returns soon after with `cancelled` set and no
+// runs (what was found so far would be an arbitrary subset).
+SweepDiscovery discoverSweep(const std::vector<std::string>& paths, const std::string& pattern = {},
+                             const CancelToken& cancel = CancelToken());
 
 // Splits a rocprof `cmd` file's content into argv: commas or whitespace separate arguments.
 std::vector<std::string> splitCommandLine(const std::string& text);

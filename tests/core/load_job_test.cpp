@@ -119,6 +119,8 @@ TEST(LoadJob, ManyRunsLoadThroughTheRunnerWithinItsLimit) {
     runner.setObserver(obs);
     std::vector<size_t> order;
     auto results = loadRunsThroughJobs(runner, runs, noCacheJob(), [&](size_t i) { order.push_back(i); });
+    // A job's result is handed over before the runner reports it finished and releases its memory: wait for that.
+    runner.waitIdle();
     ASSERT_EQ(results.size(), 3u);
     for (const auto& r : results) {
         ASSERT_TRUE(r.ok()) << r.error().toString();

@@ -14,6 +14,7 @@
 //   → 1343 1343, 1331 1331, 1340 1340, 1202 1202.
 // The whole file (../shared/data/kineto-multirank, not kept here: 4.2 MB) has kernels per pid 2:3114,
 // 100000003:3089, 200000004:3089, 300000005:3089 (the same Counter over the full file's `pid`s).
+#include <chrono>
 #include <filesystem>
 #include <string>
 
@@ -103,15 +104,30 @@ TEST(MergedRanks, ATraceFusionFileOpensAsItsFourRanks) {
 TEST(MergedRanks, ASecondOpenThroughTheCacheGivesTheSameRanks) {
     const auto dir = std::filesystem::temp_directory_path() / "strobe-merged-ranks-cache";
     std::filesystem::remove_all(dir);
+    std::filesystem::create_directories(dir);
+    // A copy, so that touching it below does not disturb other tests' opens of the file.
+    const auto copy = dir / "merged.json.gz";
+    std::filesystem::copy_file(kMergedFile, copy);
     RunLoadOptions o;
-    o.cacheDir = dir;
-    for (int open = 0; open < 2; ++open) {
-        auto ds = loadRun({kMergedFile}, o);
+    o.cacheDir = dir / "cache";
+    // Open 0 parses and writes one entry per rank; open 1 maps all four; after the file changes, open 2 parses again.
+    for (int open = 0; open < 3; ++open) {
+        if (open == 2) {
+            const auto t = std::filesystem::last_write_time(copy);
+            std::filesystem::last_write_time(copy, t + std::chrono::seconds(2));
+        }
+        auto ds = loadRun({copy.string()}, o);
         ASSERT_TRUE(ds.ok()) << ds.error().toString();
         ASSERT_EQ((*ds)->ranks.size(), 4u) << "open " << open;
+        for (int r = 0; r < 4; ++r) {
+            EXPECT_EQ((*ds)->ranks[r]->rank, r) << "open " << open;
+            EXPECT_EQ((*ds)->ranks[r]->rankSource, RankSource::MergedTrace) << "open " << open;
+            EXPECT_EQ((*ds)->ranks[r]->stats.fromCache, open == 1) << "open " << open << " rank " << r;
+        }
         EXPECT_EQ(countMergedRank(*(*ds)->ranks[0]).kernels, 1016u) << "open " << open;
+        EXPECT_EQ(countMergedRank(*(*ds)->ranks[1]).kernels, 1009u) << "open " << open;
+        EXPECT_EQ(countMergedRank(*(*ds)->ranks[2]).kernels, 1015u) << "open " << open;
         EXPECT_EQ(countMergedRank(*(*ds)->ranks[3]).kernels, 1009u) << "open " << open;
-        for (const auto& r : (*ds)->ranks) EXPECT_FALSE(r->stats.fromCache);  // parsed again, never one cached rank
     }
     std::filesystem::remove_all(dir);
 }

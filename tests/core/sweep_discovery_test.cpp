@@ -30,6 +30,19 @@ TEST(SweepDiscovery, KeyValueDirectoriesWithRepeats) {
     EXPECT_EQ(found.runs[3].repeat, 1);
 }
 
+// A cancelled discovery (the GUI's job was cancelled or superseded) stops and says so, with no runs: a partial
+// list would be an arbitrary subset of the sweep.
+TEST(SweepDiscovery, ACancelledDiscoveryReturnsNoRunsAndSaysSo) {
+    test::TempDir dir("strobe-sweep-cancel");
+    for (const char* p : {"threads=4/rep0", "threads=8/rep0"}) fs::create_directories(dir.path() / p);
+    CancelToken cancel;
+    EXPECT_EQ(discoverSweep({dir.path().string()}, {}, cancel).runs.size(), 2u);
+    cancel.cancel();
+    const auto found = discoverSweep({dir.path().string()}, {}, cancel);
+    EXPECT_TRUE(found.cancelled);
+    EXPECT_TRUE(found.runs.empty());
+}
+
 TEST(SweepDiscovery, KeyUnderscoreValueSplitsAtLastUnderscore) {
     test::TempDir dir("strobe-sweep-test");
     for (const char* p : {"block_size_64", "block_size_128", "block_size_1.5x"}) fs::create_directories(dir.path() / p);
