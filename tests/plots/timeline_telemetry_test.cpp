@@ -84,7 +84,8 @@ TEST(TimelineTelemetry, TheChecklistIsTheDatasMetricsShownByDefault) {
     core::RunEntry none;
     none.label = "none";
     none.dataset = std::make_shared<core::Dataset>();
-    const ParamSpec* empty = findSpec(plot->parameters(RunSet{none}), "telemetry");
+    const auto noneSpecs = plot->parameters(RunSet{none});  // kept alive: findSpec points into it
+    const ParamSpec* empty = findSpec(noneSpecs, "telemetry");
     ASSERT_NE(empty, nullptr);
     EXPECT_TRUE(empty->choices.empty());
     EXPECT_TRUE(std::get<std::vector<std::string>>(empty->defaultValue).empty());
