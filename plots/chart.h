@@ -256,6 +256,48 @@ protected:
     }
 };
 
+// A plot drawn on a chart it lays out itself (lines, steps, points, boxes, violins): frame() draws the title and
+// legend and lays out the axes for a canvas, keeping what drawing and hit tests both need (a ChartLayout, or a struct
+// of the plot's own with panels or derived series); the adapter calls it on the real canvas to draw and on a
+// LayoutCanvas of the plot's rectangle to hit-test, so both see one geometry. nothingToDraw() says why there is
+// nothing to draw (nullopt: draw); it is the plot's empty message, which the renderer draws instead of the plot, and
+// it keeps drawing, hit tests and the chart data off empty data. chartOf() is the plot as plain data, when it has one.
+// Base is TypedPlot<P> or a typed base of the plot's own that prepares P (AnalysisPlot).
+template <class P, class Frame = ChartLayout, class Base = TypedPlot<P>>
+class ChartPlot : public Base {
+public:
+    using Base::Base;
+
+protected:
+    virtual std::optional<std::string> nothingToDraw(const P& prepared, const ParamValues& values) const = 0;
+    virtual Frame frame(Canvas& canvas, const P& prepared, const ParamValues& values) const = 0;
+    virtual void drawMarks(Canvas& canvas, const Frame& frame, const P& prepared, const ParamValues& values) const = 0;
+    virtual std::optional<HitInfo> hitMarks(const Frame& /*frame*/, const P& /*prepared*/, const ParamValues&,
+                                            QPointF /*point*/) const {
+        return std::nullopt;
+    }
+    virtual std::optional<ChartData> chartOf(const P& /*prepared*/, const ParamValues&) const { return std::nullopt; }
+
+    std::optional<std::string> emptyMessageTyped(const P& p, const ParamValues& v) const override {
+        return nothingToDraw(p, v);
+    }
+    void drawTyped(Canvas& c, const P& p, const ParamValues& v) const override {
+        if (nothingToDraw(p, v)) return;
+        const Frame f = frame(c, p, v);
+        drawMarks(c, f, p, v);
+    }
+    std::optional<HitInfo> hitTestTyped(const P& p, const ParamValues& v, const QRectF& rect,
+                                        QPointF pt) const override {
+        if (nothingToDraw(p, v)) return std::nullopt;
+        LayoutCanvas lc(rect);
+        return hitMarks(frame(lc.canvas, p, v), p, v, pt);
+    }
+    std::optional<ChartData> chartDataTyped(const P& p, const ParamValues& v) const override {
+        if (nothingToDraw(p, v)) return std::nullopt;
+        return chartOf(p, v);
+    }
+};
+
 // ---- parameters shared by plots ----
 
 // The RankSet parameter "ranks" (empty = all); ranksSpec() gives its choices (every rank of every run), and a
@@ -269,6 +311,14 @@ ParamSpec ranksSpec(const RunSet& runs, const std::string& tooltip = "Ranks to i
 inline const IntParam kSkipSteps =
     IntParam{"skip_steps", "Skip steps", "Leave out the first N steps of every run (warm-up)", 0}.bounded(0, 1000000,
                                                                                                           1);
+// "style" of the distribution plots (group-time-dist, kernel-durations): box, violin or both; each plot picks its
+// default (withDefault). kernel-durations called "both" "box+violin" before issue 32: that text still reads.
+inline const EnumParam kDistributionStyle =
+    EnumParam{"style", "Style", "box: quartiles, median and whiskers; violin: the density; both: a box in a violin",
+              "box"}
+        .choices({"box", "violin", "both"})
+        .formerChoice("box+violin", "both")
+        .drawOnly();
 // The table plots' order: "sort_by", a column of the plot's table (each plot offers its columns:
 // kSortBy.spec(columns)), and "descending". The GUI's table header sets both through these handles.
 inline const EnumParam kSortBy = EnumParam{"sort_by", "Sort by", "Column to sort by", "total_ns"}.drawOnly();

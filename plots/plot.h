@@ -256,6 +256,13 @@ public:
 // The base a plot is written on: P is the plot's own prepared type. prepareTyped() returns it, and drawTyped(),
 // tableTyped() and the optional hooks receive it; the one downcast from Prepared is here (typed()). A Prepared of
 // another type (never made by this plot) draws nothing and gives an empty table.
+// The one downcast of the untyped prepared data the caches and the GUI hold: `prepared` as type P (a plot's prepared
+// struct), or nullptr when another plot made it. TypedPlot uses it; so may a test that inspects a plot's prepared data.
+template <class P>
+const P* preparedAs(const Prepared& prepared) {
+    return dynamic_cast<const P*>(&prepared);
+}
+
 template <class P>
 class TypedPlot : public Plot {
     static_assert(std::is_base_of_v<Prepared, P>, "a plot's prepared type derives from plots::Prepared");
@@ -291,8 +298,8 @@ public:
         return p ? hitTestTyped(*p, values, rect, point) : std::nullopt;
     }
 
-    // The one downcast: `prepared` as this plot's type, or nullptr when another plot made it.
-    static const P* typed(const Prepared& prepared) { return dynamic_cast<const P*>(&prepared); }
+    // `prepared` as this plot's type, or nullptr when another plot made it.
+    static const P* typed(const Prepared& prepared) { return preparedAs<P>(prepared); }
 
 protected:
     virtual core::Result<std::shared_ptr<P>> prepareTyped(const RunSet& runs, const ParamValues& values,

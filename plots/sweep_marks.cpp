@@ -34,6 +34,12 @@ QColor mix(const QColor& a, const QColor& b, double t) {
 
 }  // namespace
 
+std::vector<LegendEntry> colorLegend(const std::string& colorAxis, const MarkPlan& plan) {
+    std::vector<LegendEntry> out;
+    for (size_t i = 0; i < plan.colors.size(); ++i) out.push_back({colorAxis + "=" + plan.colors[i], seriesColor(int(i))});
+    return out;
+}
+
 MarkPlan planMarks(const std::vector<MarkKey>& keys, bool colorRole) {
     MarkPlan plan;
     plan.facets = sortedValues(keys, &MarkKey::facet);

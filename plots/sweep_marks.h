@@ -36,6 +36,8 @@ struct MarkPlan {
     size_t maxSlots = 1;              // the most marks in one band of one facet (every band is split this many ways)
 };
 MarkPlan planMarks(const std::vector<MarkKey>& keys, bool colorRole);
+// The colour legend of a plan: one entry "axis=value" per colour value, in the plan's colours.
+std::vector<LegendEntry> colorLegend(const std::string& colorAxis, const MarkPlan& plan);
 
 // The panels of `facets` facets in `area`: a grid of about square cells, row by row.
 std::vector<QRectF> facetPanels(const QRectF& area, size_t facets);

@@ -17,9 +17,9 @@ core::ParamValues sanitizeValues(const std::vector<core::ParamSpec>& specs, cons
     core::ParamValues out;
     for (const auto& spec : specs) {
         out[spec.key] = spec.defaultValue;
-        auto it = values.find(spec.key);
-        if (it == values.end()) continue;
-        auto v = core::coerceValue(spec, it->second);
+        const core::ParamValue* given = core::findValue(spec, values);  // under its key or a former one
+        if (!given) continue;
+        auto v = core::coerceValue(spec, *given);
         if (v) out[spec.key] = std::move(v.value());
         else if (problems) problems->push_back(v.error().message);
     }
@@ -41,7 +41,10 @@ core::ParamValues loadPersistedValues(const std::string& plotId, const std::vect
     settings.beginGroup(settingsGroup(plotId));
     core::ParamValues values;
     for (const auto& spec : specs) {
-        const QString key = QString::fromStdString(spec.key);
+        // The current key, else a former one (a preference saved before the key was renamed).
+        QString key = QString::fromStdString(spec.key);
+        for (size_t i = 0; !settings.contains(key) && i < spec.formerKeys.size(); ++i)
+            key = QString::fromStdString(spec.formerKeys[i]);
         if (!settings.contains(key)) continue;
         values[spec.key] = settings.value(key).toString().toStdString();  // text: sanitizeValues coerces it
     }
@@ -55,6 +58,7 @@ void persistValue(const std::string& plotId, const core::ParamSpec& spec, const 
     QSettings settings;
     settings.beginGroup(settingsGroup(plotId));
     const QString key = QString::fromStdString(spec.key);
+    for (const auto& former : spec.formerKeys) settings.remove(QString::fromStdString(former));  // superseded
     if (value == spec.defaultValue) settings.remove(key);
     else settings.setValue(key, QString::fromStdString(core::valueToString(spec, value)));
     settings.endGroup();

@@ -108,6 +108,19 @@ public:
         p.m_spec.affectsPrepare = false;
         return p;
     }
+    // A key or an Enum choice this parameter had before (see ParamSpec::formerKeys).
+    Param formerKey(std::string k) const {
+        Param p = *this;
+        p.m_spec.formerKeys.push_back(std::move(k));
+        return p;
+    }
+    Param formerChoice(std::string former, std::string current) const
+        requires(K == ParamType::Enum)
+    {
+        Param p = *this;
+        p.m_spec.formerChoices.emplace_back(std::move(former), std::move(current));
+        return p;
+    }
     Param unit(std::string u) const {
         Param p = *this;
         p.m_spec.unit = std::move(u);

@@ -465,6 +465,15 @@ Result<ParamSpec> specFromJson(const QJsonObject& json) {
 const ParamSpec* findSpec(const std::vector<ParamSpec>& specs, std::string_view key) {
     for (const auto& s : specs)
         if (s.key == key) return &s;
+    for (const auto& s : specs)
+        if (std::find(s.formerKeys.begin(), s.formerKeys.end(), key) != s.formerKeys.end()) return &s;
+    return nullptr;
+}
+
+const ParamValue* findValue(const ParamSpec& spec, const ParamValues& values) {
+    if (auto it = values.find(spec.key); it != values.end()) return &it->second;
+    for (const auto& former : spec.formerKeys)
+        if (auto it = values.find(former); it != values.end()) return &it->second;
     return nullptr;
 }
 
@@ -482,9 +491,21 @@ void keepItemsTheDataOffers(const ParamSpec& spec, ParamValue& v) {
 
 }  // namespace
 
+namespace {
+
+// An Enum choice that was renamed reads as its current name.
+std::string currentChoice(const ParamSpec& spec, std::string text) {
+    if (spec.type != ParamType::Enum) return text;
+    for (const auto& [former, current] : spec.formerChoices)
+        if (text == former) return current;
+    return text;
+}
+
+}  // namespace
+
 Result<ParamValue> coerceValue(const ParamSpec& spec, const ParamValue& given) {
     if (const auto* text = std::get_if<std::string>(&given)) {
-        auto parsed = valueFromString(spec, *text);
+        auto parsed = valueFromString(spec, currentChoice(spec, *text));
         if (parsed) keepItemsTheDataOffers(spec, *parsed);
         return parsed;
     }
@@ -527,7 +548,7 @@ Result<ParamValue> coerceValue(const ParamSpec& spec, const ParamValue& given) {
     case ParamType::Color:
     case ParamType::Path:
         // A scalar written without quotes (YAML 8, true) is the text it was written as.
-        if (!std::holds_alternative<std::vector<std::string>>(v)) v = shown();
+        if (!std::holds_alternative<std::vector<std::string>>(v)) v = currentChoice(spec, shown());
         break;
     default: break;
     }
@@ -544,9 +565,11 @@ Result<ParamValues> resolveValues(const std::vector<ParamSpec>& specs, const Par
     for (const auto& [key, value] : values) {
         const ParamSpec* spec = findSpec(specs, key);
         if (!spec) return Error(fmt::format("unknown parameter '{}'", key));
+        // The current key wins over a former one given beside it.
+        if (spec->key != key && values.count(spec->key)) continue;
         auto v = coerceValue(*spec, value);
         if (!v) return v.error();
-        out[key] = std::move(v.value());
+        out[spec->key] = std::move(v.value());
     }
     return out;
 }
@@ -563,7 +586,7 @@ Status applyAssignment(const std::vector<ParamSpec>& specs, std::string_view ass
     }
     auto v = coerceValue(*spec, std::string(assignment.substr(eq + 1)));
     if (!v) return v.error();
-    values[key] = *v;
+    values[spec->key] = *v;
     return Ok{};
 }
 

@@ -27,6 +27,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <variant>
 #include <vector>
 
@@ -65,6 +66,11 @@ struct ParamSpec {
     bool choicesFromData = false;
     bool affectsPrepare = true;         // false: a drawing parameter, never re-runs prepare()
     std::string unit;                   // optional display unit ("ns", "%", "px")
+    // A renamed key or choice keeps what users wrote before working: saved sessions, QSettings, --set lines and
+    // analysis options that use a former key or a former Enum choice are read as the current one (findSpec finds
+    // the spec by a former key; coerceValue maps a former choice) and written back in the current form.
+    std::vector<std::string> formerKeys;
+    std::vector<std::pair<std::string, std::string>> formerChoices;  // (former, current)
 
     bool hasBounds() const { return max > min; }
 };
@@ -102,7 +108,10 @@ Result<ParamValue> valueFromJson(const ParamSpec& spec, const QJsonValue& json);
 std::string specsToYaml(const std::vector<ParamSpec>& specs);
 Result<std::vector<ParamSpec>> specsFromYaml(const std::string& text, const std::string& source = "<yaml>");
 
+// The spec whose key is `key`, else the one that lists `key` among its former keys; null when none.
 const ParamSpec* findSpec(const std::vector<ParamSpec>& specs, std::string_view key);
+// The value `values` holds for `spec`: under its key, else under a former key; null when neither.
+const ParamValue* findValue(const ParamSpec& spec, const ParamValues& values);
 
 // Every spec's default, then `values` on top, each coerced (unknown keys are an error; invalid values are an
 // error that names the key and the value). This is what a plot's prepare()/draw() receive.

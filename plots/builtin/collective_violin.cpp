@@ -55,10 +55,10 @@ double q(const std::vector<double>& v, double p) {
     return v.empty() ? 0.0 : core::stats::quantile(std::span<const double>(v), p);
 }
 
-class CollectiveViolinPlot final : public TypedPlot<ViolinPrepared> {
+class CollectiveViolinPlot final : public ChartPlot<ViolinPrepared> {
 public:
     CollectiveViolinPlot()
-        : TypedPlot({"collective-violin", "Collective durations",
+        : ChartPlot({"collective-violin", "Collective durations",
                      "Communication duration per collective type (all_reduce, all_gather, ...) per configuration: a "
                      "violin (kernel density) each, coloured by a sweep axis.",
                      131}) {}
@@ -110,7 +110,7 @@ public:
         return p;
     }
 
-    std::optional<std::string> emptyMessageTyped(const ViolinPrepared& p, const ParamValues&) const override {
+    std::optional<std::string> nothingToDraw(const ViolinPrepared& p, const ParamValues&) const override {
         if (!p.violins.empty()) return std::nullopt;
         return emptyReason(p.messages, "no communication kernel in these runs");
     }
@@ -121,8 +121,8 @@ public:
                            p.colorAxis.empty() ? std::string("none") : p.colorAxis);
     }
 
-    // The title, the legend and the chart's layout; the same in draw() and hitTest().
-    ChartLayout layout(Canvas& c, const ViolinPrepared& p, const ParamValues& values) const {
+    // The title, the legend and the chart's layout.
+    ChartLayout frame(Canvas& c, const ViolinPrepared& p, const ParamValues& values) const override {
         QRectF area = drawTitle(c, c.rect, title(), subtitle(p));
         std::vector<LegendEntry> legend;
         const bool named = p.colorAxis != kConfigurationAxis;
@@ -140,9 +140,7 @@ public:
         return layoutChart(QFontMetricsF(c.painter.font()), area, ChartAxis::bandsOf(p.types, "collective"), y);
     }
 
-    void drawTyped(Canvas& c, const ViolinPrepared& p, const ParamValues& values) const override {
-        if (p.violins.empty()) return;
-        const ChartLayout L = layout(c, p, values);
+    void drawMarks(Canvas& c, const ChartLayout& L, const ViolinPrepared& p, const ParamValues&) const override {
         drawAxes(c, L);
         const bool log = L.y.kind == ChartAxis::Kind::Log;
         auto& painter = c.painter;
@@ -178,11 +176,8 @@ public:
         painter.setBrush(Qt::NoBrush);
     }
 
-    std::optional<HitInfo> hitTestTyped(const ViolinPrepared& p, const ParamValues& values, const QRectF& rect,
-                                        QPointF pt) const override {
-        if (p.violins.empty()) return std::nullopt;
-        LayoutCanvas lc(rect);
-        const ChartLayout L = layout(lc.canvas, p, values);
+    std::optional<HitInfo> hitMarks(const ChartLayout& L, const ViolinPrepared& p, const ParamValues&,
+                                    QPointF pt) const override {
         const auto band = L.bandAt(true, pt);
         if (!band || !L.plot.contains(pt)) return std::nullopt;
         const double slot = L.bandSize(true) / double(std::max<size_t>(1, p.colors.size()));

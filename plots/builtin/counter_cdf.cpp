@@ -47,10 +47,10 @@ double medianOf(const std::vector<double>& sorted) {
     return sorted[lo] + (sorted[hi] - sorted[lo]) * (pos - double(lo));
 }
 
-class CounterCdfPlot final : public TypedPlot<CdfPrepared> {
+class CounterCdfPlot final : public ChartPlot<CdfPrepared> {
 public:
     CounterCdfPlot()
-        : TypedPlot(
+        : ChartPlot(
               {"counter-cdf", "Counter CDF",
                "Cumulative distribution of one derived metric or hardware counter over the kernel dispatches, one "
                "curve per run, medians marked.",
@@ -94,13 +94,12 @@ public:
         return p;
     }
 
-    std::optional<std::string> emptyMessageTyped(const CdfPrepared& p, const ParamValues&) const override {
+    std::optional<std::string> nothingToDraw(const CdfPrepared& p, const ParamValues&) const override {
         if (!p.curves.empty()) return std::nullopt;
         return emptyReason(p.table.messages, "no kernel has a value for the metric");
     }
 
-    std::optional<ChartData> chartDataTyped(const CdfPrepared& p, const ParamValues& values) const override {
-        if (p.curves.empty()) return std::nullopt;
+    std::optional<ChartData> chartOf(const CdfPrepared& p, const ParamValues& values) const override {
         ChartData d;
         d.kind = ChartData::Kind::Lines;
         d.title = title();
@@ -119,13 +118,7 @@ public:
         return d;
     }
 
-    void drawTyped(Canvas& c, const CdfPrepared& p, const ParamValues& values) const override {
-        if (p.curves.empty()) {
-            const QRectF area = drawTitle(c, c.rect, title(), subtitle(p));
-            drawEmptyState(c, area, emptyReason(p.table.messages, "no kernel has a value for the metric"));
-            return;
-        }
-        const ChartLayout g = layout(c, p, values);
+    void drawMarks(Canvas& c, const ChartLayout& g, const CdfPrepared& p, const ParamValues&) const override {
         drawAxes(c, g);
         auto& painter = c.painter;
         painter.save();
@@ -155,11 +148,8 @@ public:
         painter.restore();
     }
 
-    std::optional<HitInfo> hitTestTyped(const CdfPrepared& p, const ParamValues& values, const QRectF& rect,
-                                        QPointF pt) const override {
-        if (p.curves.empty()) return std::nullopt;
-        LayoutCanvas lc(rect);
-        const ChartLayout g = layout(lc.canvas, p, values);
+    std::optional<HitInfo> hitMarks(const ChartLayout& g, const CdfPrepared& p, const ParamValues&,
+                                    QPointF pt) const override {
         // A median dot wins over the curve's points under it.
         for (const auto& cv : p.curves)
             if (std::hypot(g.xAt(cv.median) - pt.x(), g.yAt(50) - pt.y()) < 6) {
@@ -197,7 +187,7 @@ private:
         return fmt::format("{} over {} kernel dispatches; dots: medians", p.metric.empty() ? "no metric" : p.metric, n);
     }
 
-    ChartLayout layout(Canvas& c, const CdfPrepared& p, const ParamValues& v) const {
+    ChartLayout frame(Canvas& c, const CdfPrepared& p, const ParamValues& v) const override {
         QRectF area = drawTitle(c, c.rect, title(), subtitle(p));
         std::vector<LegendEntry> legend;
         for (size_t i = 0; i < p.curves.size(); ++i)

@@ -39,10 +39,10 @@ struct CounterTimelineTimelinePrepared final : Prepared {
     }
 };
 
-class CounterTimelinePlot final : public TypedPlot<CounterTimelineTimelinePrepared> {
+class CounterTimelinePlot final : public ChartPlot<CounterTimelineTimelinePrepared> {
 public:
     CounterTimelinePlot()
-        : TypedPlot(
+        : ChartPlot(
               {"counter-timeline", "Counter timeline",
                "One derived metric or hardware counter per kernel dispatch over device time, one series per GPU and "
                "run.",
@@ -108,15 +108,13 @@ public:
         return p;
     }
 
-    std::optional<std::string> emptyMessageTyped(const CounterTimelineTimelinePrepared& p,
-                                                 const ParamValues&) const override {
+    std::optional<std::string> nothingToDraw(const CounterTimelineTimelinePrepared& p,
+                                             const ParamValues&) const override {
         if (!p.series.empty()) return std::nullopt;
         return emptyReason(p.table.messages, "no kernel has a value for the metric");
     }
 
-    std::optional<ChartData> chartDataTyped(const CounterTimelineTimelinePrepared& p,
-                                            const ParamValues&) const override {
-        if (p.series.empty()) return std::nullopt;
+    std::optional<ChartData> chartOf(const CounterTimelineTimelinePrepared& p, const ParamValues&) const override {
         ChartData d;
         d.kind = ChartData::Kind::Lines;
         d.title = title();
@@ -130,14 +128,12 @@ public:
         return d;
     }
 
-    void drawTyped(Canvas& c, const CounterTimelineTimelinePrepared& p, const ParamValues&) const override {
-        if (p.series.empty()) {
-            const QRectF area = drawTitle(c, c.rect, title(), subtitle(p));
-            drawEmptyState(c, area, emptyReason(p.table.messages, "no kernel has a value for the metric"));
-            return;
-        }
-        const ScatterChart sc = chart(p);
-        const ChartLayout g = layoutScatter(c, sc, p.series);
+    ChartLayout frame(Canvas& c, const CounterTimelineTimelinePrepared& p, const ParamValues&) const override {
+        return layoutScatter(c, chart(p), p.series);
+    }
+
+    void drawMarks(Canvas& c, const ChartLayout& g, const CounterTimelineTimelinePrepared& p,
+                   const ParamValues&) const override {
         drawAxes(c, g);
         auto& painter = c.painter;
         painter.save();
@@ -164,11 +160,8 @@ public:
         painter.restore();
     }
 
-    std::optional<HitInfo> hitTestTyped(const CounterTimelineTimelinePrepared& p, const ParamValues&,
-                                        const QRectF& rect, QPointF pt) const override {
-        if (p.series.empty()) return std::nullopt;
-        LayoutCanvas lc(rect);
-        const ChartLayout g = layoutScatter(lc.canvas, chart(p), p.series);
+    std::optional<HitInfo> hitMarks(const ChartLayout& g, const CounterTimelineTimelinePrepared& p,
+                                    const ParamValues&, QPointF pt) const override {
         double best = 8;
         std::optional<HitInfo> hit;
         for (size_t i = 0; i < p.series.size(); ++i)

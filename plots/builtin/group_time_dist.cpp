@@ -20,11 +20,7 @@
 namespace strobe::plots {
 namespace {
 
-const EnumParam kStyle =
-    EnumParam{"style", "Style", "box: quartiles, median, mean and range; violin: the density; both: a box in a violin",
-              "box"}
-        .choices({"box", "violin", "both"})
-        .drawOnly();
+const EnumParam kStyle = kDistributionStyle;
 const StringParam kGroup{"group", "Kernel group",
                          "The group to show, as grouped (empty: the one with the most GPU time per step over all "
                          "configurations)",
@@ -62,10 +58,10 @@ struct Geometry {
     std::vector<ChartLayout> panels;
 };
 
-class GroupTimeDistPlot final : public TypedPlot<GroupDistPrepared> {
+class GroupTimeDistPlot final : public ChartPlot<GroupDistPrepared, Geometry> {
 public:
     GroupTimeDistPlot()
-        : TypedPlot({"group-time-dist", "Kernel group time per configuration",
+        : ChartPlot({"group-time-dist", "Kernel group time per configuration",
                      "One kernel group's GPU time in every profiler step, one box or violin per sweep configuration "
                      "(repeats pool their steps), by any sweep parameter along x, colour and facets.",
                      121}) {}
@@ -130,23 +126,16 @@ public:
         return p;
     }
 
-    std::optional<std::string> emptyMessageTyped(const GroupDistPrepared& p, const ParamValues&) const override {
+    std::optional<std::string> nothingToDraw(const GroupDistPrepared& p, const ParamValues&) const override {
         if (!p.dists.empty()) return std::nullopt;
         return emptyReason(p.messages, "no profiler steps in these runs");
     }
 
-    static std::vector<LegendEntry> legend(const GroupDistPrepared& p) {
-        std::vector<LegendEntry> out;
-        for (size_t i = 0; i < p.plan.colors.size(); ++i)
-            out.push_back({p.roles.color + "=" + p.plan.colors[i], seriesColor(int(i))});
-        return out;
-    }
-
     // Title, legend, then one chart per facet panel, all on one y scale.
-    static Geometry geometry(const GroupDistPrepared& p, Canvas& c, const ParamValues& values) {
+    Geometry frame(Canvas& c, const GroupDistPrepared& p, const ParamValues& values) const override {
         QRectF area = drawTitle(c, c.rect, "Kernel group time per configuration",
                                 fmt::format("GPU time per step of {} (by {})", p.group, p.groupBy));
-        area = drawLegend(c, area, legend(p), legendMode(values));
+        area = drawLegend(c, area, colorLegend(p.roles.color, p.plan), legendMode(values));
         const QFontMetricsF fm(c.painter.font());
         const double pad = std::max((p.hi - p.lo) * 0.08, p.hi * 0.01);
         const bool faceted = !p.roles.facet.empty();
@@ -163,9 +152,7 @@ public:
         return g;
     }
 
-    void drawTyped(Canvas& c, const GroupDistPrepared& p, const ParamValues& values) const override {
-        if (p.dists.empty()) return;
-        const Geometry g = geometry(p, c, values);
+    void drawMarks(Canvas& c, const Geometry& g, const GroupDistPrepared& p, const ParamValues& values) const override {
         const Theme t = c.theme();
         auto& painter = c.painter;
         for (size_t f = 0; f < g.panels.size(); ++f) {
@@ -191,11 +178,8 @@ public:
         }
     }
 
-    std::optional<HitInfo> hitTestTyped(const GroupDistPrepared& p, const ParamValues& values, const QRectF& rect,
-                                        QPointF pt) const override {
-        if (p.dists.empty()) return std::nullopt;
-        LayoutCanvas lc(rect);
-        const Geometry g = geometry(p, lc.canvas, values);
+    std::optional<HitInfo> hitMarks(const Geometry& g, const GroupDistPrepared& p, const ParamValues&,
+                                    QPointF pt) const override {
         std::optional<size_t> best;
         double bestDistance = 1e300;
         for (size_t f = 0; f < g.panels.size(); ++f) {

@@ -35,9 +35,7 @@ const IntParam kKernelDurationsTopN =
                                                                                                                1);
 const StringListParam kDurationSteps{"steps", "Steps",
                                      "ProfilerStep numbers to include (empty: every kernel, inside steps or not)", {}};
-const EnumParam kKernelDurationsStyle = EnumParam{"style", "Style", "Box plot, violin, or both", "box+violin"}
-                                            .choices({"box+violin", "box", "violin"})
-                                            .drawOnly();
+const EnumParam kKernelDurationsStyle = kDistributionStyle.withDefault("both");
 const BoolParam kKernelDurationsLogScale =
     BoolParam{"log_scale", "Log scale", "Logarithmic duration axis", true}.drawOnly();
 
@@ -115,10 +113,10 @@ std::vector<double> density(const std::vector<double>& xs, double lo, double hi)
     return out;
 }
 
-class KernelDurationsPlot final : public TypedPlot<DurationsPrepared> {
+class KernelDurationsPlot final : public ChartPlot<DurationsPrepared> {
 public:
     KernelDurationsPlot()
-        : TypedPlot({"kernel-durations", "Kernel duration distribution",
+        : ChartPlot({"kernel-durations", "Kernel duration distribution",
                      "Box and violin plots of kernel durations by category or by kernel name (regex), across ranks and "
                      "steps.",
                      80}) {}
@@ -262,13 +260,12 @@ public:
         return out;
     }
 
-    std::optional<std::string> emptyMessageTyped(const DurationsPrepared& p, const ParamValues&) const override {
+    std::optional<std::string> nothingToDraw(const DurationsPrepared& p, const ParamValues&) const override {
         if (!p.groups.empty()) return std::nullopt;
         return emptyReason(p.messages, "no kernels match the selection");
     }
 
-    std::optional<ChartData> chartDataTyped(const DurationsPrepared& p, const ParamValues&) const override {
-        if (p.groups.empty()) return std::nullopt;
+    std::optional<ChartData> chartOf(const DurationsPrepared& p, const ParamValues&) const override {
         ChartData d;
         d.kind = ChartData::Kind::Boxes;
         d.title = title();
@@ -282,13 +279,7 @@ public:
         return d;
     }
 
-    void drawTyped(Canvas& c, const DurationsPrepared& p, const ParamValues& values) const override {
-        if (p.groups.empty()) {
-            QRectF area = drawTitle(c, c.rect, title(), p.subtitle);
-            drawMessage(c, area, p.messages.empty() ? "nothing to show" : p.messages.front());
-            return;
-        }
-        ChartLayout g = layout(c, p, values);
+    void drawMarks(Canvas& c, const ChartLayout& g, const DurationsPrepared& p, const ParamValues& values) const override {
         drawAxes(c, g);
         std::string style = kKernelDurationsStyle(values);
         bool box = style != "violin", violin = style != "box";
@@ -341,11 +332,9 @@ public:
     }
 
     // The group under the point, on its row or on its (possibly elided) label.
-    std::optional<HitInfo> hitTestTyped(const DurationsPrepared& p, const ParamValues& values, const QRectF& rect,
-                                        QPointF pt) const override {
-        if (p.groups.empty()) return std::nullopt;
-        LayoutCanvas lc(rect);
-        auto k = layout(lc.canvas, p, values).bandAt(false, pt);
+    std::optional<HitInfo> hitMarks(const ChartLayout& g, const DurationsPrepared& p, const ParamValues&,
+                                    QPointF pt) const override {
+        auto k = g.bandAt(false, pt);
         if (!k) return std::nullopt;
         const auto& grp = p.groups[*k];
         HitInfo h;
@@ -373,7 +362,7 @@ public:
 
 private:
     // Title and axes as draw() lays them out: one row per group, durations along x.
-    ChartLayout layout(Canvas& c, const DurationsPrepared& p, const ParamValues& v) const {
+    ChartLayout frame(Canvas& c, const DurationsPrepared& p, const ParamValues& v) const override {
         bool box = kKernelDurationsStyle(v) != "violin";
         QRectF area =
             drawTitle(c, c.rect, title(), p.subtitle + (box ? "; box: p25–p75, whiskers: p5–p95, line: median" : ""));

@@ -28,10 +28,16 @@ struct LaunchOverheadCdfCurve {
     std::vector<std::pair<double, double>> points;  // (launch_ns, quantile_pct), by quantile
 };
 
-class LaunchOverheadCdfPlot final : public AnalysisPlot {
+// What drawing and hit tests share: the chart and the curves drawn on it.
+struct LaunchOverheadCdfFrame {
+    ChartLayout g;
+    std::vector<LaunchOverheadCdfCurve> curves;
+};
+
+class LaunchOverheadCdfPlot final : public ChartPlot<AnalysisTables, LaunchOverheadCdfFrame, AnalysisPlot> {
 public:
     LaunchOverheadCdfPlot()
-        : AnalysisPlot(
+        : ChartPlot(
               {"launch-overhead-cdf", "Launch overhead CDF",
                "Cumulative distribution of kernel start − launching runtime call start, per rank and kernel category.",
                70}) {}
@@ -45,14 +51,13 @@ public:
         return s;
     }
 
-    std::optional<std::string> emptyMessageTyped(const AnalysisTables& p, const ParamValues& values) const override {
+    std::optional<std::string> nothingToDraw(const AnalysisTables& p, const ParamValues& values) const override {
         if (!curves(p, values).empty()) return std::nullopt;
         return emptyReason(p.combined.messages, "no launched kernels match the selection");
     }
 
-    std::optional<ChartData> chartDataTyped(const AnalysisTables& p, const ParamValues& values) const override {
+    std::optional<ChartData> chartOf(const AnalysisTables& p, const ParamValues& values) const override {
         auto cs = curves(p, values);
-        if (cs.empty()) return std::nullopt;
         ChartData d;
         d.kind = ChartData::Kind::Lines;
         d.title = title();
@@ -70,16 +75,17 @@ public:
         return d;
     }
 
-    void drawTyped(Canvas& c, const AnalysisTables& p, const ParamValues& values) const override {
-        auto cs = curves(p, values);
-        if (cs.empty()) {
-            QRectF area = drawTitle(c, c.rect, title(), subtitle(p, values));
-            drawMessage(
-                c, area,
-                p.combined.messages.empty() ? "no launched kernels match the selection" : p.combined.messages.front());
-            return;
-        }
-        ChartLayout g = layout(c, p, cs, values);
+    LaunchOverheadCdfFrame frame(Canvas& c, const AnalysisTables& p, const ParamValues& values) const override {
+        LaunchOverheadCdfFrame f;
+        f.curves = curves(p, values);
+        f.g = layout(c, p, f.curves, values);
+        return f;
+    }
+
+    void drawMarks(Canvas& c, const LaunchOverheadCdfFrame& f, const AnalysisTables&,
+                   const ParamValues&) const override {
+        const ChartLayout& g = f.g;
+        const auto& cs = f.curves;
         drawAxes(c, g);
         auto& painter = c.painter;
         painter.setRenderHint(QPainter::Antialiasing, true);
@@ -91,12 +97,10 @@ public:
         }
     }
 
-    std::optional<HitInfo> hitTestTyped(const AnalysisTables& p, const ParamValues& values, const QRectF& rect,
-                                        QPointF pt) const override {
-        auto cs = curves(p, values);
-        if (cs.empty()) return std::nullopt;
-        LayoutCanvas lc(rect);
-        ChartLayout g = layout(lc.canvas, p, cs, values);
+    std::optional<HitInfo> hitMarks(const LaunchOverheadCdfFrame& f, const AnalysisTables&, const ParamValues&,
+                                    QPointF pt) const override {
+        const ChartLayout& g = f.g;
+        const auto& cs = f.curves;
         double best = 8;  // pixels
         std::optional<HitInfo> hit;
         for (const auto& cv : cs)

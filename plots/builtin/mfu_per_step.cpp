@@ -61,10 +61,16 @@ struct MfuPrepared final : Prepared {
     size_t bytes() const override { return sizeof(*this) + rows.size() * sizeof(StepRow); }
 };
 
-class MfuPerStepPlot final : public TypedPlot<MfuPrepared> {
+// What drawing and hit tests share: the chart and the series drawn on it.
+struct MfuFrame {
+    ChartLayout g;
+    std::vector<TelemetrySeries> series;
+};
+
+class MfuPerStepPlot final : public ChartPlot<MfuPrepared, MfuFrame> {
 public:
     MfuPerStepPlot()
-        : TypedPlot({"mfu-per-step", "MFU per step",
+        : ChartPlot({"mfu-per-step", "MFU per step",
                      "Achieved TFLOP/s and model FLOPs utilisation per ProfilerStep from the GEMM shapes of the Kineto "
                      "trace (aten::mm/addmm/bmm/linear/matmul), against the GPU's peak; one line per run.",
                      100}) {}
@@ -106,7 +112,7 @@ public:
         return p;
     }
 
-    std::optional<std::string> emptyMessageTyped(const MfuPrepared& p, const ParamValues& values) const override {
+    std::optional<std::string> nothingToDraw(const MfuPrepared& p, const ParamValues& values) const override {
         if (!series(p, values).empty()) return std::nullopt;
         bool anyFlops = std::any_of(p.rows.begin(), p.rows.end(), [](const StepRow& r) { return r.ops > 0; });
         if (anyFlops && kValue(values) == "mfu")
@@ -115,9 +121,8 @@ public:
         return emptyReason(p.messages, "no GEMM FLOPs in any ProfilerStep");
     }
 
-    std::optional<ChartData> chartDataTyped(const MfuPrepared& p, const ParamValues& values) const override {
+    std::optional<ChartData> chartOf(const MfuPrepared& p, const ParamValues& values) const override {
         auto s = series(p, values);
-        if (s.empty()) return std::nullopt;
         ChartData d;
         d.kind = ChartData::Kind::Lines;
         d.title = title();
@@ -131,14 +136,16 @@ public:
         return d;
     }
 
-    void drawTyped(Canvas& c, const MfuPrepared& p, const ParamValues& values) const override {
-        auto s = series(p, values);
-        if (s.empty()) {
-            const QRectF area = drawTitle(c, c.rect, title(), subtitle(p, values));
-            drawEmptyState(c, area, emptyMessageTyped(p, values).value_or(""));
-            return;
-        }
-        const ChartLayout g = layout(c, p, values, s);
+    MfuFrame frame(Canvas& c, const MfuPrepared& p, const ParamValues& values) const override {
+        MfuFrame f;
+        f.series = series(p, values);
+        f.g = layout(c, p, values, f.series);
+        return f;
+    }
+
+    void drawMarks(Canvas& c, const MfuFrame& f, const MfuPrepared&, const ParamValues&) const override {
+        const ChartLayout& g = f.g;
+        const auto& s = f.series;
         drawAxes(c, g);
         auto& painter = c.painter;
         painter.save();
@@ -157,12 +164,9 @@ public:
         painter.restore();
     }
 
-    std::optional<HitInfo> hitTestTyped(const MfuPrepared& p, const ParamValues& values, const QRectF& rect,
-                                        QPointF pt) const override {
-        auto s = series(p, values);
-        if (s.empty()) return std::nullopt;
-        LayoutCanvas lc(rect);
-        const ChartLayout g = layout(lc.canvas, p, values, s);
+    std::optional<HitInfo> hitMarks(const MfuFrame& f, const MfuPrepared& p, const ParamValues& values,
+                                    QPointF pt) const override {
+        const ChartLayout& g = f.g;
         double best = 8;
         std::optional<HitInfo> hit;
         for (const auto& row : p.rows) {

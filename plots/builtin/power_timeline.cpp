@@ -1,6 +1,8 @@
 // Power timeline: board power (or another telemetry metric) over elapsed time, one line per GPU and run. Each run is
 // drawn from its own first sample (runs recorded at different times, on different clocks, compare by elapsed time).
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "plots/plot_registry.h"
@@ -9,9 +11,11 @@
 namespace strobe::plots {
 namespace {
 
-const StringParam kMetric{"metric", "Metric",
-                          "Telemetry metric to draw (Strobe's names: power_w, sclk_mhz, temp_c, util_pct, mem_used_mib...)",
-                          "power_w"};
+// "metric" is, in every plot that has it, a measured quantity of the loaded data (an Enum of the data's choices):
+// here a telemetry metric, in the counter plots a counter or derived metric.
+const EnumParam kMetric{"metric", "Metric",
+                        "Telemetry metric to draw (Strobe's names: power_w, sclk_mhz, temp_c, util_pct, mem_used_mib...)",
+                        "power_w"};
 
 class PowerTimelinePlot final : public TypedPlot<TelemetryPrepared> {
 public:
@@ -21,7 +25,13 @@ public:
                      "parameter).",
                      200}) {}
 
-    std::vector<ParamSpec> parameters(const RunSet&) const override { return {kMetric.spec()}; }
+    // The metrics the runs hold; power_w always (the default: a run without it says so instead of drawing another).
+    std::vector<ParamSpec> parameters(const RunSet& runs) const override {
+        std::vector<std::string> choices = telemetryMetrics(runs).all;
+        if (std::find(choices.begin(), choices.end(), kMetric.defaultValue()) == choices.end())
+            choices.insert(choices.begin(), kMetric.defaultValue());
+        return {kMetric.spec(std::move(choices))};
+    }
 
     core::Result<std::shared_ptr<TelemetryPrepared>> prepareTyped(const RunSet& runs, const ParamValues& values,
                                                                   const core::CancelToken& cancel,

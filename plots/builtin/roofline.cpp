@@ -94,10 +94,10 @@ std::unordered_map<uint32_t, double> counterValues(const core::RankData& r, cons
     return out;
 }
 
-class RooflinePlot final : public TypedPlot<RooflinePrepared> {
+class RooflinePlot final : public ChartPlot<RooflinePrepared> {
 public:
     RooflinePlot()
-        : TypedPlot(
+        : ChartPlot(
               {"roofline", "Roofline",
                "Per kernel: arithmetic intensity against achieved FLOP/s on log-log axes, under the GPU's memory and "
                "compute roofs; FLOPs and bytes from counters, else from GEMM shapes.",
@@ -191,18 +191,12 @@ public:
         return p;
     }
 
-    std::optional<std::string> emptyMessageTyped(const RooflinePrepared& p, const ParamValues&) const override {
+    std::optional<std::string> nothingToDraw(const RooflinePrepared& p, const ParamValues&) const override {
         if (!p.points.empty()) return std::nullopt;
         return emptyReason(p.messages, "no kernel has FLOPs and bytes");
     }
 
-    void drawTyped(Canvas& c, const RooflinePrepared& p, const ParamValues& values) const override {
-        if (p.points.empty()) {
-            const QRectF area = drawTitle(c, c.rect, title(), subtitle(p));
-            drawEmptyState(c, area, emptyReason(p.messages, "no kernel has FLOPs and bytes"));
-            return;
-        }
-        const ChartLayout g = layout(c, p, values);
+    void drawMarks(Canvas& c, const ChartLayout& g, const RooflinePrepared& p, const ParamValues&) const override {
         drawAxes(c, g);
         auto& painter = c.painter;
         painter.save();
@@ -227,11 +221,8 @@ public:
         painter.restore();
     }
 
-    std::optional<HitInfo> hitTestTyped(const RooflinePrepared& p, const ParamValues& values, const QRectF& rect,
-                                        QPointF at) const override {
-        if (p.points.empty()) return std::nullopt;
-        LayoutCanvas lc(rect);
-        const ChartLayout g = layout(lc.canvas, p, values);
+    std::optional<HitInfo> hitMarks(const ChartLayout& g, const RooflinePrepared& p, const ParamValues&,
+                                    QPointF at) const override {
         const int64_t maxNs = maxTime(p);
         double best = INFINITY;
         std::optional<HitInfo> hit;
@@ -327,7 +318,7 @@ private:
                            roofs.empty() ? std::string("no roofs (GPU unknown)") : roofs);
     }
 
-    ChartLayout layout(Canvas& c, const RooflinePrepared& p, const ParamValues& v) const {
+    ChartLayout frame(Canvas& c, const RooflinePrepared& p, const ParamValues& v) const override {
         QRectF area = drawTitle(c, c.rect, title(), subtitle(p));
         std::vector<LegendEntry> legend;
         std::set<size_t> runs;

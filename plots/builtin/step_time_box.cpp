@@ -49,10 +49,10 @@ struct StepBoxPrepared final : Prepared {
 
 const char* kSubtitle = "end-to-end time of each ProfilerStep (all ranks)";
 
-class StepTimeBoxPlot final : public TypedPlot<StepBoxPrepared> {
+class StepTimeBoxPlot final : public ChartPlot<StepBoxPrepared> {
 public:
     StepTimeBoxPlot()
-        : TypedPlot(
+        : ChartPlot(
               {"step-time-box", "Step time per configuration",
                "End-to-end time of every profiler step (earliest rank start to latest rank end), one box per sweep "
                "configuration: repeats pool their steps. Boxes sit by a sweep parameter along x, side by side by "
@@ -100,22 +100,15 @@ public:
         return p;
     }
 
-    std::optional<std::string> emptyMessageTyped(const StepBoxPrepared& p, const ParamValues&) const override {
+    std::optional<std::string> nothingToDraw(const StepBoxPrepared& p, const ParamValues&) const override {
         if (!p.boxes.empty()) return std::nullopt;
         return emptyReason(p.messages, "no profiler steps in these runs");
     }
 
-    static std::vector<LegendEntry> legend(const StepBoxPrepared& p) {
-        std::vector<LegendEntry> out;
-        for (size_t i = 0; i < p.plan.colors.size(); ++i)
-            out.push_back({p.roles.color + "=" + p.plan.colors[i], seriesColor(int(i))});
-        return out;
-    }
-
     // The chart below the title and the colour legend.
-    static ChartLayout layout(const StepBoxPrepared& p, Canvas& c, const ParamValues& values) {
+    ChartLayout frame(Canvas& c, const StepBoxPrepared& p, const ParamValues& values) const override {
         QRectF area = drawTitle(c, c.rect, "Step time per configuration", kSubtitle);
-        area = drawLegend(c, area, legend(p), legendMode(values));
+        area = drawLegend(c, area, colorLegend(p.roles.color, p.plan), legendMode(values));
         double lo = 1e300, hi = 0;
         for (const auto& b : p.boxes) {
             lo = std::min(lo, b.stepsNs.front());
@@ -126,9 +119,7 @@ public:
                            ChartAxis::linear(std::max(0.0, lo - pad), hi + pad, TickUnit::Duration, "step time"));
     }
 
-    void drawTyped(Canvas& c, const StepBoxPrepared& p, const ParamValues& values) const override {
-        if (p.boxes.empty()) return;
-        const ChartLayout L = layout(p, c, values);
+    void drawMarks(Canvas& c, const ChartLayout& L, const StepBoxPrepared& p, const ParamValues&) const override {
         drawAxes(c, L);
         const Theme t = c.theme();
         c.painter.setRenderHint(QPainter::Antialiasing, true);
@@ -140,11 +131,8 @@ public:
         }
     }
 
-    std::optional<HitInfo> hitTestTyped(const StepBoxPrepared& p, const ParamValues& values, const QRectF& rect,
-                                        QPointF pt) const override {
-        if (p.boxes.empty()) return std::nullopt;
-        LayoutCanvas lc(rect);
-        const ChartLayout L = layout(p, lc.canvas, values);
+    std::optional<HitInfo> hitMarks(const ChartLayout& L, const StepBoxPrepared& p, const ParamValues&,
+                                    QPointF pt) const override {
         const auto band = L.bandAt(true, pt);
         if (!band) return std::nullopt;
         // The box of that band nearest to the pointer.

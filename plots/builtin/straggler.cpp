@@ -12,10 +12,11 @@ namespace strobe::plots {
 namespace {
 
 const EnumParam kStragglerMetric =
-    EnumParam{"metric", "Metric",
+    EnumParam{"evidence", "Evidence",
               "Collective waits (needs no common clock) or how late each rank ends annotated regions",
               "collective-wait"}
         .choices({"collective-wait", "region-end-lag"})
+        .formerKey("metric")  // before issue 32: "metric" meant three things across the plots
         .drawOnly();
 
 class StragglerPlot final : public AnalysisBarPlot {

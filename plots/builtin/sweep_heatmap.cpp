@@ -23,11 +23,12 @@ namespace strobe::plots {
 namespace {
 
 const EnumParam kSweepHeatmapMetric =
-    EnumParam{"metric", "Metric",
+    EnumParam{"cell_value", "Cell value",
               "step_median: median end-to-end step time; group_per_step: a kernel group's GPU time per step; "
               "delta_pct: that group's change in % vs the baseline configuration",
               "step_median"}
-        .choices({"step_median", "group_per_step", "delta_pct"});
+        .choices({"step_median", "group_per_step", "delta_pct"})
+        .formerKey("metric");  // before issue 32: "metric" meant three things across the plots
 const AxisParam kSweepHeatmapXAxis{"x_axis", "X axis", "Sweep parameter along x ((auto): the first one that varies)",
                                    false};
 const AxisParam kYAxis{"y_axis", "Y axis", "Sweep parameter along y ((auto): the next one that varies)", true};

@@ -79,7 +79,7 @@ TEST(EmptyState, StragglerOnOneRankSaysMatchingNeedsTwoRanks) {
     const Plot* plot = PlotRegistry::instance().find("straggler");
     ASSERT_NE(plot, nullptr);
     for (const char* metric : {"collective-wait", "region-end-lag"}) {
-        auto r = render(*plot, runs, {{"metric", std::string(metric)}});
+        auto r = render(*plot, runs, {{"evidence", std::string(metric)}});
         ASSERT_TRUE(r.empty.has_value()) << metric;
         EXPECT_NE(r.empty->find("one rank"), std::string::npos) << *r.empty;
         EXPECT_NE(r.empty->find("two or more"), std::string::npos) << *r.empty;

@@ -202,9 +202,9 @@ TEST(SweepHeatmap, CellValuesOfATwoByTwoSweep) {
     using Cells = std::map<std::pair<std::string, std::string>, double>;
     EXPECT_EQ(cells(plot, make(plot, runs)),
               (Cells{{{"1", "p"}, 1010e3}, {{"1", "q"}, 1510e3}, {{"2", "p"}, 2010e3}, {{"2", "q"}, 2510e3}}));
-    EXPECT_EQ(cells(plot, make(plot, runs, {{"metric", std::string("group_per_step")}, {"group", std::string("gemm")}})),
+    EXPECT_EQ(cells(plot, make(plot, runs, {{"cell_value", std::string("group_per_step")}, {"group", std::string("gemm")}})),
               (Cells{{{"1", "p"}, 100e3}, {{"1", "q"}, 200e3}, {{"2", "p"}, 200e3}, {{"2", "q"}, 400e3}}));
-    const auto delta = cells(plot, make(plot, runs, {{"metric", std::string("delta_pct")}}));  // group: gemm (largest)
+    const auto delta = cells(plot, make(plot, runs, {{"cell_value", std::string("delta_pct")}}));  // group: gemm (largest)
     ASSERT_EQ(delta.size(), 4u);
     EXPECT_DOUBLE_EQ(delta.at({"1", "p"}), 0.0);
     EXPECT_NEAR(delta.at({"1", "q"}), 100.0, 1e-9);

@@ -48,7 +48,7 @@ struct Timeline {
         auto pr = plot->prepare(runs, values, {}, {});
         EXPECT_TRUE(pr.ok());
         prepared = *pr;
-        p = dynamic_cast<const TimelinePrepared*>(prepared.get());
+        p = preparedAs<TimelinePrepared>(*prepared.get());
     }
     // The item of GPU activity `gpu` (stream lanes) or of slice `slice` (CPU lanes).
     std::optional<ItemRef> item(LaneKind kind, uint32_t src) const {
@@ -76,7 +76,7 @@ TEST(TimelineCpuLanes, OneLaneGroupPerThreadHoldingEverySlice) {
     ASSERT_TRUE(values.ok());
     auto prepared = plot->prepare(runs, *values, {}, {});
     ASSERT_TRUE(prepared.ok());
-    const auto& p = dynamic_cast<const TimelinePrepared&>(**prepared);
+    const auto& p = *preparedAs<TimelinePrepared>(**prepared);
     std::map<std::string, size_t> slices;
     std::map<std::string, int> depths;
     for (const auto& l : p.lanes) {
@@ -103,7 +103,7 @@ TEST(TimelineCpuLanes, OneLaneGroupPerThreadHoldingEverySlice) {
     ASSERT_TRUE(off.ok());
     auto none = plot->prepare(runs, *off, {}, {});
     ASSERT_TRUE(none.ok());
-    for (const auto& l : dynamic_cast<const TimelinePrepared&>(**none).lanes) EXPECT_NE(l.kind, LaneKind::Cpu);
+    for (const auto& l : preparedAs<TimelinePrepared>(**none)->lanes) EXPECT_NE(l.kind, LaneKind::Cpu);
 }
 
 TEST(TimelineCpuLanes, ClickingAThreadLabelExpandsItsDepths) {
@@ -260,7 +260,7 @@ TEST(TimelineCpuLanes, ACpuOnlyRunIsDrawnWithItsThreads) {
     auto prepared = plot->prepare(runs, *values, {}, {});
     ASSERT_TRUE(prepared.ok());
     EXPECT_FALSE(plot->emptyMessage(**prepared, *values).has_value());
-    const auto* p = dynamic_cast<const TimelinePrepared*>(prepared->get());
+    const auto* p = preparedAs<TimelinePrepared>(*prepared->get());
     ASSERT_NE(p, nullptr);
     size_t cpuItems = 0, steps = 0;
     for (const auto& l : p->lanes) {

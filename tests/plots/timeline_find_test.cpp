@@ -56,7 +56,7 @@ Fixture prepareTrace(const ParamValues& overrides = {}) {
     EXPECT_TRUE(p.ok());
     if (!p.ok()) return fx;
     fx.prepared = p.value();
-    fx.origin = dynamic_cast<const timeline::TimelinePrepared&>(*fx.prepared).runOrigin.at(0);
+    fx.origin = preparedAs<timeline::TimelinePrepared>(*fx.prepared)->runOrigin.at(0);
     return fx;
 }
 
@@ -137,7 +137,7 @@ TEST(TimelineFind, NameStatisticsAndExactFilter) {
     EXPECT_EQ(re.back(), '$');
     auto filtered = prepareTrace({{"name_filter", re}});
     ASSERT_TRUE(filtered.prepared);
-    const auto& tp = dynamic_cast<const timeline::TimelinePrepared&>(*filtered.prepared);
+    const auto& tp = *preparedAs<timeline::TimelinePrepared>(*filtered.prepared);
     EXPECT_EQ(int64_t(tp.items), st["count"].toInteger());
 }
 
@@ -158,7 +158,7 @@ TEST(TimelineLayout, GutterFitsTheLongestLaneLabelInAComparison) {
     ASSERT_TRUE(resolved.ok());
     auto p = prepareNow(*fx.plot, two, resolved.value());
     ASSERT_TRUE(p.ok());
-    const auto& tp = dynamic_cast<const timeline::TimelinePrepared&>(*p.value());
+    const auto& tp = *preparedAs<timeline::TimelinePrepared>(*p.value());
     const QFontMetricsF fm{QFont()};
     double widest = 0;
     for (const auto& l : tp.lanes) widest = std::max(widest, fm.horizontalAdvance(QString::fromStdString(l.label)));

@@ -33,7 +33,7 @@ TEST(TimelineTelemetry, LanesHoldEverySampleOfTheAskedMetrics) {
     ASSERT_TRUE(values.ok());
     auto prepared = plot->prepare(runs, *values, {}, {});
     ASSERT_TRUE(prepared.ok());
-    const auto& p = dynamic_cast<const TimelinePrepared&>(**prepared);
+    const auto& p = *preparedAs<TimelinePrepared>(**prepared);
     const Lane* temp = nullptr;
     const Lane* util = nullptr;
     for (const auto& l : p.lanes) {
@@ -119,7 +119,7 @@ TEST(TimelineTelemetry, TheCpuSamplersLanesAreShownUnderTheRanksByDefault) {
     ASSERT_TRUE(values.ok());
     auto prepared = plot->prepare(runs, *values, {}, {});
     ASSERT_TRUE(prepared.ok()) << prepared.error().toString();
-    const auto& p = dynamic_cast<const TimelinePrepared&>(**prepared);
+    const auto& p = *preparedAs<TimelinePrepared>(**prepared);
     std::vector<std::string> drawn;
     bool afterRank = false;
     for (const auto& l : p.lanes) {
@@ -143,7 +143,7 @@ TEST(TimelineTelemetry, AnEmptyMetricListDrawsNoTelemetry) {
     ASSERT_TRUE(values.ok());
     auto prepared = plot->prepare(runs, *values, {}, {});
     ASSERT_TRUE(prepared.ok());
-    EXPECT_TRUE(dynamic_cast<const TimelinePrepared&>(**prepared).lanes.empty());
+    EXPECT_TRUE(preparedAs<TimelinePrepared>(**prepared)->lanes.empty());
     EXPECT_TRUE(plot->emptyMessage(**prepared, *values).has_value());
 }
 
@@ -181,7 +181,7 @@ struct H200Timeline {
 TEST(TimelineTelemetry, ATraceAfterItsBaseTimeAndItsTelemetryShareTheAxis) {
     H200Timeline t(int64_t{0});
     ASSERT_TRUE(t.prepared);
-    const auto& p = dynamic_cast<const TimelinePrepared&>(*t.prepared);
+    const auto& p = *preparedAs<TimelinePrepared>(*t.prepared);
     int64_t firstGpu = INT64_MAX, firstSample = INT64_MAX;
     for (const auto& l : p.lanes) {
         if (l.start.empty()) continue;
@@ -199,7 +199,7 @@ TEST(TimelineTelemetry, ATraceAfterItsBaseTimeAndItsTelemetryShareTheAxis) {
 TEST(TimelineTelemetry, SamplesOnAClockNotRelatedToTheTraceAreLeftOffAndNamed) {
     H200Timeline t(std::nullopt);
     ASSERT_TRUE(t.prepared);
-    const auto& p = dynamic_cast<const TimelinePrepared&>(*t.prepared);
+    const auto& p = *preparedAs<TimelinePrepared>(*t.prepared);
     size_t streams = 0;
     int64_t firstGpu = INT64_MAX, last = INT64_MIN;
     for (const auto& l : p.lanes) {
