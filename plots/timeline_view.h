@@ -30,6 +30,10 @@ inline const IntParam kLaneScroll =
 inline const IntParam kLaneHeight =
     IntParam{"lane_height", "Lane height", "Height of one lane in pixels", 18}.bounded(6, 80, 1).unit("px").drawOnly();
 
+// The timeline's name filter: the GUI's "Filter the plot to this name" sets it (to an exact-name regex).
+inline const RegexParam kNameFilter{"name_filter", "Kernel name filter",
+                                    "Only activities whose name matches this regular expression (empty: all)", ""};
+
 std::vector<ParamSpec> timelineViewSpecs();
 
 struct ViewRange {

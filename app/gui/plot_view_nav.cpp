@@ -147,7 +147,7 @@ QMenu* PlotView::itemMenu(QPointF pos) {
     add(tr("Statistics of “%1”").arg(shortName), "nameStatistics", [this, item] { showNameStatistics(*item); });
     QAction* filter = add(tr("Filter the plot to “%1”").arg(shortName), "filterToName",
                           [this, item] { filterToItem(*item); });
-    filter->setEnabled(plots::findSpec(m_specs, "name_filter") != nullptr);
+    filter->setEnabled(plots::findSpec(m_specs, plots::kNameFilter.key()) != nullptr);
     addFlowActions(menu, *item);
     return menu;
 }
@@ -174,10 +174,10 @@ void PlotView::showNameStatistics(const plots::ItemRef& item) {
 }
 
 void PlotView::filterToItem(const plots::ItemRef& item) {
-    if (!m_prepared || !m_nav || !plots::findSpec(m_specs, "name_filter")) return;
+    if (!m_prepared || !m_nav || !plots::findSpec(m_specs, plots::kNameFilter.key())) return;
     const std::string name = m_nav->itemName(*m_prepared, item);
     if (name.empty()) return;
-    setValue("name_filter", plots::timeline::exactNameRegex(name));
+    setValue(plots::kNameFilter.key(), plots::timeline::exactNameRegex(name));
     Q_EMIT valuesChanged();
 }
 

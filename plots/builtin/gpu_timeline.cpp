@@ -41,8 +41,6 @@ using namespace timeline;
 
 const BoolParam kIncludeMemory{"include_memory", "Memcpy/memset", "Show memcpy and memset activities next to kernels",
                                true};
-const RegexParam kNameFilter{"name_filter", "Kernel name filter",
-                             "Only activities whose name matches this regular expression (empty: all)", ""};
 const EnumParam kColorBy =
     EnumParam{"color_by", "Colour by", "Kernel category (Strobe classification) or kernel name", "category"}
         .choices({"category", "name"})
