@@ -70,10 +70,17 @@ std::string displayName(const std::string& path) {
     return name.empty() ? path : name;
 }
 
-// Kernel names can run to kilobytes (templated CUTLASS names): keep the text output readable.
+// Kernel names can run to kilobytes (templated CUTLASS names): keep the text output readable. The middle goes, not
+// the end: two instantiations of one template differ in their last parameters, and cut at the end they printed the
+// same. Cuts fall on UTF-8 character boundaries.
 std::string shortName(const std::string& name, size_t max = 100) {
     if (name.size() <= max) return name;
-    return name.substr(0, max - 3) + "...";
+    const auto isContinuation = [&](size_t i) { return (static_cast<unsigned char>(name[i]) & 0xC0) == 0x80; };
+    size_t head = (max - 3) * 3 / 5;
+    size_t tail = name.size() - (max - 3 - head);
+    while (head > 0 && isContinuation(head)) --head;
+    while (tail < name.size() && isContinuation(tail)) ++tail;
+    return name.substr(0, head) + "..." + name.substr(tail);
 }
 
 // What the trace says about its platform and GPUs, and no more.

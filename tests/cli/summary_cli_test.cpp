@@ -273,6 +273,29 @@ TEST(SummaryCli, NonJsonTraceExitsThree) {
     EXPECT_NE(r.err.find("rank0.json"), std::string::npos) << r.err;
 }
 
+// Two instantiations of one CUTLASS template differ in their last parameters: the text output shortens long names in
+// the middle, so both ends stay and the two rows read differently (cut at the end, they printed the same).
+TEST(SummaryCli, LongKernelNamesKeepTheirEnds) {
+    TempDir tmp;
+    const std::string stem = "void cutlass::Kernel2<cutlass_80_tensorop_s1688gemm_bf16_128x256_64x3_tn_align8"
+                             "::Params, cutlass::gemm::GemmShape";
+    const std::string a = stem + std::string(60, 'x') + "<128, 256, 64>>()";
+    const std::string b = stem + std::string(60, 'x') + "<256, 128, 32>>()";
+    const fs::path trace = tmp.path() / "rank0.json";
+    std::ofstream(trace) << R"({"schemaVersion": 1, "traceEvents": [)"
+                         << R"({"ph": "X", "cat": "kernel", "name": ")" << a
+                         << R"(", "pid": 0, "tid": 7, "ts": 1000, "dur": 30, "args": {"device": 0, "stream": 7}},)"
+                         << R"({"ph": "X", "cat": "kernel", "name": ")" << b
+                         << R"(", "pid": 0, "tid": 7, "ts": 2000, "dur": 20, "args": {"device": 0, "stream": 7}}]})";
+    const CliResult r = runSummary({"--no-cache", trace.string()});
+    ASSERT_EQ(r.code, app::kExitOk) << r.err;
+    EXPECT_NE(r.out.find("<128, 256, 64>>()"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("<256, 128, 32>>()"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("void cutlass::Kernel2<cutlass_80"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("..."), std::string::npos) << "shortened: " << r.out;
+    EXPECT_EQ(r.out.find(a), std::string::npos) << "the whole name is longer than the column";
+}
+
 // The bundled sample against values computed outside Strobe (tests/data/expected/kineto_facts.json).
 TEST(SummaryCli, SampleRunMatchesExpectedFacts) {
     const std::string sample = std::string(STROBE_RESOURCE_DIR) + "/sample/param-dlrm-8rank";
