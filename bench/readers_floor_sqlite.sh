@@ -10,12 +10,13 @@
 # Usage: sh bench/readers_floor_sqlite.sh BUILD_DIR REPEATS FORMAT=FILE...
 #   e.g. sh bench/readers_floor_sqlite.sh build/release 3 nsys=/tmp/nsys_300.sqlite rocpd=/tmp/rocpd_300.db \
 #            rpd=/tmp/rpd_300.rpd
+# STROBE_CLI=PATH times that strobe-cli instead of BUILD_DIR's (the floor tool still comes from BUILD_DIR).
 set -eu
-[ $# -ge 3 ] || { sed -n '2,13p' "$0"; exit 2; }
+[ $# -ge 3 ] || { sed -n '2,14p' "$0"; exit 2; }
 build=$1; reps=$2; shift 2
 here=$(cd "$(dirname "$0")" && pwd)
 floor=$build/bench/strobe-sqlite-floor
-cli=$build/app/strobe-cli
+cli=${STROBE_CLI:-$build/app/strobe-cli}  # STROBE_CLI: another strobe-cli (e.g. a build before a change)
 [ -x "$floor" ] || { echo "missing $floor (cmake --build $build --target strobe-sqlite-floor)" >&2; exit 2; }
 [ -x "$cli" ] || { echo "missing $cli (cmake --build $build --target strobe-cli)" >&2; exit 2; }
 tmp=$(mktemp -d)

@@ -137,12 +137,13 @@ int main(int argc, char** argv) {
         while (sqlite3_step(st) == SQLITE_ROW) {
             ++rows;
             for (int c = 0; c < n; ++c) {
-                switch (sqlite3_column_type(st, c)) {
-                case SQLITE_INTEGER: sum += static_cast<uint64_t>(sqlite3_column_int64(st, c)); break;
-                case SQLITE_FLOAT: sum += static_cast<uint64_t>(sqlite3_column_double(st, c)); break;
+                sqlite3_value* v = sqlite3_column_value(st, c);  // the cheapest access: one column lookup
+                switch (sqlite3_value_type(v)) {
+                case SQLITE_INTEGER: sum += static_cast<uint64_t>(sqlite3_value_int64(v)); break;
+                case SQLITE_FLOAT: sum += static_cast<uint64_t>(sqlite3_value_double(v)); break;
                 case SQLITE_TEXT:
-                    sqlite3_column_text(st, c);
-                    sum += static_cast<uint64_t>(sqlite3_column_bytes(st, c));
+                    sqlite3_value_text(v);
+                    sum += static_cast<uint64_t>(sqlite3_value_bytes(v));
                     break;
                 default: break;
                 }

@@ -306,10 +306,13 @@ bool SqliteStatement::isNull(int col) const {
 
 std::optional<int64_t> SqliteStatement::optInt(int col) const {
     if (col < 0 || col >= m_columns) return std::nullopt;
-    switch (sqlite3_column_type(m_stmt, col)) {
-    case SQLITE_INTEGER: return static_cast<int64_t>(sqlite3_column_int64(m_stmt, col));
+    // One column lookup per value (sqlite3_column_type and _int64 would each look the column up again). The value
+    // is "unprotected": safe here, where a connection (opened NOMUTEX) is only ever used by one thread at a time.
+    sqlite3_value* v = sqlite3_column_value(m_stmt, col);
+    switch (sqlite3_value_type(v)) {
+    case SQLITE_INTEGER: return static_cast<int64_t>(sqlite3_value_int64(v));
     case SQLITE_FLOAT: {
-        const double d = sqlite3_column_double(m_stmt, col);
+        const double d = sqlite3_value_double(v);
         if (std::isfinite(d) && d == std::floor(d) && std::fabs(d) < 9.0e18) return static_cast<int64_t>(d);
         return std::nullopt;
     }
