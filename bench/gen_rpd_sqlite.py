@@ -9,7 +9,8 @@ HIP API calls, kernels, copies and monitor samples) to OUT, then doubles its act
 (10^6 bytes; the last doubling may take it up to twice that): each round appends a copy of every row of rocpd_api,
 rocpd_op, rocpd_api_ops, rocpd_kernelapi, rocpd_copyapi and rocpd_monitor with ids (and the api/op ids that link
 them) moved past the existing ones and times moved past the existing span, so that the copy is a later, distinct
-stretch of the same program. Strings are shared, as rpd_tracer interns them.
+stretch of the same program (rpd_tracer's own bookkeeping calls, ids from 2^31, stay once). Strings are shared, as
+rpd_tracer interns them.
 """
 import os
 import shutil
@@ -43,7 +44,9 @@ def main():
     q = lambda sql: db.execute(sql).fetchone()[0] or 0  # noqa: E731
     rounds = 0
     while os.path.getsize(out) < target:
-        api_off = q('SELECT max(id) FROM rocpd_api')
+        # rpd_tracer numbers its own bookkeeping calls from 2^31 (hcc_activity_callback, OpTable::writeRows, ...;
+        # once per file, at its end): only the calls below are copied, so that ids stay as dense as a real trace's.
+        api_off = q('SELECT max(id) FROM rocpd_api WHERE id < 2147483648')
         op_off = q('SELECT max(id) FROM rocpd_op')
         t_min = min(q(f'SELECT min(start) FROM "{t}"') for t in ("rocpd_api", "rocpd_op"))
         t_max = max(q(f'SELECT max("end") FROM "{t}"') for t in ("rocpd_api", "rocpd_op"))

@@ -39,25 +39,34 @@ private:
         return m_ids.get(id, [&] { return m_rank->strings.intern(m_strings.view(id)); });
     }
     std::string_view text(int64_t id) const { return m_strings.view(id); }
-    // A dense id-indexed link table (api → kernel launch, api → copy size, op → api) with a map for other ids.
+    // A link table by id (api → kernel launch, api → copy size, op → api): ids below `limit` (twice the linked
+    // table's rows) or near the rows read index an array of positions into the values; other ids go to a map.
     template <class T>
     struct Links {
-        std::vector<T> dense;
-        std::vector<uint8_t> present;
+        int64_t limit = 0;
+        std::vector<uint32_t> index;  // id → 1 + position in values, 0 when none
+        std::vector<T> values;
         std::unordered_map<int64_t, T> sparse;
         void set(int64_t id, const T& v, int64_t rowsRead) {
-            if (id >= 0 && static_cast<uint64_t>(id) < 2 * static_cast<uint64_t>(rowsRead) + 65536) {
+            const bool dense = id >= 0 && (id < limit || static_cast<uint64_t>(id) <
+                                                           2 * static_cast<uint64_t>(rowsRead) + 65536);
+            if (dense && values.size() < UINT32_MAX - 1) {
                 const auto i = static_cast<size_t>(id);
-                if (i >= dense.size()) dense.resize(i + 1), present.resize(i + 1, 0);
-                dense[i] = v, present[i] = 1;
+                if (i >= index.size()) index.resize(std::max(i + 1, index.size() * 3 / 2), 0);
+                if (index[i]) {
+                    values[index[i] - 1] = v;
+                } else {
+                    values.push_back(v);
+                    index[i] = static_cast<uint32_t>(values.size());
+                }
                 if (!sparse.empty()) sparse.erase(id);
             } else {
                 sparse[id] = v;
             }
         }
         const T* find(int64_t id) const {
-            if (id >= 0 && static_cast<uint64_t>(id) < dense.size() && present[static_cast<size_t>(id)])
-                return &dense[static_cast<size_t>(id)];
+            if (id >= 0 && static_cast<uint64_t>(id) < index.size() && index[static_cast<size_t>(id)])
+                return &values[index[static_cast<size_t>(id)] - 1];
             if (sparse.empty()) return nullptr;
             auto it = sparse.find(id);
             return it == sparse.end() ? nullptr : &it->second;
@@ -86,7 +95,7 @@ private:
     Links<int64_t> m_opApi;  // op id → api id
     Links<KernelApi> m_kernelApi;
     Links<int64_t> m_copyBytes;  // api id → bytes
-    int64_t m_skipped = 0, m_firstSkipped = -1;
+    int64_t m_skipped = 0, m_firstSkipped = -1, m_apiRows = 0;
     std::string m_skippedTable;
 };
 
@@ -100,6 +109,8 @@ Status RpdReader::readStrings() {
 }
 
 Status RpdReader::readLinks() {
+    // Api ids up to twice the calls read index arrays (rpd_tracer numbers calls 1..N, and its own from 2^31).
+    m_kernelApi.limit = m_copyBytes.limit = 2 * m_apiRows + 65536;
     if (m_db.hasTable("rocpd_api_ops")) {
         auto s = each("rocpd_api_ops", {"api_id", "op_id"}, [&](SqliteStatement& st) -> Status {
             auto api = st.requireInt(0), op = st.requireInt(1);
@@ -147,6 +158,7 @@ Status RpdReader::readApi() {
     const StrId otherCat = m_rank->strings.intern("rpd_api");
     return each("rocpd_api", {"id", "pid", "tid", "start", "end", "apiName_id", "args_id"},
                 [&](SqliteStatement& st) -> Status {
+                    m_apiRows = st.row();
                     auto id = st.requireInt(0), start = st.requireInt(3), end = st.requireInt(4);
                     if (!id) return id.error();
                     if (!start) return start.error();
@@ -288,8 +300,8 @@ Result<sqlrows::Ranks> RpdReader::run() {
     m_ids = sqlrows::IdStrings(m_strings.denseSize());
     m_argsJson = sqlrows::IdStrings(m_strings.denseSize());
     reserve();
-    for (auto step : {&RpdReader::readLinks, &RpdReader::readApi, &RpdReader::readOps,
-                      &RpdReader::readMonitor})
+    // The calls first: their count bounds the api ids that the link tables index by array.
+    for (auto step : {&RpdReader::readApi, &RpdReader::readLinks, &RpdReader::readOps, &RpdReader::readMonitor})
         if (auto s = (this->*step)(); !s) return s.error();
     m_rank->rank = 0;
     m_rank->path = m_db.path();

@@ -200,7 +200,8 @@ int64_t SqliteDb::maxRowid(std::string_view table, int64_t cap) const {
     if (!st) return 0;
     auto r = st->step();
     if (!r || !*r) return 0;
-    return std::clamp<int64_t>(st->intOr(0, 0), 0, cap);
+    const int64_t n = st->intOr(0, 0);
+    return n < 0 || n > cap ? 0 : n;
 }
 
 int64_t SqliteDb::rowCount(std::string_view table) const {

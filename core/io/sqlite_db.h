@@ -94,8 +94,9 @@ public:
     // Row count of a table (for progress and reserve), -1 on error.
     int64_t rowCount(std::string_view table) const;
     // The largest rowid of a table (one b-tree descent, not a scan): the row count of a table that rows were only
-    // appended to, an upper bound otherwise; for reserving. 0 when empty, absent or WITHOUT ROWID; capped at
-    // `cap` so that a corrupt or hostile file cannot make a loader reserve without bound.
+    // appended to, an upper bound otherwise; for reserving. 0 when empty, absent, WITHOUT ROWID, or above `cap`
+    // (rowids that far apart say nothing of the count, and a corrupt or hostile file must not make a loader reserve
+    // without bound).
     int64_t maxRowid(std::string_view table, int64_t cap) const;
 
     // `table` names what the statement reads, for errors.
