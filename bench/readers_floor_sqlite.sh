@@ -34,7 +34,7 @@ run() {
 median() { sort -n "$tmp/$1" | awk -v c="$2" '{ v[NR] = $c } END { print v[int((NR + 1) / 2)] }'; }
 all() { awk -v c="$2" '{ printf "%s%s", (NR > 1 ? ", " : ""), $c }' "$tmp/$1"; }
 
-echo "| format | file (MB) | floor s (runs) | floor MB/s | Strobe s (runs) | Strobe MB/s | Strobe ÷ floor | Strobe RSS ÷ file | Python s | Python MB/s | Python RSS ÷ file |"
+echo "| format | file (MB) | floor s (runs) | floor MB/s | Strobe s (runs) | Strobe MB/s | Strobe ÷ floor | Strobe RSS ÷ file | Python s (runs) | Python MB/s | Python RSS ÷ file |"
 echo "|---|---|---|---|---|---|---|---|---|---|---|"
 for arg in "$@"; do
     fmt=${arg%%=*}; file=${arg#*=}
