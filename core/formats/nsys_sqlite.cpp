@@ -34,10 +34,20 @@ std::string memcpyName(int64_t kind) {
     return fmt::format("Memcpy kind {}", kind);
 }
 
+using sqlrows::LazyStr;
+
+struct NsysRuntimeName {
+    StrId name = LazyStr::kUnset;
+    bool driver = false;
+};
+
 struct RankState {
     std::unique_ptr<RankData> rank;
     sqlrows::Tracks tracks;
-    std::unordered_map<int64_t, StrId> names;  // StringIds id → this rank's StrId
+    sqlrows::IdStrings names;  // StringIds id → this rank's StrId
+    std::vector<NsysRuntimeName> runtimeNames;  // by StringIds id (dense ids), else computed per row
+    LazyStr kernelCat, unnamedKernel, memcpyCat, memsetCat, memsetName, driverCat, runtimeCat, nvtxCat;
+    LazyStr copyNames[14];  // by copyKind (memcpyName)
 };
 
 class NsysReader {
@@ -53,7 +63,15 @@ private:
     Status readRuntime();
     Status readNvtx();
     void readNames();
-    RankState& rankFor(int64_t pid);
+    RankState& rankFor(int64_t pid) {
+        if (m_lastRank && pid == m_lastPid) return *m_lastRank;
+        m_lastPid = pid;
+        m_lastRank = &newRank(pid);
+        return *m_lastRank;
+    }
+    RankState& newRank(int64_t pid);
+    // Reserved room for the first process's rows: the tables' row counts (their largest rowid).
+    void reserve(RankData& r) const;
     StrId name(RankState& r, int64_t id);
     // Columns 0, 1, 2 of an activity or runtime row (start, end, globalPid/globalTid): the span and the owner id.
     // The span is nullopt (and the row counted as skipped) when its times are unusable.
@@ -61,6 +79,7 @@ private:
         int64_t ts = 0, dur = 0, owner = 0;
     };
     Result<std::optional<Span>> readSpan(const char* table, const SqliteStatement& st);
+    NsysRuntimeName runtimeName(RankState& r, int64_t nameId);
     // A row whose times are unusable: counted per table, reported once.
     void skip(const char* table, int64_t row) {
         auto& s = m_skipped[table];
@@ -69,8 +88,10 @@ private:
 
     const SqliteDb& m_db;
     const SourceLoadOptions& m_opt;
-    std::unordered_map<int64_t, std::string> m_strings;
+    sqlrows::StringTable m_strings;
     std::map<int64_t, RankState> m_ranks;  // by pid
+    RankState* m_lastRank = nullptr;       // the rank of the last row (rows come in runs of one process)
+    int64_t m_lastPid = 0;
     TraceInfo m_info;
     std::map<std::string, std::pair<int64_t, int64_t>> m_skipped;  // table → (count, first row)
     int64_t m_nvtxOther = 0;
@@ -85,7 +106,7 @@ Status NsysReader::readStrings() {
         if (!*more) break;
         auto id = st->requireInt(0);
         if (!id) return id.error();
-        m_strings[*id] = std::string(st->text(1));
+        m_strings.add(*id, st->text(1));
     }
     return Ok{};
 }
@@ -142,24 +163,50 @@ void NsysReader::readInfo() {
               [](const DeviceProperties& a, const DeviceProperties& b) { return a.id < b.id; });
 }
 
-RankState& NsysReader::rankFor(int64_t pid) {
+RankState& NsysReader::newRank(int64_t pid) {
     auto& r = m_ranks[pid];
     if (!r.rank) {
         r.rank = std::make_unique<RankData>();
         r.rank->path = m_db.path();
         r.rank->info = m_info;
+        r.names = sqlrows::IdStrings(m_strings.denseSize());
+        if (m_ranks.size() == 1) reserve(*r.rank);
     }
     return r;
 }
 
+void NsysReader::reserve(RankData& r) const {
+    // A row takes some bytes of the file: a bound that a corrupt file's rowids cannot pass.
+    const auto cap = static_cast<int64_t>(m_info.fileSize / 8 + 1024);
+    int64_t gpu = 0, slices = 0;
+    for (const char* t : {kKernel, kMemcpy, kMemset})
+        if (m_db.hasTable(t)) gpu += m_db.maxRowid(t, cap);
+    for (const char* t : {kRuntime, kNvtx})
+        if (m_db.hasTable(t)) slices += m_db.maxRowid(t, cap);
+    sqlrows::reserveRows(r.gpu, static_cast<size_t>(std::min(gpu, cap)));
+    sqlrows::reserveRows(r.slices, static_cast<size_t>(std::min(slices, cap)));
+}
+
 StrId NsysReader::name(RankState& r, int64_t id) {
-    auto [it, added] = r.names.try_emplace(id, kEmptyStr);
-    if (added) {
-        auto s = m_strings.find(id);
-        it->second = s == m_strings.end() ? r.rank->strings.intern(fmt::format("<string {}>", id))
-                                          : r.rank->strings.intern(s->second);
-    }
-    return it->second;
+    return r.names.get(id, [&] {
+        const std::string* s = m_strings.find(id);
+        return s ? r.rank->strings.intern(*s) : r.rank->strings.intern(fmt::format("<string {}>", id));
+    });
+}
+
+NsysRuntimeName NsysReader::runtimeName(RankState& r, int64_t nameId) {
+    auto make = [&] {
+        NsysRuntimeName n;
+        n.name = name(r, nameId);
+        const std::string_view v = r.rank->strings.view(n.name);
+        n.driver = v.substr(0, 2) == "cu" && v.substr(0, 4) != "cuda";
+        return n;
+    };
+    if (nameId < 0 || static_cast<uint64_t>(nameId) >= m_strings.denseSize()) return make();
+    if (r.runtimeNames.empty()) r.runtimeNames.resize(m_strings.denseSize());
+    NsysRuntimeName& n = r.runtimeNames[static_cast<size_t>(nameId)];
+    if (n.name == LazyStr::kUnset) n = make();
+    return n;
 }
 
 Result<std::optional<NsysReader::Span>> NsysReader::readSpan(const char* table, const SqliteStatement& st) {
@@ -194,12 +241,12 @@ Status NsysReader::readKernels() {
         g.dur = (*span)->dur;
         int64_t nameId = -1;
         for (int c : {6, 7, 8})
-            if (auto v = st->optInt(c); v && m_strings.count(*v)) {
+            if (auto v = st->optInt(c); v && m_strings.has(*v)) {
                 nameId = *v;
                 break;
             }
-        g.name = nameId >= 0 ? name(r, nameId) : r.rank->strings.intern("<unnamed kernel>");
-        g.cat = r.rank->strings.intern("kernel");
+        g.name = nameId >= 0 ? name(r, nameId) : r.unnamedKernel.get(r.rank->strings, "<unnamed kernel>");
+        g.cat = r.kernelCat.get(r.rank->strings, "kernel");
         g.kind = EventKind::Kernel;
         g.device = clampI16(st->intOr(3, 0));
         g.stream = clampI32(st->intOr(4, 0));
@@ -235,8 +282,16 @@ Status NsysReader::readMemcpy() {
             sqlrows::GpuRow g;
             g.ts = (*span)->ts;
             g.dur = (*span)->dur;
-            g.name = r.rank->strings.intern(copy ? memcpyName(st->intOr(7, 0)) : std::string("Memset (Device)"));
-            g.cat = r.rank->strings.intern(copy ? "gpu_memcpy" : "gpu_memset");
+            if (copy) {
+                const int64_t kind = st->intOr(7, 0);
+                g.name = kind >= 0 && kind < static_cast<int64_t>(std::size(r.copyNames))
+                             ? r.copyNames[kind].get(r.rank->strings, memcpyName(kind))
+                             : r.rank->strings.intern(memcpyName(kind));
+                g.cat = r.memcpyCat.get(r.rank->strings, "gpu_memcpy");
+            } else {
+                g.name = r.memsetName.get(r.rank->strings, "Memset (Device)");
+                g.cat = r.memsetCat.get(r.rank->strings, "gpu_memset");
+            }
             g.kind = copy ? EventKind::Memcpy : EventKind::Memset;
             g.device = clampI16(st->intOr(3, 0));
             g.stream = clampI32(st->intOr(4, 0));
@@ -265,12 +320,11 @@ Status NsysReader::readRuntime() {
         sqlrows::SliceRow s;
         s.ts = (*span)->ts;
         s.dur = (*span)->dur;
-        const int64_t nameId = st->intOr(4, -1);
-        s.name = name(r, nameId);
-        const std::string_view n = r.rank->strings.view(s.name);
-        const bool driver = n.substr(0, 2) == "cu" && n.substr(0, 4) != "cuda";
-        s.kind = driver ? EventKind::Driver : EventKind::Runtime;
-        s.cat = r.rank->strings.intern(driver ? "cuda_driver" : "cuda_runtime");
+        const NsysRuntimeName n = runtimeName(r, st->intOr(4, -1));
+        s.name = n.name;
+        s.kind = n.driver ? EventKind::Driver : EventKind::Runtime;
+        s.cat = n.driver ? r.driverCat.get(r.rank->strings, "cuda_driver")
+                         : r.runtimeCat.get(r.rank->strings, "cuda_runtime");
         s.track = r.tracks.get(*r.rank, pidOf(gtid), tidOf(gtid));
         s.correlation = st->intOr(3, kNone);
         sqlrows::appendSlice(*r.rank, s);
@@ -320,7 +374,7 @@ Status NsysReader::readNvtx() {
         else s.name = r.rank->strings.intern(st->text(3));
         s.kind = mark ? EventKind::CpuInstant : EventKind::UserAnnotation;
         s.phase = mark ? 'i' : 'X';
-        s.cat = r.rank->strings.intern("nvtx");
+        s.cat = r.nvtxCat.get(r.rank->strings, "nvtx");
         s.track = r.tracks.get(*r.rank, pidOf(*gtid), tidOf(*gtid));
         sqlrows::appendSlice(*r.rank, s);
     }

@@ -33,10 +33,27 @@ struct KernelSymbol {
     int32_t vgpr = 0;
 };
 
+using sqlrows::LazyStr;
+
+struct RocpdRegionCat {
+    StrId cat = LazyStr::kUnset;
+    EventKind kind = EventKind::Unknown;
+};
+
 struct ProcState {
     std::unique_ptr<RankData> rank;
     sqlrows::Tracks tracks;
-    std::unordered_map<int64_t, uint32_t> gpuRowByEvent;
+    // Interned once per id (rocpd_string, kernel symbol, pmc ids), not per row:
+    sqlrows::IdStrings kernelNames, regionNames, copyNames, pmcNames;
+    std::unordered_map<int64_t, RocpdRegionCat> regionCats;  // by category string id
+    LazyStr kernelCat, copyCat;
+};
+
+// An event's GPU row for the counters' join: the dispatch of the lowest process row id holding that event (its last
+// row when several), as the walk over the processes in order found it.
+struct RocpdEventRow {
+    int64_t proc = INT64_MAX;
+    uint32_t row = 0;
 };
 
 class RocpdReader {
@@ -57,15 +74,25 @@ private:
     Status readCopies();
     Status readRegions();
     Status readCounters();
-    ProcState* proc(int64_t processRow);
-    std::string_view str(int64_t id) const {
-        auto it = m_strings.find(id);
-        return it == m_strings.end() ? std::string_view() : std::string_view(it->second);
+    ProcState* proc(int64_t processRow) {
+        if (m_lastProc && processRow == m_lastProcRow) return m_lastProc;
+        m_lastProcRow = processRow;
+        m_lastProc = newProc(processRow);
+        return m_lastProc;
     }
+    ProcState* newProc(int64_t processRow);
+    void reserve(RankData& r) const;
+    int64_t maxRowid(std::string_view base) const;
+    std::string_view str(int64_t id) const { return m_strings.view(id); }
     Event event(int64_t id) const {
+        if (id >= 0 && static_cast<uint64_t>(id) < m_eventsDense.size()) {
+            if (m_eventPresent[static_cast<size_t>(id)]) return m_eventsDense[static_cast<size_t>(id)];
+        }
+        if (m_events.empty()) return Event{};
         auto it = m_events.find(id);
         return it == m_events.end() ? Event{} : it->second;
     }
+    void noteEventRow(int64_t eventId, int64_t procRow, uint32_t row);
     int16_t device(int64_t agent) const {
         auto it = m_agentIndex.find(agent);
         return it == m_agentIndex.end() ? clampI16(agent) : it->second;
@@ -90,8 +117,16 @@ private:
     const SourceLoadOptions& m_opt;
     std::vector<std::string> m_tables;
     TraceInfo m_info;
-    std::unordered_map<int64_t, std::string> m_strings;
+    sqlrows::StringTable m_strings;
+    // rocpd_event by id: ids 1..N in rowid order index a vector; others a map.
+    std::vector<Event> m_eventsDense;
+    std::vector<uint8_t> m_eventPresent;
     std::unordered_map<int64_t, Event> m_events;
+    std::vector<RocpdEventRow> m_eventRows;  // by event id (dense ids), for the counters
+    std::unordered_map<int64_t, RocpdEventRow> m_eventRowsSparse;
+    bool m_hasCounters = false;
+    ProcState* m_lastProc = nullptr;
+    int64_t m_lastProcRow = 0;
     std::unordered_map<int64_t, KernelSymbol> m_symbols;
     std::unordered_map<int64_t, int16_t> m_agentIndex;  // agent row id → GPU index
     std::unordered_map<int64_t, int64_t> m_processes;   // process row id → OS pid
@@ -104,12 +139,29 @@ private:
 
 Status RocpdReader::readLookups() {
     Status s = each("rocpd_string", {"id", "string"}, [&](SqliteStatement& st) -> Status {
-        m_strings[st.intOr(0, -1)] = std::string(st.text(1));
+        m_strings.add(st.intOr(0, -1), st.text(1));
         return Ok{};
     });
     if (!s) return s;
+    const int64_t events = maxRowid("rocpd_event");
+    m_eventsDense.reserve(static_cast<size_t>(events) + 1);
+    m_eventPresent.reserve(static_cast<size_t>(events) + 1);
     s = each("rocpd_event", {"id", "correlation_id", "category_id"}, [&](SqliteStatement& st) -> Status {
-        m_events[st.intOr(0, -1)] = Event{st.intOr(1, kNone), st.intOr(2, -1)};
+        const int64_t id = st.intOr(0, -1);
+        const Event e{st.intOr(1, kNone), st.intOr(2, -1)};
+        // Dense when the id is at most a constant past twice the rows read: hostile ids go to the map.
+        if (id >= 0 && static_cast<uint64_t>(id) < 2 * static_cast<uint64_t>(st.row()) + 65536) {
+            const auto i = static_cast<size_t>(id);
+            if (i >= m_eventsDense.size()) {
+                m_eventsDense.resize(i + 1);
+                m_eventPresent.resize(i + 1, 0);
+            }
+            m_eventsDense[i] = e;
+            m_eventPresent[i] = 1;
+            if (!m_events.empty()) m_events.erase(id);
+        } else {
+            m_events[id] = e;
+        }
         return Ok{};
     });
     if (!s) return s;
@@ -145,14 +197,48 @@ Status RocpdReader::readLookups() {
                 });
 }
 
-ProcState* RocpdReader::proc(int64_t processRow) {
+ProcState* RocpdReader::newProc(int64_t processRow) {
     auto& p = m_procs[processRow];
     if (!p.rank) {
         p.rank = std::make_unique<RankData>();
         p.rank->path = m_db.path();
         p.rank->info = m_info;
+        p.kernelNames = sqlrows::IdStrings(m_symbols.size() * 2 + 64);
+        p.regionNames = sqlrows::IdStrings(m_strings.denseSize());
+        p.copyNames = sqlrows::IdStrings(m_strings.denseSize());
+        if (m_procs.size() == 1) reserve(*p.rank);
     }
     return &p;
+}
+
+// The row count (largest rowid) of a rocpd table: its UUID-suffixed tables (the unsuffixed name is a view).
+int64_t RocpdReader::maxRowid(std::string_view base) const {
+    const auto cap = static_cast<int64_t>(m_info.fileSize / 8 + 1024);
+    int64_t n = 0;
+    for (const auto& t : m_tables)
+        if (t.size() > base.size() + 1 && std::string_view(t).substr(0, base.size()) == base && t[base.size()] == '_')
+            n += m_db.maxRowid(t, cap);
+    return std::min(n, cap);
+}
+
+// Room for the first process's rows.
+void RocpdReader::reserve(RankData& r) const {
+    const auto gpu = static_cast<size_t>(maxRowid("rocpd_kernel_dispatch") + maxRowid("rocpd_memory_copy"));
+    const auto slices = static_cast<size_t>(maxRowid("rocpd_region"));
+    sqlrows::reserveRows(r.gpu, gpu);
+    sqlrows::reserveRows(r.slices, slices);
+}
+
+void RocpdReader::noteEventRow(int64_t eventId, int64_t procRow, uint32_t row) {
+    if (!m_hasCounters || eventId < 0) return;
+    RocpdEventRow* e = nullptr;
+    if (static_cast<uint64_t>(eventId) < m_eventsDense.size()) {
+        if (m_eventRows.size() < m_eventsDense.size()) m_eventRows.resize(m_eventsDense.size());
+        e = &m_eventRows[static_cast<size_t>(eventId)];
+    } else {
+        e = &m_eventRowsSparse[eventId];
+    }
+    if (procRow <= e->proc) *e = RocpdEventRow{procRow, row};
 }
 
 Status RocpdReader::readDispatches() {
@@ -169,11 +255,14 @@ Status RocpdReader::readDispatches() {
                     sqlrows::GpuRow g;
                     g.ts = start;
                     g.dur = end - start;
-                    auto sym = m_symbols.find(st.intOr(2, -1));
-                    g.name = r.strings.intern(sym == m_symbols.end() ? fmt::format("<kernel {}>", st.intOr(2, -1))
-                                                                     : sym->second.name);
+                    const int64_t kernelId = st.intOr(2, -1);
+                    auto sym = m_symbols.find(kernelId);
+                    g.name = p->kernelNames.get(kernelId, [&] {
+                        return r.strings.intern(sym == m_symbols.end() ? fmt::format("<kernel {}>", kernelId)
+                                                                       : sym->second.name);
+                    });
                     if (sym != m_symbols.end()) g.registers = sym->second.vgpr;
-                    g.cat = r.strings.intern("kernel");
+                    g.cat = p->kernelCat.get(r.strings, "kernel");
                     g.device = device(st.intOr(1, 0));
                     g.stream = clampI32(st.intOr(4, 0));
                     g.track = p->tracks.get(r, g.device, g.stream);
@@ -186,7 +275,7 @@ Status RocpdReader::readDispatches() {
                         g.grid[i] = clampI32(st.intOr(11 + i, 0));
                     }
                     const auto row = static_cast<uint32_t>(sqlrows::appendGpu(r, g));
-                    if (eventId >= 0) p->gpuRowByEvent[eventId] = row;
+                    noteEventRow(eventId, m_lastProcRow, row);
                     return Ok{};
                 });
 }
@@ -213,8 +302,9 @@ Status RocpdReader::readCopies() {
                     g.ts = start;
                     g.dur = end - start;
                     g.kind = EventKind::Memcpy;
-                    g.name = r.strings.intern(copyName(str(st.intOr(3, -1))));
-                    g.cat = r.strings.intern("gpu_memcpy");
+                    const int64_t nameId = st.intOr(3, -1);
+                    g.name = p->copyNames.get(nameId, [&] { return r.strings.intern(copyName(str(nameId))); });
+                    g.cat = p->copyCat.get(r.strings, "gpu_memcpy");
                     const int64_t dst = st.intOr(4, -1), src = st.intOr(5, -1);
                     g.device = device(m_agentIndex.count(dst) ? dst : src);
                     g.stream = clampI32(st.intOr(7, 0));
@@ -236,19 +326,25 @@ Status RocpdReader::readRegions() {
                     ProcState* p = proc(st.intOr(0, 0));
                     RankData& r = *p->rank;
                     const Event ev = event(st.intOr(5, -1));
-                    const std::string_view cat = str(ev.category);
                     sqlrows::SliceRow s;
                     s.ts = start;
                     s.dur = end - start;
-                    s.name = r.strings.intern(str(st.intOr(4, -1)));
-                    const bool marker = cat.find("MARKER") != std::string_view::npos;
-                    const bool api = !marker && (cat.find("HIP") != std::string_view::npos ||
-                                                 cat.find("HSA") != std::string_view::npos ||
-                                                 cat.find("RCCL") != std::string_view::npos);
-                    s.kind = marker ? EventKind::UserAnnotation : api ? EventKind::Runtime : EventKind::Unknown;
-                    s.cat = r.strings.intern(cat);
-                    s.track = p->tracks.get(r, m_processes.count(st.intOr(0, 0)) ? m_processes[st.intOr(0, 0)] : 0,
-                                            osTid(st.intOr(1, 0)));
+                    const int64_t nameId = st.intOr(4, -1);
+                    s.name = p->regionNames.get(nameId, [&] { return r.strings.intern(str(nameId)); });
+                    RocpdRegionCat& rc = p->regionCats[ev.category];
+                    if (rc.cat == LazyStr::kUnset) {
+                        const std::string_view cat = str(ev.category);
+                        const bool marker = cat.find("MARKER") != std::string_view::npos;
+                        const bool api = !marker && (cat.find("HIP") != std::string_view::npos ||
+                                                     cat.find("HSA") != std::string_view::npos ||
+                                                     cat.find("RCCL") != std::string_view::npos);
+                        rc.kind = marker ? EventKind::UserAnnotation : api ? EventKind::Runtime : EventKind::Unknown;
+                        rc.cat = r.strings.intern(cat);
+                    }
+                    s.kind = rc.kind;
+                    s.cat = rc.cat;
+                    auto pid = m_processes.find(m_lastProcRow);
+                    s.track = p->tracks.get(r, pid != m_processes.end() ? pid->second : 0, osTid(st.intOr(1, 0)));
                     s.correlation = ev.correlation;
                     sqlrows::appendSlice(r, s);
                     return Ok{};
@@ -267,18 +363,23 @@ Status RocpdReader::readCounters() {
         auto v = st.optReal(2);
         if (!v) return Ok{};
         const int64_t eventId = st.intOr(0, -1);
-        for (auto& [id, p] : m_procs) {
-            auto row = p.gpuRowByEvent.find(eventId);
-            if (row == p.gpuRowByEvent.end()) continue;
-            auto n = pmcNames.find(st.intOr(1, -1));
-            RankData& r = *p.rank;
-            r.kernelCounters.gpuRow.push_back(row->second);
-            r.kernelCounters.name.push_back(
-                r.strings.intern(n == pmcNames.end() ? fmt::format("pmc {}", st.intOr(1, -1)) : n->second));
-            r.kernelCounters.value.push_back(*v);
-            ++m_counterJoined;
-            break;
+        const RocpdEventRow* e = nullptr;
+        if (eventId >= 0 && static_cast<uint64_t>(eventId) < m_eventRows.size()) {
+            e = &m_eventRows[static_cast<size_t>(eventId)];
+        } else if (auto it = m_eventRowsSparse.find(eventId); it != m_eventRowsSparse.end()) {
+            e = &it->second;
         }
+        if (!e || e->proc == INT64_MAX) return Ok{};
+        ProcState& p = m_procs.at(e->proc);
+        RankData& r = *p.rank;
+        const int64_t pmcId = st.intOr(1, -1);
+        r.kernelCounters.gpuRow.push_back(e->row);
+        r.kernelCounters.name.push_back(p.pmcNames.get(pmcId, [&] {
+            auto n = pmcNames.find(pmcId);
+            return r.strings.intern(n == pmcNames.end() ? fmt::format("pmc {}", pmcId) : n->second);
+        }));
+        r.kernelCounters.value.push_back(*v);
+        ++m_counterJoined;
         return Ok{};
     });
 }
@@ -295,6 +396,7 @@ Result<sqlrows::Ranks> RocpdReader::run() {
         if (st.text(0) == "schema_version") m_info.toolVersion = "rocpd schema " + std::string(st.text(1));
         return Ok{};
     });
+    m_hasCounters = !table("rocpd_pmc_event").empty();
     for (auto step : {&RocpdReader::readLookups, &RocpdReader::readDispatches, &RocpdReader::readCopies,
                       &RocpdReader::readRegions, &RocpdReader::readCounters})
         if (Status s = (this->*step)(); !s) return s.error();

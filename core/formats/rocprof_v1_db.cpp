@@ -15,6 +15,7 @@ using sqlrows::clampI32;
 struct PidState {
     std::unique_ptr<RankData> rank;
     sqlrows::Tracks tracks;
+    sqlrows::LazyStr kernelCat;  // interned once, not per row
 };
 
 Result<sqlrows::Ranks> loadV1(const SourceGroup& group, const SourceLoadOptions& opt, const CancelToken& cancel) {
@@ -62,7 +63,7 @@ Result<std::vector<std::unique_ptr<RankData>>> loadRocprofV1Db(const SqliteDb& d
             g.ts = *begin;
             g.dur = *end - *begin;
             g.name = r.strings.intern(st.text(1));
-            g.cat = r.strings.intern("kernel");
+            g.cat = p.kernelCat.get(r.strings, "kernel");
             g.device = clampI16(st.intOr(2, 0));
             g.stream = clampI32(st.intOr(3, 0));
             g.track = p.tracks.get(r, g.device, g.stream);

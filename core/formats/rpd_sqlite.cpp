@@ -34,18 +34,44 @@ private:
     Status readOps();
     Status readMonitor();
     void readInfo();
+    void reserve();
     StrId str(int64_t id) {
-        auto [it, added] = m_ids.try_emplace(id, kEmptyStr);
-        if (added) {
-            auto s = m_strings.find(id);
-            it->second = m_rank->strings.intern(s == m_strings.end() ? std::string_view() : s->second);
+        return m_ids.get(id, [&] { return m_rank->strings.intern(m_strings.view(id)); });
+    }
+    std::string_view text(int64_t id) const { return m_strings.view(id); }
+    // A link table by id (api → kernel launch, api → copy size, op → api): ids below `limit` (twice the linked
+    // table's rows) or near the rows read index an array of positions into the values; other ids go to a map.
+    template <class T>
+    struct Links {
+        int64_t limit = 0;
+        std::vector<uint32_t> index;  // id → 1 + position in values, 0 when none
+        std::vector<T> values;
+        std::unordered_map<int64_t, T> sparse;
+        void set(int64_t id, const T& v, int64_t rowsRead) {
+            const bool dense = id >= 0 && (id < limit || static_cast<uint64_t>(id) <
+                                                           2 * static_cast<uint64_t>(rowsRead) + 65536);
+            if (dense && values.size() < UINT32_MAX - 1) {
+                const auto i = static_cast<size_t>(id);
+                if (i >= index.size()) index.resize(std::max(i + 1, index.size() * 3 / 2), 0);
+                if (index[i]) {
+                    values[index[i] - 1] = v;
+                } else {
+                    values.push_back(v);
+                    index[i] = static_cast<uint32_t>(values.size());
+                }
+                if (!sparse.empty()) sparse.erase(id);
+            } else {
+                sparse[id] = v;
+            }
         }
-        return it->second;
-    }
-    std::string_view text(int64_t id) const {
-        auto s = m_strings.find(id);
-        return s == m_strings.end() ? std::string_view() : std::string_view(s->second);
-    }
+        const T* find(int64_t id) const {
+            if (id >= 0 && static_cast<uint64_t>(id) < index.size() && index[static_cast<size_t>(id)])
+                return &values[index[static_cast<size_t>(id)] - 1];
+            if (sparse.empty()) return nullptr;
+            auto it = sparse.find(id);
+            return it == sparse.end() ? nullptr : &it->second;
+        }
+    };
     // Visits every row of a SELECT over `table`; `fn(statement)` returns a Status.
     template <class Fn>
     Status each(const char* table, const std::vector<std::string>& cols, Fn&& fn) {
@@ -63,12 +89,13 @@ private:
     const SourceLoadOptions& m_opt;
     std::unique_ptr<RankData> m_rank;
     sqlrows::Tracks m_tracks;
-    std::unordered_map<int64_t, std::string> m_strings;
-    std::unordered_map<int64_t, StrId> m_ids;
-    std::unordered_map<int64_t, int64_t> m_opApi;  // op id → api id
-    std::unordered_map<int64_t, KernelApi> m_kernelApi;
-    std::unordered_map<int64_t, int64_t> m_copyBytes;  // api id → bytes
-    int64_t m_skipped = 0, m_firstSkipped = -1;
+    sqlrows::StringTable m_strings;
+    sqlrows::IdStrings m_ids;      // string id → StrId
+    sqlrows::IdStrings m_argsJson;  // args string id → StrId of {"args": "..."}
+    Links<int64_t> m_opApi;  // op id → api id
+    Links<KernelApi> m_kernelApi;
+    Links<int64_t> m_copyBytes;  // api id → bytes
+    int64_t m_skipped = 0, m_firstSkipped = -1, m_apiRows = 0;
     std::string m_skippedTable;
 };
 
@@ -76,18 +103,20 @@ Status RpdReader::readStrings() {
     return each("rocpd_string", {"id", "string"}, [&](SqliteStatement& st) -> Status {
         auto id = st.requireInt(0);
         if (!id) return id.error();
-        m_strings[*id] = std::string(st.text(1));
+        m_strings.add(*id, st.text(1));
         return Ok{};
     });
 }
 
 Status RpdReader::readLinks() {
+    // Api ids up to twice the calls read index arrays (rpd_tracer numbers calls 1..N, and its own from 2^31).
+    m_kernelApi.limit = m_copyBytes.limit = 2 * m_apiRows + 65536;
     if (m_db.hasTable("rocpd_api_ops")) {
         auto s = each("rocpd_api_ops", {"api_id", "op_id"}, [&](SqliteStatement& st) -> Status {
             auto api = st.requireInt(0), op = st.requireInt(1);
             if (!api) return api.error();
             if (!op) return op.error();
-            m_opApi[*op] = *api;
+            m_opApi.set(*op, *api, st.row());
             return Ok{};
         });
         if (!s) return s;
@@ -105,7 +134,7 @@ Status RpdReader::readLinks() {
                           }
                           k.lds = clampI32(st.intOr(7, 0));
                           k.nameId = st.intOr(8, -1);
-                          m_kernelApi[*api] = k;
+                          m_kernelApi.set(*api, k, st.row());
                           return Ok{};
                       });
         if (!s) return s;
@@ -114,7 +143,7 @@ Status RpdReader::readLinks() {
         auto s = each("rocpd_copyapi", {"api_ptr_id", "size"}, [&](SqliteStatement& st) -> Status {
             auto api = st.requireInt(0);
             if (!api) return api.error();
-            m_copyBytes[*api] = std::max<int64_t>(0, st.intOr(1, 0));
+            m_copyBytes.set(*api, std::max<int64_t>(0, st.intOr(1, 0)), st.row());
             return Ok{};
         });
         if (!s) return s;
@@ -129,6 +158,7 @@ Status RpdReader::readApi() {
     const StrId otherCat = m_rank->strings.intern("rpd_api");
     return each("rocpd_api", {"id", "pid", "tid", "start", "end", "apiName_id", "args_id"},
                 [&](SqliteStatement& st) -> Status {
+                    m_apiRows = st.row();
                     auto id = st.requireInt(0), start = st.requireInt(3), end = st.requireInt(4);
                     if (!id) return id.error();
                     if (!start) return start.error();
@@ -140,19 +170,21 @@ Status RpdReader::readApi() {
                     sqlrows::SliceRow s;
                     s.ts = *start;
                     s.dur = *end - *start;
-                    const std::string_view api = text(st.intOr(5, -1));
-                    const std::string_view args = text(st.intOr(6, -1));
+                    const int64_t apiId = st.intOr(5, -1), argsId = st.intOr(6, -1);
+                    const std::string_view api = text(apiId);
                     if (api == "UserMarker") {
                         s.kind = EventKind::UserAnnotation;
                         s.cat = markerCat;
-                        s.name = m_rank->strings.intern(args);
+                        s.name = str(argsId);
                     } else {
                         const bool hip = api.substr(0, 3) == "hip", hsa = api.substr(0, 3) == "hsa";
                         s.kind = hip || hsa ? EventKind::Runtime : EventKind::Unknown;
                         s.cat = hip ? runtimeCat : hsa ? hsaCat : otherCat;
-                        s.name = str(st.intOr(5, -1));
-                        if (!args.empty())
-                            s.args = m_rank->strings.intern("{\"args\": " + sqlrows::jsonString(args) + "}");
+                        s.name = str(apiId);
+                        if (!text(argsId).empty())
+                            s.args = m_argsJson.get(argsId, [&] {
+                                return m_rank->strings.intern("{\"args\": " + sqlrows::jsonString(text(argsId)) + "}");
+                            });
                     }
                     s.track = m_tracks.get(*m_rank, st.intOr(1, 0), st.intOr(2, 0));
                     s.correlation = *id;
@@ -192,17 +224,18 @@ Status RpdReader::readOps() {
                     g.device = clampI16(st.intOr(1, 0));
                     g.stream = clampI32(st.intOr(2, 0));
                     g.track = m_tracks.get(*m_rank, g.device, g.stream);
-                    auto api = m_opApi.find(*id);
-                    const int64_t apiId = api == m_opApi.end() ? kNone : api->second;
+                    const int64_t* api = m_opApi.find(*id);
+                    const int64_t apiId = api ? *api : kNone;
                     g.correlation = apiId;
-                    std::string_view name = text(st.intOr(5, -1));
-                    if (auto k = m_kernelApi.find(apiId); k != m_kernelApi.end()) {
-                        for (int i = 0; i < 3; ++i) g.grid[i] = k->second.grid[i], g.block[i] = k->second.block[i];
-                        g.sharedMemory = k->second.lds;
-                        if (name.empty()) name = text(k->second.nameId);
+                    // The name's string id: the description, else the launch's kernel name, else the op type.
+                    int64_t nameId = st.intOr(5, -1);
+                    if (const KernelApi* k = m_kernelApi.find(apiId)) {
+                        for (int i = 0; i < 3; ++i) g.grid[i] = k->grid[i], g.block[i] = k->block[i];
+                        g.sharedMemory = k->lds;
+                        if (text(nameId).empty()) nameId = k->nameId;
                     }
-                    if (auto c = m_copyBytes.find(apiId); c != m_copyBytes.end()) g.bytes = c->second;
-                    g.name = m_rank->strings.intern(name.empty() ? text(typeId) : name);
+                    if (const int64_t* c = m_copyBytes.find(apiId)) g.bytes = *c;
+                    g.name = str(text(nameId).empty() ? typeId : nameId);
                     sqlrows::appendGpu(*m_rank, g);
                     return Ok{};
                 });
@@ -250,12 +283,25 @@ void RpdReader::readInfo() {
     });
 }
 
+// Room for every row: the tables' row counts (their largest rowid).
+void RpdReader::reserve() {
+    const auto cap = static_cast<int64_t>(m_rank->info.fileSize / 8 + 1024);
+    const auto gpu = static_cast<size_t>(m_db.maxRowid("rocpd_op", cap));
+    const auto slices = static_cast<size_t>(m_db.maxRowid("rocpd_api", cap));
+    sqlrows::reserveRows(m_rank->gpu, gpu);
+    sqlrows::reserveRows(m_rank->slices, slices);
+}
+
 Result<sqlrows::Ranks> RpdReader::run() {
     for (const char* t : {"rocpd_string", "rocpd_op", "rocpd_api"})
         if (!m_db.hasTable(t)) return m_db.error(t, "table is missing: not an RPD (rocpd schema v2) database");
     readInfo();
-    for (auto step : {&RpdReader::readStrings, &RpdReader::readLinks, &RpdReader::readApi, &RpdReader::readOps,
-                      &RpdReader::readMonitor})
+    if (auto s = readStrings(); !s) return s.error();
+    m_ids = sqlrows::IdStrings(m_strings.denseSize());
+    m_argsJson = sqlrows::IdStrings(m_strings.denseSize());
+    reserve();
+    // The calls first: their count bounds the api ids that the link tables index by array.
+    for (auto step : {&RpdReader::readApi, &RpdReader::readLinks, &RpdReader::readOps, &RpdReader::readMonitor})
         if (auto s = (this->*step)(); !s) return s.error();
     m_rank->rank = 0;
     m_rank->path = m_db.path();

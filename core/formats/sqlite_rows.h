@@ -3,6 +3,10 @@
 // one slice or GPU activity with every raw column filled (derived columns are left to the merge), and find or add
 // the track of a (pid, tid) pair.
 
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
+
 #include <algorithm>
 #include <climits>
 #include <cstdint>
@@ -13,6 +17,7 @@
 #include <string>
 #include <string_view>
 #include <system_error>
+#include <type_traits>
 #include <vector>
 #include <unordered_map>
 #include <utility>
@@ -32,14 +37,114 @@ struct PairHash {
 class Tracks {
 public:
     uint32_t get(RankData& r, int64_t pid, int64_t tid) {
+        // Consecutive rows mostly share their track (a stream's kernels, a thread's calls): no hash for those.
+        if (pid == m_lastPid && tid == m_lastTid && m_last != UINT32_MAX) return m_last;
         auto [it, added] = m_index.try_emplace({pid, tid}, static_cast<uint32_t>(r.tracks.size()));
         if (added) r.tracks.push_back(Track{pid, tid, kEmptyStr, kEmptyStr});
+        m_lastPid = pid, m_lastTid = tid, m_last = it->second;
         return it->second;
     }
 
 private:
     std::unordered_map<std::pair<int64_t, int64_t>, uint32_t, PairHash> m_index;
+    int64_t m_lastPid = 0, m_lastTid = 0;
+    uint32_t m_last = UINT32_MAX;
 };
+
+// A StrId interned on first use, in the order the rows first need it (so that a rank's string pool is the same as
+// when every row interned its strings).
+struct LazyStr {
+    static constexpr StrId kUnset = UINT32_MAX;
+    StrId id = kUnset;
+    StrId get(StringPool& pool, std::string_view s) {
+        if (id == kUnset) id = pool.intern(s);
+        return id;
+    }
+};
+
+// A string table (nsys StringIds, rocpd_string) read once: id → text. The usual ids (0..N or 1..N, in rowid order)
+// index a vector; others (negative, or far past the rows seen) go to a hash map, so that hostile ids cannot make
+// the vector grow past twice the strings read plus a constant.
+class StringTable {
+public:
+    void add(int64_t id, std::string_view s) {
+        ++m_count;
+        if (id >= 0 && id < static_cast<int64_t>(2 * m_count + 65536)) {
+            const auto i = static_cast<size_t>(id);
+            if (i >= m_dense.size()) {
+                m_dense.resize(std::max(i + 1, m_dense.size() * 3 / 2));
+                m_present.resize(m_dense.size(), 0);
+            }
+            m_dense[i].assign(s);
+            m_present[i] = 1;
+            return;
+        }
+        m_sparse[id] = std::string(s);
+    }
+    // nullptr when the table has no such id.
+    const std::string* find(int64_t id) const {
+        if (id >= 0 && static_cast<uint64_t>(id) < m_dense.size() && m_present[static_cast<size_t>(id)])
+            return &m_dense[static_cast<size_t>(id)];
+        if (m_sparse.empty()) return nullptr;
+        auto it = m_sparse.find(id);
+        return it == m_sparse.end() ? nullptr : &it->second;
+    }
+    bool has(int64_t id) const { return find(id) != nullptr; }
+    std::string_view view(int64_t id) const {
+        const std::string* s = find(id);
+        return s ? std::string_view(*s) : std::string_view();
+    }
+    size_t denseSize() const { return m_dense.size(); }
+
+private:
+    std::vector<std::string> m_dense;
+    std::vector<uint8_t> m_present;
+    std::unordered_map<int64_t, std::string> m_sparse;
+    size_t m_count = 0;
+};
+
+// One rank's StrId of each string-table id, interned on first use (`make()` gives the text then): every later row
+// with that id costs an array read.
+class IdStrings {
+public:
+    explicit IdStrings(size_t denseSize = 0) : m_dense(denseSize, kUnset) {}
+    template <class Make>
+    StrId get(int64_t id, Make&& make) {
+        if (id >= 0 && static_cast<uint64_t>(id) < m_dense.size()) {
+            StrId& s = m_dense[static_cast<size_t>(id)];
+            if (s == kUnset) s = make();
+            return s;
+        }
+        auto [it, added] = m_sparse.try_emplace(id, kEmptyStr);
+        if (added) it->second = make();
+        return it->second;
+    }
+
+private:
+    static constexpr StrId kUnset = UINT32_MAX;
+    std::vector<StrId> m_dense;
+    std::unordered_map<int64_t, StrId> m_sparse;
+};
+
+// Reserves room for `n` rows in every column of `table` (a loader's tables, before its first row). Large columns are
+// marked for transparent huge pages where the kernel offers them on request (Linux, THP "madvise"): filling a
+// column then takes one page fault per 2 MiB instead of one per 4 KiB, which is most of the cost of writing fresh
+// memory on a virtual machine. Only pages that rows reach become resident, so an over-estimate costs address space.
+template <class Table>
+void reserveRows(Table& table, size_t n) {
+    table.visitColumns([&](const char*, auto& c) {
+        c.reserve(n);
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+        constexpr uintptr_t kHuge = uintptr_t{2} << 20;
+        const auto bytes = n * sizeof(typename std::remove_reference_t<decltype(c)>::value_type);
+        if (bytes >= 2 * kHuge) {
+            const auto begin = (reinterpret_cast<uintptr_t>(c.data()) + kHuge - 1) & ~(kHuge - 1);
+            const auto end = (reinterpret_cast<uintptr_t>(c.data()) + bytes) & ~(kHuge - 1);
+            if (end > begin) (void)madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);
+        }
+#endif
+    });
+}
 
 using GpuRow = GpuRecord;
 using SliceRow = SliceRecord;

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <sqlite3.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <cstdio>
@@ -194,6 +195,15 @@ std::string SqliteDb::firstColumn(std::string_view table, std::initializer_list<
     return {};
 }
 
+int64_t SqliteDb::maxRowid(std::string_view table, int64_t cap) const {
+    auto st = prepare("SELECT max(rowid) FROM " + sqlIdentifier(table), table);
+    if (!st) return 0;
+    auto r = st->step();
+    if (!r || !*r) return 0;
+    const int64_t n = st->intOr(0, 0);
+    return n < 0 || n > cap ? 0 : n;
+}
+
 int64_t SqliteDb::rowCount(std::string_view table) const {
     auto st = prepare("SELECT count(*) FROM " + sqlIdentifier(table), table);
     if (!st) return -1;
@@ -237,10 +247,10 @@ Result<SqliteStatement> SqliteDb::selectColumns(std::string_view table, const st
 // ---- SqliteStatement ----
 
 SqliteStatement::SqliteStatement(const SqliteDb* db, sqlite3_stmt* stmt, std::string table)
-    : m_db(db), m_stmt(stmt), m_table(std::move(table)) {}
+    : m_db(db), m_stmt(stmt), m_table(std::move(table)), m_columns(sqlite3_column_count(stmt)) {}
 
 SqliteStatement::SqliteStatement(SqliteStatement&& o) noexcept
-    : m_db(o.m_db), m_stmt(o.m_stmt), m_table(std::move(o.m_table)), m_row(o.m_row) {
+    : m_db(o.m_db), m_stmt(o.m_stmt), m_table(std::move(o.m_table)), m_row(o.m_row), m_columns(o.m_columns) {
     o.m_stmt = nullptr;
 }
 
@@ -251,6 +261,7 @@ SqliteStatement& SqliteStatement::operator=(SqliteStatement&& o) noexcept {
         m_stmt = o.m_stmt;
         m_table = std::move(o.m_table);
         m_row = o.m_row;
+        m_columns = o.m_columns;
         o.m_stmt = nullptr;
     }
     return *this;
@@ -279,7 +290,7 @@ Result<bool> SqliteStatement::step() {
     return m_db->error(m_table, fmt::format("cannot read: {}", m_db->lastMessage()), m_row + 1);
 }
 
-int SqliteStatement::columnCount() const { return sqlite3_column_count(m_stmt); }
+int SqliteStatement::columnCount() const { return m_columns; }
 
 int SqliteStatement::columnIndex(std::string_view name) const {
     const int n = columnCount();
@@ -291,15 +302,18 @@ int SqliteStatement::columnIndex(std::string_view name) const {
 }
 
 bool SqliteStatement::isNull(int col) const {
-    return col < 0 || col >= columnCount() || sqlite3_column_type(m_stmt, col) == SQLITE_NULL;
+    return col < 0 || col >= m_columns || sqlite3_column_type(m_stmt, col) == SQLITE_NULL;
 }
 
 std::optional<int64_t> SqliteStatement::optInt(int col) const {
-    if (col < 0 || col >= columnCount()) return std::nullopt;
-    switch (sqlite3_column_type(m_stmt, col)) {
-    case SQLITE_INTEGER: return static_cast<int64_t>(sqlite3_column_int64(m_stmt, col));
+    if (col < 0 || col >= m_columns) return std::nullopt;
+    // One column lookup per value (sqlite3_column_type and _int64 would each look the column up again). The value
+    // is "unprotected": safe here, where a connection (opened NOMUTEX) is only ever used by one thread at a time.
+    sqlite3_value* v = sqlite3_column_value(m_stmt, col);
+    switch (sqlite3_value_type(v)) {
+    case SQLITE_INTEGER: return static_cast<int64_t>(sqlite3_value_int64(v));
     case SQLITE_FLOAT: {
-        const double d = sqlite3_column_double(m_stmt, col);
+        const double d = sqlite3_value_double(v);
         if (std::isfinite(d) && d == std::floor(d) && std::fabs(d) < 9.0e18) return static_cast<int64_t>(d);
         return std::nullopt;
     }
@@ -308,7 +322,7 @@ std::optional<int64_t> SqliteStatement::optInt(int col) const {
 }
 
 std::optional<double> SqliteStatement::optReal(int col) const {
-    if (col < 0 || col >= columnCount()) return std::nullopt;
+    if (col < 0 || col >= m_columns) return std::nullopt;
     switch (sqlite3_column_type(m_stmt, col)) {
     case SQLITE_INTEGER:
     case SQLITE_FLOAT: return sqlite3_column_double(m_stmt, col);
@@ -317,7 +331,7 @@ std::optional<double> SqliteStatement::optReal(int col) const {
 }
 
 std::string_view SqliteStatement::text(int col) const {
-    if (col < 0 || col >= columnCount()) return {};
+    if (col < 0 || col >= m_columns) return {};
     const int type = sqlite3_column_type(m_stmt, col);
     if (type == SQLITE_NULL || type == SQLITE_BLOB) return {};
     const auto* p = reinterpret_cast<const char*>(sqlite3_column_text(m_stmt, col));

@@ -74,6 +74,7 @@ private:
     sqlite3_stmt* m_stmt = nullptr;
     std::string m_table;
     int64_t m_row = 0;
+    int m_columns = 0;  // result columns, counted once (every accessor checks its index against it)
 };
 
 class SqliteDb {
@@ -92,6 +93,11 @@ public:
     std::string firstColumn(std::string_view table, std::initializer_list<std::string_view> names) const;
     // Row count of a table (for progress and reserve), -1 on error.
     int64_t rowCount(std::string_view table) const;
+    // The largest rowid of a table (one b-tree descent, not a scan): the row count of a table that rows were only
+    // appended to, an upper bound otherwise; for reserving. 0 when empty, absent, WITHOUT ROWID, or above `cap`
+    // (rowids that far apart say nothing of the count, and a corrupt or hostile file must not make a loader reserve
+    // without bound).
+    int64_t maxRowid(std::string_view table, int64_t cap) const;
 
     // `table` names what the statement reads, for errors.
     Result<SqliteStatement> prepare(std::string_view sql, std::string_view table) const;
