@@ -232,8 +232,8 @@ std::string svgStacked(const std::vector<std::string>& bars, const std::vector<s
         const double x = x0 + ticks[i] / top * (x1 - x0);
         out += fmt::format("<line x1='{0:.1f}' y1='{1:.1f}' x2='{0:.1f}' y2='{2:.1f}' class='grid'/>", x, kTop - 4,
                            yAxis);
-        out += fmt::format("<text x='{:.1f}' y='{:.1f}' class='tick' text-anchor='middle'>{}</text>", x, yAxis + 14,
-                           esc(labels[i]));
+        out += fmt::format("<text x='{:.1f}' y='{:.1f}' class='tick' text-anchor='{}'>{}</text>", x, yAxis + 14,
+                           i + 1 == ticks.size() ? "end" : "middle", esc(labels[i]));
     }
     for (size_t b = 0; b < bars.size(); ++b) {
         const double y = kTop + rowH * double(b);
@@ -355,7 +355,7 @@ std::string headerHtml(const std::string& column) {
 std::string cellHtml(const std::string& column, const core::Cell& c) {
     if (std::holds_alternative<std::monostate>(c)) return "–";
     if (const auto* s = std::get_if<std::string>(&c))  // long kernel names: shortened, whole on hover and in the CSV
-        return s->size() > 72 ? fmt::format("<span title='{}'>{}</span>", esc(*s), esc(shorten(*s, 72))) : esc(*s);
+        return s->size() > 56 ? fmt::format("<span title='{}'>{}</span>", esc(*s), esc(shorten(*s, 56))) : esc(*s);
     const double v = Table::number(c);
     const bool signedValue = column.starts_with("delta") || column.starts_with("ci_");
     if (column.ends_with("_ns")) return esc(formatDuration(v));
@@ -413,7 +413,7 @@ std::vector<std::optional<double>> overlapOf(const std::vector<Config>& configs)
 const char* kStyle =
     "body{font:14px/1.45 system-ui,sans-serif;margin:24px auto;max-width:1400px;color:#222;padding:0 16px}"
     "h1{font-size:24px;margin-bottom:4px}h2{font-size:18px;margin-top:32px;border-bottom:1px solid #ddd}"
-    "table{border-collapse:collapse;font-size:13px;margin:8px 0}th,td{border:1px solid #ddd;padding:3px 8px;"
+    "table{border-collapse:collapse;font-size:12px;margin:8px 0}th,td{border:1px solid #ddd;padding:2px 5px;"
     "text-align:right;white-space:nowrap}th{background:#f4f4f4}.scroll{overflow-x:auto}td:first-child,th:first-child{text-align:left}tr.sig td{background:"
     "#fff1e6;font-weight:600}.note,.tick,.label{font-size:11px;fill:#444}.title{font-size:13px;font-weight:600}"
     ".grid{stroke:#e6e6e6}.whisker{stroke:#555}.box{stroke:#333}.median{stroke:#111;stroke-width:2}.mean{fill:#111}"
@@ -447,15 +447,15 @@ std::string runLabel(const RunEntry& r) {
 Table comparisonTable(const std::vector<const SweepCompareRow*>& rows, const char* what) {
     Table t;
     t.columns = {what, "configuration", "runs", "steps", "median_ms", "delta_ms", "ci_low_ms", "ci_high_ms",
-                 "delta_pct", "ci_low_pct", "ci_high_pct", "significant", "note"};
+                 "significant", "delta_pct", "ci_low_pct", "ci_high_pct", "note"};
     auto ms = [](const std::optional<double>& v) { return v ? core::Cell(*v / 1e6) : core::Cell(); };
     auto opt = [](const std::optional<double>& v) { return v ? core::Cell(*v) : core::Cell(); };
     for (const SweepCompareRow* r : rows) {
         const bool interval = r->ciLowNs.has_value();
         const std::string note = !r->reason.empty() ? r->reason : interval ? "resampled " + r->resampled : "";
         t.addRow({r->group, paramsLabel(r->parameters), int64_t(r->runs), int64_t(r->steps), r->medianNs / 1e6,
-                  ms(r->deltaNs), ms(r->ciLowNs), ms(r->ciHighNs), opt(r->deltaPct), opt(r->ciLowPct),
-                  opt(r->ciHighPct), std::string(r->significant ? "yes" : interval ? "no" : ""), note});
+                  ms(r->deltaNs), ms(r->ciLowNs), ms(r->ciHighNs), std::string(r->significant ? "yes" : interval ? "no" : ""),
+                  opt(r->deltaPct), opt(r->ciLowPct), opt(r->ciHighPct), note});
     }
     return t;
 }
@@ -574,14 +574,15 @@ void stepSections(Sections& s, const std::vector<Config>& configs, const SweepCo
 void groupSections(Sections& s, const std::vector<Config>& configs, const SweepComparison& cmp,
                    const std::string& prefix, const std::string& baselineKey) {
     Table t;
-    t.columns = {"group", "configuration", "count", "per_step_ns", "median_ns", "delta_ms", "ci_low_ms", "ci_high_ms",
-                 "delta_pct", "ci_low_pct", "ci_high_pct", "significant", "p5_ns", "p95_ns", "cv", "note"};
+    // The change, its interval and significance right after the names (visible at 1400 px), then the sample.
+    t.columns = {"group", "configuration", "delta_ms", "ci_low_ms", "ci_high_ms", "significant", "delta_pct",
+                 "ci_low_pct", "ci_high_pct", "median_ns", "per_step_ns", "count", "p5_ns", "p95_ns", "cv", "note"};
     auto opt = [](const std::optional<double>& v) { return v ? core::Cell(*v) : core::Cell(); };
     auto ms = [](const std::optional<double>& v) { return v ? core::Cell(*v / 1e6) : core::Cell(); };
     for (const auto& r : cmp.rows)
-        t.addRow({r.group, paramsLabel(r.parameters), int64_t(r.count), r.perStepNs, r.medianNs, ms(r.deltaNs),
-                  ms(r.ciLowNs), ms(r.ciHighNs), opt(r.deltaPct), opt(r.ciLowPct), opt(r.ciHighPct),
-                  std::string(r.significant ? "yes" : (r.ciLowNs ? "no" : "")), r.p5Ns, r.p95Ns, r.cv,
+        t.addRow({r.group, paramsLabel(r.parameters), ms(r.deltaNs), ms(r.ciLowNs), ms(r.ciHighNs),
+                  std::string(r.significant ? "yes" : (r.ciLowNs ? "no" : "")), opt(r.deltaPct), opt(r.ciLowPct),
+                  opt(r.ciHighPct), r.medianNs, r.perStepNs, int64_t(r.count), r.p5Ns, r.p95Ns, r.cv,
                   r.reason == "baseline" ? std::string() : r.reason});
     s.html += cmp.gpuActivity ? "<h2>Top kernel groups</h2><p>Ranked by their largest absolute change in time per step "
                                 "(Δ ms/step) against the baseline.</p>"
@@ -746,10 +747,11 @@ SweepReport buildSweepReport(const core::RunSet& runs, const SweepReportOptions&
         std::string baselineConfig;
         for (const auto& c : configs)
             if (c.key == baselineKey) baselineConfig = c.label();
-        s.html += fmt::format("Baseline: {} (run {}). Confidence {:.0f} %. Method: {}. A change is marked "
+        s.html += fmt::format("Baseline: {}. Confidence {:.0f} %. Method: {}. A change is marked "
                               "significant only when its corrected interval excludes zero; below 2 runs and 5 kept "
                               "steps a configuration has no interval (n/a).",
-                              esc(baselineConfig), esc(*cmp.baseline), 100 * cmp.confidence.value_or(0.95),
+                              esc(baselineConfig.empty() ? *cmp.baseline : baselineConfig),
+                              100 * cmp.confidence.value_or(0.95),
                               esc(*cmp.method));
     }
     else
