@@ -168,13 +168,15 @@ std::string compareRowJson(const SweepCompareRow& r) {
     return fmt::format(
         "{{\"kind\": {}, \"group\": {}, \"configuration\": {}, \"n_runs\": {}, \"n_steps\": {}, \"median_ms\": {}, "
         "\"delta_ms\": {}, \"ci_low_ms\": {}, \"ci_high_ms\": {}, \"delta_pct\": {}, \"ci_low_pct\": {}, "
-        "\"ci_high_pct\": {}, \"significant\": {}, \"resampled\": {}, \"reason\": {}}}",
+        "\"ci_high_pct\": {}, \"significant\": {}, \"resampled\": {}, \"reason\": {}{}}}",
         jsonQuote(std::string(toString(r.kind))), jsonQuote(r.group),
         jsonQuote(configuration.empty() ? r.config : configuration), r.runs, r.steps, jsonNumber(r.medianNs / 1e6),
         jsonOpt(interval ? ms(r.deltaNs) : std::nullopt), jsonOpt(ms(r.ciLowNs)), jsonOpt(ms(r.ciHighNs)),
         jsonOpt(interval ? r.deltaPct : std::nullopt), jsonOpt(interval ? r.ciLowPct : std::nullopt),
         jsonOpt(interval ? r.ciHighPct : std::nullopt), interval ? (r.significant ? "true" : "false") : "null",
-        interval ? jsonQuote(r.resampled) : "null", r.reason.empty() ? "null" : jsonQuote(r.reason));
+        interval ? jsonQuote(r.resampled) : "null", r.reason.empty() ? "null" : jsonQuote(r.reason),
+        // --rank-by variance's key, on group rows: the spread of time per step across configurations.
+        r.kind == SweepRowKind::Group ? ", \"spread_ms\": " + jsonNumber(r.spreadNs / 1e6) : std::string());
 }
 
 // The text table: step time first, then GPU per step, then the groups, every time in ms per step; the change
