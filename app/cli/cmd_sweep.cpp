@@ -54,15 +54,18 @@ constexpr const char* kSweepHelp =
     "runs     lists the runs found under PATH (manifest.yaml, sweep.yaml, --pattern, rocprof cmd files, then\n"
     "         directory names such as key=value, key_value, <N>thread/nccl_<M>channels, rep<N>) with their\n"
     "         parameters, repeat index, ranks and kernel count.\n"
-    "compare  per kernel group and configuration (runs equal but for the repeat index): kernel count, time per\n"
-    "         profiled step and its mean/median/p5/p95/stddev/CV over steps; with --baseline, the change against\n"
-    "         the baseline configuration with a 95% bootstrap CI (repeats resampled when both configurations have\n"
-    "         two or more, else steps; fixed seed), Holm-corrected across groups x configurations; significant\n"
-    "         only when the corrected CI excludes 0.\n"
-    "report   one self-contained HTML page (inline SVG, nothing fetched): the configurations, the noise statement,\n"
-    "         the top groups (default 10) with their change against the baseline (default: the first run's\n"
-    "         configuration) and a box plot each, GPU time per category, overlap per configuration, and a heatmap\n"
-    "         over the first two axes; every table also as <name>-<table>.csv beside the page.\n"
+    "compare  per configuration (runs equal but for the repeat index): step time (the ProfilerStep#N span), then\n"
+    "         GPU busy/idle/kernels/memcpy/memset per step, then per kernel group (CPU operator in runs without GPU\n"
+    "         activity) its time per step; medians in ms per step. With --baseline, the change of each median\n"
+    "         (Δ ms/step, %) with a 95% bootstrap CI (runs then steps resampled when both configurations have two\n"
+    "         or more runs, else steps; fixed seed), Holm-corrected within step time, GPU and groups; no CI and\n"
+    "         never significant (n/a, with the reason) for a configuration with fewer than 2 runs and fewer than\n"
+    "         5 kept steps; significant only when the corrected CI excludes 0. Groups ranked by |Δ ms/step|.\n"
+    "report   one self-contained HTML page (inline SVG, nothing fetched): the noise statement, step time per\n"
+    "         configuration with its change and a box plot, GPU busy/idle per step, the configurations, GPU time\n"
+    "         per category (+ memcpy, memset), the top groups (default 10, by |Δ ms/step|) against the baseline\n"
+    "         (default: the first configuration in axis order) with a box plot each, overlap per configuration, and\n"
+    "         a heatmap over the first two axes; every table also as <name>-<table>.csv beside the page.\n"
     "launch   runs COMMAND once per grid point and repeat (as strobe-cli collect does, with the same --tool and\n"
     "         --context options) into DIR/<KEY=V,...>/rep<R>/, each with its manifest, and DIR/sweep.yaml; each\n"
     "         KEY is set in the environment and {KEY} in COMMAND is replaced; --order interleaved spreads repeats\n"
@@ -91,10 +94,10 @@ constexpr const char* kSweepHelp =
     "                            list, template arguments, hashes and tile shapes removed); regex:R (R's first\n"
     "                            capture group, else its match; \"(other)\" where it does not match)\n"
     "  --top K                   keep the top K groups (0: all) by --rank-by\n"
-    "  --rank-by R               compare: time (largest time per step), delta (largest |change| against the\n"
-    "                            baseline; the top K are resampled, Bonferroni-corrected over all comparisons),\n"
-    "                            variance (largest spread of time per step across configurations), auto (delta\n"
-    "                            with a baseline, else time; report and rocprof-input always rank by time)\n"
+    "  --rank-by R               compare: delta (largest |Δ ms/step| against the baseline), time (largest time\n"
+    "                            per step), variance (largest spread of time per step across configurations),\n"
+    "                            auto (delta with a baseline, else time; the report ranks so too, rocprof-input by\n"
+    "                            time). --top only trims the rows shown: every comparison is corrected for.\n"
     "  --skip-steps N            drop the first N ProfilerSteps of every run (warm-up)\n"
     "  --pattern P               directory pattern such as {threads}thread/nccl_{channels}channels\n"
     "  --json                    one JSON document on stdout\n"
@@ -123,17 +126,85 @@ std::string jsonNumber(double v) { return std::isfinite(v) ? fmt::format("{}", v
 std::string jsonOpt(const std::optional<double>& v) { return v ? jsonNumber(*v) : "null"; }
 std::string jsonOptText(const std::optional<std::string>& v) { return v ? jsonQuote(*v) : "null"; }
 
-std::string jsonHead(const SweepComparison& c) {
+std::string jsonHead(const SweepComparison& c, int schema = 1) {
     std::string msgs = "[";
     for (size_t i = 0; i < c.messages.size(); ++i) msgs += (i ? ", " : "") + jsonQuote(c.messages[i]);
-    return fmt::format("{{\"schema\": 1, \"method\": {}, \"confidence\": {}, \"baseline\": {}, \"messages\": {}]",
-                       jsonOptText(c.method), jsonOpt(c.confidence), jsonOptText(c.baseline), msgs);
+    return fmt::format("{{\"schema\": {}, \"method\": {}, \"confidence\": {}, \"baseline\": {}, \"messages\": {}]",
+                       schema, jsonOptText(c.method), jsonOpt(c.confidence), jsonOptText(c.baseline), msgs);
 }
 
 std::string paramsText(const std::map<std::string, std::string>& p) {
     const std::string text = parametersText(p, ",");
     return text.empty() ? "-" : text;
 }
+
+// The rows as `sweep compare` prints them: step time, then the GPU rows, then the groups: in the comparison's order
+// (groups ranked by their largest |Δ ms/step|, a group's configurations together) for the text table; row by row by
+// |delta_ms|, largest first (the baseline's rows last) for --json (README "Comparing runs").
+std::vector<const SweepCompareRow*> compareRowsInOrder(const SweepComparison& c, bool byRowDelta) {
+    std::vector<const SweepCompareRow*> out;
+    for (const auto& r : c.stepRows) out.push_back(&r);
+    for (const auto& r : c.gpuRows) out.push_back(&r);
+    const size_t first = out.size();
+    for (const auto& r : c.rows) out.push_back(&r);
+    if (c.baseline && byRowDelta)
+        std::stable_sort(out.begin() + static_cast<std::ptrdiff_t>(first), out.end(),
+                         [](const SweepCompareRow* a, const SweepCompareRow* b) {
+                             const double x = a->deltaNs ? std::abs(*a->deltaNs) : -1.0;
+                             const double y = b->deltaNs ? std::abs(*b->deltaNs) : -1.0;
+                             return x > y;
+                         });
+    return out;
+}
+
+std::optional<double> ms(const std::optional<double>& ns) {
+    return ns ? std::optional<double>(*ns / 1e6) : std::nullopt;
+}
+
+// One row of `sweep compare --json` (README "Comparing runs"): null change/interval fields with a reason.
+std::string compareRowJson(const SweepCompareRow& r) {
+    const bool interval = r.ciLowNs.has_value();
+    const std::string configuration = parametersText(r.parameters, ",");
+    return fmt::format(
+        "{{\"kind\": {}, \"group\": {}, \"configuration\": {}, \"n_runs\": {}, \"n_steps\": {}, \"median_ms\": {}, "
+        "\"delta_ms\": {}, \"ci_low_ms\": {}, \"ci_high_ms\": {}, \"delta_pct\": {}, \"ci_low_pct\": {}, "
+        "\"ci_high_pct\": {}, \"significant\": {}, \"resampled\": {}, \"reason\": {}{}}}",
+        jsonQuote(std::string(toString(r.kind))), jsonQuote(r.group),
+        jsonQuote(configuration.empty() ? r.config : configuration), r.runs, r.steps, jsonNumber(r.medianNs / 1e6),
+        jsonOpt(interval ? ms(r.deltaNs) : std::nullopt), jsonOpt(ms(r.ciLowNs)), jsonOpt(ms(r.ciHighNs)),
+        jsonOpt(interval ? r.deltaPct : std::nullopt), jsonOpt(interval ? r.ciLowPct : std::nullopt),
+        jsonOpt(interval ? r.ciHighPct : std::nullopt), interval ? (r.significant ? "true" : "false") : "null",
+        interval ? jsonQuote(r.resampled) : "null", r.reason.empty() ? "null" : jsonQuote(r.reason),
+        // --rank-by variance's key, on group rows: the spread of time per step across configurations.
+        r.kind == SweepRowKind::Group ? ", \"spread_ms\": " + jsonNumber(r.spreadNs / 1e6) : std::string());
+}
+
+// The text table: step time first, then GPU per step, then the groups, every time in ms per step; the change
+// (Δ ms/step) and its interval where there is one ("n/a" where the sample allows none; the reasons below).
+void printCompareText(const SweepComparison& c, const std::vector<const SweepCompareRow*>& rows) {
+    if (c.method) fmt::print("# {}\n", *c.method);
+    for (const auto& m : c.messages) fmt::print("# {}\n", m);
+    std::vector<std::vector<std::string>> table{{"kind", "configuration", "runs", "steps", "median_ms", "Δ_ms/step",
+                                                 "ci_ms", "Δ%", "ci%", "sig", "group"}};
+    std::vector<std::string> reasons;
+    for (const SweepCompareRow* r : rows) {
+        const bool interval = r->ciLowNs.has_value();
+        std::string ci = interval ? fmt::format("[{:+.3f}, {:+.3f}]", *r->ciLowNs / 1e6, *r->ciHighNs / 1e6)
+                         : r->reason.starts_with("n/a") ? "n/a"
+                                                        : "-";
+        if (r->reason.starts_with("n/a") && std::find(reasons.begin(), reasons.end(), r->reason) == reasons.end())
+            reasons.push_back(r->reason);
+        table.push_back({std::string(toString(r->kind)), paramsText(r->parameters), std::to_string(r->runs),
+                         std::to_string(r->steps), fmt::format("{:.3f}", r->medianNs / 1e6),
+                         r->deltaNs ? fmt::format("{:+.3f}", *r->deltaNs / 1e6) : (r->reason == "baseline" ? "baseline" : "-"),
+                         ci, r->deltaPct ? fmt::format("{:+.2f}", *r->deltaPct) : "-",
+                         interval && r->ciLowPct ? fmt::format("[{:+.2f}, {:+.2f}]", *r->ciLowPct, *r->ciHighPct) : "-",
+                         r->significant ? "*" : "", r->group});
+    }
+    for (const auto& reason : reasons) fmt::print("# {}\n", reason);
+    printAlignedTable(table);
+}
+
 
 struct Loaded {
     int code = kExitOk;
@@ -231,34 +302,15 @@ int runCompare(const ArgParser& p) {
         fmt::print(stderr, "strobe-cli sweep compare: {}\n", c.messages.empty() ? "bad --baseline" : c.messages.back());
         return kExitUsage;
     }
+    const std::vector<const SweepCompareRow*> rows = compareRowsInOrder(c, p.get(kJsonFlag));
     if (p.get(kJsonFlag)) {
-        std::string rows;
-        for (const auto& r : c.rows) {
-            rows += fmt::format(
-                "{}{{\"group\": {}, \"config\": {}, \"count\": {}, \"per_step_ns\": {}, \"mean_ns\": {}, "
-                "\"median_ns\": {}, \"p5_ns\": {}, \"p95_ns\": {}, \"stddev_ns\": {}, \"cv\": {}, \"delta_pct\": {}, "
-                "\"ci_low_pct\": {}, \"ci_high_pct\": {}, \"significant\": {}, \"spread_ns\": {}}}",
-                rows.empty() ? "\n  " : ",\n  ", jsonQuote(r.group), jsonStringMap(r.parameters), r.count,
-                jsonNumber(r.perStepNs), jsonNumber(r.meanNs), jsonNumber(r.medianNs), jsonNumber(r.p5Ns),
-                jsonNumber(r.p95Ns), jsonNumber(r.stddevNs), jsonNumber(r.cv), jsonOpt(r.deltaPct),
-                jsonOpt(r.ciLowPct), jsonOpt(r.ciHighPct), r.significant ? "true" : "false", jsonNumber(r.spreadNs));
-        }
-        fmt::print("{}, \"rows\": [{}]}}\n", jsonHead(c), rows.empty() ? "" : rows + "\n");
+        std::string text;
+        for (const SweepCompareRow* r : rows) text += (text.empty() ? "\n  " : ",\n  ") + compareRowJson(*r);
+        fmt::print("{}, \"gpu_activity\": {}, \"rows\": [{}]}}\n", jsonHead(c, 2), c.gpuActivity ? "true" : "false",
+                   text.empty() ? "" : text + "\n");
         return l.code;
     }
-    if (c.method) fmt::print("# {}\n", *c.method);
-    for (const auto& m : c.messages) fmt::print("# {}\n", m);
-    std::vector<std::vector<std::string>> table{{"config", "count", "per_step_us", "median_us", "p5_us", "p95_us",
-                                                 "cv", "delta%", "ci%", "sig", "group"}};
-    auto us = [](double ns) { return fmt::format("{:.3f}", ns / 1e3); };
-    for (const auto& r : c.rows) {
-        table.push_back({paramsText(r.parameters), std::to_string(r.count), us(r.perStepNs), us(r.medianNs),
-                         us(r.p5Ns), us(r.p95Ns), fmt::format("{:.3f}", r.cv),
-                         r.deltaPct ? fmt::format("{:+.2f}", *r.deltaPct) : "-",
-                         r.ciLowPct ? fmt::format("[{:+.2f}, {:+.2f}]", *r.ciLowPct, *r.ciHighPct) : "-",
-                         r.significant ? "*" : "", r.group});
-    }
-    printAlignedTable(table);
+    printCompareText(c, rows);
     return l.code;
 }
 

@@ -307,7 +307,17 @@ void MainWindow::buildDocks() {
     });
     connect(m_sweepPanel, &SweepPanel::openPlotRequested, this, [this](const std::vector<int>& ids) {
         const std::string pid = m_plotList->currentPlotId();
-        openPlot(pid.empty() ? std::string("kernel-breakdown") : pid, ids);
+        PlotView* view = openPlot(pid.empty() ? std::string("kernel-breakdown") : pid, ids);
+        if (!view) return;
+        // The dock's group-by, baseline and skip-steps, where the plot has them (issue 21).
+        plots::ParamValues values = view->values();
+        bool changed = false;
+        for (const auto& [key, value] : m_sweepPanel->plotValues())
+            if (auto it = values.find(key); it != values.end() && it->second.index() == value.index()) {
+                it->second = value;
+                changed = true;
+            }
+        if (changed) view->setValues(values);
     });
 }
 

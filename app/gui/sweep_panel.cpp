@@ -1,6 +1,7 @@
 #include "app/gui/sweep_panel.h"
 
 #include <algorithm>
+#include <cmath>
 #include <set>
 
 #include <QCheckBox>
@@ -15,6 +16,7 @@
 #include <QMenu>
 #include <QPushButton>
 #include <QSaveFile>
+#include <QSpinBox>
 #include <QSplitter>
 #include <QTableWidget>
 #include <QUrl>
@@ -25,6 +27,7 @@
 #include "app/gui/run_manager.h"
 #include "core/sweep/sweep_discovery.h"
 #include "plots/report/sweep_report.h"
+#include "plots/step_times.h"
 #include "plots/sweep_axes.h"
 
 namespace strobe::app {
@@ -83,6 +86,12 @@ SweepPanel::SweepPanel(RunManager& runs, QWidget* parent)
     m_groupBy->setObjectName(QStringLiteral("sweepGroupBy"));
     for (const auto& by : plots::kSweepGroupByChoices) m_groupBy->addItem(QString::fromStdString(by));
     row->addWidget(m_groupBy);
+    row->addWidget(new QLabel(tr("Skip steps"), bottom));
+    m_skipSteps = new QSpinBox(bottom);
+    m_skipSteps->setObjectName(QStringLiteral("sweepSkipSteps"));
+    m_skipSteps->setRange(0, 1000000);
+    m_skipSteps->setToolTip(tr("First ProfilerSteps of every run to leave out (warm-up)"));
+    row->addWidget(m_skipSteps);
     bl->addLayout(row);
     auto* buttons = new QHBoxLayout;
     m_compareButton = new QPushButton(tr("Compare checked runs"), bottom);
@@ -157,6 +166,15 @@ bool SweepPanel::showDiscovered(const QString& dir, const core::sweep::SweepDisc
         return false;
     }
     m_runs.clear();
+    // A new sweep: the previous one's comparison is not shown under its header (issue 21).
+    m_compare.drop();
+    m_result = {};
+    m_resultSweep.clear();
+    m_results->clear();
+    m_results->setRowCount(0);
+    m_results->setColumnCount(0);
+    m_status->clear();
+    m_sweep = QFileInfo(dir).fileName();
     std::set<std::string> axes, configs;
     for (const auto& run : found.runs) {
         Run r;
@@ -306,12 +324,13 @@ void SweepPanel::compare() {
     core::SweepCompareOptions o;
     std::string error;
     core::parseSweepGroupBy(m_groupBy->currentText().toStdString(), o.groupBy, o.groupRegex, error);
-    o.top = 20;
-    // The baseline configuration: the first checked run of it.
+    o.skipSteps = m_skipSteps->value();
+    o.top = 20;  // shown; every comparison is Holm-corrected whatever is kept (core::compareSweep)
+    // The baseline configuration: the first checked run of it, by path (labels such as rep0 repeat).
     const std::string key = m_baseline->currentData().toString().toStdString();
     for (const auto& d : data)
         if (d.key() == key) {
-            o.baseline = d.label;
+            o.baseline = d.path().empty() ? d.label : d.path();
             break;
         }
     const int n = static_cast<int>(data.size());
@@ -320,8 +339,9 @@ void SweepPanel::compare() {
     m_compare.start<core::SweepComparison>(
         tr("Compare %n sweep run(s)", nullptr, n),
         [data = std::move(data), o](const core::JobContext&) { return core::compareSweep(data, o); },
-        [this](core::SweepComparison result) {
+        [this, sweep = m_sweep](core::SweepComparison result) {
             m_result = std::move(result);
+            m_resultSweep = sweep;
             showComparison();
             Q_EMIT compared();
         },
@@ -331,37 +351,73 @@ void SweepPanel::compare() {
 void SweepPanel::showComparison() {
     const auto& c = m_result;
     QStringList notes;
+    notes << tr("Comparison of %1 (%n configuration row(s) of step time)", nullptr, static_cast<int>(c.stepRows.size()))
+                 .arg(m_resultSweep.isEmpty() ? tr("the checked runs") : m_resultSweep);
     if (c.method) notes << qsSweepPanel(*c.method);
     for (const auto& m : c.messages) notes << qsSweepPanel(m);
     m_status->setText(notes.join(QStringLiteral("\n")));
-    const QStringList headers{tr("group"), tr("configuration"), tr("count"), tr("per step"), tr("median"), tr("cv"),
-                              tr("Δ %"), tr("CI %"), tr("significant")};
+    // Step time first, then the GPU rows, then the groups; the change (Δ ms/step, its interval, Δ %) right after
+    // the names so that it shows at the dock's default width; significance last.
+    const QStringList headers{tr("group"),    tr("configuration"), tr("Δ ms/step"), tr("CI ms/step"), tr("Δ %"),
+                              tr("median ms/step"), tr("runs"),    tr("steps"),     tr("count"),      tr("significant")};
+    std::vector<std::pair<QString, const core::SweepCompareRow*>> rows;
+    for (const auto& r : c.stepRows) rows.emplace_back(tr("step time"), &r);
+    for (const auto& r : c.gpuRows) rows.emplace_back(tr("GPU %1").arg(qsSweepPanel(r.group)), &r);
+    for (const auto& r : c.rows) rows.emplace_back(qsSweepPanel(r.group), &r);
+    m_results->setSortingEnabled(false);
     m_results->clear();
     m_results->setColumnCount(static_cast<int>(headers.size()));
     m_results->setHorizontalHeaderLabels(headers);
-    m_results->setRowCount(static_cast<int>(c.rows.size()));
+    m_results->setRowCount(static_cast<int>(rows.size()));
     const QColor flagged(255, 224, 192);
-    for (int i = 0; i < static_cast<int>(c.rows.size()); ++i) {
-        const auto& r = c.rows[static_cast<size_t>(i)];
-        const QStringList cells{qsSweepPanel(r.group),
-                                paramsText(r.parameters),
-                                QString::number(r.count),
-                                durationText(static_cast<int64_t>(r.perStepNs)),
-                                durationText(static_cast<int64_t>(r.medianNs)),
-                                QString::number(r.cv, 'f', 3),
-                                r.deltaPct ? QString::asprintf("%+.2f", *r.deltaPct) : QString(),
-                                r.ciLowPct ? QString::asprintf("[%+.2f, %+.2f]", *r.ciLowPct, *r.ciHighPct) : QString(),
-                                r.significant ? tr("yes") : (r.deltaPct ? tr("no") : QString())};
-        for (int col = 0; col < cells.size(); ++col) {
-            auto* item = new QTableWidgetItem(cells[col]);
-            if (col == 0) item->setToolTip(cells[col]);
+    auto number = [](double v, int decimals) {
+        auto* item = new QTableWidgetItem;
+        item->setData(Qt::DisplayRole, std::round(v * std::pow(10.0, decimals)) / std::pow(10.0, decimals));
+        return item;
+    };
+    for (int i = 0; i < static_cast<int>(rows.size()); ++i) {
+        const auto& r = *rows[static_cast<size_t>(i)].second;
+        const bool na = r.reason.starts_with("n/a");
+        std::vector<QTableWidgetItem*> items{
+            new QTableWidgetItem(rows[static_cast<size_t>(i)].first),
+            new QTableWidgetItem(paramsText(r.parameters)),
+            r.deltaNs ? number(*r.deltaNs / 1e6, 3)
+                      : new QTableWidgetItem(r.reason == "baseline" ? tr("baseline") : QString()),
+            new QTableWidgetItem(r.ciLowNs ? QString::asprintf("[%+.3f, %+.3f]", *r.ciLowNs / 1e6, *r.ciHighNs / 1e6)
+                                 : na      ? tr("n/a")
+                                           : QString()),
+            r.deltaPct ? number(*r.deltaPct, 2) : new QTableWidgetItem(QString()),
+            number(r.medianNs / 1e6, 3),
+            number(static_cast<double>(r.runs), 0),
+            number(static_cast<double>(r.steps), 0),
+            number(static_cast<double>(r.count), 0),
+            new QTableWidgetItem(r.significant ? tr("yes") : (r.ciLowNs ? tr("no") : QString()))};
+        for (int col = 0; col < static_cast<int>(items.size()); ++col) {
+            auto* item = items[static_cast<size_t>(col)];
+            if (col == 0) item->setToolTip(item->text());
+            if (!r.reason.empty() && r.reason != "baseline") item->setToolTip(qsSweepPanel(r.reason));
             if (r.significant) item->setBackground(flagged);
             m_results->setItem(i, col, item);
         }
     }
     m_results->resizeColumnsToContents();
-    m_results->setColumnWidth(0, std::min(m_results->columnWidth(0), 300));
+    m_results->setColumnWidth(0, std::min(m_results->columnWidth(0), 220));
+    m_results->setColumnWidth(1, std::min(m_results->columnWidth(1), 160));
     m_results->resizeRowsToContents();
+    m_results->setSortingEnabled(true);  // sortable headers; numbers sort as numbers
+}
+
+plots::ParamValues SweepPanel::plotValues() const {
+    plots::ParamValues v;
+    v["group_by"] = m_groupBy->currentText().toStdString();
+    v["skip_steps"] = static_cast<long long>(m_skipSteps->value());
+    const std::string key = m_baseline->currentData().toString().toStdString();
+    for (const auto& r : m_runs)
+        if (r.checked && r.info.key() == key) {
+            v["baseline"] = plots::configurationLabel(r.info);
+            break;
+        }
+    return v;
 }
 
 plots::SweepReportOptions SweepPanel::reportOptions(const QString& path) const {
@@ -369,9 +425,12 @@ plots::SweepReportOptions SweepPanel::reportOptions(const QString& path) const {
     const std::string key = m_baseline->currentData().toString().toStdString();
     for (const auto& r : m_runs)
         if (r.checked && r.info.key() == key) {
-            o.baseline = r.info.label;
+            o.baseline = r.info.path().empty() ? r.info.label : r.info.path();
             break;
         }
+    o.skipSteps = m_skipSteps->value();
+    std::string error;
+    core::parseSweepGroupBy(m_groupBy->currentText().toStdString(), o.groupBy, o.groupRegex, error);
     o.csvPrefix = QFileInfo(path).completeBaseName().toStdString();
     return o;
 }

@@ -20,11 +20,13 @@
 #include "core/analysis/sweep_compare.h"
 #include "core/sweep/sweep_discovery.h"
 #include "plots/report/sweep_report.h"
+#include "plots/plot.h"
 
 class QComboBox;
 class QLabel;
 class QLineEdit;
 class QPushButton;
+class QSpinBox;
 class QTableWidget;
 
 namespace strobe::app {
@@ -56,6 +58,10 @@ public:
     void setBaseline(const QString& configuration);  // a configuration key shown in the baseline box
     void setFilter(const QString& text);
     const core::SweepComparison& comparison() const { return m_result; }
+    // The sweep the shown comparison belongs to ("" when none is shown: a new sweep clears it).
+    const QString& comparedSweep() const { return m_resultSweep; }
+    // The dock's group-by, baseline (as the plots name a configuration) and skip-steps, for the plots it opens.
+    plots::ParamValues plotValues() const;
     bool comparing() const { return m_compare.pending(); }
     int runCount() const { return static_cast<int>(m_runs.size()); }
     bool allLoaded() const;
@@ -90,6 +96,7 @@ private:
     QTableWidget* m_table = nullptr;
     QComboBox* m_baseline = nullptr;
     QComboBox* m_groupBy = nullptr;
+    QSpinBox* m_skipSteps = nullptr;
     QPushButton* m_compareButton = nullptr;
     QPushButton* m_reportButton = nullptr;
     QPushButton* m_plotButton = nullptr;
@@ -99,6 +106,8 @@ private:
     BackgroundJob m_compare;
     BackgroundJob m_report;
     core::SweepComparison m_result;
+    QString m_sweep;        // the sweep shown (its directory name)
+    QString m_resultSweep;  // the sweep m_result was computed on
     bool m_filling = false;
 };
 

@@ -5,6 +5,8 @@
 #include <cstring>
 #include <optional>
 #include <cmath>
+#include <limits>
+#include <tuple>
 #include <numeric>
 #include <random>
 #include <regex>
@@ -24,6 +26,9 @@ namespace {
 // One run's per-step time of each group over its kept steps, and its kernel counts.
 struct RunSteps {
     size_t steps = 0;
+    std::vector<double> stepNs;                      // the ProfilerStep span of each kept step
+    std::map<std::string, std::vector<double>> gpu;  // busy, idle, kernels, memcpy, memset per kept step
+    bool gpuActivity = false;
     std::map<std::string, std::vector<double>> perStep;  // group -> time per kept step
     std::map<std::string, uint64_t> count;
 };
@@ -200,21 +205,129 @@ bool parseSweepGroupBy(std::string_view text, SweepGroupBy& by, std::string& reg
 
 namespace {
 
-// Kernels are assigned to the ProfilerStep the merge put them in (GpuTable::step); a run without steps counts as
-// one step. The first `skip` step numbers (over all ranks) are dropped.
-RunSteps stepsOf(const RunEntry& run, const SweepCompareOptions& o, std::vector<std::string>& messages) {
-    RunSteps out;
-    KernelGrouper grouper(o.groupBy, o.groupRegex);
-    std::set<int64_t> numbers;
+// The slot of each kept step number (the first `skip` step numbers over all ranks dropped).
+std::map<int64_t, size_t> keptSteps(const RunEntry& run, int skip, std::set<int64_t>& numbers) {
     for (const auto& r : run.dataset->ranks)
         for (size_t s = 0; s < r->steps.size(); ++s) numbers.insert(r->steps.number[s]);
-    const bool noSteps = numbers.empty();
     std::map<int64_t, size_t> index;
     int skipped = 0;
     for (int64_t n : numbers) {
-        if (skipped++ < o.skipSteps) continue;
+        if (skipped++ < skip) continue;
         index.emplace(n, index.size());
     }
+    return index;
+}
+
+// Step time per kept step: the latest end minus the earliest start of that ProfilerStep over the ranks; without
+// steps, the run's extent (its first event to its last end).
+std::vector<double> stepSpans(const RunEntry& run, const std::map<int64_t, size_t>& index, bool noSteps) {
+    const size_t n = noSteps ? 1 : index.size();
+    std::vector<TimeNs> lo(n, std::numeric_limits<TimeNs>::max()), hi(n, std::numeric_limits<TimeNs>::min());
+    for (const auto& r : run.dataset->ranks) {
+        if (noSteps) {
+            for (size_t i = 0; i < r->slices.size(); ++i) {
+                lo[0] = std::min(lo[0], r->slices.ts[i]);
+                hi[0] = std::max(hi[0], r->slices.ts[i] + r->slices.dur[i]);
+            }
+            for (size_t i = 0; i < r->gpu.size(); ++i) {
+                lo[0] = std::min(lo[0], r->gpu.ts[i]);
+                hi[0] = std::max(hi[0], r->gpu.ts[i] + r->gpu.dur[i]);
+            }
+            continue;
+        }
+        for (size_t s = 0; s < r->steps.size(); ++s) {
+            auto it = index.find(r->steps.number[s]);
+            if (it == index.end()) continue;
+            lo[it->second] = std::min(lo[it->second], r->steps.start[s]);
+            hi[it->second] = std::max(hi[it->second], r->steps.end[s]);
+        }
+    }
+    std::vector<double> out(n, 0.0);
+    for (size_t i = 0; i < n; ++i) out[i] = hi[i] > lo[i] ? static_cast<double>(hi[i] - lo[i]) : 0.0;
+    return out;
+}
+
+// The kept-step slot of GPU activity `i` of rank `r`, or npos.
+size_t gpuSlot(const RankData& r, size_t i, const std::map<int64_t, size_t>& index, bool noSteps) {
+    if (noSteps) return 0;
+    if (r.gpu.step[i] < 0) return std::string::npos;
+    auto it = index.find(r.steps.number[static_cast<size_t>(r.gpu.step[i])]);
+    return it == index.end() ? std::string::npos : it->second;
+}
+
+// GPU rows per kept step: kernels, memcpy, memset (summed durations), busy (their union per GPU, summed over GPUs)
+// and idle (GPUs x step time - busy, at least 0).
+void gpuSeries(RunSteps& out, const RunEntry& run, const std::map<int64_t, size_t>& index, bool noSteps) {
+    for (const char* k : {"busy", "idle", "kernels", "memcpy", "memset"}) out.gpu[k].assign(out.steps, 0.0);
+    std::map<std::tuple<const RankData*, int16_t, size_t>, std::vector<std::pair<TimeNs, TimeNs>>> spans;
+    std::set<std::pair<const RankData*, int16_t>> devices;
+    for (const auto& r : run.dataset->ranks) {
+        const auto& g = r->gpu;
+        for (size_t i = 0; i < g.size(); ++i) {
+            const size_t slot = gpuSlot(*r, i, index, noSteps);
+            if (slot == std::string::npos) continue;
+            const char* kind = g.kind[i] == EventKind::Kernel   ? "kernels"
+                               : g.kind[i] == EventKind::Memcpy ? "memcpy"
+                               : g.kind[i] == EventKind::Memset ? "memset"
+                                                                : nullptr;
+            if (!kind) continue;
+            out.gpu[kind][slot] += static_cast<double>(g.dur[i]);
+            spans[{r.get(), g.device[i], slot}].emplace_back(g.ts[i], g.ts[i] + g.dur[i]);
+            devices.insert({r.get(), g.device[i]});
+            out.gpuActivity = true;
+        }
+    }
+    auto& busy = out.gpu["busy"];
+    for (auto& [key, v] : spans) {
+        std::sort(v.begin(), v.end());
+        TimeNs start = v.front().first, end = v.front().second;
+        double sum = 0;
+        for (const auto& [a, b] : v) {
+            if (a > end) {
+                sum += static_cast<double>(end - start);
+                start = a;
+            }
+            end = std::max(end, b);
+        }
+        busy[std::get<2>(key)] += sum + static_cast<double>(end - start);
+    }
+    for (size_t s = 0; s < out.steps; ++s)
+        out.gpu["idle"][s] = std::max(0.0, static_cast<double>(devices.size()) * out.stepNs[s] - busy[s]);
+}
+
+// CPU operators per kept step (runs without GPU activity): the outermost operators (no operator around them but
+// ProfilerStep#N), each in the step of its rank whose span holds its start.
+void cpuOpSeries(RunSteps& out, const RunEntry& run, const std::map<int64_t, size_t>& index, bool noSteps) {
+    for (const auto& r : run.dataset->ranks) {
+        const auto& s = r->slices;
+        for (size_t i = 0; i < s.size(); ++i) {
+            if (s.kind[i] != EventKind::CpuOp || outermostOp(*r, static_cast<int64_t>(i)) != static_cast<int64_t>(i))
+                continue;
+            size_t slot = noSteps ? 0 : std::string::npos;
+            for (size_t k = 0; !noSteps && k < r->steps.size(); ++k) {
+                if (s.ts[i] < r->steps.start[k] || s.ts[i] >= r->steps.end[k]) continue;
+                auto it = index.find(r->steps.number[k]);
+                if (it != index.end()) slot = it->second;
+                break;
+            }
+            if (slot == std::string::npos) continue;
+            const std::string name = callSiteName(r->strings.view(s.name[i]));
+            auto& v = out.perStep[name];
+            v.resize(out.steps, 0.0);
+            v[slot] += static_cast<double>(s.dur[i]);
+            ++out.count[name];
+        }
+    }
+}
+
+// Kernels are assigned to the ProfilerStep the merge put them in (GpuTable::step); a run without steps counts as
+// one step. The first `skip` step numbers (over all ranks) are dropped. cpuOps: group CPU operators, not kernels.
+RunSteps stepsOf(const RunEntry& run, const SweepCompareOptions& o, bool cpuOps, std::vector<std::string>& messages) {
+    RunSteps out;
+    KernelGrouper grouper(o.groupBy, o.groupRegex);
+    std::set<int64_t> numbers;
+    const std::map<int64_t, size_t> index = keptSteps(run, o.skipSteps, numbers);
+    const bool noSteps = numbers.empty();
     if (noSteps) {
         messages.push_back(fmt::format("{}: no ProfilerStep#N found; the whole run counts as one step", run.label));
     } else if (index.empty()) {
@@ -223,18 +336,19 @@ RunSteps stepsOf(const RunEntry& run, const SweepCompareOptions& o, std::vector<
         return out;
     }
     out.steps = noSteps ? 1 : index.size();
+    out.stepNs = stepSpans(run, index, noSteps);
+    gpuSeries(out, run, index, noSteps);
+    if (cpuOps) {
+        cpuOpSeries(out, run, index, noSteps);
+        return out;
+    }
     std::unordered_map<const std::string*, std::pair<std::vector<double>*, uint64_t*>> sinks;
     for (const auto& r : run.dataset->ranks) {
         const auto& g = r->gpu;
         for (size_t i = 0; i < g.size(); ++i) {
             if (g.kind[i] != EventKind::Kernel) continue;
-            size_t slot = 0;
-            if (!noSteps) {
-                if (g.step[i] < 0) continue;
-                auto it = index.find(r->steps.number[static_cast<size_t>(g.step[i])]);
-                if (it == index.end()) continue;
-                slot = it->second;
-            }
+            const size_t slot = gpuSlot(*r, i, index, noSteps);
+            if (slot == std::string::npos) continue;
             // The group's accumulators, found once per distinct group (the grouper's strings have stable addresses).
             const std::string& group = grouper.of(*r, i);
             auto [slotIt, fresh] = sinks.try_emplace(&group);
@@ -259,42 +373,47 @@ double mean(const std::vector<double>& v) {
     return v.empty() ? 0.0 : std::accumulate(v.begin(), v.end(), 0.0) / static_cast<double>(v.size());
 }
 
-// The samples a configuration contributes for one group: per-repeat means (byRepeat) or all per-step times.
-std::vector<double> samplesOf(const SweepCompareConfig& c, const std::string& group, bool byRepeat) {
-    std::vector<double> out;
-    for (const auto& rep : c.repeats) {
-        auto it = rep.perStep.find(group);
-        std::vector<double> steps = it != rep.perStep.end() ? it->second : std::vector<double>{};
-        steps.resize(rep.steps, 0.0);
-        if (byRepeat) {
-            if (rep.steps) out.push_back(mean(steps));
-        } else {
-            out.insert(out.end(), steps.begin(), steps.end());
-        }
+// One run's per-step values of a row (zeros where the group is absent from a step or the run).
+std::vector<double> seriesOf(const RunSteps& rep, SweepRowKind kind, const std::string& group) {
+    const std::map<std::string, std::vector<double>>* m = kind == SweepRowKind::Gpu ? &rep.gpu : &rep.perStep;
+    std::vector<double> steps;
+    if (kind == SweepRowKind::Step) {
+        steps = rep.stepNs;
+    } else if (auto it = m->find(group); it != m->end()) {
+        steps = it->second;
     }
-    return out;
+    steps.resize(rep.steps, 0.0);
+    return steps;
 }
 
-// Per-step times of one group: one vector per repeat (byRepeat) or all steps in one.
-std::vector<std::vector<double>> nestedSamplesOf(const SweepCompareConfig& c, const std::string& group, bool byRepeat) {
-    if (!byRepeat) return {samplesOf(c, group, false)};
+// Per-step values of one row: one vector per repeat (byRepeat) or all steps in one.
+std::vector<std::vector<double>> nestedSamplesOf(const SweepCompareConfig& c, SweepRowKind kind,
+                                                 const std::string& group, bool byRepeat) {
     std::vector<std::vector<double>> out;
     for (const auto& rep : c.repeats) {
         if (!rep.steps) continue;
-        auto it = rep.perStep.find(group);
-        std::vector<double> steps = it != rep.perStep.end() ? it->second : std::vector<double>{};
-        steps.resize(rep.steps, 0.0);
-        out.push_back(std::move(steps));
+        std::vector<double> steps = seriesOf(rep, kind, group);
+        if (byRepeat || out.empty()) out.push_back(std::move(steps));
+        else out.front().insert(out.front().end(), steps.begin(), steps.end());
     }
     return out;
 }
 
+size_t stepCount(const SweepCompareConfig& c) {
+    size_t n = 0;
+    for (const auto& rep : c.repeats) n += rep.steps;
+    return n;
+}
+
 void fillStats(SweepCompareRow& row, const SweepCompareConfig& c) {
-    std::vector<double> v = samplesOf(c, row.group, false);
+    auto nested = nestedSamplesOf(c, row.kind, row.group, false);
+    std::vector<double> v = nested.empty() ? std::vector<double>{} : std::move(nested.front());
     for (const auto& rep : c.repeats) {
         auto it = rep.count.find(row.group);
-        if (it != rep.count.end()) row.count += it->second;
+        if (row.kind == SweepRowKind::Group && it != rep.count.end()) row.count += it->second;
     }
+    row.runs = c.repeats.size();
+    row.steps = stepCount(c);
     std::sort(v.begin(), v.end());
     row.meanNs = mean(v);
     row.perStepNs = row.meanNs;
@@ -309,34 +428,37 @@ void fillStats(SweepCompareRow& row, const SweepCompareConfig& c) {
 }
 
 struct Test {
-    size_t row = 0;
-    std::vector<double> deltas;  // bootstrap distribution of the delta in %, sorted
+    SweepCompareRow* row = nullptr;
+    double baseMedian = 0;
+    std::vector<double> deltas;  // bootstrap distribution of the change of the median, ns, sorted
     double p = 1.0;
 };
 
-// Resamples `v` (repeats × per-step times): repeats with replacement, then the steps of each drawn repeat with
+// Resamples `v` (repeats x per-step times): repeats with replacement, then the steps of each drawn repeat with
 // replacement (a two-level bootstrap, so that a handful of repeats does not hide the step-to-step noise inside
-// them); the mean of the drawn steps. One inner vector: a plain bootstrap of steps.
-double drawMean(const std::vector<std::vector<double>>& v, std::mt19937_64& rng) {
-    double s = 0;
-    size_t n = 0;
+// them); the median of the drawn steps. One inner vector: a plain bootstrap of steps. Mirrored exactly (the same
+// mt19937_64 draws, `rng() % n`) by tests/data/expected/sweep_step_ci.py.
+double drawMedian(const std::vector<std::vector<double>>& v, std::mt19937_64& rng, std::vector<double>& buf) {
+    buf.clear();
     for (size_t i = 0; i < v.size(); ++i) {
         const auto& rep = v[static_cast<size_t>(rng() % v.size())];
-        for (size_t j = 0; j < rep.size(); ++j) s += rep[static_cast<size_t>(rng() % rep.size())];
-        n += rep.size();
+        for (size_t j = 0; j < rep.size(); ++j) buf.push_back(rep[static_cast<size_t>(rng() % rep.size())]);
     }
-    return n ? s / static_cast<double>(n) : 0.0;
+    std::sort(buf.begin(), buf.end());
+    return percentile(buf, 0.5);
 }
 
-Test bootstrap(const std::vector<std::vector<double>>& a, const std::vector<std::vector<double>>& b,
-               std::mt19937_64& rng, int resamples) {
+// Every comparison starts from the same seed, so that a row's interval does not depend on which other rows exist.
+Test bootstrap(const std::vector<std::vector<double>>& a, const std::vector<std::vector<double>>& b, uint64_t seed,
+               int resamples) {
     Test t;
-    auto draw = [&](const std::vector<std::vector<double>>& v) { return drawMean(v, rng); };
+    std::mt19937_64 rng(seed);
+    std::vector<double> buf;
     size_t le = 0, ge = 0;
     for (int k = 0; k < resamples; ++k) {
-        const double ma = draw(a), mb = draw(b);
-        if (mb <= 0) continue;
-        const double d = 100.0 * (ma / mb - 1.0);
+        const double ma = drawMedian(a, rng, buf);
+        const double mb = drawMedian(b, rng, buf);
+        const double d = ma - mb;
         t.deltas.push_back(d);
         le += d <= 0;
         ge += d >= 0;
@@ -388,7 +510,7 @@ std::vector<int> baselines(const std::vector<SweepCompareConfig>& configs, const
     return out;
 }
 
-std::vector<SweepCompareConfig> configurationsOf(const RunSet& runs, const SweepCompareOptions& o,
+std::vector<SweepCompareConfig> configurationsOf(const RunSet& runs, const SweepCompareOptions& o, bool cpuOps,
                                                  std::vector<std::string>& messages) {
     std::vector<SweepCompareConfig> configs;
     for (const auto& r : runs) {
@@ -399,7 +521,7 @@ std::vector<SweepCompareConfig> configurationsOf(const RunSet& runs, const Sweep
             configs.push_back({key, parameterTexts(r.parameters), {}});
             it = configs.end() - 1;
         }
-        RunSteps s = stepsOf(r, o, messages);
+        RunSteps s = stepsOf(r, o, cpuOps, messages);
         if (s.steps) it->repeats.push_back(std::move(s));
     }
     return configs;
@@ -451,32 +573,130 @@ void keepTop(std::vector<SweepCompareRow>& rows, const std::map<std::string, dou
 
 }  // namespace
 
+namespace {
+
+// A configuration's sample, as a reason when it allows no interval ("" when it does).
+std::string sampleTooSmall(const SweepCompareConfig& c) {
+    const size_t runs = c.repeats.size(), steps = stepCount(c);
+    if (runs >= kMinRunsForInterval || steps >= kMinStepsForInterval) return {};
+    return fmt::format("n/a: {} has {} run{} and {} kept step{}; an interval needs {} runs or {} kept steps",
+                       c.parameters.empty() ? c.key : parametersText(c.parameters), runs, runs == 1 ? "" : "s", steps,
+                       steps == 1 ? "" : "s", kMinRunsForInterval, kMinStepsForInterval);
+}
+
+// The rows of one configuration: step time, the GPU rows (with GPU activity) and its groups.
+void rowsOf(const SweepCompareConfig& c, bool gpu, SweepComparison& out) {
+    auto make = [&](SweepRowKind kind, const std::string& group) {
+        SweepCompareRow row;
+        row.kind = kind;
+        row.group = group;
+        row.config = c.key;
+        row.parameters = c.parameters;
+        fillStats(row, c);
+        return row;
+    };
+    if (c.repeats.empty()) return;
+    out.stepRows.push_back(make(SweepRowKind::Step, "step"));
+    if (gpu)
+        for (const char* g : {"busy", "idle", "kernels", "memcpy", "memset"})
+            out.gpuRows.push_back(make(SweepRowKind::Gpu, g));
+    std::set<std::string> groups;
+    for (const auto& rep : c.repeats)
+        for (const auto& [g, v] : rep.perStep) groups.insert(g);
+    for (const auto& g : groups) out.rows.push_back(make(SweepRowKind::Group, g));
+}
+
+// The change of every row against its baseline configuration and, where both samples allow one, its bootstrap
+// distribution; rows without an interval say why.
+std::vector<Test> changes(std::vector<SweepCompareRow*>& all, const std::vector<SweepCompareConfig>& configs,
+                          const std::vector<int>& base, const SweepCompareOptions& o, bool& byRuns, bool& bySteps) {
+    std::map<std::string, size_t> index;
+    for (size_t c = 0; c < configs.size(); ++c) index[configs[c].key] = c;
+    std::vector<Test> tests;
+    for (SweepCompareRow* row : all) {
+        const size_t c = index[row->config];
+        if (base[c] < 0) {
+            row->reason = "no baseline configuration for it";
+            continue;
+        }
+        if (static_cast<size_t>(base[c]) == c) {
+            row->reason = "baseline";
+            continue;
+        }
+        const SweepCompareConfig& b = configs[static_cast<size_t>(base[c])];
+        std::vector<double> bs;
+        if (auto nested = nestedSamplesOf(b, row->kind, row->group, false); !nested.empty()) bs = nested.front();
+        std::sort(bs.begin(), bs.end());
+        const double baseMedian = percentile(bs, 0.5);
+        row->deltaNs = row->medianNs - baseMedian;
+        if (baseMedian > 0) row->deltaPct = 100.0 * *row->deltaNs / baseMedian;
+        std::string small = sampleTooSmall(configs[c]);
+        if (small.empty()) small = sampleTooSmall(b);
+        if (!small.empty()) {
+            row->reason = small;
+            continue;
+        }
+        const bool byRepeat = configs[c].repeats.size() >= kMinRunsForInterval && b.repeats.size() >= kMinRunsForInterval;
+        (byRepeat ? byRuns : bySteps) = true;
+        row->resampled = byRepeat ? "runs" : "steps";
+        Test t = bootstrap(nestedSamplesOf(configs[c], row->kind, row->group, byRepeat),
+                           nestedSamplesOf(b, row->kind, row->group, byRepeat), o.seed, o.resamples);
+        t.row = row;
+        t.baseMedian = baseMedian;
+        tests.push_back(std::move(t));
+    }
+    return tests;
+}
+
+// Holm: the i-th smallest p is tested at alpha / (m - i), so its CI is the 1 - alpha / (m - i) percentile interval;
+// once one is not significant, none after it is.
+void holm(std::vector<Test>& tests, double confidence) {
+    std::stable_sort(tests.begin(), tests.end(), [](const Test& a, const Test& b) { return a.p < b.p; });
+    const double alpha = 1.0 - confidence;
+    bool stillRejecting = true;
+    for (size_t i = 0; i < tests.size(); ++i) {
+        const double level = alpha / static_cast<double>(tests.size() - i);
+        SweepCompareRow& row = *tests[i].row;
+        row.p = tests[i].p;
+        row.ciLevel = level;
+        row.ciLowNs = percentile(tests[i].deltas, level / 2);
+        row.ciHighNs = percentile(tests[i].deltas, 1 - level / 2);
+        if (tests[i].baseMedian > 0) {
+            row.ciLowPct = 100.0 * *row.ciLowNs / tests[i].baseMedian;
+            row.ciHighPct = 100.0 * *row.ciHighNs / tests[i].baseMedian;
+        }
+        const bool excludes = *row.ciLowNs > 0 || *row.ciHighNs < 0;
+        stillRejecting = stillRejecting && excludes;
+        row.significant = stillRejecting && excludes;
+    }
+}
+
+}  // namespace
+
+std::string_view toString(SweepRowKind kind) {
+    return kind == SweepRowKind::Step ? "step" : kind == SweepRowKind::Gpu ? "gpu" : "group";
+}
+
 SweepComparison compareSweep(const RunSet& runs, const SweepCompareOptions& o) {
     SweepComparison out;
-    const std::vector<SweepCompareConfig> configs = configurationsOf(runs, o, out.messages);
+    out.gpuActivity = std::any_of(runs.begin(), runs.end(), [](const RunEntry& r) {
+        return r.dataset && std::any_of(r.dataset->ranks.begin(), r.dataset->ranks.end(),
+                                        [](const auto& rank) { return rank->gpu.size() > 0; });
+    });
+    const std::vector<SweepCompareConfig> configs = configurationsOf(runs, o, !out.gpuActivity, out.messages);
+    for (const auto& c : configs) rowsOf(c, out.gpuActivity, out);
+    if (configs.size() >= 2) out.messages.insert(out.messages.begin(), matchRate(out.rows, configs.size()));
+    if (!out.gpuActivity && !configs.empty())
+        out.messages.push_back("no GPU activity in these runs: compared by step time and CPU operators (the outermost "
+                               "operators of each step, by name)");
 
-    // Groups by their largest time per step over the configurations, for ordering and --top.
-    std::map<std::string, double> weight;
-    std::vector<SweepCompareRow> rows;
-    for (size_t c = 0; c < configs.size(); ++c) {
-        std::set<std::string> groups;
-        for (const auto& rep : configs[c].repeats)
-            for (const auto& [g, v] : rep.perStep) groups.insert(g);
-        for (const auto& g : groups) {
-            SweepCompareRow row;
-            row.group = g;
-            row.config = configs[c].key;
-            row.parameters = configs[c].parameters;
-            fillStats(row, configs[c]);
-            weight[g] = std::max(weight[g], row.perStepNs);
-            rows.push_back(std::move(row));
-        }
-    }
-    if (configs.size() >= 2) out.messages.push_back(matchRate(rows, configs.size()));
     // Spread across configurations: a configuration without the group counts as 0 time per step.
     std::map<std::string, std::vector<double>> perConfig;
-    for (const auto& r : rows) perConfig[r.group].push_back(r.perStepNs);
-    std::map<std::string, double> spread;
+    std::map<std::string, double> weight, spread, change;
+    for (const auto& r : out.rows) {
+        perConfig[r.group].push_back(r.perStepNs);
+        weight[r.group] = std::max(weight[r.group], r.perStepNs);
+    }
     for (auto& [g, v] : perConfig) {
         v.resize(configs.size(), 0.0);
         const double m = mean(v);
@@ -484,16 +704,7 @@ SweepComparison compareSweep(const RunSet& runs, const SweepCompareOptions& o) {
         for (double x : v) ss += (x - m) * (x - m);
         spread[g] = v.size() > 1 ? std::sqrt(ss / double(v.size() - 1)) : 0.0;
     }
-    for (auto& r : rows) r.spreadNs = spread[r.group];
-    const SweepRankBy rankBy = o.rankBy != SweepRankBy::Auto ? o.rankBy
-                               : o.baseline.empty()           ? SweepRankBy::Time
-                                                              : SweepRankBy::Delta;
-    if (rankBy == SweepRankBy::Variance) out.messages.push_back(
-        "groups ranked by their spread across configurations (standard deviation of time per step)");
-    std::map<std::string, double> key = rankBy == SweepRankBy::Variance ? spread : weight;
-    keepTop(rows, key, rankBy == SweepRankBy::Delta ? 0 : o.top);
-    std::map<std::string, size_t> configIndex;
-    for (size_t c = 0; c < configs.size(); ++c) configIndex[configs[c].key] = c;
+    for (auto& r : out.rows) r.spreadNs = spread[r.group];
 
     const bool oneEach =
         std::all_of(configs.begin(), configs.end(), [](const SweepCompareConfig& c) { return c.repeats.size() < 2; });
@@ -502,90 +713,52 @@ SweepComparison compareSweep(const RunSet& runs, const SweepCompareOptions& o) {
                                "confidence intervals resample steps and show step-to-step noise only");
     std::string error;
     const std::vector<int> base = o.baseline.empty() ? std::vector<int>() : baselines(configs, runs, o.baseline, error);
-    if (o.baseline.empty() || !error.empty()) {
-        if (!error.empty()) out.messages.push_back(error);
-        if (rankBy == SweepRankBy::Delta) {
-            out.messages.push_back("no baseline: groups ranked by time per step, not by change");
-            keepTop(rows, weight, o.top);
+    const bool compared = !o.baseline.empty() && error.empty();
+    if (!error.empty()) out.messages.push_back(error);
+    std::vector<SweepCompareRow*> all;
+    for (auto* v : {&out.stepRows, &out.gpuRows, &out.rows})
+        for (auto& r : *v) {
+            all.push_back(&r);
+            if (!compared) r.reason = "no baseline";
         }
-        out.rows = std::move(rows);
-        return out;
+    if (compared) {
+        out.baseline = o.baseline;
+        out.confidence = o.confidence;
+        if (!base.empty() && base.front() >= 0 &&
+            std::all_of(base.begin(), base.end(), [&](int b) { return b == base.front(); }))
+            out.baselineConfig = configs[static_cast<size_t>(base.front())].key;
+        bool byRuns = false, bySteps = false;
+        // Three families, each Holm-corrected over its configurations (and groups): step time, the primary
+        // question, is not diluted by the hundreds of kernel-group comparisons beside it.
+        std::vector<Test> family[3];
+        for (Test& t : changes(all, configs, base, o, byRuns, bySteps))
+            family[static_cast<int>(t.row->kind)].push_back(std::move(t));
+        for (auto& f : family) holm(f, o.confidence);
+        const std::string over = byRuns && bySteps ? "runs then the steps within each where both configurations have "
+                                                     ">= 2 runs, else steps (each row says which)"
+                                 : byRuns          ? "runs then the steps within each"
+                                 : bySteps         ? "steps"
+                                                   : "nothing (no configuration has 2 runs or 5 kept steps)";
+        out.method = fmt::format("bootstrap percentile CI of the change in median time per step, resampling {} ({} "
+                                 "resamples, seed {}); Holm-corrected within each family: step time ({} comparisons), GPU "
+                                 "({}), groups ({})",
+                                 over, o.resamples, o.seed, family[0].size(), family[1].size(), family[2].size());
+        for (const auto& r : out.rows)
+            if (r.deltaNs) change[r.group] = std::max(change[r.group], std::abs(*r.deltaNs));
     }
-    out.baseline = o.baseline;
-    out.confidence = o.confidence;
-
-    // The point change of every row against its baseline, and which rows can be tested.
-    auto baselineOf = [&](size_t i) -> const SweepCompareConfig* {
-        const size_t c = configIndex[rows[i].config];
-        return base[c] < 0 || static_cast<size_t>(base[c]) == c ? nullptr : &configs[static_cast<size_t>(base[c])];
-    };
-    auto byRepeatOf = [&](size_t i, const SweepCompareConfig& b) {
-        return configs[configIndex[rows[i].config]].repeats.size() >= 2 && b.repeats.size() >= 2;
-    };
-    size_t testable = 0;
-    for (size_t i = 0; i < rows.size(); ++i) {
-        const SweepCompareConfig* b = baselineOf(i);
-        if (!b) continue;
-        const bool byRepeat = byRepeatOf(i, *b);
-        const double mb = mean(samplesOf(*b, rows[i].group, byRepeat));
-        const std::vector<double> sa = samplesOf(configs[configIndex[rows[i].config]], rows[i].group, byRepeat);
-        if (sa.empty() || mb <= 0) continue;
-        rows[i].deltaPct = 100.0 * (mean(sa) / mb - 1.0);
-        ++testable;
+    const SweepRankBy rankBy = o.rankBy != SweepRankBy::Auto ? o.rankBy
+                               : compared                     ? SweepRankBy::Delta
+                                                              : SweepRankBy::Time;
+    if (rankBy == SweepRankBy::Variance)
+        out.messages.push_back("groups ranked by their spread across configurations (standard deviation of time per step)");
+    if (rankBy == SweepRankBy::Delta && !compared)
+        out.messages.push_back("no baseline: groups ranked by time per step, not by change");
+    if (rankBy == SweepRankBy::Delta && compared) {
+        for (const auto& [g, w] : weight) change.try_emplace(g, 0.0);  // groups without a change rank last
+        keepTop(out.rows, change, o.top);
+    } else {
+        keepTop(out.rows, rankBy == SweepRankBy::Variance ? spread : weight, o.top);
     }
-    // Ranked by change with --top: only the top K groups are resampled; the correction still counts every
-    // testable comparison (Bonferroni over all of them, which needs no p-value of the rows left out and is never
-    // less strict than Holm over all of them would be).
-    const bool topByDelta = rankBy == SweepRankBy::Delta && o.top > 0;
-    if (topByDelta) {
-        std::map<std::string, double> largest;
-        for (const auto& r : rows) largest[r.group] = std::max(largest[r.group], r.deltaPct ? std::abs(*r.deltaPct) : 0.0);
-        keepTop(rows, largest, o.top);
-    }
-
-    std::mt19937_64 rng(o.seed);
-    std::vector<Test> tests;
-    bool usedRepeats = false, usedSteps = false;
-    for (size_t i = 0; i < rows.size(); ++i) {
-        const SweepCompareConfig* b = baselineOf(i);
-        if (!b || !rows[i].deltaPct) continue;
-        const bool byRepeat = byRepeatOf(i, *b);
-        (byRepeat ? usedRepeats : usedSteps) = true;
-        Test t = bootstrap(nestedSamplesOf(configs[configIndex[rows[i].config]], rows[i].group, byRepeat),
-                           nestedSamplesOf(*b, rows[i].group, byRepeat), rng, o.resamples);
-        if (t.deltas.empty()) continue;
-        t.row = i;
-        tests.push_back(std::move(t));
-    }
-    // Holm: the i-th smallest p is tested at alpha / (m - i), so its CI is the 1 - alpha / (m - i) percentile
-    // interval; once one is not significant, none after it is. Bonferroni: every test at alpha / m.
-    std::stable_sort(tests.begin(), tests.end(), [](const Test& a, const Test& b) { return a.p < b.p; });
-    const double alpha = 1.0 - o.confidence;
-    bool stillRejecting = true;
-    for (size_t i = 0; i < tests.size(); ++i) {
-        const double level = topByDelta ? alpha / static_cast<double>(std::max<size_t>(1, testable))
-                                        : alpha / static_cast<double>(tests.size() - i);
-        SweepCompareRow& row = rows[tests[i].row];
-        row.ciLowPct = percentile(tests[i].deltas, level / 2);
-        row.ciHighPct = percentile(tests[i].deltas, 1 - level / 2);
-        const bool excludes = *row.ciLowPct > 0 || *row.ciHighPct < 0;
-        stillRejecting = topByDelta || (stillRejecting && excludes);
-        row.significant = stillRejecting && excludes;
-    }
-    const std::string over = usedRepeats && usedSteps
-                                 ? "repeats then the steps within each (where both configurations have >= 2 repeats), "
-                                   "else steps"
-                             : usedRepeats ? "repeats then the steps within each"
-                                           : "steps";
-    out.method = topByDelta
-                     ? fmt::format("bootstrap percentile CI of the change in mean time per step, resampling {} ({} "
-                                   "resamples, seed {}) for the top {} groups by change; Bonferroni-corrected over "
-                                   "all {} comparisons (groups x configurations)",
-                                   over, o.resamples, o.seed, o.top, testable)
-                     : fmt::format("bootstrap percentile CI of the change in mean time per step, resampling {} ({} "
-                                   "resamples, seed {}); Holm-corrected over {} comparisons (groups x configurations)",
-                                   over, o.resamples, o.seed, tests.size());
-    out.rows = std::move(rows);
     return out;
 }
 

@@ -1,7 +1,8 @@
 #pragma once
-// Sweep comparison (issue 9): per kernel group and per configuration of a sweep, the group's GPU kernel time per
-// profiled step, its spread over steps, and the change against a baseline configuration with a bootstrap
-// confidence interval, Holm-corrected across all groups x configurations.
+// Sweep comparison (issues 9, 21): per configuration of a sweep, the step time, the GPU's busy and idle time per
+// step and, per kernel group, its GPU kernel time per profiled step with its spread over steps; against a baseline
+// configuration, the change of each one's median per step (ms and %) with a bootstrap confidence interval,
+// Holm-corrected across every comparison of the sweep, and only where the sample allows one (kMinRuns/StepsFor...).
 
 #include <cstdint>
 #include <map>
@@ -60,10 +61,12 @@ private:
     std::unordered_map<Key, std::string, KeyHash> m_cache;
 };
 
-// How --top ranks groups: by their largest time per step over the configurations; by their largest |delta| against
-// the baseline (only the top K groups are resampled; their intervals are Bonferroni-corrected over every testable
-// comparison, so keeping K does not shrink the correction); by their spread across configurations (the standard deviation of the configurations' time per
-// step: the groups the sweep's parameters move most). Auto: delta with a baseline, else time.
+// How --top ranks groups: by their largest |change| against the baseline in time per step (|delta_ms|, the one
+// ranking every view of a sweep uses; auto with a baseline); by their largest time per step over the configurations
+// (auto without a baseline); by their spread across configurations (the standard deviation of the configurations'
+// time per step: the groups the sweep's parameters move most). --top only trims what is shown: every comparison is
+// resampled and each family's Holm correction (step time; GPU rows; groups) counts all of its comparisons,
+// whatever is kept.
 enum class SweepRankBy { Auto, Time, Delta, Variance };
 bool parseSweepRankBy(std::string_view text, SweepRankBy& by);
 
@@ -81,25 +84,51 @@ struct SweepCompareOptions {
     double confidence = 0.95;
 };
 
+// An interval needs a noise estimate: at least kMinRunsForInterval runs or kMinStepsForInterval kept steps in the
+// configuration and in its baseline; below both, the row has no interval and is never significant (n/a + reason).
+inline constexpr size_t kMinRunsForInterval = 2;
+inline constexpr size_t kMinStepsForInterval = 5;
+
+// What a row measures per kept step: the step itself (the ProfilerStep#N span: the latest end minus the earliest
+// start over the run's ranks), the GPU (busy: the union of kernel, memcpy and memset intervals per GPU, summed over
+// GPUs; idle: GPUs x step time - busy; kernels, memcpy, memset: their summed durations; GPU time is kernels +
+// memcpy + memset), or one kernel group (CPU operator in runs without GPU activity).
+enum class SweepRowKind { Step, Gpu, Group };
+std::string_view toString(SweepRowKind kind);  // "step", "gpu", "group"
+
 struct SweepCompareRow {
-    std::string group;
+    SweepRowKind kind = SweepRowKind::Group;
+    std::string group;                                // "step" for Step rows; busy/idle/kernels/memcpy/memset for Gpu
     std::string config;                               // configuration key (RunEntry::key)
     std::map<std::string, std::string> parameters;   // axis -> value text
+    size_t runs = 0;                                  // runs of the configuration with kept steps
+    size_t steps = 0;                                 // kept steps over those runs
     uint64_t count = 0;                               // kernels of the group in the kept steps, all repeats
     double perStepNs = 0;                             // sum of their time / number of kept steps (all repeats)
     double meanNs = 0, medianNs = 0, p5Ns = 0, p95Ns = 0, stddevNs = 0, cv = 0;  // over per-step times
     std::vector<double> stepsNs;                      // those per-step times (kept steps of every repeat), sorted
     double spreadNs = 0;  // the group's standard deviation of perStepNs across configurations (0 where absent)
-    std::optional<double> deltaPct, ciLowPct, ciHighPct;  // vs the baseline configuration; CI Holm-corrected
+    // Against the baseline configuration: the change of the median time per step (ns, and in % of the baseline's
+    // median), and its bootstrap interval, Holm-corrected within its family (step time, GPU or groups) over the sweep.
+    std::optional<double> deltaNs, ciLowNs, ciHighNs;
+    std::optional<double> deltaPct, ciLowPct, ciHighPct;
     bool significant = false;
+    std::optional<double> p;       // the bootstrap's two-sided p-value (uncorrected), with an interval
+    double ciLevel = 0;            // the two-sided level of the interval (Holm: alpha / (m - rank)), with one
+    std::string resampled;  // "runs" (then the steps within each) or "steps"; "" without an interval
+    std::string reason;     // why there is no change or no interval ("baseline", "n/a: ..."); "" otherwise
 };
 
 struct SweepComparison {
     std::optional<std::string> method;  // how the CI was computed; absent without a baseline
     std::optional<double> confidence;
     std::optional<std::string> baseline;
+    std::string baselineConfig;         // the baseline's configuration key, when one baseline serves all
+    bool gpuActivity = true;            // false: no run has GPU activity; groups are CPU operators
     std::vector<std::string> messages;
-    std::vector<SweepCompareRow> rows;
+    std::vector<SweepCompareRow> stepRows;  // one per configuration: step time
+    std::vector<SweepCompareRow> gpuRows;   // per configuration: busy, idle, kernels, memcpy, memset
+    std::vector<SweepCompareRow> rows;      // kernel groups (CPU operators without GPU activity), ranked
 };
 
 // "axis=value, axis=value" (axes in name order, `separator` between them): the parameters shown to a reader; ""

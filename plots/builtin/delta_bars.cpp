@@ -1,8 +1,8 @@
 // Per kernel group, the change of every configuration of a sweep against a baseline configuration (issue 9): the
-// delta in GPU time per step (%) with its confidence interval, both from core::compareSweep (bootstrap over repeats,
-// else steps; Holm-corrected across groups x configurations). Horizontal bars, one band per group (the top K by
-// time per step), one bar per configuration; a significant change (the corrected interval excludes zero) is
-// filled, any other hollow.
+// change of the median time per step (%) with its confidence interval, both from core::compareSweep (bootstrap over
+// runs, else steps; Holm-corrected; no interval below 2 runs and 5 steps). Horizontal bars: step time first, the
+// GPU's busy and idle time per step, then one band per group (the top K by |change|), one bar per configuration; a
+// significant change (the corrected interval excludes zero) is filled, any other hollow.
 
 #include <algorithm>
 #include <cmath>
@@ -54,7 +54,8 @@ public:
         : TypedPlot(
               {"delta-bars", "Change per kernel group vs a baseline",
                "For each of the top kernel groups, the change in GPU time per step of every configuration against a "
-               "baseline configuration, with its confidence interval (Holm-corrected); significant changes filled.",
+               "baseline configuration, with its confidence interval (Holm-corrected); significant changes filled. "
+               "Step time and the GPU's busy and idle time per step lead.",
                122}) {}
 
     std::vector<ParamSpec> parameters(const RunSet& runs) const override {
@@ -82,10 +83,18 @@ public:
         o.baseline = firstRunOf(loaded, p->baseline);
         o.skipSteps = int(kSkipSteps(values));
         o.top = int(kTop(values));
-        o.rankBy = core::SweepRankBy::Time;  // the groups that take the time, each with its change (Holm over them)
-        o.confidence = kConfidence(values);
+        o.confidence = kConfidence(values);  // groups ranked by |change| (the one ranking: core::compareSweep)
         p->cmp = core::compareSweep(byConfigurationLabel(loaded), o);
         if (cancel.cancelled()) return cancelledError();
+        // Step time first, then the GPU's busy and idle time per step, then the kernel groups (issue 21).
+        std::vector<core::SweepCompareRow> lead = p->cmp.stepRows;
+        for (auto& r : lead) r.group = "step time";
+        for (const auto& r : p->cmp.gpuRows)
+            if (r.group == "busy" || r.group == "idle") {
+                lead.push_back(r);
+                lead.back().group = "GPU " + r.group;
+            }
+        p->cmp.rows.insert(p->cmp.rows.begin(), lead.begin(), lead.end());
         p->messages = p->cmp.messages;
         for (const auto& c : configs)
             if (c != p->baseline) p->configs.push_back(c);
@@ -130,7 +139,7 @@ public:
         const std::string level = p.cmp.confidence ? fmt::format("{:g}", *p.cmp.confidence * 100) : std::string("?");
         QRectF area = drawTitle(c, c.rect, "Change per kernel group vs a baseline",
                                 fmt::format("vs {} · {}% confidence intervals, Holm-corrected · filled: significant, "
-                                            "hollow: not",
+                                            "hollow: not · no bar: no % change (n/a, or absent from the baseline)",
                                             p.baseline, level));
         std::vector<std::string> notes{p.cmp.method.value_or("")};
         for (size_t i = 0; i < p.messages.size() && i < 3; ++i) notes.push_back(p.messages[i]);
@@ -139,7 +148,7 @@ public:
         const double pad = std::max(1.0, (p.hi - p.lo) * 0.06);
         return layoutChart(QFontMetricsF(c.painter.font()), area,
                            ChartAxis::linear(p.lo - pad, p.hi + pad, TickUnit::Percent,
-                                             "change in GPU time per step vs " + p.baseline),
+                                             "change in median time per step vs " + p.baseline),
                            ChartAxis::bandsOf(p.groups));
     }
 
@@ -200,9 +209,12 @@ public:
             h.title = row.group;
             h.fields = {{"configuration", row.config},
                         {"vs", p.baseline},
-                        {"change", fmt::format("{:+.2f}%", *row.deltaPct)},
+                        {"change", fmt::format("{:+.2f}% ({}{} per step)", *row.deltaPct,
+                                               row.deltaNs && *row.deltaNs >= 0 ? "+" : "",
+                                               formatDuration(row.deltaNs.value_or(0)))},
                         {"time per step", formatDuration(row.perStepNs)},
                         {"significant", row.significant ? "yes" : "no"}};
+            if (!row.reason.empty()) h.fields.emplace_back("interval", row.reason);
             if (row.ciLowPct && row.ciHighPct)
                 h.fields.insert(h.fields.begin() + 3,
                                 {"interval", fmt::format("{:+.2f}% … {:+.2f}%", *row.ciLowPct, *row.ciHighPct)});
@@ -215,13 +227,13 @@ public:
     core::Table tableTyped(const DeltaPrepared& p, const ParamValues&) const override {
         core::Table t;
         t.columns = {"group",     "configuration", "count",       "per_step_ns", "median_ns",
-                     "delta_pct", "ci_low_pct",    "ci_high_pct", "significant"};
+                     "delta_pct", "ci_low_pct",    "ci_high_pct", "significant", "delta_ns", "reason"};
         t.messages = p.messages;
         if (p.cmp.method) t.messages.insert(t.messages.begin(), *p.cmp.method);
         auto opt = [](const std::optional<double>& v) { return v ? core::Cell(*v) : core::Cell(std::monostate{}); };
         for (const auto& r : p.cmp.rows)
             t.addRow({r.group, r.config, int64_t(r.count), r.perStepNs, r.medianNs, opt(r.deltaPct), opt(r.ciLowPct),
-                      opt(r.ciHighPct), int64_t(r.significant ? 1 : 0)});
+                      opt(r.ciHighPct), int64_t(r.significant ? 1 : 0), opt(r.deltaNs), r.reason});
         return t;
     }
 };

@@ -176,6 +176,8 @@ std::string svgBoxPlot(const std::string& title, const std::vector<SweepReportBo
                                   w, h, w, h, esc(title));
     out += fmt::format("<text x='8' y='18' class='title'>{}</text>", esc(shorten(title, size_t((w - 16) / 8.2))));
     out += svgAxis(lo, hi, x0, x1, y0, y1, TickUnit::Duration);
+    out += fmt::format("<g class='plotarea' data-x0='{:.1f}' data-y0='{:.1f}' data-x1='{:.1f}' data-y1='{:.1f}'/>", x0,
+                       y0, x1, y1);
     const double slot = (x1 - x0) / double(boxes.size());
     for (size_t i = 0; i < boxes.size(); ++i) {
         const auto& b = boxes[i];
@@ -185,13 +187,13 @@ std::string svgBoxPlot(const std::string& title, const std::vector<SweepReportBo
             const double med = percentileOf(b.samples, 0.5);
             double mean = 0;
             for (double v : b.samples) mean += v / double(b.samples.size());
-            out += fmt::format("<line x1='{0:.1f}' y1='{1:.1f}' x2='{0:.1f}' y2='{2:.1f}' class='whisker'/>", cx,
+            out += fmt::format("<line x1='{0:.1f}' y1='{1:.1f}' x2='{0:.1f}' y2='{2:.1f}' class='whisker mark'/>", cx,
                                yOf(b.samples.front()), yOf(b.samples.back()));
-            out += fmt::format("<rect x='{:.1f}' y='{:.1f}' width='{:.1f}' height='{:.1f}' fill='{}' class='box'/>",
+            out += fmt::format("<rect x='{:.1f}' y='{:.1f}' width='{:.1f}' height='{:.1f}' fill='{}' class='box mark'/>",
                                cx - half, yOf(q3), 2 * half, std::max(1.0, yOf(q1) - yOf(q3)), b.fill);
-            out += fmt::format("<line x1='{:.1f}' y1='{:.1f}' x2='{:.1f}' y2='{:.1f}' class='median'/>", cx - half,
+            out += fmt::format("<line x1='{:.1f}' y1='{:.1f}' x2='{:.1f}' y2='{:.1f}' class='median mark'/>", cx - half,
                                yOf(med), cx + half, yOf(med));
-            out += fmt::format("<circle cx='{:.1f}' cy='{:.1f}' r='2.5' class='mean'/>", cx, yOf(mean));
+            out += fmt::format("<circle cx='{:.1f}' cy='{:.1f}' r='2.5' class='mean mark'/>", cx, yOf(mean));
         }
         out += fmt::format("<text x='{:.1f}' y='{:.1f}' class='label' text-anchor='middle'>{}</text>", cx, y1 + 16,
                            esc(shorten(b.label, size_t(std::max(8.0, slot / 6.5)))));
@@ -216,15 +218,22 @@ std::string svgStacked(const std::vector<std::string>& bars, const std::vector<s
     std::string out = fmt::format("<svg xmlns='http://www.w3.org/2000/svg' width='{:.0f}' height='{:.0f}' "
                                   "viewBox='0 0 {:.0f} {:.0f}' role='img'><title>GPU time per step by category</title>",
                                   w, h, w, h);
-    const auto ticks = niceTicks(0, hi, 5);
+    // The axis ends at the first tick at or past the longest stack (niceTicks may stop below it): every stack holds
+    // on the axis (the report used to clip gemm and reduction off the end).
+    auto ticks = niceTicks(0, hi, 5);
+    while (!ticks.empty() && ticks.back() < hi) ticks.push_back(ticks.back() + (ticks.size() > 1 ? ticks[1] - ticks[0] : hi));
+    if (ticks.empty()) ticks = {0, hi};
+    const double top = ticks.back();
     const auto labels = tickLabels(ticks, TickUnit::Duration);
     const double yAxis = kTop + rowH * double(bars.size());
+    out += fmt::format("<g class='plotarea' data-x0='{:.1f}' data-y0='{:.1f}' data-x1='{:.1f}' data-y1='{:.1f}'/>", x0,
+                       kTop - 4, x1, yAxis);
     for (size_t i = 0; i < ticks.size(); ++i) {
-        const double x = x0 + ticks[i] / ticks.back() * (x1 - x0);
+        const double x = x0 + ticks[i] / top * (x1 - x0);
         out += fmt::format("<line x1='{0:.1f}' y1='{1:.1f}' x2='{0:.1f}' y2='{2:.1f}' class='grid'/>", x, kTop - 4,
                            yAxis);
-        out += fmt::format("<text x='{:.1f}' y='{:.1f}' class='tick' text-anchor='middle'>{}</text>", x, yAxis + 14,
-                           esc(labels[i]));
+        out += fmt::format("<text x='{:.1f}' y='{:.1f}' class='tick' text-anchor='{}'>{}</text>", x, yAxis + 14,
+                           i + 1 == ticks.size() ? "end" : "middle", esc(labels[i]));
     }
     for (size_t b = 0; b < bars.size(); ++b) {
         const double y = kTop + rowH * double(b);
@@ -232,9 +241,9 @@ std::string svgStacked(const std::vector<std::string>& bars, const std::vector<s
                            esc(shorten(bars[b], 30)));
         double x = x0;
         for (size_t p = 0; p < parts.size(); ++p) {
-            const double len = value[b][p] / ticks.back() * (x1 - x0);
+            const double len = value[b][p] / top * (x1 - x0);
             if (len <= 0) continue;
-            out += fmt::format("<rect x='{:.1f}' y='{:.1f}' width='{:.1f}' height='{:.1f}' fill='{}'><title>{}: {}"
+            out += fmt::format("<rect class='mark' x='{:.1f}' y='{:.1f}' width='{:.1f}' height='{:.1f}' fill='{}'><title>{}: {}"
                                "</title></rect>",
                                x, y + 3, len, rowH - 6, hex(seriesColor(int(p))), esc(parts[p]),
                                esc(formatDuration(value[b][p])));
@@ -260,12 +269,14 @@ std::string svgPercentBars(const std::string& title, const std::vector<std::stri
                                   w, h, w, h, esc(title));
     out += fmt::format("<text x='8' y='18' class='title'>{}</text>", esc(title));
     out += svgAxis(0, 100, x0, x1, y0, y1, TickUnit::Percent);
+    out += fmt::format("<g class='plotarea' data-x0='{:.1f}' data-y0='{:.1f}' data-x1='{:.1f}' data-y1='{:.1f}'/>", x0,
+                       y0, x1, y1);
     const double slot = (x1 - x0) / double(std::max<size_t>(1, bars.size()));
     for (size_t i = 0; i < bars.size(); ++i) {
         const double cx = x0 + slot * (double(i) + 0.5), half = std::min(24.0, slot * 0.3);
         if (pct[i]) {
             const double y = y1 - std::clamp(*pct[i], 0.0, 100.0) / 100 * (y1 - y0);
-            out += fmt::format("<rect x='{:.1f}' y='{:.1f}' width='{:.1f}' height='{:.1f}' fill='{}'/>", cx - half, y,
+            out += fmt::format("<rect class='mark' x='{:.1f}' y='{:.1f}' width='{:.1f}' height='{:.1f}' fill='{}'/>", cx - half, y,
                                2 * half, std::max(0.5, y1 - y), hex(seriesColor(0)));
             out += fmt::format("<text x='{:.1f}' y='{:.1f}' class='note' text-anchor='middle'>{:.1f}%</text>", cx,
                                y - 4, *pct[i]);
@@ -324,22 +335,40 @@ std::string svgHeatmap(const std::string& rowAxis, const std::vector<std::string
 
 // ---------------------------------------------------------------- tables
 
+// A column's header on the page: its CSV name with the unit of its cells (durations carry their own unit).
+std::string headerHtml(const std::string& column) {
+    std::string base = column;
+    std::string unit;
+    for (const auto& [suffix, u] : {std::pair<std::string, std::string>{"_ms", " (ms/step)"}, {"_pct", " (%)"},
+                                    {"_gbps", " (GB/s)"}, {"_ns", ""}})
+        if (base.ends_with(suffix)) {
+            base.resize(base.size() - suffix.size());
+            unit = u;
+            break;
+        }
+    if (base.starts_with("delta")) base = "Δ" + base.substr(5);
+    for (char& ch : base)
+        if (ch == '_') ch = ' ';
+    return esc(base + unit);
+}
+
 std::string cellHtml(const std::string& column, const core::Cell& c) {
     if (std::holds_alternative<std::monostate>(c)) return "–";
     if (const auto* s = std::get_if<std::string>(&c))  // long kernel names: shortened, whole on hover and in the CSV
-        return s->size() > 72 ? fmt::format("<span title='{}'>{}</span>", esc(*s), esc(shorten(*s, 72))) : esc(*s);
+        return s->size() > 56 ? fmt::format("<span title='{}'>{}</span>", esc(*s), esc(shorten(*s, 56))) : esc(*s);
     const double v = Table::number(c);
+    const bool signedValue = column.starts_with("delta") || column.starts_with("ci_");
     if (column.ends_with("_ns")) return esc(formatDuration(v));
-    if (column.starts_with("delta") || column.starts_with("ci_")) return fmt::format("{:+.2f}%", v);
-    if (column.ends_with("_pct")) return fmt::format("{:.1f}%", v);
+    if (column.ends_with("_ms")) return signedValue ? fmt::format("{:+.3f}", v) : fmt::format("{:.3f}", v);
+    if (column.ends_with("_pct")) return signedValue ? fmt::format("{:+.2f}", v) : fmt::format("{:.1f}", v);
     if (column == "cv") return fmt::format("{:.3f}", v);
-    if (column.ends_with("_gbps")) return fmt::format("{:.2f} GB/s", v);
+    if (column.ends_with("_gbps")) return fmt::format("{:.2f}", v);
     return esc(Table::text(c));
 }
 
 std::string htmlTable(const Table& t, const std::string& csvName) {
     std::string out = "<div class='scroll'><table><thead><tr>";
-    for (const auto& c : t.columns) out += "<th>" + esc(c) + "</th>";
+    for (const auto& c : t.columns) out += "<th>" + headerHtml(c) + "</th>";
     out += "</tr></thead><tbody>";
     const int sig = t.columnIndex("significant");
     for (const auto& row : t.rows) {
@@ -382,9 +411,9 @@ std::vector<std::optional<double>> overlapOf(const std::vector<Config>& configs)
 }
 
 const char* kStyle =
-    "body{font:14px/1.45 system-ui,sans-serif;margin:24px auto;max-width:1100px;color:#222;padding:0 16px}"
+    "body{font:14px/1.45 system-ui,sans-serif;margin:24px auto;max-width:1400px;color:#222;padding:0 16px}"
     "h1{font-size:24px;margin-bottom:4px}h2{font-size:18px;margin-top:32px;border-bottom:1px solid #ddd}"
-    "table{border-collapse:collapse;font-size:13px;margin:8px 0}th,td{border:1px solid #ddd;padding:3px 8px;"
+    "table{border-collapse:collapse;font-size:12px;margin:8px 0}th,td{border:1px solid #ddd;padding:2px 5px;"
     "text-align:right;white-space:nowrap}th{background:#f4f4f4}.scroll{overflow-x:auto}td:first-child,th:first-child{text-align:left}tr.sig td{background:"
     "#fff1e6;font-weight:600}.note,.tick,.label{font-size:11px;fill:#444}.title{font-size:13px;font-weight:600}"
     ".grid{stroke:#e6e6e6}.whisker{stroke:#555}.box{stroke:#333}.median{stroke:#111;stroke-width:2}.mean{fill:#111}"
@@ -407,18 +436,46 @@ struct Sections {
     }
 };
 
+// "bs=4 rep1": a run by its configuration and repeat (labels alone repeat across configurations: rep0, rep1).
+std::string runLabel(const RunEntry& r) {
+    const std::string params = core::parametersText(core::parameterTexts(r.parameters));
+    return params.empty() ? r.label : fmt::format("{} rep{}", params, r.repeat);
+}
+
+// Rows of the comparison as a table: per row its measure, configuration, sample, median and change in ms per step
+// with the interval; "n/a" rows say why in `note`.
+Table comparisonTable(const std::vector<const SweepCompareRow*>& rows, const char* what) {
+    Table t;
+    t.columns = {what, "configuration", "runs", "steps", "median_ms", "delta_ms", "ci_low_ms", "ci_high_ms",
+                 "significant", "delta_pct", "ci_low_pct", "ci_high_pct", "note"};
+    auto ms = [](const std::optional<double>& v) { return v ? core::Cell(*v / 1e6) : core::Cell(); };
+    auto opt = [](const std::optional<double>& v) { return v ? core::Cell(*v) : core::Cell(); };
+    for (const SweepCompareRow* r : rows) {
+        const bool interval = r->ciLowNs.has_value();
+        const std::string note = !r->reason.empty() ? r->reason : interval ? "resampled " + r->resampled : "";
+        t.addRow({r->group, paramsLabel(r->parameters), int64_t(r->runs), int64_t(r->steps), r->medianNs / 1e6,
+                  ms(r->deltaNs), ms(r->ciLowNs), ms(r->ciHighNs), std::string(r->significant ? "yes" : interval ? "no" : ""),
+                  opt(r->deltaPct), opt(r->ciLowPct), opt(r->ciHighPct), note});
+    }
+    return t;
+}
+
 // The configuration table and, per configuration, the GPU time per step by category (stacked bars).
 void configurationSections(Sections& s, const std::vector<Config>& configs, const SweepComparison& byCategory,
                            const std::string& prefix, std::vector<double>& totals) {
     std::set<std::string> axes;
     for (const auto& c : configs)
         for (const auto& [k, v] : c.params) axes.insert(k);
+    // GPU time is kernels (by category) + memcpy + memset: the one definition of the comparison (issue 21).
+    std::vector<SweepCompareRow> rows = byCategory.rows;
+    for (const auto& r : byCategory.gpuRows)
+        if (r.group == "memcpy" || r.group == "memset") rows.push_back(r);
     std::vector<std::string> parts;
-    for (const auto& r : byCategory.rows)
+    for (const auto& r : rows)
         if (std::find(parts.begin(), parts.end(), r.group) == parts.end()) parts.push_back(r.group);
     std::vector<std::vector<double>> value(configs.size(), std::vector<double>(parts.size(), 0.0));
     totals.assign(configs.size(), 0.0);
-    for (const auto& r : byCategory.rows)
+    for (const auto& r : rows)
         for (size_t c = 0; c < configs.size(); ++c)
             if (configs[c].key == r.config) {
                 const auto p = size_t(std::find(parts.begin(), parts.end(), r.group) - parts.begin());
@@ -439,7 +496,7 @@ void configurationSections(Sections& s, const std::vector<Config>& configs, cons
         std::string labels;
         for (const auto* r : configs[c].runs) {
             ranks = std::max(ranks, r->dataset->ranks.size());
-            labels += (labels.empty() ? "" : " ") + r->label;
+            labels += (labels.empty() ? "" : "; ") + runLabel(*r);
         }
         for (core::Cell x : {core::Cell(int64_t(configs[c].runs.size())), core::Cell(int64_t(ranks)),
                              core::Cell(totals[c]), core::Cell(labels)})
@@ -448,7 +505,13 @@ void configurationSections(Sections& s, const std::vector<Config>& configs, cons
     }
     s.html += "<h2>Configurations</h2>";
     s.table(prefix, "configurations", t);
-    s.html += "<h2>GPU time per step by category</h2><figure>";
+    s.html += "<h2>GPU time per step by category</h2>";
+    if (!byCategory.gpuActivity || parts.empty()) {
+        s.html += "<p>No GPU activity in these runs: nothing to break down.</p>";
+        return;
+    }
+    s.html += "<p>Kernel time by Strobe's category, then memcpy and memset: their sum is the GPU time of the "
+              "configuration table (mean per kept step).</p><figure>";
     std::vector<std::string> bars;
     for (const auto& c : configs) bars.push_back(c.label());
     s.html += svgStacked(bars, parts, value) + "</figure>";
@@ -463,18 +526,72 @@ void configurationSections(Sections& s, const std::vector<Config>& configs, cons
     s.table(prefix, "categories", cat);
 }
 
+// Step time first (the ProfilerStep#N span per configuration, its change and interval, a box plot), then the GPU's
+// busy and idle time per step with kernels, memcpy and memset.
+void stepSections(Sections& s, const std::vector<Config>& configs, const SweepComparison& cmp,
+                  const std::string& prefix) {
+    s.html += "<h2>Step time</h2><p>Per kept step, the ProfilerStep#N span (the latest end minus the earliest start "
+              "over the ranks); median per configuration, change of the median against the baseline with its "
+              "interval. No interval below 2 runs and 5 kept steps: n/a, with the reason.</p>";
+    if (cmp.stepRows.empty()) {
+        s.html += "<p>No run has a kept step: nothing to compare.</p>";
+        return;
+    }
+    std::vector<const SweepCompareRow*> rows;
+    for (const auto& r : cmp.stepRows) rows.push_back(&r);
+    s.table(prefix, "steps", comparisonTable(rows, "measure"));
+    std::vector<SweepReportBox> boxes;
+    for (const auto& c : configs) {
+        SweepReportBox b{c.shortLabel(), {}, hex(seriesColor(0)), ""};
+        for (const auto& r : cmp.stepRows)
+            if (r.config == c.key) {
+                b.samples = r.stepsNs;
+                if (r.deltaNs) b.note = fmt::format("{:+.1f} ms{}", *r.deltaNs / 1e6, r.significant ? " *" : "");
+                if (r.reason == "baseline") {
+                    b.fill = "#bdbdbd";
+                    b.note = "baseline";
+                } else if (r.significant) {
+                    b.fill = "#f39c4a";
+                }
+            }
+        boxes.push_back(std::move(b));
+    }
+    s.html += "<figure>" + svgBoxPlot("step time per configuration", boxes) + axesCaption(configs) + "</figure>";
+    s.html += "<h2>GPU busy and idle per step</h2>";
+    if (!cmp.gpuActivity) {
+        s.html += "<p>No GPU activity in these runs: they are compared by step time and CPU operators.</p>";
+        return;
+    }
+    s.html += "<p>busy: the union of kernel, memcpy and memset intervals per GPU, summed over GPUs; idle: GPUs × "
+              "step time − busy; kernels, memcpy, memset: their summed durations (GPU time = kernels + memcpy + "
+              "memset).</p>";
+    rows.clear();
+    for (const auto& r : cmp.gpuRows) rows.push_back(&r);
+    s.table(prefix, "gpu", comparisonTable(rows, "measure"));
+}
+
 // The top groups: their comparison table and a box plot each.
 void groupSections(Sections& s, const std::vector<Config>& configs, const SweepComparison& cmp,
                    const std::string& prefix, const std::string& baselineKey) {
     Table t;
-    t.columns = {"group", "configuration", "count", "per_step_ns", "median_ns", "p5_ns", "p95_ns", "cv", "delta_pct",
-                 "ci_low_pct", "ci_high_pct", "significant"};
+    // The change, its interval and significance right after the names (visible at 1400 px), then the sample.
+    t.columns = {"group", "configuration", "delta_ms", "ci_low_ms", "ci_high_ms", "significant", "delta_pct",
+                 "ci_low_pct", "ci_high_pct", "median_ns", "per_step_ns", "count", "p5_ns", "p95_ns", "cv", "note"};
     auto opt = [](const std::optional<double>& v) { return v ? core::Cell(*v) : core::Cell(); };
+    auto ms = [](const std::optional<double>& v) { return v ? core::Cell(*v / 1e6) : core::Cell(); };
     for (const auto& r : cmp.rows)
-        t.addRow({r.group, paramsLabel(r.parameters), int64_t(r.count), r.perStepNs, r.medianNs, r.p5Ns, r.p95Ns, r.cv,
-                  opt(r.deltaPct), opt(r.ciLowPct), opt(r.ciHighPct),
-                  std::string(r.significant ? "yes" : (r.deltaPct ? "no" : ""))});
-    s.html += "<h2>Top kernel groups</h2>";
+        t.addRow({r.group, paramsLabel(r.parameters), ms(r.deltaNs), ms(r.ciLowNs), ms(r.ciHighNs),
+                  std::string(r.significant ? "yes" : (r.ciLowNs ? "no" : "")), opt(r.deltaPct), opt(r.ciLowPct),
+                  opt(r.ciHighPct), r.medianNs, r.perStepNs, int64_t(r.count), r.p5Ns, r.p95Ns, r.cv,
+                  r.reason == "baseline" ? std::string() : r.reason});
+    s.html += cmp.gpuActivity ? "<h2>Top kernel groups</h2><p>Ranked by their largest absolute change in time per step "
+                                "(Δ ms/step) against the baseline.</p>"
+                              : "<h2>Top CPU operators</h2><p>No GPU activity: the outermost CPU operators of each "
+                                "step, ranked by their largest absolute change in time per step.</p>";
+    if (cmp.rows.empty()) {
+        s.html += "<p>No group in the kept steps.</p>";
+        return;
+    }
     s.table(prefix, "groups", t);
     std::vector<std::string> groups;
     for (const auto& r : cmp.rows)
@@ -489,7 +606,7 @@ void groupSections(Sections& s, const std::vector<Config>& configs, const SweepC
             for (const auto& r : cmp.rows)
                 if (r.group == g && r.config == c.key) {
                     b.samples = r.stepsNs;
-                    if (r.deltaPct) b.note = fmt::format("{:+.1f}%{}", *r.deltaPct, r.significant ? " *" : "");
+                    if (r.deltaNs) b.note = fmt::format("{:+.2f} ms{}", *r.deltaNs / 1e6, r.significant ? " *" : "");
                     if (r.significant) b.fill = "#f39c4a";
                 }
             if (c.key == baselineKey) {
@@ -503,10 +620,26 @@ void groupSections(Sections& s, const std::vector<Config>& configs, const SweepC
     s.html += "</div>";
 }
 
+void overlapChart(Sections& s, const std::vector<Config>& configs, const std::vector<std::optional<double>>& overlap,
+                  const std::string& prefix);
+void heatmapSection(Sections& s, const std::vector<Config>& configs, const std::vector<double>& totals,
+                    const std::string& prefix);
+
 // Overlap per configuration, and the heatmap over the first two axes.
 void overlapAndHeatmap(Sections& s, const std::vector<Config>& configs, const std::vector<double>& totals,
                        const std::string& prefix) {
     const auto overlap = overlapOf(configs);
+    if (std::none_of(overlap.begin(), overlap.end(), [](const auto& v) { return v.has_value(); })) {
+        s.html += "<h2>Communication/computation overlap</h2><p>No communication kernel in these runs: no overlap to "
+                  "show.</p>";
+    } else {
+        overlapChart(s, configs, overlap, prefix);
+    }
+    heatmapSection(s, configs, totals, prefix);
+}
+
+void overlapChart(Sections& s, const std::vector<Config>& configs, const std::vector<std::optional<double>>& overlap,
+                  const std::string& prefix) {
     std::vector<std::string> bars, shortBars;
     for (const auto& c : configs) {
         bars.push_back(c.label());
@@ -520,7 +653,11 @@ void overlapAndHeatmap(Sections& s, const std::vector<Config>& configs, const st
     for (size_t c = 0; c < configs.size(); ++c)
         ov.addRow({bars[c], overlap[c] ? core::Cell(*overlap[c]) : core::Cell()});
     s.table(prefix, "overlap", ov);
+}
 
+// The heatmap of GPU time per step over the first two axes (none with fewer axes).
+void heatmapSection(Sections& s, const std::vector<Config>& configs, const std::vector<double>& totals,
+                    const std::string& prefix) {
     std::set<std::string> axisSet;
     for (const auto& c : configs)
         for (const auto& [k, v] : c.params) axisSet.insert(k);
@@ -588,9 +725,11 @@ SweepReport buildSweepReport(const core::RunSet& runs, const SweepReportOptions&
     co.groupBy = o.groupBy;
     co.groupRegex = o.groupRegex;
     co.top = o.top;
-    co.rankBy = core::SweepRankBy::Time;  // the report lists the groups that take the time, with their change
-    co.skipSteps = o.skipSteps;
+    co.skipSteps = o.skipSteps;  // groups ranked by |change| (auto): the one ranking of every sweep view
     co.baseline = o.baseline;
+    // The documented default (README "Comparing runs"): the first configuration in axis order, named by its first
+    // run's path (labels such as rep0 repeat across configurations).
+    if (co.baseline.empty() && configs.size() > 1) co.baseline = configs.front().runs.front()->path();
     if (co.baseline.empty() && configs.size() > 1) co.baseline = configs.front().runs.front()->label;
     const SweepComparison cmp = core::compareSweep(runs, co);
     core::SweepCompareOptions cats = co;
@@ -598,10 +737,7 @@ SweepReport buildSweepReport(const core::RunSet& runs, const SweepReportOptions&
     cats.top = 0;
     cats.baseline.clear();
     const SweepComparison byCategory = core::compareSweep(runs, cats);
-    std::string baselineKey;
-    if (cmp.baseline)
-        for (const auto& r : runs)
-            if (r.label == *cmp.baseline || r.path() == *cmp.baseline) baselineKey = r.key();
+    const std::string baselineKey = cmp.baselineConfig;
 
     Sections s;
     s.html += fmt::format("<h1>{}</h1><p>{} runs in {} configurations; generated by Strobe {}.</p>", esc(o.title),
@@ -611,9 +747,11 @@ SweepReport buildSweepReport(const core::RunSet& runs, const SweepReportOptions&
         std::string baselineConfig;
         for (const auto& c : configs)
             if (c.key == baselineKey) baselineConfig = c.label();
-        s.html += fmt::format("Baseline: {} ({}). Confidence {:.0f} %. Method: {}. A change is marked significant "
-                              "only when its corrected interval excludes zero.",
-                              esc(*cmp.baseline), esc(baselineConfig), 100 * cmp.confidence.value_or(0.95),
+        s.html += fmt::format("Baseline: {}. Confidence {:.0f} %. Method: {}. A change is marked "
+                              "significant only when its corrected interval excludes zero; below 2 runs and 5 kept "
+                              "steps a configuration has no interval (n/a).",
+                              esc(baselineConfig.empty() ? *cmp.baseline : baselineConfig),
+                              100 * cmp.confidence.value_or(0.95),
                               esc(*cmp.method));
     }
     else
@@ -621,6 +759,7 @@ SweepReport buildSweepReport(const core::RunSet& runs, const SweepReportOptions&
     for (const auto& m : cmp.messages) s.html += "<br>" + esc(m);
     s.html += "</div>";
     std::vector<double> totals;
+    stepSections(s, configs, cmp, o.csvPrefix);
     configurationSections(s, configs, byCategory, o.csvPrefix, totals);
     groupSections(s, configs, cmp, o.csvPrefix, baselineKey);
     overlapAndHeatmap(s, configs, totals, o.csvPrefix);

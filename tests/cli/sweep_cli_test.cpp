@@ -4,6 +4,7 @@
 
 #include <simdjson.h>
 
+#include <cmath>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -65,27 +66,54 @@ TEST(SweepCli, CompareFlagsTheSlowerKernelOnly) {
     EXPECT_DOUBLE_EQ(confidence, 0.95);
     simdjson::dom::array rows;
     ASSERT_EQ(j.root["rows"].get(rows), simdjson::SUCCESS);
-    ASSERT_EQ(rows.size(), 4u);
+    // Issue 21's rows: step (2 configurations), gpu (5 x 2), then the groups (2 x 2) by |delta_ms|.
+    ASSERT_EQ(rows.size(), 16u);
     int flagged = 0;
+    size_t i = 0;
+    double lastDelta = 1e300;
     for (simdjson::dom::element row : rows) {
-        for (const char* key : {"group", "config", "count", "per_step_ns", "mean_ns", "median_ns", "p5_ns", "p95_ns",
-                                "stddev_ns", "cv", "delta_pct", "ci_low_pct", "ci_high_pct", "significant"})
+        for (const char* key : {"kind", "group", "configuration", "n_runs", "n_steps", "median_ms", "delta_ms",
+                                "ci_low_ms", "ci_high_ms", "delta_pct", "ci_low_pct", "ci_high_pct", "significant",
+                                "reason"})
             EXPECT_EQ(row[key].error(), simdjson::SUCCESS) << key;
+        std::string_view kind, group, configuration;
+        ASSERT_EQ(row["kind"].get(kind), simdjson::SUCCESS);
+        ASSERT_EQ(row["group"].get(group), simdjson::SUCCESS);
+        ASSERT_EQ(row["configuration"].get(configuration), simdjson::SUCCESS);
+        EXPECT_EQ(kind, i < 2 ? "step" : i < 12 ? "gpu" : "group") << i;
+        ++i;
+        int64_t runs = 0, steps = 0;
+        ASSERT_EQ(row["n_runs"].get(runs), simdjson::SUCCESS);
+        ASSERT_EQ(row["n_steps"].get(steps), simdjson::SUCCESS);
+        EXPECT_EQ(runs, 3);
+        EXPECT_EQ(steps, 12);
+        if (configuration == "bs=1") {
+            EXPECT_TRUE(row["delta_ms"].is_null());  // the baseline itself
+            EXPECT_TRUE(row["significant"].is_null());
+            std::string_view reason;
+            ASSERT_EQ(row["reason"].get(reason), simdjson::SUCCESS);
+            EXPECT_EQ(reason, "baseline");
+            continue;
+        }
         bool significant = false;
         ASSERT_EQ(row["significant"].get(significant), simdjson::SUCCESS);
-        std::string_view group, bs;
-        ASSERT_EQ(row["group"].get(group), simdjson::SUCCESS);
-        ASSERT_EQ(row["config"]["bs"].get(bs), simdjson::SUCCESS);
+        EXPECT_TRUE(row["reason"].is_null());
+        if (kind != "group") continue;
+        double delta = 0;
+        ASSERT_EQ(row["delta_ms"].get(delta), simdjson::SUCCESS);
+        EXPECT_LE(std::abs(delta), lastDelta);
+        lastDelta = std::abs(delta);
         if (significant) {
             ++flagged;
             EXPECT_EQ(group, "gemm");
-            EXPECT_EQ(bs, "2");
-        }
-        if (bs == "1") {
-            EXPECT_TRUE(row["delta_pct"].is_null());  // the baseline itself
+            EXPECT_NEAR(delta, 100e-6, 1e-9);  // 1100 - 1000 ns per step
         }
     }
     EXPECT_EQ(flagged, 1);
+    const auto text = test::runCli("sweep", {"compare", "--no-cache", "--baseline", "bs=1", dir.path().string()});
+    ASSERT_EQ(text.code, kExitOk) << text.err;
+    EXPECT_NE(text.out.find("Δ_ms/step"), std::string::npos) << text.out;
+    EXPECT_LT(text.out.find("\nstep "), text.out.find("gemm")) << text.out;
 }
 
 TEST(SweepCli, ExitCodes) {

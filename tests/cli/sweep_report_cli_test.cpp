@@ -8,6 +8,7 @@
 //     num_workers 0: dgrad_engine<float, 512, 6, 5, 3, 3, 3, false> 162 kernels, 13459333.333 ns per step;
 //                    volta_scudnn_128x128_stridedB_splitK_medium_nn_v1 6, 620000 ns
 //     num_workers 4: dgrad_engine 180, 14475833.333 ns; volta_scudnn 72, 4223666.667 ns
+#include <algorithm>
 #include <cstdlib>
 #include <map>
 #include <regex>
@@ -88,8 +89,10 @@ TEST(SweepReportCli, GeneratedSweepFlagsOnlyTheSlowerKernelAndOpensInChromium) {
     EXPECT_EQ(page.find("<script"), std::string::npos);
     EXPECT_EQ(page.find("src="), std::string::npos);
     EXPECT_EQ(countOf(page, "href='http"), 0u);
-    // Two box plots (gemm, relu), the category stack, the overlap chart; no heatmap with one axis.
+    // The step-time box plot, two group box plots (gemm, relu), the category stack; no overlap chart (no
+    // communication kernel: one line says so, issue 21) and no heatmap with one axis.
     EXPECT_EQ(countOf(page, "<svg"), 4u);
+    EXPECT_NE(page.find("No communication kernel in these runs"), std::string::npos);
     EXPECT_NE(page.find("Holm-corrected"), std::string::npos);
 
     const auto groups = records(dir.path() / "out" / "bs-groups.csv");
@@ -103,7 +106,7 @@ TEST(SweepReportCli, GeneratedSweepFlagsOnlyTheSlowerKernelAndOpensInChromium) {
     ASSERT_EQ(configs.size(), 2u);
     EXPECT_EQ(configs[0].at("bs"), "1");
     EXPECT_EQ(configs[1].at("repeats"), "3");
-    for (const char* t : {"categories", "overlap"})
+    for (const char* t : {"categories", "steps", "gpu"})
         EXPECT_TRUE(std::filesystem::exists(dir.path() / "out" / (std::string("bs-") + t + ".csv"))) << t;
 
     // Debian's chromium, headless: the page's DOM as the browser built it, and its console (none expected).
@@ -129,6 +132,80 @@ TEST(SweepReportCli, GeneratedSweepFlagsOnlyTheSlowerKernelAndOpensInChromium) {
                               .c_str()),
               0);
     EXPECT_GT(std::filesystem::file_size(shot), 20'000u);  // a page with content, not a blank one
+}
+
+// Issue 21: the report on the real ResNet pair leads with step time (the default baseline is the first
+// configuration, num_workers 0: README "Comparing runs"), its numbers are those of
+// tests/data/expected/sweep_step_ci.py (medians 176.273 and 126.548 ms, change -49.725 ms, interval [-56.258,
+// -3.760] ms), runs are labelled with their configuration and repeat, headers carry units, and no SVG mark (bar,
+// box, whisker, median, mean) lies outside its plot area (the category stacks used to run past the axis).
+TEST(SweepReportCli, ResNetReportLeadsWithStepTimeAndKeepsEveryMarkInItsPlot) {
+    test::TempDir dir("strobe-sweep-report");
+    const auto html = dir.path() / "kc.html";
+    const auto r = test::runCli("sweep", {"report", "--no-cache", "-o", html.string(),
+                                          std::string(STROBE_TEST_DATA_DIR) + "/kineto/kineto-configs"});
+    ASSERT_EQ(r.code, kExitOk) << r.err;
+    const std::string page = test::readAll(html);
+    const size_t step = page.find("<h2>Step time</h2>");
+    ASSERT_NE(step, std::string::npos);
+    EXPECT_LT(step, page.find("<h2>Top kernel groups</h2>"));
+    EXPECT_LT(step, page.find("<h2>GPU time per step by category</h2>"));
+    EXPECT_NE(page.find("<th>Δ (ms/step)</th>"), std::string::npos);
+    EXPECT_NE(page.find("<th>median (ms/step)</th>"), std::string::npos);
+    const auto steps = records(dir.path() / "kc-steps.csv");
+    ASSERT_EQ(steps.size(), 2u);
+    EXPECT_EQ(steps[0].at("configuration"), "resnet50_num_workers=0");
+    EXPECT_EQ(steps[0].at("note"), "baseline");
+    EXPECT_NEAR(std::stod(steps[0].at("median_ms")), 176.273, 1e-6);
+    EXPECT_NEAR(std::stod(steps[1].at("median_ms")), 126.548, 1e-6);
+    EXPECT_NEAR(std::stod(steps[1].at("delta_ms")), -49.725, 1e-6);
+    EXPECT_NEAR(std::stod(steps[1].at("ci_low_ms")), -56.258, 1e-6);
+    EXPECT_NEAR(std::stod(steps[1].at("ci_high_ms")), -3.76, 1e-6);
+    EXPECT_EQ(steps[1].at("significant"), "yes");
+    const auto configs = records(dir.path() / "kc-configurations.csv");
+    ASSERT_EQ(configs.size(), 2u);
+    EXPECT_EQ(configs[1].at("runs"), "resnet50_num_workers=4 rep0");
+    // Every mark inside the plot area its SVG declares.
+    const std::regex areaRe("class='plotarea' data-x0='([-0-9.]+)' data-y0='([-0-9.]+)' data-x1='([-0-9.]+)' "
+                            "data-y1='([-0-9.]+)'");
+    auto attr = [](const std::string& tag, const std::string& name) {
+        std::smatch m;
+        const std::regex re(" " + name + "='([-0-9.]+)'");
+        return std::regex_search(tag, m, re) ? std::stod(m[1]) : 0.0;
+    };
+    size_t svgs = 0, marks = 0;
+    for (size_t at = page.find("<svg"); at != std::string::npos; at = page.find("<svg", at + 1)) {
+        const std::string svg = page.substr(at, page.find("</svg>", at) - at);
+        std::smatch a;
+        if (!std::regex_search(svg, a, areaRe)) continue;
+        ++svgs;
+        const double x0 = std::stod(a[1]) - 0.6, y0 = std::stod(a[2]) - 0.6, x1 = std::stod(a[3]) + 0.6,
+                     y1 = std::stod(a[4]) + 0.6;
+        for (size_t t = svg.find('<'); t != std::string::npos; t = svg.find('<', t + 1)) {
+            const std::string tag = svg.substr(t, svg.find('>', t) - t);
+            const std::string kind = tag.substr(1, tag.find(' ') - 1);
+            const size_t cls = tag.find("class='");
+            if ((kind != "rect" && kind != "line" && kind != "circle") || cls == std::string::npos ||
+                tag.substr(cls, tag.find('\'', cls + 7) - cls).find("mark") == std::string::npos)
+                continue;
+            double lx = 0, ly = 0, hx = 0, hy = 0;
+            if (kind == "rect") {
+                lx = attr(tag, "x"), ly = attr(tag, "y");
+                hx = lx + attr(tag, "width"), hy = ly + attr(tag, "height");
+            } else if (kind == "line") {
+                lx = std::min(attr(tag, "x1"), attr(tag, "x2")), hx = std::max(attr(tag, "x1"), attr(tag, "x2"));
+                ly = std::min(attr(tag, "y1"), attr(tag, "y2")), hy = std::max(attr(tag, "y1"), attr(tag, "y2"));
+            } else {
+                lx = hx = attr(tag, "cx");
+                ly = hy = attr(tag, "cy");
+            }
+            ++marks;
+            EXPECT_TRUE(lx >= x0 && hx <= x1 && ly >= y0 && hy <= y1)
+                << tag << " outside [" << x0 << ", " << x1 << "] x [" << y0 << ", " << y1 << "]";
+        }
+    }
+    EXPECT_GE(svgs, 3u);    // step box plot, category stack, group box plots
+    EXPECT_GT(marks, 40u);  // the category stack alone has a segment per category and configuration
 }
 
 // The Collectives table (and its CSV) on the generated 4-rank sweep with rank 3 arriving 200 us late at every
@@ -182,7 +259,9 @@ TEST(SweepReportCli, RealResNetRunsGiveThePythonCountsAndTimePerStep) {
         {"volta_scudnn_128x128_stridedB_splitK_medium_nn_v1", "resnet50_num_workers=4", "72", 4223666.666666667},
     };
     const auto groups = records(dir.path() / "kc-groups.csv");
-    EXPECT_EQ(groups.size(), 20u);  // the top 10 groups x 2 configurations
+    // The top 10 groups by |Δ ms/step| (issue 21; by time per step before) x 2 configurations, but for
+    // volta_scudnn_128x32_sliced1x4_ldg4_relu_exp_small_nhwc_tn_v1, which only num_workers 4 runs (+0.614 ms/step).
+    EXPECT_EQ(groups.size(), 19u);
     for (const auto& e : expected) {
         bool found = false;
         for (const auto& g : groups)

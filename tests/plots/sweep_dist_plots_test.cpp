@@ -135,7 +135,12 @@ TEST(DeltaBars, FlagsExactlyTheInjectedDifference) {
         if (core::Table::number(t.at(r, "significant")) == 1)
             significant.emplace_back(core::Table::text(t.at(r, "group")), core::Table::text(t.at(r, "configuration")));
     }
-    EXPECT_EQ(withDelta, 2u);  // gemm and relu of bs=2
+    // Issue 21: step time, GPU busy and GPU idle lead, then gemm and relu, each of bs=2. The step spans are equal
+    // (not flagged); the GPU's busy time holds gemm's 100 ns (idle is the step minus busy), so they may be flagged
+    // with it; of the kernel groups only gemm is.
+    EXPECT_EQ(withDelta, 5u);
+    EXPECT_EQ(core::Table::text(t.at(0, "group")), "step time");
+    std::erase_if(significant, [](const auto& s) { return s.first == "GPU busy" || s.first == "GPU idle"; });
     EXPECT_EQ(significant, (std::vector<std::pair<std::string, std::string>>{{"gemm", "bs=2"}}));
     ASSERT_FALSE(t.messages.empty());
     EXPECT_NE(t.messages.front().find("Holm"), std::string::npos);  // the method, with its correction
@@ -153,7 +158,7 @@ TEST(DeltaBars, FlagsExactlyTheInjectedDifference) {
     const auto back = make(plot, runs, {{"baseline", std::string("bs=2")}});
     const auto tb = plot.table(*back.prepared, back.values);
     for (size_t r = 0; r < tb.rows.size(); ++r)
-        if (core::Table::number(tb.at(r, "significant")) == 1) {
+        if (core::Table::number(tb.at(r, "significant")) == 1 && !core::Table::text(tb.at(r, "group")).starts_with("GPU ")) {
             EXPECT_EQ(core::Table::text(tb.at(r, "group")), "gemm");
             EXPECT_EQ(core::Table::text(tb.at(r, "configuration")), "bs=1");
         }

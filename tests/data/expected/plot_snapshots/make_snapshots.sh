@@ -10,7 +10,8 @@
 # Usage: make_snapshots.sh STROBE_CLI [OUT_DIR]. The files in this directory were written with main's strobe-cli at
 # commit 4fc5b34, before the plots were moved onto the typed plot base (issue 32); the SVGs whose duration labels
 # changed with formatDuration's three decimals (b32b) were re-recorded, every changed text checked to be a duration
-# label (or a kernel name elided to the width the longer label left).
+# label (or a kernel name elided to the width the longer label left). delta-bars.* were re-recorded for issue 21 (step
+# time and GPU busy/idle lead, changes of the median per step, groups by |change|, delta_ns and reason columns).
 set -eu
 cli=$1
 here=$(cd "$(dirname "$0")" && pwd)
