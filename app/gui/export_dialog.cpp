@@ -1,5 +1,7 @@
 #include "app/gui/export_dialog.h"
 
+#include "app/gui/file_dialogs.h"
+
 #include <QComboBox>
 #include <QDialogButtonBox>
 #include <QDir>
@@ -18,7 +20,6 @@ namespace strobe::app {
 
 namespace {
 
-constexpr const char* kLastDirKey = "export/lastDirectory";
 constexpr const char* kLastSizeKey = "export/size";
 constexpr int kMinSide = 16, kMaxSide = 20000;  // what plots::renderToFile accepts
 
@@ -35,15 +36,9 @@ const Preset kPresets[] = {{QT_TRANSLATE_NOOP("ExportDialog", "Current view"), Q
 
 }  // namespace
 
-QString lastExportDirectory() {
-    const QString dir = QSettings().value(QLatin1String(kLastDirKey)).toString();
-    if (!dir.isEmpty() && QFileInfo(dir).isDir()) return dir;
-    return QDir::homePath();
-}
+QString lastExportDirectory() { return dialogDirectory(QStringLiteral("export")); }
 
-void rememberExportDirectory(const QString& filePath) {
-    QSettings().setValue(QLatin1String(kLastDirKey), QFileInfo(filePath).absolutePath());
-}
+void rememberExportDirectory(const QString& filePath) { rememberDialogDirectory(QStringLiteral("export"), filePath); }
 
 ExportDialog::ExportDialog(const QString& fileName, QSize viewSize, QWidget* parent)
     : QDialog(parent), m_viewSize(viewSize) {

@@ -36,6 +36,7 @@
 
 #include "app/gui/chart_panel.h"
 #include "app/gui/error_bar.h"
+#include "app/gui/file_dialogs.h"
 #include "app/gui/format.h"
 #include "app/gui/jobs_panel.h"
 #include "app/gui/launch_panel.h"
@@ -349,8 +350,11 @@ void MainWindow::buildActions() {
     m_actOpenDir = make(tr("Open &directory…"), QKeySequence(tr("Ctrl+Shift+O")), [this] { openDirectoryDialog(); },
                         QStyle::SP_DirOpenIcon);
     m_actOpenSweep = make(tr("Open s&weep…"), QKeySequence(tr("Ctrl+Alt+W")), [this] {
-        const QString dir = QFileDialog::getExistingDirectory(this, tr("Open a sweep directory"));
-        if (!dir.isEmpty()) openSweep(dir);
+        const QString dir = QFileDialog::getExistingDirectory(this, tr("Open a sweep directory"),
+                                                              dialogDirectory(QStringLiteral("sweep")));
+        if (dir.isEmpty()) return;
+        rememberDialogDirectory(QStringLiteral("sweep"), QFileInfo(dir).absolutePath());
+        openSweep(dir);
     });
     m_actOpenSample = make(tr("Open the &sample run"), {}, [this] { openPaths({sampleRunPath()}); });
     m_actProfile = make(tr("&Profile a workload…"), QKeySequence(tr("Ctrl+Shift+P")), [this] { profileWorkloadDialog(); },
@@ -730,15 +734,19 @@ void MainWindow::clearError() { m_errorBar->dismiss(); }
 // ---------------------------------------------------------------- open dialogs, recent files, drag and drop
 
 void MainWindow::openFilesDialog() {
-    const QStringList files = QFileDialog::getOpenFileNames(
-        this, tr("Open trace files (one run)"), QString(),
-        tr("Traces (*.json *.json.gz *.pt.trace.json *.gz);;Sessions (*.yaml *.yml);;All files (*)"));
-    if (!files.isEmpty()) openPaths(files);
+    const QStringList files = QFileDialog::getOpenFileNames(this, tr("Open trace files (one run)"),
+                                                            dialogDirectory(QStringLiteral("open")), openTracesFilter());
+    if (files.isEmpty()) return;
+    rememberDialogDirectory(QStringLiteral("open"), files.front());
+    openPaths(files);
 }
 
 void MainWindow::openDirectoryDialog() {
-    const QString dir = QFileDialog::getExistingDirectory(this, tr("Open a run directory"));
-    if (!dir.isEmpty()) openPaths({dir});
+    const QString dir =
+        QFileDialog::getExistingDirectory(this, tr("Open a run directory"), dialogDirectory(QStringLiteral("open")));
+    if (dir.isEmpty()) return;
+    rememberDialogDirectory(QStringLiteral("open"), QFileInfo(dir).absolutePath());  // its parent: the next run's
+    openPaths({dir});
 }
 
 void MainWindow::addRecent(const QStringList& sources) {

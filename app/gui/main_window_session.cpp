@@ -8,6 +8,7 @@
 #include <QFileInfo>
 #include <QStatusBar>
 
+#include "app/gui/file_dialogs.h"
 #include "app/gui/main_window.h"
 #include "app/gui/param_values.h"
 #include "app/gui/plot_area.h"
@@ -157,15 +158,17 @@ bool MainWindow::isSessionFile(const QString& path) {
 }
 
 void MainWindow::openSessionDialog() {
-    const QString path = QFileDialog::getOpenFileName(this, tr("Open session"), QString(),
+    const QString path = QFileDialog::getOpenFileName(this, tr("Open session"), dialogDirectory(QStringLiteral("session")),
                                                       tr("Strobe sessions (*.yaml *.yml);;All files (*)"));
-    if (!path.isEmpty()) openSession(path);
+    if (path.isEmpty()) return;
+    rememberDialogDirectory(QStringLiteral("session"), path);
+    openSession(path);
 }
 
 void MainWindow::saveSessionDialog(bool saveAs) {
     QString path = m_sessionPath;
     if (saveAs || path.isEmpty())
-        path = QFileDialog::getSaveFileName(this, tr("Save session"), path.isEmpty() ? QDir::home().filePath(QStringLiteral("session.yaml")) : path,
+        path = QFileDialog::getSaveFileName(this, tr("Save session"), path.isEmpty() ? proposedSavePath(QStringLiteral("session"), QStringLiteral("session.yaml")) : path,
                                             tr("Strobe sessions (*.yaml *.yml)"));
     if (path.isEmpty()) return;
     if (!isSessionFile(path)) path += QStringLiteral(".yaml");
@@ -174,7 +177,8 @@ void MainWindow::saveSessionDialog(bool saveAs) {
 
 void MainWindow::applySessionDialog() {
     const QString path = QFileDialog::getOpenFileName(this, tr("Apply a session's plots and parameters to the open runs"),
-                                                      QString(), tr("Strobe sessions (*.yaml *.yml);;All files (*)"));
+                                                      dialogDirectory(QStringLiteral("session")),
+                                                      tr("Strobe sessions (*.yaml *.yml);;All files (*)"));
     if (path.isEmpty()) return;
     auto loaded = core::loadSession(path.toStdString());
     if (!loaded) {

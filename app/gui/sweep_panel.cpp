@@ -23,6 +23,7 @@
 #include <QDir>
 #include <QVBoxLayout>
 
+#include "app/gui/file_dialogs.h"
 #include "app/gui/format.h"
 #include "app/gui/run_manager.h"
 #include "core/sweep/sweep_discovery.h"
@@ -127,9 +128,14 @@ SweepPanel::SweepPanel(RunManager& runs, QWidget* parent)
         if (const auto ids = checkedRuns(); !ids.empty()) Q_EMIT openPlotRequested(ids);
     });
     connect(m_reportButton, &QPushButton::clicked, this, [this] {
-        const QString path = QFileDialog::getSaveFileName(this, tr("Write the sweep report"), QStringLiteral("report.html"),
+        // Proposed in the last report's directory or the user's documents, never the working directory.
+        const QString path = QFileDialog::getSaveFileName(this, tr("Write the sweep report"),
+                                                          proposedSavePath(QStringLiteral("report"),
+                                                                           QStringLiteral("report.html")),
                                                           tr("HTML (*.html)"));
-        if (!path.isEmpty()) startReport(path, true);
+        if (path.isEmpty()) return;
+        rememberDialogDirectory(QStringLiteral("report"), path);
+        startReport(path, true);
     });
     connect(m_table, &QTableWidget::customContextMenuRequested, this, &SweepPanel::rowMenu);
     connect(m_table, &QTableWidget::itemChanged, this, [this](QTableWidgetItem* item) {
