@@ -1,7 +1,13 @@
 #include "core/io/csv_reader.h"
 
+#include <bit>
 #include <charconv>
 #include <cmath>
+#include <cstring>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include <fmt/format.h>
 
@@ -19,7 +25,53 @@ std::string_view trimView(std::string_view s) {
     return s;
 }
 
+// Line ends in [p, end): memchr from line end to line end (quoted fields rarely hold any).
+int64_t countLineEnds(const char* p, const char* end) {
+    int64_t lines = 0;
+    while (p < end) {
+        const void* nl = std::memchr(p, '\n', static_cast<size_t>(end - p));
+        if (!nl) break;
+        ++lines;
+        p = static_cast<const char*>(nl) + 1;
+    }
+    return lines;
+}
+
 }  // namespace
+
+const char* csvFindEitherWords(const char* p, const char* end, char a, char b) {
+    if constexpr (std::endian::native == std::endian::little) {
+        constexpr uint64_t kOnes = 0x0101010101010101ULL, kHighs = 0x8080808080808080ULL;
+        const uint64_t pa = kOnes * static_cast<unsigned char>(a), pb = kOnes * static_cast<unsigned char>(b);
+        while (end - p >= 8) {
+            uint64_t w;
+            std::memcpy(&w, p, 8);
+            const uint64_t xa = w ^ pa, xb = w ^ pb;  // a zero byte where w holds a or b
+            // The lowest flagged byte is exact (borrows only run upwards); bytes above it may be false positives.
+            const uint64_t m = ((xa - kOnes) & ~xa & kHighs) | ((xb - kOnes) & ~xb & kHighs);
+            if (m != 0) return p + std::countr_zero(m) / 8;
+            p += 8;
+        }
+    }
+    while (p < end && *p != a && *p != b) ++p;
+    return p;
+}
+
+const char* csvFindEither(const char* p, const char* end, char a, char b) {
+#if defined(__SSE2__)
+    const __m128i va = _mm_set1_epi8(a), vb = _mm_set1_epi8(b);
+    while (end - p >= 16) {
+        const __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+        const int m = _mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(x, va), _mm_cmpeq_epi8(x, vb)));
+        if (m != 0) return p + std::countr_zero(static_cast<unsigned>(m));
+        p += 16;
+    }
+    while (p < end && *p != a && *p != b) ++p;
+    return p;
+#else
+    return csvFindEitherWords(p, end, a, b);
+#endif
+}
 
 CsvReader::CsvReader(std::string_view text, std::string fileName, CsvOptions options)
     : m_text(text), m_file(std::move(fileName)), m_opt(options) {
@@ -61,8 +113,7 @@ Status CsvReader::readQuoted(size_t fieldIndex) {
             l.byteOffset = static_cast<int64_t>(open);
             return Error(l, "unterminated quoted field (no closing \")");
         }
-        for (size_t k = m_pos; k < q; ++k)
-            if (m_text[k] == '\n') ++m_line;
+        m_line += countLineEnds(m_text.data() + m_pos, m_text.data() + q);
         if (q + 1 < n && m_text[q + 1] == '"') {  // "" inside quotes: one quote
             if (!escaped) {
                 escaped = true;
@@ -127,7 +178,8 @@ Result<bool> CsvReader::readRecord() {
             if (Status s = readQuoted(fieldIndex); !s) return s.error();
         } else {
             const size_t startRaw = m_pos;
-            while (m_pos < n && m_text[m_pos] != m_opt.delimiter && m_text[m_pos] != '\n') ++m_pos;
+            m_pos = static_cast<size_t>(csvFindEither(m_text.data() + m_pos, m_text.data() + n, m_opt.delimiter, '\n') -
+                                        m_text.data());
             std::string_view v = m_text.substr(startRaw, m_pos - startRaw);
             if (!v.empty() && v.back() == '\r') v.remove_suffix(1);
             if (m_opt.trim) v = trimView(v);
@@ -191,7 +243,18 @@ int CsvReader::column(std::initializer_list<std::string_view> names) const {
 }
 
 std::optional<int64_t> CsvReader::toInt(int column) const {
-    std::string_view s = trimView(field(column));
+    std::string_view s = field(column);
+    if (!s.empty() && s.size() <= 18) {  // the common case: digits only (18 cannot overflow int64)
+        uint64_t v = 0;
+        size_t i = 0;
+        for (; i < s.size(); ++i) {
+            const unsigned d = static_cast<unsigned>(static_cast<unsigned char>(s[i])) - '0';
+            if (d > 9) break;
+            v = v * 10 + d;
+        }
+        if (i == s.size()) return static_cast<int64_t>(v);
+    }
+    s = trimView(s);
     if (s.empty()) return std::nullopt;
     if (s.front() == '+') s.remove_prefix(1);
     int64_t v = 0;

@@ -107,6 +107,12 @@ private:
     std::unique_ptr<CsvReader> m_reader;
 };
 
+// The scan under CsvReader: the first byte of [p, end) equal to `a` or `b`, `end` when none. csvFindEither reads 16
+// bytes at a time with SSE2 (every x86-64) and falls back to csvFindEitherWords elsewhere: 8 bytes at a time in a
+// 64-bit word (SWAR, little-endian machines; byte by byte on others). Neither reads past `end`.
+const char* csvFindEither(const char* p, const char* end, char a, char b);
+const char* csvFindEitherWords(const char* p, const char* end, char a, char b);
+
 // Whole-text helpers for sniffers: the first line of `head` split as a CSV header (trimmed), empty on failure.
 std::vector<std::string> csvHeaderOf(std::string_view head, char delimiter = ',');
 
