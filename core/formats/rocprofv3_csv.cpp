@@ -11,6 +11,7 @@
 
 #include "core/formats/rank_builder.h"
 #include "core/io/csv_reader.h"
+#include "core/io/huge_pages.h"
 
 namespace strobe::core {
 
@@ -133,7 +134,11 @@ private:
     }
     template <class Table>
     static void reserveTable(Table& t, size_t rows) {
-        t.visitColumns([rows](const char*, auto& column) { column.reserve(rows); });
+        t.visitColumns([rows](const char*, auto& column) {
+            auto& v = column.mut();
+            v.reserve(rows);
+            adviseHugePages(v.data() + v.size(), (v.capacity() - v.size()) * sizeof(v[0]));
+        });
     }
 
     RankBuilder m_b;

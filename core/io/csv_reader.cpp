@@ -25,18 +25,6 @@ std::string_view trimView(std::string_view s) {
     return s;
 }
 
-// Line ends in [p, end): memchr from line end to line end (quoted fields rarely hold any).
-int64_t countLineEnds(const char* p, const char* end) {
-    int64_t lines = 0;
-    while (p < end) {
-        const void* nl = std::memchr(p, '\n', static_cast<size_t>(end - p));
-        if (!nl) break;
-        ++lines;
-        p = static_cast<const char*>(nl) + 1;
-    }
-    return lines;
-}
-
 }  // namespace
 
 const char* csvFindEitherWords(const char* p, const char* end, char a, char b) {
@@ -88,12 +76,6 @@ Location CsvReader::where() const {
     return l;
 }
 
-std::string_view CsvReader::field(size_t i) const {
-    if (i >= m_count) return {};
-    const Span& s = m_spans[i];
-    if (s.inScratch) return std::string_view(m_scratch).substr(s.offset, s.length);
-    return m_text.substr(s.offset, s.length);
-}
 
 // A quoted field starting at m_pos (the opening quote). Leaves m_pos after the closing quote and any blanks.
 Status CsvReader::readQuoted(size_t fieldIndex) {
@@ -106,14 +88,20 @@ Status CsvReader::readQuoted(size_t fieldIndex) {
     bool escaped = false;
     const size_t n = m_text.size();
     while (true) {
-        const size_t q = m_text.find('"', m_pos);
+        // One pass to the next quote, counting the line ends on the way (quoted text may hold some).
+        const char* const end = m_text.data() + n;
+        const char* at = m_text.data() + m_pos;
+        while ((at = csvFindEither(at, end, '"', '\n')) != end && *at == '\n') {
+            ++m_line;
+            ++at;
+        }
+        const size_t q = at == end ? std::string_view::npos : static_cast<size_t>(at - m_text.data());
         if (q == std::string_view::npos) {
             Location l = where();
             l.line = openLine;
             l.byteOffset = static_cast<int64_t>(open);
             return Error(l, "unterminated quoted field (no closing \")");
         }
-        m_line += countLineEnds(m_text.data() + m_pos, m_text.data() + q);
         if (q + 1 < n && m_text[q + 1] == '"') {  // "" inside quotes: one quote
             if (!escaped) {
                 escaped = true;

@@ -94,6 +94,13 @@ private:
     size_t m_released = 0;  // bytes of the text released so far
 };
 
+// Inline: loaders read a dozen fields per row.
+inline std::string_view CsvReader::field(size_t i) const {
+    if (i >= m_count) return {};
+    const Span& s = m_spans[i];
+    return std::string_view((s.inScratch ? m_scratch.data() : m_text.data()) + s.offset, s.length);
+}
+
 // A CSV file's bytes and a reader over them. Plain files are mapped; `.gz` files are decompressed into memory.
 class CsvFile {
 public:
