@@ -1,5 +1,6 @@
 #include "core/io/csv_reader.h"
 
+#include <algorithm>
 #include <bit>
 #include <charconv>
 #include <cmath>
@@ -59,6 +60,58 @@ const char* csvFindEither(const char* p, const char* end, char a, char b) {
 #else
     return csvFindEitherWords(p, end, a, b);
 #endif
+}
+
+uint64_t csvSeparatorMaskWords(const char* p, size_t length, char a, char b) {
+    uint64_t mask = 0;
+    size_t i = 0;
+    if constexpr (std::endian::native == std::endian::little) {
+        constexpr uint64_t kLows = 0x7f7f7f7f7f7f7f7fULL, kOnes = 0x0101010101010101ULL;
+        const uint64_t pa = kOnes * static_cast<unsigned char>(a), pb = kOnes * static_cast<unsigned char>(b);
+        auto zeroBytes = [](uint64_t v) {  // the high bit of each byte that is zero, exactly (no carries across)
+            return ~(((v & kLows) + kLows) | v | kLows);
+        };
+        for (; i + 8 <= length; i += 8) {
+            uint64_t w;
+            std::memcpy(&w, p + i, 8);
+            const uint64_t hits = zeroBytes(w ^ pa) | zeroBytes(w ^ pb);
+            mask |= (((hits >> 7) * 0x0102040810204080ULL) >> 56) << i;  // one bit per byte, in byte order
+        }
+    }
+    for (; i < length; ++i)
+        if (p[i] == a || p[i] == b) mask |= uint64_t{1} << i;
+    return mask;
+}
+
+uint64_t csvSeparatorMask(const char* p, size_t length, char a, char b) {
+#if defined(__SSE2__)
+    if (length == 64) {
+        const __m128i va = _mm_set1_epi8(a), vb = _mm_set1_epi8(b);
+        uint64_t mask = 0;
+        for (size_t i = 0; i < 64; i += 16) {
+            const __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + i));
+            const auto m = static_cast<uint32_t>(
+                _mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(x, va), _mm_cmpeq_epi8(x, vb))));
+            mask |= static_cast<uint64_t>(m) << i;
+        }
+        return mask;
+    }
+#endif
+    return csvSeparatorMaskWords(p, length, a, b);
+}
+
+size_t CsvReader::nextSeparator(size_t p) {
+    const size_t n = m_text.size();
+    while (p < n) {
+        if (p < m_blockAt || p - m_blockAt >= 64) {  // outside the block scanned last
+            m_blockAt = p;
+            m_blockMask = csvSeparatorMask(m_text.data() + p, std::min<size_t>(64, n - p), m_opt.delimiter, '\n');
+        }
+        if (const uint64_t m = m_blockMask >> (p - m_blockAt); m != 0)
+            return p + static_cast<size_t>(std::countr_zero(m));
+        p = m_blockAt + 64;
+    }
+    return n;
 }
 
 CsvReader::CsvReader(std::string_view text, std::string fileName, CsvOptions options)
@@ -166,8 +219,7 @@ Result<bool> CsvReader::readRecord() {
             if (Status s = readQuoted(fieldIndex); !s) return s.error();
         } else {
             const size_t startRaw = m_pos;
-            m_pos = static_cast<size_t>(csvFindEither(m_text.data() + m_pos, m_text.data() + n, m_opt.delimiter, '\n') -
-                                        m_text.data());
+            m_pos = nextSeparator(m_pos);
             std::string_view v = m_text.substr(startRaw, m_pos - startRaw);
             if (!v.empty() && v.back() == '\r') v.remove_suffix(1);
             if (m_opt.trim) v = trimView(v);

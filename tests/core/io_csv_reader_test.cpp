@@ -183,3 +183,20 @@ TEST(CsvReader, IntegersFastPathAndFallback) {
                                                       std::nullopt, 42, 77};
     EXPECT_EQ(got, want);
 }
+
+// The 64-byte separator masks (SSE2 and the portable word path) flag exactly the bytes a byte loop flags.
+TEST(CsvReader, SeparatorMasksFlagWhatAByteLoopFlags) {
+    std::mt19937 rng(64);
+    const char alphabet[] = {'a', ',', '\n', '"', static_cast<char>(0x80), static_cast<char>(0xff),
+                             static_cast<char>(0x2c ^ 0x80), static_cast<char>(0x0a ^ 0x80), '\t', '9'};
+    std::string buf(80, 'z');
+    for (int round = 0; round < 4000; ++round) {
+        const size_t len = rng() % 65;
+        for (size_t i = 0; i < 80; ++i) buf[i] = alphabet[rng() % 10];
+        uint64_t expected = 0;
+        for (size_t i = 0; i < len; ++i)
+            if (buf[i] == ',' || buf[i] == '\n') expected |= uint64_t{1} << i;
+        ASSERT_EQ(csvSeparatorMask(buf.data(), len, ',', '\n'), expected) << "round " << round;
+        ASSERT_EQ(csvSeparatorMaskWords(buf.data(), len, ',', '\n'), expected) << "round " << round;
+    }
+}
