@@ -5,9 +5,6 @@
 #include <filesystem>
 #include <iterator>
 #include <map>
-#include <memory>
-#include <thread>
-#include <type_traits>
 #include <vector>
 
 #include <fmt/format.h>
@@ -90,7 +87,7 @@ private:
 
 class Rocprofv3Loader {
 public:
-    explicit Rocprofv3Loader(RankData& r, size_t pieceBytes = size_t{32} << 20) : m_b(r), m_pieceBytes(pieceBytes) {}
+    explicit Rocprofv3Loader(RankData& r) : m_b(r) {}
 
     Status load(Rocprofv3CsvKind kind, CsvReader& in);
     void finish();
@@ -98,26 +95,6 @@ public:
 private:
     Status agents(CsvReader& in);
     Status kernels(CsvReader& in);
-    struct KernelColumns {
-        int name, agent, stream, queue, dispatch, corr;
-        std::array<int, 3> grid, block;
-        int vgpr, lds;
-    };
-    // Kernel rows into `b` until the text ends or a record starts at or after `stopAt`; onDispatch(id, row) for
-    // every row with a Dispatch_Id.
-    template <class Reserve, class OnDispatch>
-    Status kernelRows(CsvReader& in, const KernelColumns& c, RankBuilder& b, Reserve&& reserve, size_t stopAt,
-                      OnDispatch&& onDispatch) const;
-    // A piece of a kernel trace parsed on another thread.
-    struct KernelPiece {
-        size_t begin = 0;             // where its first record starts
-        RankData data;
-        std::vector<std::pair<int64_t, uint32_t>> dispatches;  // (Dispatch_Id, row in data.gpu), file order
-        std::unique_ptr<CsvReader> reader;
-        bool ok = false;
-    };
-    Status kernelsParallel(CsvReader& in, const KernelColumns& c, size_t pieces);
-    void appendPiece(KernelPiece& p);
     Status counters(CsvReader& in);
     Status copies(CsvReader& in);
     Status memoryOps(CsvReader& in, std::string_view cat);
@@ -130,14 +107,12 @@ private:
     // Calls row(ts, dur) for every row of a table timed by Start_Timestamp / End_Timestamp (ns); a table without
     // them, or a time that is not an integer, is an error naming the file and row.
     // `reserve(n)` is called once, after the first rows, with the rows the whole file will likely hold.
-    // Stops before the first record at or after byte `stopAt`.
     template <class Reserve, class Row>
-    Status eachTimedRow(CsvReader& in, Reserve&& reserve, Row&& row, size_t stopAt = SIZE_MAX) const {
+    Status eachTimedRow(CsvReader& in, Reserve&& reserve, Row&& row) const {
         const int start = in.column("Start_Timestamp"), end = in.column("End_Timestamp");
         if (start < 0 || end < 0) return missing(in, "Start_Timestamp/End_Timestamp");
         const size_t firstRow = in.position();
         for (size_t rows = 0;; ++rows) {
-            if (in.position() >= stopAt) return Ok{};
             if (rows == kSampleRows) reserve(expectedRows(in, firstRow, rows));
             auto more = in.next();
             if (!more) return more.error();
@@ -167,7 +142,6 @@ private:
     }
 
     RankBuilder m_b;
-    size_t m_pieceBytes;  // a kernel trace is read on several threads when it holds two pieces of this size
     std::map<int64_t, int16_t> m_agentToDevice;  // from agent_info: agent number → GPU index
     std::map<int64_t, bool> m_agentIsGpu;
     DispatchIndex m_byDispatch;  // Dispatch_Id → gpu row
@@ -217,146 +191,38 @@ Status Rocprofv3Loader::agents(CsvReader& in) {
 }
 
 Status Rocprofv3Loader::kernels(CsvReader& in) {
-    KernelColumns c;
-    c.name = in.column({"Kernel_Name", "Kernel-Name"});
-    c.agent = in.column("Agent_Id"), c.stream = in.column("Stream_Id"), c.queue = in.column("Queue_Id");
-    c.dispatch = in.column("Dispatch_Id"), c.corr = in.column("Correlation_Id");
-    c.grid = {in.column({"Grid_Size_X", "Grid_Size"}), in.column("Grid_Size_Y"), in.column("Grid_Size_Z")};
-    c.block = {in.column({"Workgroup_Size_X", "Workgroup_Size"}), in.column("Workgroup_Size_Y"),
-               in.column("Workgroup_Size_Z")};
-    c.vgpr = in.column({"VGPR_Count", "Arch_VGPR_Count"}), c.lds = in.column("LDS_Block_Size");
-    if (c.name < 0) return missing(in, "Kernel_Name");
-    const size_t body = in.textSize() - std::min(in.textSize(), in.position());
-    const size_t pieces = std::min<size_t>({std::max(1u, std::thread::hardware_concurrency()), 8, body / std::max<size_t>(1, m_pieceBytes)});
-    if (pieces >= 2) return kernelsParallel(in, c, pieces);
+    const int name = in.column({"Kernel_Name", "Kernel-Name"});
+    const int agent = in.column("Agent_Id"), stream = in.column("Stream_Id"), queue = in.column("Queue_Id");
+    const int dispatch = in.column("Dispatch_Id"), corr = in.column("Correlation_Id");
+    const std::array<int, 3> grid = {in.column({"Grid_Size_X", "Grid_Size"}), in.column("Grid_Size_Y"),
+                                     in.column("Grid_Size_Z")};
+    const std::array<int, 3> block = {in.column({"Workgroup_Size_X", "Workgroup_Size"}),
+                                      in.column("Workgroup_Size_Y"), in.column("Workgroup_Size_Z")};
+    const int vgpr = in.column({"VGPR_Count", "Arch_VGPR_Count"}), lds = in.column("LDS_Block_Size");
+    if (name < 0) return missing(in, "Kernel_Name");
     auto reserve = [&](size_t rows) {
         reserveTable(m_b.rank().gpu, m_b.rank().gpu.size() + rows);
         m_byDispatch.reserve(rows);
     };
-    return kernelRows(in, c, m_b, reserve, SIZE_MAX, [&](int64_t id, uint32_t row) { m_byDispatch.emplace(id, row); });
-}
-
-template <class Reserve, class OnDispatch>
-Status Rocprofv3Loader::kernelRows(CsvReader& in, const KernelColumns& c, RankBuilder& b, Reserve&& reserve,
-                                   size_t stopAt, OnDispatch&& onDispatch) const {
     return eachTimedRow(in, reserve, [&](int64_t ts, int64_t dur) {
         GpuRow g;
         g.ts = ts;
         g.dur = dur;
-        g.name = in.field(c.name);
+        g.name = in.field(name);
         g.cat = "KERNEL_DISPATCH";
         g.kind = EventKind::Kernel;
-        g.device = device(in.field(c.agent));
-        g.stream = static_cast<int32_t>(in.toInt(c.stream >= 0 ? c.stream : c.queue).value_or(0));
-        g.correlation = in.toInt(c.corr).value_or(kNone);
+        g.device = device(in.field(agent));
+        g.stream = static_cast<int32_t>(in.toInt(stream >= 0 ? stream : queue).value_or(0));
+        g.correlation = in.toInt(corr).value_or(kNone);
         for (int k = 0; k < 3; ++k) {
-            g.grid[k] = static_cast<int32_t>(std::clamp<int64_t>(in.toInt(c.grid[k]).value_or(k ? 1 : 0), 0, INT32_MAX));
-            g.block[k] = static_cast<int32_t>(std::clamp<int64_t>(in.toInt(c.block[k]).value_or(k ? 1 : 0), 0, INT32_MAX));
+            g.grid[k] = static_cast<int32_t>(std::clamp<int64_t>(in.toInt(grid[k]).value_or(k ? 1 : 0), 0, INT32_MAX));
+            g.block[k] = static_cast<int32_t>(std::clamp<int64_t>(in.toInt(block[k]).value_or(k ? 1 : 0), 0, INT32_MAX));
         }
-        g.registers = static_cast<int32_t>(std::clamp<int64_t>(in.toInt(c.vgpr).value_or(0), 0, INT32_MAX));
-        g.sharedMemory = static_cast<int32_t>(std::clamp<int64_t>(in.toInt(c.lds).value_or(0), 0, INT32_MAX));
-        const uint32_t row = b.addGpu(g);
-        if (auto d = in.toInt(c.dispatch)) onDispatch(*d, row);
-    }, stopAt);
-}
-
-// A large kernel trace in pieces, one thread each. A piece starts after a line feed past its share of the bytes;
-// that line feed could be inside a quoted field, so a piece is taken only when the piece before it ended exactly
-// where it starts, and without error. From the first piece not taken, this thread reads on alone (rows, lines and
-// errors as a single pass gives them). Strings, tracks and Dispatch_Ids of the pieces are added in file order, so
-// ids and rows are the single pass's.
-Status Rocprofv3Loader::kernelsParallel(CsvReader& in, const KernelColumns& c, size_t pieces) {
-    const std::string_view text = in.text();
-    const size_t first = in.position(), share = (text.size() - first) / pieces;
-    std::vector<size_t> starts{first};
-    for (size_t k = 1; k < pieces; ++k) {
-        const size_t lf = text.find('\n', std::max(first + k * share, starts.back()));
-        if (lf == std::string_view::npos || lf + 1 >= text.size()) break;
-        starts.push_back(lf + 1);
-    }
-    starts.push_back(SIZE_MAX);
-    std::vector<std::unique_ptr<KernelPiece>> parts;
-    std::vector<std::thread> threads;
-    for (size_t k = 1; k + 1 < starts.size(); ++k) {
-        auto p = std::make_unique<KernelPiece>();
-        p->begin = starts[k];
-        p->reader = std::make_unique<CsvReader>(text, in.fileName());
-        p->reader->resumeAt(starts[k], 0, 1, in.header());
-        threads.emplace_back([this, &c, p = p.get(), stop = starts[k + 1]] {
-            try {
-                RankBuilder b(p->data);
-                auto reserve = [&](size_t rows) { reserveTable(p->data.gpu, rows); };
-                p->ok = static_cast<bool>(kernelRows(*p->reader, c, b, reserve, stop, [&](int64_t id, uint32_t row) {
-                    p->dispatches.emplace_back(id, row);
-                }));
-            } catch (...) {
-                p->ok = false;  // this thread reads the piece again and meets the same failure
-            }
-        });
-        parts.push_back(std::move(p));
-    }
-    auto reserve = [&](size_t rows) {  // rows: the whole text's, estimated from its first rows
-        reserveTable(m_b.rank().gpu, m_b.rank().gpu.size() + rows);
-        m_byDispatch.reserve(rows);
-    };
-    Status s = Ok{};
-    try {
-        s = kernelRows(in, c, m_b, reserve, starts[1], [&](int64_t id, uint32_t row) { m_byDispatch.emplace(id, row); });
-    } catch (...) {
-        for (std::thread& t : threads) t.join();
-        throw;
-    }
-    for (std::thread& t : threads) t.join();
-    if (!s) return s;
-    // Take the pieces that start where the text read so far ends.
-    size_t at = in.position();
-    int64_t row = in.row(), line = in.nextLine();
-    bool whole = true;
-    for (auto& p : parts) {
-        if (!p->ok || p->begin != at) {
-            whole = false;
-            break;
-        }
-        appendPiece(*p);
-        at = p->reader->position();
-        row += p->reader->row();
-        line += p->reader->nextLine() - 1;
-        p.reset();
-    }
-    parts.clear();
-    in.resumeAt(at, row, line, in.header());
-    if (whole) return Ok{};
-    return kernelRows(in, c, m_b, [](size_t) {}, SIZE_MAX, [&](int64_t id, uint32_t r) { m_byDispatch.emplace(id, r); });
-}
-
-void Rocprofv3Loader::appendPiece(KernelPiece& p) {
-    RankData& part = p.data;
-    std::vector<StrId> strs(part.strings.size());
-    for (StrId id = 0; id < part.strings.size(); ++id) strs[id] = m_b.intern(part.strings.view(id));
-    std::vector<uint32_t> tracks(part.tracks.size());
-    for (size_t i = 0; i < part.tracks.size(); ++i) tracks[i] = m_b.track(part.tracks[i].pid, part.tracks[i].tid);
-    const auto base = static_cast<uint32_t>(m_b.rank().gpu.size());
-    std::vector<void*> from;
-    part.gpu.visitColumns([&](const char*, auto& col) { from.push_back(&col); });
-    size_t index = 0;
-    m_b.rank().gpu.visitColumns([&](const char* name, auto& col) {
-        using C = std::decay_t<decltype(col)>;
-        auto& src = *static_cast<C*>(from[index++]);
-        auto& dst = col.mut();
-        const std::string_view n(name);
-        const auto* d = src.data();
-        if constexpr (std::is_same_v<typename C::value_type, uint32_t>) {
-            if (n == "name" || n == "cat" || n == "args" || n == "track") {
-                const auto& remap = n == "track" ? tracks : strs;
-                for (size_t i = 0; i < src.size(); ++i) dst.push_back(remap[d[i]]);
-                src = C();
-                return;
-            }
-        }
-        dst.insert(dst.end(), d, d + src.size());
-        src = C();
+        g.registers = static_cast<int32_t>(std::clamp<int64_t>(in.toInt(vgpr).value_or(0), 0, INT32_MAX));
+        g.sharedMemory = static_cast<int32_t>(std::clamp<int64_t>(in.toInt(lds).value_or(0), 0, INT32_MAX));
+        const uint32_t row = m_b.addGpu(g);
+        if (auto d = in.toInt(dispatch)) m_byDispatch.emplace(*d, row);
     });
-    for (const auto& [id, row] : p.dispatches) m_byDispatch.emplace(id, base + row);
 }
 
 Status Rocprofv3Loader::counters(CsvReader& in) {
@@ -665,12 +531,11 @@ Result<std::vector<std::unique_ptr<RankData>>> loadRocprofv3Csv(const SourceGrou
     return out;
 }
 
-Result<std::vector<std::unique_ptr<RankData>>> loadRocprofv3CsvText(std::string_view text, const std::string& name,
-                                                                    size_t pieceBytes) {
+Result<std::vector<std::unique_ptr<RankData>>> loadRocprofv3CsvText(std::string_view text, const std::string& name) {
     const Rocprofv3CsvKind kind = rocprofv3CsvKind(text.substr(0, 64 * 1024));
     if (kind == Rocprofv3CsvKind::None) return Error(Location{name}, "not a rocprofv3 CSV output (unknown header)");
     auto r = newRankRocprofv3Csv(name, {});
-    Rocprofv3Loader loader(*r, pieceBytes);
+    Rocprofv3Loader loader(*r);
     CsvReader in(text, name);
     if (Status h = in.readHeader(); !h) return h.error();
     if (Status s = loader.load(kind, in); !s) return s.error();

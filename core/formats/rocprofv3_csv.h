@@ -51,9 +51,7 @@ std::string rocprofv3CsvPrefix(std::string_view fileName);
 Result<std::vector<std::unique_ptr<RankData>>> loadRocprofv3Csv(const SourceGroup& group,
                                                                 const SourceLoadOptions& options = {},
                                                                 const CancelToken& cancel = {});
-// One CSV of the family from text in memory (fuzzing): its kind from the header. A kernel trace of at least two
-// `pieceBytes` is read in pieces on several threads (tests set a small size to cover that path on small files).
-Result<std::vector<std::unique_ptr<RankData>>> loadRocprofv3CsvText(std::string_view text, const std::string& name,
-                                                                    size_t pieceBytes = size_t{32} << 20);
+// One CSV of the family from text in memory (fuzzing): its kind from the header.
+Result<std::vector<std::unique_ptr<RankData>>> loadRocprofv3CsvText(std::string_view text, const std::string& name);
 
 }  // namespace strobe::core

@@ -250,17 +250,6 @@ Status CsvReader::readHeader() {
     return Ok{};
 }
 
-void CsvReader::resumeAt(size_t pos, int64_t row, int64_t line, const std::vector<std::string>& header) {
-    if (&header != &m_header) m_header = header;
-    m_pos = std::min(pos, m_text.size());
-    m_row = row;
-    m_line = line;
-    m_count = 0;
-    m_scratch.clear();
-    m_blockAt = SIZE_MAX;
-    m_blockMask = 0;
-}
-
 Result<bool> CsvReader::next() {
     auto r = readRecord();
     if (!r) {

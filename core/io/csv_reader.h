@@ -59,7 +59,6 @@ public:
     int64_t byteOffset() const { return m_recordStart; }
     size_t position() const { return m_pos; }         // bytes consumed so far (progress)
     size_t textSize() const { return m_text.size(); }
-    std::string_view text() const { return m_text; }
     const std::string& fileName() const { return m_file; }
     Location where() const;                           // file, row, line and byte of the current record
 
@@ -68,11 +67,6 @@ public:
     // from it. Fields of earlier records stay valid (a released page is read back when touched).
     void releaseReadPagesOf(const MappedFile* file) { m_mapped = file; }
     Error error(std::string message) const { return Error(where(), std::move(message)); }
-    // Continues at byte `pos` (the start of a record, or the text's end) as if `row` data rows and `line - 1` line
-    // ends had been read before it, with `header`: a loader parsing pieces of one text on several threads gives each
-    // piece its own reader, and its first reader resumes after the pieces it took from the others.
-    void resumeAt(size_t pos, int64_t row, int64_t line, const std::vector<std::string>& header);
-    int64_t nextLine() const { return m_line; }       // the line the next record will start on (or later)
 
 private:
     Result<bool> readRecord();

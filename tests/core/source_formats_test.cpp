@@ -3,12 +3,10 @@
 #include <filesystem>
 #include <string>
 
-#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "core/engine/run_loader.h"
 #include "core/formats/rocprof_v1_csv.h"
-#include "core/io/csv_reader.h"
 #include "core/formats/rocprofv3_csv.h"
 #include "core/formats/rocprofv3_json.h"
 #include "core/formats/source_detect.h"
@@ -151,78 +149,6 @@ TEST(RocprofV3Csv, BadRowsNameFileAndRow) {
     ASSERT_FALSE(r.ok());
     EXPECT_NE(r.error().toString().find("bad_kernel_trace.csv"), std::string::npos);
     EXPECT_EQ(r.error().where.row, 2);
-}
-
-// A kernel trace read in pieces on several threads (pieces of a few hundred bytes here) gives the single pass's
-// tables, strings, tracks and errors: the same row and line, whether the bad row falls in the first piece or later.
-::testing::AssertionResult sameGpuTables(const RankData& a, const RankData& b) {
-    if (a.gpu.size() != b.gpu.size()) return ::testing::AssertionFailure() << a.gpu.size() << " vs " << b.gpu.size() << " rows";
-    if (a.strings.size() != b.strings.size()) return ::testing::AssertionFailure() << "string pools differ in size";
-    for (StrId i = 0; i < a.strings.size(); ++i)
-        if (a.strings.view(i) != b.strings.view(i)) return ::testing::AssertionFailure() << "string " << i;
-    if (a.tracks.size() != b.tracks.size()) return ::testing::AssertionFailure() << "tracks differ";
-    for (size_t i = 0; i < a.tracks.size(); ++i)
-        if (a.tracks[i].pid != b.tracks[i].pid || a.tracks[i].tid != b.tracks[i].tid)
-            return ::testing::AssertionFailure() << "track " << i;
-    for (size_t i = 0; i < a.gpu.size(); ++i)
-        if (a.gpu.ts[i] != b.gpu.ts[i] || a.gpu.dur[i] != b.gpu.dur[i] || a.gpu.name[i] != b.gpu.name[i] ||
-            a.gpu.cat[i] != b.gpu.cat[i] || a.gpu.track[i] != b.gpu.track[i] || a.gpu.device[i] != b.gpu.device[i] ||
-            a.gpu.stream[i] != b.gpu.stream[i] || a.gpu.correlation[i] != b.gpu.correlation[i] ||
-            a.gpu.gridX[i] != b.gpu.gridX[i] || a.gpu.blockX[i] != b.gpu.blockX[i] ||
-            a.gpu.registers[i] != b.gpu.registers[i] || a.gpu.sharedMemory[i] != b.gpu.sharedMemory[i] ||
-            a.gpu.externalId[i] != b.gpu.externalId[i] || a.gpu.args[i] != b.gpu.args[i])
-            return ::testing::AssertionFailure() << "gpu row " << i;
-    return ::testing::AssertionSuccess();
-}
-
-std::string rocprofv3PiecesText(const std::string& path) {
-    auto f = CsvFile::open(path);
-    EXPECT_TRUE(f.ok());
-    return f.ok() ? std::string((*f)->text()) : std::string();
-}
-
-TEST(RocprofV3Csv, KernelTraceInPiecesMatchesOnePass) {
-    for (const std::string& path : {kRoc + "/docs-2025/kernel_trace.csv",
-                                   kRoc + "/gfx1151-llamacpp-decode/gfx1151_llamacpp_decode_kernel_trace.csv"}) {
-        const std::string text = rocprofv3PiecesText(path);
-        auto one = loadRocprofv3CsvText(text, "k.csv");
-        ASSERT_TRUE(one.ok()) << one.error().toString();
-        for (size_t piece : {size_t{1}, size_t{97}, text.size() / 3, text.size() / 2}) {
-            auto many = loadRocprofv3CsvText(text, "k.csv", piece);
-            ASSERT_TRUE(many.ok()) << many.error().toString();
-            EXPECT_TRUE(sameGpuTables(*one->front(), *many->front())) << path << " pieces of " << piece;
-        }
-    }
-}
-
-TEST(RocprofV3Csv, KernelTraceInPiecesErrorsAndQuotedLineEnds) {
-    std::string text =
-        "\"Kind\",\"Agent_Id\",\"Queue_Id\",\"Dispatch_Id\",\"Kernel_Name\",\"Start_Timestamp\",\"End_Timestamp\"\n";
-    for (int i = 1; i <= 200; ++i)
-        text += fmt::format("\"KERNEL_DISPATCH\",\"Agent 1\",1,{},\"k{}{}\",{},{}\n", i, i % 7,
-                            i % 5 == 0 ? "\nsecond line, \"\"quoted\"\"" : "", 100 * i, 100 * i + 50);
-    auto one = loadRocprofv3CsvText(text, "k.csv");
-    ASSERT_TRUE(one.ok()) << one.error().toString();
-    for (size_t piece : {size_t{1}, size_t{50}, size_t{333}, text.size() / 4}) {
-        auto many = loadRocprofv3CsvText(text, "k.csv", piece);
-        ASSERT_TRUE(many.ok()) << many.error().toString();
-        EXPECT_TRUE(sameGpuTables(*one->front(), *many->front())) << "pieces of " << piece;
-    }
-    for (int bad : {3, 120, 199}) {
-        std::string broken = text;
-        const std::string row = fmt::format(",{},{}\n", 100 * bad, 100 * bad + 50);
-        const size_t at = broken.find(row);
-        ASSERT_NE(at, std::string::npos);
-        broken.replace(at, row.size(), fmt::format(",x{},{}\n", 100 * bad, 100 * bad + 50));
-        auto ref = loadRocprofv3CsvText(broken, "k.csv");
-        ASSERT_FALSE(ref.ok());
-        EXPECT_EQ(ref.error().where.row, bad);
-        for (size_t piece : {size_t{1}, size_t{333}, broken.size() / 3}) {
-            auto many = loadRocprofv3CsvText(broken, "k.csv", piece);
-            ASSERT_FALSE(many.ok());
-            EXPECT_EQ(many.error().toString(), ref.error().toString()) << "pieces of " << piece;
-        }
-    }
 }
 
 TEST(RocprofV3Json, TracelensResultEightMi350x) {
