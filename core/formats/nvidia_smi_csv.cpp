@@ -78,7 +78,10 @@ Result<std::unique_ptr<RankData>> parseNvidiaSmiCsv(std::string_view text, const
     for (size_t i = 0; i < header.size(); ++i) measure[i] = !isIdentityColumn(telemetry::splitHeader(header[i]).name);
 
     telemetry::SkipCounter skipped;
-    std::vector<std::string> busOfRow;  // per sample row, when devices come from pci.bus_id
+    // When devices come from pci.bus_id: each bus once (busIds, busList), and per sample row its bus's index.
+    std::map<std::string, uint32_t, std::less<>> busIds;
+    std::vector<std::string> busList;
+    std::vector<uint32_t> busOfRow;
     std::map<std::string, std::string> nameByBus;
     std::map<int, std::string> names;
     std::map<int, double> memTotal;
@@ -97,17 +100,24 @@ Result<std::unique_ptr<RankData>> parseNvidiaSmiCsv(std::string_view text, const
         }
         ++ordinal;
         int16_t device = 0;
-        std::string bus;
+        uint32_t bus = 0;
         if (c.index >= 0) {
             auto v = csv.toInt(c.index);
             if (!v || *v < 0 || *v > 32767) return csv.error(fmt::format("index '{}' is not a GPU index", csv.field(c.index)));
             device = static_cast<int16_t>(*v);
         } else if (c.bus >= 0) {
-            bus = std::string(csv.field(c.bus));
+            const std::string_view b = csv.field(c.bus);
+            auto it = busIds.find(b);
+            if (it == busIds.end()) {
+                it = busIds.emplace(std::string(b), static_cast<uint32_t>(busList.size())).first;
+                busList.emplace_back(b);
+            }
+            bus = it->second;
         }
-        const std::string gpuName = c.name >= 0 ? std::string(csv.field(c.name)) : std::string();
+        // Views of the record: no string per row (names are assigned into strings that keep their capacity).
+        const std::string_view gpuName = c.name >= 0 ? csv.field(c.name) : std::string_view();
         if (c.index >= 0 && !gpuName.empty()) names[device] = gpuName;
-        if (c.index < 0 && c.bus >= 0) nameByBus[bus] = gpuName;
+        if (c.index < 0 && c.bus >= 0) nameByBus[busList[bus]] = gpuName;
         if (c.index < 0 && c.bus < 0 && !gpuName.empty()) names[0] = gpuName;
         if (c.driver >= 0 && rank->info.toolVersion.empty())
             rank->info.toolVersion = fmt::format("driver {}", csv.field(c.driver));
@@ -123,14 +133,13 @@ Result<std::unique_ptr<RankData>> parseNvidiaSmiCsv(std::string_view text, const
             if (metrics[i].metric == memTotalName && c.index >= 0) memTotal[device] = v.value;
         }
     }
-    if (c.index < 0 && c.bus >= 0) {  // devices numbered in bus-id order
-        std::set<std::string> buses(busOfRow.begin(), busOfRow.end());
-        for (const auto& [b, n] : nameByBus) buses.insert(b);
-        std::map<std::string, int16_t> order;
-        for (const auto& b : buses) order.emplace(b, static_cast<int16_t>(order.size()));
+    if (c.index < 0 && c.bus >= 0) {  // devices numbered in bus-id order (busIds is sorted by bus id)
+        std::vector<int16_t> order(busList.size());
+        int16_t next = 0;
+        for (const auto& [b, id] : busIds) order[id] = next++;
         auto& dev = rank->samples.device.mut();
         for (size_t r = 0; r < busOfRow.size(); ++r) dev[r] = order[busOfRow[r]];
-        for (const auto& [b, n] : nameByBus) names[order[b]] = n;
+        for (const auto& [b, n] : nameByBus) names[order[busIds.find(b)->second]] = n;
     }
     fillDevices(*rank, names, memTotal);
     if (c.timestamp >= 0) {

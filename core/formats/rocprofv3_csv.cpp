@@ -3,13 +3,15 @@
 #include <algorithm>
 #include <array>
 #include <filesystem>
+#include <iterator>
 #include <map>
-#include <unordered_map>
+#include <vector>
 
 #include <fmt/format.h>
 
 #include "core/formats/rank_builder.h"
 #include "core/io/csv_reader.h"
+#include "core/io/huge_pages.h"
 
 namespace strobe::core {
 
@@ -31,18 +33,57 @@ int64_t agentNumber(std::string_view s) {
     return v;
 }
 
-std::string jsonEscaped(std::string_view s) {
-    std::string out;
+void appendJsonEscaped(std::string& out, std::string_view s) {
     for (char c : s) {
         if (c == '"' || c == '\\') out += '\\';
         if (static_cast<unsigned char>(c) < 0x20) {
-            out += fmt::format("\\u{:04x}", static_cast<unsigned char>(c));
+            fmt::format_to(std::back_inserter(out), "\\u{:04x}", static_cast<unsigned char>(c));
             continue;
         }
         out += c;
     }
+}
+
+std::string jsonEscaped(std::string_view s) {
+    std::string out;
+    appendJsonEscaped(out, s);
     return out;
 }
+
+// Dispatch_Id → gpu row without a node per kernel (an unordered_map allocated one per row, and a hash table's
+// random probes missed the cache on every row). rocprofv3 numbers dispatches 1, 2, 3... per process: ids up to
+// about twice the count seen so far index a vector directly (sequential writes); others go to a map. The first row
+// of an id is kept, as map emplace did.
+class DispatchIndex {
+public:
+    bool empty() const { return m_count == 0; }
+    // The row of `id`, or nullptr.
+    const uint32_t* find(int64_t id) const {
+        if (id >= 0 && static_cast<uint64_t>(id) < m_dense.size() && m_dense[static_cast<size_t>(id)] != kNoRow)
+            return &m_dense[static_cast<size_t>(id)];
+        if (m_sparse.empty()) return nullptr;
+        auto it = m_sparse.find(id);
+        return it == m_sparse.end() ? nullptr : &it->second;
+    }
+    void reserve(size_t n) { m_dense.reserve(m_dense.size() + n + 1); }
+    // Adds id → row unless id is present; returns the row stored for id.
+    uint32_t emplace(int64_t id, uint32_t row) {
+        if (const uint32_t* had = find(id)) return *had;
+        ++m_count;
+        if (id >= 0 && static_cast<uint64_t>(id) < 2 * m_count + 65536) {
+            const auto i = static_cast<size_t>(id);
+            if (i >= m_dense.size()) m_dense.resize(i + 1, kNoRow);
+            return m_dense[i] = row;
+        }
+        return m_sparse.emplace(id, row).first->second;
+    }
+
+private:
+    static constexpr uint32_t kNoRow = UINT32_MAX;
+    std::vector<uint32_t> m_dense;
+    std::map<int64_t, uint32_t> m_sparse;
+    size_t m_count = 0;
+};
 
 class Rocprofv3Loader {
 public:
@@ -65,11 +106,14 @@ private:
     }
     // Calls row(ts, dur) for every row of a table timed by Start_Timestamp / End_Timestamp (ns); a table without
     // them, or a time that is not an integer, is an error naming the file and row.
-    template <class Row>
-    Status eachTimedRow(CsvReader& in, Row&& row) const {
+    // `reserve(n)` is called once, after the first rows, with the rows the whole file will likely hold.
+    template <class Reserve, class Row>
+    Status eachTimedRow(CsvReader& in, Reserve&& reserve, Row&& row) const {
         const int start = in.column("Start_Timestamp"), end = in.column("End_Timestamp");
         if (start < 0 || end < 0) return missing(in, "Start_Timestamp/End_Timestamp");
-        for (;;) {
+        const size_t firstRow = in.position();
+        for (size_t rows = 0;; ++rows) {
+            if (rows == kSampleRows) reserve(expectedRows(in, firstRow, rows));
             auto more = in.next();
             if (!more) return more.error();
             if (!*more) return Ok{};
@@ -78,11 +122,29 @@ private:
             row(*s, *e - *s);
         }
     }
+    // The rows of the whole text, from the bytes the first `rows` took (5% over): the columns are reserved once
+    // instead of doubling, which copies each column and faults its pages in again every time (a 300 MB kernel
+    // trace spent a fifth of its load there). Untouched capacity is address space, not resident memory.
+    static constexpr size_t kSampleRows = 1024;
+    static size_t expectedRows(const CsvReader& in, size_t firstRow, size_t rows) {
+        const size_t used = in.position() - firstRow;
+        if (used == 0 || in.textSize() <= firstRow) return rows;
+        return static_cast<size_t>(static_cast<double>(in.textSize() - firstRow) / static_cast<double>(used) *
+                                   static_cast<double>(rows) * 1.05) + 16;
+    }
+    template <class Table>
+    static void reserveTable(Table& t, size_t rows) {
+        t.visitColumns([rows](const char*, auto& column) {
+            auto& v = column.mut();
+            v.reserve(rows);
+            adviseHugePages(v.data() + v.size(), (v.capacity() - v.size()) * sizeof(v[0]));
+        });
+    }
 
     RankBuilder m_b;
     std::map<int64_t, int16_t> m_agentToDevice;  // from agent_info: agent number → GPU index
     std::map<int64_t, bool> m_agentIsGpu;
-    std::unordered_map<int64_t, uint32_t> m_byDispatch;  // Dispatch_Id → gpu row
+    DispatchIndex m_byDispatch;  // Dispatch_Id → gpu row
     uint64_t m_counterRows = 0, m_counterMatched = 0;
     std::map<std::string, uint64_t, std::less<>> m_unmatched;
 };
@@ -138,7 +200,11 @@ Status Rocprofv3Loader::kernels(CsvReader& in) {
                                       in.column("Workgroup_Size_Y"), in.column("Workgroup_Size_Z")};
     const int vgpr = in.column({"VGPR_Count", "Arch_VGPR_Count"}), lds = in.column("LDS_Block_Size");
     if (name < 0) return missing(in, "Kernel_Name");
-    return eachTimedRow(in, [&](int64_t ts, int64_t dur) {
+    auto reserve = [&](size_t rows) {
+        reserveTable(m_b.rank().gpu, m_b.rank().gpu.size() + rows);
+        m_byDispatch.reserve(rows);
+    };
+    return eachTimedRow(in, reserve, [&](int64_t ts, int64_t dur) {
         GpuRow g;
         g.ts = ts;
         g.dur = dur;
@@ -168,7 +234,11 @@ Status Rocprofv3Loader::counters(CsvReader& in) {
     if (dispatch < 0) return missing(in, "Dispatch_Id");
     if (cname < 0 || value < 0) return missing(in, "Counter_Name/Counter_Value");
     const bool joins = !m_byDispatch.empty();  // else the counters' own dispatches are the kernels
-    for (;;) {
+    const size_t firstRow = in.position();
+    for (size_t rows = 0;; ++rows) {
+        if (rows == kSampleRows)
+            reserveTable(m_b.rank().kernelCounters,
+                         m_b.rank().kernelCounters.size() + expectedRows(in, firstRow, rows));
         auto more = in.next();
         if (!more) return more.error();
         if (!*more) break;
@@ -176,8 +246,9 @@ Status Rocprofv3Loader::counters(CsvReader& in) {
         auto v = in.toDouble(value);
         if (!id) return in.error("Dispatch_Id is not an integer");
         if (!v) return in.error("Counter_Value is not a number");
-        auto it = m_byDispatch.find(*id);
-        if (it == m_byDispatch.end() && !joins) {
+        const uint32_t* found = m_byDispatch.find(*id);
+        uint32_t gpuRow = found ? *found : 0;
+        if (!found && !joins) {
             GpuRow g;
             g.ts = in.toInt(start).value_or(0);
             g.dur = in.toInt(end).value_or(g.ts) - g.ts;
@@ -189,15 +260,16 @@ Status Rocprofv3Loader::counters(CsvReader& in) {
             g.grid[0] = static_cast<int32_t>(std::clamp<int64_t>(in.toInt(grid).value_or(0), 0, INT32_MAX));
             g.block[0] = static_cast<int32_t>(std::clamp<int64_t>(in.toInt(block).value_or(0), 0, INT32_MAX));
             g.grid[1] = g.grid[2] = g.block[1] = g.block[2] = 1;
-            it = m_byDispatch.emplace(*id, m_b.addGpu(g)).first;
+            gpuRow = m_byDispatch.emplace(*id, m_b.addGpu(g));
+            found = &gpuRow;
         }
         if (joins) ++m_counterRows;
-        if (it == m_byDispatch.end()) {
+        if (!found) {
             ++m_unmatched[std::string(in.field(kname))];
             continue;
         }
         if (joins) ++m_counterMatched;
-        m_b.addCounter(it->second, in.field(cname), *v);
+        m_b.addCounter(gpuRow, in.field(cname), *v);
     }
     return Ok{};
 }
@@ -206,9 +278,10 @@ Status Rocprofv3Loader::copies(CsvReader& in) {
     const int dir = in.column("Direction"), src = in.column("Source_Agent_Id"), dst = in.column("Destination_Agent_Id");
     const int stream = in.column("Stream_Id"), corr = in.column("Correlation_Id");
     const int bytes = in.column({"Copy_Bytes", "Bytes", "Size"});
-    return eachTimedRow(in, [&](int64_t ts, int64_t dur) {
+    auto reserve = [&](size_t rows) { reserveTable(m_b.rank().gpu, m_b.rank().gpu.size() + rows); };
+    return eachTimedRow(in, reserve, [&](int64_t ts, int64_t dur) {
         const std::string_view d = in.field(dir);
-        std::string name = "Memcpy";
+        std::string_view name = "Memcpy";
         if (d.find("HOST_TO_DEVICE") != std::string_view::npos) name = "Memcpy HtoD";
         else if (d.find("DEVICE_TO_HOST") != std::string_view::npos) name = "Memcpy DtoH";
         else if (d.find("DEVICE_TO_DEVICE") != std::string_view::npos) name = "Memcpy DtoD";
@@ -232,9 +305,12 @@ Status Rocprofv3Loader::copies(CsvReader& in) {
 Status Rocprofv3Loader::memoryOps(CsvReader& in, std::string_view cat) {
     const int op = in.column({"Operation", "Kind"}), agent = in.column("Agent_Id"), size = in.column("Allocation_Size");
     const int tid = in.column("Thread_Id"), corr = in.column("Correlation_Id");
-    return eachTimedRow(in, [&](int64_t ts, int64_t dur) {
-        const std::string args = fmt::format("{{\"agent\":\"{}\",\"size\":{}}}", jsonEscaped(in.field(agent)),
-                                             in.toInt(size).value_or(0));
+    auto reserve = [&](size_t rows) { reserveTable(m_b.rank().slices, m_b.rank().slices.size() + rows); };
+    std::string args;  // one buffer for every row's args text
+    return eachTimedRow(in, reserve, [&](int64_t ts, int64_t dur) {
+        args.assign("{\"agent\":\"");
+        appendJsonEscaped(args, in.field(agent));
+        fmt::format_to(std::back_inserter(args), "\",\"size\":{}}}", in.toInt(size).value_or(0));
         SliceRow sl;
         sl.ts = ts;
         sl.dur = dur;
@@ -260,7 +336,8 @@ EventKind apiKind(std::string_view domain) {
 Status Rocprofv3Loader::apis(CsvReader& in) {
     const int domain = in.column("Domain"), fn = in.column("Function");
     const int pid = in.column("Process_Id"), tid = in.column("Thread_Id"), corr = in.column("Correlation_Id");
-    return eachTimedRow(in, [&](int64_t ts, int64_t dur) {
+    auto reserve = [&](size_t rows) { reserveTable(m_b.rank().slices, m_b.rank().slices.size() + rows); };
+    return eachTimedRow(in, reserve, [&](int64_t ts, int64_t dur) {
         SliceRow sl;
         sl.ts = ts;
         sl.dur = dur;

@@ -1,7 +1,14 @@
 #include "core/io/csv_reader.h"
 
+#include <algorithm>
+#include <bit>
 #include <charconv>
 #include <cmath>
+#include <cstring>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include <fmt/format.h>
 
@@ -21,6 +28,92 @@ std::string_view trimView(std::string_view s) {
 
 }  // namespace
 
+const char* csvFindEitherWords(const char* p, const char* end, char a, char b) {
+    if constexpr (std::endian::native == std::endian::little) {
+        constexpr uint64_t kOnes = 0x0101010101010101ULL, kHighs = 0x8080808080808080ULL;
+        const uint64_t pa = kOnes * static_cast<unsigned char>(a), pb = kOnes * static_cast<unsigned char>(b);
+        while (end - p >= 8) {
+            uint64_t w;
+            std::memcpy(&w, p, 8);
+            const uint64_t xa = w ^ pa, xb = w ^ pb;  // a zero byte where w holds a or b
+            // The lowest flagged byte is exact (borrows only run upwards); bytes above it may be false positives.
+            const uint64_t m = ((xa - kOnes) & ~xa & kHighs) | ((xb - kOnes) & ~xb & kHighs);
+            if (m != 0) return p + std::countr_zero(m) / 8;
+            p += 8;
+        }
+    }
+    while (p < end && *p != a && *p != b) ++p;
+    return p;
+}
+
+const char* csvFindEither(const char* p, const char* end, char a, char b) {
+#if defined(__SSE2__)
+    const __m128i va = _mm_set1_epi8(a), vb = _mm_set1_epi8(b);
+    while (end - p >= 16) {
+        const __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+        const int m = _mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(x, va), _mm_cmpeq_epi8(x, vb)));
+        if (m != 0) return p + std::countr_zero(static_cast<unsigned>(m));
+        p += 16;
+    }
+    while (p < end && *p != a && *p != b) ++p;
+    return p;
+#else
+    return csvFindEitherWords(p, end, a, b);
+#endif
+}
+
+uint64_t csvSeparatorMaskWords(const char* p, size_t length, char a, char b) {
+    uint64_t mask = 0;
+    size_t i = 0;
+    if constexpr (std::endian::native == std::endian::little) {
+        constexpr uint64_t kLows = 0x7f7f7f7f7f7f7f7fULL, kOnes = 0x0101010101010101ULL;
+        const uint64_t pa = kOnes * static_cast<unsigned char>(a), pb = kOnes * static_cast<unsigned char>(b);
+        auto zeroBytes = [](uint64_t v) {  // the high bit of each byte that is zero, exactly (no carries across)
+            return ~(((v & kLows) + kLows) | v | kLows);
+        };
+        for (; i + 8 <= length; i += 8) {
+            uint64_t w;
+            std::memcpy(&w, p + i, 8);
+            const uint64_t hits = zeroBytes(w ^ pa) | zeroBytes(w ^ pb);
+            mask |= (((hits >> 7) * 0x0102040810204080ULL) >> 56) << i;  // one bit per byte, in byte order
+        }
+    }
+    for (; i < length; ++i)
+        if (p[i] == a || p[i] == b) mask |= uint64_t{1} << i;
+    return mask;
+}
+
+uint64_t csvSeparatorMask(const char* p, size_t length, char a, char b) {
+#if defined(__SSE2__)
+    if (length == 64) {
+        const __m128i va = _mm_set1_epi8(a), vb = _mm_set1_epi8(b);
+        uint64_t mask = 0;
+        for (size_t i = 0; i < 64; i += 16) {
+            const __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + i));
+            const auto m = static_cast<uint32_t>(
+                _mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(x, va), _mm_cmpeq_epi8(x, vb))));
+            mask |= static_cast<uint64_t>(m) << i;
+        }
+        return mask;
+    }
+#endif
+    return csvSeparatorMaskWords(p, length, a, b);
+}
+
+size_t CsvReader::nextSeparator(size_t p) {
+    const size_t n = m_text.size();
+    while (p < n) {
+        if (p < m_blockAt || p - m_blockAt >= 64) {  // outside the block scanned last
+            m_blockAt = p;
+            m_blockMask = csvSeparatorMask(m_text.data() + p, std::min<size_t>(64, n - p), m_opt.delimiter, '\n');
+        }
+        if (const uint64_t m = m_blockMask >> (p - m_blockAt); m != 0)
+            return p + static_cast<size_t>(std::countr_zero(m));
+        p = m_blockAt + 64;
+    }
+    return n;
+}
+
 CsvReader::CsvReader(std::string_view text, std::string fileName, CsvOptions options)
     : m_text(text), m_file(std::move(fileName)), m_opt(options) {
     if (m_text.size() >= 3 && static_cast<unsigned char>(m_text[0]) == 0xEF &&
@@ -36,12 +129,6 @@ Location CsvReader::where() const {
     return l;
 }
 
-std::string_view CsvReader::field(size_t i) const {
-    if (i >= m_count) return {};
-    const Span& s = m_spans[i];
-    if (s.inScratch) return std::string_view(m_scratch).substr(s.offset, s.length);
-    return m_text.substr(s.offset, s.length);
-}
 
 // A quoted field starting at m_pos (the opening quote). Leaves m_pos after the closing quote and any blanks.
 Status CsvReader::readQuoted(size_t fieldIndex) {
@@ -54,15 +141,20 @@ Status CsvReader::readQuoted(size_t fieldIndex) {
     bool escaped = false;
     const size_t n = m_text.size();
     while (true) {
-        const size_t q = m_text.find('"', m_pos);
+        // One pass to the next quote, counting the line ends on the way (quoted text may hold some).
+        const char* const end = m_text.data() + n;
+        const char* at = m_text.data() + m_pos;
+        while ((at = csvFindEither(at, end, '"', '\n')) != end && *at == '\n') {
+            ++m_line;
+            ++at;
+        }
+        const size_t q = at == end ? std::string_view::npos : static_cast<size_t>(at - m_text.data());
         if (q == std::string_view::npos) {
             Location l = where();
             l.line = openLine;
             l.byteOffset = static_cast<int64_t>(open);
             return Error(l, "unterminated quoted field (no closing \")");
         }
-        for (size_t k = m_pos; k < q; ++k)
-            if (m_text[k] == '\n') ++m_line;
         if (q + 1 < n && m_text[q + 1] == '"') {  // "" inside quotes: one quote
             if (!escaped) {
                 escaped = true;
@@ -127,7 +219,7 @@ Result<bool> CsvReader::readRecord() {
             if (Status s = readQuoted(fieldIndex); !s) return s.error();
         } else {
             const size_t startRaw = m_pos;
-            while (m_pos < n && m_text[m_pos] != m_opt.delimiter && m_text[m_pos] != '\n') ++m_pos;
+            m_pos = nextSeparator(m_pos);
             std::string_view v = m_text.substr(startRaw, m_pos - startRaw);
             if (!v.empty() && v.back() == '\r') v.remove_suffix(1);
             if (m_opt.trim) v = trimView(v);
@@ -191,7 +283,18 @@ int CsvReader::column(std::initializer_list<std::string_view> names) const {
 }
 
 std::optional<int64_t> CsvReader::toInt(int column) const {
-    std::string_view s = trimView(field(column));
+    std::string_view s = field(column);
+    if (!s.empty() && s.size() <= 18) {  // the common case: digits only (18 cannot overflow int64)
+        uint64_t v = 0;
+        size_t i = 0;
+        for (; i < s.size(); ++i) {
+            const unsigned d = static_cast<unsigned>(static_cast<unsigned char>(s[i])) - '0';
+            if (d > 9) break;
+            v = v * 10 + d;
+        }
+        if (i == s.size()) return static_cast<int64_t>(v);
+    }
+    s = trimView(s);
     if (s.empty()) return std::nullopt;
     if (s.front() == '+') s.remove_prefix(1);
     int64_t v = 0;

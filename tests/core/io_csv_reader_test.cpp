@@ -3,6 +3,9 @@
 // Expected values are written out by hand from the literal inputs.
 #include <gtest/gtest.h>
 
+#include <cstdint>
+#include <optional>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -118,4 +121,82 @@ TEST(CsvReader, EmptyTextHasNoHeader) {
     ASSERT_FALSE(s.ok());
     EXPECT_EQ(s.error().where.file, "empty.csv");
     EXPECT_EQ(csvHeaderOf("x, y ,\"z,w\"\n1,2,3"), (std::vector<std::string>{"x", "y", "z,w"}));
+}
+
+// Issue 20: the scan under the reader (SSE2, and the portable 8-bytes-at-a-time path) finds what a byte loop finds,
+// at every length and alignment, with bytes above 0x7f around (the SWAR test must not flag them).
+TEST(CsvReader, WordAndSimdScansFindWhatAByteLoopFinds) {
+    std::mt19937 rng(20);
+    const char alphabet[] = {'a', '0', ',', '\n', '"', '\t', static_cast<char>(0x80), static_cast<char>(0xff),
+                             static_cast<char>(0x2b), static_cast<char>(0x0b)};
+    std::string buf;
+    for (int round = 0; round < 4000; ++round) {
+        const size_t len = rng() % 80;
+        buf.assign(len + 16, 'z');
+        const int density = 1 + static_cast<int>(rng() % 40);  // separators from every byte to one in 40
+        for (size_t i = 0; i < len; ++i)
+            buf[i] = static_cast<int>(rng() % static_cast<unsigned>(density)) == 0 ? alphabet[2 + rng() % 2]
+                                                                                  : alphabet[rng() % 10];
+        const char* begin = buf.data() + rng() % (len + 1);
+        const char* end = buf.data() + len;
+        const char* expected = begin;
+        while (expected < end && *expected != ',' && *expected != '\n') ++expected;
+        ASSERT_EQ(csvFindEither(begin, end, ',', '\n'), expected) << "round " << round;
+        ASSERT_EQ(csvFindEitherWords(begin, end, ',', '\n'), expected) << "round " << round;
+    }
+    EXPECT_EQ(csvFindEither(nullptr, nullptr, ',', '\n'), nullptr);
+    EXPECT_EQ(csvFindEitherWords(nullptr, nullptr, ',', '\n'), nullptr);
+}
+
+// Long records (fields across the 16-byte scan width), quoted fields holding line ends: fields and the line numbers
+// of errors stay what the byte-at-a-time reader gave.
+TEST(CsvReader, LongFieldsAndQuotedLineEndsKeepFieldsAndLines) {
+    const std::string longName(70, 'k');
+    const std::string text = "name,a,b\n\"" + longName + "\",12345678901234567,\"x\ny\nz, and more text\"\n" +
+                             longName + "," + longName + ",\"\"\"q\"\"\"\n1,2\n";
+    CsvReader r(text, "long.csv");
+    ASSERT_TRUE(r.readHeader().ok());
+    ASSERT_TRUE(r.next().value());
+    EXPECT_EQ(r.field(0), longName);
+    EXPECT_EQ(r.toInt(1), 12345678901234567);
+    EXPECT_EQ(r.field(2), "x\ny\nz, and more text");
+    ASSERT_TRUE(r.next().value());
+    EXPECT_EQ(r.line(), 5);  // the first record held two line ends
+    EXPECT_EQ(r.field(0), longName);
+    EXPECT_EQ(r.field(1), longName);
+    EXPECT_EQ(r.field(2), "\"q\"");
+    auto ragged = r.next();
+    ASSERT_FALSE(ragged.ok());
+    EXPECT_EQ(ragged.error().where.line, 6);
+    EXPECT_EQ(ragged.error().where.row, 3);
+}
+
+// toInt's digits-only fast path and its fallback agree with std::from_chars on what is an integer.
+TEST(CsvReader, IntegersFastPathAndFallback) {
+    CsvReader r("v\n0\n000123\n999999999999999999\n9223372036854775807\n9223372036854775808\n-5\n+7\n12a\n 42 \n"
+                "\"77\"\n\n",
+                "i.csv");
+    ASSERT_TRUE(r.readHeader().ok());
+    std::vector<std::optional<int64_t>> got;
+    while (r.next().value()) got.push_back(r.toInt(0));
+    const std::vector<std::optional<int64_t>> want = {0,  123, 999999999999999999LL, INT64_MAX, std::nullopt, -5, 7,
+                                                      std::nullopt, 42, 77};
+    EXPECT_EQ(got, want);
+}
+
+// The 64-byte separator masks (SSE2 and the portable word path) flag exactly the bytes a byte loop flags.
+TEST(CsvReader, SeparatorMasksFlagWhatAByteLoopFlags) {
+    std::mt19937 rng(64);
+    const char alphabet[] = {'a', ',', '\n', '"', static_cast<char>(0x80), static_cast<char>(0xff),
+                             static_cast<char>(0x2c ^ 0x80), static_cast<char>(0x0a ^ 0x80), '\t', '9'};
+    std::string buf(80, 'z');
+    for (int round = 0; round < 4000; ++round) {
+        const size_t len = rng() % 65;
+        for (size_t i = 0; i < 80; ++i) buf[i] = alphabet[rng() % 10];
+        uint64_t expected = 0;
+        for (size_t i = 0; i < len; ++i)
+            if (buf[i] == ',' || buf[i] == '\n') expected |= uint64_t{1} << i;
+        ASSERT_EQ(csvSeparatorMask(buf.data(), len, ',', '\n'), expected) << "round " << round;
+        ASSERT_EQ(csvSeparatorMaskWords(buf.data(), len, ',', '\n'), expected) << "round " << round;
+    }
 }

@@ -1,0 +1,29 @@
+#pragma once
+// Transparent huge pages for a large buffer that is about to be filled (a column reserved from a file's size):
+// where the kernel hands them out only on request (transparent_hugepage = madvise, a common default), a 300 MB
+// load otherwise faults its columns in 4 KiB at a time, tens of thousands of page faults. Only the whole 2 MiB pages
+// inside the buffer are advised; elsewhere than on Linux, or for small buffers, this does nothing.
+
+#include <cstddef>
+#include <cstdint>
+
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
+
+namespace strobe::core {
+
+inline void adviseHugePages(const void* data, size_t bytes) {
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+    constexpr uintptr_t kHuge = uintptr_t{2} << 20;
+    const auto begin = reinterpret_cast<uintptr_t>(data);
+    const uintptr_t first = (begin + kHuge - 1) & ~(kHuge - 1), last = (begin + bytes) & ~(kHuge - 1);
+    if (data == nullptr || last <= first) return;
+    ::madvise(reinterpret_cast<void*>(first), last - first, MADV_HUGEPAGE);  // advice: a refusal changes nothing
+#else
+    (void)data;
+    (void)bytes;
+#endif
+}
+
+}  // namespace strobe::core
