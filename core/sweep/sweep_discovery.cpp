@@ -250,6 +250,45 @@ void collectNamedRuns(const fs::path& dir, std::map<std::string, std::string> va
     (void)any;
 }
 
+// The name of a run given as a path: the directory's or file's name (a trailing slash ignored).
+std::string runName(const fs::path& path) {
+    const fs::path p = path.has_filename() ? path : path.parent_path();
+    return p.filename().string();
+}
+
+// Runs given side by side as paths that carry no parameters (no manifest, sweep.yaml, pattern, cmd file or named
+// sub-directories) were pooled as repeats of one configuration, so `sweep compare A B` compared nothing. Two or more
+// of them are named by their own names instead: rep<N> names stay repeats; key_value or key=value names, when every
+// such run's name has the same key, give that axis (resnet50_num_workers_0 and _4 → resnet50_num_workers=0, 4);
+// otherwise the run's name is its configuration (run=<name>).
+void nameBareRuns(std::vector<RawRun>& raw, const std::vector<size_t>& bare, std::vector<std::string>& messages) {
+    if (bare.size() < 2) return;
+    std::vector<std::pair<std::string, std::string>> named(bare.size());
+    std::set<std::string> keys;
+    size_t repeats = 0;
+    for (size_t i = 0; i < bare.size(); ++i) {
+        const RawRun& r = raw[bare[i]];
+        if (repeatIndex(r.label) >= 0) {
+            ++repeats;
+            continue;
+        }
+        std::string key, value;
+        std::error_code ec;
+        if (fs::is_directory(r.path, ec) && parseNameValue(r.label, key, value)) named[i] = {key, value};
+        keys.insert(named[i].first);  // "" for a name without a key
+    }
+    if (repeats == bare.size()) return;
+    const bool oneKey = keys.size() == 1 && !keys.begin()->empty();
+    for (size_t i = 0; i < bare.size(); ++i) {
+        RawRun& r = raw[bare[i]];
+        if (repeatIndex(r.label) >= 0) continue;
+        if (oneKey) r.values[named[i].first] = named[i].second;
+        else r.values["run"] = r.label;
+    }
+    messages.push_back(oneKey ? "runs given as paths: their names give the axis " + *keys.begin()
+                              : std::string("runs given as paths: each run's name is its configuration (run=NAME)"));
+}
+
 }  // namespace
 
 std::vector<std::string> splitCommandLine(const std::string& text) {
@@ -271,6 +310,7 @@ SweepDiscovery discoverSweep(const std::vector<std::string>& paths, const std::s
                              const CancelToken& cancel) {
     SweepDiscovery result;
     std::vector<RawRun> raw;
+    std::vector<size_t> bare;  // runs given as paths that say nothing of their parameters
     CompiledPattern compiled;
     bool usePattern = false;
     if (!pattern.empty()) {
@@ -318,8 +358,9 @@ SweepDiscovery discoverSweep(const std::vector<std::string>& paths, const std::s
             result.messages.push_back(pathText + ": " + std::to_string(raw.size() - before) +
                                       " runs from directory names (key=value, key_value, rep<N>)");
         else
-            raw.push_back(RawRun{root.string(), root.filename().string(), {}, -1});
+            bare.push_back(raw.size()), raw.push_back(RawRun{root.string(), runName(root), {}, -1});
     }
+    nameBareRuns(raw, bare, result.messages);
     if (cancel.cancelled()) {
         result.cancelled = true;
         result.messages.push_back("cancelled");

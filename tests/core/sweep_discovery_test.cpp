@@ -43,6 +43,35 @@ TEST(SweepDiscovery, ACancelledDiscoveryReturnsNoRunsAndSaysSo) {
     EXPECT_TRUE(found.runs.empty());
 }
 
+// Runs given side by side as paths that say nothing of their parameters were pooled as repeats of one
+// configuration, so `strobe-cli sweep compare A B` compared nothing. Their own names now tell them apart: one key
+// shared by every name gives the axis, rep<N> names stay repeats, other names are the configuration (run=NAME).
+TEST(SweepDiscovery, RunsGivenAsPathsAreComparedNotPooled) {
+    const std::string configs = std::string(STROBE_TEST_DATA_DIR) + "/kineto/kineto-configs/";
+    const auto resnet = discoverSweep({configs + "resnet50_num_workers_0", configs + "resnet50_num_workers_4/"});
+    ASSERT_EQ(resnet.runs.size(), 2u);
+    EXPECT_EQ(resnet.axes, std::vector<std::string>{"resnet50_num_workers"});
+    EXPECT_EQ(resnet.runs[0].configurationKey, "resnet50_num_workers=0");
+    EXPECT_EQ(resnet.runs[1].configurationKey, "resnet50_num_workers=4");
+    EXPECT_EQ(resnet.runs[1].repeat, 0);
+
+    test::TempDir dir("strobe-sweep-bare");
+    for (const char* p : {"baseline", "new_kernels", "rep0", "rep1"}) fs::create_directories(dir.path() / p);
+    const auto named = discoverSweep({(dir.path() / "baseline").string(), (dir.path() / "new_kernels").string()});
+    ASSERT_EQ(named.runs.size(), 2u);
+    EXPECT_EQ(named.axes, std::vector<std::string>{"run"});
+    EXPECT_EQ(named.runs[0].configurationKey, "run=baseline");
+    EXPECT_EQ(named.runs[1].configurationKey, "run=new_kernels");
+
+    const auto repeats = discoverSweep({(dir.path() / "rep0").string(), (dir.path() / "rep1").string()});
+    ASSERT_EQ(repeats.runs.size(), 2u);
+    EXPECT_TRUE(repeats.axes.empty());
+    EXPECT_EQ(repeats.runs[1].repeat, 1);
+
+    // One path alone is what it was: no axis made up for it.
+    EXPECT_TRUE(discoverSweep({configs + "resnet50_num_workers_0"}).axes.empty());
+}
+
 TEST(SweepDiscovery, KeyUnderscoreValueSplitsAtLastUnderscore) {
     test::TempDir dir("strobe-sweep-test");
     for (const char* p : {"block_size_64", "block_size_128", "block_size_1.5x"}) fs::create_directories(dir.path() / p);
