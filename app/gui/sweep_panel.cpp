@@ -119,7 +119,9 @@ SweepPanel::SweepPanel(RunManager& runs, QWidget* parent)
     split->setStretchFactor(0, 1);
     split->setStretchFactor(1, 3);
     m_results->setWordWrap(false);
-    m_results->setTextElideMode(Qt::ElideRight);
+    // Elided in the middle: a configuration's value and a kernel template's last parameters are at the end, and
+    // cut there two rows read the same ("resnet50_num_workers..." twice).
+    m_results->setTextElideMode(Qt::ElideMiddle);
     layout->addWidget(split, 1);
 
     connect(m_filter, &QLineEdit::textChanged, this, [this] { rebuildRuns(); });
