@@ -107,6 +107,7 @@ std::shared_ptr<const RankData> makeRank(int rank) {
         g.track.push_back(1);
         g.device.push_back(0);
         g.stream.push_back(stream);
+        g.queue.push_back(-1);
         g.correlation.push_back(corr);
         g.externalId.push_back(kNone);
         for (auto* c : {&g.gridX, &g.gridY, &g.gridZ, &g.blockX, &g.blockY, &g.blockZ, &g.registers, &g.sharedMemory})

@@ -71,6 +71,7 @@ inline std::shared_ptr<core::RankData> makeRank(int rank, const std::vector<K>& 
         g.track.push_back(0);
         g.device.push_back(0);
         g.stream.push_back(k.stream);
+        g.queue.push_back(-1);
         g.correlation.push_back(int64_t(idx) + 1);
         g.externalId.push_back(core::kNone);
         g.runtime.push_back(int32_t(idx));

@@ -103,6 +103,21 @@ struct NameStats {
     int64_t total = 0, min = 0, max = 0;
     double mean = 0, median = 0, p95 = 0;
 };
+// One timeline item as a row of the events list (the GUI's list of every instance of a name, a search's matches
+// or what a measured range holds): the columns it sorts and filters by.
+struct EventRow {
+    std::string name;
+    std::string kind;      // "kernel", "gpu_memcpy", "cpu_op", "runtime", "step", "phase"...
+    std::string category;  // GPU activities: the kernel category; else empty
+    std::string run;       // the run's label
+    int rank = -1;
+    std::string where;     // the lane without its rank: "stream 7", "queue 16", "python3 · thread 4037"
+    int64_t stream = -1;   // GPU activities: the stream (or queue) id; else -1
+    int64_t start = 0;     // relative ns (the timeline's t = 0)
+    int64_t duration = 0;  // ns
+    std::string grid;      // kernels: "x×y×z" grid and block ("grid 108×1×1 block 256×1×1"); else empty
+    int64_t step = -1;     // the ProfilerStep number it falls in, -1: none
+};
 // What happened in a time range [start, end) (relative ns) of a timeline: busy time of the items clipped to the
 // range, per category (largest first) and per name (the top names by clipped time).
 struct RangeSummary {
@@ -251,6 +266,10 @@ public:
     virtual std::optional<NameStats> nameStats(const Prepared&, const ParamValues&, const ItemRef& item) const = 0;
     virtual std::optional<RangeSummary> summarizeRange(const Prepared&, const ParamValues&, int64_t start, int64_t end,
                                                        size_t topN) const = 0;
+    // The shown items (lanes of collapsed ranks and threads included) that intersect [start, end), by start.
+    virtual std::vector<ItemRef> itemsInRange(const Prepared&, const ParamValues&, int64_t start, int64_t end) const = 0;
+    // The events list's row of each item.
+    virtual std::vector<EventRow> eventRows(const Prepared&, const std::vector<ItemRef>& items) const = 0;
 };
 
 // The base a plot is written on: P is the plot's own prepared type. prepareTyped() returns it, and drawTyped(),

@@ -12,11 +12,17 @@ ViewRange effectiveView(const ParamValues& values, int64_t fullStart, int64_t fu
     int64_t s = kViewStart(values);
     int64_t e = kViewEnd(values);
     if ((s == 0 && e == 0) || e <= s) return {fullStart, fullEnd};
-    // Allow a little room beyond the data so that zooming near an edge does not stick, but not unbounded.
-    int64_t span = fullEnd - fullStart;
-    s = std::clamp<int64_t>(s, fullStart - span, fullEnd + span);
-    e = std::clamp<int64_t>(e, fullStart - span, fullEnd + span);
-    if (e <= s) return {fullStart, fullEnd};
+    // Panning stops at the data: a view as long as the data or longer shows all of it; a shorter one is moved
+    // (keeping its length) to lie within [fullStart, fullEnd].
+    if (e - s >= fullEnd - fullStart) return {fullStart, fullEnd};
+    if (s < fullStart) {
+        e += fullStart - s;
+        s = fullStart;
+    }
+    if (e > fullEnd) {
+        s -= e - fullEnd;
+        e = fullEnd;
+    }
     return {s, e};
 }
 
@@ -54,8 +60,8 @@ ParamValues panBy(const TimelineGeometry& g, const ParamValues& values, double d
     auto shift = static_cast<int64_t>(std::llround(dxPixels / w * static_cast<double>(g.viewEnd - g.viewStart)));
     int64_t span = g.viewEnd - g.viewStart;
     int64_t s = g.viewStart - shift;
-    // Keep some data in view.
-    s = std::clamp<int64_t>(s, g.fullStart - span / 2, std::max(g.fullStart, g.fullEnd - span / 2));
+    // Panning stops at the data's ends.
+    s = std::clamp<int64_t>(s, g.fullStart, std::max(g.fullStart, g.fullEnd - span));
     return setView(values, s, s + span);
 }
 

@@ -86,8 +86,14 @@ std::string shortName(const std::string& name, size_t max = 100) {
 // What the trace says about its platform and GPUs, and no more.
 std::string platformText(const RankSummary& r) {
     const std::string_view platform = core::toString(r.platform);
-    if (r.cpuOnly) return fmt::format("{} (CPU only: no GPU activity and no deviceProperties in the trace)", platform);
-    std::string gpu = r.gpuName.empty() ? std::string("GPU not named (no deviceProperties in the trace)") : r.gpuName;
+    // Kineto names its GPUs in deviceProperties; other sources in their own tables (or not at all).
+    const bool kineto = r.format.rfind("kineto", 0) == 0;
+    if (r.cpuOnly)
+        return fmt::format("{} (CPU only: no GPU activity{})", platform,
+                           kineto ? " and no deviceProperties in the trace" : " in the source");
+    std::string gpu = !r.gpuName.empty() ? r.gpuName
+                      : kineto           ? std::string("GPU not named (no deviceProperties in the trace)")
+                                         : std::string("GPU not named (the source records no GPU model)");
     if (r.gpuCount > 1) gpu += fmt::format(" (x{} devices)", r.gpuCount);
     return fmt::format("{}, {}", platform, gpu);
 }
@@ -105,6 +111,7 @@ struct SourceFacts {
     TimeNs kernelNs = 0;
     uint64_t counters = 0;
     uint64_t samples = 0;
+    TimeNs sampleStart = 0, sampleEnd = 0;  // the samples' own span (telemetry beside a trace's events)
     double matchRate = -1;
 };
 
@@ -137,7 +144,16 @@ std::vector<SourceFacts> sourcesOf(const core::Dataset& ds) {
             s.kernelNs += r.gpu.dur[i];
         }
         for (size_t i = 0; i < r.slices.size(); ++i) extend(s, r.slices.ts[i], r.slices.ts[i] + r.slices.dur[i]);
-        for (size_t i = 0; i < r.samples.size(); ++i) extend(s, r.samples.ts[i], r.samples.ts[i]);
+        // The span is the events' (the rank's "Time span"); samples have their own, said beside their count. A
+        // source of samples only (telemetry) spans its samples.
+        const bool eventless = r.gpu.size() == 0 && r.slices.size() == 0;
+        for (size_t i = 0; i < r.samples.size(); ++i) {
+            const TimeNs t = r.samples.ts[i];
+            if (s.samples == 0 && i == 0) s.sampleStart = s.sampleEnd = t;
+            s.sampleStart = std::min(s.sampleStart, t);
+            s.sampleEnd = std::max(s.sampleEnd, t);
+            if (eventless) extend(s, t, t);
+        }
         s.hasGpu = s.hasGpu || r.gpu.size() > 0;
         s.counters += r.kernelCounters.size();
         s.samples += r.samples.size();
@@ -173,7 +189,10 @@ std::string sourcesText(const core::Dataset& ds) {
         if (s.timed) text += ", span " + formatDuration(s.end - s.start);
         if (s.hasGpu) text += fmt::format(", {} kernels ({})", s.kernels, formatDuration(s.kernelNs));
         if (s.counters) text += fmt::format(", {} counter values", s.counters);
-        if (s.samples) text += fmt::format(", {} samples", s.samples);
+        if (s.samples && s.hasGpu)
+            text += fmt::format(", {} samples over {}", s.samples, formatDuration(s.sampleEnd - s.sampleStart));
+        else if (s.samples)
+            text += fmt::format(", {} samples", s.samples);
         if (s.matchRate >= 0) text += fmt::format(", join match {:.1f}%", 100.0 * s.matchRate);
         text += "\n";
     }
@@ -240,6 +259,18 @@ std::string summaryText(const RunSummary& run, const core::Dataset& ds, const co
                 fmt::format_to(out, "    {:<16}{:>14}  {:>6}  {:>8} events\n", core::toString(cat), formatDuration(t),
                                percentOf(t, gpuTotal), r.countByCategory[i].second);
             }
+            // The header counts activities by what the source calls them (memcpy and memset records); the table
+            // by Strobe's classification, which also files copy and fill kernels under memcpy and memset.
+            uint64_t copies = 0, fills = 0;
+            for (const auto& [cat, n] : r.countByCategory) {
+                if (core::toString(cat) == "memcpy") copies = n;
+                if (core::toString(cat) == "memset") fills = n;
+            }
+            if (copies != r.memcpyCount || fills != r.memsetCount)
+                fmt::format_to(out,
+                               "    (memcpy {} and memset {} here, {} and {} above: the table also files copy and fill "
+                               "kernels under them; the counts above are the source's memcpy and memset records)\n",
+                               copies, fills, r.memcpyCount, r.memsetCount);
         }
         if (!r.topKernels.empty()) {
             fmt::format_to(out, "  Top kernels by total time (share of kernel time):\n");

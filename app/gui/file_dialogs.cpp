@@ -17,12 +17,13 @@ struct FormatFamily {
     const char* patterns;
 };
 
-// The families of the README's formats table. Compressed copies: JSON and CSV are read from .gz.
+// The families of the README's formats table. Every format is also read from its .gz (SQLite through a
+// decompressed copy in the cache directory: core::plainDatabasePath).
 constexpr FormatFamily kFamilies[] = {
     {"PyTorch/Kineto and Chrome JSON traces, rocprofv3 JSON", "*.json *.json.gz *.pt.trace.json *.pt.trace.json.gz"},
-    {"SQLite: nsys export, rocpd, RPD, rocprof results.db, rocprof-compute", "*.sqlite *.db *.rpd"},
+    {"SQLite: nsys export, rocpd, RPD, rocprof results.db, rocprof-compute", "*.sqlite *.db *.rpd *.sqlite.gz *.db.gz *.rpd.gz"},
     {"CSV: rocprofv3, rocprof, ncu, nvidia-smi, amd-smi, rocm-smi, nsys stats, Strobe sampler", "*.csv *.csv.gz"},
-    {"Text logs: nvidia-smi dmon, nccl-tests, library call logs", "*.txt *.log"},
+    {"Text logs: nvidia-smi dmon, nccl-tests, library call logs", "*.txt *.log *.txt.gz *.log.gz"},
 };
 
 }  // namespace

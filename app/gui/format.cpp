@@ -48,7 +48,8 @@ QString selectionHtml(const plots::HitInfo& hit) {
     if (!longTitle) html += QStringLiteral("<p><b>%1</b></p>").arg(title.toHtmlEscaped());
     html += QStringLiteral("<table>");
     for (const auto& [k, v] : fields)
-        html += QStringLiteral("<tr><td style='padding-right:8px'>%1</td><td>%2</td></tr>")
+        // The field's name never breaks (Qt's rich text breaks a narrow cell's word anywhere otherwise).
+        html += QStringLiteral("<tr><td style='padding-right:8px; white-space:nowrap' valign=top>%1</td><td>%2</td></tr>")
                     .arg(QString::fromStdString(k).toHtmlEscaped(), wrappedHtml(QString::fromStdString(v)));
     html += QStringLiteral("</table>");
     if (longTitle) html += QStringLiteral("<p><b>name</b><br>%1</p>").arg(wrappedHtml(title));

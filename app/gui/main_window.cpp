@@ -36,6 +36,7 @@
 
 #include "app/gui/chart_panel.h"
 #include "app/gui/error_bar.h"
+#include "app/gui/events_list.h"
 #include "app/gui/file_dialogs.h"
 #include "app/gui/format.h"
 #include "app/gui/jobs_panel.h"
@@ -286,6 +287,11 @@ void MainWindow::buildDocks() {
     m_chartPanel = new ChartPanel(this);
     auto* chartDock = addDock(tr("Chart"), QStringLiteral("chartDock"), m_chartPanel, Qt::RightDockWidgetArea);
     tabifyDockWidget(jobsDock, chartDock);
+    // Every instance of what a timeline was asked to list (its context menu, search, measured range), at the
+    // bottom, under the plots: wide enough for names and every column.
+    m_eventsList = new EventsList(this);
+    m_eventsDock = addDock(tr("Events"), QStringLiteral("eventsDock"), m_eventsList, Qt::BottomDockWidgetArea);
+    m_eventsDock->hide();
     selDock->raise();
 
     // A sweep's runs × axes, the comparison and the report (File ▸ Open sweep…), tabbed with the Runs dock.
@@ -532,6 +538,7 @@ std::vector<int> MainWindow::openPaths(const QStringList& paths, std::optional<i
 int MainWindow::openRun(const QStringList& sources, const QString& label,
                         const core::RunParameters& parameters, std::optional<int64_t> clockOffsetNs) {
     const int id = m_runs->openRun(sources, label, parameters, clockOffsetNs);
+    m_viewOnLoad.insert(id);
     markSessionModified();
     addRecent(sources);
     m_runsPanel->selectRun(id);
@@ -543,9 +550,13 @@ void MainWindow::onRunLoaded(int id) {
         const auto& ids = v->runIds();
         if (std::find(ids.begin(), ids.end(), id) != ids.end()) v->refreshData();
     }
-    if (m_autoOpen && !m_autoOpened && m_plotArea->views().empty()) {
-        // The first loaded run opens the first plot, so that a new user sees a picture at once.
-        m_autoOpened = true;
+    bool shown = false;
+    for (auto* v : m_plotArea->views()) {
+        const auto& ids = v->runIds();
+        shown = shown || std::find(ids.begin(), ids.end(), id) != ids.end();
+    }
+    if (m_viewOnLoad.erase(id) > 0 && m_autoOpen && !shown) {
+        // A run the user opened shows at once: its timeline (the first plot) in a tab of its own.
         auto all = plots::PlotRegistry::instance().plots();
         const plots::Plot* first = plots::PlotRegistry::instance().find(kPreferredFirstPlot);
         if (!first && !all.empty()) first = all.front();
@@ -633,9 +644,39 @@ PlotView* MainWindow::openPlot(const std::string& plotId, const std::vector<int>
         if (view == m_plotArea->currentView()) m_selection->setHtml(html);
     });
     connect(view, &PlotView::stateChanged, this, [this] { Q_EMIT idleChanged(); });
+    connect(view, &PlotView::instancesRequested, this,
+            [this, view](const std::string& name) { listInstancesOnTimeline(view->runIds(), name); });
+    connect(view, &PlotView::eventsListed, this, [this, view](const EventListing& listing) {
+        m_eventsList->setListing(listing, view);
+        m_eventsDock->show();
+        m_eventsDock->raise();
+    });
     m_plotArea->addView(view, pane < 0 ? m_plotArea->activePane() : pane);
     view->setFocus();
     return view;
+}
+
+void MainWindow::listInstancesOnTimeline(const std::vector<int>& runIds, const std::string& name) {
+    PlotView* timeline = nullptr;
+    for (PlotView* v : m_plotArea->views())
+        if (v->isTimeline() && v->runIds() == runIds) timeline = v;
+    if (!timeline) timeline = openPlot("gpu-timeline", runIds);
+    if (!timeline) return;
+    if (const int pane = m_plotArea->paneOf(timeline); pane >= 0) {
+        const auto tabs = m_plotArea->views(pane);
+        const auto at = std::find(tabs.begin(), tabs.end(), timeline);
+        m_plotArea->setCurrentIndex(pane, int(at - tabs.begin()));
+    }
+    auto list = [this, timeline, name] {
+        if (!timeline->listName(name)) statusBar()->showMessage(tr("No instance of %1 on the timeline").arg(QString::fromStdString(name)), 8000);
+    };
+    if (timeline->prepared() && !timeline->isUpdating()) return list();
+    auto done = std::make_shared<QMetaObject::Connection>();
+    *done = connect(timeline, &PlotView::stateChanged, this, [timeline, list, done] {
+        if (!timeline->prepared() || timeline->isUpdating()) return;
+        QObject::disconnect(*done);
+        list();
+    });
 }
 
 PlotView* MainWindow::compareRuns(const std::vector<int>& runIds, const std::string& plotId) {

@@ -6,6 +6,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -29,6 +30,7 @@ class QToolButton;
 namespace strobe::app {
 
 class ChartPanel;
+class EventsList;
 class ErrorBar;
 class JobList;
 class LaunchPanel;
@@ -101,6 +103,11 @@ public:
     ParamPanel* paramPanel() const { return m_paramPanel; }
     RunsPanel* runsPanel() const { return m_runsPanel; }
     PlotList* plotList() const { return m_plotList; }
+    // The Events dock: every instance of a name, a search's matches, a measured range (app/gui/events_list.h).
+    EventsList* eventsList() const { return m_eventsList; }
+    // Lists every instance named `name` from the GPU timeline over `runIds` (the one open, else a new one, once
+    // prepared): Top kernels' "List every instance on the timeline".
+    void listInstancesOnTimeline(const std::vector<int>& runIds, const std::string& name);
     JobList& jobs() { return *m_jobs; }
     plots::PlotEngine& engine() { return *m_engine; }
     QString lastError() const { return m_lastError; }
@@ -172,6 +179,8 @@ private:
     PlotList* m_plotList = nullptr;
     ParamPanel* m_paramPanel = nullptr;
     ChartPanel* m_chartPanel = nullptr;
+    EventsList* m_eventsList = nullptr;
+    QDockWidget* m_eventsDock = nullptr;
     QTextBrowser* m_selection = nullptr;
     QPointer<PlotView> m_boundView;
 
@@ -220,7 +229,9 @@ private:
     bool m_sessionModified = false;
     QString m_lastError;
     bool m_autoOpen = true;
-    bool m_autoOpened = false;
+    // Runs opened by the user (File ▸ Open, a drop, a finished profiling run, a recent file) that open their own
+    // view when loaded, unless a view shows them by then; runs of a sweep or a session are not in it.
+    std::set<int> m_viewOnLoad;
     QPalette* m_systemPalette = nullptr;
 };
 

@@ -74,7 +74,7 @@ bool MainWindow::applySession(const core::Session& s, const std::vector<int>* us
             ids.push_back(openRun(sources, QString::fromStdString(r.run.label), r.run.parameters, r.clockOffsetNs));
         }
     }
-    m_autoOpened = true;  // the session says which plots to show
+    for (int id : ids) m_viewOnLoad.erase(id);  // the session says which plots to show
     if (!layout.windowGeometry.empty())
         restoreGeometry(QByteArray::fromBase64(QByteArray::fromStdString(layout.windowGeometry)));
     if (!layout.windowState.empty())

@@ -21,6 +21,8 @@ ParamPanel::ParamPanel(QWidget* parent) : QWidget(parent) {
     outer->setContentsMargins(4, 4, 4, 4);
     m_title = new QLabel(this);
     m_title->setWordWrap(true);
+    // A long plot title wraps inside the dock rather than widening it (the right column kept its width per plot).
+    m_title->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
     QFont f = m_title->font();
     f.setBold(true);
     m_title->setFont(f);

@@ -76,6 +76,7 @@ PlotView::PlotView(const plots::Plot& plot, plots::PlotEngine& engine, RunManage
         layout->addWidget(m_table);
         m_table->hide();
         connect(m_table, &PlotTableView::rowSelected, this, &PlotView::itemSelected);
+        connect(m_table, &PlotTableView::instancesRequested, this, &PlotView::instancesRequested);
         connect(m_table, &PlotTableView::sortRequested, this, [this](const std::string& column) {
             const plots::ParamSpec* sortBy = plots::findSpec(m_specs, plots::kSortBy.key());
             if (!sortBy || std::find(sortBy->choices.begin(), sortBy->choices.end(), column) == sortBy->choices.end())

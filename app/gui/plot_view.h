@@ -24,6 +24,7 @@
 class QMenu;
 class QScrollBar;
 
+#include "app/gui/events_list.h"
 #include "plots/plot.h"
 #include "plots/plot_engine.h"
 #include "plots/timeline_view.h"
@@ -92,6 +93,13 @@ public:
     // The context menu of the item at `pos` (null when there is none there); the caller owns it.
     QMenu* itemMenu(QPointF pos);
     void showNameStatistics(const plots::ItemRef& item);
+    // The events list (eventsListed): every instance of the item's name in its run; the search's matches; the
+    // items of the measured range.
+    void listInstances(const plots::ItemRef& item);
+    void listMatches();
+    void listMeasure();
+    // Every instance named exactly `name` (a kernel or operator), e.g. from Top kernels; false when none.
+    bool listName(const std::string& name);
     void filterToItem(const plots::ItemRef& item);  // name_filter := the item's exact name
     void setMeasure(int64_t start, int64_t end);     // relative ns; shows the summary in the Selection dock
     void clearMeasure();
@@ -103,6 +111,8 @@ Q_SIGNALS:
     void viewRangeChanged(qint64 start, qint64 end);      // the user zoomed or panned
     void stateChanged();                                  // updating / ready / error
     void itemSelected(const QString& title, const QString& details);
+    void eventsListed(const strobe::app::EventListing& listing);  // for the Events dock
+    void instancesRequested(const std::string& name);              // a table's row: list it on the timeline
 
 protected:
     void paintEvent(QPaintEvent*) override;

@@ -6,6 +6,7 @@
 
 #include <QApplication>
 #include <QClipboard>
+#include <QFontMetricsF>
 #include <QMenu>
 #include <QPainter>
 #include <QScrollBar>
@@ -33,6 +34,7 @@ void PlotView::openSearch() {
         m_search = new TimelineSearchBar(this);
         connect(m_search, &TimelineSearchBar::queryChanged, this, [this] { runSearch(); });
         connect(m_search, &TimelineSearchBar::nextRequested, this, &PlotView::findNext);
+        connect(m_search, &TimelineSearchBar::listRequested, this, &PlotView::listMatches);
         connect(m_search, &TimelineSearchBar::previousRequested, this, &PlotView::findPrevious);
         connect(m_search, &TimelineSearchBar::closeRequested, this, &PlotView::closeSearch);
     }
@@ -127,6 +129,14 @@ std::optional<plots::ItemRef> PlotView::selectedItem() const {
 QMenu* PlotView::itemMenu(QPointF pos) {
     if (!m_prepared || !isTimeline()) return nullptr;
     const auto item = m_nav->itemAt(*m_prepared, m_values, plotRect(), pos);
+    if (!item && m_measure) {  // on empty ground inside a measured range: list what it holds
+        auto* menu = new QMenu(this);
+        menu->setObjectName(QStringLiteral("timelineItemMenu"));
+        QAction* a = menu->addAction(tr("List the events of the measured range"));
+        a->setObjectName(QStringLiteral("listMeasure"));
+        connect(a, &QAction::triggered, this, [this] { listMeasure(); });
+        return menu;
+    }
     if (!item) return nullptr;
     const std::string name = m_nav->itemName(*m_prepared, *item);
     const QString shortName = QFontMetrics(font()).elidedText(QString::fromStdString(name), Qt::ElideMiddle, 300);
@@ -145,6 +155,8 @@ QMenu* PlotView::itemMenu(QPointF pos) {
         findNext();
     });
     add(tr("Statistics of “%1”").arg(shortName), "nameStatistics", [this, item] { showNameStatistics(*item); });
+    add(tr("List every “%1”").arg(shortName), "listInstances", [this, item] { listInstances(*item); });
+    if (m_measure) add(tr("List the events of the measured range"), "listMeasure", [this] { listMeasure(); });
     QAction* filter = add(tr("Filter the plot to “%1”").arg(shortName), "filterToName",
                           [this, item] { filterToItem(*item); });
     filter->setEnabled(plots::findSpec(m_specs, plots::kNameFilter.key()) != nullptr);
@@ -171,6 +183,56 @@ void PlotView::showNameStatistics(const plots::ItemRef& item) {
     row(tr("max"), dur(double(s->max)));
     html += QStringLiteral("</table><p style='white-space:pre-wrap'>%1</p>").arg(escPlotViewNav(s->name));
     Q_EMIT itemSelected(QString::fromStdString(s->name), html);
+}
+
+// ---------------------------------------------------------------- events list
+
+namespace {
+QString runsOfListing(const std::vector<plots::EventRow>& rows) {
+    QStringList runs;
+    for (const auto& r : rows)
+        if (const QString run = QString::fromStdString(r.run); !runs.contains(run)) runs << run;
+    return runs.join(QStringLiteral(", "));
+}
+}  // namespace
+
+void PlotView::listInstances(const plots::ItemRef& item) {
+    if (!m_prepared || !m_nav) return;
+    listName(m_nav->itemName(*m_prepared, item));
+}
+
+bool PlotView::listName(const std::string& name) {
+    if (!m_prepared || !m_nav || name.empty()) return false;
+    auto found = m_nav->findItems(*m_prepared, m_values, plots::FindQuery{name, plots::FindQuery::Mode::Exact});
+    if (!found || found->empty()) return false;
+    EventListing l;
+    l.items = std::move(*found);
+    l.rows = m_nav->eventRows(*m_prepared, l.items);
+    l.title = tr("<b>%1</b>: %2 instances in %3")
+                  .arg(escPlotViewNav(name), formatCount(l.items.size()), escPlotViewNav(runsOfListing(l.rows).toStdString()));
+    Q_EMIT eventsListed(l);
+    return true;
+}
+
+void PlotView::listMatches() {
+    if (!m_prepared || !m_nav || !m_search) return;
+    EventListing l;
+    l.items = m_matches;
+    l.rows = m_nav->eventRows(*m_prepared, l.items);
+    l.title = tr("Search “%1”: %2 matches").arg(m_search->text().toHtmlEscaped(), formatCount(l.items.size()));
+    Q_EMIT eventsListed(l);
+}
+
+void PlotView::listMeasure() {
+    if (!m_prepared || !m_nav || !m_measure) return;
+    const auto [start, end] = *m_measure;
+    EventListing l;
+    l.items = m_nav->itemsInRange(*m_prepared, m_values, start, end);
+    l.rows = m_nav->eventRows(*m_prepared, l.items);
+    l.title = tr("Measured range from %1 to %2 (%3): %4 events")
+                  .arg(durationText(double(start)), durationText(double(end)), durationText(double(end - start)),
+                       formatCount(l.items.size()));
+    Q_EMIT eventsListed(l);
 }
 
 void PlotView::filterToItem(const plots::ItemRef& item) {
@@ -285,12 +347,27 @@ void PlotView::paintNavigation(QPainter& p, const plots::Theme& theme) {
         QColor veil = theme.background;
         veil.setAlpha(165);
         p.fillRect(g->plotArea, veil);
-        p.setPen(QPen(QColor(60, 50, 0), 1));
-        p.setBrush(QColor(255, 221, 0, 170));
-        for (const auto& r : rects) {
+        // A match wide enough for text gets its name again, dark on the opaque gold: the label drawn beneath would
+        // be lost under the veil and the highlight.
+        const QFontMetricsF fm(p.font());
+        const QColor ink(40, 33, 0);
+        for (size_t i = 0; i < rects.size(); ++i) {
+            const auto& r = rects[i];
             if (!r) continue;
-            if (r->width() < 4) p.fillRect(r->adjusted(0, 1, 0, -1), QColor(255, 221, 0));  // an edge would hide it
-            else p.drawRect(r->adjusted(0, 1, 0, -1));
+            const QRectF box = r->adjusted(0, 1, 0, -1);
+            if (box.width() < 4) {
+                p.fillRect(box, QColor(255, 221, 0));  // an edge would hide it
+                continue;
+            }
+            p.setPen(QPen(QColor(60, 50, 0), 1));
+            p.setBrush(QColor(255, 221, 0));
+            p.drawRect(box);
+            if (box.width() >= 24 && box.height() >= fm.height()) {
+                const QRectF text = box.adjusted(3, 0, -3, 0).intersected(g->plotArea);
+                const QString name = QString::fromStdString(m_nav->itemName(*m_prepared, inView[i]));
+                p.setPen(ink);
+                p.drawText(text, Qt::AlignLeft | Qt::AlignVCenter, fm.elidedText(name, Qt::ElideMiddle, text.width()));
+            }
         }
         p.restore();
     }

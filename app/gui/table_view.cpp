@@ -1,6 +1,8 @@
 #include "app/gui/table_view.h"
 
 #include <algorithm>
+
+#include <QMenu>
 #include <variant>
 
 #include <QHeaderView>
@@ -93,6 +95,23 @@ PlotTableView::PlotTableView(QWidget* parent) : QTableView(parent) {
     connect(horizontalHeader(), &QHeaderView::sectionClicked, this, [this](int section) {
         if (section >= 0 && section < static_cast<int>(m_model->columns().size()))
             Q_EMIT sortRequested(m_model->columns()[static_cast<size_t>(section)]);
+    });
+    // A kernel's or operator's row: every instance of it in the Events dock (its run's timeline).
+    setContextMenuPolicy(Qt::CustomContextMenu);
+    connect(this, &QWidget::customContextMenuRequested, this, [this](const QPoint& pos) {
+        const QModelIndex index = indexAt(pos);
+        const auto& cols = m_model->columns();
+        const auto nameCol = std::find(cols.begin(), cols.end(), std::string("name"));
+        if (!index.isValid() || nameCol == cols.end()) return;
+        const auto& t = m_model->table();
+        if (size_t(index.row()) >= t.rows.size()) return;
+        const std::string name = core::Table::text(t.at(size_t(index.row()), std::string("name")));
+        if (name.empty()) return;
+        QMenu menu(this);
+        QAction* list = menu.addAction(tr("List every instance on the timeline"));
+        list->setObjectName(QStringLiteral("listInstances"));
+        connect(list, &QAction::triggered, this, [this, name] { Q_EMIT instancesRequested(name); });
+        menu.exec(viewport()->mapToGlobal(pos));
     });
     connect(selectionModel(), &QItemSelectionModel::currentRowChanged, this, [this](const QModelIndex& current) {
         if (!current.isValid()) return;

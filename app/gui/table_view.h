@@ -54,6 +54,8 @@ public:
 Q_SIGNALS:
     void rowSelected(const QString& title, const QString& html);
     void sortRequested(const std::string& column);
+    // Right-click on a row of a table with a "name" column (Top kernels): list that name's instances.
+    void instancesRequested(const std::string& name);
 
 private:
     PlotTableModel* m_model = nullptr;

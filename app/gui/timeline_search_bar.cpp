@@ -38,11 +38,14 @@ TimelineSearchBar::TimelineSearchBar(QWidget* parent) : QWidget(parent) {
     auto* prev = button(QStringLiteral("▲"), tr("Previous match (Shift+Enter, Shift+F3)"));
     auto* next = button(QStringLiteral("▼"), tr("Next match (Enter, F3)"));
     auto* close = button(QStringLiteral("✕"), tr("Close (Esc)"));
+    auto* list = button(tr("List"), tr("List every match in the Events dock, sortable by duration"));
+    list->setObjectName(QStringLiteral("timelineSearchList"));
     row->addWidget(m_edit, 1);
     row->addWidget(m_regex);
     row->addWidget(m_status);
     row->addWidget(prev);
     row->addWidget(next);
+    row->addWidget(list);
     row->addWidget(close);
     connect(m_edit, &QLineEdit::textChanged, this, [this] { Q_EMIT queryChanged(text(), isRegex()); });
     connect(m_regex, &QToolButton::toggled, this, [this] {
@@ -52,6 +55,7 @@ TimelineSearchBar::TimelineSearchBar(QWidget* parent) : QWidget(parent) {
     connect(prev, &QToolButton::clicked, this, &TimelineSearchBar::previousRequested);
     connect(next, &QToolButton::clicked, this, &TimelineSearchBar::nextRequested);
     connect(close, &QToolButton::clicked, this, &TimelineSearchBar::closeRequested);
+    connect(list, &QToolButton::clicked, this, &TimelineSearchBar::listRequested);
     setStatus(-1, 0);
 }
 

@@ -30,6 +30,7 @@ Q_SIGNALS:
     void nextRequested();
     void previousRequested();
     void closeRequested();
+    void listRequested();  // every match in the events list
 
 protected:
     bool eventFilter(QObject* watched, QEvent* event) override;

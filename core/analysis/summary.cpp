@@ -91,6 +91,7 @@ RankSummary summarizeRank(const RankData& rank, size_t topN) {
     s.rank = rank.rank;
     s.rankSource = rank.rankSource;
     s.path = rank.path;
+    s.format = rank.info.format;
     s.worldSize = rank.info.distributed.worldSize;
     s.platform = rank.info.platform;
     if (s.platform == Platform::Unknown && !rank.info.devices.empty()) s.platform = detectPlatform(rank.info);

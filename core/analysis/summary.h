@@ -35,6 +35,7 @@ struct RankSummary {
     int worldSize = -1;  // distributedInfo.world_size, -1 when absent
     RankSource rankSource = RankSource::FileOrder;
     std::string path;
+    std::string format;  // the source's format id (RankData::info.format: "kineto", "rpd", "nsys-sqlite"...)
     Platform platform = Platform::Unknown;
     std::string gpuName;         // first device's name, "" when deviceProperties lists none
     uint32_t gpuCount = 0;       // entries of deviceProperties

@@ -607,6 +607,7 @@ void KinetoEventParser::emitGpu(const Event& ev, const CategoryInfo& cat) {
     m_g.track->push_back(ev.track);
     m_g.device->push_back(static_cast<int16_t>(device));
     m_g.stream->push_back(static_cast<int32_t>(stream));
+    m_g.queue->push_back(-1);
     m_g.correlation->push_back(correlation);
     m_g.externalId->push_back(externalId);
     m_g.gridX->push_back(grid[0]);
@@ -662,7 +663,7 @@ void KinetoEventParser::bindSinks() {
            &s.externalId.mut(), &s.correlation.mut(), &s.sequence.mut(), &s.args.mut()};
     GpuTable& g = m_out.gpu;
     m_g = {&g.ts.mut(), &g.dur.mut(), &g.name.mut(), &g.cat.mut(), &g.kind.mut(), &g.track.mut(), &g.device.mut(),
-           &g.stream.mut(), &g.correlation.mut(), &g.externalId.mut(), &g.gridX.mut(), &g.gridY.mut(),
+           &g.stream.mut(), &g.queue.mut(), &g.correlation.mut(), &g.externalId.mut(), &g.gridX.mut(), &g.gridY.mut(),
            &g.gridZ.mut(), &g.blockX.mut(), &g.blockY.mut(), &g.blockZ.mut(), &g.registers.mut(),
            &g.sharedMemory.mut(), &g.bytes.mut(), &g.args.mut()};
     FlowTable& f = m_out.flows;

@@ -129,6 +129,7 @@ private:
         Vec<uint32_t> track;
         Vec<int16_t> device;
         Vec<int32_t> stream;
+        Vec<int32_t> queue;
         Vec<int64_t> correlation, externalId;
         Vec<int32_t> gridX, gridY, gridZ, blockX, blockY, blockZ, registers, sharedMemory;
         Vec<int64_t> bytes;

@@ -46,7 +46,7 @@ struct RankState {
     sqlrows::Tracks tracks;
     sqlrows::IdStrings names;  // StringIds id → this rank's StrId
     std::vector<NsysRuntimeName> runtimeNames;  // by StringIds id (dense ids), else computed per row
-    LazyStr kernelCat, unnamedKernel, memcpyCat, memsetCat, memsetName, driverCat, runtimeCat, nvtxCat;
+    LazyStr kernelCat, unnamedKernel, memcpyCat, memsetCat, memsetName, driverCat, runtimeCat, nvtxCat, osrtCat;
     LazyStr copyNames[14];  // by copyKind (memcpyName)
 };
 
@@ -61,6 +61,7 @@ private:
     Status readKernels();
     Status readMemcpy();
     Status readRuntime();
+    Status readOsRuntime();
     Status readNvtx();
     void readNames();
     RankState& rankFor(int64_t pid) {
@@ -332,6 +333,37 @@ Status NsysReader::readRuntime() {
     return Ok{};
 }
 
+// OS runtime calls (OSRT_API: pthread, ioctl, poll, ...) of the processes that have CUDA or NVTX rows, so that
+// the CPU work before the first kernel (initialisation, data loading) is on the timeline. Processes with OS calls
+// only (the nsys launcher) get no rank.
+Status NsysReader::readOsRuntime() {
+    static constexpr const char* kOsrt = "OSRT_API";
+    if (!m_db.hasTable(kOsrt) || m_ranks.empty()) return Ok{};
+    auto st = m_db.selectColumns(kOsrt, {"start", "end", "globalTid", "nameId"});
+    if (!st) return st.error();
+    for (;;) {
+        auto more = st->step();
+        if (!more) return more.error();
+        if (!*more) break;
+        auto span = readSpan(kOsrt, *st);
+        if (!span) return span.error();
+        if (!*span) continue;
+        const int64_t gtid = (*span)->owner;
+        auto it = m_ranks.find(pidOf(gtid));
+        if (it == m_ranks.end()) continue;
+        RankState& r = it->second;
+        sqlrows::SliceRow s;
+        s.ts = (*span)->ts;
+        s.dur = (*span)->dur;
+        s.name = name(r, st->intOr(3, -1));
+        s.kind = EventKind::OsRuntime;
+        s.cat = r.osrtCat.get(r.rank->strings, "osrt");
+        s.track = r.tracks.get(*r.rank, pidOf(gtid), tidOf(gtid));
+        sqlrows::appendSlice(*r.rank, s);
+    }
+    return Ok{};
+}
+
 Status NsysReader::readNvtx() {
     if (!m_db.hasTable(kNvtx)) return Ok{};
     // Event types by name where the export has its enum table (ids have been stable: 34 mark, 59 push/pop,
@@ -391,13 +423,14 @@ void NsysReader::readNames() {
                 if (!more || !*more) break;
                 if (auto g = st->optInt(0)) procs[pidOf(*g)] = std::string(st->text(1));
             }
-    std::unordered_map<int64_t, int64_t> threadNames;  // globalTid → nameId
+    std::unordered_map<int64_t, int64_t> threadNames;  // (pid << 24 | tid) → nameId
     if (m_db.hasTable("ThreadNames"))
         if (auto st = m_db.selectColumns("ThreadNames", {"globalTid", "nameId"}))
             while (true) {
                 auto more = st->step();
                 if (!more || !*more) break;
-                if (auto g = st->optInt(0); g && st->optInt(1)) threadNames[*g] = *st->optInt(1);
+                // Keyed by (pid, tid): a globalTid's top bits (the hardware and VM ids) are not part of the match.
+                if (auto g = st->optInt(0); g && st->optInt(1)) threadNames[(pidOf(*g) << 24) | tidOf(*g)] = *st->optInt(1);
             }
     for (auto& [pid, r] : m_ranks) {
         ProcessMeta p;
@@ -427,6 +460,7 @@ Result<sqlrows::Ranks> NsysReader::run() {
         if (auto s = (this->*step)(); !s) return s.error();
     if (m_ranks.empty())
         return m_db.error(kKernel, "no CUDA kernel, memcpy, memset, runtime or NVTX rows in this export");
+    if (auto s = readOsRuntime(); !s) return s.error();
     readNames();
     sqlrows::Ranks out;
     for (auto& [pid, r] : m_ranks) {

@@ -42,6 +42,7 @@ GpuRecord gpuRecord(RankData& rank, const GpuRow& g, uint32_t track) {
     r.track = track;
     r.device = g.device;
     r.stream = g.stream;
+    r.queue = g.queue;
     r.correlation = g.correlation;
     std::copy(std::begin(g.grid), std::end(g.grid), r.grid);
     std::copy(std::begin(g.block), std::end(g.block), r.block);

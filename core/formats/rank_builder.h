@@ -21,6 +21,7 @@ struct GpuRow {
     EventKind kind = EventKind::Kernel;
     int16_t device = 0;
     int32_t stream = 0;
+    int32_t queue = -1;  // the HSA queue (rocprof sources), -1: none
     int64_t correlation = kNone;
     int32_t grid[3] = {0, 0, 0};
     int32_t block[3] = {0, 0, 0};

@@ -265,6 +265,7 @@ Status RocpdReader::readDispatches() {
                     g.cat = p->kernelCat.get(r.strings, "kernel");
                     g.device = device(st.intOr(1, 0));
                     g.stream = clampI32(st.intOr(4, 0));
+                    g.queue = g.stream;
                     g.track = p->tracks.get(r, g.device, g.stream);
                     const int64_t eventId = st.intOr(14, -1);
                     const Event ev = event(eventId);

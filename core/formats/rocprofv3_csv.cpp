@@ -213,6 +213,7 @@ Status Rocprofv3Loader::kernels(CsvReader& in) {
         g.kind = EventKind::Kernel;
         g.device = device(in.field(agent));
         g.stream = static_cast<int32_t>(in.toInt(stream >= 0 ? stream : queue).value_or(0));
+        g.queue = static_cast<int32_t>(in.toInt(queue).value_or(-1));
         g.correlation = in.toInt(corr).value_or(kNone);
         for (int k = 0; k < 3; ++k) {
             g.grid[k] = static_cast<int32_t>(std::clamp<int64_t>(in.toInt(grid[k]).value_or(k ? 1 : 0), 0, INT32_MAX));
@@ -256,6 +257,7 @@ Status Rocprofv3Loader::counters(CsvReader& in) {
             g.cat = "KERNEL_DISPATCH";
             g.device = device(in.field(agent));
             g.stream = static_cast<int32_t>(in.toInt(queue).value_or(0));
+            g.queue = static_cast<int32_t>(in.toInt(queue).value_or(-1));
             g.correlation = in.toInt(corr).value_or(kNone);
             g.grid[0] = static_cast<int32_t>(std::clamp<int64_t>(in.toInt(grid).value_or(0), 0, INT32_MAX));
             g.block[0] = static_cast<int32_t>(std::clamp<int64_t>(in.toInt(block).value_or(0), 0, INT32_MAX));

@@ -99,6 +99,8 @@ void readDispatches(array records, RankBuilder& b, const ProcessContext& ctx) {
         g.cat = "KERNEL_DISPATCH";
         g.device = deviceOf(ctx, handleOf(info, "agent_id"));
         g.stream = clamp32(handleOf(rec, "stream_id", handleOf(info, "queue_id", 0)));
+        const int64_t queue = handleOf(info, "queue_id", -1);
+        g.queue = queue < 0 ? -1 : clamp32(queue);
         element corr;
         g.correlation = rec.at_key("correlation_id").get(corr) ? kNone : intOf(corr, "internal", kNone);
         element wg, grid;

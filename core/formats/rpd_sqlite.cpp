@@ -223,6 +223,7 @@ Status RpdReader::readOps() {
                     g.cat = kt->second.second;
                     g.device = clampI16(st.intOr(1, 0));
                     g.stream = clampI32(st.intOr(2, 0));
+                    g.queue = g.stream;
                     g.track = m_tracks.get(*m_rank, g.device, g.stream);
                     const int64_t* api = m_opApi.find(*id);
                     const int64_t apiId = api ? *api : kNone;

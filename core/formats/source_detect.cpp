@@ -237,7 +237,7 @@ Result<SniffedPath> readSniffInput(const std::string& path) {
     out.headBytes.resize(have);
     out.input.head = out.headBytes;
     static constexpr char kSqliteMagic[] = "SQLite format 3";  // followed by a NUL: 16 bytes
-    if (!(*src)->gzip() && have >= 16 && std::memcmp(out.headBytes.data(), kSqliteMagic, 16) == 0)
+    if (have >= 16 && std::memcmp(out.headBytes.data(), kSqliteMagic, 16) == 0)  // plain or .gz (plainDatabasePath)
         out.input.sqliteTables = listSqliteTables(path);
     return out;
 }

@@ -9,7 +9,15 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
+#include <functional>
 #include <system_error>
+#include <thread>
+
+#include <unistd.h>
+
+#include "core/io/file_source.h"
+#include "core/io/resources.h"
 
 namespace strobe::core {
 
@@ -48,15 +56,73 @@ bool hasSqliteHeader(std::string_view head) {
     return head.size() >= 16 && std::memcmp(head.data(), kMagic, 16) == 0;
 }
 
-std::vector<std::string> listSqliteTables(const std::string& path) {
-    char head[16] = {};
-    if (FILE* f = std::fopen(path.c_str(), "rb")) {
-        const size_t n = std::fread(head, 1, sizeof head, f);
-        std::fclose(f);
-        if (!hasSqliteHeader(std::string_view(head, n))) return {};
-    } else {
-        return {};
+namespace {
+bool gzName(const std::string& path) { return path.size() > 3 && path.compare(path.size() - 3, 3, ".gz") == 0; }
+
+// The first 16 decompressed bytes of `path` (gzip or plain).
+std::string headOf(const std::string& path) {
+    auto src = FileSource::open(path);
+    if (!src) return {};
+    std::string head(16, '\0');
+    size_t have = 0;
+    while (have < head.size()) {
+        auto got = (*src)->read(head.data() + have, head.size() - have);
+        if (!got || *got == 0) break;
+        have += *got;
     }
+    head.resize(have);
+    return head;
+}
+}  // namespace
+
+Result<std::string> plainDatabasePath(const std::string& path) {
+    if (!gzName(path)) return path;
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    const auto size = fs::file_size(path, ec);
+    if (ec) return Error(Location{path}, "cannot read: " + ec.message());
+    const auto mtime = fs::last_write_time(path, ec).time_since_epoch().count();
+    const fs::path dir = userCacheDir() / "gunzipped";
+    const std::string stem = fs::path(path).stem().string();  // "report.sqlite" of "report.sqlite.gz"
+    const size_t key = std::hash<std::string>()(fmt::format("{}\n{}\n{}", fs::absolute(path, ec).string(), size, mtime));
+    const fs::path out = dir / fmt::format("{:016x}-{}", key, stem);
+    if (fs::exists(out, ec)) return out.string();
+    fs::create_directories(dir, ec);
+    if (ec) return Error(Location{path}, fmt::format("cannot create {} for the decompressed database: {}", dir.string(), ec.message()));
+    auto src = FileSource::open(path);
+    if (!src) return src.error();
+    // A name of this process and thread: two loads of one .gz at once each write their own and the rename is atomic.
+    const fs::path tmp = out.string() + fmt::format(".part{}-{}", ::getpid(), std::hash<std::thread::id>()(std::this_thread::get_id()));
+    {
+        std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
+        if (!f) return Error(Location{path}, "cannot write the decompressed database to " + tmp.string());
+        std::vector<char> buf(1 << 20);
+        for (;;) {
+            auto got = (*src)->read(buf.data(), buf.size());
+            if (!got) {
+                f.close();
+                fs::remove(tmp, ec);
+                return got.error();
+            }
+            if (*got == 0) break;
+            f.write(buf.data(), static_cast<std::streamsize>(*got));
+            if (!f) {
+                f.close();
+                fs::remove(tmp, ec);
+                return Error(Location{path}, "cannot write the decompressed database to " + tmp.string() + " (disk full?)");
+            }
+        }
+    }
+    fs::rename(tmp, out, ec);
+    if (ec) {
+        fs::remove(tmp, ec);
+        return Error(Location{path}, "cannot place the decompressed database in " + dir.string());
+    }
+    return out.string();
+}
+
+std::vector<std::string> listSqliteTables(const std::string& path) {
+    if (!hasSqliteHeader(headOf(path))) return {};
     SqliteOpenOptions opt;
     opt.maxSteps = 10'000'000;  // a sniffer must stay quick whatever the file holds
     auto db = SqliteDb::open(path, opt);
@@ -83,10 +149,12 @@ Result<SqliteDb> SqliteDb::open(const std::string& path, const SqliteOpenOptions
     db.m_state->cancel = options.cancel;
     db.m_state->maxSteps = options.maxSteps;
     if (!exists(path)) return Error(Location{path}, "no such file");
+    auto plain = plainDatabasePath(path);  // a .gz is read through its decompressed copy; errors name `path`
+    if (!plain) return plain.error();
     // immutable=1 skips locking and change detection, so that a database on a read-only medium opens; only
     // safe when no other process writes it, which a -wal or -journal file beside it would suggest.
-    const bool immutable = !exists(path + "-wal") && !exists(path + "-journal");
-    const std::string uri = fileUri(path, immutable);
+    const bool immutable = !exists(*plain + "-wal") && !exists(*plain + "-journal");
+    const std::string uri = fileUri(*plain, immutable);
     int rc = sqlite3_open_v2(uri.c_str(), &db.m_db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX,
                              nullptr);
     if (rc != SQLITE_OK) {

@@ -29,6 +29,11 @@ bool hasSqliteHeader(std::string_view head);
 
 // Table and view names of an SQLite database (for the format sniffers); empty when `path` is not a readable
 // SQLite database.
+// The plain file SQLite opens for `path`. A gzip-compressed database (.sqlite.gz, .rpd.gz, .db.gz) is decompressed
+// once into the user's cache directory (gunzipped/, named by the source's path, size and modification time, written
+// under a temporary name and renamed) and that copy is returned; it is reused while the source is unchanged. Any
+// other path is returned as it is. Errors name `path`.
+Result<std::string> plainDatabasePath(const std::string& path);
 std::vector<std::string> listSqliteTables(const std::string& path);
 
 struct SqliteOpenOptions {

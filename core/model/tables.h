@@ -100,6 +100,7 @@ struct GpuRecord {
     uint32_t track = 0;
     int16_t device = 0;
     int32_t stream = 0;
+    int32_t queue = -1;
     int64_t correlation = kNone;
     int32_t grid[3] = {0, 0, 0};
     int32_t block[3] = {0, 0, 0};
@@ -118,6 +119,9 @@ struct GpuTable {
     Column<uint32_t> track;
     Column<int16_t> device;
     Column<int32_t> stream;
+    // The hardware queue the activity ran on (rocprof: the HSA queue's id; activities of one queue run in order
+    // whatever HIP stream submitted them), -1 when the source names none (Kineto, nsys).
+    Column<int32_t> queue;
     Column<int64_t> correlation;
     Column<int64_t> externalId;
     Column<int32_t> gridX, gridY, gridZ;
@@ -141,7 +145,7 @@ struct GpuTable {
     uint32_t appendRaw(const GpuRecord& r) {
         ts.push_back(r.ts); dur.push_back(r.dur); name.push_back(r.name); cat.push_back(r.cat); kind.push_back(r.kind);
         track.push_back(r.track); device.push_back(r.device); stream.push_back(r.stream);
-        correlation.push_back(r.correlation); externalId.push_back(kNone);
+        queue.push_back(r.queue); correlation.push_back(r.correlation); externalId.push_back(kNone);
         gridX.push_back(r.grid[0]); gridY.push_back(r.grid[1]); gridZ.push_back(r.grid[2]);
         blockX.push_back(r.block[0]); blockY.push_back(r.block[1]); blockZ.push_back(r.block[2]);
         registers.push_back(r.registers); sharedMemory.push_back(r.sharedMemory); bytes.push_back(r.bytes);
@@ -151,7 +155,7 @@ struct GpuTable {
     template <class V>
     void visitColumns(V&& v) {
         v("ts", ts); v("dur", dur); v("name", name); v("cat", cat); v("kind", kind); v("track", track);
-        v("device", device); v("stream", stream); v("correlation", correlation); v("externalId", externalId);
+        v("device", device); v("stream", stream); v("queue", queue); v("correlation", correlation); v("externalId", externalId);
         v("gridX", gridX); v("gridY", gridY); v("gridZ", gridZ);
         v("blockX", blockX); v("blockY", blockY); v("blockZ", blockZ);
         v("registers", registers); v("sharedMemory", sharedMemory); v("bytes", bytes); v("args", args);

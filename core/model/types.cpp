@@ -34,7 +34,7 @@ std::string_view toString(EventKind k) {
     static constexpr std::array<std::string_view, static_cast<size_t>(EventKind::Count)> names = {
         "unknown", "cpu_op", "user_annotation", "gpu_user_annotation", "runtime", "driver", "kernel",
         "gpu_memcpy", "gpu_memset", "python_function", "cpu_instant_event", "cuda_sync", "trace", "overhead",
-        "async"};
+        "async", "os_runtime"};
     return nameIn(names, k, "unknown");
 }
 
@@ -54,6 +54,7 @@ EventKind eventKindFromCategory(std::string_view c) {
     if (c == "Trace") return EventKind::Trace;
     if (c == "overhead") return EventKind::Overhead;
     if (c == "async") return EventKind::Async;
+    if (c == "osrt") return EventKind::OsRuntime;
     return EventKind::Unknown;
 }
 

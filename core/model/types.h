@@ -33,6 +33,7 @@ enum class EventKind : uint8_t {
     Trace,              // Trace (the profiler's own span)
     Overhead,           // overhead
     Async,              // async (2021 schema)
+    OsRuntime,          // OS runtime library calls (nsys OSRT_API: pthread, ioctl, poll, read, ...)
     Count
 };
 std::string_view toString(EventKind k);

@@ -45,6 +45,20 @@ const EnumParam kColorBy =
     EnumParam{"color_by", "Colour by", "Kernel category (Strobe classification) or kernel name", "category"}
         .choices({"category", "name"})
         .drawOnly();
+const EnumParam kLanesBy =
+    EnumParam{"lanes_by", "GPU lanes by",
+              "rocprof sources: one lane per agent and HSA queue (what the GPU runs in order, whatever HIP stream "
+              "submitted it) or one per HIP stream. Sources without queues (Kineto, nsys) lane by stream either way",
+              "queue"}
+        .choices({"queue", "stream"});
+const DoubleParam kOverlapTolerance =
+    DoubleParam{"overlap_tolerance_us", "Overlap tolerance",
+                "Consecutive activities of one stream or queue whose timestamps overlap by at most this stay in its "
+                "lane (an in-order stream's clock jitter), and the timeline's messages say how many; longer overlaps "
+                "(concurrent kernels) open sub-lanes",
+                1.0}
+        .bounded(0.0, 1000.0, 0.1)
+        .unit("µs");
 const BoolParam kShowSteps = BoolParam{"show_steps", "Steps", "Show ProfilerStep#N bands", true}.drawOnly();
 const BoolParam kShowAnnotations =
     BoolParam{"show_annotations", "GPU annotations", "Show gpu_user_annotation ranges as bands", true}.drawOnly();
@@ -77,10 +91,12 @@ const StringListParam kCollapsedRanks =
         .drawOnly();
 
 const EnumParam kAlign =
-    EnumParam{"align", "Align runs by step",
-              "Compared runs: shift each run's time so that the chosen ProfilerStep starts at 0 (runs recorded at "
-              "different wall-clock times line up); a run without that step is not shifted",
-              "none"};
+    EnumParam{"align", "Time zero",
+              "What t = 0 is on each run's axis: the run's first event of any source (CPU or GPU), or the start of a "
+              "ProfilerStep (compared runs recorded at different wall-clock times line up); a run without that step "
+              "keeps its first event",
+              "first event"}
+        .formerChoice("none", "first event");
 
 // The telemetry lanes parameter of `runs`: the metrics they hold, offered and shown by default (a metric the data
 // lacks is neither offered nor kept ticked: Param::specFromData).
@@ -97,7 +113,7 @@ std::vector<std::string> alignChoices(const RunSet& runs) {
             for (const auto& r : run.dataset->ranks)
                 if (r)
                     for (size_t k = 0; k < r->steps.size(); ++k) numbers.insert(r->steps.number[k]);
-    std::vector<std::string> out{"none", "first step"};
+    std::vector<std::string> out{"first event", "first step"};
     for (int64_t n : numbers) out.push_back(fmt::format("step {}", n));
     return out;
 }
@@ -130,11 +146,12 @@ public:
                                  kLaneHeight.spec(),
                                  timelineTelemetrySpec(runs),
                                  kCpuLanes.spec(),
+                                 kLanesBy.spec(),
+                                 kOverlapTolerance.spec(),
                                  kExpandedThreads.spec(),
                                  kCollapsedRanks.spec(),
                                  kLegend.withDefault("full").spec()};
-        // Compared runs only; also without runs, where strobe-cli checks --set before loading.
-        if (runs.size() >= 2 || runs.empty()) s.push_back(kAlign.spec(alignChoices(runs)));
+        s.push_back(kAlign.spec(alignChoices(runs)));
         for (auto& v : timelineViewSpecs()) s.push_back(v);
         return s;
     }
@@ -142,10 +159,11 @@ public:
     core::Result<std::shared_ptr<TimelinePrepared>> prepareTyped(const RunSet& runs, const ParamValues& values,
                                                                  const core::CancelToken& cancel,
                                                                  const core::ProgressFn& progress) const override {
-        return buildTimelineLanes(
-            runs, LaneOptions{kRanks(values), kIncludeMemory(values), kNameFilter(values), kTelemetry(values),
-                        kCpuLanes(values), parseStepAlign(kAlign(values))}, cancel,
-            progress);
+        LaneOptions o{kRanks(values), kIncludeMemory(values), kNameFilter(values), kTelemetry(values),
+                      kCpuLanes(values), parseStepAlign(kAlign(values))};
+        o.byQueue = kLanesBy(values) != "stream";
+        o.overlapToleranceNs = std::llround(std::max(0.0, kOverlapTolerance(values)) * 1000.0);
+        return buildTimelineLanes(runs, o, cancel, progress);
     }
 
     struct Layout {
@@ -435,8 +453,7 @@ public:
             painter.setPen(t.muted);
             const std::string text = L.totalLanes > L.fits
                 ? fmt::format("lanes {}–{} of {}", L.first + 1, L.first + int(L.visibleLanes.size()), L.totalLanes)
-                : p.zeroLabel.empty() ? std::string("0 = first GPU activity")
-                                      : p.zeroLabel;
+                : p.zeroLabel;
             painter.drawText(QRectF(c.rect.left() + 4, L.axis.top(), L.gutter - 8, L.axis.height()),
                              Qt::AlignLeft | Qt::AlignVCenter, elided(painter, text, L.gutter - 8));
         }
@@ -675,7 +692,7 @@ public:
             h.title = p.bandNames[lane.src[pick]];
             h.fields = {{"rank", std::to_string(r.rank)},
                         {"duration", formatDuration(double(dur))},
-                        {"start", fmt::format("{} (+{})", absStart, formatDuration(double(lane.start[pick])))},
+                        {"start", fmt::format("{} (absolute {} ns)", formatDuration(double(lane.start[pick])), absStart)},
                         {"from", lane.kind == LaneKind::Layers ? "layer detection (annotations or kernel patterns)"
                                                                : "CPU-side annotations"}};
             return h;
@@ -690,7 +707,7 @@ public:
                         {"source", r.info.format.empty() ? r.path : r.info.format}};
             return h;
         }
-        if (lane.kind == LaneKind::Cpu) return cpuHit(h, lane, lane.src[pick], dur, absStart);
+        if (lane.kind == LaneKind::Cpu) return cpuHit(h, lane, lane.src[pick], dur, absStart, lane.start[pick]);
         if (lane.kind == LaneKind::Annotation) {
             h.title = r.strings.str(r.slices.name[lane.src[pick]]);
             h.fields = {{"rank", std::to_string(r.rank)}, {"duration", formatDuration(double(dur))},
@@ -701,10 +718,11 @@ public:
         size_t i = lane.src[pick];
         h.title = r.strings.str(g.name[i]);
         h.fields.push_back({"duration", formatDuration(double(dur))});
-        h.fields.push_back({"start", fmt::format("{} (+{})", absStart, formatDuration(double(lane.start[pick])))});
+        h.fields.push_back({"start", fmt::format("{} (absolute {} ns)", formatDuration(double(lane.start[pick])), absStart)});
         h.fields.push_back({"category", std::string(core::toString(activityCategory(r, i)))});
         h.fields.push_back({"rank", std::to_string(r.rank)});
-        h.fields.push_back({"stream", std::to_string(lane.stream)});
+        h.fields.push_back({"stream", std::to_string(g.stream.size() == g.size() ? g.stream[i] : lane.stream)});
+        if (g.queue.size() == g.size() && g.queue[i] >= 0) h.fields.push_back({"queue", std::to_string(g.queue[i])});
         if (g.device.size()) h.fields.push_back({"device", std::to_string(g.device[i])});
         int64_t step = activityStep(r, i);
         h.fields.push_back({"step", step >= 0 ? std::to_string(step) : "-"});
@@ -767,12 +785,12 @@ public:
         return (open ? "\u25BE " : "\u25B8 ") + lane.label;
     }
 
-    static HitInfo cpuHit(HitInfo h, const Lane& lane, size_t i, int64_t dur, int64_t absStart) {
+    static HitInfo cpuHit(HitInfo h, const Lane& lane, size_t i, int64_t dur, int64_t absStart, int64_t relStart) {
         const auto& r = *lane.rank;
         const auto& s = r.slices;
         h.title = r.strings.str(s.name[i]);
         h.fields = {{"duration", formatDuration(double(dur))},
-                    {"start", fmt::format("{}", absStart)},
+                    {"start", fmt::format("{} (absolute {} ns)", formatDuration(double(relStart)), absStart)},
                     {"kind", std::string(core::toString(s.kind[i]))},
                     {"thread", lane.thread},
                     {"depth", std::to_string(lane.sub)}};
@@ -905,6 +923,22 @@ public:
         const TimelinePrepared* p = typed(prepared);
         if (!p) return std::nullopt;
         return summarize(*p, shownLanes(*p, values), start, end, topN);
+    }
+
+    std::vector<ItemRef> itemsInRange(const Prepared& prepared, const ParamValues& values, int64_t start,
+                                      int64_t end) const override {
+        const TimelinePrepared* p = typed(prepared);
+        if (!p) return {};
+        return itemsIntersecting(*p, shownLanes(*p, values), start, end);
+    }
+
+    std::vector<EventRow> eventRows(const Prepared& prepared, const std::vector<ItemRef>& items) const override {
+        std::vector<EventRow> out;
+        const TimelinePrepared* p = typed(prepared);
+        if (!p) return out;
+        out.reserve(items.size());
+        for (const auto& it : items) out.push_back(eventRowOf(*p, it));
+        return out;
     }
 
     core::Table tableTyped(const TimelinePrepared& p, const ParamValues& values) const override {

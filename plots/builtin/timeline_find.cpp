@@ -85,6 +85,65 @@ std::string laneItemName(const TimelinePrepared& p, const Lane& lane, size_t k) 
     return {};
 }
 
+std::vector<ItemRef> itemsIntersecting(const TimelinePrepared& p, const std::vector<int>& lanes, int64_t start,
+                                       int64_t end) {
+    std::vector<ItemRef> out;
+    for (int li : lanes) {
+        if (li < 0 || size_t(li) >= p.lanes.size()) continue;
+        const Lane& lane = p.lanes[size_t(li)];
+        if (!lane.rank || lane.kind == LaneKind::Telemetry) continue;
+        auto [a, b] = visibleRange(lane, start, end);
+        for (size_t k = a; k < b; ++k)
+            if (lane.end[k] > start && lane.start[k] < end) out.push_back({size_t(li), k, lane.start[k], lane.end[k]});
+    }
+    std::sort(out.begin(), out.end(), [](const ItemRef& x, const ItemRef& y) {
+        return std::tie(x.start, x.lane, x.index) < std::tie(y.start, y.lane, y.index);
+    });
+    return out;
+}
+
+EventRow eventRowOf(const TimelinePrepared& p, const ItemRef& item) {
+    EventRow row;
+    if (item.lane >= p.lanes.size()) return row;
+    const Lane& lane = p.lanes[item.lane];
+    if (item.index >= lane.start.size() || !lane.rank) return row;
+    const auto& r = *lane.rank;
+    const size_t k = item.index, i = lane.src[k];
+    row.name = laneItemName(p, lane, k);
+    row.run = lane.run < p.runLabels.size() ? p.runLabels[lane.run] : std::string();
+    row.rank = r.rank;
+    row.start = lane.start[k];
+    row.duration = lane.end[k] - lane.start[k];
+    // The lane's label without the rank's ("rank 0 stream 7" → "stream 7"; a sub-lane's number dropped).
+    std::string where = lane.kind == LaneKind::Cpu ? lane.thread : lane.label;
+    if (where.rfind(lane.group, 0) == 0) where = where.substr(std::min(where.size(), lane.group.size() + 1));
+    row.where = where.empty() ? lane.group : where;
+    switch (lane.kind) {
+    case LaneKind::Stream:
+        if (i < r.gpu.size()) {
+            row.kind = std::string(core::toString(r.gpu.kind[i]));
+            row.category = std::string(core::toString(activityCategory(r, i)));
+            row.stream = lane.stream;
+            row.where = fmt::format("{} {}", lane.queue ? "queue" : "stream", lane.stream);
+            if (r.gpu.kind[i] == core::EventKind::Kernel && r.gpu.gridX.size() == r.gpu.size())
+                row.grid = fmt::format("grid {}×{}×{} block {}×{}×{}", r.gpu.gridX[i], r.gpu.gridY[i], r.gpu.gridZ[i],
+                                       r.gpu.blockX[i], r.gpu.blockY[i], r.gpu.blockZ[i]);
+            row.step = activityStep(r, i);
+        }
+        break;
+    case LaneKind::Steps:
+        row.kind = "step";
+        if (i < r.steps.size()) row.step = r.steps.number[i];
+        break;
+    case LaneKind::Phases: row.kind = "phase"; break;
+    case LaneKind::Layers: row.kind = "layer"; break;
+    default:
+        if (i < r.slices.size()) row.kind = std::string(core::toString(r.slices.kind[i]));
+        break;
+    }
+    return row;
+}
+
 core::Result<std::vector<ItemRef>> findInLanes(const TimelinePrepared& p, const std::vector<int>& lanes,
                                                const FindQuery& query) {
     std::vector<ItemRef> out;

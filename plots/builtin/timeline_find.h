@@ -34,6 +34,12 @@ RangeSummary summarize(const TimelinePrepared& p, const std::vector<int>& lanes,
 // prepared model lacks (filtered out) are left out.
 std::vector<FlowLink> flowsThrough(const TimelinePrepared& p, const ItemRef& item, size_t cap);
 
+// Items of `lanes` (every kind but telemetry) that intersect [start, end), ordered by start.
+std::vector<ItemRef> itemsIntersecting(const TimelinePrepared& p, const std::vector<int>& lanes, int64_t start,
+                                       int64_t end);
+// The events list's row of `item`.
+EventRow eventRowOf(const TimelinePrepared& p, const ItemRef& item);
+
 // Regex-escaped `name`, anchored (^…$): a name filter that keeps exactly that name.
 std::string exactNameRegex(const std::string& name);
 

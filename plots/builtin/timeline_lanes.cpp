@@ -44,14 +44,19 @@ QColor phaseColor(PhaseKind k, size_t index) {
 }
 
 // Packs items (already sorted by start) into sub-lanes where they do not overlap; returns the sub-lane of each.
-std::vector<int> packSubLanes(const std::vector<int64_t>& start, const std::vector<int64_t>& end, int maxSub) {
+std::vector<int> packSubLanes(const std::vector<int64_t>& start, const std::vector<int64_t>& end, int maxSub,
+                              int64_t toleranceNs, ToleratedOverlaps* tolerated) {
     std::vector<int> sub(start.size(), 0);
     std::vector<int64_t> lastEnd;
     for (size_t i = 0; i < start.size(); ++i) {
         int s = -1;
         for (size_t k = 0; k < lastEnd.size(); ++k)
-            if (lastEnd[k] <= start[i]) {
+            if (lastEnd[k] - toleranceNs <= start[i]) {
                 s = int(k);
+                if (tolerated && lastEnd[k] > start[i]) {
+                    ++tolerated->count;
+                    tolerated->largestNs = std::max(tolerated->largestNs, lastEnd[k] - start[i]);
+                }
                 break;
             }
         if (s < 0) {
@@ -231,6 +236,23 @@ void addTelemetryLanes(TimelinePrepared& out, const core::RankData& r, size_t ru
     }
 }
 
+// A CPU thread's label: its name (Kineto thread_name, nsys ThreadNames) with its id, "thread <tid>" without one;
+// the process's name when it differs from the thread's ("python3 · pt_autograd_0 (51307)").
+std::string threadLabel(const core::RankData& r, uint32_t track) {
+    const core::Track tr = track < r.tracks.size() ? r.tracks[track] : core::Track{};
+    const std::string tid = tr.tidStr != core::kEmptyStr ? std::string(r.strings.view(tr.tidStr)) : std::to_string(tr.tid);
+    std::string thread, process;
+    for (const auto& t : r.threads)
+        if (t.track == track && t.name != core::kEmptyStr) thread = std::string(r.strings.view(t.name));
+    for (const auto& p : r.processes)
+        if (p.name != core::kEmptyStr && p.pid == tr.pid && p.pidStr == tr.pidStr) process = std::string(r.strings.view(p.name));
+    if (thread == tid) thread.clear();
+    std::string out = process.empty() || process == thread ? std::string() : process + " · ";
+    if (thread.empty()) return out + fmt::format("thread {}", tid);
+    // Kineto's names carry the id already ("thread 4037 (python3.8)"); others get it beside ("cuda-EvtHandlr (77)").
+    return out + (thread.find(tid) != std::string::npos ? thread : fmt::format("{} ({})", thread, tid));
+}
+
 // One lane per CPU thread (track) with slices and per nesting depth (sub = depth), slices sorted by start; slices
 // at one depth of one track do not overlap, so the running maximum of ends finds them like on the streams.
 void addCpuLanes(TimelinePrepared& out, const core::RankData& r, size_t run, int64_t origin, const std::string& rlabel) {
@@ -242,15 +264,13 @@ void addCpuLanes(TimelinePrepared& out, const core::RankData& r, size_t run, int
     for (const auto& [key, idx] : rows) depthsOf[key.first] = std::max(depthsOf[key.first], key.second + 1);
     for (auto& [key, idx] : rows) {
         std::stable_sort(idx.begin(), idx.end(), [&](uint32_t a, uint32_t b) { return s.ts[a] < s.ts[b]; });
-        const core::Track tr = key.first < r.tracks.size() ? r.tracks[key.first] : core::Track{};
-        const std::string tid = tr.tidStr != core::kEmptyStr ? std::string(r.strings.view(tr.tidStr)) : std::to_string(tr.tid);
         Lane l;
         l.kind = LaneKind::Cpu;
         l.run = run;
         l.rank = &r;
         l.rankNumber = r.rank;
         l.sub = key.second;
-        l.thread = fmt::format("{} thread {}", rlabel, tid);
+        l.thread = fmt::format("{} {}", rlabel, threadLabel(r, key.first));
         l.depths = depthsOf[key.first];
         l.label = key.second == 0 ? l.thread : fmt::format("  depth {}", key.second);
         for (auto i : idx) {
@@ -258,6 +278,7 @@ void addCpuLanes(TimelinePrepared& out, const core::RankData& r, size_t run, int
             l.end.push_back(s.ts[i] + std::max<int64_t>(0, s.dur[i]) - origin);
             l.cat.push_back(uint8_t(s.kind[i]));
             l.src.push_back(i);
+            out.fullEnd = std::max(out.fullEnd, l.end.back());
         }
         finishLane(l);
         out.lanes.push_back(std::move(l));
@@ -314,7 +335,8 @@ std::vector<bool> unrelatedClocks(const core::Dataset& ds) {
     return out;
 }
 
-// The run's natural origin: its first GPU activity or step start (a run of telemetry only: its first sample).
+// The run's natural origin: its first event of any source drawn on the timeline (GPU activity, step, CPU slice
+// or GPU annotation; a run of telemetry only: its first sample), so that every event is at t >= 0.
 int64_t naturalOrigin(const core::Dataset& ds, const LaneOptions& options) {
     int64_t origin = INT64_MAX;
     const auto shift = clockShifts(ds);
@@ -324,6 +346,10 @@ int64_t naturalOrigin(const core::Dataset& ds, const LaneOptions& options) {
         if (!r || !rankSelected(options.ranks, r->rank) || unrelated[i]) continue;
         for (auto t : r->gpu.ts) origin = std::min(origin, t + shift[i]);
         if (r->steps.size()) origin = std::min(origin, r->steps.start[0] + shift[i]);
+        const auto& sl = r->slices;
+        for (size_t k = 0; k < sl.size(); ++k)
+            if (sl.kind[k] == core::EventKind::GpuUserAnnotation || (options.cpuLanes && isCpuLaneKind(sl.kind[k])))
+                origin = std::min(origin, sl.ts[k] + shift[i]);
     }
     if (origin == INT64_MAX) {
         const auto all = ds.allSources();  // host telemetry belongs to every selected rank's host
@@ -409,7 +435,7 @@ StepAlign parseStepAlign(const std::string& text) {
 
 bool isCpuLaneKind(core::EventKind k) {
     return k == core::EventKind::CpuOp || k == core::EventKind::UserAnnotation || k == core::EventKind::PythonFunction ||
-           k == core::EventKind::Runtime || k == core::EventKind::Driver;
+           k == core::EventKind::Runtime || k == core::EventKind::Driver || k == core::EventKind::OsRuntime;
 }
 QColor cpuKindColor(core::EventKind k) {
     switch (k) {
@@ -418,6 +444,7 @@ QColor cpuKindColor(core::EventKind k) {
     case core::EventKind::PythonFunction: return QColor(255, 179, 0);
     case core::EventKind::Runtime: return QColor(229, 57, 53);
     case core::EventKind::Driver: return QColor(173, 20, 87);
+    case core::EventKind::OsRuntime: return QColor(121, 134, 203);
     default: return QColor(158, 158, 158);
     }
 }
@@ -557,9 +584,15 @@ core::Result<std::shared_ptr<TimelinePrepared>> buildTimelineLanes(const RunSet&
                 }
                 order.push_back(uint32_t(k));
             }
+            // The lane of an activity: its queue (rocprof sources, options.byQueue) or stream; queue ids are kept
+            // apart from stream ids (a queue's key is -2 - id).
+            const bool queues = options.byQueue && g.queue.size() == g.size();
+            auto laneOf = [&](uint32_t k) -> int64_t {
+                if (queues && g.queue[k] >= 0) return -2 - int64_t(g.queue[k]);
+                return g.stream.size() ? g.stream[k] : 0;
+            };
             auto key = [&](uint32_t k) {
-                return std::tuple(g.device.size() ? g.device[k] : int16_t(0), g.stream.size() ? g.stream[k] : 0,
-                                  g.ts[k]);
+                return std::tuple(g.device.size() ? g.device[k] : int16_t(0), laneOf(k), g.ts[k]);
             };
             std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) { return key(a) < key(b); });
             size_t i = 0;
@@ -567,9 +600,11 @@ core::Result<std::shared_ptr<TimelinePrepared>> buildTimelineLanes(const RunSet&
                 if (cancel.cancelled()) return cancelledError();
                 size_t j = i;
                 int dev = g.device.size() ? g.device[order[i]] : 0;
-                int stream = g.stream.size() ? g.stream[order[i]] : 0;
-                while (j < order.size() && (g.device.size() ? g.device[order[j]] : 0) == dev &&
-                       (g.stream.size() ? g.stream[order[j]] : 0) == stream)
+                const int64_t laneKey = laneOf(order[i]);
+                const bool isQueue = laneKey <= -2;
+                const int stream = isQueue ? int(-2 - laneKey) : int(laneKey);
+                const char* what = isQueue ? "queue" : "stream";
+                while (j < order.size() && (g.device.size() ? g.device[order[j]] : 0) == dev && laneOf(order[j]) == laneKey)
                     ++j;
                 std::vector<int64_t> st, en;
                 st.reserve(j - i);
@@ -578,8 +613,15 @@ core::Result<std::shared_ptr<TimelinePrepared>> buildTimelineLanes(const RunSet&
                     st.push_back(g.ts[order[k]] - rankOrigin);
                     en.push_back(g.ts[order[k]] + std::max<int64_t>(0, g.dur[order[k]]) - rankOrigin);
                 }
-                auto sub = packSubLanes(st, en, 8);
+                ToleratedOverlaps tolerated;
+                auto sub = packSubLanes(st, en, 8, options.overlapToleranceNs, &tolerated);
                 int nsub = *std::max_element(sub.begin(), sub.end()) + 1;
+                if (tolerated.count > 0)
+                    out->messages.push_back(fmt::format(
+                        "{} {} {}: {} activit{} start{} up to {} ns before the previous one ends (timestamps of an "
+                        "in-order {}; tolerance {} ns): kept in one lane",
+                        rlabel, what, stream, tolerated.count, tolerated.count == 1 ? "y" : "ies",
+                        tolerated.count == 1 ? "s" : "", tolerated.largestNs, what, options.overlapToleranceNs));
                 for (int s = 0; s < nsub; ++s) {
                     Lane l;
                     l.kind = LaneKind::Stream;
@@ -589,8 +631,9 @@ core::Result<std::shared_ptr<TimelinePrepared>> buildTimelineLanes(const RunSet&
                     l.device = dev;
                     l.stream = stream;
                     l.sub = s;
-                    l.label = nsub > 1 ? fmt::format("{} stream {} ({})", rlabel, stream, s + 1)
-                                       : fmt::format("{} stream {}", rlabel, stream);
+                    l.queue = isQueue;
+                    l.label = nsub > 1 ? fmt::format("{} {} {} ({})", rlabel, what, stream, s + 1)
+                                       : fmt::format("{} {} {}", rlabel, what, stream);
                     size_t n = nsub == 1 ? j - i : 0;
                     l.start.reserve(n);
                     l.end.reserve(n);
@@ -621,10 +664,11 @@ core::Result<std::shared_ptr<TimelinePrepared>> buildTimelineLanes(const RunSet&
         }
         addHostLanes(*out, runs, ri, origin, options, notPlaced);
     }
+    // The range holds every event of every lane: what ran before an aligned step is left of 0.
+    for (const auto& l : out->lanes)
+        if (!l.start.empty()) out->fullStart = std::min(out->fullStart, l.start.front());  // sorted by start
+    out->zeroLabel = "0 = first event";
     if (options.align.mode != StepAlign::Mode::None) {
-        // What ran before the aligned step is in the range (without alignment the range starts at the origin).
-        for (const auto& l : out->lanes)
-            if (!l.start.empty()) out->fullStart = std::min(out->fullStart, l.start.front());  // sorted by start
         out->zeroLabel = "0 = " + stepName(options.align) + " start";
         out->alignNote = fmt::format("Runs aligned by step: t = 0 is the start of each run's {}", stepName(options.align));
         if (!notShifted.empty())

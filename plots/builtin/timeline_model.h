@@ -27,7 +27,8 @@ struct Lane {
     const core::RankData* rank = nullptr;
     int rankNumber = 0;
     int device = -1;
-    int stream = -1;
+    int stream = -1;    // the stream's id, or the queue's when `queue`
+    bool queue = false;  // a lane of one hardware queue (rocprof sources laned by queue)
     int sub = 0;  // sub-lane index (overlapping items)
     std::string label;
     std::string group;  // the rank's label ("rank 0", "run / rank 0"): the key of the collapsed_ranks parameter
@@ -95,8 +96,16 @@ struct TimelinePrepared final : Prepared {
 
 inline constexpr size_t kLodBlock = 8;
 
-// Packs items (already sorted by start) into sub-lanes where they do not overlap; returns the sub-lane of each.
-std::vector<int> packSubLanes(const std::vector<int64_t>& start, const std::vector<int64_t>& end, int maxSub);
+// Overlaps an in-order queue or stream shows only through its timestamps (the next activity starts up to
+// `toleranceNs` before the previous ends): kept in one lane and counted here, to be reported.
+struct ToleratedOverlaps {
+    size_t count = 0;
+    int64_t largestNs = 0;
+};
+// Packs items (already sorted by start) into sub-lanes where they do not overlap by more than `toleranceNs`;
+// returns the sub-lane of each, and counts the tolerated overlaps in `tolerated` when given.
+std::vector<int> packSubLanes(const std::vector<int64_t>& start, const std::vector<int64_t>& end, int maxSub,
+                              int64_t toleranceNs = 0, ToleratedOverlaps* tolerated = nullptr);
 // Fills l.maxEnd (running maximum of ends) and the per-block longest items once start/end are complete.
 void finishLane(Lane& l);
 // Items of `l` that intersect [t0, t1).
@@ -128,6 +137,12 @@ struct LaneOptions {
     std::vector<std::string> telemetry;  // sample metrics drawn as lanes under each rank's streams (empty: none)
     bool cpuLanes = true;  // CPU slices (operators, annotations, python, runtime calls) per thread and depth
     StepAlign align;
+    // GPU lanes of sources that record hardware queues (rocprof): one per (agent, queue), what the GPU runs in
+    // order, or per HIP stream. Sources without queues (Kineto, nsys) lane by stream either way.
+    bool byQueue = true;
+    // Timestamp overlaps up to this between consecutive activities of one stream or queue stay in its lane (and
+    // are reported); longer ones (concurrent kernels) open sub-lanes.
+    int64_t overlapToleranceNs = 1000;
 };
 
 // CPU slice kinds drawn in CPU lanes, and their colours.

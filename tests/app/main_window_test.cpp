@@ -524,3 +524,24 @@ TEST(MainWindow, TopKernelsTableShowsEveryRow) {
     EXPECT_EQ(std::get<std::string>(view->values().at("sort_by")), "count");
     EXPECT_TRUE(std::get<bool>(view->values().at("descending")));
 }
+
+// Opening a run opens its view: the first run's and every later one's (Nsight and Perfetto show what was opened),
+// each in a tab of its own; a run already shown by a view opens no second one.
+TEST(MainWindow, EveryOpenedRunOpensItsView) {
+    test::app();
+    app::MainWindow w;
+    w.setAutoOpenDefaultPlot(true);
+    const QString dir = QString::fromUtf8(STROBE_TEST_DATA_DIR) + QStringLiteral("/kineto/kineto-configs/");
+    const auto a = w.openPaths({dir + QStringLiteral("resnet50_num_workers_0")});
+    ASSERT_EQ(a.size(), 1u);
+    ASSERT_TRUE(test::waitFor([&] { return !w.runs().anyLoading() && w.plotArea()->views().size() == 1; }, 180000));
+    const auto b = w.openPaths({dir + QStringLiteral("resnet50_num_workers_4")});
+    ASSERT_EQ(b.size(), 1u);
+    ASSERT_TRUE(test::waitFor([&] { return !w.runs().anyLoading() && w.plotArea()->views().size() == 2; }, 180000));
+    const auto views = w.plotArea()->views();
+    EXPECT_EQ(views[0]->runIds(), (std::vector<int>{a[0]}));
+    EXPECT_EQ(views[1]->runIds(), (std::vector<int>{b[0]}));
+    EXPECT_TRUE(views[1]->isTimeline());
+    ASSERT_TRUE(test::waitFor([&] { return w.isIdle(); }, 60000));
+    EXPECT_EQ(w.plotArea()->views().size(), 2u);
+}

@@ -222,8 +222,8 @@ TEST(SweepGui, TimelineAlignsComparedRunsByStep) {
     app::PlotView* view = w.openPlot("gpu-timeline", {r0, r4}, 0, &values);
     ASSERT_NE(view, nullptr);
     const auto* spec = plots::findSpec(view->specs(), "align");
-    ASSERT_NE(spec, nullptr);  // offered when comparing runs
-    EXPECT_EQ(spec->choices, (std::vector<std::string>{"none", "first step", "step 5", "step 6", "step 7", "step 8",
+    ASSERT_NE(spec, nullptr);
+    EXPECT_EQ(spec->choices, (std::vector<std::string>{"first event", "first step", "step 5", "step 6", "step 7", "step 8",
                                                        "step 9", "step 10"}));
 
     using plots::timeline::LaneKind;
@@ -270,7 +270,7 @@ TEST(SweepGui, TimelineAlignsComparedRunsByStep) {
     EXPECT_EQ(aligned->zeroLabel, "0 = ProfilerStep#7 start");
 
     // Not aligned: step 7 starts at different times (the runs' steps 5 and 6 took different times).
-    view->setValue("align", std::string("none"));
+    view->setValue("align", std::string("first event"));
     auto plain = prepared();
     ASSERT_NE(plain, nullptr);
     times = timesOf(*plain);

@@ -54,6 +54,7 @@ inline size_t appendGpu(RankData& r, const EventRow& row) {
     appendCommon(r, g, row);
     g.device.push_back(row.device);
     g.stream.push_back(row.stream);
+    g.queue.push_back(-1);
     for (auto* c : {&g.gridX, &g.gridY, &g.gridZ, &g.blockX, &g.blockY, &g.blockZ, &g.registers, &g.sharedMemory})
         c->push_back(1);
     g.bytes.push_back(row.bytes);

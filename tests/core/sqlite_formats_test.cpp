@@ -12,6 +12,9 @@
 #include <gtest/gtest.h>
 #include <simdjson.h>
 #include <sqlite3.h>
+#include <zlib.h>
+
+#include <cstdlib>
 
 #include "core/formats/nsys_sqlite.h"
 #include "core/formats/rocpd_sqlite.h"
@@ -61,12 +64,13 @@ void mergeAndValidateSqliteFormats(RankData& r) {
 }
 
 // Loads `file` through the registry entry `id` (sniffed from its table names first).
-std::vector<std::unique_ptr<RankData>> loadVia(const std::string& id, const std::string& file) {
+std::vector<std::unique_ptr<RankData>> loadVia(const std::string& id, const std::string& file,
+                                               const std::string& dir = kDir) {
     const SourceFormat* f = findSourceFormat(id);
     EXPECT_NE(f, nullptr) << id;
     if (!f) return {};
     SniffInput in;
-    in.path = kDir + file;
+    in.path = dir + file;
     in.sqliteTables = listSqliteTables(in.path);
     EXPECT_GT(f->sniff(in), 0) << file;
     // The best-scoring format is this one.
@@ -453,4 +457,54 @@ TEST(SqliteDb, StepLimitStopsRunawayQueries) {
     auto r = st->step();
     ASSERT_FALSE(r.ok());
     EXPECT_NE(r.error().message.find("step limit"), std::string::npos) << r.error().toString();
+}
+
+// A gzip-compressed database (.rpd.gz as stored or mailed) is detected and read like the plain file: SQLite reads
+// a decompressed copy in the cache directory, made once and reused while the .gz is unchanged; errors name the .gz.
+TEST(SqliteDb, GzipCompressedDatabaseReadsLikeThePlainFile) {
+    strobe::test::TempDir dir("strobe-sqlite-gz");
+    const char* oldCache = std::getenv("XDG_CACHE_HOME");
+    const std::string savedCache = oldCache ? oldCache : "";
+    ::setenv("XDG_CACHE_HOME", (dir.path() / "cache").c_str(), 1);
+    const auto gz = dir.path() / "rpd_matmul.rpd.gz";
+    {
+        std::ifstream in(kDir + "rpd_matmul.rpd", std::ios::binary);
+        const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+        gzFile f = gzopen(gz.c_str(), "wb");
+        ASSERT_NE(f, nullptr);
+        ASSERT_EQ(gzwrite(f, bytes.data(), unsigned(bytes.size())), int(bytes.size()));
+        gzclose(f);
+    }
+    auto tables = listSqliteTables(gz.string());
+    EXPECT_NE(std::find(tables.begin(), tables.end(), "rocpd_op"), tables.end());
+    auto plain = plainDatabasePath(gz.string());
+    ASSERT_TRUE(plain.ok()) << plain.error().toString();
+    EXPECT_NE(*plain, gz.string());
+    EXPECT_EQ(plainDatabasePath(gz.string()).value(), *plain);  // reused
+    auto db = SqliteDb::open(gz.string());
+    ASSERT_TRUE(db.ok()) << db.error().toString();
+    EXPECT_EQ(db->rowCount("rocpd_op"), 85);  // as the plain file (sqlite3 shell: select count(*) from rocpd_op)
+    // Detected and loaded by the same reader, with the same facts as the plain file.
+    auto ranks = loadVia("rpd", gz.filename().string(), dir.path().string() + "/");
+    ASSERT_EQ(ranks.size(), 1u);
+    auto exp = facts("rpd_matmul.rpd");
+    ASSERT_NO_FATAL_FAILURE(mergeAndValidateSqliteFormats(*ranks[0]));
+    GpuFacts g = gpuFacts(*ranks[0]);
+    EXPECT_EQ(g.kernels, num(exp, "kernels"));
+    EXPECT_EQ(g.kernelDur, num(exp, "kernel_dur_ns"));
+    // A damaged .gz: a clear error naming it.
+    const auto bad = dir.path() / "cut.rpd.gz";
+    {
+        std::ifstream in(gz, std::ios::binary);
+        std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+        std::ofstream out(bad, std::ios::binary);
+        out.write(bytes.data(), std::streamsize(bytes.size() / 2));
+    }
+    auto cut = SqliteDb::open(bad.string());
+    EXPECT_FALSE(cut.ok());
+    if (!cut.ok()) {
+        EXPECT_NE(cut.error().toString().find("cut.rpd.gz"), std::string::npos) << cut.error().toString();
+    }
+    if (oldCache) ::setenv("XDG_CACHE_HOME", savedCache.c_str(), 1);
+    else ::unsetenv("XDG_CACHE_HOME");
 }

@@ -31,9 +31,6 @@ RunSet kinetoRun() {
     return RunSet{RunEntry{"r0", d.ok() ? d.value() : std::make_shared<core::Dataset>(), {}}};
 }
 
-bool endsWith(const std::string& s, const std::string& tail) {
-    return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
-}
 
 struct Timeline {
     RunSet runs = kinetoRun();
@@ -90,8 +87,9 @@ TEST(TimelineCpuLanes, OneLaneGroupPerThreadHoldingEverySlice) {
     ASSERT_EQ(slices.size(), 2u);
     size_t a = 0, b = 0;
     for (const auto& [thread, n] : slices) {
-        if (endsWith(thread, "thread 23695")) a = n;
-        if (endsWith(thread, "thread 4037")) b = n;
+        // Named by process and thread (process_name, thread_name): "rank 0 pyper:trainer:0:0 · thread 4037 (python3.8)".
+        if (thread.find("pyper:trainer:0:0 · thread 23695 (python3.8)") != std::string::npos) a = n;
+        if (thread.find("pyper:trainer:0:0 · thread 4037 (python3.8)") != std::string::npos) b = n;
         EXPECT_GT(depths[thread], 1);  // operators nest
     }
     EXPECT_EQ(a, 1778u);

@@ -5,8 +5,8 @@ Reads the two traces with the standard json module only. Times are Kineto micros
 written here in nanoseconds (x 1000). Per run:
   steps        start of each CPU-side ProfilerStep#N slice (ph X), by N
   first_gpu    earliest ts of a GPU activity (cat Kernel, Memcpy or Memset)
-  natural_origin  what t = 0 is without alignment: min(first_gpu, earliest step start) (the GPU timeline's
-               documented origin: "its first GPU activity or step start")
+  natural_origin  what t = 0 is without alignment (align = "first event"): the first event drawn; the test draws
+               no CPU lanes and these traces have no GPU annotations, so min(first_gpu, earliest step start)
 and the relative times the test checks:
   none:        step 7 start - natural_origin (differs between the runs: their steps 5-7 took different times)
   first_step:  first_gpu - start of the lowest-numbered step
