@@ -30,14 +30,15 @@ constexpr const char* kDiffHelp =
     "version suffix and Cudnn/Miopen prefix, aten::cudnn_x and aten::miopen_x are aten::x), with the kernels,\n"
     "memcpy and memset each operator launched beneath it. Each node: instances per step and GPU time per step\n"
     "(kernels + memcpy + memset launched within its subtree, over the kept ProfilerSteps) on both sides, Δ = B - A,\n"
-    "and its status: added, removed, changed or same (|Δ| under max(5 % of the larger side, 5 µs per step) and the\n"
-    "instances per step within 5 %). Trees are matched by the path of names from the root, so call sites match\n"
-    "across GPU vendors while kernel names do not (those show as added/removed beneath matched call sites).\n"
+    "and its status: added, removed, changed or same (|Δ| under max(--noise % of the larger side, 5 µs per step) and\n"
+    "the instances per step within --noise %; default 10 %). Trees are matched by the path of names from the root,\n"
+    "so call sites match across GPU vendors while kernel names do not (those show as added/removed beneath matched call sites).\n"
     "A side without CPU operators (a rocprof/rocprofv3/nsys kernel trace) makes the diff flat, by kernel name.\n"
     "\n"
     "  --sweep DIR        a sweep directory (discovered as `strobe-cli sweep runs` does)\n"
     "  --a, --b K=V,...   the two configurations of the sweep\n"
     "  --pattern P        the sweep's directory pattern such as {threads}thread/nccl_{channels}channels\n"
+    "  --noise PCT        the relative change under which a node is `same` (default 10)\n"
     "  --skip-steps N     drop the first N ProfilerSteps of every run (warm-up)\n"
     "  --json             {\"schema\": 1, \"a\", \"b\", \"mode\", \"messages\", \"match\": {nodes_a, nodes_b, matched,\n"
     "                     time_share_a, time_share_b}, \"rows\": [{path, kind, count_a, count_b, per_step_ns_a,\n"
@@ -50,6 +51,8 @@ const core::StringParam kDiffSweep{"sweep", "Sweep", "A sweep directory", ""};
 const core::StringParam kDiffA{"a", "Configuration A", "KEY=VALUE[,KEY=VALUE] of side A", ""};
 const core::StringParam kDiffB{"b", "Configuration B", "KEY=VALUE[,KEY=VALUE] of side B", ""};
 const core::StringParam kDiffPattern{"pattern", "Pattern", "Directory pattern with {axis} and {repeat}", ""};
+const core::DoubleParam kDiffNoise =
+    core::DoubleParam{"noise", "Noise (%)", "Relative change under which a node is the same", 10.0}.bounded(0, 1000, 1);
 const core::IntParam kDiffSkipSteps =
     core::IntParam{"skip-steps", "Skip steps", "First ProfilerSteps of every run to drop", 0}.bounded(0, 1000000, 1);
 
@@ -124,7 +127,6 @@ int selectRuns(const ArgParser& p, RunSet& runs, std::vector<int>& side) {
         RunEntry run;
         run.label = std::filesystem::path(path).lexically_normal().filename().string();
         if (run.label.empty()) run.label = std::filesystem::path(path).lexically_normal().parent_path().filename().string();
-        run.label = (s == 0 ? "A: " : "B: ") + run.label;
         run.paths = {path};
         if (auto st = attachRunManifest(run); !st) spdlog::warn("{}", st.error().toString());
         runs.push_back(std::move(run));
@@ -183,7 +185,7 @@ void printDiffText(const StructuralDiff& d) {
 
 int runDiff(const std::vector<std::string>& args) {
     ArgParser p("diff", {CliOption(kDiffSweep), CliOption(kDiffA), CliOption(kDiffB), CliOption(kDiffPattern),
-                         CliOption(kDiffSkipSteps), CliOption(kJsonFlag), CliOption(kNoCacheFlag)});
+                         CliOption(kDiffSkipSteps), CliOption(kDiffNoise), CliOption(kJsonFlag), CliOption(kNoCacheFlag)});
     if (!p.parse(args)) return usageError("diff", p.error());
     logToStderr();
     RunSet runs;
@@ -207,6 +209,7 @@ int runDiff(const std::vector<std::string>& args) {
     for (size_t i = 0; i < runs.size(); ++i) (side[i] == 0 ? a : b).push_back(&runs[i]);
     DiffOptions o;
     o.skipSteps = static_cast<int>(p.get(kDiffSkipSteps));
+    o.noiseFraction = p.get(kDiffNoise) / 100.0;
     const StructuralDiff d = structuralDiff(a, b, o);
     if (p.get(kJsonFlag)) printDiffJson(d);
     else printDiffText(d);

@@ -263,17 +263,18 @@ DiffStatus statusOf(const TrieNode& n, const DiffOptions& o) {
 // The trie in tree order (children by their larger time per step, then name), per step, statuses set; nodes with
 // no time on either side dropped (unless every node has none).
 void diffTreeInOrder(const Trie& trie, bool keepEmpty, const DiffOptions& o, StructuralDiff& out) {
+    const double steps[2] = {std::max<double>(1.0, double(out.a.steps)), std::max<double>(1.0, double(out.b.steps))};
     std::vector<int> roots;
     for (const auto& [k, v] : trie.roots) roots.push_back(v);
     auto order = [&](std::vector<int>& v) {
         std::erase_if(v, [&](int n) { return !keepEmpty && trie.nodes[size_t(n)].ns[0] <= 0 && trie.nodes[size_t(n)].ns[1] <= 0; });
         std::stable_sort(v.begin(), v.end(), [&](int x, int y) {
             const TrieNode &a = trie.nodes[size_t(x)], &b = trie.nodes[size_t(y)];
-            const double ka = std::max(a.ns[0], a.ns[1]), kb = std::max(b.ns[0], b.ns[1]);
+            const double ka = std::max(a.ns[0] / steps[0], a.ns[1] / steps[1]);
+            const double kb = std::max(b.ns[0] / steps[0], b.ns[1] / steps[1]);
             return ka != kb ? ka > kb : std::tie(a.leaf, a.name) < std::tie(b.leaf, b.name);
         });
     };
-    const double steps[2] = {std::max<double>(1.0, double(out.a.steps)), std::max<double>(1.0, double(out.b.steps))};
     struct Item {
         int trie, parent, depth;
     };

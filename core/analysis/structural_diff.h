@@ -83,9 +83,10 @@ struct DiffSide {
 struct DiffOptions {
     int skipSteps = 0;               // drop the first N step numbers of every run
     // "same within noise": |Δ| < max(noiseFraction x max(a, b), noiseFloorNs) and the count per step differs by
-    // less than noiseFraction x max(count a, count b) (or 0.5 instance). Step-to-step GPU time of one
-    // configuration varies by a few percent; 5 % and 5 µs per step make two runs of one configuration `same`.
-    double noiseFraction = 0.05;
+    // less than noiseFraction x max(count a, count b) (or 0.5 instance). 10 %: the repeats of one configuration of
+    // the seismic-stencils sweep (MI250X, tests/data/diff) differ by up to 8.6 % in one kernel's time (99.5 vs
+    // 108.1 ms), the others by under 0.5 %; the floor keeps µs-sized nodes from flickering.
+    double noiseFraction = 0.10;
     double noiseFloorNs = 5000;
 };
 
