@@ -160,6 +160,9 @@ void DiffDialog::fill() {
         else first[size_t(n.parent)]->appendRow(row);
     }
     m_tree->expandToDepth(0);
+    // GPU work no operator launched is a long flat list: folded, so that the call sites show.
+    for (int r = 0; r < m_model->rowCount(); ++r)
+        if (m_model->item(r, Name)->text() == QStringLiteral("(no operator)")) m_tree->collapse(m_model->index(r, Name));
     m_tree->setColumnWidth(Name, 520);
     for (int c = Status; c < ColumnCount; ++c) m_tree->resizeColumnToContents(c);
 }
