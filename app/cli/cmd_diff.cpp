@@ -175,11 +175,14 @@ void printDiffText(const StructuralDiff& d) {
                d.matched, d.a.nodes, d.b.nodes, 100 * d.timeShareA, 100 * d.timeShareB, per);
     std::vector<std::vector<std::string>> table{{"status", "count_a", "count_b", fmt::format("a_ms/{}", per),
                                                  fmt::format("b_ms/{}", per), "Δ_ms", "call site / kernel"}};
+    // Kernel names run to hundreds of characters (Composable Kernel templates): cut in the text table (--json has
+    // them whole).
+    auto shown = [](const std::string& name) { return name.size() <= 120 ? name : name.substr(0, 117) + "..."; };
     for (const DiffNode& n : d.nodes)
         table.push_back({std::string(toString(n.status)), fmt::format("{:.4g}", n.countA), fmt::format("{:.4g}", n.countB),
                          fmt::format("{:.3f}", n.perStepNsA / 1e6), fmt::format("{:.3f}", n.perStepNsB / 1e6),
                          fmt::format("{:+.3f}", n.deltaNs() / 1e6),
-                         std::string(size_t(n.depth) * 2, ' ') + (n.leaf ? "· " : "") + n.name});
+                         std::string(size_t(n.depth) * 2, ' ') + (n.leaf ? "· " : "") + shown(n.name)});
     printAlignedTable(table);
 }
 
