@@ -1,5 +1,7 @@
 #include "app/gui/main_window.h"
 
+#include "app/gui/diff_view.h"
+
 #include <algorithm>
 #include <thread>
 
@@ -25,6 +27,7 @@
 #include <QPushButton>
 #include <QSettings>
 #include <QSplitter>
+#include <QRegularExpression>
 #include <QStatusBar>
 #include <QStyle>
 #include <QTableWidget>
@@ -379,6 +382,8 @@ void MainWindow::buildActions() {
     m_actCompareRuns = make(tr("Compare selected r&uns"), QKeySequence(tr("Ctrl+Shift+K")),
                             [this] { compareSelectedRuns(); });
     m_actCompareRuns->setToolTip(tr("Open the current plot over the runs selected in the Runs tree"));
+    m_actDiff = make(tr("Structural &diff of two runs…"), QKeySequence(tr("Ctrl+Shift+D")), [this] { openDiff(); });
+    m_actDiff->setToolTip(tr("Compare two runs as trees of CPU operators by call site, with the GPU time beneath each"));
     m_actCloseTab = make(tr("&Close plot"), QKeySequence::Close, [this] {
         if (auto* v = m_plotArea->currentView()) m_plotArea->closeView(v);
     });
@@ -467,6 +472,7 @@ void MainWindow::buildMenus() {
     m_viewMenu->addAction(m_actMoveTab);
     m_viewMenu->addAction(m_actSync);
     m_viewMenu->addAction(m_actCompareRuns);
+    m_viewMenu->addAction(m_actDiff);
     m_viewMenu->addSeparator();
     m_viewMenu->addAction(m_actZoomIn);
     m_viewMenu->addAction(m_actZoomOut);
@@ -754,6 +760,7 @@ void MainWindow::updateActions() {
     m_actReload->setEnabled(haveRun);
     m_actCloseRun->setEnabled(haveRun);
     m_actCompareRuns->setEnabled(m_runsPanel->selectedRuns().size() >= 2);
+    m_actDiff->setEnabled(m_runs->runIds().size() >= 2);
     m_actApplySession->setEnabled(haveRun);
     m_actSplit->setChecked(m_plotArea->isSplit());
     QString title = tr("Strobe");
@@ -998,6 +1005,37 @@ void MainWindow::showShortcuts() {
     layout->addWidget(table);
     dialog->resize(520, 560);
     dialog->show();
+}
+
+}  // namespace strobe::app
+
+namespace strobe::app {
+
+DiffDialog* MainWindow::openDiff() {
+    std::vector<int> ids;
+    for (int id : m_runsPanel->selectedRuns().size() >= 2 ? m_runsPanel->selectedRuns() : m_runs->runIds())
+        if (const RunRecord* r = m_runs->run(id); r && r->dataset) ids.push_back(id);
+    if (ids.size() < 2) {
+        statusBar()->showMessage(tr("A structural diff needs two loaded runs"), 5000);
+        return nullptr;
+    }
+    if (!m_diffDialog) {
+        m_diffDialog = new DiffDialog(*m_runs, this);
+        // A row's first instance, on the current timeline: its exact name searched, the first match selected.
+        connect(m_diffDialog, &DiffDialog::instanceRequested, this, [this](int, const QString& name, qint64) {
+            PlotView* view = m_plotArea->currentView();
+            if (!view || !view->isTimeline()) {
+                statusBar()->showMessage(tr("Open a timeline to see the instances of %1").arg(name), 5000);
+                return;
+            }
+            view->setSearch(QStringLiteral("^%1$").arg(QRegularExpression::escape(name)), true);
+            view->findNext();
+        });
+    }
+    m_diffDialog->compare(ids[0], ids[1]);
+    m_diffDialog->show();
+    m_diffDialog->raise();
+    return m_diffDialog;
 }
 
 }  // namespace strobe::app

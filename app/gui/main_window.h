@@ -40,6 +40,7 @@ class PlotList;
 class PlotView;
 class RunManager;
 class RunsPanel;
+class DiffDialog;
 class SweepPanel;
 
 enum class Theme { System, Light, Dark };
@@ -57,6 +58,9 @@ public:
     // Sweep dock (SweepPanel::sweepOpened says when).
     void openSweep(const QString& dir);
     SweepPanel* sweepPanel() { return m_sweepPanel; }
+    // View ▸ Structural diff: the runs selected in the Runs tree (else the first two loaded), A then B, compared
+    // in the diff dialog (app/gui/diff_view.h); null with fewer than two loaded runs.
+    DiffDialog* openDiff();
     // The Profiling runs dock (strobe-cli runs launched from File ▸ Profile a workload…).
     LaunchPanel* launchPanel() const { return m_launchPanel; }
     // File ▸ Profile a workload…: the dialog, then the launch in the Profiling runs dock.
@@ -200,6 +204,8 @@ private:
     QAction* m_actReload = nullptr;
     QAction* m_actCloseRun = nullptr;
     QAction* m_actCompareRuns = nullptr;
+    QAction* m_actDiff = nullptr;
+    DiffDialog* m_diffDialog = nullptr;
     QAction* m_actCloseTab = nullptr;
     QAction* m_actOpenSession = nullptr;
     QAction* m_actSaveSession = nullptr;

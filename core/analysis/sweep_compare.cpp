@@ -16,6 +16,7 @@
 #include <fmt/format.h>
 
 #include "core/analysis/context.h"
+#include "core/analysis/structural_diff.h"
 #include "core/io/regex_check.h"
 #include "core/model/types.h"
 
@@ -54,22 +55,8 @@ int64_t outermostOp(const RankData& r, int64_t op) {
     return best;
 }
 
-// An operator name as a call site, the same on every backend: autograd nodes lose their version suffix and their
-// backend prefix ("CudnnConvolutionBackward", "MiopenConvolutionBackward0" and "ConvolutionBackward0" are all
-// "ConvolutionBackward"; "ReluBackward1" is "ReluBackward"; "autograd::engine::evaluate_function: X" is X).
-std::string callSiteName(std::string_view name) {
-    constexpr std::string_view kEngine = "autograd::engine::evaluate_function: ";  // newer PyTorch wraps nodes so
-    if (name.starts_with(kEngine)) name.remove_prefix(kEngine.size());
-    std::string n(name);
-    if (n.find("Backward") == std::string::npos || n.find("::") != std::string::npos) return n;
-    while (!n.empty() && std::isdigit(static_cast<unsigned char>(n.back()))) n.pop_back();
-    for (const char* prefix : {"Cudnn", "Miopen", "Native", "Mkldnn", "Thnn", "Cuda"})
-        if (n.starts_with(prefix) && n.size() > std::strlen(prefix) + 8) {
-            n.erase(0, std::strlen(prefix));
-            break;
-        }
-    return n;
-}
+// An operator name as a call site, the same on every backend: structural_diff.h's normalizedOpName (one rule).
+std::string callSiteName(std::string_view name) { return normalizedOpName(name); }
 
 }  // namespace
 

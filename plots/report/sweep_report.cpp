@@ -15,6 +15,7 @@
 #include "core/analysis/context.h"
 #include "core/analysis/collectives.h"
 #include "core/analysis/overlap.h"
+#include "core/analysis/structural_diff.h"
 #include "core/analysis/table.h"
 #include "plots/chart.h"
 
@@ -717,6 +718,65 @@ void collectivesSection(Sections& s, const core::RunSet& runs, int skipSteps, co
 
 }  // namespace
 
+namespace {
+
+// Structural diff (issue 22, core/analysis/structural_diff.h): each configuration against the baseline one (repeats
+// pooled), as the call sites (CPU operators by normalised name path) whose GPU time per step moved most.
+void structuralDiffSection(Sections& s, const std::vector<Config>& configs, const std::string& baselineKey,
+                           int skipSteps, const std::string& prefix) {
+    if (configs.size() < 2) return;
+    const Config* base = &configs.front();
+    for (const auto& c : configs)
+        if (c.key == baselineKey) base = &c;
+    s.html += "<h2>Structural diff against the baseline</h2><p>The tree of CPU operators by call site (names "
+              "normalised across PyTorch versions and backends), with the GPU time (kernels + memcpy + memset) "
+              "launched beneath each, per kept step, matched by path; as <code>strobe-cli diff --sweep</code>. "
+              "The 10 call sites with the largest |Δ| per configuration; kernels below them are in the CLI's "
+              "output.</p>";
+    std::string csv = "configuration,path,status,count_a,count_b,per_step_ms_a,per_step_ms_b,delta_ms\n";
+    core::DiffOptions options;
+    options.skipSteps = skipSteps;
+    for (const auto& c : configs) {
+        if (&c == base) continue;
+        const core::StructuralDiff d = core::structuralDiff(base->runs, c.runs, options);
+        s.html += fmt::format("<h3>{} vs {}</h3><p>{} of {} and {} nodes matched, holding {:.1f} % and {:.1f} % of the "
+                              "GPU time per step.{}</p>",
+                              esc(c.label()), esc(base->label()), d.matched, d.a.nodes, d.b.nodes, 100 * d.timeShareA,
+                              100 * d.timeShareB, d.byKernelName ? " No CPU operators: by kernel name." : "");
+        std::vector<size_t> order;
+        for (size_t i = 0; i < d.nodes.size(); ++i)
+            if (!d.nodes[i].leaf || d.byKernelName) order.push_back(i);
+        std::stable_sort(order.begin(), order.end(), [&](size_t x, size_t y) {
+            return std::abs(d.nodes[x].deltaNs()) > std::abs(d.nodes[y].deltaNs());
+        });
+        if (order.size() > 10) order.resize(10);
+        s.html += "<table><tr><th>call site</th><th>status</th><th>count A</th><th>count B</th><th>A ms/step</th>"
+                  "<th>B ms/step</th><th>Δ ms/step</th></tr>";
+        for (size_t i : order) {
+            const core::DiffNode& n = d.nodes[i];
+            std::string path;
+            for (const auto& part : d.path(i)) path += (path.empty() ? "" : " › ") + part;
+            s.html += fmt::format("<tr><td>{}</td><td>{}</td><td>{:.4g}</td><td>{:.4g}</td><td>{:.3f}</td><td>{:.3f}"
+                                  "</td><td>{:+.3f}</td></tr>",
+                                  esc(shorten(path, 160)), core::toString(n.status), n.countA, n.countB,
+                                  n.perStepNsA / 1e6, n.perStepNsB / 1e6, n.deltaNs() / 1e6);
+        }
+        s.html += "</table>";
+        for (size_t i = 0; i < d.nodes.size(); ++i) {
+            const core::DiffNode& n = d.nodes[i];
+            std::string path;
+            for (const auto& part : d.path(i)) path += (path.empty() ? "" : " > ") + part;
+            std::string quoted = "\"";
+            for (char ch : path) quoted += ch == '"' ? std::string("\"\"") : std::string(1, ch);
+            csv += fmt::format("\"{}\",{}\",{},{},{},{},{},{}\n", c.label(), quoted, core::toString(n.status), n.countA,
+                               n.countB, n.perStepNsA / 1e6, n.perStepNsB / 1e6, n.deltaNs() / 1e6);
+        }
+    }
+    s.csv.emplace_back(prefix + "-structural-diff.csv", csv);
+}
+
+}  // namespace
+
 SweepReport buildSweepReport(const core::RunSet& runs, const SweepReportOptions& o) {
     SweepReport out;
     auto configs = configsOf(runs);
@@ -764,6 +824,7 @@ SweepReport buildSweepReport(const core::RunSet& runs, const SweepReportOptions&
     groupSections(s, configs, cmp, o.csvPrefix, baselineKey);
     overlapAndHeatmap(s, configs, totals, o.csvPrefix);
     collectivesSection(s, runs, o.skipSteps, o.csvPrefix);
+    structuralDiffSection(s, configs, baselineKey, o.skipSteps, o.csvPrefix);
 
     out.html = fmt::format("<!DOCTYPE html>\n<html lang='en'><head><meta charset='utf-8'><title>{}</title><style>{}"
                            "</style></head><body>\n{}\n</body></html>\n",
