@@ -1021,15 +1021,10 @@ DiffDialog* MainWindow::openDiff() {
     }
     if (!m_diffDialog) {
         m_diffDialog = new DiffDialog(*m_runs, this);
-        // A row's first instance, on the current timeline: its exact name searched, the first match selected.
-        connect(m_diffDialog, &DiffDialog::instanceRequested, this, [this](int, const QString& name, qint64) {
-            PlotView* view = m_plotArea->currentView();
-            if (!view || !view->isTimeline()) {
-                statusBar()->showMessage(tr("Open a timeline to see the instances of %1").arg(name), 5000);
-                return;
-            }
-            view->setSearch(QStringLiteral("^%1$").arg(QRegularExpression::escape(name)), true);
-            view->findNext();
+        // A row's instances in its run: the run's timeline (opened when none shows that run alone) lists every
+        // instance of the name in the Events dock, each a click from its place on the timeline.
+        connect(m_diffDialog, &DiffDialog::instanceRequested, this, [this](int runId, const QString& name, qint64) {
+            listInstancesOnTimeline({runId}, name.toStdString());
         });
     }
     m_diffDialog->compare(ids[0], ids[1]);
