@@ -57,6 +57,7 @@ TrustRun startTrust(const TrustDir& d, std::vector<std::string> args) {
     TrustRun r{nullptr, d.path / "cli.out", d.path / "cli.err"};
     ps.stdoutPath = r.out.string();
     ps.stderrPath = r.err.string();
+    ps.env["PYTHONUNBUFFERED"] = "";  // unset: as a user's shell has it, so that strobe-cli's own setting is tested
     auto t = strobe::collectors::ProcessTree::start(ps);
     EXPECT_TRUE(t.ok()) << (t.ok() ? "" : t.error().message);
     if (t.ok()) r.tree = std::move(*t);
