@@ -47,6 +47,10 @@ constexpr const char* kCollectHelp =
     "                                outermost-first order; a name Strobe has a spec for is that tool, another\n"
     "                                with a cmd an ad-hoc prefix tool (argv split at blanks, no shell), one\n"
     "                                without only sets its env_vars (merged in file order, later wins)\n"
+    "  --additional-context-file FILE  madengine's name for --context\n"
+    "  --additional-context JSON     a madengine context given inline; with a file, merged as madengine does:\n"
+    "                                the file's top-level keys first, the inline ones last, a later key winning\n"
+    "                                (bad JSON: exit 2 naming --additional-context, the line and column)\n"
     "  --param KEY=VALUE             a sweep value recorded in the manifest (repeatable)\n"
     "  --env KEY=VALUE               an environment variable for COMMAND (repeatable; recorded, redacted, in the\n"
     "                                manifest)\n"
@@ -96,6 +100,8 @@ const core::PathParam kOut{"out", "Output directory", "The run directory", ""};
 const core::StringListParam kTool{"tool", "Tool", "A tool, outermost first", {}};
 const core::StringListParam kToolParam{"tool-param", "Tool parameter", "NAME.KEY=VALUE", {}};
 const core::PathParam kContext{"context", "madengine context", "A madengine context JSON with a tools list", ""};
+const core::PathParam kContextFile{"additional-context-file", "madengine context file", "madengine's name for --context", ""};
+const core::StringParam kContextInline{"additional-context", "madengine context", "A madengine context as inline JSON", ""};
 const core::StringListParam kParam{"param", "Parameter", "KEY=VALUE recorded in the manifest", {}};
 const core::IntParam kRepeat = core::IntParam{"repeat", "Repeat", "Repeat index", -1}.bounded(-1, 1000000, 1);
 const core::StringListParam kGrid{"grid", "Grid axis", "KEY=V1,V2,...", {}};
@@ -145,7 +151,8 @@ void printRunEnd(const char* command, const collectors::SessionResult& r) {
 
 std::vector<CliOption> sessionOptions() {
     return {kOut, CliOption(kTool, '\0', true), CliOption(kToolParam, '\0', true), kContext, kGraceMs,
-            CliOption(kEnv, '\0', true), kSlurm, CliOption(kSlurmArg, '\0', true), CliOption(kQuiet, 'q'), kPython};
+            CliOption(kEnv, '\0', true), kSlurm, CliOption(kSlurmArg, '\0', true), CliOption(kQuiet, 'q'), kPython, kContextFile,
+            kContextInline};
 }
 
 // --tool, --context, --tool-param, --grace-ms, --env and --slurm[-arg] into `o` (a context's ad-hoc tools into
@@ -166,8 +173,11 @@ std::string applySessionOptions(const ArgParser& p, collectors::ToolCatalog& cat
         o.env[kv.substr(0, eq)] = kv.substr(eq + 1);
     }
     for (const auto& t : p.get(kTool)) o.tools.push_back({t, {}});
-    if (!p.get(kContext).empty()) {
-        auto context = collectors::loadMadengineContext(p.get(kContext), catalog);
+    if (!p.get(kContext).empty() && !p.get(kContextFile).empty())
+        return "--context and --additional-context-file are the same option: give one";
+    const std::string contextFile = p.get(kContext).empty() ? p.get(kContextFile) : p.get(kContext);
+    if (!contextFile.empty() || !p.get(kContextInline).empty()) {
+        auto context = collectors::loadMadengineContexts(contextFile, p.get(kContextInline), catalog);
         if (!context) return context.error().toString();
         for (const auto& m : context->messages) fmt::print(stderr, "strobe-cli {}: {}\n", command, m);
         // The job's own strobe-cli gets the tools by name: a wrapper made from the context exists only here.

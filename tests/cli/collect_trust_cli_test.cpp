@@ -14,6 +14,8 @@
 #include <yaml-cpp/yaml.h>
 
 #include "collectors/process_tree.h"
+#include "core/model/run_manifest.h"
+#include "core/sweep/sweep_discovery.h"
 #include "tests/have_torch.h"
 #include "tests/leftover_processes.h"
 #include "tests/test_paths.h"
@@ -156,6 +158,37 @@ TEST(CollectTrust, TheWorkloadsOutputStreamsWhileItRuns) {
     const YAML::Node m = YAML::LoadFile((d.path / "run" / "manifest.yaml").string());
     EXPECT_EQ(m["env_diff"]["PYTHONUNBUFFERED"].as<std::string>(), "1");
     EXPECT_EQ(strobe::test::leftoverProcesses(), "");
+}
+
+// Sweep discovery lists an incomplete run with its reason and leaves it out; --include-incomplete keeps it.
+TEST(CollectTrust, DiscoveryComparesIncompleteRunsOnlyWhenAskedTo) {
+    TrustDir d;
+    auto run = [&](const std::string& name, strobe::core::RunStatus status, const std::string& reason) {
+        strobe::core::RunManifest m;
+        m.command = {"python3", "train.py"};
+        m.parameters = strobe::core::typedParameters({{"bs", name}});
+        m.status = status;
+        m.statusReason = reason;
+        m.exitCode = 0;
+        fs::create_directories(d.path / ("bs=" + name));
+        ASSERT_TRUE(strobe::core::writeRunManifest((d.path / ("bs=" + name)).string(), m).ok());
+    };
+    run("32", strobe::core::RunStatus::Completed, "");
+    run("64", strobe::core::RunStatus::Incomplete, "torch-profiler wrote no trace: no non-empty file matches x");
+    const auto plain = strobe::core::sweep::discoverSweep({d.path.string()});
+    ASSERT_EQ(plain.runs.size(), 1u);
+    std::string messages;
+    for (const auto& m : plain.messages) messages += m + "\n";
+    EXPECT_NE(messages.find("bs=64: skipped, its manifest says status: incomplete (torch-profiler wrote no trace: no "
+                            "non-empty file matches x); --include-incomplete compares it"),
+              std::string::npos)
+        << messages;
+    const auto all = strobe::core::sweep::discoverSweep({d.path.string()}, {}, {}, true);
+    EXPECT_EQ(all.runs.size(), 2u);
+    messages.clear();
+    for (const auto& m : all.messages) messages += m + "\n";
+    EXPECT_NE(messages.find("bs=64: included although incomplete (torch-profiler wrote no trace"), std::string::npos)
+        << messages;
 }
 
 }  // namespace
