@@ -46,8 +46,10 @@ std::vector<std::string> splitBlanks(std::string_view s) {
 
 }  // namespace
 
-core::Result<ContextImport> parseMadengineContext(std::string_view text, const std::string& source,
-                                                  const ToolCatalog& catalog) {
+namespace {
+
+// The context's JSON object; an Error naming `source`, the byte offset, line and column of bad JSON.
+core::Result<QJsonObject> contextObject(std::string_view text, const std::string& source) {
     QJsonParseError err;
     const QJsonDocument doc = QJsonDocument::fromJson(QByteArray(text.data(), static_cast<qsizetype>(text.size())), &err);
     if (err.error != QJsonParseError::NoError) {
@@ -61,7 +63,18 @@ core::Result<ContextImport> parseMadengineContext(std::string_view text, const s
     core::Location file;
     file.file = source;
     if (!doc.isObject()) return core::Error(file, "a madengine context is a JSON object ({\"tools\": [...]})");
-    const QJsonValue tools = doc.object().value("tools");
+    return doc.object();
+}
+
+}  // namespace
+
+core::Result<ContextImport> parseMadengineContext(std::string_view text, const std::string& source,
+                                                  const ToolCatalog& catalog) {
+    auto object = contextObject(text, source);
+    if (!object) return object.error();
+    core::Location file;
+    file.file = source;
+    const QJsonValue tools = object->value("tools");
     if (!tools.isArray()) return core::Error(file, "no \"tools\" list (a madengine context has {\"tools\": [{\"name\": ...}]})");
     ContextImport out;
     const QJsonArray list = tools.toArray();
@@ -126,6 +139,31 @@ core::Result<ContextImport> loadMadengineContext(const std::string& path, const 
     std::ostringstream s;
     s << in.rdbuf();
     return parseMadengineContext(s.str(), path, catalog);
+}
+
+core::Result<ContextImport> loadMadengineContexts(const std::string& path, const std::string& inlineJson,
+                                                  const ToolCatalog& catalog) {
+    if (inlineJson.empty()) return loadMadengineContext(path, catalog);
+    QJsonObject merged;
+    if (!path.empty()) {
+        std::ifstream in(path, std::ios::binary);
+        if (!in) {
+            core::Location where;
+            where.file = path;
+            return core::Error(where, "cannot read the madengine context");
+        }
+        std::ostringstream s;
+        s << in.rdbuf();
+        auto fromFile = contextObject(s.str(), path);
+        if (!fromFile) return fromFile.error();
+        merged = *fromFile;
+    }
+    auto inlined = contextObject(inlineJson, "--additional-context");
+    if (!inlined) return inlined.error();
+    for (auto it = inlined->begin(); it != inlined->end(); ++it) merged.insert(it.key(), it.value());  // later wins
+    const QByteArray text = QJsonDocument(merged).toJson(QJsonDocument::Compact);
+    return parseMadengineContext(std::string_view(text.constData(), static_cast<size_t>(text.size())),
+                                 path.empty() ? "--additional-context" : path + " + --additional-context", catalog);
 }
 
 std::string applyContext(const ContextImport& context, SessionOptions& options, ToolCatalog& catalog) {

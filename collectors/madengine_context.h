@@ -35,6 +35,12 @@ struct ContextImport {
 core::Result<ContextImport> parseMadengineContext(std::string_view text, const std::string& source,
                                                   const ToolCatalog& catalog);
 core::Result<ContextImport> loadMadengineContext(const std::string& path, const ToolCatalog& catalog);
+// madengine's --additional-context-file FILE (`path`, may be empty) and --additional-context JSON (`inlineJson`, may
+// be empty) merged as madengine merges them: the file's top-level keys first, the inline ones last, a later key
+// winning (an inline "tools" replaces the file's). Bad inline JSON is an Error naming --additional-context, its line
+// and column.
+core::Result<ContextImport> loadMadengineContexts(const std::string& path, const std::string& inlineJson,
+                                                  const ToolCatalog& catalog);
 
 // Adds an import to session options: its tools after (inside) the ones already there, its ad-hoc tools to the
 // catalog, its environment under the options' own variables (those already set win). A usage error, or "".

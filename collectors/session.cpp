@@ -119,9 +119,14 @@ std::optional<std::string> prepareTools(const SessionOptions& o, const ToolCatal
         p.vars = *vars;
         p.values = use.values;
         p.probe = probeTool(*spec, p.vars);
+        const bool probesPython = std::any_of(spec->probe.begin(), spec->probe.end(),
+                                              [](const std::string& a) { return a.find("{python}") != std::string::npos; });
         if (!p.probe.available)
-            return fmt::format("tool {} is not available: {}", spec->name,
-                               p.probe.message.empty() ? "its probe failed" : p.probe.message);
+            return fmt::format("tool {} is not available: {}{}", spec->name,
+                               p.probe.message.empty() ? "its probe failed" : p.probe.message,
+                               probesPython ? fmt::format(" (the interpreter: {}, {}; --python PATH gives another)",
+                                                          builtins.at("python"), builtins.at("python_how"))
+                                            : "");
         out.push_back(std::move(p));
     }
     for (const auto& a : out)
@@ -212,6 +217,7 @@ std::vector<std::string> collectArgv(const SessionOptions& o, const ToolCatalog&
                 a.insert(a.end(), {"--tool-param", t.name + "." + k + "=" + core::valueToString(*ps, v)});
     }
     a.insert(a.end(), {"--grace-ms", std::to_string(o.grace.count())});
+    if (!o.python.empty()) a.insert(a.end(), {"--python", o.python});
     for (const auto& [k, v] : o.parameters) a.insert(a.end(), {"--param", k + "=" + v});
     if (o.repeat) a.insert(a.end(), {"--repeat", std::to_string(*o.repeat)});
     for (const auto& [k, v] : o.env) a.insert(a.end(), {"--env", k + "=" + v});
@@ -225,6 +231,7 @@ struct ManifestEnd {
     std::optional<RunStatus> status;  // unset: unreadable or half-written, not ended
     std::string slurmJob;
     std::optional<int> exitCode, exitSignal;
+    std::string statusReason, failure;
 };
 
 ManifestEnd readManifestEnd(const fs::path& dir) {
@@ -235,10 +242,12 @@ ManifestEnd readManifestEnd(const fs::path& dir) {
     e.slurmJob = m->slurmJob.value_or("");
     e.exitCode = m->exitCode;
     e.exitSignal = m->exitSignal;
+    e.statusReason = m->statusReason;
+    e.failure = m->failure;
     return e;
 }
 
-bool manifestEnded(RunStatus s) { return s == RunStatus::Completed || s == RunStatus::Failed || s == RunStatus::Cancelled; }
+bool manifestEnded(RunStatus s) { return s != RunStatus::Running; }
 
 std::string lastLines(const fs::path& file, size_t n) {
     std::ifstream in(file);
@@ -415,8 +424,11 @@ SessionResult runSlurmSubmission(const SessionOptions& o, const ToolCatalog& cat
         r.status = core::toString(m.status);
         m.exitCode = inner.exitCode;
         m.exitSignal = inner.exitSignal;
+        m.statusReason = inner.statusReason;
+        m.failure = inner.failure;
         r.exitCode = inner.exitSignal ? 128 + *inner.exitSignal
                                       : inner.exitCode.value_or(m.status == RunStatus::Completed ? 0 : 1);
+        if (m.status == RunStatus::Incomplete) r.exitCode = kIncompleteExit;
         if (cancelledBy && m.status == RunStatus::Failed) {
             // scancel signals every process of the job at once: the workload can end of it before the session
             // inside saw its own SIGTERM, and call the run failed. It was cancelled, on request.
@@ -463,6 +475,83 @@ SessionResult runSlurmSubmission(const SessionOptions& o, const ToolCatalog& cat
     return r;
 }
 
+
+// Forwards what was appended to a file since the last call: the workload's log as strobe-cli collect streams it.
+struct LogTail {
+    fs::path path;
+    std::streamoff offset = 0;
+    void pump(const std::function<void(std::string_view)>& out) {
+        if (!out) return;
+        std::ifstream in(path, std::ios::binary);
+        if (!in || !in.seekg(offset)) return;
+        std::vector<char> buf(1 << 16);
+        for (;;) {
+            in.read(buf.data(), std::streamsize(buf.size()));
+            const std::streamsize got = in.gcount();
+            if (got <= 0) break;
+            out(std::string_view(buf.data(), size_t(got)));
+            offset += got;
+        }
+    }
+};
+
+// The last `n` lines of the workload's output (workload.log), joined with newlines: what a failed run shows.
+std::string workloadTail(const fs::path& file, size_t n) {
+    std::ifstream in(file, std::ios::binary);
+    std::vector<std::string> lines;
+    for (std::string l; std::getline(in, l);) {
+        while (!l.empty() && (l.back() == '\r' || l.back() == ' ')) l.pop_back();
+        if (l.empty()) continue;
+        lines.push_back(std::move(l));
+        if (lines.size() > n) lines.erase(lines.begin());
+    }
+    std::string out;
+    for (const auto& l : lines) out += (out.empty() ? "" : "\n") + l;
+    return out;
+}
+
+// Why a tool asked for left nothing, or "": its first output (what it must leave) matches no non-empty file.
+std::string noOutputReason(const Prepared& t, const std::vector<ManifestFile>& files) {
+    if (t.spec->outputs.empty()) return {};
+    const std::string& glob = t.spec->outputs.front().glob;
+    for (const auto& f : files)
+        if (f.size > 0 && fnmatch(glob.c_str(), f.path.c_str(), 0) == 0) return {};
+    return fmt::format("{} wrote no trace: no non-empty file matches {} in the run directory{}", t.spec->name, glob,
+                       t.spec->noOutputHint.empty() ? "" : " (" + t.spec->noOutputHint + ")");
+}
+
+// The run's end: its status and exit (r.exitCode), the files it left, the failed workload's last lines, and
+// `incomplete` when the workload completed but a tool asked for wrote nothing (kIncompleteExit).
+void finishRun(SessionResult& r, const std::optional<ExitInfo>& exit, int cancelledBy, const fs::path& outDir,
+               const std::vector<Prepared>& tools, size_t failureLines,
+               const std::function<void(const std::string&)>& note) {
+    RunManifest& m = r.manifest;
+    if (cancelledBy) {
+        m.status = RunStatus::Cancelled;
+        r.exitCode = 128 + cancelledBy;
+    } else if (exit) {
+        m.status = exit->status == 0 ? RunStatus::Completed : RunStatus::Failed;
+        r.exitCode = exit->status;
+    } else {
+        m.status = RunStatus::Failed;
+    }
+    if (exit && exit->signalled) m.exitSignal = exit->signal;
+    else if (exit) m.exitCode = exit->status;
+    m.files = listFiles(outDir, tools);
+    if (m.status == RunStatus::Failed) m.failure = workloadTail(outDir / "workload.log", failureLines);
+    std::string missing;
+    for (const auto& t : tools)
+        if (std::string why = noOutputReason(t, m.files); !why.empty()) missing += (missing.empty() ? "" : "; ") + why;
+    if (!missing.empty() && m.status == RunStatus::Completed) {
+        m.status = RunStatus::Incomplete;
+        m.statusReason = missing;
+        r.exitCode = kIncompleteExit;
+    } else if (!missing.empty()) {
+        note(missing);
+    }
+    r.status = core::toString(m.status);
+}
+
 }  // namespace
 
 SessionResult runSession(const SessionOptions& o, const ToolCatalog& catalog, const std::atomic<int>& stopSignal,
@@ -479,12 +568,14 @@ SessionResult runSession(const SessionOptions& o, const ToolCatalog& catalog, co
     const bool perRank = !task.jobId.empty() && task.tasks > 1;
     const fs::path outDir = perRank ? fs::absolute(o.outDir, ec) / fmt::format("rank{}", task.rank) : fs::absolute(o.outDir, ec);
     const DeviceReport devices = probeDevices();
+    std::string pythonHow;
     const std::map<std::string, std::string> builtins{
         {"out", outDir.string()},
         {"strobe_cli", o.strobeCli.empty() ? strobeCliPath() : o.strobeCli},
         {"python_dir", core::resourcePath("python").string()},
         {"resources", core::resourceDir().string()},
-        {"python", fs::path(o.command.front()).filename().string().starts_with("python") ? o.command.front() : "python3"}};
+        {"python", o.python.empty() ? findPython(o.command, &pythonHow) : o.python},
+        {"python_how", o.python.empty() ? pythonHow : "given with --python"}};
     std::vector<Prepared> tools;
     if (auto why = prepareTools(o, catalog, devices, builtins, tools)) return refuse(125, *why);
     if (auto why = checkOutDir(outDir, o.inSlurmJob && !perRank)) return refuse(125, *why);
@@ -510,6 +601,8 @@ SessionResult runSession(const SessionOptions& o, const ToolCatalog& catalog, co
         }
     }
     argv.insert(argv.end(), o.command.begin(), o.command.end());
+    // Streamed output is only worth watching when Python writes it as it goes (to a file it buffers 8 KiB).
+    if (o.output && !env.contains("PYTHONUNBUFFERED") && !std::getenv("PYTHONUNBUFFERED")) env["PYTHONUNBUFFERED"] = "1";
 
     fs::create_directories(outDir, ec);
     if (ec) return refuse(125, fmt::format("{}: cannot create the output directory: {}", outDir.string(), ec.message()));
@@ -567,6 +660,7 @@ SessionResult runSession(const SessionOptions& o, const ToolCatalog& catalog, co
     ws.workDir = o.cwd;
     ws.stdoutPath = ws.stderrPath = (outDir / "workload.log").string();
     auto workload = ProcessTree::start(ws);
+    LogTail tail{ws.stdoutPath};
     std::optional<ExitInfo> exit;
     int cancelledBy = 0;
     if (!workload) {
@@ -576,6 +670,7 @@ SessionResult runSession(const SessionOptions& o, const ToolCatalog& catalog, co
         log(fmt::format("started {} (pid {})", argv.front(), (*workload)->pid()));
         while (!exit) {
             exit = (*workload)->wait(std::chrono::milliseconds(50));
+            tail.pump(o.output);
             if (exit) break;
             if (const int sig = stopSignal.load(); sig != 0) {
                 cancelledBy = sig;
@@ -594,6 +689,7 @@ SessionResult runSession(const SessionOptions& o, const ToolCatalog& catalog, co
                 }
         }
     }
+    tail.pump(o.output);
     // A stop requested by the time the workload was killed is a cancel (scancel signals all of a job's processes at
     // once: the workload may end of it before this loop saw its own request).
     if (!cancelledBy && exit && exit->signalled) cancelledBy = stopSignal.load();
@@ -610,20 +706,8 @@ SessionResult runSession(const SessionOptions& o, const ToolCatalog& catalog, co
         if (fs::exists(err, ec) && fs::file_size(err, ec) == 0) fs::remove(err, ec);
     }
     m.end = utcNow();
-    if (cancelledBy) {
-        m.status = RunStatus::Cancelled;
-        r.exitCode = 128 + cancelledBy;
-    } else if (exit) {
-        m.status = exit->status == 0 ? RunStatus::Completed : RunStatus::Failed;
-        r.exitCode = exit->status;
-    } else {
-        m.status = RunStatus::Failed;
-    }
-    if (exit && exit->signalled) m.exitSignal = exit->signal;
-    else if (exit) m.exitCode = exit->status;
-    m.files = listFiles(outDir, tools);
+    finishRun(r, exit, cancelledBy, outDir, tools, o.failureLines, note);
     if (auto st = core::writeRunManifest(outDir.string(), m); !st) note(st.error().toString());
-    r.status = core::toString(m.status);
     return r;
 }
 

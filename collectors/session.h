@@ -32,6 +32,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "collectors/manifest.h"
@@ -49,6 +50,7 @@ struct SessionOptions {
     std::string outDir;
     std::vector<std::string> command;           // argv of the workload
     std::string cwd;                            // empty: this process' working directory
+    std::string python;                         // the workload's interpreter ({python}); empty: findPython(command)
     std::map<std::string, std::string> env;     // extra variables for the workload
     std::vector<ToolUse> tools;                 // outermost first
     std::map<std::string, std::string> parameters;  // the sweep point, recorded in the manifest
@@ -61,10 +63,17 @@ struct SessionOptions {
     std::vector<std::string> slurmArgs;         // more sbatch arguments ({slurm_args} in the spec's submit)
     std::string runName;                        // the job's name is strobe-<runName>; empty: outDir's file name
     bool inSlurmJob = false;                    // the session inside the job: outDir was prepared by the submitter
+    // The workload's output (stdout and stderr together, as written to workload.log) in pieces as it comes, while
+    // it runs: how strobe-cli collect streams it. Not called when empty.
+    std::function<void(std::string_view)> output;
+    size_t failureLines = 20;                   // a failed run's last lines kept in the manifest (failure:)
 };
 
+// What a run exits with when its workload completed but a tool asked for wrote nothing (status: incomplete).
+inline constexpr int kIncompleteExit = 4;
+
 struct SessionResult {
-    // refused | completed | failed | cancelled
+    // refused | completed | incomplete | failed | cancelled
     std::string status;
     // What strobe-cli collect exits with: the workload's status (128 + signal when killed), 125 when refused,
     // 126/127 when the command cannot run / is not found, 130/143 when cancelled by SIGINT/SIGTERM.

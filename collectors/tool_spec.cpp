@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
@@ -90,6 +91,7 @@ core::Result<ToolSpec> parseToolSpec(const std::string& text, const std::string&
                 t.outputs.push_back(std::move(out));
             }
         }
+        if (root["no_output_hint"]) t.noOutputHint = root["no_output_hint"].as<std::string>();
         t.conflicts = stringList(root["conflicts"]);
         if (const YAML::Node params = root["params"]) {
             YAML::Emitter e;
@@ -221,13 +223,86 @@ ToolProbe probeTool(const ToolSpec& spec, const std::map<std::string, std::strin
         return r;
     }
     r.available = exit->status == 0;
-    if (!r.available) r.message = fmt::format("{}: `{}` exited with {}", spec.name, ps.argv.front(), exit->status);
+    if (!r.available) {
+        // Why, in the probe's own words: its last stderr line (a Python traceback ends with the exception).
+        std::string why = run->err.empty() ? run->out : run->err;
+        while (!why.empty() && std::isspace(static_cast<unsigned char>(why.back()))) why.pop_back();
+        if (const size_t nl = why.rfind('\n'); nl != std::string::npos) why = why.substr(nl + 1);
+        if (why.size() > 300) why = why.substr(0, 300) + "...";
+        r.message = fmt::format("{}: `{}` exited with {}{}", spec.name, ps.argv.front(), exit->status,
+                                why.empty() ? "" : ": " + why);
+    }
     if (!spec.versionRegex.empty()) {
         std::smatch m;
         if (std::regex_search(text, m, std::regex(spec.versionRegex, std::regex::ECMAScript)))
             r.version = m.size() > 1 ? m[1].str() : m[0].str();
     }
     return r;
+}
+
+namespace {
+
+bool isPythonName(const std::string& name) {
+    static const std::regex re(R"(^python[0-9.]*$)");
+    return std::regex_match(name, re);
+}
+
+// argv0 as a file: itself when it holds a '/', else the first executable of that name on PATH ("" when none).
+std::string onPath(const std::string& argv0) {
+    if (argv0.find('/') != std::string::npos) return argv0;
+    const char* path = std::getenv("PATH");
+    std::string_view rest = path ? path : "";
+    while (!rest.empty()) {
+        const size_t colon = rest.find(':');
+        const fs::path p = fs::path(std::string(rest.substr(0, colon))) / argv0;
+        if (::access(p.c_str(), X_OK) == 0) return p.string();
+        if (colon == std::string_view::npos) break;
+        rest.remove_prefix(colon + 1);
+    }
+    return {};
+}
+
+}  // namespace
+
+std::string findPython(const std::vector<std::string>& command, std::string* how) {
+    auto said = [&](std::string text) {
+        if (how) *how = std::move(text);
+    };
+    if (command.empty()) {
+        said("no command: python3 on PATH");
+        return "python3";
+    }
+    const std::string& argv0 = command.front();
+    if (isPythonName(fs::path(argv0).filename().string())) {
+        said("the command's interpreter");
+        return argv0;
+    }
+    const std::string file = onPath(argv0);
+    std::ifstream in(file, std::ios::binary);
+    std::string first;
+    if (!file.empty()) std::getline(in, first);
+    if (first.starts_with("#!")) {
+        // "#!/usr/bin/python3 -u", "#!/usr/bin/env python3", "#!/usr/bin/env -S python3 -u"
+        std::vector<std::string> words;
+        std::string w;
+        for (char c : first.substr(2) + " ") {
+            if (c == ' ' || c == '\t' || c == '\r') {
+                if (!w.empty()) words.push_back(std::move(w));
+                w.clear();
+            } else {
+                w += c;
+            }
+        }
+        size_t i = 0;
+        if (!words.empty() && fs::path(words[0]).filename() == "env")
+            for (i = 1; i < words.size() && (words[i].starts_with("-") || words[i].find('=') != std::string::npos);) ++i;
+        if (i < words.size() && isPythonName(fs::path(words[i]).filename().string())) {
+            said(fmt::format("the shebang of {}", file));
+            return words[i];
+        }
+    }
+    said(fmt::format("python3 on PATH ({} names no Python interpreter; give --python PATH)", argv0));
+    return "python3";
 }
 
 std::string strobeCliPath() {

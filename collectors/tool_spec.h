@@ -10,7 +10,7 @@
 // spec's name replaces it). Each has typed parameters (core ParamSpec, so the GUI builds their widgets), outputs
 // with the format each holds, the vendor it needs, a probe (installed? which version?) and the tools it conflicts
 // with. Templates name values in braces: {out} (the run directory), {strobe_cli}, {python_dir} (the shipped Python
-// helpers), {python} (the workload's interpreter when it is a python*, else python3), {env.NAME} (this process'
+// helpers), {python} (the workload's interpreter: findPython, or --python), {env.NAME} (this process'
 // NAME), and the tool's parameter keys.
 
 #include <map>
@@ -42,7 +42,10 @@ struct ToolSpec {
     std::string stdoutFile;                  // sidecar: its stdout goes to this file in the run directory
     std::map<std::string, std::string> env;  // set for the workload (env and prefix kinds)
     std::vector<core::ParamSpec> params;
+    // The first output is what the tool must leave: a run whose workload completed with no non-empty file matching
+    // its glob ends `incomplete` ("torch-profiler wrote no trace: ..."), `noOutputHint` added to the reason.
     std::vector<ToolOutput> outputs;
+    std::string noOutputHint;                // no_output_hint: what usually causes it
     std::vector<std::string> conflicts;
     std::string source;                      // the file it was read from
 };
@@ -78,5 +81,10 @@ core::Result<std::map<std::string, std::string>> toolVariables(const ToolSpec& s
 
 // strobe-cli next to this executable (or this executable when it is strobe-cli).
 std::string strobeCliPath();
+
+// The workload's Python interpreter ({python}): the command itself when it is python, python3, python3.11...;
+// else the interpreter in the shebang of the command's file (torchrun, accelerate, deepspeed, a wrapper script with
+// a Python shebang; "#!/usr/bin/env python3" gives python3); else python3 on PATH. `how` (optional) says which.
+std::string findPython(const std::vector<std::string>& command, std::string* how = nullptr);
 
 }  // namespace strobe::collectors

@@ -25,14 +25,19 @@ namespace {
 constexpr const char* kCollectHelp =
     "Usage: strobe-cli collect --out DIR [--tool NAME]... [--tool-param NAME.KEY=VALUE]... [--param KEY=VALUE]...\n"
     "                          [--context FILE] [--repeat N] [--env KEY=VALUE]... [--grace-ms MS]\n"
-    "                          [--slurm [--slurm-arg ARG]...] -- COMMAND [ARGS...]\n"
+    "                          [--slurm [--slurm-arg ARG]...] [--quiet] -- COMMAND [ARGS...]\n"
     "\n"
     "Runs COMMAND (argv as given, never through a shell) under the tools, listed outermost first, into DIR, a new\n"
     "or empty run directory: sidecars (samplers) start first and are stopped with SIGTERM, then SIGKILL after the\n"
     "grace period, when COMMAND ends; env tools set variables (the torch-profiler contract); prefix tools wrap the\n"
     "command. DIR/manifest.yaml is written at the start and rewritten at the end (command, tools and versions,\n"
     "parameters, redacted environment changes, devices, the three clocks, status, exit, every file and its size);\n"
-    "COMMAND's output goes to DIR/workload.log. `strobe DIR` opens the run.\n"
+    "COMMAND's output (stdout and stderr) goes to DIR/workload.log and streams to strobe-cli's stdout as it\n"
+    "comes (PYTHONUNBUFFERED=1 is set unless set already; --quiet: the log only); strobe-cli's own lines go to\n"
+    "stderr. A failed run ends with COMMAND's last 20 lines on stderr and in the manifest (failure:). A tool\n"
+    "asked for that wrote nothing (no file matches its first output) makes a run whose COMMAND succeeded\n"
+    "`incomplete`, with the reason on stderr and in the manifest (status_reason: \"torch-profiler wrote no\n"
+    "trace: ...\"). `strobe DIR` opens the run.\n"
     "\n"
     "  --out DIR                     the run directory (must not exist or be empty)\n"
     "  --tool NAME                   a tool from `strobe-cli tools` (repeatable, outermost first)\n"
@@ -42,6 +47,10 @@ constexpr const char* kCollectHelp =
     "                                outermost-first order; a name Strobe has a spec for is that tool, another\n"
     "                                with a cmd an ad-hoc prefix tool (argv split at blanks, no shell), one\n"
     "                                without only sets its env_vars (merged in file order, later wins)\n"
+    "  --additional-context-file FILE  madengine's name for --context\n"
+    "  --additional-context JSON     a madengine context given inline; with a file, merged as madengine does:\n"
+    "                                the file's top-level keys first, the inline ones last, a later key winning\n"
+    "                                (bad JSON: exit 2 naming --additional-context, the line and column)\n"
     "  --param KEY=VALUE             a sweep value recorded in the manifest (repeatable)\n"
     "  --env KEY=VALUE               an environment variable for COMMAND (repeatable; recorded, redacted, in the\n"
     "                                manifest)\n"
@@ -51,6 +60,11 @@ constexpr const char* kCollectHelp =
     "  --slurm-arg ARG               one more sbatch argument (repeatable): --slurm-arg=--partition=gpu\n"
     "                                --slurm-arg=--ntasks=8 --slurm-arg=--gres=gpu:8 --slurm-arg=--time=30\n"
     "  --in-slurm-job                (written by --slurm into the batch script) DIR was prepared by the submitter\n"
+    "  -q, --quiet                   do not stream COMMAND's output (it still goes to DIR/workload.log)\n"
+    "  --python PATH                 COMMAND's Python interpreter, which the torch-profiler probe runs; by default\n"
+    "                                COMMAND itself when it is python*, else the interpreter in the shebang of\n"
+    "                                COMMAND's file (torchrun, accelerate, deepspeed, a Python wrapper script),\n"
+    "                                else python3 on PATH. A failed probe names the interpreter and its error.\n"
     "\n"
     "Slurm: with --slurm, strobe-cli writes DIR/slurm-job.sh, a batch script that runs `srun strobe-cli collect\n"
     "--in-slurm-job` with these same options and COMMAND, submits it with `sbatch --parsable\n"
@@ -65,7 +79,8 @@ constexpr const char* kCollectHelp =
     "share/strobe/slurm.yaml, replaced by ~/.config/strobe/slurm.yaml. Refused (125) when sbatch, srun, scontrol\n"
     "or scancel is not found, or sbatch rejects the job (its message is shown).\n"
     "\n"
-    "Exit status: COMMAND's (128 + signal when it was killed); 125 when Strobe refuses before starting anything\n"
+    "Exit status: COMMAND's (128 + signal when it was killed); 4 when COMMAND exited 0 but the run is incomplete\n"
+    "(a tool wrote nothing); 125 when Strobe refuses before starting anything\n"
     "(unknown or missing tool, a tool for the other GPU vendor, conflicting tools, DIR not empty or not\n"
     "writable); 126 when COMMAND cannot run, 127 when it is not found; 130/143 when SIGINT/SIGTERM cancelled the\n"
     "run (status: cancelled in the manifest, every process stopped, what was collected kept); 2 usage error.\n"
@@ -76,13 +91,17 @@ constexpr const char* kToolsHelp =
     "\n"
     "Lists the tool specs (shipped in share/strobe/tools, yours in ~/.config/strobe/tools) with their kind\n"
     "(prefix, env, sidecar), the GPU vendor they need, whether their probe finds them and which version, and\n"
-    "their parameters. --json: {\"schema\": 1, \"tools\": [{\"name\", \"kind\", \"vendor\", \"available\", \"version\",\n"
-    "\"params\": [ParamSpec JSON...]}], \"messages\": [...]}.";
+    "their parameters; a missing one with the reason (the probe's command, exit status and last error line).\n"
+    "--json: {\"schema\": 1, \"tools\": [{\"name\", \"kind\", \"vendor\", \"available\", \"version\", \"missing\"\n"
+    "(the reason, or null), \"params\": [ParamSpec JSON...]}], \"messages\": [...]}. Probes that run Python run\n"
+    "python3 on PATH here; collect finds the workload's own interpreter (see collect --python).";
 
 const core::PathParam kOut{"out", "Output directory", "The run directory", ""};
 const core::StringListParam kTool{"tool", "Tool", "A tool, outermost first", {}};
 const core::StringListParam kToolParam{"tool-param", "Tool parameter", "NAME.KEY=VALUE", {}};
 const core::PathParam kContext{"context", "madengine context", "A madengine context JSON with a tools list", ""};
+const core::PathParam kContextFile{"additional-context-file", "madengine context file", "madengine's name for --context", ""};
+const core::StringParam kContextInline{"additional-context", "madengine context", "A madengine context as inline JSON", ""};
 const core::StringListParam kParam{"param", "Parameter", "KEY=VALUE recorded in the manifest", {}};
 const core::IntParam kRepeat = core::IntParam{"repeat", "Repeat", "Repeat index", -1}.bounded(-1, 1000000, 1);
 const core::StringListParam kGrid{"grid", "Grid axis", "KEY=V1,V2,...", {}};
@@ -93,6 +112,8 @@ const core::BoolParam kSlurm{"slurm", "Slurm", "Run the whole session as a Slurm
 const core::StringListParam kSlurmArg{"slurm-arg", "Slurm argument", "One more sbatch argument", {}};
 const core::BoolParam kInSlurmJob{"in-slurm-job", "In a Slurm job", "The session inside a --slurm job", false};
 const core::StringListParam kEnv{"env", "Environment", "KEY=VALUE for the workload", {}};
+const core::PathParam kPython{"python", "Python", "The workload's Python interpreter (for the torch profiler)", ""};
+const core::BoolParam kQuiet{"quiet", "Quiet", "Do not stream the workload's output", false};
 const core::IntParam kGraceMs =
     core::IntParam{"grace-ms", "Grace (ms)", "Time to exit after SIGTERM", 5000}.bounded(0, 600000, 1);
 
@@ -106,9 +127,32 @@ std::pair<std::vector<std::string>, std::vector<std::string>> splitCommand(const
             std::vector<std::string>(dash == all.end() ? dash : dash + 1, all.end())};
 }
 
+// The workload's output to stdout as it comes (strobe-cli's own lines go to stderr).
+void streamWorkloadOutput(std::string_view text) {
+    std::fwrite(text.data(), 1, text.size(), stdout);
+    std::fflush(stdout);
+}
+
+// What ended a run that did not complete, on stderr: an incomplete run's reason, a failed run's last lines.
+void printRunEnd(const char* command, const collectors::SessionResult& r) {
+    const auto& m = r.manifest;
+    if (!m.statusReason.empty()) fmt::print(stderr, "strobe-cli {}: {}: {}\n", command, r.status, m.statusReason);
+    if (m.failure.empty()) return;
+    fmt::print(stderr, "strobe-cli {}: failed (exit {}); the workload's last lines (workload.log):\n", command,
+               m.exitSignal ? fmt::format("signal {}", *m.exitSignal) : std::to_string(m.exitCode.value_or(-1)));
+    size_t start = 0;
+    while (start <= m.failure.size()) {
+        const size_t nl = m.failure.find('\n', start);
+        fmt::print(stderr, "  | {}\n", m.failure.substr(start, nl == std::string::npos ? std::string::npos : nl - start));
+        if (nl == std::string::npos) break;
+        start = nl + 1;
+    }
+}
+
 std::vector<CliOption> sessionOptions() {
     return {kOut, CliOption(kTool, '\0', true), CliOption(kToolParam, '\0', true), kContext, kGraceMs,
-            CliOption(kEnv, '\0', true), kSlurm, CliOption(kSlurmArg, '\0', true)};
+            CliOption(kEnv, '\0', true), kSlurm, CliOption(kSlurmArg, '\0', true), CliOption(kQuiet, 'q'), kPython, kContextFile,
+            kContextInline};
 }
 
 // --tool, --context, --tool-param, --grace-ms, --env and --slurm[-arg] into `o` (a context's ad-hoc tools into
@@ -120,6 +164,8 @@ std::string applySessionOptions(const ArgParser& p, collectors::ToolCatalog& cat
     o.slurm = p.get(kSlurm);
     o.slurmArgs = p.get(kSlurmArg);
     if (!o.slurm && !o.slurmArgs.empty()) return "--slurm-arg needs --slurm";
+    if (!p.get(kQuiet)) o.output = streamWorkloadOutput;
+    o.python = p.get(kPython);
     // Before the context: the user's own variables win over the context's.
     for (const auto& kv : p.get(kEnv)) {
         const size_t eq = kv.find('=');
@@ -127,8 +173,11 @@ std::string applySessionOptions(const ArgParser& p, collectors::ToolCatalog& cat
         o.env[kv.substr(0, eq)] = kv.substr(eq + 1);
     }
     for (const auto& t : p.get(kTool)) o.tools.push_back({t, {}});
-    if (!p.get(kContext).empty()) {
-        auto context = collectors::loadMadengineContext(p.get(kContext), catalog);
+    if (!p.get(kContext).empty() && !p.get(kContextFile).empty())
+        return "--context and --additional-context-file are the same option: give one";
+    const std::string contextFile = p.get(kContext).empty() ? p.get(kContextFile) : p.get(kContext);
+    if (!contextFile.empty() || !p.get(kContextInline).empty()) {
+        auto context = collectors::loadMadengineContexts(contextFile, p.get(kContextInline), catalog);
         if (!context) return context.error().toString();
         for (const auto& m : context->messages) fmt::print(stderr, "strobe-cli {}: {}\n", command, m);
         // The job's own strobe-cli gets the tools by name: a wrapper made from the context exists only here.
@@ -201,6 +250,7 @@ int runCollect(const std::vector<std::string>& all) {
         fmt::print(stderr, "strobe-cli collect: refused: {}\n", r.reason);
         return r.exitCode;
     }
+    printRunEnd("collect", r);
     fmt::print(stderr, "strobe-cli collect: {} ({} files) in {}\n", r.status, r.manifest.files.size(), o.outDir);
     return r.exitCode;
 }
@@ -219,18 +269,22 @@ int runTools(const std::vector<std::string>& args) {
     for (const auto& t : catalog.tools) {
         auto vars = collectors::toolVariables(t, {}, builtins);
         const collectors::ToolProbe probe = vars ? collectors::probeTool(t, *vars) : collectors::ToolProbe{};
+        std::string why = !vars ? vars.error().message : probe.message;
+        if (!probe.available && why.empty()) why = "its probe failed";
         std::string params;
         for (const auto& s : t.params)
             params += (params.empty() ? "" : ", ") +
                       QJsonDocument(core::specToJson(s)).toJson(QJsonDocument::Compact).toStdString();
         rows += fmt::format("{}{{\"name\": {}, \"kind\": \"{}\", \"vendor\": \"{}\", \"available\": {}, \"version\": {}, "
-                            "\"description\": {}, \"params\": [{}]}}",
+                            "\"missing\": {}, \"description\": {}, \"params\": [{}]}}",
                             rows.empty() ? "\n  " : ",\n  ", jsonQuote(t.name), collectors::toString(t.kind), t.vendor,
                             probe.available ? "true" : "false",
-                            probe.version.empty() ? "null" : jsonQuote(probe.version), jsonQuote(t.description), params);
+                            probe.version.empty() ? "null" : jsonQuote(probe.version),
+                            probe.available ? "null" : jsonQuote(why), jsonQuote(t.description), params);
         text.push_back(fmt::format("{:<16} {:<8} {:<7} {:<10} {}", t.name, collectors::toString(t.kind), t.vendor,
                                    probe.available ? (probe.version.empty() ? "yes" : probe.version) : "missing",
                                    t.description));
+        if (!probe.available) text.push_back(fmt::format("{:<16} missing: {}", "", why));
     }
     if (p.get(kJsonFlag)) {
         std::string messages;
@@ -275,8 +329,8 @@ int runSweepLaunch(const std::vector<std::string>& all) {
                                            p.get(kOrder) == "interleaved", o, catalog, g_signal,
                                            [](const std::string& line) { fmt::print(stderr, "strobe-cli sweep launch: {}\n", line); });
     if (!r.refusal.empty()) fmt::print(stderr, "strobe-cli sweep launch: refused: {}\n", r.refusal);
-    fmt::print(stderr, "strobe-cli sweep launch: {} completed, {} skipped (completed before), {} failed{}\n", r.completed,
-               r.skipped, r.failed, r.cancelled ? ", cancelled" : "");
+    fmt::print(stderr, "strobe-cli sweep launch: {} completed, {} skipped (completed before), {} failed, {} incomplete{}\n",
+               r.completed, r.skipped, r.failed, r.incomplete, r.cancelled ? ", cancelled" : "");
     return r.exitCode;
 }
 

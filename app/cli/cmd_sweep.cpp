@@ -68,10 +68,15 @@ constexpr const char* kSweepHelp =
     "         a heatmap over the first two axes; every table also as <name>-<table>.csv beside the page.\n"
     "launch   runs COMMAND once per grid point and repeat (as strobe-cli collect does, with the same --tool and\n"
     "         --context options) into DIR/<KEY=V,...>/rep<R>/, each with its manifest, and DIR/sweep.yaml; each\n"
-    "         KEY is set in the environment and {KEY} in COMMAND is replaced; --order interleaved spreads repeats\n"
-    "         over time.\n"
-    "         Run it again on the same DIR to resume: completed runs are skipped, interrupted ones moved to\n"
-    "         DIR/.incomplete and run again. Exit 0 when every run completed, 1 when some failed, 125 refused,\n"
+    "         KEY is set in the environment and {KEY} in COMMAND is replaced ({{ is a literal brace; other\n"
+    "         braces, such as JSON arguments, stay as written; an unreplaced {NAME} is refused, exit 2, before\n"
+    "         anything starts); --order interleaved spreads repeats over time. Each run's output streams to\n"
+    "         stdout (--quiet: only to its workload.log).\n"
+    "         Run it again on the same DIR to resume: completed runs are skipped, the others moved to\n"
+    "         DIR/.incomplete and run again. The plan (COMMAND, tools and their parameters, grid, repeats) is\n"
+    "         recorded in DIR/sweep.yaml; another plan is refused (exit 2) saying what differs (an older DIR\n"
+    "         without a recorded plan resumes when every manifest's command and tools agree). Exit 0 when every\n"
+    "         run completed, 1 when some failed or were incomplete, 2 another plan or usage, 125 refused,\n"
     "         130/143 cancelled. --slurm: each run is a Slurm job of its own (as `collect --slurm` runs it, with\n"
     "         the --slurm-arg's), named strobe-<KEY=V,...>_rep<R>, submitted when the previous one ended; each\n"
     "         run's manifest holds its job id; cancel runs scancel on the current job.\n"
@@ -100,6 +105,9 @@ constexpr const char* kSweepHelp =
     "                            time). --top only trims the rows shown: every comparison is corrected for.\n"
     "  --skip-steps N            drop the first N ProfilerSteps of every run (warm-up)\n"
     "  --pattern P               directory pattern such as {threads}thread/nccl_{channels}channels\n"
+    "  --include-incomplete      also compare runs whose manifest says incomplete (the workload completed but a\n"
+    "                            tool asked for wrote nothing); without it they are listed (# lines) with their\n"
+    "                            reason and left out. Failed, cancelled and interrupted runs are never compared.\n"
     "  --json                    one JSON document on stdout\n"
     "  --no-cache                neither read nor write the load cache\n"
     "\n"
@@ -117,6 +125,8 @@ const core::EnumParam kRankBy =
 const core::IntParam kSkipSteps =
     core::IntParam{"skip-steps", "Skip steps", "First ProfilerSteps of every run to drop", 0}.bounded(0, 1000000, 1);
 const core::StringParam kPattern{"pattern", "Pattern", "Directory pattern with {axis} and {repeat}", ""};
+const core::BoolParam kIncludeIncomplete{"include-incomplete", "Include incomplete runs",
+                                         "Compare runs whose manifest says incomplete (a tool wrote nothing)", false};
 const core::PathParam kReportOutput{"output", "Output file", "The HTML report to write", ""};
 const core::StringParam kTitle{"title", "Title", "The report's title", "Sweep report"};
 const core::StringParam kCounters{"counters", "Counters", "Comma-separated hardware counters to collect", ""};
@@ -222,7 +232,7 @@ Loaded discoverAndLoad(const std::string& command, const ArgParser& p) {
             return out;
         }
     }
-    out.found = sweep::discoverSweep(p.positionals(), p.get(kPattern));
+    out.found = sweep::discoverSweep(p.positionals(), p.get(kPattern), {}, p.get(kIncludeIncomplete));
     if (out.found.runs.empty()) {
         fmt::print(stderr, "strobe-cli sweep {}: no runs found\n", command);
         out.code = kExitBadInput;
@@ -423,7 +433,7 @@ int runSweep(const std::vector<std::string>& args) {
     if (sub != "runs" && sub != "compare" && sub != "report" && sub != "rocprof-input" && sub != "collectives" &&
         sub != "gemm-overlap")
         return usageError("sweep", fmt::format("unknown sub-command '{}'", sub));
-    std::vector<CliOption> options{kNoCacheFlag, kPattern};
+    std::vector<CliOption> options{kNoCacheFlag, kPattern, kIncludeIncomplete};
     if (sub == "gemm-overlap") {
         for (const CliOption& o : sweepGemmOverlapOptions()) options.push_back(o);
         ArgParser p("sweep", options);

@@ -18,6 +18,8 @@
 #include <QTreeWidget>
 #include <QVBoxLayout>
 
+#include "core/model/run_manifest.h"
+
 namespace strobe::app {
 
 namespace {
@@ -82,6 +84,7 @@ QString launchStatusText(LaunchStatus s) {
         case LaunchStatus::Running: return QObject::tr("running");
         case LaunchStatus::Cancelling: return QObject::tr("cancelling…");
         case LaunchStatus::Completed: return QObject::tr("completed");
+        case LaunchStatus::Incomplete: return QObject::tr("incomplete");
         case LaunchStatus::Failed: return QObject::tr("failed");
         case LaunchStatus::Cancelled: return QObject::tr("cancelled");
     }
@@ -301,12 +304,15 @@ void LaunchPanel::onFinished(LaunchRecord& r, int exitCode, QProcess::ExitStatus
         else if (exitCode == 130 || exitCode == 143) r.status = LaunchStatus::Cancelled;
         else r.status = LaunchStatus::Failed;
     }
+    readEndReason(r);
     const QString end = r.status == LaunchStatus::Completed
                             ? tr("— completed in %1").arg(elapsedText(r.elapsedMs))
                             : tr("— %1 (%2) after %3")
                                   .arg(launchStatusText(r.status),
                                        r.exitCode >= 0 ? tr("exit %1").arg(r.exitCode) : r.error,
-                                       elapsedText(r.elapsedMs));
+                                       elapsedText(r.elapsedMs)) +
+                                  // a failed run's last lines are in the log already (strobe-cli printed them)
+                                  (r.status == LaunchStatus::Incomplete ? QStringLiteral(": ") + r.reason : QString());
     r.tail.push_back(end);
     while (r.tail.size() > static_cast<size_t>(kTailLines)) r.tail.pop_front();
     if (currentId() == r.id) m_log->appendPlainText(end);
@@ -318,6 +324,16 @@ void LaunchPanel::onFinished(LaunchRecord& r, int exitCode, QProcess::ExitStatus
     Q_EMIT runningChanged(runningCount());
     if (open)
         if (const LaunchRecord* x = record(id)) Q_EMIT openRequested(x->outDir, x->sweep);
+}
+
+void LaunchPanel::readEndReason(LaunchRecord& r) {
+    // One run's manifest (a sweep's runs each have theirs; strobe-cli's output names them): a few KiB of YAML.
+    if (r.sweep || r.status == LaunchStatus::Completed || r.status == LaunchStatus::Cancelled) return;
+    const auto m = core::readRunManifest(r.outDir.toStdString());
+    if (!m) return;
+    if (m->status == core::RunStatus::Incomplete) r.status = LaunchStatus::Incomplete;
+    if (!m->statusReason.empty()) r.reason = QString::fromStdString(m->statusReason);
+    else if (!m->failure.empty()) r.reason = tr("the workload's last lines:\n%1").arg(QString::fromStdString(m->failure));
 }
 
 void LaunchPanel::cancel(int id) {
@@ -423,9 +439,10 @@ void LaunchPanel::refreshRow(const LaunchRecord& r) {
     if (!inFlight(r) && r.status != LaunchStatus::Completed)
         status += r.exitCode >= 0 ? tr(" (exit %1)").arg(r.exitCode) : QStringLiteral(" (%1)").arg(r.error);
     item->setText(ColStatus, status);
-    item->setToolTip(ColStatus, status);
-    const QColor colour = r.status == LaunchStatus::Completed ? QColor(39, 174, 96)
-                          : r.status == LaunchStatus::Failed  ? QColor(192, 57, 43)
+    item->setToolTip(ColStatus, r.reason.isEmpty() ? status : status + QLatin1Char('\n') + r.reason);
+    const QColor colour = r.status == LaunchStatus::Completed    ? QColor(39, 174, 96)
+                          : r.status == LaunchStatus::Incomplete ? QColor(211, 84, 0)
+                          : r.status == LaunchStatus::Failed     ? QColor(192, 57, 43)
                           : r.status == LaunchStatus::Cancelled ? QColor(150, 150, 150)
                                                                 : palette().text().color();
     item->setForeground(ColStatus, colour);

@@ -31,7 +31,7 @@ class QTreeWidgetItem;
 
 namespace strobe::app {
 
-enum class LaunchStatus { Starting, Running, Cancelling, Completed, Failed, Cancelled };
+enum class LaunchStatus { Starting, Running, Cancelling, Completed, Incomplete, Failed, Cancelled };
 QString launchStatusText(LaunchStatus s);
 
 struct LaunchRecord {
@@ -42,6 +42,7 @@ struct LaunchRecord {
     LaunchStatus status = LaunchStatus::Starting;
     int exitCode = -1;        // strobe-cli's exit status once finished (-1: killed by a signal or never started)
     QString error;            // why it could not start, or how it ended abnormally
+    QString reason;           // a run that did not complete: its manifest's status_reason, or its last output lines
     std::deque<QString> tail; // the last lines of output
     QString partialLine;
     qint64 samples = 0;
@@ -97,6 +98,8 @@ private:
     void onOutput(LaunchRecord& r);
     void onFinished(LaunchRecord& r, int exitCode, QProcess::ExitStatus status);
     void onError(LaunchRecord& r, QProcess::ProcessError error);
+    // A finished run's manifest: incomplete (and why), or a failed run's last lines, into r.status and r.reason.
+    void readEndReason(LaunchRecord& r);
     // Counts the run's sampler rows in the background; `then` (optional) runs once the count is in or was
     // cancelled. Does nothing (then at once) when the run has no samplers.
     void countSamples(LaunchRecord& r, std::function<void()> then = {});

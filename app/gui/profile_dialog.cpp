@@ -140,9 +140,9 @@ QString joinCommand(const QStringList& argv) {
 }
 
 QString pythonOf(const QStringList& command) {
-    if (!command.isEmpty() && QFileInfo(command.front()).fileName().startsWith(QLatin1String("python")))
-        return command.front();
-    return QStringLiteral("python3");
+    std::vector<std::string> argv;
+    for (const QString& a : command) argv.push_back(a.toStdString());
+    return QString::fromStdString(collectors::findPython(argv));  // what the session itself will find
 }
 
 QStringList buildCollectArgv(const ProfileRequest& request, const collectors::ToolCatalog& catalog) {

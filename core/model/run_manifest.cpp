@@ -198,6 +198,7 @@ RunManifest manifestOf(const YAML::Node& doc, const std::string& source) {
         m.status = RunStatus::Completed;
     }
     if (auto reason = optionalText(source, doc["status_reason"], "status_reason")) m.statusReason = *reason;
+    if (auto failure = optionalText(source, doc["failure"], "failure")) m.failure = *failure;
     if (const YAML::Node x = doc["exit"]; x && !x.IsNull()) {
         if (!x.IsMap()) shapeError(source, x, "exit: expected a mapping {code} or {signal}");
         if (x["code"]) m.exitCode = integerOf<int>(source, x["code"], "exit: code");
@@ -342,6 +343,7 @@ std::string runManifestToYaml(const RunManifest& m) {
     if (m.exitSignal) e << YAML::Flow << YAML::BeginMap << YAML::Key << "signal" << YAML::Value << *m.exitSignal << YAML::EndMap;
     else if (m.exitCode) e << YAML::Flow << YAML::BeginMap << YAML::Key << "code" << YAML::Value << *m.exitCode << YAML::EndMap;
     else e << YAML::Null;
+    if (!m.failure.empty()) e << YAML::Key << "failure" << YAML::Value << YAML::DoubleQuoted << m.failure;
     e << YAML::Key << "slurm_job" << YAML::Value;
     if (m.slurmJob) e << *m.slurmJob; else e << YAML::Null;
     e << YAML::Key << "files" << YAML::Value << YAML::BeginSeq;
@@ -469,6 +471,63 @@ std::vector<std::string> findRunManifestDirs(const std::string& rootText, int ma
 
 // ---------------------------------------------------------------- sweep.yaml
 
+namespace {
+
+void emitSweepPlan(YAML::Emitter& e, const SweepPlan& p) {
+    e << YAML::Key << "plan" << YAML::Value << YAML::BeginMap;
+    e << YAML::Key << "command" << YAML::Value << YAML::Flow << YAML::BeginSeq;
+    for (const auto& a : p.command) e << YAML::DoubleQuoted << a;
+    e << YAML::EndSeq << YAML::Key << "tools" << YAML::Value << YAML::BeginSeq;
+    for (const auto& t : p.tools) {
+        e << YAML::Flow << YAML::BeginMap << YAML::Key << "name" << YAML::Value << t.name << YAML::Key << "params"
+          << YAML::Value << YAML::BeginMap;
+        for (const auto& [k, v] : t.params) e << YAML::Key << k << YAML::Value << YAML::DoubleQuoted << v;
+        e << YAML::EndMap << YAML::EndMap;
+    }
+    e << YAML::EndSeq << YAML::Key << "grid" << YAML::Value << YAML::BeginSeq;
+    for (const auto& a : p.grid) {
+        e << YAML::Flow << YAML::BeginMap << YAML::Key << "key" << YAML::Value << a.key << YAML::Key << "values"
+          << YAML::Value << YAML::BeginSeq;
+        for (const auto& v : a.values) e << YAML::DoubleQuoted << v;
+        e << YAML::EndSeq << YAML::EndMap;
+    }
+    e << YAML::EndSeq << YAML::Key << "repeats" << YAML::Value << p.repeats << YAML::EndMap;
+}
+
+SweepPlan sweepPlanOf(const std::string& source, const YAML::Node& n) {
+    if (!n.IsMap()) shapeError(source, n, "plan: expected a mapping {command, tools, grid, repeats}");
+    SweepPlan p;
+    auto texts = [&](const YAML::Node& list, const char* what) {
+        std::vector<std::string> out;
+        if (!list || list.IsNull()) return out;
+        if (!list.IsSequence()) shapeError(source, list, std::string(what) + ": expected a list");
+        for (const auto& x : list) out.push_back(scalarOf(source, x, what));
+        return out;
+    };
+    p.command = texts(n["command"], "plan: command");
+    if (const YAML::Node tools = n["tools"]; tools && !tools.IsNull()) {
+        if (!tools.IsSequence()) shapeError(source, tools, "plan: tools: expected a list");
+        for (const auto& t : tools) {
+            SweepPlanTool tool;
+            tool.name = optionalText(source, t["name"], "plan: tools: name").value_or("");
+            if (const YAML::Node ps = t["params"]; ps && ps.IsMap())
+                for (const auto& kv : ps) tool.params[scalarOf(source, kv.first, "plan: tools: params")] =
+                    scalarOf(source, kv.second, "plan: tools: params");
+            p.tools.push_back(std::move(tool));
+        }
+    }
+    if (const YAML::Node grid = n["grid"]; grid && !grid.IsNull()) {
+        if (!grid.IsSequence()) shapeError(source, grid, "plan: grid: expected a list");
+        for (const auto& a : grid)
+            p.grid.push_back({optionalText(source, a["key"], "plan: grid: key").value_or(""),
+                              texts(a["values"], "plan: grid: values")});
+    }
+    if (n["repeats"]) p.repeats = integerOf<int>(source, n["repeats"], "plan: repeats");
+    return p;
+}
+
+}  // namespace
+
 std::string sweepFileToYaml(const SweepFile& s) {
     YAML::Emitter e;
     e << YAML::BeginMap << YAML::Key << "strobe_sweep" << YAML::Value << SweepFile::kVersion;
@@ -486,7 +545,9 @@ std::string sweepFileToYaml(const SweepFile& s) {
         if (r.repeat) e << YAML::Key << "repeat" << YAML::Value << *r.repeat;
         e << YAML::EndMap;
     }
-    e << YAML::EndSeq << YAML::EndMap;
+    e << YAML::EndSeq;
+    if (s.plan) emitSweepPlan(e, *s.plan);
+    e << YAML::EndMap;
     return std::string(e.c_str()) + "\n";
 }
 
@@ -518,6 +579,7 @@ Result<SweepFile> sweepFileFromYaml(const std::string& text, const std::string& 
             if (entry["repeat"]) r.repeat = integerOf<int>(source, entry["repeat"], "runs: repeat");
             s.runs.push_back(std::move(r));
         }
+        if (const YAML::Node plan = d["plan"]; plan && !plan.IsNull()) s.plan = sweepPlanOf(source, plan);
         return s;
     } catch (const ShapeError& e) {
         return Error(e.where, e.message);

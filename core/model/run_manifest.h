@@ -77,6 +77,7 @@ struct RunManifest {
     RunStatus status = RunStatus::Running;
     std::string statusReason;                        // why Incomplete (or anything else said about the status)
     std::optional<int> exitCode, exitSignal;
+    std::string failure;                             // a failed run: the workload's last output lines ("" if none)
     std::optional<std::string> slurmJob;
     std::vector<ManifestFile> files;
     std::vector<std::string> messages;               // what went wrong or was noticed (a sampler that died, ...)
@@ -123,11 +124,34 @@ struct SweepFileRun {
     bool operator==(const SweepFileRun&) const = default;
 };
 
+// What a launched sweep was asked to run (issue 23): resuming compares it and refuses another plan. Tool
+// parameters hold every parameter of the tool's spec as text (core::valueToString), defaults included.
+struct SweepPlanTool {
+    std::string name;
+    std::map<std::string, std::string> params;
+    bool operator==(const SweepPlanTool&) const = default;
+};
+
+struct SweepPlanAxis {
+    std::string key;
+    std::vector<std::string> values;  // as given
+    bool operator==(const SweepPlanAxis&) const = default;
+};
+
+struct SweepPlan {
+    std::vector<std::string> command;  // as given: {AXIS} placeholders unreplaced
+    std::vector<SweepPlanTool> tools;  // outermost first
+    std::vector<SweepPlanAxis> grid;
+    int repeats = 1;
+    bool operator==(const SweepPlan&) const = default;
+};
+
 struct SweepFile {
     static constexpr int kVersion = 1;
     int version = kVersion;
     std::vector<std::string> axes;  // in grid order
     std::vector<SweepFileRun> runs;
+    std::optional<SweepPlan> plan;  // plan: written by the launcher since issue 23; absent in older files
     std::vector<std::string> warnings;  // from reading; not written
 
     bool operator==(const SweepFile&) const = default;

@@ -91,7 +91,7 @@ bool isTimestampedContainer(const std::string& name) {
 // Run directories (the root or below, 3 levels at most) holding a Strobe run manifest (core/model/run_manifest.h).
 // Returns false when there is none; a manifest that fails to read is named in `messages` and skipped.
 bool collectManifestRuns(const fs::path& root, std::vector<RawRun>& raw, std::vector<std::string>& messages,
-                         const CancelToken& cancel) {
+                         const CancelToken& cancel, bool includeIncomplete) {
     bool any = false;
     for (const std::string& dir : findRunManifestDirs(root.string(), 3)) {
         if (cancel.cancelled()) return any;
@@ -103,13 +103,19 @@ bool collectManifestRuns(const fs::path& root, std::vector<RawRun>& raw, std::ve
         if (!*read) continue;  // a manifest.yaml of something else
         const RunManifest& m = **read;
         for (const auto& w : m.warnings) messages.push_back(w);
-        // A run that did not complete (interrupted: still "running"; incomplete; failed; cancelled) is not compared.
-        if (m.status != RunStatus::Completed) {
+        // A run that did not complete (interrupted: still "running"; incomplete; failed; cancelled) is not compared,
+        // unless asked for an incomplete one (its workload completed; a tool asked for wrote nothing).
+        const bool keepIncomplete = includeIncomplete && m.status == RunStatus::Incomplete;
+        if (m.status != RunStatus::Completed && !keepIncomplete) {
             messages.push_back(dir + ": skipped, its manifest says status: " + toString(m.status) +
-                               (m.statusReason.empty() ? "" : " (" + m.statusReason + ")"));
+                               (m.statusReason.empty() ? "" : " (" + m.statusReason + ")") +
+                               (m.status == RunStatus::Incomplete ? "; --include-incomplete compares it" : ""));
             any = true;  // manifests still decide: a sweep.yaml beside them would list the same runs
             continue;
         }
+        if (keepIncomplete)
+            messages.push_back(dir + ": included although incomplete" +
+                               (m.statusReason.empty() ? "" : " (" + m.statusReason + ")"));
         RawRun run{dir, fs::path(dir).filename().string(), parameterTexts(m.parameters), m.repeat.value_or(-1)};
         run.manifest = std::make_shared<RunManifest>(m);
         raw.push_back(std::move(run));
@@ -307,7 +313,7 @@ std::vector<std::string> splitCommandLine(const std::string& text) {
 }
 
 SweepDiscovery discoverSweep(const std::vector<std::string>& paths, const std::string& pattern,
-                             const CancelToken& cancel) {
+                             const CancelToken& cancel, bool includeIncomplete) {
     SweepDiscovery result;
     std::vector<RawRun> raw;
     std::vector<size_t> bare;  // runs given as paths that say nothing of their parameters
@@ -322,7 +328,7 @@ SweepDiscovery discoverSweep(const std::vector<std::string>& paths, const std::s
         if (cancel.cancelled()) break;
         const fs::path root(pathText);
         const size_t manifestStart = raw.size();
-        if (collectManifestRuns(root, raw, result.messages, cancel)) {
+        if (collectManifestRuns(root, raw, result.messages, cancel, includeIncomplete)) {
             result.messages.push_back(pathText + ": " + std::to_string(raw.size() - manifestStart) +
                                       " runs from manifest.yaml parameters");
             continue;

@@ -37,8 +37,10 @@ inline constexpr const char* kAbsentValue = "(absent)";
 // {repeat} marks the repeat number), then rocprof `cmd` files, then directory names.
 // `cancel` is polled between run directories: a cancelled discovery returns soon after with `cancelled` set and no
 // runs (what was found so far would be an arbitrary subset).
+// A run whose manifest says it did not complete is listed in `messages` with its status and reason and left out;
+// `includeIncomplete` keeps the incomplete ones (the workload completed, a tool wrote nothing: issue 23), said so.
 SweepDiscovery discoverSweep(const std::vector<std::string>& paths, const std::string& pattern = {},
-                             const CancelToken& cancel = CancelToken());
+                             const CancelToken& cancel = CancelToken(), bool includeIncomplete = false);
 
 // Splits a rocprof `cmd` file's content into argv: commas or whitespace separate arguments.
 std::vector<std::string> splitCommandLine(const std::string& text);

@@ -355,6 +355,40 @@ TEST(ProfileLaunch, TorchTrainingCompletesAndOpensInTheWorkbench) {
     EXPECT_TRUE(childrenOfThisProcess().empty());
 }
 
+// Issue 23 in the dock: a failed run's last lines (from its manifest's failure:) and an incomplete run's reason
+// (status_reason: a tool asked for wrote nothing) are in the run's status tooltip; the output streamed into the log.
+TEST(ProfileLaunch, TheDockShowsWhyARunFailedOrIsIncomplete) {
+    test::app();
+    TempDir tmp;
+    app::MainWindow w;
+    app::LaunchPanel* panel = launchPanelOf(w);
+    app::ProfileRequest r;
+    r.command = {"sh", "-c", "echo first line; echo last line; exit 2"};
+    r.outDir = tmp.q("failed");
+    const int id = panel->launch(r, collectors::loadToolCatalog());
+    ASSERT_TRUE(test::waitFor([&] { return !inFlight(panel->record(id)); }, 60000));
+    const app::LaunchRecord* rec = panel->record(id);
+    EXPECT_EQ(rec->status, app::LaunchStatus::Failed) << tailOf(rec);
+    EXPECT_EQ(rec->reason, QStringLiteral("the workload's last lines:\nfirst line\nlast line"));
+    EXPECT_NE(tailOf(rec).find("first line"), std::string::npos) << tailOf(rec);  // streamed through strobe-cli
+    EXPECT_TRUE(panel->list()->topLevelItem(0)->toolTip(1).contains(QStringLiteral("last line")));
+    if (haveTorch()) {
+        app::ProfileRequest t;
+        t.command = {"/usr/bin/python3", "-c", "print('no profiler here')"};
+        t.outDir = tmp.q("incomplete");
+        t.tools = {tool("torch-profiler")};
+        const int id2 = panel->launch(t, collectors::loadToolCatalog());
+        ASSERT_TRUE(test::waitFor([&] { return !inFlight(panel->record(id2)); }, 120000));
+        const app::LaunchRecord* inc = panel->record(id2);
+        EXPECT_EQ(inc->status, app::LaunchStatus::Incomplete) << tailOf(inc);
+        EXPECT_EQ(inc->exitCode, 4);
+        EXPECT_TRUE(inc->reason.startsWith(QStringLiteral("torch-profiler wrote no trace"))) << inc->reason.toStdString();
+        EXPECT_NE(tailOf(inc).find("incomplete (exit 4)"), std::string::npos) << tailOf(inc);
+        EXPECT_FALSE(inc->openedAutomatically);
+    }
+    EXPECT_TRUE(childrenOfThisProcess().empty());
+}
+
 // A command that fails: its exit code shows and the log is kept; nothing opens by itself, Open still works.
 TEST(ProfileLaunch, FailedRunKeepsItsExitCodeAndLog) {
     test::app();

@@ -226,9 +226,15 @@ TEST(CollectStandIns, AFailingToolGivesAnHonestManifest) {
         EXPECT_NE(test::readAll(s.run() / "workload.log").find(why), std::string::npos) << tool;
     }
     StandIns s(kMi300);
-    EXPECT_EQ(s.collect("amd-smi", "fail").status, 0) << s.log();  // a sidecar's failure does not fail the run
+    // A sidecar's failure does not fail the run, but a run without the samples asked for is incomplete (exit 4,
+    // issue 23), saying why.
+    EXPECT_EQ(s.collect("amd-smi", "fail").status, 4) << s.log();
     const YAML::Node m = s.manifest();
-    EXPECT_EQ(m["status"].as<std::string>(), "completed");
+    EXPECT_EQ(m["status"].as<std::string>(), "incomplete");
+    EXPECT_EQ(m["exit"]["code"].as<int>(), 0);
+    EXPECT_NE(m["status_reason"].as<std::string>().find("amd-smi wrote no trace: no non-empty file matches amd_smi.csv"),
+              std::string::npos);
+    EXPECT_NE(s.log().find("strobe-cli collect: incomplete: amd-smi wrote no trace"), std::string::npos) << s.log();
     ASSERT_TRUE(m["messages"].IsSequence()) << s.log();
     EXPECT_NE(m["messages"][0].as<std::string>().find("sidecar amd-smi ended early (status 1)"), std::string::npos);
     EXPECT_NE(test::readAll(s.run() / "amd-smi.stderr.log").find("Unable to detect any GPU"), std::string::npos);

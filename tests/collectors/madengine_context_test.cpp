@@ -43,6 +43,34 @@ TEST(MadengineContext, ReversesTheListAndMergesTheEnvironmentLaterWins) {
     EXPECT_NE(r->messages[1].find("tools[1] rocblas_trace: no Strobe tool of that name and no cmd"), std::string::npos);
 }
 
+// --additional-context-file then --additional-context, merged as madengine merges them: top-level keys, the inline
+// ones last and winning (its "tools" replaces the file's); bad inline JSON names the option, line and column.
+TEST(MadengineContext, InlineJsonMergesAfterTheFileLaterKeysWin) {
+    auto r = loadMadengineContexts(kContext, R"({"tools": [{"name": "wrap", "cmd": "nice -n 5", "env_vars": {"A": "1"}}]})",
+                                   shipped());
+    ASSERT_TRUE(r.ok()) << r.error().toString();
+    ASSERT_EQ(r->tools.size(), 1u);
+    EXPECT_EQ(r->tools[0].name, "wrap");
+    ASSERT_EQ(r->adhocTools.size(), 1u);
+    EXPECT_EQ(r->adhocTools[0].command, (std::vector<std::string>{"nice", "-n", "5"}));
+    EXPECT_EQ(r->adhocTools[0].source, kContext + " + --additional-context: tools[0]");
+    EXPECT_EQ(r->env, (std::map<std::string, std::string>{{"A", "1"}}));
+    // Without "tools" inline, the file's list stays.
+    auto kept = loadMadengineContexts(kContext, R"({"gpu_vendor": "AMD"})", shipped());
+    ASSERT_TRUE(kept.ok()) << kept.error().toString();
+    EXPECT_EQ(kept->tools.size(), 2u);
+    // Inline alone.
+    auto alone = loadMadengineContexts("", R"({"tools": [{"name": "nsys"}]})", shipped());
+    ASSERT_TRUE(alone.ok()) << alone.error().toString();
+    ASSERT_EQ(alone->tools.size(), 1u);
+    EXPECT_EQ(alone->tools[0].name, "nsys");
+    auto bad = loadMadengineContexts(kContext, "{\"tools\": [\n  {\"name\": }]}", shipped());
+    ASSERT_FALSE(bad.ok());
+    EXPECT_EQ(bad.error().toString().rfind("--additional-context: line 2", 0), 0u) << bad.error().toString();
+    EXPECT_NE(bad.error().toString().find(": column "), std::string::npos) << bad.error().toString();
+    EXPECT_NE(bad.error().toString().find(": not JSON: "), std::string::npos) << bad.error().toString();
+}
+
 TEST(MadengineContext, AppliesInsideTheCommandLineToolsAndAddsTheAdhocSpecs) {
     auto r = loadMadengineContext(kContext, shipped());
     ASSERT_TRUE(r.ok());

@@ -308,11 +308,55 @@ TEST(Session, ASidecarThatWritesNothingDelaysTheWorkloadOnlyUpToItsLimitAndIsNot
     o.sidecarStart = 300ms;
     const auto t0 = std::chrono::steady_clock::now();
     const SessionResult r = runSession(o, c, stop);
-    ASSERT_EQ(r.status, "completed") << r.reason;
+    // It never wrote what it declares: the run is incomplete (issue 23), and says why.
+    ASSERT_EQ(r.status, "incomplete") << r.reason;
+    EXPECT_EQ(r.exitCode, kIncompleteExit);
+    EXPECT_EQ(r.manifest.statusReason, "silent wrote no trace: no non-empty file matches never.txt in the run directory");
     EXPECT_GE(std::chrono::steady_clock::now() - t0, 300ms);  // it did wait: an ordering fact, not a timing target
     ASSERT_EQ(r.manifest.messages.size(), 1u);
     EXPECT_NE(r.manifest.messages[0].find("sidecar silent wrote nothing in its first 300 ms"), std::string::npos)
         << r.manifest.messages[0];
+    EXPECT_EQ(strobe::test::leftoverProcesses(), "");
+}
+
+// An env tool asked for whose workload never honours it (the torch-profiler case): incomplete with the spec's hint,
+// in the manifest as written; a failed workload with the same tool stays failed, the missing output noted.
+TEST(Session, AToolThatWroteNothingMakesTheRunIncompleteWithItsReason) {
+    SessionTempDir d;
+    d.write("tools/tracer.yaml", R"(name: tracer
+kind: env
+env: {TRACER_DIR: "{out}/trace"}
+outputs: [{glob: "trace/*.json", format: json}, {glob: "trace/*", format: aux}]
+no_output_hint: the workload must call the tracer
+)");
+    const ToolCatalog c = loadToolCatalog({(d.path / "tools").string()});
+    std::atomic<int> stop{0};
+    SessionOptions o = options(d.path / "run", {"sh", "-c", "mkdir -p \"$TRACER_DIR\"; echo x > \"$TRACER_DIR/aux.txt\""});
+    o.tools = {{"tracer", {}}};
+    const SessionResult r = runSession(o, c, stop);
+    ASSERT_EQ(r.status, "incomplete") << r.reason;
+    EXPECT_EQ(r.exitCode, kIncompleteExit);
+    const std::string why =
+        "tracer wrote no trace: no non-empty file matches trace/*.json in the run directory (the workload must call the tracer)";
+    EXPECT_EQ(r.manifest.statusReason, why);
+    const YAML::Node m = YAML::LoadFile((d.path / "run" / "manifest.yaml").string());
+    EXPECT_EQ(m["status"].as<std::string>(), "incomplete");
+    EXPECT_EQ(m["status_reason"].as<std::string>(), why);
+    EXPECT_EQ(m["exit"]["code"].as<int>(), 0);
+
+    SessionOptions f = options(d.path / "run2", {"sh", "-c", "echo one; echo two; exit 5"});
+    f.tools = {{"tracer", {}}};
+    std::string streamed;
+    f.output = [&](std::string_view s) { streamed += s; };
+    const SessionResult rf = runSession(f, c, stop);
+    EXPECT_EQ(rf.status, "failed");
+    EXPECT_EQ(rf.exitCode, 5);
+    EXPECT_EQ(rf.manifest.failure, "one\ntwo");
+    EXPECT_EQ(streamed, "one\ntwo\n");
+    ASSERT_EQ(rf.manifest.messages.size(), 1u);
+    EXPECT_EQ(rf.manifest.messages[0].rfind("tracer wrote no trace", 0), 0u) << rf.manifest.messages[0];
+    EXPECT_EQ(YAML::LoadFile((d.path / "run2" / "manifest.yaml").string())["failure"].as<std::string>(), "one\ntwo");
+    EXPECT_EQ(strobe::test::leftoverProcesses(), "");
 }
 
 }  // namespace
