@@ -10,6 +10,7 @@
 #include <QTreeView>
 #include <QVBoxLayout>
 
+#include "app/gui/background_job.h"
 #include "app/gui/run_manager.h"
 
 namespace strobe::app {
@@ -39,7 +40,10 @@ QStandardItem* numberItem(double value, const QString& text) {
 
 }  // namespace
 
-DiffDialog::DiffDialog(RunManager& runs, QWidget* parent) : QDialog(parent), m_runs(runs) {
+DiffDialog::~DiffDialog() = default;
+
+DiffDialog::DiffDialog(RunManager& runs, core::JobRunner& runner, QWidget* parent)
+    : QDialog(parent), m_runs(runs), m_job(std::make_unique<BackgroundJob>(runner, backgroundSlot("diff", this))) {
     setObjectName(QStringLiteral("diffDialog"));
     setWindowTitle(tr("Structural diff"));
     auto* layout = new QVBoxLayout(this);
@@ -104,8 +108,20 @@ bool DiffDialog::compare(int a, int b) {
     core::RunEntry ea = ra->entry, eb = rb->entry;
     ea.dataset = ra->dataset;
     eb.dataset = rb->dataset;
-    m_diff = core::structuralDiff({&ea}, {&eb});
-    fill();
+    m_computing = true;
+    m_summary->setText(tr("Comparing %1 with %2…").arg(ra->label(), rb->label()));
+    m_job->start<core::StructuralDiff>(
+        tr("Structural diff %1 vs %2").arg(ra->label(), rb->label()),
+        [ea, eb](const core::JobContext&) { return core::structuralDiff({&ea}, {&eb}); },
+        [this](core::StructuralDiff d) {
+            m_diff = std::move(d);
+            m_computing = false;
+            fill();
+        },
+        [this](const QString& why) {
+            m_computing = false;
+            m_summary->setText(tr("Not compared: %1").arg(why));
+        });
     return true;
 }
 

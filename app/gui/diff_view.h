@@ -5,6 +5,8 @@
 // sorts (within each level of the tree), Δ numerically. Double-clicking a row asks for its first instance on the
 // timeline of the run it came from (instanceRequested: B's when the node is in B, else A's).
 
+#include <memory>
+
 #include <QDialog>
 
 #include "core/analysis/structural_diff.h"
@@ -14,7 +16,13 @@ class QLabel;
 class QStandardItemModel;
 class QTreeView;
 
+namespace strobe::core {
+class JobRunner;
+}
+
 namespace strobe::app {
+
+class BackgroundJob;
 
 class RunManager;
 
@@ -23,10 +31,14 @@ class DiffDialog : public QDialog {
 public:
     enum Column { Name = 0, Status, CountA, CountB, PerStepA, PerStepB, Delta, ColumnCount };
 
-    explicit DiffDialog(RunManager& runs, QWidget* parent = nullptr);
+    // The diff is computed as a job of `runner` (the Jobs panel shows it; the GUI thread never waits on it).
+    DiffDialog(RunManager& runs, core::JobRunner& runner, QWidget* parent = nullptr);
+    ~DiffDialog() override;
 
-    // Compares run a (A) with run b (B) by their ids; false when either has no dataset yet.
+    // Starts comparing run a (A) with run b (B) by their ids; false when either has no dataset yet. The tree fills
+    // when the job is done (isComputing() false again).
     bool compare(int a, int b);
+    bool isComputing() const { return m_computing; }
     const core::StructuralDiff& diff() const { return m_diff; }
     QTreeView* tree() const { return m_tree; }
     QStandardItemModel* model() const { return m_model; }
@@ -49,6 +61,8 @@ private:
     QStandardItemModel* m_model = nullptr;
     core::StructuralDiff m_diff;
     int m_runA = -1, m_runB = -1;
+    std::unique_ptr<BackgroundJob> m_job;
+    bool m_computing = false;
 };
 
 }  // namespace strobe::app

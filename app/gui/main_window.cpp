@@ -254,6 +254,21 @@ QWidget* MainWindow::buildWelcome() {
     return page;
 }
 
+// The first show places the side docks at their share of the window (sizes asked before the window has its size
+// are not kept): about a fifth of the width each, at least what their content needs, unless a saved window state
+// placed them.
+void MainWindow::showEvent(QShowEvent* e) {
+    QMainWindow::showEvent(e);
+    if (m_docksSized) return;
+    m_docksSized = true;
+    if (QSettings().contains(QStringLiteral("window/state"))) return;
+    auto* runsDock = findChild<QDockWidget*>(QStringLiteral("runsDock"));
+    auto* paramDock = findChild<QDockWidget*>(QStringLiteral("paramDock"));
+    if (!runsDock || !paramDock) return;
+    const int side = std::max(320, width() * 22 / 100);
+    resizeDocks({runsDock, paramDock}, {side, side}, Qt::Horizontal);
+}
+
 void MainWindow::buildDocks() {
     // A dock holding `widget`; window state is saved and restored by the object names.
     auto addDock = [this](const QString& title, const QString& objectName, QWidget* widget, Qt::DockWidgetArea area) {
@@ -280,7 +295,7 @@ void MainWindow::buildDocks() {
     auto* selDock = addDock(tr("Selection"), QStringLiteral("selectionDock"), m_selection, Qt::RightDockWidgetArea);
     splitDockWidget(paramDock, selDock, Qt::Vertical);
     resizeDocks({paramDock, selDock}, {500, 320}, Qt::Vertical);
-    resizeDocks({runsDock, paramDock}, {430, 330}, Qt::Horizontal);
+    resizeDocks({runsDock, paramDock}, {340, 340}, Qt::Horizontal);
 
     auto* jobsDock =
         addDock(tr("Jobs"), QStringLiteral("jobsDock"), new JobsPanel(*m_jobs, this), Qt::RightDockWidgetArea);
@@ -1020,7 +1035,7 @@ DiffDialog* MainWindow::openDiff() {
         return nullptr;
     }
     if (!m_diffDialog) {
-        m_diffDialog = new DiffDialog(*m_runs, this);
+        m_diffDialog = new DiffDialog(*m_runs, *m_runner, this);
         // A row's instances in its run: the run's timeline (opened when none shows that run alone) lists every
         // instance of the name in the Events dock, each a click from its place on the timeline.
         connect(m_diffDialog, &DiffDialog::instanceRequested, this, [this](int runId, const QString& name, qint64) {

@@ -134,6 +134,7 @@ protected:
     void dragEnterEvent(QDragEnterEvent* e) override;
     void dropEvent(QDropEvent* e) override;
     void closeEvent(QCloseEvent* e) override;
+    void showEvent(QShowEvent* e) override;
 
 private:
     void buildActions();
@@ -238,6 +239,7 @@ private:
     // Runs opened by the user (File ▸ Open, a drop, a finished profiling run, a recent file) that open their own
     // view when loaded, unless a view shows them by then; runs of a sweep or a session are not in it.
     std::set<int> m_viewOnLoad;
+    bool m_docksSized = false;  // the side docks got their first width (showEvent)
     QPalette* m_systemPalette = nullptr;
 };
 

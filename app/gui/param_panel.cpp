@@ -17,6 +17,8 @@
 namespace strobe::app {
 
 ParamPanel::ParamPanel(QWidget* parent) : QWidget(parent) {
+    // Wide enough for every built-in plot's labels and buttons (ParamPanelFits checks each at 1500 x 920).
+    setMinimumWidth(300);
     auto* outer = new QVBoxLayout(this);
     outer->setContentsMargins(4, 4, 4, 4);
     m_title = new QLabel(this);

@@ -8,6 +8,7 @@
 #include <QTreeView>
 
 #include "app/gui/diff_view.h"
+#include "core/engine/job_runner.h"
 #include "app/gui/run_manager.h"
 #include "core/engine/run_loader.h"
 #include "test_support.h"
@@ -30,8 +31,11 @@ TEST(DiffDialog, ShowsTheCallSiteTreeSortsByDeltaAndNavigates) {
     app::RunManager runs;
     const int a = runs.addDataset(QStringLiteral("V100"), loadForDiff("kineto/kineto-configs/resnet50_num_workers_0"));
     const int b = runs.addDataset(QStringLiteral("MI300X"), loadForDiff("kineto/tracelens"));
-    app::DiffDialog dialog(runs);
+    core::JobRunner runner(2);
+    app::DiffDialog dialog(runs, runner);
     ASSERT_TRUE(dialog.compare(a, b));
+    EXPECT_TRUE(dialog.isComputing());  // a job of the runner, not the GUI thread
+    ASSERT_TRUE(test::waitFor([&] { return !dialog.isComputing(); }, 60000));
     QStandardItemModel* m = dialog.model();
     ASSERT_GT(m->rowCount(), 5);
     EXPECT_TRUE(dialog.summary().contains(QStringLiteral("Matched"))) << dialog.summary().toStdString();
