@@ -4,6 +4,8 @@
 #include <optional>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
+#include <memory>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -19,6 +21,8 @@
 #include "core/io/regex_check.h"
 #include "core/sweep/sweep_discovery.h"
 #ifdef STROBE_HAVE_PLOTS
+#include <QGuiApplication>
+
 #include "plots/report/sweep_report.h"
 #include "plots/sweep_axes.h"
 #endif
@@ -294,6 +298,8 @@ int runCompare(const ArgParser& p) {
     if (!parseSweepGroupBy(p.get(kGroupBy), o.groupBy, o.groupRegex, error))
         return usageError("sweep", "--group-by " + error);
     o.baseline = p.get(kBaseline);
+    // Without --baseline: the documented default, the first configuration in axis order (README "Comparing runs").
+    if (o.baseline.empty()) o.baseline = defaultSweepBaseline(l.runs);
     o.top = static_cast<int>(p.get(kTopGroups));
     parseSweepRankBy(p.get(kRankBy), o.rankBy);
     o.skipSteps = static_cast<int>(p.get(kSkipSteps));
@@ -318,6 +324,14 @@ int runReport(const ArgParser& p) {
 #ifdef STROBE_HAVE_PLOTS
     const std::filesystem::path out = p.get(kReportOutput);
     if (out.empty()) return usageError("sweep", "report needs -o FILE.html");
+    // The charts are the GUI's plots rendered by QSvgGenerator (plots/render.h): fonts need a QGuiApplication, off
+    // screen as strobe-cli plot makes it.
+    if (!std::getenv("QT_QPA_PLATFORM")) setenv("QT_QPA_PLATFORM", "offscreen", 0);
+    static int reportArgc = 1;
+    static char reportArg0[] = "strobe-cli";
+    static char* reportArgv[] = {reportArg0, nullptr};
+    std::unique_ptr<QGuiApplication> app;
+    if (!QGuiApplication::instance()) app = std::make_unique<QGuiApplication>(reportArgc, reportArgv);
     Loaded l = discoverAndLoad("report", p);
     if (l.runs.empty()) return l.code;
     plots::SweepReportOptions o;
