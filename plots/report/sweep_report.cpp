@@ -21,6 +21,7 @@
 #include "plots/plot_registry.h"
 #include "plots/render.h"
 #include "plots/step_times.h"
+#include "plots/sweep_axes.h"
 
 namespace strobe::plots {
 
@@ -104,7 +105,12 @@ std::string plotFigure(const core::RunSet& runs, const std::string& id, const Pa
     auto prepared = plot->prepare(runs, *values, {}, {});
     if (!prepared) return "<p>" + esc(id) + ": " + esc(prepared.error().toString()) + "</p>";
     if (table) *table = plot->table(**prepared, *values);
-    if (auto why = plot->emptyMessage(**prepared, *values)) return "<p>No chart: " + esc(*why) + ".</p>";
+    if (auto why = plot->emptyMessage(**prepared, *values)) {  // one line: the first reason, and how many more
+        const size_t more = size_t(std::count(why->begin(), why->end(), '\n'));
+        std::string line = why->substr(0, why->find('\n'));
+        if (more) line += fmt::format(" (and {} more like it)", more);
+        return "<p class='nochart'>No chart: " + esc(line) + ".</p>";
+    }
     // Drawn at 3/4 of the size it is shown at: QSvgGenerator writes the plots' point sizes as user units, which read
     // small in a browser's CSS pixels; scaled by 4/3 they read as in the GUI (96 dpi).
     std::string svg = renderToSvg(*plot, **prepared, *values, size * 3 / 4).toStdString();
@@ -400,7 +406,13 @@ void groupSections(Sections& s, const std::vector<Config>& configs, const SweepC
               "repeat), one box per configuration (group-time-dist, as in the GUI): box 25th–75th percentile, line "
               "median, whiskers the smallest and largest step. The change and its interval are in the table "
               "above.</p><div class='boxes'>";
-    for (const auto& g : groups) s.figure("group-time-dist", {{"group", g}, {"style", std::string("box")}}, QSize(660, 330));
+    if (std::none_of(s.runs->begin(), s.runs->end(),
+                     [](const RunEntry& r) { return r.dataset && hasProfilerSteps(*r.dataset); }))
+        s.html += "<p class='nochart'>No chart: no run has a ProfilerStep#N, and a group's distribution over steps "
+                  "needs them (the table above compares whole runs).</p>";
+    else
+        for (const auto& g : groups)
+            s.figure("group-time-dist", {{"group", g}, {"style", std::string("box")}}, QSize(660, 330));
     s.html += "</div>";
 }
 
