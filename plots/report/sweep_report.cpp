@@ -445,20 +445,28 @@ void overlapChart(Sections& s, const std::vector<Config>& configs, const std::ve
     s.table(prefix, "overlap", ov);
 }
 
-// The median step time over the first two axes that vary (sweep-heatmap, as in the GUI), with its table; none with
-// fewer than two axes.
+// The median step time over the first two axes (sweep-heatmap, as in the GUI), with its table; none with fewer
+// than two axes. Runs without ProfilerStep#N (rocprof sweeps) have no step time: the cells are then the largest
+// kernel group's time per run (compareSweep counts such a run as one step).
 void heatmapSection(Sections& s, const std::vector<Config>& configs, const std::string& prefix) {
     std::set<std::string> axisSet;
     for (const auto& c : configs)
         for (const auto& [k, v] : c.params) axisSet.insert(k);
     if (axisSet.size() < 2) return;
     const std::vector<std::string> axes(axisSet.begin(), axisSet.end());
-    s.html += fmt::format("<h2>Median step time over {} and {}</h2><p>One cell per pair of values: the median of the "
-                          "pooled kept steps (sweep-heatmap, as in the GUI){}.</p>",
-                          esc(axes[0]), esc(axes[1]), axes.size() > 2 ? ", pooled over the other axes" : "");
+    const bool steps = std::any_of(s.runs->begin(), s.runs->end(),
+                                   [](const RunEntry& r) { return r.dataset && hasProfilerSteps(*r.dataset); });
+    s.html += fmt::format("<h2>{} over {} and {}</h2><p>One cell per pair of values (sweep-heatmap, as in the "
+                          "GUI): {}{}.</p>",
+                          steps ? "Median step time" : "Largest kernel group's time per run", esc(axes[0]),
+                          esc(axes[1]),
+                          steps ? "the median of the pooled kept steps"
+                                : "no run has a ProfilerStep#N, so each run counts as one step",
+                          axes.size() > 2 ? ", pooled over the other axes" : "");
     Table hm;
     s.figure("sweep-heatmap",
-             {{"cell_value", std::string("step_median")}, {"x_axis", axes[0]}, {"y_axis", axes[1]}},
+             {{"cell_value", std::string(steps ? "step_median" : "group_per_step")}, {"x_axis", axes[0]},
+              {"y_axis", axes[1]}},
              QSize(1000, std::clamp(int(160 + 40 * configs.size()), 360, 900)), &hm);
     if (!hm.columns.empty()) s.table(prefix, "heatmap", hm);
 }
@@ -489,6 +497,33 @@ void collectivesSection(Sections& s, const core::RunSet& runs, int skipSteps, co
                   r.startSkewP50Ns, r.startSkewMaxNs, r.waitMeanNs});
     }
     s.table(prefix, "collectives", t);
+}
+
+}  // namespace
+
+namespace {
+
+// The comparison's messages, those that say the same of several runs ("RUN: no ProfilerStep#N found; ...") as one
+// line: "9 runs: no ProfilerStep#N found; ... (first: RUN)"; the others as they are, in order.
+std::vector<std::string> mergedMessages(const std::vector<std::string>& messages) {
+    std::vector<std::string> out;
+    std::map<std::string, std::vector<std::string>> who;  // what is said -> the runs it is said of
+    for (const auto& m : messages) {
+        const size_t colon = m.find(": ");
+        if (colon != std::string::npos && m.find(' ') > colon) who[m.substr(colon + 2)].push_back(m.substr(0, colon));
+    }
+    std::set<std::string> done;
+    for (const auto& m : messages) {
+        const size_t colon = m.find(": ");
+        const std::string said = colon == std::string::npos ? std::string() : m.substr(colon + 2);
+        auto it = who.find(said);
+        if (it == who.end() || it->second.size() < 3 || m.find(' ') < colon) {
+            out.push_back(m);
+        } else if (done.insert(said).second) {
+            out.push_back(fmt::format("{} runs: {} (first: {})", it->second.size(), said, it->second.front()));
+        }
+    }
+    return out;
 }
 
 }  // namespace
@@ -533,7 +568,7 @@ SweepReport buildSweepReport(const core::RunSet& runs, const SweepReportOptions&
     }
     else
         s.html += "No baseline: nothing was tested.";
-    for (const auto& m : cmp.messages) s.html += "<br>" + esc(m);
+    for (const auto& m : mergedMessages(cmp.messages)) s.html += "<br>" + esc(m);
     s.html += "</div>";
     std::vector<double> totals;
     stepSections(s, cmp, o.csvPrefix);

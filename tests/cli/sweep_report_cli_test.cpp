@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include <gtest/gtest-spi.h>
 #include <gtest/gtest.h>
 #include <simdjson.h>
 #include <yaml-cpp/yaml.h>
@@ -155,6 +156,20 @@ size_t expectMarksInsideSvg(const std::string& svg) {
         }
     }
     return points;
+}
+
+// The check itself: an element pushed off its chart by its group's transform, or drawn past the edge, is caught;
+// one inside passes.
+TEST(SweepReportCli, MarksCheckCatchesAnElementOffItsChart) {
+    EXPECT_NONFATAL_FAILURE(expectMarksInsideSvg("<svg viewBox=\"0 0 100 50\"><g transform=\"matrix(1,0,0,1,90,0)\">"
+                                                 "<rect x=\"5\" y=\"5\" width=\"10\" height=\"10\"/></g></svg>"),
+                            "outside");
+    EXPECT_NONFATAL_FAILURE(expectMarksInsideSvg("<svg viewBox=\"0 0 100 50\"><g><path d=\"M10,10 L40,70\"/>"
+                                                 "</g></svg>"),
+                            "outside");
+    EXPECT_EQ(expectMarksInsideSvg("<svg viewBox=\"0 0 100 50\"><g transform=\"matrix(2,0,0,2,0,0)\">"
+                                   "<polyline points=\"0,0 50,25 \"/><text x=\"10\" y=\"10\">a</text></g></svg>"),
+              3u);  // two points of the polyline (at 2x: the far corner), the text's anchor
 }
 
 TEST(SweepReportCli, GeneratedSweepFlagsOnlyTheSlowerKernelAndOpensInChromium) {
