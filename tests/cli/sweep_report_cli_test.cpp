@@ -354,7 +354,8 @@ TEST(SweepReportCli, RealResNetRunsGiveThePythonCountsAndTimePerStep) {
 }
 
 // sweep rocprof-input: the top group of the generated sweep is gemm (1000-1100 ns per step against relu's ~500 ns);
-// the regex selects it and nothing else, in YAML and JSON, with the counters as pmc; --ncu writes ncu options.
+// the regex selects it and nothing else, in YAML and JSON, with the counters as pmc; --rank-by variance picks the
+// group the sweep moves most (gemm again); --ncu writes ncu options.
 TEST(SweepRocprofInputCli, TopKernelsAsAnAnchoredRegexWithCounters) {
     test::TempDir dir("strobe-sweep-input");
     test::writeGeneratedSweep(dir.path() / "sweep");
@@ -386,6 +387,18 @@ TEST(SweepRocprofInputCli, TopKernelsAsAnAnchoredRegexWithCounters) {
     const std::regex both{std::string(pattern), std::regex::ECMAScript};
     EXPECT_TRUE(std::regex_search("gemm", both));
     EXPECT_TRUE(std::regex_search("relu", both));
+
+    // --rank-by variance: the group the sweep moves most (gemm, 10 % slower on bs=2, against relu's 0.4 %).
+    const auto varPath = dir.path() / "variance.yaml";
+    r = test::runCli("sweep", {"rocprof-input", "--no-cache", "--top", "1", "--rank-by", "variance", "-o",
+                               varPath.string(), sweep});
+    ASSERT_EQ(r.code, kExitOk) << r.err;
+    const std::string varText = test::readAll(varPath);
+    EXPECT_NE(varText.find("by their spread across configurations"), std::string::npos) << varText;
+    const std::regex moved(YAML::LoadFile(varPath.string())["jobs"][0]["kernel_include_regex"].as<std::string>(),
+                           std::regex::ECMAScript);
+    EXPECT_TRUE(std::regex_search("gemm", moved));
+    EXPECT_FALSE(std::regex_search("relu", moved));
 
     const auto ncu = dir.path() / "ncu.txt";
     r = test::runCli("sweep", {"rocprof-input", "--no-cache", "--top", "1", "--ncu", "--counters",
