@@ -1,5 +1,6 @@
-// The sweep report: tables from core::compareSweep and the overlap analysis, drawn as inline SVG (no script, no
-// external resource, so the page reads the same offline and in any browser), each table also as CSV.
+// The sweep report: tables from core::compareSweep and the overlap analysis, each also as CSV, and the GUI's plots as
+// inline SVG (no script, no external resource, so the page reads the same offline and in any browser). One function
+// per section (stepSections, configurationSections, groupSections, overlapAndHeatmap, collectivesSection).
 #include "plots/report/sweep_report.h"
 
 #include <algorithm>
