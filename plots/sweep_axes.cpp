@@ -145,4 +145,12 @@ std::string firstRunOf(const core::RunSet& runs, const std::string& configuratio
     return {};
 }
 
+std::string defaultBaselineConfiguration(const core::RunSet& runs) {
+    const std::string first = core::defaultSweepBaseline(runs);
+    for (const auto& r : runs)
+        if (!first.empty() && (r.path() == first || (r.path().empty() && r.label == first))) return configurationLabel(r);
+    const auto configs = sweepConfigurations(runs);
+    return configs.empty() ? std::string() : configs.front();
+}
+
 }  // namespace strobe::plots

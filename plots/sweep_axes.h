@@ -86,6 +86,9 @@ bool hasProfilerSteps(const core::Dataset& run);
 
 // The configurations of the runs (configurationLabel), in the order their first run comes.
 std::vector<std::string> sweepConfigurations(const core::RunSet& runs);
+// The configuration (configurationLabel) of the documented default baseline, core::defaultSweepBaseline: the first
+// configuration in axis order; the first configuration when that names no run; "" without runs.
+std::string defaultBaselineConfiguration(const core::RunSet& runs);
 // The label of the first run of `configuration` ("" when none has it): what compareSweep's baseline names.
 std::string firstRunOf(const core::RunSet& runs, const std::string& configuration);
 

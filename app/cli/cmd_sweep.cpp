@@ -4,6 +4,8 @@
 #include <optional>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
+#include <memory>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -19,6 +21,8 @@
 #include "core/io/regex_check.h"
 #include "core/sweep/sweep_discovery.h"
 #ifdef STROBE_HAVE_PLOTS
+#include <QGuiApplication>
+
 #include "plots/report/sweep_report.h"
 #include "plots/sweep_axes.h"
 #endif
@@ -44,7 +48,8 @@ constexpr const char* kSweepHelp =
     "                                [--skip-steps N] [--pattern P] [--json] [--no-cache]\n"
     "       strobe-cli sweep report PATH... -o report.html [--title T] [--baseline RUN|KEY=VALUE] [--top K]\n"
     "                                [--group-by G] [--skip-steps N] [--pattern P] [--no-cache]\n"
-    "       strobe-cli sweep rocprof-input PATH... -o input.yaml|input.json [--top K] [--counters A,B,...] [--ncu]\n"
+    "       strobe-cli sweep rocprof-input PATH... -o input.yaml|input.json [--top K] [--rank-by R] [--counters A,B,...]\n"
+    "                                [--ncu]\n"
     "       strobe-cli sweep launch --grid KEY=V1,V2,... [--grid ...] [--repeats N] [--order sequential|interleaved]\n"
     "                               --out DIR [--tool NAME]... [--tool-param NAME.KEY=VALUE]... [--context FILE]\n"
     "                               [--slurm [--slurm-arg ARG]...] -- COMMAND [ARGS...]\n"
@@ -56,7 +61,8 @@ constexpr const char* kSweepHelp =
     "         parameters, repeat index, ranks and kernel count.\n"
     "compare  per configuration (runs equal but for the repeat index): step time (the ProfilerStep#N span), then\n"
     "         GPU busy/idle/kernels/memcpy/memset per step, then per kernel group (CPU operator in runs without GPU\n"
-    "         activity) its time per step; medians in ms per step. With --baseline, the change of each median\n"
+    "         activity) its time per step; medians in ms per step. Against the baseline (--baseline; default: the\n"
+    "         first configuration in axis order, numeric axes by value), the change of each median\n"
     "         (Δ ms/step, %) with a 95% bootstrap CI (runs then steps resampled when both configurations have two\n"
     "         or more runs, else steps; fixed seed), Holm-corrected within step time, GPU and groups; no CI and\n"
     "         never significant (n/a, with the reason) for a configuration with fewer than 2 runs and fewer than\n"
@@ -81,8 +87,9 @@ constexpr const char* kSweepHelp =
     "         the --slurm-arg's), named strobe-<KEY=V,...>_rep<R>, submitted when the previous one ended; each\n"
     "         run's manifest holds its job id; cancel runs scancel on the current job.\n"
     "rocprof-input  a rocprofv3 input file (YAML, or JSON for .json) whose one job traces exactly the top-K\n"
-    "         kernel groups (default 10) by an anchored regex, with --counters as pmc; --ncu writes Nsight\n"
-    "         Compute options (--kernel-name regex:..., --metrics) instead.\n"
+    "         kernel groups (default 10, by time per step; --rank-by variance: those the sweep moves most) by an\n"
+    "         anchored regex, with --counters as pmc; --ncu writes Nsight Compute options (--kernel-name\n"
+    "         regex:..., --metrics) instead.\n"
     "collectives  per configuration and collective type (all_reduce, all_gather, reduce_scatter, all_to_all,\n"
     "         send_recv, broadcast, reduce): count, message size where the trace has it, latency mean/p50/p99 (the\n"
     "         kernel on the rank that arrived last), algorithm and bus bandwidth (nccl-tests' factors), start skew\n"
@@ -304,6 +311,8 @@ int runCompare(const ArgParser& p) {
     if (!parseSweepGroupBy(p.get(kGroupBy), o.groupBy, o.groupRegex, error))
         return usageError("sweep", "--group-by " + error);
     o.baseline = p.get(kBaseline);
+    // Without --baseline: the documented default, the first configuration in axis order (README "Comparing runs").
+    if (o.baseline.empty()) o.baseline = defaultSweepBaseline(l.runs);
     o.top = static_cast<int>(p.get(kTopGroups));
     parseSweepRankBy(p.get(kRankBy), o.rankBy);
     o.skipSteps = static_cast<int>(p.get(kSkipSteps));
@@ -328,6 +337,14 @@ int runReport(const ArgParser& p) {
 #ifdef STROBE_HAVE_PLOTS
     const std::filesystem::path out = p.get(kReportOutput);
     if (out.empty()) return usageError("sweep", "report needs -o FILE.html");
+    // The charts are the GUI's plots rendered by QSvgGenerator (plots/render.h): fonts need a QGuiApplication, off
+    // screen as strobe-cli plot makes it.
+    if (!std::getenv("QT_QPA_PLATFORM")) setenv("QT_QPA_PLATFORM", "offscreen", 0);
+    static int reportArgc = 1;
+    static char reportArg0[] = "strobe-cli";
+    static char* reportArgv[] = {reportArg0, nullptr};
+    std::unique_ptr<QGuiApplication> app;
+    if (!QGuiApplication::instance()) app = std::make_unique<QGuiApplication>(reportArgc, reportArgv);
     Loaded l = discoverAndLoad("report", p);
     if (l.runs.empty()) return l.code;
     plots::SweepReportOptions o;
@@ -384,7 +401,11 @@ int runRocprofInput(const ArgParser& p) {
     Loaded l = discoverAndLoad("rocprof-input", p);
     if (l.runs.empty()) return l.code;
     SweepCompareOptions o;
-    o.rankBy = SweepRankBy::Time;
+    // --rank-by: auto is time (the groups that cost most); variance picks the groups the sweep moves most; delta
+    // the largest change against --baseline (default: the first configuration in axis order).
+    parseSweepRankBy(p.get(kRankBy), o.rankBy);
+    if (o.rankBy == SweepRankBy::Auto) o.rankBy = SweepRankBy::Time;
+    if (o.rankBy == SweepRankBy::Delta) o.baseline = p.get(kBaseline).empty() ? defaultSweepBaseline(l.runs) : p.get(kBaseline);
     o.top = p.get(kTopGroups) > 0 ? static_cast<int>(p.get(kTopGroups)) : 10;
     o.skipSteps = static_cast<int>(p.get(kSkipSteps));
     std::vector<std::string> names;
@@ -398,8 +419,10 @@ int runRocprofInput(const ArgParser& p) {
         rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma + 1);
     }
     const std::string regex = kernelRegex(names);
-    std::string text = fmt::format("# strobe-cli sweep rocprof-input: the top {} kernel groups by time per step\n",
-                                   names.size());
+    std::string text = fmt::format("# strobe-cli sweep rocprof-input: the top {} kernel groups by {}\n", names.size(),
+                                   o.rankBy == SweepRankBy::Variance ? "their spread across configurations"
+                                   : o.rankBy == SweepRankBy::Delta  ? "|change| against the baseline"
+                                                                     : "time per step");
     for (const auto& n : names) text += "#   " + n + "\n";
     std::string list;
     for (const auto& c : counters) list += (list.empty() ? "" : ", ") + jsonQuote(c);
@@ -446,7 +469,7 @@ int runSweep(const std::vector<std::string>& args) {
         return rc != kExitOk ? rc : l.code;
     }
     if (sub == "runs" || sub == "compare" || sub == "collectives") options.push_back(kJsonFlag);
-    if (sub == "compare") options.push_back(kRankBy);
+    if (sub == "compare" || sub == "rocprof-input") options.push_back(kRankBy);
     if (sub == "collectives") options.push_back(kSkipSteps);
     if (sub != "runs" && sub != "collectives") {
         for (CliOption o : {CliOption(kBaseline), CliOption(kGroupBy), CliOption(kTopGroups), CliOption(kSkipSteps)})

@@ -215,11 +215,16 @@ bool SweepPanel::showDiscovered(const QString& dir, const core::sweep::SweepDisc
                           ? QString()
                           : QStringLiteral("<br><small>%1</small>").arg(notes.join("<br>").toHtmlEscaped())));
     m_baseline->clear();
-    std::vector<std::pair<std::string, QString>> seen;
-    for (const auto& r : m_runs)
-        if (std::none_of(seen.begin(), seen.end(), [&](const auto& s) { return s.first == r.info.key(); }))
-            seen.emplace_back(r.info.key(), paramsText(r.info.parameters));
-    for (const auto& [key, text] : seen) m_baseline->addItem(text, qsSweepPanel(key));
+    // In axis order: the first item is the documented default baseline (core::defaultSweepBaseline, as strobe-cli
+    // sweep compare and report take it).
+    core::RunSet infos;
+    for (const auto& r : m_runs) infos.push_back(r.info);
+    for (const auto& key : core::sweepConfigurationOrder(infos))
+        for (const auto& r : m_runs)
+            if (r.info.key() == key) {
+                m_baseline->addItem(paramsText(r.info.parameters), qsSweepPanel(key));
+                break;
+            }
     rebuildRuns();
     return true;
 }

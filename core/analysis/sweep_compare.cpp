@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdlib>
 #include <cstring>
 #include <optional>
 #include <cmath>
@@ -760,6 +761,60 @@ std::string parametersText(const std::map<std::string, std::string>& parameters,
 
 std::string parametersText(const RunParameters& parameters, std::string_view separator) {
     return parametersText(parameterTexts(parameters), separator);
+}
+
+namespace {
+
+// Whether `s` is a number (the whole text), and its value.
+bool sweepOrderNumber(const std::string& s, double& out) {
+    if (s.empty()) return false;
+    char* end = nullptr;
+    out = std::strtod(s.c_str(), &end);
+    return end == s.c_str() + s.size();
+}
+
+}  // namespace
+
+std::vector<std::string> sweepConfigurationOrder(const RunSet& runs) {
+    struct Conf {
+        std::string key;
+        std::map<std::string, std::string> params;
+    };
+    std::vector<Conf> confs;
+    std::map<std::string, bool> numeric;  // axis -> every value is a number
+    for (const auto& r : runs) {
+        const std::string key = r.key();
+        if (std::any_of(confs.begin(), confs.end(), [&](const Conf& c) { return c.key == key; })) continue;
+        confs.push_back({key, parameterTexts(r.parameters)});
+        for (const auto& [axis, value] : confs.back().params) {
+            double v = 0;
+            auto [it, added] = numeric.try_emplace(axis, true);
+            it->second = it->second && sweepOrderNumber(value, v);
+        }
+    }
+    auto before = [&](const Conf& a, const Conf& b) {
+        for (const auto& [axis, isNumber] : numeric) {
+            const auto x = a.params.find(axis), y = b.params.find(axis);
+            if ((x == a.params.end()) != (y == b.params.end())) return y == b.params.end();
+            if (x == a.params.end() || x->second == y->second) continue;
+            double u = 0, v = 0;
+            if (isNumber && sweepOrderNumber(x->second, u) && sweepOrderNumber(y->second, v) && u != v) return u < v;
+            return x->second < y->second;
+        }
+        return false;
+    };
+    std::stable_sort(confs.begin(), confs.end(), before);
+    std::vector<std::string> out;
+    for (auto& c : confs) out.push_back(std::move(c.key));
+    return out;
+}
+
+std::string defaultSweepBaseline(const RunSet& runs) {
+    const auto order = sweepConfigurationOrder(runs);
+    if (order.size() < 2) return {};
+    for (const auto& r : runs)
+        if (r.key() == order.front()) return r.path().empty() ? r.label : r.path();
+    return {};
 }
 
 }  // namespace strobe::core

@@ -84,6 +84,15 @@ struct SweepCompareOptions {
     double confidence = 0.95;
 };
 
+// The configurations of `runs` (RunEntry::key()) in axis order: by each axis in name order, its values numerically
+// when all of them are numbers, else as text; a configuration without an axis after those with it; ties in the order
+// the runs come.
+std::vector<std::string> sweepConfigurationOrder(const RunSet& runs);
+// The default baseline of every sweep view (README "Comparing runs"; strobe-cli sweep compare and report, the Sweep
+// dock): the first configuration in axis order, named by its first run's path (its label without a path); "" with
+// fewer than two configurations.
+std::string defaultSweepBaseline(const RunSet& runs);
+
 // An interval needs a noise estimate: at least kMinRunsForInterval runs or kMinStepsForInterval kept steps in the
 // configuration and in its baseline; below both, the row has no interval and is never significant (n/a + reason).
 inline constexpr size_t kMinRunsForInterval = 2;

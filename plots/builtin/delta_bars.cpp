@@ -41,10 +41,12 @@ struct DeltaPrepared final : Prepared {
     }
 };
 
-// The baseline choice: the configurations, the first by default ("(first)" alone while there are no runs).
-ParamSpec baselineSpec(std::vector<std::string> configs) {
+// The baseline choice: the configurations, by default the documented default baseline (the first configuration in
+// axis order, core::defaultSweepBaseline; "(first)" alone while there are no runs).
+ParamSpec baselineSpec(std::vector<std::string> configs, const std::string& preferred) {
     if (configs.empty()) configs.push_back("(first)");
-    const std::string first = configs.front();
+    const bool known = std::find(configs.begin(), configs.end(), preferred) != configs.end();
+    const std::string first = known ? preferred : configs.front();
     return kBaseline.withDefault(first).spec(std::move(configs));
 }
 
@@ -60,7 +62,7 @@ public:
 
     std::vector<ParamSpec> parameters(const RunSet& runs) const override {
         const auto configs = sweepConfigurations(runs);
-        return {baselineSpec(configs),
+        return {baselineSpec(configs, defaultBaselineConfiguration(runs)),
                 kSweepGroupBy.spec(), kTop.spec(), kConfidence.spec(), kSkipSteps.spec(), kLegend.spec()};
     }
 

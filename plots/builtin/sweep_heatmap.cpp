@@ -91,10 +91,12 @@ void fillFromComparison(HeatmapPrepared& p, const RunSet& runs, const core::Swee
     }
 }
 
-// The baseline choice: the configurations, the first by default ("(first)" alone while there are no runs).
-ParamSpec baselineSpec(std::vector<std::string> configs) {
+// The baseline choice: the configurations, by default the documented default baseline (the first configuration in
+// axis order, core::defaultSweepBaseline; "(first)" alone while there are no runs).
+ParamSpec baselineSpec(std::vector<std::string> configs, const std::string& preferred) {
     if (configs.empty()) configs.push_back("(first)");
-    const std::string first = configs.front();
+    const bool known = std::find(configs.begin(), configs.end(), preferred) != configs.end();
+    const std::string first = known ? preferred : configs.front();
     return kBaseline.withDefault(first).spec(std::move(configs));
 }
 
@@ -109,7 +111,8 @@ public:
     std::vector<ParamSpec> parameters(const RunSet& runs) const override {
         const auto configs = sweepConfigurations(runs);
         return {kSweepHeatmapMetric.spec(), kSweepHeatmapXAxis.spec(runs), kYAxis.spec(runs), kSweepGroupBy.spec(),
-                kSweepHeatmapGroup.spec(),  baselineSpec(configs),         kSkipSteps.spec()};
+                kSweepHeatmapGroup.spec(),  baselineSpec(configs, defaultBaselineConfiguration(runs)),
+                kSkipSteps.spec()};
     }
 
     core::Result<std::shared_ptr<HeatmapPrepared>> prepareTyped(const RunSet& all, const ParamValues& values,
@@ -118,12 +121,19 @@ public:
         auto p = std::make_shared<HeatmapPrepared>();
         p->metric = kSweepHeatmapMetric(values);
         p->groupBy = kSweepGroupBy(values);
-        RunSet runs;
+        RunSet runs, loaded;
         for (const auto& r : all) {
+            if (r.dataset) loaded.push_back(r);
             if (r.dataset && hasProfilerSteps(*r.dataset))
                 runs.push_back(r);
             else if (r.dataset)
                 p->messages.push_back(r.label + ": no ProfilerStep#N");
+        }
+        // A group's time (group_per_step, delta_pct) comes from compareSweep, which counts a run without
+        // ProfilerStep#N as one step, its whole trace (rocprof sweeps): with no run having steps, every run counts.
+        if (runs.empty() && p->metric != "step_median" && !loaded.empty()) {
+            runs = loaded;
+            p->messages = {"no ProfilerStep#N in these runs: each run counts as one step (its whole trace)"};
         }
         if (runs.empty()) return p;
         p->roles = resolveAxisRoles(runs, kSweepHeatmapXAxis(values), kYAxis(values), kNoAxis);

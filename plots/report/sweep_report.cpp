@@ -1,11 +1,13 @@
-// The sweep report: tables from core::compareSweep and the overlap analysis, drawn as inline SVG (no script, no
-// external resource, so the page reads the same offline and in any browser), each table also as CSV.
+// The sweep report: tables from core::compareSweep and the overlap analysis, each also as CSV, and the GUI's plots as
+// inline SVG (no script, no external resource, so the page reads the same offline and in any browser). One function
+// per section (stepSections, configurationSections, groupSections, overlapAndHeatmap, collectivesSection).
 #include "plots/report/sweep_report.h"
 
 #include <algorithm>
 #include <cmath>
 #include <map>
 #include <optional>
+#include <regex>
 #include <set>
 #include <sstream>
 
@@ -18,6 +20,10 @@
 #include "core/analysis/structural_diff.h"
 #include "core/analysis/table.h"
 #include "plots/chart.h"
+#include "plots/plot_registry.h"
+#include "plots/render.h"
+#include "plots/step_times.h"
+#include "plots/sweep_axes.h"
 
 namespace strobe::plots {
 
@@ -45,12 +51,6 @@ std::string esc(std::string_view s) {
 
 std::string shorten(const std::string& s, size_t n) { return s.size() <= n ? s : s.substr(0, n - 1) + "…"; }
 
-std::string hex(const QColor& c) { return fmt::format("#{:02x}{:02x}{:02x}", c.red(), c.green(), c.blue()); }
-
-double percentileOf(const std::vector<double>& sorted, double q) {
-    return sorted.empty() ? 0.0 : core::stats::quantile(std::span<const double>(sorted), q);
-}
-
 std::string paramsLabel(const std::map<std::string, std::string>& p) {
     const std::string text = core::parametersText(p);
     return text.empty() ? "(one configuration)" : text;
@@ -62,21 +62,7 @@ struct Config {
     std::map<std::string, std::string> params;
     std::vector<const RunEntry*> runs;
     std::string label() const { return paramsLabel(params); }
-    // The axis values alone ("4 / 256"), for the x axis of the charts (the axis names go in the caption).
-    std::string shortLabel() const {
-        std::string out;
-        for (const auto& [k, v] : params) out += (out.empty() ? "" : " / ") + v;
-        return out.empty() ? "(one)" : out;
-    }
 };
-
-// "x: nccl_channels / threads", the axes the short labels list.
-std::string axesCaption(const std::vector<Config>& configs) {
-    if (configs.empty() || configs.front().params.empty()) return {};
-    std::string out;
-    for (const auto& [k, v] : configs.front().params) out += (out.empty() ? "" : " / ") + k;
-    return "<figcaption>x: " + out + "</figcaption>";
-}
 
 std::vector<Config> configsOf(const core::RunSet& runs) {
     std::vector<Config> out;
@@ -92,248 +78,71 @@ std::vector<Config> configsOf(const core::RunSet& runs) {
     return out;
 }
 
-// Values of one axis in order: numerically when every value is a number, else as text.
-std::vector<std::string> axisValues(const std::vector<Config>& configs, const std::string& axis) {
-    std::set<std::string> seen;
-    for (const auto& c : configs)
-        if (auto it = c.params.find(axis); it != c.params.end()) seen.insert(it->second);
-    std::vector<std::string> v(seen.begin(), seen.end());
-    auto num = [](const std::string& s, double& out) {
-        std::istringstream in(s);
-        return static_cast<bool>(in >> out) && in.eof();
-    };
-    double a = 0, b = 0;
-    if (std::all_of(v.begin(), v.end(), [&](const std::string& s) { return num(s, a); }))
-        std::sort(v.begin(), v.end(), [&](const std::string& x, const std::string& y) {
-            num(x, a);
-            num(y, b);
-            return a < b;
-        });
+// Configurations in axis order (core::sweepConfigurationOrder): the order of every sweep view, whose first is the
+// default baseline.
+void sortConfigs(std::vector<Config>& configs, const core::RunSet& runs) {
+    const auto order = core::sweepConfigurationOrder(runs);
+    auto rank = [&](const Config& c) { return std::find(order.begin(), order.end(), c.key) - order.begin(); };
+    std::stable_sort(configs.begin(), configs.end(), [&](const Config& x, const Config& y) { return rank(x) < rank(y); });
+}
+
+// ---------------------------------------------------------------- figures: the GUI's plots
+
+// A figure of the page: registered plot `id` (the one the GUI shows for that view) on the runs with `set` (the
+// others at their defaults), rendered by plots::renderToSvg (QSvgGenerator, as strobe-cli plot and the GUI's
+// export) and embedded inline: text in the charts stays searchable and selectable, and nothing is fetched. The XML
+// prolog goes, the size is given in CSS pixels (`size`; QSvgGenerator writes millimetres), and the ids (clip paths,
+// gradients) get a prefix of their own so that two charts on one page never share one. Nothing to draw: the
+// plot's reason, one line.
+std::string plotFigure(const core::RunSet& runs, const std::string& id, const ParamValues& set, QSize size,
+                       const std::string& figureId, Table* table = nullptr) {
+    const Plot* plot = PlotRegistry::instance().find(id);
+    if (!plot) return "<p>(plot " + esc(id) + " is not in this build)</p>";
+    const auto specs = plot->parameters(runs);
+    ParamValues own;  // the shared values this plot takes (step-time-box has no group_by)
+    for (const auto& [key, value] : set)
+        if (findSpec(specs, key)) own[key] = value;
+    auto values = core::resolveValues(specs, own);
+    if (!values) return "<p>" + esc(id) + ": " + esc(values.error().toString()) + "</p>";
+    auto prepared = plot->prepare(runs, *values, {}, {});
+    if (!prepared) return "<p>" + esc(id) + ": " + esc(prepared.error().toString()) + "</p>";
+    if (table) *table = plot->table(**prepared, *values);
+    if (auto why = plot->emptyMessage(**prepared, *values)) {  // one line: the first reason, and how many more
+        const size_t more = size_t(std::count(why->begin(), why->end(), '\n'));
+        std::string line = why->substr(0, why->find('\n'));
+        if (more) line += fmt::format(" (and {} more like it)", more);
+        return "<p class='nochart'>No chart: " + esc(line) + ".</p>";
+    }
+    // Drawn at 3/4 of the size it is shown at: QSvgGenerator writes the plots' point sizes as user units, which read
+    // small in a browser's CSS pixels; scaled by 4/3 they read as in the GUI (96 dpi).
+    std::string svg = renderToSvg(*plot, **prepared, *values, size * 3 / 4).toStdString();
+    svg.erase(0, svg.find("<svg"));
+    const size_t open = svg.find('>');
+    std::string head = svg.substr(0, open);
+    head = std::regex_replace(head, std::regex(R"re(width="[^"]*")re"), fmt::format("width=\"{}\"", size.width()), std::regex_constants::format_first_only);
+    head = std::regex_replace(head, std::regex(R"re(height="[^"]*")re"), fmt::format("height=\"{}\"", size.height()), std::regex_constants::format_first_only);
+    svg = head + fmt::format(" class=\"plot\" data-plot=\"{}\" role=\"img\"", esc(id)) + svg.substr(open);
+    svg = std::regex_replace(svg, std::regex(R"re(id="([^"]+)")re"), "id=\"" + figureId + "-$1\"");
+    svg = std::regex_replace(svg, std::regex(R"re(url\(#([^)]+)\))re"), "url(#" + figureId + "-$1)");
+    svg = std::regex_replace(svg, std::regex(R"re(href="#([^"]+)")re"), "href=\"#" + figureId + "-$1\"");
+    return "<figure>" + svg + "</figure>";
+}
+
+// The parameters every sweep figure shares: the report's grouping and skipped steps.
+ParamValues sweepFigureValues(const SweepReportOptions& o) {
+    ParamValues v;
+    v["skip_steps"] = (long long)(o.skipSteps);
+    std::string by = "name";
+    switch (o.groupBy) {
+    case core::SweepGroupBy::Category: by = "category"; break;
+    case core::SweepGroupBy::Op: by = "op"; break;
+    case core::SweepGroupBy::Normalized: by = "normalized"; break;
+    case core::SweepGroupBy::Regex: by = "regex:" + o.groupRegex; break;
+    default: break;
+    }
+    v["group_by"] = by;
     return v;
 }
-
-// Configurations ordered by their axis values (numerically where the axis is numeric), axes in name order.
-void sortConfigs(std::vector<Config>& configs) {
-    std::map<std::string, std::vector<std::string>> order;
-    for (const auto& c : configs)
-        for (const auto& [k, v] : c.params)
-            if (!order.count(k)) order[k] = axisValues(configs, k);
-    auto rankOf = [&](const Config& c) {
-        std::vector<size_t> r;
-        for (const auto& [axis, values] : order) {
-            auto it = c.params.find(axis);
-            r.push_back(it == c.params.end() ? values.size()
-                                             : size_t(std::find(values.begin(), values.end(), it->second) - values.begin()));
-        }
-        return r;
-    };
-    std::stable_sort(configs.begin(), configs.end(), [&](const Config& a, const Config& b) { return rankOf(a) < rankOf(b); });
-}
-
-// ---------------------------------------------------------------- SVG pieces
-
-constexpr double kLeft = 78, kRight = 16, kTop = 30, kBottom = 46;
-
-// A vertical value axis from `lo` to `hi` (ns or %), grid lines across the plot, labels at the left.
-std::string svgAxis(double lo, double hi, double x0, double x1, double y0, double y1, TickUnit unit) {
-    std::string out;
-    auto ticks = niceTicks(lo, hi, 5);
-    const auto labels = tickLabels(ticks, unit);
-    for (size_t i = 0; i < ticks.size(); ++i) {
-        if (ticks[i] < lo - 1e-9 * std::abs(hi) || ticks[i] > hi + 1e-9 * std::abs(hi)) continue;
-        const double y = y1 - (ticks[i] - lo) / (hi - lo) * (y1 - y0);
-        out += fmt::format("<line x1='{:.1f}' y1='{:.1f}' x2='{:.1f}' y2='{:.1f}' class='grid'/>", x0, y, x1, y);
-        out += fmt::format("<text x='{:.1f}' y='{:.1f}' class='tick' text-anchor='end'>{}</text>", x0 - 6, y + 4,
-                           esc(i < labels.size() ? labels[i] : ""));
-    }
-    return out;
-}
-
-struct SweepReportBox {
-    std::string label;
-    std::vector<double> samples;  // sorted
-    std::string fill;
-    std::string note;  // above the box (e.g. "+10.0% *")
-};
-
-// Box plot: box from the 25th to the 75th percentile, the median as a line, whiskers to the smallest and largest
-// per-step time, the mean as a dot.
-std::string svgBoxPlot(const std::string& title, const std::vector<SweepReportBox>& boxes) {
-    const double w = std::max(520.0, kLeft + kRight + 90.0 * double(boxes.size())), h = 250;
-    double lo = 1e300, hi = -1e300;
-    for (const auto& b : boxes)
-        if (!b.samples.empty()) {
-            lo = std::min(lo, b.samples.front());
-            hi = std::max(hi, b.samples.back());
-        }
-    if (lo > hi) return {};
-    const double pad = std::max((hi - lo) * 0.08, std::abs(hi) * 0.01 + 1);
-    lo = std::max(0.0, lo - pad);
-    hi += pad;
-    const double x0 = kLeft, x1 = w - kRight, y0 = kTop, y1 = h - kBottom;
-    auto yOf = [&](double v) { return y1 - (v - lo) / (hi - lo) * (y1 - y0); };
-    std::string out = fmt::format("<svg xmlns='http://www.w3.org/2000/svg' width='{:.0f}' height='{:.0f}' "
-                                  "viewBox='0 0 {:.0f} {:.0f}' role='img'><title>{}</title>",
-                                  w, h, w, h, esc(title));
-    out += fmt::format("<text x='8' y='18' class='title'>{}</text>", esc(shorten(title, size_t((w - 16) / 8.2))));
-    out += svgAxis(lo, hi, x0, x1, y0, y1, TickUnit::Duration);
-    out += fmt::format("<g class='plotarea' data-x0='{:.1f}' data-y0='{:.1f}' data-x1='{:.1f}' data-y1='{:.1f}'/>", x0,
-                       y0, x1, y1);
-    const double slot = (x1 - x0) / double(boxes.size());
-    for (size_t i = 0; i < boxes.size(); ++i) {
-        const auto& b = boxes[i];
-        const double cx = x0 + slot * (double(i) + 0.5), half = std::min(28.0, slot * 0.3);
-        if (!b.samples.empty()) {
-            const double q1 = percentileOf(b.samples, 0.25), q3 = percentileOf(b.samples, 0.75);
-            const double med = percentileOf(b.samples, 0.5);
-            double mean = 0;
-            for (double v : b.samples) mean += v / double(b.samples.size());
-            out += fmt::format("<line x1='{0:.1f}' y1='{1:.1f}' x2='{0:.1f}' y2='{2:.1f}' class='whisker mark'/>", cx,
-                               yOf(b.samples.front()), yOf(b.samples.back()));
-            out += fmt::format("<rect x='{:.1f}' y='{:.1f}' width='{:.1f}' height='{:.1f}' fill='{}' class='box mark'/>",
-                               cx - half, yOf(q3), 2 * half, std::max(1.0, yOf(q1) - yOf(q3)), b.fill);
-            out += fmt::format("<line x1='{:.1f}' y1='{:.1f}' x2='{:.1f}' y2='{:.1f}' class='median mark'/>", cx - half,
-                               yOf(med), cx + half, yOf(med));
-            out += fmt::format("<circle cx='{:.1f}' cy='{:.1f}' r='2.5' class='mean mark'/>", cx, yOf(mean));
-        }
-        out += fmt::format("<text x='{:.1f}' y='{:.1f}' class='label' text-anchor='middle'>{}</text>", cx, y1 + 16,
-                           esc(shorten(b.label, size_t(std::max(8.0, slot / 6.5)))));
-        out += fmt::format("<text x='{:.1f}' y='{:.1f}' class='note' text-anchor='middle'>{}</text>", cx, y1 + 32,
-                           esc(b.note));
-    }
-    return out + "</svg>";
-}
-
-// Horizontal stacked bars: one bar per configuration, one segment per category, with a legend.
-std::string svgStacked(const std::vector<std::string>& bars, const std::vector<std::string>& parts,
-                       const std::vector<std::vector<double>>& value) {
-    const double rowH = 26, w = 760, legendH = 22.0 * std::ceil(double(parts.size()) / 4.0);
-    const double x0 = 190, x1 = w - kRight, h = kTop + rowH * double(bars.size()) + 30 + legendH;
-    double hi = 0;
-    for (const auto& row : value) {
-        double s = 0;
-        for (double v : row) s += v;
-        hi = std::max(hi, s);
-    }
-    if (hi <= 0) return {};
-    std::string out = fmt::format("<svg xmlns='http://www.w3.org/2000/svg' width='{:.0f}' height='{:.0f}' "
-                                  "viewBox='0 0 {:.0f} {:.0f}' role='img'><title>GPU time per step by category</title>",
-                                  w, h, w, h);
-    // The axis ends at the first tick at or past the longest stack (niceTicks may stop below it): every stack holds
-    // on the axis (the report used to clip gemm and reduction off the end).
-    auto ticks = niceTicks(0, hi, 5);
-    while (!ticks.empty() && ticks.back() < hi) ticks.push_back(ticks.back() + (ticks.size() > 1 ? ticks[1] - ticks[0] : hi));
-    if (ticks.empty()) ticks = {0, hi};
-    const double top = ticks.back();
-    const auto labels = tickLabels(ticks, TickUnit::Duration);
-    const double yAxis = kTop + rowH * double(bars.size());
-    out += fmt::format("<g class='plotarea' data-x0='{:.1f}' data-y0='{:.1f}' data-x1='{:.1f}' data-y1='{:.1f}'/>", x0,
-                       kTop - 4, x1, yAxis);
-    for (size_t i = 0; i < ticks.size(); ++i) {
-        const double x = x0 + ticks[i] / top * (x1 - x0);
-        out += fmt::format("<line x1='{0:.1f}' y1='{1:.1f}' x2='{0:.1f}' y2='{2:.1f}' class='grid'/>", x, kTop - 4,
-                           yAxis);
-        out += fmt::format("<text x='{:.1f}' y='{:.1f}' class='tick' text-anchor='{}'>{}</text>", x, yAxis + 14,
-                           i + 1 == ticks.size() ? "end" : "middle", esc(labels[i]));
-    }
-    for (size_t b = 0; b < bars.size(); ++b) {
-        const double y = kTop + rowH * double(b);
-        out += fmt::format("<text x='{:.1f}' y='{:.1f}' class='label' text-anchor='end'>{}</text>", x0 - 8, y + 16,
-                           esc(shorten(bars[b], 30)));
-        double x = x0;
-        for (size_t p = 0; p < parts.size(); ++p) {
-            const double len = value[b][p] / top * (x1 - x0);
-            if (len <= 0) continue;
-            out += fmt::format("<rect class='mark' x='{:.1f}' y='{:.1f}' width='{:.1f}' height='{:.1f}' fill='{}'><title>{}: {}"
-                               "</title></rect>",
-                               x, y + 3, len, rowH - 6, hex(seriesColor(int(p))), esc(parts[p]),
-                               esc(formatDuration(value[b][p])));
-            x += len;
-        }
-    }
-    for (size_t p = 0; p < parts.size(); ++p) {
-        const double lx = x0 + double(p % 4) * 140, ly = yAxis + 30 + 22.0 * double(p / 4);
-        out += fmt::format("<rect x='{:.1f}' y='{:.1f}' width='12' height='12' fill='{}'/>", lx, ly - 10,
-                           hex(seriesColor(int(p))));
-        out += fmt::format("<text x='{:.1f}' y='{:.1f}' class='label'>{}</text>", lx + 16, ly, esc(shorten(parts[p], 18)));
-    }
-    return out + "</svg>";
-}
-
-// Vertical bars of a percentage per configuration (none: an empty slot marked "n/a").
-std::string svgPercentBars(const std::string& title, const std::vector<std::string>& bars,
-                           const std::vector<std::optional<double>>& pct) {
-    const double w = std::max(420.0, kLeft + kRight + 90.0 * double(bars.size())), h = 230;
-    const double x0 = kLeft, x1 = w - kRight, y0 = kTop + 14, y1 = h - kBottom;
-    std::string out = fmt::format("<svg xmlns='http://www.w3.org/2000/svg' width='{:.0f}' height='{:.0f}' "
-                                  "viewBox='0 0 {:.0f} {:.0f}' role='img'><title>{}</title>",
-                                  w, h, w, h, esc(title));
-    out += fmt::format("<text x='8' y='18' class='title'>{}</text>", esc(title));
-    out += svgAxis(0, 100, x0, x1, y0, y1, TickUnit::Percent);
-    out += fmt::format("<g class='plotarea' data-x0='{:.1f}' data-y0='{:.1f}' data-x1='{:.1f}' data-y1='{:.1f}'/>", x0,
-                       y0, x1, y1);
-    const double slot = (x1 - x0) / double(std::max<size_t>(1, bars.size()));
-    for (size_t i = 0; i < bars.size(); ++i) {
-        const double cx = x0 + slot * (double(i) + 0.5), half = std::min(24.0, slot * 0.3);
-        if (pct[i]) {
-            const double y = y1 - std::clamp(*pct[i], 0.0, 100.0) / 100 * (y1 - y0);
-            out += fmt::format("<rect class='mark' x='{:.1f}' y='{:.1f}' width='{:.1f}' height='{:.1f}' fill='{}'/>", cx - half, y,
-                               2 * half, std::max(0.5, y1 - y), hex(seriesColor(0)));
-            out += fmt::format("<text x='{:.1f}' y='{:.1f}' class='note' text-anchor='middle'>{:.1f}%</text>", cx,
-                               y - 4, *pct[i]);
-        } else {
-            out += fmt::format("<text x='{:.1f}' y='{:.1f}' class='note' text-anchor='middle'>n/a</text>", cx, y1 - 6);
-        }
-        out += fmt::format("<text x='{:.1f}' y='{:.1f}' class='label' text-anchor='middle'>{}</text>", cx, y1 + 16,
-                           esc(shorten(bars[i], size_t(std::max(8.0, slot / 6.5)))));
-    }
-    return out + "</svg>";
-}
-
-// A heatmap: rows × columns of values (NaN: no configuration), each cell coloured from light to dark by its value
-// and labelled with it.
-std::string svgHeatmap(const std::string& rowAxis, const std::vector<std::string>& rowsV, const std::string& colAxis,
-                       const std::vector<std::string>& colsV, const std::vector<std::vector<double>>& v) {
-    const double cw = 96, ch = 34, x0 = 130, y0 = 52;
-    const double w = x0 + cw * double(colsV.size()) + kRight, h = y0 + ch * double(rowsV.size()) + 12;
-    double lo = 1e300, hi = -1e300;
-    for (const auto& row : v)
-        for (double x : row)
-            if (std::isfinite(x)) {
-                lo = std::min(lo, x);
-                hi = std::max(hi, x);
-            }
-    std::string out = fmt::format("<svg xmlns='http://www.w3.org/2000/svg' width='{:.0f}' height='{:.0f}' "
-                                  "viewBox='0 0 {:.0f} {:.0f}' role='img'><title>GPU time per step over {} and {}"
-                                  "</title>",
-                                  w, h, w, h, esc(rowAxis), esc(colAxis));
-    out += fmt::format("<text x='{:.0f}' y='18' class='title'>{} →</text>", x0, esc(colAxis));
-    out += fmt::format("<text x='8' y='{:.0f}' class='title'>{} ↓</text>", y0 - 8, esc(rowAxis));
-    for (size_t c = 0; c < colsV.size(); ++c)
-        out += fmt::format("<text x='{:.1f}' y='{:.1f}' class='label' text-anchor='middle'>{}</text>",
-                           x0 + cw * (double(c) + 0.5), y0 - 8, esc(shorten(colsV[c], 14)));
-    for (size_t r = 0; r < rowsV.size(); ++r) {
-        const double y = y0 + ch * double(r);
-        out += fmt::format("<text x='{:.1f}' y='{:.1f}' class='label' text-anchor='end'>{}</text>", x0 - 8, y + 21,
-                           esc(shorten(rowsV[r], 16)));
-        for (size_t c = 0; c < colsV.size(); ++c) {
-            const double x = x0 + cw * double(c), val = v[r][c];
-            if (!std::isfinite(val)) {
-                out += fmt::format("<rect x='{:.1f}' y='{:.1f}' width='{:.0f}' height='{:.0f}' class='empty'/>", x, y,
-                                   cw - 2, ch - 2);
-                continue;
-            }
-            const double t = hi > lo ? (val - lo) / (hi - lo) : 0.5;
-            const QColor col = QColor::fromRgbF(float(0.93 - 0.6 * t), float(0.95 - 0.45 * t), float(1.0 - 0.2 * t));
-            out += fmt::format("<rect x='{:.1f}' y='{:.1f}' width='{:.0f}' height='{:.0f}' fill='{}'/>", x, y, cw - 2,
-                               ch - 2, hex(col));
-            out += fmt::format("<text x='{:.1f}' y='{:.1f}' class='{}' text-anchor='middle'>{}</text>", x + cw / 2 - 1,
-                               y + 21, t > 0.55 ? "cellDark" : "cell", esc(formatDuration(val)));
-        }
-    }
-    return out + "</svg>";
-}
-
 // ---------------------------------------------------------------- tables
 
 // A column's header on the page: its CSV name with the unit of its cells (durations carry their own unit).
@@ -430,6 +239,15 @@ namespace {
 struct Sections {
     std::string html;
     std::vector<std::pair<std::string, std::string>> csv;
+    const core::RunSet* runs = nullptr;
+    ParamValues shared;  // sweepFigureValues: every figure's group_by and skip_steps
+    int figures = 0;
+    // The GUI's plot `id` as a figure (plotFigure), with the shared values and `set` on top.
+    void figure(const std::string& id, const ParamValues& set, QSize size, Table* table = nullptr) {
+        ParamValues v = shared;
+        for (const auto& [k, x] : set) v[k] = x;
+        html += plotFigure(*runs, id, v, size, fmt::format("f{}", ++figures), table);
+    }
     void table(const std::string& prefix, const std::string& name, const Table& t) {
         const std::string file = prefix + "-" + name + ".csv";
         html += htmlTable(t, file);
@@ -512,10 +330,7 @@ void configurationSections(Sections& s, const std::vector<Config>& configs, cons
         return;
     }
     s.html += "<p>Kernel time by Strobe's category, then memcpy and memset: their sum is the GPU time of the "
-              "configuration table (mean per kept step).</p><figure>";
-    std::vector<std::string> bars;
-    for (const auto& c : configs) bars.push_back(c.label());
-    s.html += svgStacked(bars, parts, value) + "</figure>";
+              "configuration table (mean per kept step).</p>";
     Table cat;  // one row per configuration, one column per category: GPU time per step
     cat.columns = {"configuration"};
     for (const auto& p : parts) cat.columns.push_back(p + "_ns");
@@ -529,7 +344,7 @@ void configurationSections(Sections& s, const std::vector<Config>& configs, cons
 
 // Step time first (the ProfilerStep#N span per configuration, its change and interval, a box plot), then the GPU's
 // busy and idle time per step with kernels, memcpy and memset.
-void stepSections(Sections& s, const std::vector<Config>& configs, const SweepComparison& cmp,
+void stepSections(Sections& s, const SweepComparison& cmp,
                   const std::string& prefix) {
     s.html += "<h2>Step time</h2><p>Per kept step, the ProfilerStep#N span (the latest end minus the earliest start "
               "over the ranks); median per configuration, change of the median against the baseline with its "
@@ -541,23 +356,7 @@ void stepSections(Sections& s, const std::vector<Config>& configs, const SweepCo
     std::vector<const SweepCompareRow*> rows;
     for (const auto& r : cmp.stepRows) rows.push_back(&r);
     s.table(prefix, "steps", comparisonTable(rows, "measure"));
-    std::vector<SweepReportBox> boxes;
-    for (const auto& c : configs) {
-        SweepReportBox b{c.shortLabel(), {}, hex(seriesColor(0)), ""};
-        for (const auto& r : cmp.stepRows)
-            if (r.config == c.key) {
-                b.samples = r.stepsNs;
-                if (r.deltaNs) b.note = fmt::format("{:+.1f} ms{}", *r.deltaNs / 1e6, r.significant ? " *" : "");
-                if (r.reason == "baseline") {
-                    b.fill = "#bdbdbd";
-                    b.note = "baseline";
-                } else if (r.significant) {
-                    b.fill = "#f39c4a";
-                }
-            }
-        boxes.push_back(std::move(b));
-    }
-    s.html += "<figure>" + svgBoxPlot("step time per configuration", boxes) + axesCaption(configs) + "</figure>";
+    s.figure("step-time-box", {}, QSize(1000, 380));
     s.html += "<h2>GPU busy and idle per step</h2>";
     if (!cmp.gpuActivity) {
         s.html += "<p>No GPU activity in these runs: they are compared by step time and CPU operators.</p>";
@@ -597,38 +396,34 @@ void groupSections(Sections& s, const std::vector<Config>& configs, const SweepC
     std::vector<std::string> groups;
     for (const auto& r : cmp.rows)
         if (std::find(groups.begin(), groups.end(), r.group) == groups.end()) groups.push_back(r.group);
-    s.html += "<h2>Time per step of each top group</h2><p>Box: 25th–75th percentile of the per-step time (kept steps "
-              "of every repeat); line: median; dot: mean; whiskers: smallest and largest step. Orange: a "
-              "significant change against the baseline (grey).</p><div class='boxes'>";
-    for (const auto& g : groups) {
-        std::vector<SweepReportBox> boxes;
-        for (const auto& c : configs) {
-            SweepReportBox b{c.shortLabel(), {}, hex(seriesColor(0)), ""};
-            for (const auto& r : cmp.rows)
-                if (r.group == g && r.config == c.key) {
-                    b.samples = r.stepsNs;
-                    if (r.deltaNs) b.note = fmt::format("{:+.2f} ms{}", *r.deltaNs / 1e6, r.significant ? " *" : "");
-                    if (r.significant) b.fill = "#f39c4a";
-                }
-            if (c.key == baselineKey) {
-                b.fill = "#bdbdbd";
-                b.note = "baseline";
-            }
-            boxes.push_back(std::move(b));
-        }
-        s.html += "<figure>" + svgBoxPlot(g, boxes) + axesCaption(configs) + "</figure>";
+    const auto base = std::find_if(configs.begin(), configs.end(), [&](const Config& c) { return c.key == baselineKey; });
+    if (base != configs.end()) {
+        s.html += "<p>The change of each group's time per step in % of the baseline's, with its Holm-corrected "
+                  "interval (delta-bars, as in the GUI): filled bars are significant.</p>";
+        s.figure("delta-bars",
+                 {{"baseline", configurationLabel(*base->runs.front())}, {"top", (long long)(groups.size())}},
+                 QSize(1100, std::clamp(int(120 + 44 * groups.size()), 360, 1400)));
     }
+    s.html += "<h2>Time per step of each top group</h2><p>Per group, its GPU time in every kept step (every "
+              "repeat), one box per configuration (group-time-dist, as in the GUI): box 25th–75th percentile, line "
+              "median, whiskers the smallest and largest step. The change and its interval are in the table "
+              "above.</p><div class='boxes'>";
+    if (std::none_of(s.runs->begin(), s.runs->end(),
+                     [](const RunEntry& r) { return r.dataset && hasProfilerSteps(*r.dataset); }))
+        s.html += "<p class='nochart'>No chart: no run has a ProfilerStep#N, and a group's distribution over steps "
+                  "needs them (the table above compares whole runs).</p>";
+    else
+        for (const auto& g : groups)
+            s.figure("group-time-dist", {{"group", g}, {"style", std::string("box")}}, QSize(660, 330));
     s.html += "</div>";
 }
 
 void overlapChart(Sections& s, const std::vector<Config>& configs, const std::vector<std::optional<double>>& overlap,
                   const std::string& prefix);
-void heatmapSection(Sections& s, const std::vector<Config>& configs, const std::vector<double>& totals,
-                    const std::string& prefix);
+void heatmapSection(Sections& s, const std::vector<Config>& configs, const std::string& prefix);
 
 // Overlap per configuration, and the heatmap over the first two axes.
-void overlapAndHeatmap(Sections& s, const std::vector<Config>& configs, const std::vector<double>& totals,
-                       const std::string& prefix) {
+void overlapAndHeatmap(Sections& s, const std::vector<Config>& configs, const std::string& prefix) {
     const auto overlap = overlapOf(configs);
     if (std::none_of(overlap.begin(), overlap.end(), [](const auto& v) { return v.has_value(); })) {
         s.html += "<h2>Communication/computation overlap</h2><p>No communication kernel in these runs: no overlap to "
@@ -636,19 +431,15 @@ void overlapAndHeatmap(Sections& s, const std::vector<Config>& configs, const st
     } else {
         overlapChart(s, configs, overlap, prefix);
     }
-    heatmapSection(s, configs, totals, prefix);
+    heatmapSection(s, configs, prefix);
 }
 
 void overlapChart(Sections& s, const std::vector<Config>& configs, const std::vector<std::optional<double>>& overlap,
                   const std::string& prefix) {
-    std::vector<std::string> bars, shortBars;
-    for (const auto& c : configs) {
-        bars.push_back(c.label());
-        shortBars.push_back(c.shortLabel());
-    }
+    std::vector<std::string> bars;
+    for (const auto& c : configs) bars.push_back(c.label());
     s.html += "<h2>Communication/computation overlap</h2><p>Share of each rank's communication kernel time that "
-              "overlaps computation kernels (HTA's definition), averaged over ranks and repeats.</p><figure>" +
-              svgPercentBars("overlap % per configuration", shortBars, overlap) + axesCaption(configs) + "</figure>";
+              "overlaps computation kernels (HTA's definition), averaged over ranks and repeats.</p>";
     Table ov;
     ov.columns = {"configuration", "overlap_pct"};
     for (size_t c = 0; c < configs.size(); ++c)
@@ -656,36 +447,30 @@ void overlapChart(Sections& s, const std::vector<Config>& configs, const std::ve
     s.table(prefix, "overlap", ov);
 }
 
-// The heatmap of GPU time per step over the first two axes (none with fewer axes).
-void heatmapSection(Sections& s, const std::vector<Config>& configs, const std::vector<double>& totals,
-                    const std::string& prefix) {
+// The median step time over the first two axes (sweep-heatmap, as in the GUI), with its table; none with fewer
+// than two axes. Runs without ProfilerStep#N (rocprof sweeps) have no step time: the cells are then the largest
+// kernel group's time per run (compareSweep counts such a run as one step).
+void heatmapSection(Sections& s, const std::vector<Config>& configs, const std::string& prefix) {
     std::set<std::string> axisSet;
     for (const auto& c : configs)
         for (const auto& [k, v] : c.params) axisSet.insert(k);
     if (axisSet.size() < 2) return;
     const std::vector<std::string> axes(axisSet.begin(), axisSet.end());
-    const auto rowsV = axisValues(configs, axes[0]), colsV = axisValues(configs, axes[1]);
-    std::vector<std::vector<double>> sum(rowsV.size(), std::vector<double>(colsV.size(), 0.0));
-    std::vector<std::vector<int>> n(rowsV.size(), std::vector<int>(colsV.size(), 0));
-    for (size_t c = 0; c < configs.size(); ++c) {
-        const auto a = configs[c].params.find(axes[0]), b = configs[c].params.find(axes[1]);
-        if (a == configs[c].params.end() || b == configs[c].params.end()) continue;
-        const auto r = size_t(std::find(rowsV.begin(), rowsV.end(), a->second) - rowsV.begin());
-        const auto k = size_t(std::find(colsV.begin(), colsV.end(), b->second) - colsV.begin());
-        sum[r][k] += totals[c];
-        ++n[r][k];
-    }
+    const bool steps = std::any_of(s.runs->begin(), s.runs->end(),
+                                   [](const RunEntry& r) { return r.dataset && hasProfilerSteps(*r.dataset); });
+    s.html += fmt::format("<h2>{} over {} and {}</h2><p>One cell per pair of values (sweep-heatmap, as in the "
+                          "GUI): {}{}.</p>",
+                          steps ? "Median step time" : "Largest kernel group's time per run", esc(axes[0]),
+                          esc(axes[1]),
+                          steps ? "the median of the pooled kept steps"
+                                : "no run has a ProfilerStep#N, so each run counts as one step",
+                          axes.size() > 2 ? ", pooled over the other axes" : "");
     Table hm;
-    hm.columns = {axes[0], axes[1], "gpu_time_per_step_ns"};
-    for (size_t r = 0; r < rowsV.size(); ++r)
-        for (size_t k = 0; k < colsV.size(); ++k) {
-            sum[r][k] = n[r][k] ? sum[r][k] / n[r][k] : std::nan("");
-            if (n[r][k]) hm.addRow({rowsV[r], colsV[k], sum[r][k]});
-        }
-    s.html += fmt::format("<h2>GPU time per step over {} and {}</h2>", esc(axes[0]), esc(axes[1]));
-    if (axes.size() > 2) s.html += "<p>Averaged over the other axes.</p>";
-    s.html += "<figure>" + svgHeatmap(axes[0], rowsV, axes[1], colsV, sum) + "</figure>";
-    s.table(prefix, "heatmap", hm);
+    s.figure("sweep-heatmap",
+             {{"cell_value", std::string(steps ? "step_median" : "group_per_step")}, {"x_axis", axes[0]},
+              {"y_axis", axes[1]}},
+             QSize(1000, std::clamp(int(160 + 40 * configs.size()), 360, 900)), &hm);
+    if (!hm.columns.empty()) s.table(prefix, "heatmap", hm);
 }
 
 // Collectives per configuration and type (core/analysis/collectives.h): count, size, latency, bandwidth, skew.
@@ -775,12 +560,35 @@ void structuralDiffSection(Sections& s, const std::vector<Config>& configs, cons
     s.csv.emplace_back(prefix + "-structural-diff.csv", csv);
 }
 
+// The comparison's messages, those that say the same of several runs ("RUN: no ProfilerStep#N found; ...") as one
+// line: "9 runs: no ProfilerStep#N found; ... (first: RUN)"; the others as they are, in order.
+std::vector<std::string> mergedMessages(const std::vector<std::string>& messages) {
+    std::vector<std::string> out;
+    std::map<std::string, std::vector<std::string>> who;  // what is said -> the runs it is said of
+    for (const auto& m : messages) {
+        const size_t colon = m.find(": ");
+        if (colon != std::string::npos && m.find(' ') > colon) who[m.substr(colon + 2)].push_back(m.substr(0, colon));
+    }
+    std::set<std::string> done;
+    for (const auto& m : messages) {
+        const size_t colon = m.find(": ");
+        const std::string said = colon == std::string::npos ? std::string() : m.substr(colon + 2);
+        auto it = who.find(said);
+        if (it == who.end() || it->second.size() < 3 || m.find(' ') < colon) {
+            out.push_back(m);
+        } else if (done.insert(said).second) {
+            out.push_back(fmt::format("{} runs: {} (first: {})", it->second.size(), said, it->second.front()));
+        }
+    }
+    return out;
+}
+
 }  // namespace
 
 SweepReport buildSweepReport(const core::RunSet& runs, const SweepReportOptions& o) {
     SweepReport out;
     auto configs = configsOf(runs);
-    sortConfigs(configs);
+    sortConfigs(configs, runs);
     core::SweepCompareOptions co;
     co.groupBy = o.groupBy;
     co.groupRegex = o.groupRegex;
@@ -789,8 +597,7 @@ SweepReport buildSweepReport(const core::RunSet& runs, const SweepReportOptions&
     co.baseline = o.baseline;
     // The documented default (README "Comparing runs"): the first configuration in axis order, named by its first
     // run's path (labels such as rep0 repeat across configurations).
-    if (co.baseline.empty() && configs.size() > 1) co.baseline = configs.front().runs.front()->path();
-    if (co.baseline.empty() && configs.size() > 1) co.baseline = configs.front().runs.front()->label;
+    if (co.baseline.empty()) co.baseline = core::defaultSweepBaseline(runs);
     const SweepComparison cmp = core::compareSweep(runs, co);
     core::SweepCompareOptions cats = co;
     cats.groupBy = core::SweepGroupBy::Category;
@@ -800,6 +607,8 @@ SweepReport buildSweepReport(const core::RunSet& runs, const SweepReportOptions&
     const std::string baselineKey = cmp.baselineConfig;
 
     Sections s;
+    s.runs = &runs;
+    s.shared = sweepFigureValues(o);
     s.html += fmt::format("<h1>{}</h1><p>{} runs in {} configurations; generated by Strobe {}.</p>", esc(o.title),
                           runs.size(), configs.size(), STROBE_VERSION);
     s.html += "<div class='noise'><b>Noise and significance.</b> ";
@@ -816,13 +625,13 @@ SweepReport buildSweepReport(const core::RunSet& runs, const SweepReportOptions&
     }
     else
         s.html += "No baseline: nothing was tested.";
-    for (const auto& m : cmp.messages) s.html += "<br>" + esc(m);
+    for (const auto& m : mergedMessages(cmp.messages)) s.html += "<br>" + esc(m);
     s.html += "</div>";
     std::vector<double> totals;
-    stepSections(s, configs, cmp, o.csvPrefix);
+    stepSections(s, cmp, o.csvPrefix);
     configurationSections(s, configs, byCategory, o.csvPrefix, totals);
     groupSections(s, configs, cmp, o.csvPrefix, baselineKey);
-    overlapAndHeatmap(s, configs, totals, o.csvPrefix);
+    overlapAndHeatmap(s, configs, o.csvPrefix);
     collectivesSection(s, runs, o.skipSteps, o.csvPrefix);
     structuralDiffSection(s, configs, baselineKey, o.skipSteps, o.csvPrefix);
 

@@ -1,10 +1,11 @@
 #pragma once
 // The sweep report (issue 9): one self-contained HTML page comparing the configurations of a sweep, N-way, that
-// opens offline (inline CSS and SVG, no script, nothing fetched) — the configuration table, the noise statement,
-// the top kernel groups with their change against a baseline and its corrected confidence interval, a box plot of
-// each top group's time per step per configuration, the GPU time per category per configuration, the
-// communication/computation overlap per configuration, a heatmap over the first two axes when there are two, and
-// the collectives per configuration and type (core/analysis/collectives.h).
+// opens offline (inline CSS and SVG, no script, nothing fetched) — the noise statement, step time per configuration
+// with its change against the baseline and corrected interval, the GPU's busy and idle time, the configuration table,
+// GPU time per category, the top kernel groups, the communication/computation overlap and the collectives per
+// configuration (core/analysis/collectives.h). Its charts are the GUI's plots (step-time-box, delta-bars,
+// group-time-dist per top group, sweep-heatmap over the first two axes) rendered by plots::renderToSvg, so building
+// it needs a QGuiApplication (QT_QPA_PLATFORM=offscreen works), as strobe-cli plot does.
 // Every table is also returned as CSV, written beside the page and linked from it.
 
 #include <string>
@@ -17,7 +18,7 @@ namespace strobe::plots {
 
 struct SweepReportOptions {
     std::string title = "Sweep report";
-    std::string baseline;             // as SweepCompareOptions::baseline; empty: the first configuration's first run
+    std::string baseline;             // as SweepCompareOptions::baseline; empty: core::defaultSweepBaseline
     int top = 10;                     // kernel groups compared and plotted
     int skipSteps = 0;
     core::SweepGroupBy groupBy = core::SweepGroupBy::Name;

@@ -1,8 +1,8 @@
 // strobe-cli sweep report: the HTML page and its CSV tables.
 // - On a generated sweep (tests/core/sweep_gen.h: bs=1 vs bs=2, 3 repeats, gemm 10 % slower on bs=2, relu 0.4 %
 //   slower under ±5 % repeat noise): only (gemm, bs=2) is significant; the page is self-contained (no script, no
-//   external reference) and opens in Debian's chromium, headless, with no console message; its DOM holds the box
-//   plots, the category stack and the overlap chart.
+//   external reference) and opens in Debian's chromium, headless, with no console message (the flags are shown to
+//   surface a deliberate console.error first); its DOM holds the GUI's plots as inline SVG.
 // - On the two real ResNet-50 traces (tests/data/kineto/kineto-configs, num_workers 0 and 4): counts and time per
 //   step of two kernel groups equal what tests/data/expected/sweep_report_kineto_configs.py (Python json) prints:
 //     num_workers 0: dgrad_engine<float, 512, 6, 5, 3, 3, 3, false> 162 kernels, 13459333.333 ns per step;
@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include <gtest/gtest-spi.h>
 #include <gtest/gtest.h>
 #include <simdjson.h>
 #include <yaml-cpp/yaml.h>
@@ -75,6 +76,102 @@ size_t countOf(const std::string& text, const std::string& what) {
     return n;
 }
 
+// The number of the first attribute `name` of element `tag` ("" when absent).
+std::string svgAttr(const std::string& tag, const std::string& name) {
+    const std::string key = " " + name + "=\"";
+    const size_t at = tag.find(key);
+    if (at == std::string::npos) return {};
+    const size_t from = at + key.size();
+    return tag.substr(from, tag.find('"', from) - from);
+}
+
+// Every number of `text` (path data, point lists, matrices) in order.
+std::vector<double> svgNumbers(const std::string& text) {
+    std::vector<double> out;
+    static const std::regex number(R"([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)");
+    for (auto it = std::sregex_iterator(text.begin(), text.end(), number); it != std::sregex_iterator(); ++it)
+        out.push_back(std::stod(it->str()));
+    return out;
+}
+
+// Checks that every drawn element of one inline SVG of the report (QSvgGenerator's output: <g transform=matrix(..)>
+// groups, rect, polyline, polygon, path, circle, ellipse, line, text, image) lies inside its viewBox once the
+// transforms of its groups are applied: no mark, label or tick falls off its chart. Returns the points checked.
+size_t expectMarksInsideSvg(const std::string& svg) {
+    const auto box = svgNumbers(svgAttr(svg.substr(0, svg.find('>')), "viewBox"));
+    EXPECT_EQ(box.size(), 4u);
+    if (box.size() != 4) return 0;
+    const double w = box[2], h = box[3], slack = 1.0;
+    struct M {
+        double a = 1, b = 0, c = 0, d = 1, e = 0, f = 0;
+    };
+    std::vector<M> stack{M{}};
+    size_t points = 0;
+    for (size_t t = svg.find('<', 1); t != std::string::npos; t = svg.find('<', t + 1)) {
+        const std::string tag = svg.substr(t, svg.find('>', t) - t);
+        if (tag.rfind("</g", 0) == 0) {
+            if (stack.size() > 1) stack.pop_back();
+            continue;
+        }
+        const std::string kind = tag.substr(1, tag.find_first_of(" \n/", 1) - 1);
+        if (kind == "g") {
+            M m = stack.back();
+            const auto v = svgNumbers(svgAttr(tag, "transform"));
+            if (v.size() == 6) {  // this matrix after the enclosing one
+                const M p = stack.back();
+                m = {p.a * v[0] + p.c * v[1], p.b * v[0] + p.d * v[1], p.a * v[2] + p.c * v[3], p.b * v[2] + p.d * v[3],
+                     p.a * v[4] + p.c * v[5] + p.e, p.b * v[4] + p.d * v[5] + p.f};
+            }
+            if (tag.back() != '/') stack.push_back(m);
+            continue;
+        }
+        std::vector<double> xy;
+        auto num = [&](const char* name) {
+            const std::string v = svgAttr(tag, name);
+            return v.empty() ? 0.0 : std::stod(v);
+        };
+        if (kind == "rect" || kind == "image") {
+            const double x = num("x"), y = num("y");
+            xy = {x, y, x + num("width"), y + num("height")};
+        } else if (kind == "polyline" || kind == "polygon") {
+            xy = svgNumbers(svgAttr(tag, "points"));
+        } else if (kind == "path") {
+            xy = svgNumbers(svgAttr(tag, "d"));
+        } else if (kind == "circle" || kind == "ellipse") {
+            const double rx = kind == "circle" ? num("r") : num("rx"), ry = kind == "circle" ? num("r") : num("ry");
+            xy = {num("cx") - rx, num("cy") - ry, num("cx") + rx, num("cy") + ry};
+        } else if (kind == "line") {
+            xy = {num("x1"), num("y1"), num("x2"), num("y2")};
+        } else if (kind == "text") {
+            xy = {num("x"), num("y")};
+        } else {
+            continue;
+        }
+        const M& m = stack.back();
+        for (size_t i = 0; i + 1 < xy.size(); i += 2) {
+            const double x = m.a * xy[i] + m.c * xy[i + 1] + m.e, y = m.b * xy[i] + m.d * xy[i + 1] + m.f;
+            ++points;
+            EXPECT_TRUE(x >= -slack && x <= w + slack && y >= -slack && y <= h + slack)
+                << tag << " has (" << x << ", " << y << ") outside its " << w << "x" << h << " chart";
+        }
+    }
+    return points;
+}
+
+// The check itself: an element pushed off its chart by its group's transform, or drawn past the edge, is caught;
+// one inside passes.
+TEST(SweepReportCli, MarksCheckCatchesAnElementOffItsChart) {
+    EXPECT_NONFATAL_FAILURE(expectMarksInsideSvg("<svg viewBox=\"0 0 100 50\"><g transform=\"matrix(1,0,0,1,90,0)\">"
+                                                 "<rect x=\"5\" y=\"5\" width=\"10\" height=\"10\"/></g></svg>"),
+                            "outside");
+    EXPECT_NONFATAL_FAILURE(expectMarksInsideSvg("<svg viewBox=\"0 0 100 50\"><g><path d=\"M10,10 L40,70\"/>"
+                                                 "</g></svg>"),
+                            "outside");
+    EXPECT_EQ(expectMarksInsideSvg("<svg viewBox=\"0 0 100 50\"><g transform=\"matrix(2,0,0,2,0,0)\">"
+                                   "<polyline points=\"0,0 50,25 \"/><text x=\"10\" y=\"10\">a</text></g></svg>"),
+              3u);  // two points of the polyline (at 2x: the far corner), the text's anchor
+}
+
 TEST(SweepReportCli, GeneratedSweepFlagsOnlyTheSlowerKernelAndOpensInChromium) {
     test::TempDir dir("strobe-sweep-report");
     test::writeGeneratedSweep(dir.path() / "sweep");
@@ -89,7 +186,7 @@ TEST(SweepReportCli, GeneratedSweepFlagsOnlyTheSlowerKernelAndOpensInChromium) {
     EXPECT_EQ(page.find("<script"), std::string::npos);
     EXPECT_EQ(page.find("src="), std::string::npos);
     EXPECT_EQ(countOf(page, "href='http"), 0u);
-    // The step-time box plot, two group box plots (gemm, relu), the category stack; no overlap chart (no
+    // The GUI's plots: step-time-box, delta-bars, group-time-dist for gemm and relu; no overlap chart (no
     // communication kernel: one line says so, issue 21) and no heatmap with one axis.
     EXPECT_EQ(countOf(page, "<svg"), 4u);
     EXPECT_NE(page.find("No communication kernel in these runs"), std::string::npos);
@@ -115,6 +212,17 @@ TEST(SweepReportCli, GeneratedSweepFlagsOnlyTheSlowerKernelAndOpensInChromium) {
     const auto dom = dir.path() / "dom.html", log = dir.path() / "chromium.log", shot = dir.path() / "shot.png";
     const std::string flags = "--headless --no-sandbox --disable-gpu --enable-logging=stderr --v=0 --user-data-dir=" +
                               (dir.path() / "profile").string();
+    // First the flags on a page that logs on purpose: its message must reach the log, so that an empty log below
+    // means a quiet page (Debian's chromium 1xx writes "INFO:CONSOLE:1] "text", source: ..." — not "CONSOLE(").
+    const auto probe = dir.path() / "probe.html", probeLog = dir.path() / "probe.log";
+    test::writeFile(probe, "<!DOCTYPE html><html><body><script>console.error('strobe-probe')</script></body></html>");
+    ASSERT_EQ(std::system((std::string(chromium) + " " + flags + " --dump-dom 'file://" + probe.string() +
+                           "' > /dev/null 2> '" + probeLog.string() + "'")
+                              .c_str()),
+              0);
+    const std::string probed = test::readAll(probeLog);
+    ASSERT_NE(probed.find(":CONSOLE"), std::string::npos) << probed;
+    ASSERT_NE(probed.find("strobe-probe"), std::string::npos) << probed;
     const std::string url = "file://" + html.string();
     ASSERT_EQ(std::system((std::string(chromium) + " " + flags + " --dump-dom '" + url + "' > '" + dom.string() +
                            "' 2> '" + log.string() + "'")
@@ -125,7 +233,7 @@ TEST(SweepReportCli, GeneratedSweepFlagsOnlyTheSlowerKernelAndOpensInChromium) {
     EXPECT_EQ(countOf(built, "<svg"), 4u);
     EXPECT_NE(built.find("Batch size"), std::string::npos);
     const std::string console = test::readAll(log);
-    EXPECT_EQ(console.find(":CONSOLE("), std::string::npos) << console;
+    EXPECT_EQ(console.find(":CONSOLE"), std::string::npos) << console;
     EXPECT_EQ(console.find("Uncaught"), std::string::npos) << console;
     ASSERT_EQ(std::system((std::string(chromium) + " " + flags + " --hide-scrollbars --window-size=1200,1600 " +
                            "--screenshot='" + shot.string() + "' '" + url + "' >> '" + log.string() + "' 2>&1")
@@ -165,47 +273,18 @@ TEST(SweepReportCli, ResNetReportLeadsWithStepTimeAndKeepsEveryMarkInItsPlot) {
     const auto configs = records(dir.path() / "kc-configurations.csv");
     ASSERT_EQ(configs.size(), 2u);
     EXPECT_EQ(configs[1].at("runs"), "resnet50_num_workers=4 rep0");
-    // Every mark inside the plot area its SVG declares.
-    const std::regex areaRe("class='plotarea' data-x0='([-0-9.]+)' data-y0='([-0-9.]+)' data-x1='([-0-9.]+)' "
-                            "data-y1='([-0-9.]+)'");
-    auto attr = [](const std::string& tag, const std::string& name) {
-        std::smatch m;
-        const std::regex re(" " + name + "='([-0-9.]+)'");
-        return std::regex_search(tag, m, re) ? std::stod(m[1]) : 0.0;
-    };
+    // The charts are the GUI's plots (renderToSvg), and every mark they draw lies on their canvas.
+    EXPECT_EQ(countOf(page, "data-plot=\"step-time-box\""), 1u);
+    EXPECT_EQ(countOf(page, "data-plot=\"delta-bars\""), 1u);
+    EXPECT_EQ(countOf(page, "data-plot=\"group-time-dist\""), 10u);  // one per top group
+    EXPECT_EQ(page.find("<?xml"), std::string::npos);                  // no XML prolog inside the HTML
     size_t svgs = 0, marks = 0;
     for (size_t at = page.find("<svg"); at != std::string::npos; at = page.find("<svg", at + 1)) {
-        const std::string svg = page.substr(at, page.find("</svg>", at) - at);
-        std::smatch a;
-        if (!std::regex_search(svg, a, areaRe)) continue;
         ++svgs;
-        const double x0 = std::stod(a[1]) - 0.6, y0 = std::stod(a[2]) - 0.6, x1 = std::stod(a[3]) + 0.6,
-                     y1 = std::stod(a[4]) + 0.6;
-        for (size_t t = svg.find('<'); t != std::string::npos; t = svg.find('<', t + 1)) {
-            const std::string tag = svg.substr(t, svg.find('>', t) - t);
-            const std::string kind = tag.substr(1, tag.find(' ') - 1);
-            const size_t cls = tag.find("class='");
-            if ((kind != "rect" && kind != "line" && kind != "circle") || cls == std::string::npos ||
-                tag.substr(cls, tag.find('\'', cls + 7) - cls).find("mark") == std::string::npos)
-                continue;
-            double lx = 0, ly = 0, hx = 0, hy = 0;
-            if (kind == "rect") {
-                lx = attr(tag, "x"), ly = attr(tag, "y");
-                hx = lx + attr(tag, "width"), hy = ly + attr(tag, "height");
-            } else if (kind == "line") {
-                lx = std::min(attr(tag, "x1"), attr(tag, "x2")), hx = std::max(attr(tag, "x1"), attr(tag, "x2"));
-                ly = std::min(attr(tag, "y1"), attr(tag, "y2")), hy = std::max(attr(tag, "y1"), attr(tag, "y2"));
-            } else {
-                lx = hx = attr(tag, "cx");
-                ly = hy = attr(tag, "cy");
-            }
-            ++marks;
-            EXPECT_TRUE(lx >= x0 && hx <= x1 && ly >= y0 && hy <= y1)
-                << tag << " outside [" << x0 << ", " << x1 << "] x [" << y0 << ", " << y1 << "]";
-        }
+        marks += expectMarksInsideSvg(page.substr(at, page.find("</svg>", at) + 6 - at));
     }
-    EXPECT_GE(svgs, 3u);    // step box plot, category stack, group box plots
-    EXPECT_GT(marks, 40u);  // the category stack alone has a segment per category and configuration
+    EXPECT_EQ(svgs, 12u);
+    EXPECT_GT(marks, 200u);
 }
 
 // The Collectives table (and its CSV) on the generated 4-rank sweep with rank 3 arriving 200 us late at every
@@ -275,7 +354,8 @@ TEST(SweepReportCli, RealResNetRunsGiveThePythonCountsAndTimePerStep) {
 }
 
 // sweep rocprof-input: the top group of the generated sweep is gemm (1000-1100 ns per step against relu's ~500 ns);
-// the regex selects it and nothing else, in YAML and JSON, with the counters as pmc; --ncu writes ncu options.
+// the regex selects it and nothing else, in YAML and JSON, with the counters as pmc; --rank-by variance picks the
+// group the sweep moves most (gemm again); --ncu writes ncu options.
 TEST(SweepRocprofInputCli, TopKernelsAsAnAnchoredRegexWithCounters) {
     test::TempDir dir("strobe-sweep-input");
     test::writeGeneratedSweep(dir.path() / "sweep");
@@ -307,6 +387,18 @@ TEST(SweepRocprofInputCli, TopKernelsAsAnAnchoredRegexWithCounters) {
     const std::regex both{std::string(pattern), std::regex::ECMAScript};
     EXPECT_TRUE(std::regex_search("gemm", both));
     EXPECT_TRUE(std::regex_search("relu", both));
+
+    // --rank-by variance: the group the sweep moves most (gemm, 10 % slower on bs=2, against relu's 0.4 %).
+    const auto varPath = dir.path() / "variance.yaml";
+    r = test::runCli("sweep", {"rocprof-input", "--no-cache", "--top", "1", "--rank-by", "variance", "-o",
+                               varPath.string(), sweep});
+    ASSERT_EQ(r.code, kExitOk) << r.err;
+    const std::string varText = test::readAll(varPath);
+    EXPECT_NE(varText.find("by their spread across configurations"), std::string::npos) << varText;
+    const std::regex moved(YAML::LoadFile(varPath.string())["jobs"][0]["kernel_include_regex"].as<std::string>(),
+                           std::regex::ECMAScript);
+    EXPECT_TRUE(std::regex_search("gemm", moved));
+    EXPECT_FALSE(std::regex_search("relu", moved));
 
     const auto ncu = dir.path() / "ncu.txt";
     r = test::runCli("sweep", {"rocprof-input", "--no-cache", "--top", "1", "--ncu", "--counters",
