@@ -428,9 +428,12 @@ public:
         auto* buttons = new QWidget(this);
         auto* row = rowLayout(buttons);
         auto* all = new QToolButton(buttons);
-        all->setText(tr("Select all"));
+        // Short words, the full action in the tooltip: the row fits the Parameters dock's narrowest width.
+        all->setText(tr("All"));
+        all->setToolTip(tr("Select all"));
         auto* none = new QToolButton(buttons);
-        none->setText(tr("Select none"));
+        none->setText(tr("None"));
+        none->setToolTip(tr("Select none"));
         m_count = new QLabel(buttons);
         row->addWidget(all);
         row->addWidget(none);

@@ -35,14 +35,15 @@ TEST(ParamPanelFits, NoBuiltInPlotHasACutLabelAtTheDefaultSize) {
     size_t checked = 0;
     for (const plots::Plot* plot : plots::PlotRegistry::instance().plots()) {
         const auto specs = plot->parameters(runs);
-        auto values = plots::resolveValues(specs, {});
+        auto values = core::resolveValues(specs, {});
         ASSERT_TRUE(values.ok()) << plot->id();
         panel->setSpecs(QString::fromStdString(plot->title()), specs, *values, {0}, {});
         QApplication::processEvents();
         QApplication::processEvents();
         // Nothing wider than the dock: no horizontal scrolling hides a field's end.
-        if (auto* scroll = panel->findChild<QScrollArea*>(); scroll && scroll->widget())
+        if (auto* scroll = panel->findChild<QScrollArea*>(); scroll && scroll->widget()) {
             EXPECT_LE(scroll->widget()->minimumSizeHint().width(), scroll->viewport()->width() + 1) << plot->id();
+        }
         for (QLabel* label : panel->findChildren<QLabel*>()) {
             if (!label->isVisible() || label->wordWrap() || label->text().isEmpty()) continue;
             const int need = label->fontMetrics().horizontalAdvance(label->text());
