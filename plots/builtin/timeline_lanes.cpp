@@ -262,7 +262,21 @@ void addCpuLanes(TimelinePrepared& out, const core::RankData& r, size_t run, int
         if (isCpuLaneKind(s.kind[i])) rows[{s.track[i], s.depth.size() == s.size() ? int(s.depth[i]) : 0}].push_back(i);
     std::map<uint32_t, int> depthsOf;
     for (const auto& [key, idx] : rows) depthsOf[key.first] = std::max(depthsOf[key.first], key.second + 1);
-    for (auto& [key, idx] : rows) {
+    // Threads in the order of their (pid, tid), numbers then names: a track's index is the order a parallel parse
+    // met it, which may differ from one load to the next.
+    auto trackKey = [&](uint32_t t) {
+        const core::Track tr = t < r.tracks.size() ? r.tracks[t] : core::Track{};
+        return std::tuple(tr.pid, tr.tid, r.strings.view(tr.pidStr), r.strings.view(tr.tidStr));
+    };
+    std::vector<std::pair<const std::pair<uint32_t, int>, std::vector<uint32_t>>*> ordered;
+    for (auto& row : rows) ordered.push_back(&row);
+    std::stable_sort(ordered.begin(), ordered.end(), [&](const auto* a, const auto* b) {
+        const auto ka = trackKey(a->first.first), kb = trackKey(b->first.first);
+        return ka != kb ? ka < kb : a->first < b->first;
+    });
+    for (auto* row : ordered) {
+        const auto& key = row->first;
+        auto& idx = row->second;
         std::stable_sort(idx.begin(), idx.end(), [&](uint32_t a, uint32_t b) { return s.ts[a] < s.ts[b]; });
         Lane l;
         l.kind = LaneKind::Cpu;

@@ -13,7 +13,8 @@
 # label (or a kernel name elided to the width the longer label left). delta-bars.* were re-recorded for issue 21 (step
 # time and GPU busy/idle lead, changes of the median per step, groups by |change|, delta_ns and reason columns).
 # gpu-timeline.svg was re-recorded for issue 25 (its tables unchanged): the axis gutter says "0 = first event" (t = 0
-# is the run's first event of any drawn source) and CPU lanes are named by process and thread.
+# is the run's first event of any drawn source) and CPU lanes are named by process and thread, ordered by (pid,
+# tid) rather than by the order a parallel parse met the threads (which made the sweep's picture vary under load).
 set -eu
 cli=$1
 here=$(cd "$(dirname "$0")" && pwd)
