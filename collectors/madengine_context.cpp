@@ -129,7 +129,9 @@ core::Result<ContextImport> parseMadengineContext(std::string_view text, const s
     return out;
 }
 
-core::Result<ContextImport> loadMadengineContext(const std::string& path, const ToolCatalog& catalog) {
+namespace {
+// The text of the context file `path`; the error names it.
+core::Result<std::string> readContextFile(const std::string& path) {
     std::ifstream in(path, std::ios::binary);
     if (!in) {
         core::Location where;
@@ -138,7 +140,14 @@ core::Result<ContextImport> loadMadengineContext(const std::string& path, const 
     }
     std::ostringstream s;
     s << in.rdbuf();
-    return parseMadengineContext(s.str(), path, catalog);
+    return s.str();
+}
+}  // namespace
+
+core::Result<ContextImport> loadMadengineContext(const std::string& path, const ToolCatalog& catalog) {
+    auto text = readContextFile(path);
+    if (!text) return text.error();
+    return parseMadengineContext(*text, path, catalog);
 }
 
 core::Result<ContextImport> loadMadengineContexts(const std::string& path, const std::string& inlineJson,
@@ -146,15 +155,9 @@ core::Result<ContextImport> loadMadengineContexts(const std::string& path, const
     if (inlineJson.empty()) return loadMadengineContext(path, catalog);
     QJsonObject merged;
     if (!path.empty()) {
-        std::ifstream in(path, std::ios::binary);
-        if (!in) {
-            core::Location where;
-            where.file = path;
-            return core::Error(where, "cannot read the madengine context");
-        }
-        std::ostringstream s;
-        s << in.rdbuf();
-        auto fromFile = contextObject(s.str(), path);
+        auto text = readContextFile(path);
+        if (!text) return text.error();
+        auto fromFile = contextObject(*text, path);
         if (!fromFile) return fromFile.error();
         merged = *fromFile;
     }
