@@ -1,6 +1,16 @@
 #include "app/gui/latency_probe.h"
 
 #include <algorithm>
+#include <fstream>
+#include <string>
+
+#include <QApplication>
+#include <QElapsedTimer>
+#include <QKeyEvent>
+#include <QMouseEvent>
+#include <QWheelEvent>
+
+#include "app/gui/plot_view.h"
 
 #include <time.h>
 
@@ -80,6 +90,88 @@ QString LatencyProbe::report() const {
         .arg(percentileMs(0.50), 0, 'f', 1)
         .arg(ticksLaterThan(50.0))
         .arg(maxBusyMs(), 0, 'f', 1);
+}
+
+}  // namespace strobe::app
+
+namespace strobe::app {
+
+double InteractionTimes::percentileMs(double p) const {
+    if (ms.empty()) return 0.0;
+    std::vector<double> v = ms;
+    std::sort(v.begin(), v.end());
+    const size_t k = std::min(v.size() - 1, static_cast<size_t>(p * static_cast<double>(v.size() - 1) + 0.5));
+    return v[k];
+}
+
+QString InteractionTimes::report() const {
+    const double mx = ms.empty() ? 0.0 : *std::max_element(ms.begin(), ms.end());
+    return QObject::tr("pan/zoom input to repainted picture over %1 interactions: p50 %2 ms, p95 %3 ms, max %4 ms")
+        .arg(ms.size())
+        .arg(percentileMs(0.50), 0, 'f', 1)
+        .arg(percentileMs(0.95), 0, 'f', 1)
+        .arg(mx, 0, 'f', 1);
+}
+
+namespace {
+// Sends one input event, repaints at once, waits until no background preparation is left and the picture it
+// produced is painted. Returns the milliseconds that took.
+double timedInteraction(PlotView* view, QEvent* event, const std::function<bool()>& idle) {
+    QElapsedTimer t;
+    t.start();
+    QApplication::sendEvent(view, event);
+    view->repaint();
+    bool waited = false;
+    while (!idle()) {
+        QApplication::processEvents(QEventLoop::WaitForMoreEvents, 5);
+        waited = true;
+    }
+    if (waited) view->repaint();
+    return static_cast<double>(t.nsecsElapsed()) / 1e6;
+}
+}  // namespace
+
+InteractionTimes measureInteractions(PlotView* view, const std::function<bool()>& idle, int rounds) {
+    InteractionTimes out;
+    if (!view) return out;
+    const QRectF r = view->rect();
+    auto at = [&](int i) { return QPointF(r.left() + r.width() * (0.25 + 0.5 * ((i * 7) % 11) / 10.0), r.center().y()); };
+    auto wheel = [&](QPointF pos, QPoint angle, Qt::KeyboardModifiers mods) {
+        QWheelEvent e(pos, view->mapToGlobal(pos), QPoint(), angle, Qt::NoButton, mods, Qt::NoScrollPhase, false);
+        out.ms.push_back(timedInteraction(view, &e, idle));
+    };
+    auto key = [&](int k) {
+        QKeyEvent e(QEvent::KeyPress, k, Qt::NoModifier);
+        out.ms.push_back(timedInteraction(view, &e, idle));
+    };
+    for (int i = 0; i < rounds; ++i) wheel(at(i), QPoint(0, 120), Qt::NoModifier);  // zoom in, 20 notches
+    for (int i = 0; i < rounds; ++i) {                                                  // drag-pan by 60 px
+        const QPointF from = at(i);
+        const QPointF to = from + QPointF(i % 2 ? 60 : -60, 0);
+        QMouseEvent press(QEvent::MouseButtonPress, from, view->mapToGlobal(from), Qt::LeftButton, Qt::LeftButton,
+                          Qt::NoModifier);
+        QApplication::sendEvent(view, &press);
+        QMouseEvent move(QEvent::MouseMove, to, view->mapToGlobal(to), Qt::NoButton, Qt::LeftButton, Qt::NoModifier);
+        out.ms.push_back(timedInteraction(view, &move, idle));
+        QMouseEvent release(QEvent::MouseButtonRelease, to, view->mapToGlobal(to), Qt::LeftButton, Qt::NoButton,
+                            Qt::NoModifier);
+        QApplication::sendEvent(view, &release);
+    }
+    for (int i = 0; i < rounds; ++i) key(i % 2 ? Qt::Key_Left : Qt::Key_Right);                 // arrow pans
+    for (int i = 0; i < rounds; ++i) wheel(at(i), QPoint(0, i % 2 ? 120 : -120), Qt::ShiftModifier);  // lanes
+    for (int i = 0; i < rounds; ++i) wheel(at(i), QPoint(0, -120), Qt::NoModifier);              // zoom out
+    return out;
+}
+
+std::pair<long long, long long> residentBytes() {
+    std::ifstream in("/proc/self/status");
+    std::string line;
+    long long hwm = 0, rss = 0;
+    while (std::getline(in, line)) {
+        if (line.rfind("VmHWM:", 0) == 0) hwm = std::stoll(line.substr(6)) * 1024;
+        if (line.rfind("VmRSS:", 0) == 0) rss = std::stoll(line.substr(6)) * 1024;
+    }
+    return {hwm, rss};
 }
 
 }  // namespace strobe::app

@@ -2,6 +2,7 @@
 // Event-loop latency probe: a 10 ms timer that records how late each tick fires. Lateness is time the GUI
 // thread was busy elsewhere (blocked); the maximum over a load is the "GUI never blocks > 50 ms" figure.
 
+#include <functional>
 #include <vector>
 
 #include <QElapsedTimer>
@@ -41,5 +42,20 @@ private:
     std::vector<qint64> m_lateness;  // ns per tick
     std::vector<qint64> m_when;      // ns since start, per tick
 };
+
+class PlotView;
+
+// What a user feels when panning and zooming a shown timeline: the time from an input event to the repainted
+// picture, waiting for any background preparation the event started. Scripted: wheel zooms in at spread-out
+// points, drags and arrow-key pans, lane scrolls, wheel zooms out, each sent to the view and repainted at once.
+struct InteractionTimes {
+    std::vector<double> ms;  // one per interaction, in order
+    double percentileMs(double p) const;
+    QString report() const;
+};
+InteractionTimes measureInteractions(PlotView* view, const std::function<bool()>& idle, int rounds = 20);
+
+// Peak and current resident memory of this process (VmHWM, VmRSS), in bytes; 0 where /proc is not there.
+std::pair<long long, long long> residentBytes();
 
 }  // namespace strobe::app

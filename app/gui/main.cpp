@@ -140,6 +140,7 @@ int main(int argc, char** argv) {
     window.show();
 
     LatencyProbe probe;
+    double firstPicture = 0;
     const QStringList paths = parser.positionalArguments();
     if (parser.isSet(latency)) {
         if (paths.isEmpty()) {
@@ -155,6 +156,7 @@ int main(int argc, char** argv) {
             QObject::connect(poll, &QTimer::timeout, &app, [&, poll] {
                 if (!window.isIdle()) return;
                 poll->stop();
+                firstPicture = probe.elapsedSeconds();
                 QTimer::singleShot(300, &app, [&] {  // let the last repaint land inside the measurement
                     probe.stop();
                     QString failed;
@@ -165,8 +167,19 @@ int main(int argc, char** argv) {
                     for (const auto& [at, ms] : probe.worstTicks(5))
                         std::printf("  late tick at %.3f s: %.1f ms\n", at, ms);
                     if (!failed.isEmpty()) std::printf("load error: %s\n", failed.toUtf8().constData());
+                    const auto [hwmBefore, rssBefore] = strobe::app::residentBytes();
+                    std::printf("first picture at %.3f s; resident %.0f MB (peak %.0f MB)\n", firstPicture,
+                                rssBefore / 1e6, hwmBefore / 1e6);
+                    // Then what a user does next: pan and zoom the timeline.
+                    if (auto* view = window.plotArea()->currentView()) {
+                        const auto times = strobe::app::measureInteractions(view, [&] { return window.isIdle(); });
+                        std::printf("%s\n", times.report().toUtf8().constData());
+                    }
+                    const auto [hwm, rss] = strobe::app::residentBytes();
+                    std::printf("resident after pan/zoom %.0f MB (peak %.0f MB)\n", rss / 1e6, hwm / 1e6);
                     std::fflush(stdout);
-                    QTimer::singleShot(0, &app, &QApplication::quit);
+                    // exit, not quit: quitting closes the window, which would ask to save the panned session.
+                    QTimer::singleShot(0, &app, [] { QApplication::exit(0); });
                 });
             });
             poll->start(20);

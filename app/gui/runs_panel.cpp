@@ -42,6 +42,21 @@ QString rankTitle(const core::RankSummary& s) {
     return RunsPanel::tr("Rank %1").arg(s.rank);
 }
 
+// The process a rank is, when its source names exactly one (an nsys export makes one rank per process): "name
+// (pid N)". Kineto traces name several processes (the host process and each GPU's), and say the rank themselves.
+QString processText(const RunRecord& run, size_t rankIndex) {
+    if (!run.dataset || rankIndex >= run.dataset->ranks.size() || !run.dataset->ranks[rankIndex]) return {};
+    const core::RankData& r = *run.dataset->ranks[rankIndex];
+    const core::ProcessMeta* named = nullptr;
+    for (const auto& p : r.processes) {
+        if (r.strings.view(p.name).empty()) continue;
+        if (named) return {};
+        named = &p;
+    }
+    if (!named) return {};
+    return RunsPanel::tr("%1 (pid %2)").arg(qsRunsPanel(r.strings.view(named->name))).arg(named->pid);
+}
+
 QString stepsText(const std::vector<int64_t>& steps) {
     if (steps.empty()) return RunsPanel::tr("none");
     if (steps.size() == 1) return QString::number(steps.front());
@@ -279,7 +294,8 @@ void RunsPanel::refreshRun(int id) {
         for (size_t i = 0; i < run->summaries.size(); ++i) {
             const core::RankSummary& s = run->summaries[i];
             // The GPU name says the platform already; the platform is in the rank's own rows.
-            auto* r = child(item, rankTitle(s),
+            const QString process = processText(*run, i);
+            auto* r = child(item, process.isEmpty() ? rankTitle(s) : tr("%1 · %2").arg(rankTitle(s), process),
                             tr("%1 kernels · %2 · %3")
                                 .arg(formatCount(s.kernelCount), durationText(s.kernelTimeNs),
                                      s.gpuName.empty() ? platformText(s.platform) : qsRunsPanel(s.gpuName)),
@@ -356,6 +372,8 @@ void RunsPanel::showDetails() {
         const core::RankSummary& s = run->summaries[static_cast<size_t>(rankIndex)];
         html += QStringLiteral("<h3>%1 — %2</h3><table>").arg(rankTitle(s), run->label().toHtmlEscaped());
         html += row(tr("File"), qsRunsPanel(s.path).toHtmlEscaped());
+        if (const QString process = processText(*run, static_cast<size_t>(rankIndex)); !process.isEmpty())
+            html += row(tr("Process"), process.toHtmlEscaped());
         html += row(tr("Platform"), platformText(s.platform));
         html += row(tr("GPU"), qsRunsPanel(s.gpuName).toHtmlEscaped());
         html += row(tr("Events"), formatCount(s.events));

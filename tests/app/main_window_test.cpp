@@ -545,3 +545,26 @@ TEST(MainWindow, EveryOpenedRunOpensItsView) {
     ASSERT_TRUE(test::waitFor([&] { return w.isIdle(); }, 60000));
     EXPECT_EQ(w.plotArea()->views().size(), 2u);
 }
+
+// An nsys export makes one rank per process: the Runs tree names the process, not only "Rank 0". Expected from the
+// file itself: /usr/bin/python3 -c "import sqlite3; c = sqlite3.connect('tests/data/sqlite/nsys_cloverleaf_a100.sqlite');
+// print(c.execute('SELECT pid, name FROM PROCESSES WHERE pid = (SELECT DISTINCT globalPid >> 24 & 0xFFFFFF FROM
+// CUPTI_ACTIVITY_KIND_KERNEL)').fetchall())"  →  [(1701896, 'cuda-cloverleaf')]
+TEST(MainWindow, NsysRankRowNamesItsProcess) {
+    test::app();
+    app::MainWindow w;
+    w.setAutoOpenDefaultPlot(false);
+    const auto ids =
+        w.openPaths({QString::fromUtf8(STROBE_TEST_DATA_DIR) + QStringLiteral("/sqlite/nsys_cloverleaf_a100.sqlite")});
+    ASSERT_EQ(ids.size(), 1u);
+    ASSERT_TRUE(test::waitFor([&] { return !w.runs().anyLoading(); }, 180000));
+    QTreeWidgetItem* item = runItem(w, ids[0]);
+    ASSERT_NE(item, nullptr);
+    QTreeWidgetItem* rankRow = nullptr;
+    for (int i = 0; i < item->childCount(); ++i)
+        if (item->child(i)->text(0).startsWith(QStringLiteral("Rank 0"))) rankRow = item->child(i);
+    ASSERT_NE(rankRow, nullptr);
+    EXPECT_EQ(rankRow->text(0), QStringLiteral("Rank 0 · cuda-cloverleaf (pid 1701896)"));
+    w.runsPanel()->tree()->setCurrentItem(rankRow);
+    EXPECT_TRUE(w.runsPanel()->details()->toPlainText().contains(QStringLiteral("cuda-cloverleaf (pid 1701896)")));
+}
