@@ -13,7 +13,7 @@ repeats=${3:-3}
 if [ -z "${DISPLAY:-}" ]; then
     Xvfb :77 -screen 0 1500x920x24 >/dev/null 2>&1 &
     xvfb=$!
-    trap 'kill $xvfb' EXIT
+    trap 'kill $xvfb 2>/dev/null || true' EXIT
     export DISPLAY=:77
     sleep 1
 fi
