@@ -1,0 +1,159 @@
+// strobe-cli query (core/query/sql_query.h): results against values computed outside Strobe, pushdown that
+// returns what a full scan returns, and the guards (one statement, read only, errors with their offset).
+//
+// Expected values:
+//   tests/data/expected/kineto_facts.json — per trace file, the count of `kernel` events and the exact sum of their
+//     `dur` (µs, as a decimal string), computed by kineto_facts.py with Python's json module;
+//   tests/data/expected/sqlite_facts.json — the nsys export's kernels per process (count and sum of end - start),
+//     computed by sqlite_facts.py with Python's sqlite3 module.
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+#include <simdjson.h>
+
+#include "app/cli/command.h"
+#include "tests/cli/cli_capture.h"
+#include "tests/test_paths.h"
+
+using namespace strobe;
+namespace fs = std::filesystem;
+
+namespace {
+
+test::CliResult runQuery(const std::vector<std::string>& args) { return test::runCli("query", args); }
+
+std::string sampleRun() { return std::string(STROBE_RESOURCE_DIR) + "/sample/param-dlrm-8rank"; }
+
+// "6832" or "110.881" µs → ns, exactly.
+int64_t usTextToNs(std::string_view us) {
+    const size_t dot = us.find('.');
+    std::string digits(us.substr(0, dot));
+    std::string frac = dot == std::string_view::npos ? std::string() : std::string(us.substr(dot + 1));
+    frac.append(3 - std::min<size_t>(3, frac.size()), '0');
+    return std::stoll(digits + frac.substr(0, 3));
+}
+
+}  // namespace
+
+TEST(QueryCli, KernelCountsAndTimesPerRankMatchPythonsJson) {
+    auto r = runQuery({"--json", sampleRun(),
+                       "SELECT rank, path, count(*) AS n, sum(dur_ns) AS ns FROM kernels JOIN ranks USING (run, rank) "
+                       "WHERE kind = 'kernel' GROUP BY rank ORDER BY rank"});
+    ASSERT_EQ(r.code, app::kExitOk) << r.err;
+    simdjson::dom::parser p, pe;
+    simdjson::dom::element doc, expected;
+    ASSERT_EQ(p.parse(r.out).get(doc), simdjson::SUCCESS) << r.out;
+    ASSERT_EQ(pe.load(std::string(STROBE_TEST_DATA_DIR) + "/expected/kineto_facts.json").get(expected),
+              simdjson::SUCCESS);
+    int64_t schema = 0;
+    ASSERT_EQ(doc["schema"].get(schema), simdjson::SUCCESS);
+    EXPECT_EQ(schema, 1);
+    simdjson::dom::array rows;
+    ASSERT_EQ(doc["rows"].get(rows), simdjson::SUCCESS);
+    ASSERT_EQ(rows.size(), 8u);
+    int64_t wantRank = 0;
+    for (simdjson::dom::element row : rows) {
+        int64_t rank = -1, n = 0, ns = 0;
+        std::string_view path;
+        ASSERT_EQ(row["rank"].get(rank), simdjson::SUCCESS);
+        ASSERT_EQ(row["path"].get(path), simdjson::SUCCESS);
+        ASSERT_EQ(row["n"].get(n), simdjson::SUCCESS);
+        ASSERT_EQ(row["ns"].get(ns), simdjson::SUCCESS);
+        EXPECT_EQ(rank, wantRank++);
+        const std::string key = "param-dlrm-8rank/" + fs::path(std::string(path)).filename().string();
+        simdjson::dom::element want;
+        ASSERT_EQ(expected[key].get(want), simdjson::SUCCESS) << key;
+        int64_t kernels = 0;
+        std::string_view us;
+        ASSERT_EQ(want["kernels"].get(kernels), simdjson::SUCCESS);
+        ASSERT_EQ(want["kernel_dur_us_sum"].get(us), simdjson::SUCCESS);
+        EXPECT_EQ(n, kernels) << key;
+        EXPECT_EQ(ns, usTextToNs(us)) << key;
+    }
+}
+
+TEST(QueryCli, NsysKernelsMatchPythonsSqlite3) {
+    const std::string file = std::string(STROBE_TEST_DATA_DIR) + "/sqlite/nsys_cloverleaf_a100.sqlite";
+    auto r = runQuery({"--csv", "-", file, "SELECT count(*), sum(dur_ns) FROM kernels WHERE kind = 'kernel'"});
+    ASSERT_EQ(r.code, app::kExitOk) << r.err;
+    // sqlite_facts.json: processes["1701896"] kernels 1312, kernel_dur_ns 294404540.
+    EXPECT_EQ(r.out, "count(*),sum(dur_ns)\r\n1312,294404540\r\n");
+}
+
+TEST(QueryCli, PushedDownConstraintsReturnWhatAFullScanReturns) {
+    // The same predicates, once pushed down (plain columns) and once hidden from xBestIndex (expressions on the
+    // columns), must count the same rows: the pushdown narrows what is read and never changes the answer.
+    for (const std::string table : {"kernels", "slices"}) {
+        SCOPED_TRACE(table);
+        const std::string w = "(SELECT min(ts_ns) + 2000000 FROM " + table + ") AND (SELECT min(ts_ns) + 9000000 FROM " +
+                              table + ")";
+        auto pushed = runQuery({"--csv", "-", sampleRun(),
+                                "SELECT count(*), sum(dur_ns) FROM " + table + " WHERE rank = 3 AND ts_ns BETWEEN " + w});
+        auto scanned = runQuery({"--csv", "-", sampleRun(),
+                                 "SELECT count(*), sum(dur_ns) FROM " + table +
+                                     " WHERE rank + 0 = 3 AND ts_ns + 0 BETWEEN " + w});
+        ASSERT_EQ(pushed.code, 0) << pushed.err;
+        ASSERT_EQ(scanned.code, 0) << scanned.err;
+        EXPECT_EQ(pushed.out, scanned.out);
+        EXPECT_NE(pushed.out, "count(*),sum(dur_ns)\r\n0,\r\n") << "the window should hold rows";
+    }
+    auto byName = runQuery({"--csv", "-", sampleRun(),
+                            "SELECT count(*) FROM kernels WHERE name = 'volta_sgemm_128x32_tn'"});
+    auto byNameScan = runQuery({"--csv", "-", sampleRun(),
+                                "SELECT count(*) FROM kernels WHERE name || '' = 'volta_sgemm_128x32_tn'"});
+    EXPECT_EQ(byName.out, byNameScan.out);
+    EXPECT_NE(byName.out, "count(*)\r\n0\r\n");
+}
+
+TEST(QueryCli, StandardViewsAnswer) {
+    // Kernel time per step summed over categories equals the kernels of the step (one query against the other).
+    auto view = runQuery({"--csv", "-", sampleRun(),
+                          "SELECT sum(kernels), sum(kernel_ns) FROM kernel_time_per_step WHERE rank = 0"});
+    auto direct = runQuery({"--csv", "-", sampleRun(),
+                            "SELECT count(*), sum(dur_ns) FROM kernels WHERE rank = 0 AND kind = 'kernel' AND step IS NOT NULL"});
+    ASSERT_EQ(view.code, 0) << view.err;
+    EXPECT_EQ(view.out.substr(view.out.find('\n')), direct.out.substr(direct.out.find('\n')));
+    // Every collective instance of the 8-rank sample is seen on all 8 ranks.
+    auto skew = runQuery({"--csv", "-", sampleRun(), "SELECT min(ranks), max(ranks), count(*) > 0 FROM collective_skew"});
+    ASSERT_EQ(skew.code, 0) << skew.err;
+    EXPECT_EQ(skew.out, "min(ranks),max(ranks),count(*) > 0\r\n8,8,1\r\n");
+}
+
+TEST(QueryCli, AQueryCannotWriteAttachOrRunTwoStatements) {
+    const std::vector<std::string> refused = {
+        "ATTACH DATABASE '/tmp/strobe-query-attach.db' AS x",
+        "DETACH DATABASE temp",
+        "PRAGMA writable_schema = 1",
+        "CREATE TABLE t(a)",
+        "CREATE TEMP VIEW v AS SELECT 1",
+        "DROP VIEW kernel_time_per_step",
+        "INSERT INTO kernels(name) VALUES ('x')",
+        "SELECT load_extension('/tmp/x')",
+        "SELECT 1; SELECT 2",
+    };
+    for (const auto& sql : refused) {
+        SCOPED_TRACE(sql);
+        auto r = runQuery({sampleRun(), sql});
+        EXPECT_EQ(r.code, app::kExitUsage);
+        EXPECT_TRUE(r.out.empty()) << r.out;
+        EXPECT_NE(r.err.find("SQL error"), std::string::npos) << r.err;
+    }
+    EXPECT_FALSE(fs::exists("/tmp/strobe-query-attach.db"));
+    // Still usable afterwards, and the views are still there.
+    auto ok = runQuery({"--csv", "-", sampleRun(), "SELECT count(*) > 0 FROM kernel_time_per_step"});
+    EXPECT_EQ(ok.out, "count(*) > 0\r\n1\r\n");
+}
+
+TEST(QueryCli, BadSqlNamesItsPosition) {
+    auto r = runQuery({sampleRun(), "SELECT nme FROM kernels"});
+    EXPECT_EQ(r.code, app::kExitUsage);
+    EXPECT_TRUE(r.out.empty());
+    EXPECT_NE(r.err.find("at byte 7"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("no such column: nme"), std::string::npos) << r.err;
+    auto two = runQuery({sampleRun(), "SELECT 1;  SELECT 2"});
+    EXPECT_NE(two.err.find("at byte 11"), std::string::npos) << two.err;
+    auto none = runQuery({sampleRun()});
+    EXPECT_EQ(none.code, app::kExitUsage);
+}

@@ -1,0 +1,1 @@
+SELECT rank, kind, count(*), sum(dur_ns) FROM kernels GROUP BY rank, kind

@@ -1,0 +1,1 @@
+SELECT k.name, s.name FROM kernels k JOIN slices s ON s.ts_ns <= k.ts_ns AND s.rank = k.rank WHERE k.ts_ns > 1e3 ORDER BY 1 LIMIT 5

@@ -1,0 +1,1 @@
+SELECT * FROM slices WHERE ts_ns BETWEEN 10 AND 5000 AND name = 'aten::mm'
