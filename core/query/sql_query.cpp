@@ -120,6 +120,7 @@ std::string_view gpuKindText(EventKind k) {
 // ---- tables
 std::vector<ColumnDef> kernelColumns() {
     return {
+        {"row", "INTEGER", "row of the activity in its rank's table", [](const Cell& x, sqlite3_context* c) { sqlite3_result_int64(c, x.row); }},
         {"ts_ns", "INTEGER", "start, ns on the rank's clock", [](const Cell& x, sqlite3_context* c) { sqlite3_result_int64(c, x.r().gpu.ts[x.row]); }},
         {"dur_ns", "INTEGER", "duration, ns", [](const Cell& x, sqlite3_context* c) { sqlite3_result_int64(c, x.r().gpu.dur[x.row]); }},
         {"end_ns", "INTEGER", "ts_ns + dur_ns", [](const Cell& x, sqlite3_context* c) { sqlite3_result_int64(c, x.r().gpu.ts[x.row] + x.r().gpu.dur[x.row]); }},
@@ -173,6 +174,7 @@ int64_t trackTid(const RankData& r, uint32_t track) { return track < r.tracks.si
 
 std::vector<ColumnDef> sliceColumns() {
     return {
+        {"row", "INTEGER", "row of the slice in its rank's table (what `parent` refers to)", [](const Cell& x, sqlite3_context* c) { sqlite3_result_int64(c, x.row); }},
         {"ts_ns", "INTEGER", "start, ns", [](const Cell& x, sqlite3_context* c) { sqlite3_result_int64(c, x.r().slices.ts[x.row]); }},
         {"dur_ns", "INTEGER", "duration, ns (0 for instants)", [](const Cell& x, sqlite3_context* c) { sqlite3_result_int64(c, x.r().slices.dur[x.row]); }},
         {"end_ns", "INTEGER", "ts_ns + dur_ns", [](const Cell& x, sqlite3_context* c) { sqlite3_result_int64(c, x.r().slices.ts[x.row] + std::max<TimeNs>(0, x.r().slices.dur[x.row])); }},
@@ -190,7 +192,7 @@ std::vector<ColumnDef> sliceColumns() {
         {"depth", "INTEGER", "nesting depth on its thread (0: top level)", [](const Cell& x, sqlite3_context* c) {
              intOrNull(c, has(x.r().slices.depth, x.row), has(x.r().slices.depth, x.row) ? x.r().slices.depth[x.row] : 0);
          }},
-        {"parent", "INTEGER", "rowid of the enclosing slice on the same thread, NULL at top level", [](const Cell& x, sqlite3_context* c) {
+        {"parent", "INTEGER", "row of the enclosing slice on the same thread, NULL at top level", [](const Cell& x, sqlite3_context* c) {
              const int32_t p = has(x.r().slices.parent, x.row) ? x.r().slices.parent[x.row] : -1;
              intOrNull(c, p >= 0, p);
          }},
