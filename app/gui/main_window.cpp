@@ -40,6 +40,7 @@
 #include "app/gui/chart_panel.h"
 #include "app/gui/error_bar.h"
 #include "app/gui/events_list.h"
+#include "app/gui/query_dock.h"
 #include "app/gui/file_dialogs.h"
 #include "app/gui/format.h"
 #include "app/gui/jobs_panel.h"
@@ -310,6 +311,14 @@ void MainWindow::buildDocks() {
     m_eventsList = new EventsList(this);
     m_eventsDock = addDock(tr("Events"), QStringLiteral("eventsDock"), m_eventsList, Qt::BottomDockWidgetArea);
     m_eventsDock->hide();
+    // SQL over the loaded runs (View ▸ Query), tabbed with the Events dock: a result row's range goes there.
+    m_query = new QueryDock(*m_runs, this);
+    m_queryDock = addDock(tr("Query"), QStringLiteral("queryDock"), m_query, Qt::BottomDockWidgetArea);
+    tabifyDockWidget(m_eventsDock, m_queryDock);
+    m_queryDock->hide();
+    connect(m_query, &QueryDock::rangeRequested, this,
+            [this](int runId, int, qint64 start, qint64 end) { showRangeOnTimeline(runId, start, end); });
+    connect(m_query, &QueryDock::finished, this, [this] { markSessionModified(); });
     selDock->raise();
 
     // A sweep's runs × axes, the comparison and the report (File ▸ Open sweep…), tabbed with the Runs dock.
@@ -488,6 +497,11 @@ void MainWindow::buildMenus() {
     m_viewMenu->addAction(m_actSync);
     m_viewMenu->addAction(m_actCompareRuns);
     m_viewMenu->addAction(m_actDiff);
+    {
+        auto* q = m_viewMenu->addAction(tr("&Query the runs (SQL)…"), this, [this] { showQueryDock(); });
+        q->setShortcut(QKeySequence(tr("Ctrl+Shift+Q")));
+        q->setToolTip(tr("SQL over the loaded runs: kernels, slices, flows, counters, samples, steps, ranks, runs"));
+    }
     m_viewMenu->addSeparator();
     m_viewMenu->addAction(m_actZoomIn);
     m_viewMenu->addAction(m_actZoomOut);
@@ -697,6 +711,36 @@ void MainWindow::listInstancesOnTimeline(const std::vector<int>& runIds, const s
         if (!timeline->prepared() || timeline->isUpdating()) return;
         QObject::disconnect(*done);
         list();
+    });
+}
+
+void MainWindow::showQueryDock() {
+    m_queryDock->show();
+    m_queryDock->raise();
+    m_query->editor()->setFocus();
+}
+
+void MainWindow::showRangeOnTimeline(int runId, int64_t start, int64_t end) {
+    const std::vector<int> runIds{runId};
+    PlotView* timeline = nullptr;
+    for (PlotView* v : m_plotArea->views())
+        if (v->isTimeline() && v->runIds() == runIds) timeline = v;
+    if (!timeline) timeline = openPlot("gpu-timeline", runIds);
+    if (!timeline) return;
+    if (const int pane = m_plotArea->paneOf(timeline); pane >= 0) {
+        const auto tabs = m_plotArea->views(pane);
+        const auto at = std::find(tabs.begin(), tabs.end(), timeline);
+        m_plotArea->setCurrentIndex(pane, int(at - tabs.begin()));
+    }
+    auto show = [timeline, start, end] {
+        if (timeline->showAbsoluteRange(start, end)) timeline->listMeasure();
+    };
+    if (timeline->prepared() && !timeline->isUpdating()) return show();
+    auto done = std::make_shared<QMetaObject::Connection>();
+    *done = connect(timeline, &PlotView::stateChanged, this, [timeline, show, done] {
+        if (!timeline->prepared() || timeline->isUpdating()) return;
+        QObject::disconnect(*done);
+        show();
     });
 }
 

@@ -31,6 +31,7 @@ namespace strobe::app {
 
 class ChartPanel;
 class EventsList;
+class QueryDock;
 class ErrorBar;
 class JobList;
 class LaunchPanel;
@@ -112,6 +113,11 @@ public:
     // Lists every instance named `name` from the GPU timeline over `runIds` (the one open, else a new one, once
     // prepared): Top kernels' "List every instance on the timeline".
     void listInstancesOnTimeline(const std::vector<int>& runIds, const std::string& name);
+    // A time range (absolute ns) of one run: its timeline (opened when none shows the run) measures the range,
+    // zooms to it and lists its items in the Events dock. From the Query dock's rows.
+    void showRangeOnTimeline(int runId, int64_t start, int64_t end);
+    QueryDock* queryDock() const { return m_query; }
+    void showQueryDock();
     JobList& jobs() { return *m_jobs; }
     plots::PlotEngine& engine() { return *m_engine; }
     QString lastError() const { return m_lastError; }
@@ -186,6 +192,8 @@ private:
     ChartPanel* m_chartPanel = nullptr;
     EventsList* m_eventsList = nullptr;
     QDockWidget* m_eventsDock = nullptr;
+    QueryDock* m_query = nullptr;
+    QDockWidget* m_queryDock = nullptr;
     QTextBrowser* m_selection = nullptr;
     QPointer<PlotView> m_boundView;
 

@@ -13,6 +13,7 @@
 #include "app/gui/param_values.h"
 #include "app/gui/plot_area.h"
 #include "app/gui/plot_view.h"
+#include "app/gui/query_dock.h"
 #include "app/gui/run_manager.h"
 #include "app/gui/session_layout.h"
 #include "plots/plot_registry.h"
@@ -52,6 +53,11 @@ core::Session MainWindow::captureSession() const {
     layout.windowGeometry = saveGeometry().toBase64().toStdString();
     layout.windowState = saveState().toBase64().toStdString();
     storeLayout(s, layout);
+    if (const QStringList queries = m_query->history(); !queries.isEmpty()) {
+        std::vector<std::string> texts;
+        for (const QString& q : queries) texts.push_back(q.toStdString());
+        s.sections.push_back({"queries", {{"history", texts}}});
+    }
     return s;
 }
 
@@ -62,6 +68,14 @@ bool MainWindow::applySession(const core::Session& s, const std::vector<int>* us
         return false;
     }
     const SessionLayout& layout = read.value();
+    for (const auto& section : s.sections)
+        if (section.name == "queries")
+            if (const auto* f = core::findViewField(section.fields, "history"))
+                if (const auto* texts = std::get_if<std::vector<std::string>>(&f->value)) {
+                    QStringList queries;
+                    for (const auto& t : *texts) queries << QString::fromStdString(t);
+                    m_query->setHistory(queries);
+                }
     m_plotArea->closeAll();
     std::vector<int> ids;
     if (useRuns) {

@@ -103,6 +103,9 @@ public:
     void filterToItem(const plots::ItemRef& item);  // name_filter := the item's exact name
     void setMeasure(int64_t start, int64_t end);     // relative ns; shows the summary in the Selection dock
     void clearMeasure();
+    // Measures [start, end) given in absolute ns (a query's ts_ns/end_ns) and zooms to it with a margin; false when
+    // this is not a prepared timeline.
+    bool showAbsoluteRange(int64_t start, int64_t end);
     std::optional<std::pair<int64_t, int64_t>> measure() const { return m_measure; }
     QScrollBar* laneScrollBar() const { return m_laneBar; }
 

@@ -252,6 +252,16 @@ void PlotView::setMeasure(int64_t start, int64_t end) {
     update();
 }
 
+bool PlotView::showAbsoluteRange(int64_t start, int64_t end) {
+    const auto g = geometry();
+    if (!g) return false;
+    const int64_t a = start - g->originNs, b = std::max(end, start + 1) - g->originNs;
+    const int64_t margin = std::max<int64_t>((b - a) / 4, 1000);
+    applyView(plots::setView(m_values, a - margin, b + margin), true);
+    setMeasure(a, b);
+    return true;
+}
+
 void PlotView::clearMeasure() {
     if (!m_measure) return;
     m_measure.reset();
