@@ -715,8 +715,10 @@ void MainWindow::listInstancesOnTimeline(const std::vector<int>& runIds, const s
 }
 
 void MainWindow::showQueryDock() {
+    const bool wasHidden = !m_queryDock->isVisible();
     m_queryDock->show();
     m_queryDock->raise();
+    if (wasHidden) resizeDocks({m_queryDock}, {height() * 2 / 5}, Qt::Vertical);  // room for the SQL and rows
     m_query->editor()->setFocus();
 }
 

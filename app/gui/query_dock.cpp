@@ -39,7 +39,7 @@ QueryDock::QueryDock(RunManager& runs, QWidget* parent)
     QFont mono(QStringLiteral("monospace"));
     mono.setStyleHint(QFont::TypeWriter);
     m_sql->setFont(mono);
-    m_sql->setMaximumHeight(110);
+    m_sql->setMaximumHeight(80);
     m_sql->setToolTip(tr("One read-only SQL statement over the loaded runs. Tables: kernels, slices, flows, counters, "
                          "samples, steps, ranks, runs; views: kernel_time_per_step, launch_latency, "
                          "collective_arrival, collective_skew (README, Querying). Ctrl+Enter runs it."));
@@ -65,6 +65,7 @@ QueryDock::QueryDock(RunManager& runs, QWidget* parent)
     m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_table->verticalHeader()->setVisible(false);
+    m_table->setWordWrap(false);  // one line per row: long kernel names are elided, the tooltip holds them
     m_table->horizontalHeader()->setStretchLastSection(true);
 
     auto* buttons = new QHBoxLayout;
@@ -194,6 +195,7 @@ void QueryDock::show(const core::QueryResult& result, double seconds) {
         QList<QStandardItem*> items;
         for (const auto& v : row) {
             auto* item = new QStandardItem(cellText(v));
+            if (std::holds_alternative<std::string>(v)) item->setToolTip(item->text());
             if (std::holds_alternative<int64_t>(v) || std::holds_alternative<double>(v))
                 item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
             items << item;
