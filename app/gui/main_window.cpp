@@ -691,7 +691,9 @@ PlotView* MainWindow::openPlot(const std::string& plotId, const std::vector<int>
     return view;
 }
 
-void MainWindow::listInstancesOnTimeline(const std::vector<int>& runIds, const std::string& name) {
+// Runs `then` on the timeline of exactly these runs (opened when none shows them, made the current tab) once it is
+// prepared.
+void MainWindow::onTimelineOf(const std::vector<int>& runIds, std::function<void(PlotView*)> then) {
     PlotView* timeline = nullptr;
     for (PlotView* v : m_plotArea->views())
         if (v->isTimeline() && v->runIds() == runIds) timeline = v;
@@ -702,15 +704,19 @@ void MainWindow::listInstancesOnTimeline(const std::vector<int>& runIds, const s
         const auto at = std::find(tabs.begin(), tabs.end(), timeline);
         m_plotArea->setCurrentIndex(pane, int(at - tabs.begin()));
     }
-    auto list = [this, timeline, name] {
-        if (!timeline->listName(name)) statusBar()->showMessage(tr("No instance of %1 on the timeline").arg(QString::fromStdString(name)), 8000);
-    };
-    if (timeline->prepared() && !timeline->isUpdating()) return list();
+    if (timeline->prepared() && !timeline->isUpdating()) return then(timeline);
     auto done = std::make_shared<QMetaObject::Connection>();
-    *done = connect(timeline, &PlotView::stateChanged, this, [timeline, list, done] {
+    *done = connect(timeline, &PlotView::stateChanged, this, [timeline, then, done] {
         if (!timeline->prepared() || timeline->isUpdating()) return;
         QObject::disconnect(*done);
-        list();
+        then(timeline);
+    });
+}
+
+void MainWindow::listInstancesOnTimeline(const std::vector<int>& runIds, const std::string& name) {
+    onTimelineOf(runIds, [this, name](PlotView* timeline) {
+        if (!timeline->listName(name))
+            statusBar()->showMessage(tr("No instance of %1 on the timeline").arg(QString::fromStdString(name)), 8000);
     });
 }
 
@@ -723,26 +729,8 @@ void MainWindow::showQueryDock() {
 }
 
 void MainWindow::showRangeOnTimeline(int runId, int64_t start, int64_t end) {
-    const std::vector<int> runIds{runId};
-    PlotView* timeline = nullptr;
-    for (PlotView* v : m_plotArea->views())
-        if (v->isTimeline() && v->runIds() == runIds) timeline = v;
-    if (!timeline) timeline = openPlot("gpu-timeline", runIds);
-    if (!timeline) return;
-    if (const int pane = m_plotArea->paneOf(timeline); pane >= 0) {
-        const auto tabs = m_plotArea->views(pane);
-        const auto at = std::find(tabs.begin(), tabs.end(), timeline);
-        m_plotArea->setCurrentIndex(pane, int(at - tabs.begin()));
-    }
-    auto show = [timeline, start, end] {
+    onTimelineOf({runId}, [start, end](PlotView* timeline) {
         if (timeline->showAbsoluteRange(start, end)) timeline->listMeasure();
-    };
-    if (timeline->prepared() && !timeline->isUpdating()) return show();
-    auto done = std::make_shared<QMetaObject::Connection>();
-    *done = connect(timeline, &PlotView::stateChanged, this, [timeline, show, done] {
-        if (!timeline->prepared() || timeline->isUpdating()) return;
-        QObject::disconnect(*done);
-        show();
     });
 }
 

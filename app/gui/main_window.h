@@ -4,6 +4,7 @@
 // clicked. Bottom: background jobs. Status bar: load progress with Cancel, memory of loaded data and caches.
 
 #include <map>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <set>
@@ -151,6 +152,7 @@ private:
     void showError(const QString& text);
     void clearError();
     void bindPanel(PlotView* view, bool rebuild);
+    void onTimelineOf(const std::vector<int>& runIds, std::function<void(PlotView*)> then);
     void onCurrentViewChanged(PlotView* view);
     void onRunLoaded(int id);
     void onRunRemoved(int id);
