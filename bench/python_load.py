@@ -1,0 +1,54 @@
+#!/usr/bin/python3
+"""Load + DataFrame of every kernel through the strobe module, beside `strobe-cli summary` (empty cache) of the same
+file and Python's json.load (the floor of every Python tool), medians of REPEATS, in one run.
+
+usage: PYTHONPATH=build/release/python /usr/bin/python3 bench/python_load.py TRACE.json STROBE_CLI [REPEATS]
+(make TRACE with build/release/bench/strobe-gen-kineto -o /tmp/t300.json --size 300M)
+"""
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+import strobe
+
+trace, cli = sys.argv[1], sys.argv[2]
+repeats = int(sys.argv[3]) if len(sys.argv) > 3 else 3
+
+
+def timed(fn):
+    times = []
+    for _ in range(repeats):
+        t = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t)
+    return statistics.median(times)
+
+
+def module_load():
+    run = strobe.load(trace, cache=False)
+    df = run.ranks[0].kernels.to_pandas()
+    assert len(df) > 0
+
+
+def cli_summary():
+    with tempfile.TemporaryDirectory() as cache:
+        subprocess.run([cli, "summary", trace], check=True, capture_output=True,
+                       env=dict(os.environ, XDG_CACHE_HOME=cache))
+
+
+def json_load():
+    with open(trace, "rb") as f:
+        json.load(f)
+
+
+mb = os.path.getsize(trace) / 1e6
+rows = [("strobe.load(cache=False) + kernels.to_pandas()", timed(module_load)),
+        ("strobe-cli summary, empty cache", timed(cli_summary)),
+        ("json.load", timed(json_load))]
+print(f"{trace}: {mb:.0f} MB, medians of {repeats}")
+for name, s in rows:
+    print(f"| {name} | {s:.2f} s | {mb / s:.0f} MB/s | {s / rows[1][1]:.2f}× the summary |")
