@@ -11,8 +11,10 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <algorithm>
 #include <functional>
 #include <memory>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -20,6 +22,9 @@
 #include "core/engine/load_job.h"
 #include "core/engine/memory_budget.h"
 #include "core/engine/run_loader.h"
+#include "core/analysis/context.h"
+#include "core/analysis/registry.h"
+#include "core/analysis/window.h"
 #include "core/query/sql_query.h"
 
 #include <spdlog/spdlog.h>
@@ -73,10 +78,10 @@ std::vector<std::string> enumNames(E count) {
 }
 
 // One of a rank's tables: named columns, each made on demand.
-class Table {
+class PyTable {
 public:
     using Make = std::function<py::object()>;
-    Table(size_t rows, std::vector<std::pair<std::string, Make>> columns) : m_rows(rows), m_columns(std::move(columns)) {}
+    PyTable(size_t rows, std::vector<std::pair<std::string, Make>> columns) : m_rows(rows), m_columns(std::move(columns)) {}
     size_t rows() const { return m_rows; }
     std::vector<std::string> names() const {
         std::vector<std::string> n;
@@ -96,18 +101,18 @@ public:
 
 private:
     size_t m_rows;
-    std::vector<std::pair<std::string, Table::Make>> m_columns;
+    std::vector<std::pair<std::string, PyTable::Make>> m_columns;
 };
 
 struct Rank {
     DatasetPtr run;
     const RankData* r;
 
-    Table kernels() const {
+    PyTable kernels() const {
         const auto& g = r->gpu;
         DatasetPtr keep = run;
         const RankData* rd = r;
-        std::vector<std::pair<std::string, Table::Make>> c = {
+        std::vector<std::pair<std::string, PyTable::Make>> c = {
             {"ts_ns", [=] { return view(rd->gpu.ts, keep); }},
             {"dur_ns", [=] { return view(rd->gpu.dur, keep); }},
             {"name", [=] { return categorical(view(rd->gpu.name, keep), poolStrings(rd->strings)); }},
@@ -123,12 +128,12 @@ struct Rank {
             c.push_back({"category", [=] { return categorical(enumCodes(rd->gpu.category, keep), enumNames(KernelCategory::Count)); }});
         if (g.step.size() == g.size()) c.push_back({"step_index", [=] { return view(rd->gpu.step, keep); }});
         if (g.queue.size() == g.size()) c.push_back({"queue", [=] { return view(rd->gpu.queue, keep); }});
-        return Table(g.size(), std::move(c));
+        return PyTable(g.size(), std::move(c));
     }
-    Table slices() const {
+    PyTable slices() const {
         DatasetPtr keep = run;
         const RankData* rd = r;
-        std::vector<std::pair<std::string, Table::Make>> c = {
+        std::vector<std::pair<std::string, PyTable::Make>> c = {
             {"ts_ns", [=] { return view(rd->slices.ts, keep); }},
             {"dur_ns", [=] { return view(rd->slices.dur, keep); }},
             {"name", [=] { return categorical(view(rd->slices.name, keep), poolStrings(rd->strings)); }},
@@ -139,12 +144,12 @@ struct Rank {
         };
         if (r->slices.depth.size() == r->slices.size()) c.push_back({"depth", [=] { return view(rd->slices.depth, keep); }});
         if (r->slices.parent.size() == r->slices.size()) c.push_back({"parent", [=] { return view(rd->slices.parent, keep); }});
-        return Table(r->slices.size(), std::move(c));
+        return PyTable(r->slices.size(), std::move(c));
     }
-    Table steps() const {
+    PyTable steps() const {
         DatasetPtr keep = run;
         const RankData* rd = r;
-        return Table(r->steps.size(), {{"number", [=] { return view(rd->steps.number, keep); }},
+        return PyTable(r->steps.size(), {{"number", [=] { return view(rd->steps.number, keep); }},
                                        {"start_ns", [=] { return view(rd->steps.start, keep); }},
                                        {"end_ns", [=] { return view(rd->steps.end, keep); }}});
     }
@@ -194,6 +199,55 @@ struct Run {
     }
 };
 
+// One of strobe-cli analyze's analyses on the run: a DataFrame (its CSV read by pandas), the window's description
+// and the analysis' messages in df.attrs.
+py::object analyze(const Run& run, const std::string& name, const std::string& window, const std::string& steps,
+                   const py::kwargs& options) {
+    const AnalysisInfo* info = findAnalysis(name);
+    if (!info) {
+        std::string names;
+        for (const auto& a : analysisRegistry()) names += (names.empty() ? "" : ", ") + a.name;
+        throw py::value_error("unknown analysis '" + name + "' (analyses: " + names + ")");
+    }
+    AnalysisRequest req;
+    auto w = WindowSpec::parse(window, steps);
+    if (!w) throw py::value_error("window: " + w.error().message);
+    req.window = w.value();
+    for (const auto& [key, value] : options) {
+        const std::string k = py::str(key).cast<std::string>();
+        std::string dashed = k;  // Python keywords cannot hold a dash: min_gap_us is --min-gap-us
+        std::replace(dashed.begin(), dashed.end(), '_', '-');
+        const ParamSpec* spec = nullptr;
+        for (const auto& o : info->options)
+            if (o.key == k || o.key == dashed) spec = &o;
+        if (!spec) throw py::value_error("analysis " + name + " has no option " + k);
+        auto v = valueFromString(*spec, py::str(value).cast<std::string>());
+        if (!v) throw py::value_error(k + ": " + v.error().message);
+        req.values[spec->key] = v.value();
+    }
+    std::string csv, description;
+    std::vector<std::string> messages;
+    {
+        py::gil_scoped_release release;
+        auto ctx = AnalysisContext::of(run.data);
+        auto table = runAnalysis(*ctx, name, req);
+        if (!table) {
+            py::gil_scoped_acquire again;
+            throw py::value_error(table.error().message);
+        }
+        std::ostringstream os;
+        table->writeCsv(os);
+        csv = os.str();
+        messages = table->messages;
+        auto sel = ctx->select(req.window);
+        description = sel ? sel.value()->description : req.window.toString();
+    }
+    py::object df = py::module_::import("pandas").attr("read_csv")(py::module_::import("io").attr("StringIO")(csv));
+    df.attr("attrs")["window"] = description;
+    df.attr("attrs")["messages"] = messages;
+    return df;
+}
+
 Run load(const py::object& paths, bool cache) {
     std::vector<std::string> files;
     if (py::isinstance<py::str>(paths)) files.push_back(paths.cast<std::string>());
@@ -218,11 +272,11 @@ Run load(const py::object& paths, bool cache) {
 PYBIND11_MODULE(strobe, m) {
     m.doc() = "Strobe's trace loader and SQL tables for Python (read-only NumPy columns, pandas DataFrames).";
     spdlog::set_level(spdlog::level::warn);  // a notebook shows warnings, not the loader's progress lines
-    py::class_<Table>(m, "Table", "One table of a rank: len(), .columns, t['col'] (a read-only NumPy view), .to_pandas()")
-        .def("__len__", &Table::rows)
-        .def_property_readonly("columns", &Table::names)
-        .def("__getitem__", &Table::column)
-        .def("to_pandas", &Table::toPandas);
+    py::class_<PyTable>(m, "Table", "One table of a rank: len(), .columns, t['col'] (a read-only NumPy view), .to_pandas()")
+        .def("__len__", &PyTable::rows)
+        .def_property_readonly("columns", &PyTable::names)
+        .def("__getitem__", &PyTable::column)
+        .def("to_pandas", &PyTable::toPandas);
     py::class_<Rank>(m, "Rank")
         .def_property_readonly("rank", [](const Rank& r) { return r.r->rank; })
         .def_property_readonly("path", [](const Rank& r) { return r.r->path.empty() ? r.r->info.path : r.r->path; })
@@ -239,6 +293,9 @@ PYBIND11_MODULE(strobe, m) {
         .def_readonly("label", &Run::label)
         .def("query", &Run::query, py::arg("sql"),
              "One read-only SQL statement over the run's tables (as strobe-cli query): a pandas DataFrame")
+        .def("analyze", &analyze, py::arg("name"), py::arg("window") = "all", py::arg("steps") = "",
+             "One of strobe-cli analyze's analyses (temporal, overlap, idle, kernel-types, straggler, ...) as a "
+             "DataFrame; options as keywords (dashes as underscores); df.attrs holds the window and messages")
         .def("__repr__", [](const Run& r) {
             return "<strobe.Run " + r.label + ": " + std::to_string(r.data->ranks.size()) + " ranks>";
         });
@@ -246,4 +303,9 @@ PYBIND11_MODULE(strobe, m) {
           "Loads a run (a trace file, a run directory, or a list of files forming one run) through Strobe's load job "
           "and load cache, as the workbench and strobe-cli do.");
     m.def("version", [] { return std::string(STROBE_PY_VERSION); });
+    m.def("analyses", [] {
+        std::vector<std::pair<std::string, std::string>> out;
+        for (const auto& a : analysisRegistry()) out.emplace_back(a.name, a.description);
+        return out;
+    }, "(name, description) of every analysis run.analyze() takes");
 }

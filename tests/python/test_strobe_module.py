@@ -64,6 +64,22 @@ for src in SOURCES:
                       f"WHERE kind = 'kernel' AND rank = {rank.rank}")
         check((int(q["n"][0]), int(q["ns"][0])) == (n, total), f"{src} rank {rank.rank}: SQL {q.values.tolist()}")
 
+# An analysis through the module is strobe-cli analyze's table: same columns, same values.
+for name in ("temporal", "overlap", "kernel-types"):
+    got = strobe.load(SOURCES[0]).analyze(name, window="hta")
+    csv_text = subprocess.run([cli, "analyze", name, "--window", "hta", "--csv", "-", SOURCES[0]], check=True,
+                              capture_output=True, text=True).stdout
+    import io
+    import pandas as pd
+    want = pd.read_csv(io.StringIO(csv_text))
+    check(list(got.columns) == list(want.columns), f"analyze {name}: columns {list(got.columns)}")
+    check(got.equals(want), f"analyze {name}: values differ from strobe-cli analyze")
+try:
+    strobe.load(SOURCES[0]).analyze("no-such-analysis")
+    check(False, "an unknown analysis did not raise")
+except ValueError as e:
+    check("temporal" in str(e), f"unknown analysis message: {e}")
+
 # A view outlives the run object it came from (it keeps the data alive).
 durs = strobe.load(SOURCES[0]).ranks[0].kernels["dur_ns"]
 check(int(durs.sum()) > 0, "a column outliving its run")
