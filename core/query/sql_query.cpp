@@ -382,7 +382,7 @@ struct VTab : sqlite3_vtab {
     const TableDef* def = nullptr;
 };
 
-// One pushed-down constraint: field R(un) K(rank) T(ts) N(ame) D(kind); op = > g(>=) < l(<=).
+// One pushed-down constraint: field R(un) K(rank) T(ts) N(ame) D(kind) S(tream); op = > g(>=) < l(<=).
 struct Pushed {
     char field, op;
 };
@@ -402,6 +402,7 @@ struct Cursor : sqlite3_vtab_cursor {
     std::optional<std::string> name;
     StrId nameId = kEmptyStr;
     std::optional<std::string> kind;
+    std::optional<int64_t> stream;
 };
 
 VTab* vtabOf(sqlite3_vtab_cursor* c) { return static_cast<VTab*>(c->pVtab); }
@@ -435,7 +436,9 @@ int xBestIndex(sqlite3_vtab* vt, sqlite3_index_info* info) {
     const TableDef& d = *static_cast<VTab*>(vt)->def;
     const int tsCol = d.ts ? columnIndex(d, "ts_ns") : -100;
     const int nameCol = d.names ? columnIndex(d, "name") : -100;
-    const int kindCol = d.rowsOf == RowsOf::Table && std::string_view(d.name) == "kernels" ? columnIndex(d, "kind") : -100;
+    const bool kernels = d.rowsOf == RowsOf::Table && std::string_view(d.name) == "kernels";
+    const int kindCol = kernels ? columnIndex(d, "kind") : -100;
+    const int streamCol = kernels ? columnIndex(d, "stream") : -100;
     std::string codes;
     double cost = 1e6;
     int argv = 0;
@@ -456,6 +459,7 @@ int xBestIndex(sqlite3_vtab* vt, sqlite3_index_info* info) {
         else if (c.iColumn == tsCol) field = 'T', cost *= op == '=' ? 0.001 : 0.3;
         else if (c.iColumn == nameCol && op == '=') field = 'N', cost *= 0.5;
         else if (c.iColumn == kindCol && op == '=') field = 'D', cost *= 0.8;
+        else if (c.iColumn == streamCol && op == '=') field = 'S', cost *= 0.5;
         if (!field) continue;
         info->aConstraintUsage[i].argvIndex = ++argv;
         info->aConstraintUsage[i].omit = 0;  // SQLite checks again: the pushdown only narrows what is read
@@ -513,6 +517,7 @@ void applyTimeBound(Cursor& c, char op, sqlite3_value* v) {
 bool rowPasses(const Cursor& c, const TableDef& d, const RankData& r, uint32_t row) {
     if (c.name && d.names && (*d.names(r))[row] != c.nameId) return false;
     if (c.kind && gpuKindText(r.gpu.kind[row]) != *c.kind) return false;
+    if (c.stream && r.gpu.stream[row] != *c.stream) return false;
     return true;
 }
 
@@ -603,6 +608,7 @@ int xFilter(sqlite3_vtab_cursor* cur, int, const char* idxStr, int argc, sqlite3
         if (field == 'T') applyTimeBound(c, op, v);
         if (field == 'N') c.name = text();
         if (field == 'D') c.kind = text();
+        if (field == 'S' && sqlite3_value_numeric_type(v) == SQLITE_INTEGER) c.stream = sqlite3_value_int64(v);
     }
     c.sources = &sourcesFor(*vt->engine, d);
     c.source = 0;

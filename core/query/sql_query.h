@@ -13,7 +13,7 @@
 //   ranks     one row per rank: path, platform, GPU, world size, kernel and event counts
 //   runs      one row per run: label, sources, rank count
 // Times are nanoseconds on the rank's own clock as loaded (`ts_ns`, `end_ns`, `dur_ns`). Names are resolved from
-// the string pool. Constraints on run, rank, ts_ns and name (and kernels.kind) are pushed down (xBestIndex): a
+// the string pool. Constraints on run, rank, ts_ns and name (and kernels.kind, kernels.stream) are pushed down (xBestIndex): a
 // time range is found by binary search over a per-rank time order, a name by its interned id.
 //
 // Safety: one statement per query; the statement must be read-only; an authorizer allows only reading (SELECT,

@@ -105,6 +105,10 @@ TEST(QueryCli, PushedDownConstraintsReturnWhatAFullScanReturns) {
                                 "SELECT count(*) FROM kernels WHERE name || '' = 'volta_sgemm_128x32_tn'"});
     EXPECT_EQ(byName.out, byNameScan.out);
     EXPECT_NE(byName.out, "count(*)\r\n0\r\n");
+    auto byStream = runQuery({"--csv", "-", sampleRun(), "SELECT count(*) FROM kernels WHERE stream = 7"});
+    auto byStreamScan = runQuery({"--csv", "-", sampleRun(), "SELECT count(*) FROM kernels WHERE stream + 0 = 7"});
+    EXPECT_EQ(byStream.out, byStreamScan.out);
+    EXPECT_NE(byStream.out, "count(*)\r\n0\r\n");
 }
 
 TEST(QueryCli, StandardViewsAnswer) {
