@@ -4,6 +4,7 @@
 #include <cmath>
 #include <map>
 #include <regex>
+#include <tuple>
 #include <unordered_map>
 
 #include <fmt/format.h>
@@ -166,6 +167,75 @@ void selectRankEvents(AnalysisContext& ctx, CpGraph& g, size_t ri, const CpSpan&
     }
 }
 
+
+// ---- event record / wait (Kineto's cuda_sync events, joined as HTA does) ----
+
+int64_t syncCorrelation(const RankData& r, uint32_t i) {
+    if (r.slices.correlation[i] != kNone) return r.slices.correlation[i];
+    const std::string c = argValue(r.strings.view(r.slices.args[i]), "correlation");
+    return c.empty() ? kNone : std::atoll(c.c_str());
+}
+
+struct EventLinks {
+    std::unordered_map<int64_t, uint32_t> callByCorrelation;          // runtime calls of the rank
+    std::unordered_map<int32_t, std::vector<std::tuple<TimeNs, uint32_t, uint32_t>>> launches;  // stream -> (call ts, gpu row, call's track)
+};
+
+EventLinks eventLinks(AnalysisContext& ctx, size_t ri) {
+    const RankData& r = *ctx.dataset().ranks[ri];
+    EventLinks l;
+    for (uint32_t i = 0; i < r.slices.size(); ++i)
+        if ((r.slices.kind[i] == EventKind::Runtime || r.slices.kind[i] == EventKind::Driver) &&
+            r.slices.correlation[i] != kNone)
+            l.callByCorrelation[r.slices.correlation[i]] = i;
+    const auto& runtime = ctx.runtimeOf(ri);
+    for (uint32_t i = 0; i < r.gpu.size() && i < runtime.size(); ++i)
+        if (runtime[i] >= 0)
+            l.launches[r.gpu.stream[i]].emplace_back(r.slices.ts[static_cast<size_t>(runtime[i])], i,
+                                                     r.slices.track[static_cast<size_t>(runtime[i])]);
+    for (auto& [s, v] : l.launches) std::sort(v.begin(), v.end());
+    return l;
+}
+
+// The GPU activity an event record stands for: the last launch on the recorded stream before the record call.
+int32_t recordedKernel(const CpGraph& g, const EventLinks& l, const RankData& r, size_t ri, uint32_t syncSlice) {
+    const std::string_view args = r.strings.view(r.slices.args[syncSlice]);
+    const std::string corr = argValue(args, "wait_on_cuda_event_record_corr_id");
+    const std::string stream = argValue(args, "wait_on_stream");
+    if (corr.empty() || stream.empty()) return -1;
+    auto rec = l.callByCorrelation.find(std::atoll(corr.c_str()));
+    auto ls = l.launches.find(static_cast<int32_t>(std::atoll(stream.c_str())));
+    if (rec == l.callByCorrelation.end() || ls == l.launches.end()) return -1;
+    const TimeNs t = r.slices.ts[rec->second];
+    auto it = std::lower_bound(ls->second.begin(), ls->second.end(), std::make_tuple(t, uint32_t{0}, uint32_t{0}));
+    if (it == ls->second.begin()) return -1;
+    return g.gpuEv[ri][std::get<1>(*std::prev(it))];
+}
+
+// Stream Wait Event: the next activity launched on the waiting stream from the thread of the cudaStreamWaitEvent
+// call waits for the recorded one. Returns destination event -> source event.
+std::unordered_map<int32_t, int32_t> streamWaits(const CpGraph& g, const EventLinks& l, const RankData& r, size_t ri) {
+    std::unordered_map<int32_t, int32_t> waits;
+    for (uint32_t i = 0; i < r.slices.size(); ++i) {
+        if (r.slices.kind[i] != EventKind::Sync || r.strings.view(r.slices.name[i]) != "Stream Wait Event") continue;
+        const int32_t src = recordedKernel(g, l, r, ri, i);
+        auto call = l.callByCorrelation.find(syncCorrelation(r, i));
+        const std::string stream = argValue(r.strings.view(r.slices.args[i]), "stream");
+        if (src < 0 || call == l.callByCorrelation.end() || stream.empty()) continue;
+        auto ls = l.launches.find(static_cast<int32_t>(std::atoll(stream.c_str())));
+        if (ls == l.launches.end()) continue;
+        const TimeNs t = r.slices.ts[call->second];
+        const uint32_t track = r.slices.track[call->second];
+        const auto& runtime = ls->second;
+        auto it = std::upper_bound(runtime.begin(), runtime.end(), std::make_tuple(t, UINT32_MAX, UINT32_MAX));
+        while (it != runtime.end() && std::get<2>(*it) != track) ++it;
+        if (it == runtime.end()) continue;
+        const int32_t dest = g.gpuEv[ri][std::get<1>(*it)];
+        if (dest >= 0 && dest != src) waits[dest] = src;
+    }
+    return waits;
+}
+
 // ---- GPU side: launch, stream order, HTA's queue ----
 
 uint64_t streamKey(const RankData& r, uint32_t row) {
@@ -204,8 +274,9 @@ void htaQueueLengths(AnalysisContext& ctx, size_t ri, std::vector<int32_t>& atLa
     }
 }
 
-void gpuEdges(AnalysisContext& ctx, CpGraph& g, size_t ri) {
+void gpuEdges(AnalysisContext& ctx, CpGraph& g, size_t ri, const EventLinks& links) {
     const RankData& r = *ctx.dataset().ranks[ri];
+    const auto waits = streamWaits(g, links, r, ri);
     std::vector<int32_t> qLaunch, qKernel;
     if (g.def == CpDefinition::Hta) htaQueueLengths(ctx, ri, qLaunch, qKernel);
     std::vector<uint32_t> evs;
@@ -224,13 +295,23 @@ void gpuEdges(AnalysisContext& ctx, CpGraph& g, size_t ri) {
         const int32_t prev = it == last.end() ? -1 : it->second;
         const TimeNs prevEnd = prev >= 0 ? g.events[static_cast<size_t>(prev)].end : INT64_MIN;
         const TimeNs launchTs = k.launch >= 0 ? g.events[static_cast<size_t>(k.launch)].ts : INT64_MIN;
+        auto wait = waits.find(ie);
+        const int32_t src = wait == waits.end() ? -1 : wait->second;
+        const TimeNs syncEnd = src >= 0 ? g.events[static_cast<size_t>(src)].end : INT64_MIN;
         if (g.def == CpDefinition::Hta) {
-            if (k.launch >= 0 && qLaunch[k.row] == 1 && qKernel[k.row] == 0 && prevEnd < launchTs)
+            if (src >= 0) g.add(g.endNode(static_cast<size_t>(src)), g.startNode(e), 0, CpEdgeType::Sync, -1);
+            if (k.launch >= 0 && qLaunch[k.row] == 1 && qKernel[k.row] == 0 && prevEnd < launchTs && syncEnd < launchTs)
                 g.add(g.startNode(static_cast<size_t>(k.launch)), g.startNode(e), k.ts - launchTs, CpEdgeType::Launch, ie);
-            else if (prev >= 0 && k.ts - prevEnd < kKernelKernelMax)
+            else if (prev >= 0 && k.ts - prevEnd < kKernelKernelMax && (src < 0 || syncEnd < prevEnd))
                 g.add(g.endNode(static_cast<size_t>(prev)), g.startNode(e), k.ts - prevEnd, CpEdgeType::KernelKernel,
                       prev);
+        } else if (src >= 0 && syncEnd > std::max(prevEnd, launchTs)) {  // it waited for another stream's event
+            g.add(g.endNode(static_cast<size_t>(src)), g.startNode(e), std::max<TimeNs>(0, k.ts - syncEnd),
+                  CpEdgeType::KernelKernel, src);
+            if (k.launch >= 0) g.add(g.startNode(static_cast<size_t>(k.launch)), g.startNode(e), 0, CpEdgeType::Launch, ie);
+            if (prev >= 0) g.add(g.endNode(static_cast<size_t>(prev)), g.startNode(e), 0, CpEdgeType::KernelKernel, prev);
         } else {
+            if (src >= 0) g.add(g.endNode(static_cast<size_t>(src)), g.startNode(e), 0, CpEdgeType::Sync, -1);
             const bool queued = prev >= 0 && (k.launch < 0 || prevEnd >= launchTs);
             if (k.launch >= 0)
                 g.add(g.startNode(static_cast<size_t>(k.launch)), g.startNode(e), queued ? 0 : k.ts - launchTs,
@@ -277,7 +358,7 @@ void syncTo(CpGraph& g, const StreamIndex& idx, uint32_t callEv, int64_t stream,
     }
 }
 
-void syncEdges(AnalysisContext& ctx, CpGraph& g, size_t ri) {
+void syncEdges(AnalysisContext& ctx, CpGraph& g, size_t ri, const EventLinks& links) {
     const RankData& r = *ctx.dataset().ranks[ri];
     StreamIndex idx;
     idx.build(g, r, g.gpuEv[ri]);
@@ -299,15 +380,22 @@ void syncEdges(AnalysisContext& ctx, CpGraph& g, size_t ri) {
     for (uint32_t i = 0; i < r.slices.size(); ++i) {
         if (r.slices.kind[i] != EventKind::Sync) continue;
         ++syncs;
-        auto it = byCorrelation.find(r.slices.correlation[i]);
+        auto it = byCorrelation.find(syncCorrelation(r, i));
         if (it == byCorrelation.end()) continue;
         const std::string_view name = r.strings.view(r.slices.name[i]);
         const std::string_view args = r.strings.view(r.slices.args[i]);
         if (name == "Context Sync") {
             syncTo(g, idx, static_cast<uint32_t>(it->second), -1, true);
-        } else if (name == "Stream Sync" || name == "Event Sync") {
-            const std::string s = argValue(args, name == "Stream Sync" ? "stream" : "wait_on_stream");
+        } else if (name == "Stream Sync") {
+            const std::string s = argValue(args, "stream");
             if (!s.empty()) syncTo(g, idx, static_cast<uint32_t>(it->second), std::atoll(s.c_str()), false);
+        } else if (name == "Event Sync") {
+            const int32_t k = recordedKernel(g, links, r, ri, i);
+            const auto call = static_cast<uint32_t>(it->second);
+            if (k >= 0) {
+                g.add(g.endNode(static_cast<size_t>(k)), g.endNode(call), 0, CpEdgeType::Sync, -1);
+                g.syncSource[call] = std::max(g.syncSource[call], g.events[static_cast<size_t>(k)].end);
+            }
         }
     }
     if (syncs == 0)
@@ -506,8 +594,9 @@ Result<CpGraph> buildGraph(AnalysisContext& ctx, const CpRequest& req) {
     g.spanEdge.assign(g.events.size(), -1);
     g.edges.reserve(g.events.size() * 3);
     for (size_t ri : used) {
-        gpuEdges(ctx, g, ri);
-        syncEdges(ctx, g, ri);
+        const EventLinks links = eventLinks(ctx, ri);
+        gpuEdges(ctx, g, ri, links);
+        syncEdges(ctx, g, ri, links);
         cpuEdges(g, ri);
     }
     if (g.def == CpDefinition::Strobe) collectiveEdges(ctx, g);
