@@ -15,7 +15,7 @@ namespace strobe::core {
 
 namespace {
 
-enum class CpEdgeType : uint8_t { Span, Dependency, Idle, Launch, KernelKernel, Sync, SyncResidual, Comm };
+enum class CpEdgeType : uint8_t { Span, Dependency, Idle, Launch, KernelKernel, Sync, SyncResidual, Comm, Wake };
 
 struct CpEvent {
     uint32_t rankPos = 0;
@@ -85,7 +85,7 @@ bool isBlockingCall(std::string_view name, CpDefinition def) {
     return isOneOf(name, {"cudaDeviceSynchronize", "cudaStreamSynchronize", "cudaEventSynchronize", "cudaMemcpy",
                           "hipDeviceSynchronize", "hipStreamSynchronize", "hipEventSynchronize", "hipMemcpy",
                           "cuCtxSynchronize", "cuStreamSynchronize", "cuEventSynchronize", "cuMemcpy",
-                          "cuMemcpyDtoH", "cuMemcpyHtoD"});
+                          "cuMemcpyDtoH", "cuMemcpyHtoD", "hipMemcpyWithStream"});
 }
 
 bool isLockCall(std::string_view name) { return isOneOf(name, {"cudaHostAlloc", "cudaLaunchKernel", "cudaMemcpyAsync"}); }
@@ -154,6 +154,7 @@ void selectRankEvents(AnalysisContext& ctx, CpGraph& g, size_t ri, const CpSpan&
         g.events.push_back({static_cast<uint32_t>(ri), false, i, ts, ts + dur, -1, -1});
     }
     const auto& runtime = ctx.runtimeOf(ri);
+    size_t graphKernels = 0;
     for (uint32_t i = 0; i < r.gpu.size(); ++i) {
         const int32_t rt = i < runtime.size() ? runtime[i] : -1;
         int32_t launch = rt >= 0 && static_cast<size_t>(rt) < sliceEv.size() ? sliceEv[static_cast<size_t>(rt)] : -1;
@@ -164,7 +165,12 @@ void selectRankEvents(AnalysisContext& ctx, CpGraph& g, size_t ri, const CpSpan&
         gpuEv[i] = static_cast<int32_t>(g.events.size());
         g.events.push_back({static_cast<uint32_t>(ri), true, i, ts, ts + std::max<TimeNs>(0, r.gpu.dur[i]), -1,
                             launch});
+        if (launch >= 0 && r.strings.view(r.slices.name[static_cast<size_t>(rt)]).find("GraphLaunch") != std::string_view::npos)
+            ++graphKernels;
     }
+    if (graphKernels)
+        g.messages.push_back(fmt::format("rank {}: {} GPU activities launched through graph launches hang off them",
+                                         ctx.rankNumber(ri), graphKernels));
 }
 
 
@@ -274,6 +280,22 @@ void htaQueueLengths(AnalysisContext& ctx, size_t ri, std::vector<int32_t>& atLa
     }
 }
 
+// The activity of another stream of the same device that ended last before `e` started, when it ended after
+// `after` and at most 10 µs before `e` started; -1 otherwise.
+int32_t implicitBlocker(const CpGraph& g, const std::vector<std::pair<TimeNs, uint32_t>>& byEnd, uint32_t e, TimeNs after) {
+    const CpEvent& k = g.events[e];
+    const RankData& r = *g.ranks[k.rankPos];
+    auto it = std::upper_bound(byEnd.begin(), byEnd.end(), std::make_pair(k.ts, UINT32_MAX));
+    for (int steps = 0; it != byEnd.begin() && steps < 8; ++steps) {
+        --it;
+        if (it->first <= after || k.ts - it->first > 10'000) return -1;
+        const CpEvent& o = g.events[it->second];
+        if (it->second != e && r.gpu.device[o.row] == r.gpu.device[k.row] && r.gpu.stream[o.row] != r.gpu.stream[k.row])
+            return static_cast<int32_t>(it->second);
+    }
+    return -1;
+}
+
 void gpuEdges(AnalysisContext& ctx, CpGraph& g, size_t ri, const EventLinks& links) {
     const RankData& r = *ctx.dataset().ranks[ri];
     const auto waits = streamWaits(g, links, r, ri);
@@ -284,6 +306,11 @@ void gpuEdges(AnalysisContext& ctx, CpGraph& g, size_t ri, const EventLinks& lin
         if (e >= 0) evs.push_back(static_cast<uint32_t>(e));
     std::stable_sort(evs.begin(), evs.end(), [&](uint32_t a, uint32_t b) { return g.events[a].ts < g.events[b].ts; });
     std::unordered_map<uint64_t, int32_t> last;  // stream -> last event
+    std::vector<std::pair<TimeNs, uint32_t>> byEnd;  // the rank's activities by end (implicit dependencies)
+    if (g.def == CpDefinition::Strobe) {
+        for (uint32_t e : evs) byEnd.emplace_back(g.events[e].end, e);
+        std::sort(byEnd.begin(), byEnd.end());
+    }
     constexpr TimeNs kKernelKernelMax = 1'500'000;  // HTA's KERNEL_KERNEL_DELAY_THRESHOLD_US
     for (uint32_t e : evs) {
         const CpEvent& k = g.events[e];
@@ -312,6 +339,19 @@ void gpuEdges(AnalysisContext& ctx, CpGraph& g, size_t ri, const EventLinks& lin
             if (prev >= 0) g.add(g.endNode(static_cast<size_t>(prev)), g.startNode(e), 0, CpEdgeType::KernelKernel, prev);
         } else {
             if (src >= 0) g.add(g.endNode(static_cast<size_t>(src)), g.startNode(e), 0, CpEdgeType::Sync, -1);
+            // An activity that started right after another stream's activity ended, long after its launch and its
+            // own stream's previous one, waited for it (the null stream, a shared hardware queue): an implicit
+            // dependency rather than launch latency.
+            const int32_t other = implicitBlocker(g, byEnd, e, std::max(prevEnd, launchTs));
+            if (other >= 0) {
+                g.add(g.endNode(static_cast<size_t>(other)), g.startNode(e),
+                      k.ts - g.events[static_cast<size_t>(other)].end, CpEdgeType::KernelKernel, other);
+                if (k.launch >= 0)
+                    g.add(g.startNode(static_cast<size_t>(k.launch)), g.startNode(e), 0, CpEdgeType::Launch, ie);
+                if (prev >= 0) g.add(g.endNode(static_cast<size_t>(prev)), g.startNode(e), 0, CpEdgeType::KernelKernel, prev);
+                last[key] = ie;
+                continue;
+            }
             const bool queued = prev >= 0 && (k.launch < 0 || prevEnd >= launchTs);
             if (k.launch >= 0)
                 g.add(g.startNode(static_cast<size_t>(k.launch)), g.startNode(e), queued ? 0 : k.ts - launchTs,
@@ -483,6 +523,81 @@ void runtimeLockEdges(CpGraph& g, size_t ri) {
     }
 }
 
+
+// Forward -> backward (Kineto's fwdbwd flows, strobe): the backward operator starts after its forward one ended,
+// which links the autograd thread to the main thread.
+int32_t enclosingEvent(const CpGraph& g, const std::vector<uint32_t>& evs, TimeNs t) {
+    auto it = std::upper_bound(evs.begin(), evs.end(), t, [&](TimeNs x, uint32_t e) { return x < g.events[e].ts; });
+    int32_t best = -1;
+    for (int steps = 0; it != evs.begin() && steps < 64; ++steps) {
+        --it;
+        const CpEvent& e = g.events[*it];
+        if (e.ts <= t && t <= e.end) {
+            best = static_cast<int32_t>(*it);
+            break;
+        }
+    }
+    return best;
+}
+
+void flowEdges(CpGraph& g, size_t ri, const std::unordered_map<uint32_t, std::vector<uint32_t>>& byTrack) {
+    const RankData& r = *g.ranks[ri];
+    const auto fwdbwd = r.strings.find("fwdbwd");
+    if (!fwdbwd) return;
+    std::unordered_map<int64_t, int32_t> from;
+    size_t linked = 0;
+    for (int pass = 0; pass < 2; ++pass) {
+        for (size_t i = 0; i < r.flows.size(); ++i) {
+            if (r.flows.cat[i] != *fwdbwd || (pass == 0) != (r.flows.phase[i] == 's')) continue;
+            auto t = byTrack.find(r.flows.track[i]);
+            if (t == byTrack.end()) continue;
+            const int32_t e = enclosingEvent(g, t->second, r.flows.ts[i]);
+            if (e < 0) continue;
+            if (pass == 0) {
+                from[r.flows.id[i]] = e;
+            } else if (auto f = from.find(r.flows.id[i]); f != from.end() && f->second != e) {
+                const auto a = static_cast<size_t>(f->second), b = static_cast<size_t>(e);
+                if (g.events[a].end <= g.events[b].ts) {
+                    g.add(g.endNode(a), g.startNode(b), 0, CpEdgeType::Sync, -1);
+                    ++linked;
+                }
+            }
+        }
+    }
+    if (linked) g.messages.push_back(fmt::format("rank {}: {} forward->backward link(s) (fwdbwd flows)", g.rankNumbers[ri], linked));
+}
+
+// A thread idle between two top-level events resumes, at the latest, when the last event of another thread of the
+// rank that ended in its gap ended (strobe): the main thread waiting for the autograd thread, a data loader...
+// The edge weighs the rest of the gap; on equal lengths the path prefers it to the thread's own idle edge.
+void wakeEdges(CpGraph& g, const std::unordered_map<uint32_t, std::vector<uint32_t>>& byTrack) {
+    if (byTrack.size() < 2) return;
+    std::vector<std::pair<TimeNs, uint32_t>> ends;  // top-level events of every thread by end
+    for (const auto& [track, evs] : byTrack)
+        for (uint32_t e : evs)
+            if (g.events[e].parent < 0) ends.emplace_back(g.events[e].end, e);
+    std::sort(ends.begin(), ends.end());
+    const RankData& r = *g.ranks[g.events[ends.front().second].rankPos];
+    for (const auto& [track, evs] : byTrack) {
+        int64_t prev = -1;
+        for (uint32_t e : evs) {
+            if (g.events[e].parent >= 0) continue;
+            {  // a thread's first event: woken by the last event that ended before it
+                const TimeNs g0 = prev >= 0 ? g.events[static_cast<size_t>(prev)].end : INT64_MIN, g1 = g.events[e].ts;
+                auto it = std::upper_bound(ends.begin(), ends.end(), std::make_pair(g1, UINT32_MAX));
+                for (int steps = 0; it != ends.begin() && steps < 16; ++steps) {
+                    --it;
+                    if (it->first < g0) break;
+                    if (r.slices.track[g.events[it->second].row] == track) continue;
+                    g.add(g.endNode(it->second), g.startNode(e), g1 - it->first, CpEdgeType::Wake, -1);
+                    break;
+                }
+            }
+            prev = e;
+        }
+    }
+}
+
 void cpuEdges(CpGraph& g, size_t ri) {
     const RankData& r = *g.ranks[ri];
     std::unordered_map<uint32_t, std::vector<uint32_t>> byTrack;
@@ -498,6 +613,10 @@ void cpuEdges(CpGraph& g, size_t ri) {
         callStackEdges(g, evs);
     }
     if (g.def == CpDefinition::Hta) runtimeLockEdges(g, ri);
+    else {
+        flowEdges(g, ri, byTrack);
+        wakeEdges(g, byTrack);
+    }
 }
 
 // ---- collectives across ranks (strobe) ----
@@ -678,7 +797,11 @@ CpRun longestPath(const CpGraph& g, const CpOrder& o, const std::vector<TimeNs>&
             if (o.broken[ei]) continue;
             const uint32_t v = g.edges[ei].to;
             const TimeNs d = dist[u] + w[ei];
-            if (d > dist[v] || (pred[v] < 0 && d == dist[v])) {
+            // On equal lengths a dependency is preferred to the thread's own idle time (it explains the wait).
+            const bool better = d > dist[v] || (pred[v] < 0 && d == dist[v]) ||
+                                (d == dist[v] && g.edges[static_cast<size_t>(pred[v])].type == CpEdgeType::Idle &&
+                                 g.edges[ei].type != CpEdgeType::Idle);
+            if (better) {
                 dist[v] = d;
                 pred[v] = static_cast<int32_t>(ei);
             }
@@ -712,7 +835,8 @@ std::string edgeClass(const CpGraph& g, const std::vector<std::vector<HtaType>>&
     switch (e.type) {
     case CpEdgeType::Dependency:
     case CpEdgeType::Sync: return "";
-    case CpEdgeType::Idle: return "idle";
+    case CpEdgeType::Idle:
+    case CpEdgeType::Wake: return "idle";
     case CpEdgeType::Launch: return hta ? "gpu_kernel_launch_overhead" : "launch_latency";
     case CpEdgeType::KernelKernel: return hta ? "gpu_kernel_kernel_overhead" : "idle";
     case CpEdgeType::SyncResidual: return "sync_wait";
@@ -767,6 +891,13 @@ CriticalPathResult summarize(const CpGraph& g, const std::vector<std::vector<Hta
         res.path.push_back({g.rankNumbers[ev.rankPos], std::move(kind), std::move(name), cls, g.nodeTs[e.from],
                             g.nodeTs[e.to], w[ei]});
     }
+    for (const auto& seg : res.path)
+        if (seg.boundBy == "launch_latency" && seg.weight > 1'000'000 && seg.weight * 10 > run.length) {
+            res.messages.push_back(fmt::format("{} started {:.1f} ms after its launch with nothing before it on the GPU: "
+                                               "work outside the trace, or GPU and CPU clocks not aligned",
+                                               seg.name, static_cast<double>(seg.weight) / 1e6));
+            break;
+        }
     for (const auto& [k, v] : byClass) res.classes.emplace_back(k, v);
     std::stable_sort(res.classes.begin(), res.classes.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
     res.messages = g.messages;
