@@ -785,12 +785,27 @@ CpOrder topoOrder(const CpGraph& g) {
 struct CpRun {
     TimeNs length = 0;
     std::vector<uint32_t> edges;  // the path's edges in order
+    TimeNs startOffset = 0;       // strobe: from the window's first event to the path's first node
+    uint32_t first = 0;           // the path's first node
+    TimeNs origin = 0;
 };
 
+// Longest path by dynamic programming in topological order. Strobe (wall time on the run's clock): a node without
+// predecessors starts at its time after the earliest node of the graph, so that ranks and threads whose window
+// begins later are not favoured by having started counting earlier.
 CpRun longestPath(const CpGraph& g, const CpOrder& o, const std::vector<TimeNs>& w) {
     const size_t n = g.nodeTs.size();
     std::vector<TimeNs> dist(n, 0);
     std::vector<int32_t> pred(n, -1);
+    TimeNs origin = INT64_MAX;
+    for (TimeNs t : g.nodeTs) origin = std::min(origin, t);
+    if (g.def == CpDefinition::Strobe) {
+        std::vector<uint8_t> hasPred(n, 0);
+        for (size_t i = 0; i < g.edges.size(); ++i)
+            if (!o.broken[i]) hasPred[g.edges[i].to] = 1;
+        for (size_t v = 0; v < n; ++v)
+            if (!hasPred[v]) dist[v] = g.nodeTs[v] - origin;
+    }
     for (uint32_t u : o.order) {
         for (uint32_t k = o.outStart[u]; k < o.outStart[u + 1]; ++k) {
             const uint32_t ei = o.outEdges[k];
@@ -817,6 +832,9 @@ CpRun longestPath(const CpGraph& g, const CpOrder& o, const std::vector<TimeNs>&
         if (run.edges.size() > g.edges.size()) break;  // cannot happen on a DAG; never loop
     }
     std::reverse(run.edges.begin(), run.edges.end());
+    run.first = run.edges.empty() ? best : g.edges[run.edges.front()].from;
+    run.startOffset = pred[run.first] < 0 ? dist[run.first] : 0;
+    run.origin = origin;
     return run;
 }
 
@@ -868,6 +886,12 @@ CriticalPathResult summarize(const CpGraph& g, const std::vector<std::vector<Hta
     res.nodes = g.nodeTs.size();
     res.edges = g.edges.size();
     std::map<std::string, TimeNs> byClass;
+    if (run.startOffset > 0) {  // the path begins after the window's first event: idle until then
+        byClass["idle"] += run.startOffset;
+        const CpEvent& ev = g.events[run.first / 2];
+        res.path.push_back({g.rankNumbers[ev.rankPos], "idle", "", "idle", run.origin, g.nodeTs[run.first],
+                            run.startOffset});
+    }
     for (uint32_t ei : run.edges) {
         const CpEdge& e = g.edges[ei];
         if (w[ei] == 0 && e.type != CpEdgeType::Span) continue;
@@ -891,6 +915,9 @@ CriticalPathResult summarize(const CpGraph& g, const std::vector<std::vector<Hta
         res.path.push_back({g.rankNumbers[ev.rankPos], std::move(kind), std::move(name), cls, g.nodeTs[e.from],
                             g.nodeTs[e.to], w[ei]});
     }
+    for (const auto& [k, v] : byClass) res.classes.emplace_back(k, v);
+    std::stable_sort(res.classes.begin(), res.classes.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+    res.messages = g.messages;
     for (const auto& seg : res.path)
         if (seg.boundBy == "launch_latency" && seg.weight > 1'000'000 && seg.weight * 10 > run.length) {
             res.messages.push_back(fmt::format("{} started {:.1f} ms after its launch with nothing before it on the GPU: "
@@ -898,9 +925,6 @@ CriticalPathResult summarize(const CpGraph& g, const std::vector<std::vector<Hta
                                                seg.name, static_cast<double>(seg.weight) / 1e6));
             break;
         }
-    for (const auto& [k, v] : byClass) res.classes.emplace_back(k, v);
-    std::stable_sort(res.classes.begin(), res.classes.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
-    res.messages = g.messages;
     if (g.negative)
         res.messages.push_back(fmt::format("{} edge(s) with a negative weight (an event ending after its parent, "
                                            "clock skew): set to 0",
