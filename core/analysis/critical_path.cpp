@@ -848,7 +848,19 @@ bool isCommEvent(const CpGraph& g, const std::vector<std::vector<HtaType>>& type
     return id < t.size() && t[id] == HtaType::Communication;
 }
 
-std::string edgeClass(const CpGraph& g, const std::vector<std::vector<HtaType>>& types, const CpEdge& e) {
+// "kernel:<category>" for every category, made once (the path's classes are views of static text).
+std::string_view kernelClassName(KernelCategory c) {
+    static const std::vector<std::string> names = [] {
+        std::vector<std::string> v;
+        for (size_t i = 0; i < static_cast<size_t>(KernelCategory::Count); ++i)
+            v.push_back(fmt::format("kernel:{}", toString(static_cast<KernelCategory>(i))));
+        return v;
+    }();
+    const auto i = static_cast<size_t>(c);
+    return i < names.size() ? std::string_view(names[i]) : std::string_view("kernel:other");
+}
+
+std::string_view edgeClass(const CpGraph& g, const std::vector<std::vector<HtaType>>& types, const CpEdge& e) {
     const bool hta = g.def == CpDefinition::Hta;
     switch (e.type) {
     case CpEdgeType::Dependency:
@@ -867,7 +879,7 @@ std::string edgeClass(const CpGraph& g, const std::vector<std::vector<HtaType>>&
     const CpEvent& ev = g.events[static_cast<size_t>(e.ev)];
     const RankData& r = *g.ranks[ev.rankPos];
     const KernelCategory c = r.gpu.category.size() == r.gpu.size() ? r.gpu.category[ev.row] : KernelCategory::Other;
-    return fmt::format("kernel:{}", toString(c));
+    return kernelClassName(c);
 }
 
 std::vector<std::vector<HtaType>> rankTypes(AnalysisContext& ctx, const CpGraph& g) {
@@ -885,37 +897,40 @@ CriticalPathResult summarize(const CpGraph& g, const std::vector<std::vector<Hta
     res.lengthNs = run.length;
     res.nodes = g.nodeTs.size();
     res.edges = g.edges.size();
-    std::map<std::string, TimeNs> byClass;
+    std::map<std::string_view, TimeNs> byClass;
     if (run.startOffset > 0) {  // the path begins after the window's first event: idle until then
         byClass["idle"] += run.startOffset;
         const CpEvent& ev = g.events[run.first / 2];
         res.path.push_back({g.rankNumbers[ev.rankPos], "idle", "", "idle", run.origin, g.nodeTs[run.first],
                             run.startOffset});
     }
+    // Classes and kinds are views of static text, names views of the dataset's strings: a path of millions of
+    // edges allocates no string per edge.
+    res.path.reserve(run.edges.size() / 2 + 1);
     for (uint32_t ei : run.edges) {
         const CpEdge& e = g.edges[ei];
         if (w[ei] == 0 && e.type != CpEdgeType::Span) continue;
-        const std::string cls = edgeClass(g, types, e);
-        if (!cls.empty()) byClass[cls] += w[ei];
         const int32_t evi = e.ev >= 0 ? e.ev : static_cast<int32_t>(e.from / 2);
         const CpEvent& ev = g.events[static_cast<size_t>(evi)];
         const RankData& r = *g.ranks[ev.rankPos];
-        std::string kind = e.type == CpEdgeType::Span || e.type == CpEdgeType::Comm
-                               ? std::string(toString(ev.gpu ? r.gpu.kind[ev.row] : r.slices.kind[ev.row]))
-                               : cls;
-        std::string name = e.ev >= 0 ? std::string(g.name(static_cast<size_t>(e.ev))) : std::string();
+        const std::string_view cls = edgeClass(g, types, e);
+        if (!cls.empty()) byClass[cls] += w[ei];
+        const std::string_view kind = e.type == CpEdgeType::Span || e.type == CpEdgeType::Comm
+                                          ? toString(ev.gpu ? r.gpu.kind[ev.row] : r.slices.kind[ev.row])
+                                          : cls;
+        const std::string_view name = e.ev >= 0 ? g.name(static_cast<size_t>(e.ev)) : std::string_view();
         if (!res.path.empty()) {
             CpSegment& back = res.path.back();
-            if (back.name == name && back.boundBy == cls && back.kind == kind && back.end == g.nodeTs[e.from]) {
+            if (back.name.data() == name.data() && back.boundBy == cls && back.kind == kind &&
+                back.end == g.nodeTs[e.from]) {
                 back.end = g.nodeTs[e.to];
                 back.weight += w[ei];
                 continue;
             }
         }
-        res.path.push_back({g.rankNumbers[ev.rankPos], std::move(kind), std::move(name), cls, g.nodeTs[e.from],
-                            g.nodeTs[e.to], w[ei]});
+        res.path.push_back({g.rankNumbers[ev.rankPos], kind, name, cls, g.nodeTs[e.from], g.nodeTs[e.to], w[ei]});
     }
-    for (const auto& [k, v] : byClass) res.classes.emplace_back(k, v);
+    for (const auto& [k, v] : byClass) res.classes.emplace_back(std::string(k), v);
     std::stable_sort(res.classes.begin(), res.classes.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
     res.messages = g.messages;
     for (const auto& seg : res.path)
@@ -1140,7 +1155,8 @@ std::string pathJson(const CriticalPathResult& r) {
         const auto& p = r.path[i];
         s += fmt::format("{}{{\"rank\": {}, \"kind\": {}, \"name\": {}, \"bound_by\": {}, \"start_ns\": {}, \"end_ns\": {}, "
                          "\"ns\": {}}}",
-                         i ? ",\n " : "", p.rank, jsonQuote(p.kind), jsonQuote(p.name), jsonQuote(p.boundBy), p.start,
+                         i ? ",\n " : "", p.rank, jsonQuote(std::string(p.kind)), jsonQuote(std::string(p.name)),
+                         jsonQuote(std::string(p.boundBy)), p.start,
                          p.end, p.weight);
     }
     return s + "]";

@@ -32,6 +32,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/analysis/registry.h"
@@ -54,11 +55,12 @@ struct CpRequest {
     std::vector<CpScale> scales;
 };
 
+// Views of static text and of the dataset's strings: valid while the dataset lives.
 struct CpSegment {
     int rank = -1;
-    std::string kind;   // cpu_op, runtime, kernel, memcpy, memset, idle, launch, ...
-    std::string name;
-    std::string boundBy;
+    std::string_view kind;   // cpu_op, runtime, kernel, gpu_memcpy, ..., or the class of a gap (idle, launch_latency)
+    std::string_view name;   // the event's name, "" for a gap
+    std::string_view boundBy;
     TimeNs start = 0, end = 0;  // the edge's span on the trace's clock
     TimeNs weight = 0;          // its weight on the path
 };
