@@ -701,9 +701,11 @@ Result<CpGraph> buildGraph(AnalysisContext& ctx, const CpRequest& req) {
         selectRankEvents(ctx, g, ri, span);
         used.push_back(ri);
     }
-    if (g.events.empty())
-        return Error(fmt::format("critical path: no event in the window ({}){}", windowName(req),
-                                 g.messages.empty() ? std::string() : ": " + g.messages.front()));
+    g.window = windowName(req);
+    if (g.events.empty()) {  // an empty result that says why (not an error: the analyses' convention)
+        g.messages.push_back(fmt::format("no event in the window ({}): nothing to analyse", g.window));
+        return g;
+    }
     g.nodeTs.resize(2 * g.events.size());
     for (size_t e = 0; e < g.events.size(); ++e) {
         g.nodeTs[2 * e] = g.events[e].ts;
@@ -719,7 +721,6 @@ Result<CpGraph> buildGraph(AnalysisContext& ctx, const CpRequest& req) {
         cpuEdges(g, ri);
     }
     if (g.def == CpDefinition::Strobe) collectiveEdges(ctx, g);
-    g.window = windowName(req);
     if (used.size() == 1 && n > 1) g.window += fmt::format(", rank {}", ctx.rankNumber(used.front()));
     else if (used.size() > 1) g.window += fmt::format(", {} ranks", used.size());
     return g;
@@ -958,11 +959,20 @@ void noteBroken(CriticalPathResult& res, const CpOrder& o) {
         res.messages.push_back(fmt::format("{} edge(s) closed a cycle and were dropped", o.brokenCount));
 }
 
+CriticalPathResult emptyResult(const CpGraph& g) {
+    CriticalPathResult res;
+    res.definition = g.def;
+    res.window = g.window;
+    res.messages = g.messages;
+    return res;
+}
+
 }  // namespace
 
 Result<CriticalPathResult> criticalPath(AnalysisContext& ctx, const CpRequest& req) {
     auto g = buildGraph(ctx, req);
     if (!g) return g.error();
+    if (g->events.empty()) return emptyResult(g.value());
     const CpOrder o = topoOrder(g.value());
     const auto w = baseWeights(g.value());
     const CpRun run = longestPath(g.value(), o, w);
@@ -1097,9 +1107,13 @@ Result<WhatIfResult> whatIf(AnalysisContext& ctx, const CpRequest& req) {
     auto gr = buildGraph(ctx, req);
     if (!gr) return gr.error();
     const CpGraph& g = gr.value();
+    WhatIfResult res;
+    if (g.events.empty()) {
+        res.base = res.scaled = emptyResult(g);
+        return res;
+    }
     const auto types = rankTypes(ctx, g);
     const CpOrder o = topoOrder(g);
-    WhatIfResult res;
     const auto w0 = baseWeights(g);
     const CpRun base = longestPath(g, o, w0);
     res.base = summarize(g, types, base, w0);
@@ -1143,7 +1157,6 @@ Result<CpRequest> cpRequest(const AnalysisRequest& r, bool scales) {
             if (!s) return s.error();
             req.scales.push_back(s.value());
         }
-        if (req.scales.empty()) return Error("what-if needs at least one --scale GROUP=FACTOR");
     }
     return req;
 }
@@ -1192,10 +1205,13 @@ Result<Table> whatIfTable(AnalysisContext& ctx, const AnalysisRequest& r) {
     t.addRow({std::string("base"), std::string(), 1.0, w.base.lengthNs, int64_t{0}});
     std::vector<std::string> groups;
     for (const auto& s : req.value().scales) groups.push_back(fmt::format("{}={}", s.group, s.factor));
-    t.addRow({std::string("scaled"), fmt::format("{}", fmt::join(groups, " ")), req.value().scales.size() == 1 ? req.value().scales[0].factor : 0.0,
-              w.scaled.lengthNs, w.base.lengthNs - w.scaled.lengthNs});
+    if (!groups.empty())
+        t.addRow({std::string("scaled"), fmt::format("{}", fmt::join(groups, " ")),
+                  req.value().scales.size() == 1 ? req.value().scales[0].factor : 0.0, w.scaled.lengthNs,
+                  w.base.lengthNs - w.scaled.lengthNs});
     for (const auto& g : w.ranking) t.addRow({std::string("2x"), g.group, 0.5, g.lengthNs, g.savedNs});
     t.messages = w.base.messages;
+    if (groups.empty()) t.messages.push_back("no --scale GROUP=FACTOR given: the 2x ranking only");
     t.windowText = w.base.window;
     t.extraJson = fmt::format("\"length_ns\": {}, \"scaled_length_ns\": {}", w.base.lengthNs, w.scaled.lengthNs);
     return t;

@@ -59,8 +59,14 @@ TEST(CriticalPathCli, WhatIfTakesRepeatedScales) {
     EXPECT_EQ(std::string(rows.at(2)["kind"].get_string().value_unsafe()), "2x");
 }
 
+TEST(CriticalPathCli, WhatIfWithoutScalesRanksOnly) {
+    CliResult r = strobe::test::runCli("analyze", {"what-if", kCpAlexnet, "--json", "--no-cache"});
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_NE(r.out.find("the 2x ranking only"), std::string::npos);
+    EXPECT_EQ(r.out.find("\"scaled\""), std::string::npos);
+}
+
 TEST(CriticalPathCli, UsageErrorsExitTwo) {
-    EXPECT_EQ(strobe::test::runCli("analyze", {"what-if", kCpAlexnet, "--no-cache"}).code, 2);  // no --scale
     EXPECT_EQ(strobe::test::runCli("analyze", {"what-if", kCpAlexnet, "--scale", "gemm", "--no-cache"}).code, 2);
     EXPECT_EQ(strobe::test::runCli("analyze", {"critical-path", kCpAlexnet, "--definition", "xla", "--no-cache"}).code, 2);
     EXPECT_EQ(strobe::test::runCli("analyze", {"critical-path", kCpAlexnet, "--step", "3", "--annotation", "x",
