@@ -749,18 +749,21 @@ CpOrder topoOrder(const CpGraph& g) {
         ++indeg[g.edges[i].to];
     }
     o.broken.assign(g.edges.size(), 0);
-    std::vector<uint32_t> byTime(n);
-    for (uint32_t i = 0; i < n; ++i) byTime[i] = i;
-    std::stable_sort(byTime.begin(), byTime.end(), [&](uint32_t a, uint32_t b) { return g.nodeTs[a] < g.nodeTs[b]; });
+    std::vector<uint32_t> byTime;  // every node by time: made only when a cycle is met
     std::vector<uint8_t> placed(n, 0);
     std::vector<uint32_t> ready;
-    for (uint32_t i : byTime)
+    for (uint32_t i = n; i-- > 0;)
         if (indeg[i] == 0) ready.push_back(i);
-    std::reverse(ready.begin(), ready.end());  // pop the earliest first
     size_t cursor = 0;
     o.order.reserve(n);
     while (o.order.size() < n) {
         if (ready.empty()) {
+            if (byTime.empty()) {
+                byTime.resize(n);
+                for (uint32_t i = 0; i < n; ++i) byTime[i] = i;
+                std::stable_sort(byTime.begin(), byTime.end(),
+                                 [&](uint32_t a, uint32_t b) { return g.nodeTs[a] < g.nodeTs[b]; });
+            }
             while (placed[byTime[cursor]]) ++cursor;
             ready.push_back(byTime[cursor]);
         }
