@@ -99,7 +99,8 @@ int runAnalyze(const std::vector<std::string>& args) {
         return usageError("analyze", fmt::format("unknown analysis '{}' (strobe-cli analyze --list shows them)", name));
     // The command's own options, then the analysis' parameters: the same ParamSpec, coerced by the same rule.
     std::vector<CliOption> specs = {kWindow, kSteps, kCsv, kJsonFlag, kNoCacheFlag};
-    for (const auto& o : info->options) specs.emplace_back(o);
+    for (const auto& o : info->options)  // a list option (what-if's --scale) is given once per item
+        specs.emplace_back(o, '\0', o.type == core::ParamType::StringList);
     ArgParser p("analyze", specs);
     std::vector<std::string> rest(args.begin() + 1, args.end());
     if (!p.parse(rest)) return usageError("analyze", p.error());
@@ -136,7 +137,8 @@ int runAnalyze(const std::vector<std::string>& args) {
     auto table = core::runAnalysis(*ctx, name, req);
     if (!table) return usageError("analyze", table.error().message);  // option values the analysis refused
     auto sel = ctx->select(req.window);  // built by the analysis: reused
-    const std::string windowText = sel ? sel.value()->description : req.window.toString();
+    std::string windowText = sel ? sel.value()->description : req.window.toString();
+    if (!table->windowText.empty()) windowText = table->windowText;  // chosen by the analysis (critical path)
 
     if (p.get(kJsonFlag)) {
         std::ostringstream os;

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "core/analysis/critical_path.h"
 #include "core/analysis/event_summary.h"
 #include "core/analysis/idle.h"
 #include "core/analysis/kernel_stats.h"
@@ -21,6 +22,7 @@ const std::vector<AnalysisInfo>& analysisRegistry() {
         temporalAnalysisInfo(), kernelTypesAnalysisInfo(), overlapAnalysisInfo(), idleAnalysisInfo(),
         stragglerAnalysisInfo(), launchAnalysisInfo(),      phasesAnalysisInfo(),  windowAnalysisInfo(),
         kernelStatsAnalysisInfo(), memoryAnalysisInfo(), eventSummaryAnalysisInfo(),
+        criticalPathAnalysisInfo(), whatIfAnalysisInfo(),
     };
     return list;
 }

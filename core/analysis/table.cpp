@@ -158,7 +158,9 @@ void Table::writeJsonDocument(std::ostream& out, const std::string& analysis, co
     writeJsonRows(out);
     out << ",\n\"messages\": [";
     for (size_t i = 0; i < messages.size(); ++i) out << (i ? ", " : "") << jsonQuote(messages[i]);
-    out << "]}\n";
+    out << "]";
+    if (!extraJson.empty()) out << ",\n" << extraJson;
+    out << "}\n";
 }
 
 }  // namespace strobe::core

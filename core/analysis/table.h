@@ -26,6 +26,11 @@ struct Table {
     std::vector<std::string> columns;
     std::vector<std::vector<Cell>> rows;
     std::vector<std::string> messages;
+    // Optional (additive): the window an analysis chose itself (the critical path's step or annotation instance),
+    // shown instead of the request's; and JSON members written after "messages" in the document, without braces
+    // ("\"length_ns\": 5, \"path\": [...]").
+    std::string windowText;
+    std::string extraJson;
 
     int columnIndex(const std::string& name) const;  // -1 if absent
     int columnIndex(ColumnKey c) const { return columnIndex(c.str()); }

@@ -1,0 +1,1242 @@
+#include "core/analysis/critical_path.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <regex>
+#include <tuple>
+#include <unordered_map>
+
+#include <fmt/format.h>
+
+#include "core/analysis/collectives.h"
+
+namespace strobe::core {
+
+namespace {
+
+enum class CpEdgeType : uint8_t { Span, Dependency, Idle, Launch, KernelKernel, Sync, SyncResidual, Comm, Wake };
+
+struct CpEvent {
+    uint32_t rankPos = 0;
+    bool gpu = false;
+    uint32_t row = 0;
+    TimeNs ts = 0, end = 0;
+    int32_t parent = -1;    // enclosing selected CPU event on its thread
+    int32_t launch = -1;    // GPU: the launching call's event
+};
+
+struct CpEdge {
+    uint32_t from = 0, to = 0;
+    TimeNs w = 0;
+    CpEdgeType type = CpEdgeType::Dependency;
+    int32_t ev = -1;  // attributed event
+};
+
+struct CpGraph {
+    CpDefinition def = CpDefinition::Strobe;
+    std::vector<const RankData*> ranks;  // by dataset rank index (null: not in scope)
+    std::vector<int> rankNumbers;
+    std::vector<CpEvent> events;
+    std::vector<TimeNs> nodeTs;  // 2i: start of event i, 2i+1: its end
+    std::vector<CpEdge> edges;
+    std::vector<std::string> messages;
+    std::vector<std::vector<int32_t>> sliceEv, gpuEv;  // per rank index: row -> event, -1
+    std::vector<TimeNs> syncSource;                     // per event: latest sync source feeding its end
+    std::vector<int32_t> spanEdge;                      // per GPU event: its start -> end edge
+    std::string window;
+    size_t negative = 0, broken = 0;
+
+    uint32_t startNode(size_t e) const { return static_cast<uint32_t>(2 * e); }
+    uint32_t endNode(size_t e) const { return static_cast<uint32_t>(2 * e + 1); }
+    std::string_view name(size_t e) const {
+        const CpEvent& ev = events[e];
+        const RankData& r = *ranks[ev.rankPos];
+        return r.strings.view(ev.gpu ? r.gpu.name[ev.row] : r.slices.name[ev.row]);
+    }
+    void add(uint32_t from, uint32_t to, TimeNs w, CpEdgeType t, int32_t ev) {
+        if (from == to) return;
+        if (w < 0) {
+            ++negative;
+            w = 0;
+        }
+        edges.push_back({from, to, w, t, ev});
+    }
+};
+
+bool isOneOf(std::string_view s, std::initializer_list<std::string_view> names) {
+    return std::find(names.begin(), names.end(), s) != names.end();
+}
+
+// "cudaStreamSynchronize_v3020" (nsys) -> "cudaStreamSynchronize".
+std::string_view stripVersion(std::string_view s) {
+    auto p = s.rfind("_v");
+    if (p != std::string_view::npos && p + 2 < s.size() &&
+        std::all_of(s.begin() + static_cast<long>(p) + 2, s.end(), [](char c) { return c >= '0' && c <= '9'; }))
+        return s.substr(0, p);
+    return s;
+}
+
+bool isBlockingCall(std::string_view name, CpDefinition def) {
+    if (def == CpDefinition::Hta)
+        return isOneOf(name, {"cudaDeviceSynchronize", "cudaStreamSynchronize", "cudaEventQuery",
+                              "cudaEventSynchronize", "cudaMemcpy", "cudaMemcpyAsync"});
+    name = stripVersion(name);
+    return isOneOf(name, {"cudaDeviceSynchronize", "cudaStreamSynchronize", "cudaEventSynchronize", "cudaMemcpy",
+                          "hipDeviceSynchronize", "hipStreamSynchronize", "hipEventSynchronize", "hipMemcpy",
+                          "cuCtxSynchronize", "cuStreamSynchronize", "cuEventSynchronize", "cuMemcpy",
+                          "cuMemcpyDtoH", "cuMemcpyHtoD", "hipMemcpyWithStream"});
+}
+
+bool isLockCall(std::string_view name) { return isOneOf(name, {"cudaHostAlloc", "cudaLaunchKernel", "cudaMemcpyAsync"}); }
+
+// ---- the window ----
+
+struct CpSpan {
+    TimeNs from = 0, to = 0;
+    bool ok = false;
+};
+
+CpSpan rankSpan(AnalysisContext& ctx, size_t ri, const CpRequest& req, std::string& what) {
+    const RankData& r = *ctx.dataset().ranks[ri];
+    CpSpan s;
+    if (req.step >= 0) {
+        for (const auto& st : ctx.steps(ri))
+            if (st.number == req.step) return {st.start, st.end, true};
+        what = fmt::format("rank {} has no ProfilerStep#{}", ctx.rankNumber(ri), req.step);
+        return s;
+    }
+    if (!req.annotation.empty()) {
+        std::vector<uint8_t> match(r.strings.size(), 0);
+        for (size_t id = 0; id < match.size(); ++id)
+            match[id] = r.strings.view(static_cast<StrId>(id)).find(req.annotation) != std::string_view::npos;
+        std::vector<std::pair<TimeNs, uint32_t>> hits;
+        for (uint32_t i = 0; i < r.slices.size(); ++i)
+            if (match[r.slices.name[i]] && r.slices.phase[i] == 'X') hits.emplace_back(r.slices.ts[i], i);
+        std::sort(hits.begin(), hits.end());
+        if (req.instance < 0 || static_cast<size_t>(req.instance) >= hits.size()) {
+            what = fmt::format("rank {} has {} instance(s) of an annotation containing '{}', not instance {}",
+                               ctx.rankNumber(ri), hits.size(), req.annotation, req.instance);
+            return s;
+        }
+        const uint32_t i = hits[static_cast<size_t>(req.instance)].second;
+        return {r.slices.ts[i], r.slices.ts[i] + r.slices.dur[i], true};
+    }
+    s.from = INT64_MAX;
+    s.to = INT64_MIN;
+    for (size_t i = 0; i < r.slices.size(); ++i) {
+        s.from = std::min(s.from, r.slices.ts[i]);
+        s.to = std::max(s.to, r.slices.ts[i] + r.slices.dur[i]);
+    }
+    for (size_t i = 0; i < r.gpu.size(); ++i) {
+        s.from = std::min(s.from, r.gpu.ts[i]);
+        s.to = std::max(s.to, r.gpu.ts[i] + r.gpu.dur[i]);
+    }
+    s.ok = s.from <= s.to;
+    if (!s.ok) what = fmt::format("rank {} holds no event", ctx.rankNumber(ri));
+    return s;
+}
+
+// Events of one rank in the window (HTA's clip: CPU operators and runtime/driver calls starting in the window with
+// a duration; GPU activities whose launching call is one of them, or, strobe, that start in it without one).
+void selectRankEvents(AnalysisContext& ctx, CpGraph& g, size_t ri, const CpSpan& span) {
+    const RankData& r = *ctx.dataset().ranks[ri];
+    auto& sliceEv = g.sliceEv[ri];
+    auto& gpuEv = g.gpuEv[ri];
+    sliceEv.assign(r.slices.size(), -1);
+    gpuEv.assign(r.gpu.size(), -1);
+    for (uint32_t i = 0; i < r.slices.size(); ++i) {
+        const EventKind k = r.slices.kind[i];
+        if (k != EventKind::CpuOp && k != EventKind::Runtime && k != EventKind::Driver) continue;
+        const TimeNs ts = r.slices.ts[i], dur = r.slices.dur[i];
+        if (r.slices.phase[i] != 'X' || dur <= 0 || ts < span.from || ts > span.to) continue;
+        sliceEv[i] = static_cast<int32_t>(g.events.size());
+        g.events.push_back({static_cast<uint32_t>(ri), false, i, ts, ts + dur, -1, -1});
+    }
+    const auto& runtime = ctx.runtimeOf(ri);
+    size_t graphKernels = 0;
+    for (uint32_t i = 0; i < r.gpu.size(); ++i) {
+        const int32_t rt = i < runtime.size() ? runtime[i] : -1;
+        int32_t launch = rt >= 0 && static_cast<size_t>(rt) < sliceEv.size() ? sliceEv[static_cast<size_t>(rt)] : -1;
+        const TimeNs ts = r.gpu.ts[i];
+        if (launch < 0) {
+            if (g.def == CpDefinition::Hta || rt >= 0 || ts < span.from || ts > span.to) continue;
+        }
+        gpuEv[i] = static_cast<int32_t>(g.events.size());
+        g.events.push_back({static_cast<uint32_t>(ri), true, i, ts, ts + std::max<TimeNs>(0, r.gpu.dur[i]), -1,
+                            launch});
+        if (launch >= 0 && r.strings.view(r.slices.name[static_cast<size_t>(rt)]).find("GraphLaunch") != std::string_view::npos)
+            ++graphKernels;
+    }
+    if (graphKernels)
+        g.messages.push_back(fmt::format("rank {}: {} GPU activities launched through graph launches hang off them",
+                                         ctx.rankNumber(ri), graphKernels));
+}
+
+
+// ---- event record / wait (Kineto's cuda_sync events, joined as HTA does) ----
+
+int64_t syncCorrelation(const RankData& r, uint32_t i) {
+    if (r.slices.correlation[i] != kNone) return r.slices.correlation[i];
+    const std::string c = argValue(r.strings.view(r.slices.args[i]), "correlation");
+    return c.empty() ? kNone : std::atoll(c.c_str());
+}
+
+struct EventLinks {
+    std::unordered_map<int64_t, uint32_t> callByCorrelation;          // runtime calls of the rank
+    std::unordered_map<int32_t, std::vector<std::tuple<TimeNs, uint32_t, uint32_t>>> launches;  // stream -> (call ts, gpu row, call's track)
+};
+
+EventLinks eventLinks(AnalysisContext& ctx, size_t ri) {
+    const RankData& r = *ctx.dataset().ranks[ri];
+    EventLinks l;
+    for (uint32_t i = 0; i < r.slices.size(); ++i)
+        if ((r.slices.kind[i] == EventKind::Runtime || r.slices.kind[i] == EventKind::Driver) &&
+            r.slices.correlation[i] != kNone)
+            l.callByCorrelation[r.slices.correlation[i]] = i;
+    const auto& runtime = ctx.runtimeOf(ri);
+    for (uint32_t i = 0; i < r.gpu.size() && i < runtime.size(); ++i)
+        if (runtime[i] >= 0)
+            l.launches[r.gpu.stream[i]].emplace_back(r.slices.ts[static_cast<size_t>(runtime[i])], i,
+                                                     r.slices.track[static_cast<size_t>(runtime[i])]);
+    for (auto& [s, v] : l.launches) std::sort(v.begin(), v.end());
+    return l;
+}
+
+// The GPU activity an event record stands for: the last launch on the recorded stream before the record call.
+int32_t recordedKernel(const CpGraph& g, const EventLinks& l, const RankData& r, size_t ri, uint32_t syncSlice) {
+    const std::string_view args = r.strings.view(r.slices.args[syncSlice]);
+    const std::string corr = argValue(args, "wait_on_cuda_event_record_corr_id");
+    const std::string stream = argValue(args, "wait_on_stream");
+    if (corr.empty() || stream.empty()) return -1;
+    auto rec = l.callByCorrelation.find(std::atoll(corr.c_str()));
+    auto ls = l.launches.find(static_cast<int32_t>(std::atoll(stream.c_str())));
+    if (rec == l.callByCorrelation.end() || ls == l.launches.end()) return -1;
+    const TimeNs t = r.slices.ts[rec->second];
+    auto it = std::lower_bound(ls->second.begin(), ls->second.end(), std::make_tuple(t, uint32_t{0}, uint32_t{0}));
+    if (it == ls->second.begin()) return -1;
+    return g.gpuEv[ri][std::get<1>(*std::prev(it))];
+}
+
+// Stream Wait Event: the next activity launched on the waiting stream from the thread of the cudaStreamWaitEvent
+// call waits for the recorded one. Returns destination event -> source event.
+std::unordered_map<int32_t, int32_t> streamWaits(const CpGraph& g, const EventLinks& l, const RankData& r, size_t ri) {
+    std::unordered_map<int32_t, int32_t> waits;
+    for (uint32_t i = 0; i < r.slices.size(); ++i) {
+        if (r.slices.kind[i] != EventKind::Sync || r.strings.view(r.slices.name[i]) != "Stream Wait Event") continue;
+        const int32_t src = recordedKernel(g, l, r, ri, i);
+        auto call = l.callByCorrelation.find(syncCorrelation(r, i));
+        const std::string stream = argValue(r.strings.view(r.slices.args[i]), "stream");
+        if (src < 0 || call == l.callByCorrelation.end() || stream.empty()) continue;
+        auto ls = l.launches.find(static_cast<int32_t>(std::atoll(stream.c_str())));
+        if (ls == l.launches.end()) continue;
+        const TimeNs t = r.slices.ts[call->second];
+        const uint32_t track = r.slices.track[call->second];
+        const auto& runtime = ls->second;
+        auto it = std::upper_bound(runtime.begin(), runtime.end(), std::make_tuple(t, UINT32_MAX, UINT32_MAX));
+        while (it != runtime.end() && std::get<2>(*it) != track) ++it;
+        if (it == runtime.end()) continue;
+        const int32_t dest = g.gpuEv[ri][std::get<1>(*it)];
+        if (dest >= 0 && dest != src) waits[dest] = src;
+    }
+    return waits;
+}
+
+// ---- GPU side: launch, stream order, HTA's queue ----
+
+uint64_t streamKey(const RankData& r, uint32_t row) {
+    return (static_cast<uint64_t>(static_cast<uint16_t>(r.gpu.device[row])) << 32) |
+           static_cast<uint32_t>(r.gpu.stream[row]);
+}
+
+// HTA's queue length per GPU row over the whole rank: +1 at each launch, -1 at each activity's start, per stream;
+// the value after the launch's step (atLaunch) and after the activity's (atKernel).
+void htaQueueLengths(AnalysisContext& ctx, size_t ri, std::vector<int32_t>& atLaunch, std::vector<int32_t>& atKernel) {
+    const RankData& r = *ctx.dataset().ranks[ri];
+    const auto& runtime = ctx.runtimeOf(ri);
+    struct Step {
+        TimeNs ts;
+        int order;  // launches before activities at the same time (HTA concatenates them first)
+        uint32_t row;
+    };
+    std::unordered_map<uint64_t, std::vector<Step>> byStream;
+    for (uint32_t i = 0; i < r.gpu.size(); ++i) {
+        if (i >= runtime.size() || runtime[i] < 0) continue;
+        auto& v = byStream[streamKey(r, i)];
+        v.push_back({r.slices.ts[static_cast<size_t>(runtime[i])], 0, i});
+        v.push_back({r.gpu.ts[i], 1, i});
+    }
+    atLaunch.assign(r.gpu.size(), -1);
+    atKernel.assign(r.gpu.size(), -1);
+    for (auto& [key, v] : byStream) {
+        std::sort(v.begin(), v.end(), [](const Step& a, const Step& b) {
+            return a.ts != b.ts ? a.ts < b.ts : a.order != b.order ? a.order < b.order : a.row < b.row;
+        });
+        int32_t q = 0;
+        for (const auto& s : v) {
+            q += s.order == 0 ? 1 : -1;
+            (s.order == 0 ? atLaunch : atKernel)[s.row] = q;
+        }
+    }
+}
+
+// The activity of another stream of the same device that ended last before `e` started, when it ended after
+// `after` and at most 10 µs before `e` started; -1 otherwise.
+int32_t implicitBlocker(const CpGraph& g, const std::vector<std::pair<TimeNs, uint32_t>>& byEnd, uint32_t e, TimeNs after) {
+    const CpEvent& k = g.events[e];
+    const RankData& r = *g.ranks[k.rankPos];
+    auto it = std::upper_bound(byEnd.begin(), byEnd.end(), std::make_pair(k.ts, UINT32_MAX));
+    for (int steps = 0; it != byEnd.begin() && steps < 8; ++steps) {
+        --it;
+        if (it->first <= after || k.ts - it->first > 10'000) return -1;
+        const CpEvent& o = g.events[it->second];
+        if (it->second != e && r.gpu.device[o.row] == r.gpu.device[k.row] && r.gpu.stream[o.row] != r.gpu.stream[k.row])
+            return static_cast<int32_t>(it->second);
+    }
+    return -1;
+}
+
+void gpuEdges(AnalysisContext& ctx, CpGraph& g, size_t ri, const EventLinks& links) {
+    const RankData& r = *ctx.dataset().ranks[ri];
+    const auto waits = streamWaits(g, links, r, ri);
+    std::vector<int32_t> qLaunch, qKernel;
+    if (g.def == CpDefinition::Hta) htaQueueLengths(ctx, ri, qLaunch, qKernel);
+    std::vector<uint32_t> evs;
+    for (int32_t e : g.gpuEv[ri])
+        if (e >= 0) evs.push_back(static_cast<uint32_t>(e));
+    std::stable_sort(evs.begin(), evs.end(), [&](uint32_t a, uint32_t b) { return g.events[a].ts < g.events[b].ts; });
+    std::unordered_map<uint64_t, int32_t> last;  // stream -> last event
+    std::vector<std::pair<TimeNs, uint32_t>> byEnd;  // the rank's activities by end (implicit dependencies)
+    if (g.def == CpDefinition::Strobe) {
+        for (uint32_t e : evs) byEnd.emplace_back(g.events[e].end, e);
+        std::sort(byEnd.begin(), byEnd.end());
+    }
+    constexpr TimeNs kKernelKernelMax = 1'500'000;  // HTA's KERNEL_KERNEL_DELAY_THRESHOLD_US
+    for (uint32_t e : evs) {
+        const CpEvent& k = g.events[e];
+        const auto ie = static_cast<int32_t>(e);
+        g.spanEdge[e] = static_cast<int32_t>(g.edges.size());
+        g.add(g.startNode(e), g.endNode(e), k.end - k.ts, CpEdgeType::Span, ie);
+        const uint64_t key = streamKey(r, k.row);
+        auto it = last.find(key);
+        const int32_t prev = it == last.end() ? -1 : it->second;
+        const TimeNs prevEnd = prev >= 0 ? g.events[static_cast<size_t>(prev)].end : INT64_MIN;
+        const TimeNs launchTs = k.launch >= 0 ? g.events[static_cast<size_t>(k.launch)].ts : INT64_MIN;
+        auto wait = waits.find(ie);
+        const int32_t src = wait == waits.end() ? -1 : wait->second;
+        const TimeNs syncEnd = src >= 0 ? g.events[static_cast<size_t>(src)].end : INT64_MIN;
+        if (g.def == CpDefinition::Hta) {
+            if (src >= 0) g.add(g.endNode(static_cast<size_t>(src)), g.startNode(e), 0, CpEdgeType::Sync, -1);
+            if (k.launch >= 0 && qLaunch[k.row] == 1 && qKernel[k.row] == 0 && prevEnd < launchTs && syncEnd < launchTs)
+                g.add(g.startNode(static_cast<size_t>(k.launch)), g.startNode(e), k.ts - launchTs, CpEdgeType::Launch, ie);
+            else if (prev >= 0 && k.ts - prevEnd < kKernelKernelMax && (src < 0 || syncEnd < prevEnd))
+                g.add(g.endNode(static_cast<size_t>(prev)), g.startNode(e), k.ts - prevEnd, CpEdgeType::KernelKernel,
+                      prev);
+        } else if (src >= 0 && syncEnd > std::max(prevEnd, launchTs)) {  // it waited for another stream's event
+            g.add(g.endNode(static_cast<size_t>(src)), g.startNode(e), std::max<TimeNs>(0, k.ts - syncEnd),
+                  CpEdgeType::KernelKernel, src);
+            if (k.launch >= 0) g.add(g.startNode(static_cast<size_t>(k.launch)), g.startNode(e), 0, CpEdgeType::Launch, ie);
+            if (prev >= 0) g.add(g.endNode(static_cast<size_t>(prev)), g.startNode(e), 0, CpEdgeType::KernelKernel, prev);
+        } else {
+            if (src >= 0) g.add(g.endNode(static_cast<size_t>(src)), g.startNode(e), 0, CpEdgeType::Sync, -1);
+            // An activity that started right after another stream's activity ended, long after its launch and its
+            // own stream's previous one, waited for it (the null stream, a shared hardware queue): an implicit
+            // dependency rather than launch latency.
+            const int32_t other = implicitBlocker(g, byEnd, e, std::max(prevEnd, launchTs));
+            if (other >= 0) {
+                g.add(g.endNode(static_cast<size_t>(other)), g.startNode(e),
+                      k.ts - g.events[static_cast<size_t>(other)].end, CpEdgeType::KernelKernel, other);
+                if (k.launch >= 0)
+                    g.add(g.startNode(static_cast<size_t>(k.launch)), g.startNode(e), 0, CpEdgeType::Launch, ie);
+                if (prev >= 0) g.add(g.endNode(static_cast<size_t>(prev)), g.startNode(e), 0, CpEdgeType::KernelKernel, prev);
+                last[key] = ie;
+                continue;
+            }
+            const bool queued = prev >= 0 && (k.launch < 0 || prevEnd >= launchTs);
+            if (k.launch >= 0)
+                g.add(g.startNode(static_cast<size_t>(k.launch)), g.startNode(e), queued ? 0 : k.ts - launchTs,
+                      CpEdgeType::Launch, ie);
+            if (prev >= 0)
+                g.add(g.endNode(static_cast<size_t>(prev)), g.startNode(e), queued ? std::max<TimeNs>(0, k.ts - prevEnd) : 0,
+                      CpEdgeType::KernelKernel, prev);
+        }
+        last[key] = ie;
+    }
+}
+
+// ---- host synchronisation ----
+
+struct StreamIndex {
+    std::unordered_map<uint64_t, std::vector<uint32_t>> byStream;  // events by start
+    void build(const CpGraph& g, const RankData& r, const std::vector<int32_t>& gpuEv) {
+        for (int32_t e : gpuEv)
+            if (e >= 0) byStream[streamKey(r, g.events[static_cast<size_t>(e)].row)].push_back(static_cast<uint32_t>(e));
+        for (auto& [k, v] : byStream)
+            std::stable_sort(v.begin(), v.end(), [&](uint32_t a, uint32_t b) { return g.events[a].ts < g.events[b].ts; });
+    }
+    // The last activity of a stream that started by `t` (strobe: and ended by `t` + 1 µs), -1 when none.
+    int32_t lastBefore(const CpGraph& g, const std::vector<uint32_t>& v, TimeNs t) const {
+        auto it = std::upper_bound(v.begin(), v.end(), t, [&](TimeNs x, uint32_t e) { return x < g.events[e].ts; });
+        while (it != v.begin()) {
+            --it;
+            if (g.def == CpDefinition::Hta || g.events[*it].end <= t + 1000) return static_cast<int32_t>(*it);
+        }
+        return -1;
+    }
+};
+
+void syncTo(CpGraph& g, const StreamIndex& idx, uint32_t callEv, int64_t stream, bool allStreams) {
+    const TimeNs t = g.events[callEv].end;
+    const RankData& r = *g.ranks[g.events[callEv].rankPos];
+    (void)r;
+    for (const auto& [key, v] : idx.byStream) {
+        if (!allStreams && static_cast<int64_t>(static_cast<int32_t>(key & 0xffffffffu)) != stream) continue;
+        const int32_t k = idx.lastBefore(g, v, t);
+        if (k < 0) continue;
+        g.add(g.endNode(static_cast<size_t>(k)), g.endNode(callEv), 0, CpEdgeType::Sync, -1);
+        g.syncSource[callEv] = std::max(g.syncSource[callEv], g.events[static_cast<size_t>(k)].end);
+    }
+}
+
+void syncEdges(AnalysisContext& ctx, CpGraph& g, size_t ri, const EventLinks& links) {
+    const RankData& r = *ctx.dataset().ranks[ri];
+    StreamIndex idx;
+    idx.build(g, r, g.gpuEv[ri]);
+    if (g.def == CpDefinition::Strobe) {
+        for (uint32_t i = 0; i < r.slices.size(); ++i) {
+            const int32_t e = g.sliceEv[ri][i];
+            if (e >= 0 && isBlockingCall(r.strings.view(r.slices.name[i]), g.def))
+                syncTo(g, idx, static_cast<uint32_t>(e), -1, true);
+        }
+        return;
+    }
+    // HTA: the profiler's cuda_sync events (Context Sync, Stream Sync, Event Sync), joined to their runtime call
+    // by correlation.
+    std::unordered_map<int64_t, int32_t> byCorrelation;
+    for (uint32_t i = 0; i < r.slices.size(); ++i)
+        if (g.sliceEv[ri][i] >= 0 && r.slices.correlation[i] != kNone)
+            byCorrelation[r.slices.correlation[i]] = g.sliceEv[ri][i];
+    size_t syncs = 0;
+    for (uint32_t i = 0; i < r.slices.size(); ++i) {
+        if (r.slices.kind[i] != EventKind::Sync) continue;
+        ++syncs;
+        auto it = byCorrelation.find(syncCorrelation(r, i));
+        if (it == byCorrelation.end()) continue;
+        const std::string_view name = r.strings.view(r.slices.name[i]);
+        const std::string_view args = r.strings.view(r.slices.args[i]);
+        if (name == "Context Sync") {
+            syncTo(g, idx, static_cast<uint32_t>(it->second), -1, true);
+        } else if (name == "Stream Sync") {
+            const std::string s = argValue(args, "stream");
+            if (!s.empty()) syncTo(g, idx, static_cast<uint32_t>(it->second), std::atoll(s.c_str()), false);
+        } else if (name == "Event Sync") {
+            const int32_t k = recordedKernel(g, links, r, ri, i);
+            const auto call = static_cast<uint32_t>(it->second);
+            if (k >= 0) {
+                g.add(g.endNode(static_cast<size_t>(k)), g.endNode(call), 0, CpEdgeType::Sync, -1);
+                g.syncSource[call] = std::max(g.syncSource[call], g.events[static_cast<size_t>(k)].end);
+            }
+        }
+    }
+    if (syncs == 0)
+        g.messages.push_back(fmt::format("rank {}: no cuda_sync events, so (as in HTA) no GPU->CPU sync edge: a kernel "
+                                         "joins the path only through launch and kernel-kernel edges",
+                                         ctx.rankNumber(ri)));
+}
+
+// ---- CPU side: call stacks, HTA's runtime lock ----
+
+void callStackEdges(CpGraph& g, const std::vector<uint32_t>& evs) {
+    const bool hta = g.def == CpDefinition::Hta;
+    auto isLock = [&](uint32_t node) { return hta && isLockCall(g.name(node / 2)); };
+    auto sharesLock = [&](uint32_t a, uint32_t b) {
+        return isLock(a) && isLock(b) && ((a % 2 == 0) || (b % 2 == 1));
+    };
+    std::vector<uint32_t> stack;
+    int64_t last = -1;
+    int32_t lastParent = -1;
+    auto edge = [&](uint32_t to, bool enter, uint32_t e) {
+        if (last < 0 || sharesLock(static_cast<uint32_t>(last), to)) return;
+        const auto from = static_cast<uint32_t>(last);
+        int32_t attributed = (from % 2 == 0) ? static_cast<int32_t>(from / 2) : (to % 2 == 1) ? static_cast<int32_t>(to / 2) : lastParent;
+        const TimeNs gap = g.nodeTs[to] - g.nodeTs[from];
+        if (enter && stack.empty()) {
+            g.add(from, to, hta ? 0 : gap, hta ? CpEdgeType::Dependency : CpEdgeType::Idle, -1);
+        } else if (!enter && isBlockingCall(g.name(e), g.def)) {
+            const TimeNs residue = g.nodeTs[to] - std::max(g.nodeTs[from], g.syncSource[e]);
+            g.add(from, to, hta ? 0 : std::max<TimeNs>(0, residue), hta ? CpEdgeType::Span : CpEdgeType::SyncResidual,
+                  attributed);
+        } else {
+            g.add(from, to, gap, CpEdgeType::Span, attributed);
+        }
+    };
+    auto exitTop = [&]() {
+        const uint32_t e = stack.back();
+        stack.pop_back();
+        edge(g.endNode(e), false, e);
+        last = g.endNode(e);
+        lastParent = g.events[e].parent;
+    };
+    for (uint32_t e : evs) {
+        while (!stack.empty() && (g.events[stack.back()].end <= g.events[e].ts ||
+                                  g.events[e].end > g.events[stack.back()].end))
+            exitTop();
+        g.events[e].parent = stack.empty() ? -1 : static_cast<int32_t>(stack.back());
+        edge(g.startNode(e), true, e);
+        last = g.startNode(e);
+        lastParent = g.events[e].parent;
+        stack.push_back(e);
+    }
+    while (!stack.empty()) exitTop();
+}
+
+// HTA's CUDA runtime lock: lock calls of every thread, their nodes in (time, event) order.
+void runtimeLockEdges(CpGraph& g, size_t ri) {
+    std::vector<uint32_t> nodes;
+    for (int32_t e : g.sliceEv[ri])
+        if (e >= 0 && isLockCall(g.name(static_cast<size_t>(e)))) {
+            nodes.push_back(g.startNode(static_cast<size_t>(e)));
+            nodes.push_back(g.endNode(static_cast<size_t>(e)));
+        }
+    std::sort(nodes.begin(), nodes.end(), [&](uint32_t a, uint32_t b) {
+        const CpEvent &ea = g.events[a / 2], &eb = g.events[b / 2];
+        if (g.nodeTs[a] != g.nodeTs[b]) return g.nodeTs[a] < g.nodeTs[b];
+        return ea.row != eb.row ? ea.row < eb.row : a < b;
+    });
+    std::vector<uint32_t> starts;
+    int64_t last = -1;
+    for (uint32_t n : nodes) {
+        if (n % 2 == 0) {
+            starts.push_back(n);
+        } else {
+            while (!starts.empty()) {
+                const uint32_t s = starts.back();
+                starts.pop_back();
+                if (s / 2 == n / 2)
+                    g.add(s, n, g.nodeTs[n] - g.nodeTs[s], CpEdgeType::Span, static_cast<int32_t>(n / 2));
+                else
+                    g.add(s, n, 0, CpEdgeType::Dependency, -1);
+            }
+            if (last >= 0 && last % 2 == 1) g.add(static_cast<uint32_t>(last), n, 0, CpEdgeType::Dependency, -1);
+        }
+        last = n;
+    }
+}
+
+
+// Forward -> backward (Kineto's fwdbwd flows, strobe): the backward operator starts after its forward one ended,
+// which links the autograd thread to the main thread.
+int32_t enclosingEvent(const CpGraph& g, const std::vector<uint32_t>& evs, TimeNs t) {
+    auto it = std::upper_bound(evs.begin(), evs.end(), t, [&](TimeNs x, uint32_t e) { return x < g.events[e].ts; });
+    int32_t best = -1;
+    for (int steps = 0; it != evs.begin() && steps < 64; ++steps) {
+        --it;
+        const CpEvent& e = g.events[*it];
+        if (e.ts <= t && t <= e.end) {
+            best = static_cast<int32_t>(*it);
+            break;
+        }
+    }
+    return best;
+}
+
+void flowEdges(CpGraph& g, size_t ri, const std::unordered_map<uint32_t, std::vector<uint32_t>>& byTrack) {
+    const RankData& r = *g.ranks[ri];
+    const auto fwdbwd = r.strings.find("fwdbwd");
+    if (!fwdbwd) return;
+    std::unordered_map<int64_t, int32_t> from;
+    size_t linked = 0;
+    for (int pass = 0; pass < 2; ++pass) {
+        for (size_t i = 0; i < r.flows.size(); ++i) {
+            if (r.flows.cat[i] != *fwdbwd || (pass == 0) != (r.flows.phase[i] == 's')) continue;
+            auto t = byTrack.find(r.flows.track[i]);
+            if (t == byTrack.end()) continue;
+            const int32_t e = enclosingEvent(g, t->second, r.flows.ts[i]);
+            if (e < 0) continue;
+            if (pass == 0) {
+                from[r.flows.id[i]] = e;
+            } else if (auto f = from.find(r.flows.id[i]); f != from.end() && f->second != e) {
+                const auto a = static_cast<size_t>(f->second), b = static_cast<size_t>(e);
+                if (g.events[a].end <= g.events[b].ts) {
+                    g.add(g.endNode(a), g.startNode(b), 0, CpEdgeType::Sync, -1);
+                    ++linked;
+                }
+            }
+        }
+    }
+    if (linked) g.messages.push_back(fmt::format("rank {}: {} forward->backward link(s) (fwdbwd flows)", g.rankNumbers[ri], linked));
+}
+
+// A thread idle between two top-level events resumes, at the latest, when the last event of another thread of the
+// rank that ended in its gap ended (strobe): the main thread waiting for the autograd thread, a data loader...
+// The edge weighs the rest of the gap; on equal lengths the path prefers it to the thread's own idle edge.
+void wakeEdges(CpGraph& g, const std::unordered_map<uint32_t, std::vector<uint32_t>>& byTrack) {
+    if (byTrack.size() < 2) return;
+    std::vector<std::pair<TimeNs, uint32_t>> ends;  // top-level events of every thread by end
+    for (const auto& [track, evs] : byTrack)
+        for (uint32_t e : evs)
+            if (g.events[e].parent < 0) ends.emplace_back(g.events[e].end, e);
+    std::sort(ends.begin(), ends.end());
+    const RankData& r = *g.ranks[g.events[ends.front().second].rankPos];
+    for (const auto& [track, evs] : byTrack) {
+        int64_t prev = -1;
+        for (uint32_t e : evs) {
+            if (g.events[e].parent >= 0) continue;
+            {  // a thread's first event: woken by the last event that ended before it
+                const TimeNs g0 = prev >= 0 ? g.events[static_cast<size_t>(prev)].end : INT64_MIN, g1 = g.events[e].ts;
+                auto it = std::upper_bound(ends.begin(), ends.end(), std::make_pair(g1, UINT32_MAX));
+                for (int steps = 0; it != ends.begin() && steps < 16; ++steps) {
+                    --it;
+                    if (it->first < g0) break;
+                    if (r.slices.track[g.events[it->second].row] == track) continue;
+                    g.add(g.endNode(it->second), g.startNode(e), g1 - it->first, CpEdgeType::Wake, -1);
+                    break;
+                }
+            }
+            prev = e;
+        }
+    }
+}
+
+void cpuEdges(CpGraph& g, size_t ri) {
+    const RankData& r = *g.ranks[ri];
+    std::unordered_map<uint32_t, std::vector<uint32_t>> byTrack;
+    for (int32_t e : g.sliceEv[ri])
+        if (e >= 0) byTrack[r.slices.track[g.events[static_cast<size_t>(e)].row]].push_back(static_cast<uint32_t>(e));
+    for (auto& [track, evs] : byTrack) {
+        std::sort(evs.begin(), evs.end(), [&](uint32_t a, uint32_t b) {
+            const CpEvent &x = g.events[a], &y = g.events[b];
+            if (x.ts != y.ts) return x.ts < y.ts;
+            if (x.end != y.end) return x.end > y.end;
+            return x.row < y.row;
+        });
+        callStackEdges(g, evs);
+    }
+    if (g.def == CpDefinition::Hta) runtimeLockEdges(g, ri);
+    else {
+        flowEdges(g, ri, byTrack);
+        wakeEdges(g, byTrack);
+    }
+}
+
+// ---- collectives across ranks (strobe) ----
+
+void collectiveEdges(AnalysisContext& ctx, CpGraph& g) {
+    size_t inScope = 0;
+    for (const auto* r : g.ranks) inScope += r != nullptr;
+    if (inScope < 2) return;
+    auto sel = ctx.select(WindowSpec{});
+    if (!sel) return;
+    size_t matched = 0;
+    for (const auto& [key, hits] : matchCollectiveKernels(sel.value()->ranks)) {
+        std::vector<uint32_t> evs;
+        for (const auto& h : hits) {
+            const size_t ri = sel.value()->ranks[h.rankPos].rankIndex;
+            if (ri < g.gpuEv.size() && h.row < g.gpuEv[ri].size() && g.gpuEv[ri][h.row] >= 0)
+                evs.push_back(static_cast<uint32_t>(g.gpuEv[ri][h.row]));
+        }
+        if (evs.size() < 2) continue;
+        ++matched;
+        TimeNs lastStart = INT64_MIN;
+        for (uint32_t e : evs) lastStart = std::max(lastStart, g.events[e].ts);
+        for (uint32_t e : evs) {
+            const TimeNs transfer = std::max<TimeNs>(0, g.events[e].end - lastStart);
+            if (g.spanEdge[e] >= 0) {  // the kernel's own span becomes its transfer time
+                CpEdge& own = g.edges[static_cast<size_t>(g.spanEdge[e])];
+                own.w = transfer;
+                own.type = CpEdgeType::Comm;
+            }
+            for (uint32_t q : evs)
+                if (q != e) g.add(g.startNode(q), g.endNode(e), transfer, CpEdgeType::Comm, static_cast<int32_t>(e));
+        }
+    }
+    if (matched) g.messages.push_back(fmt::format("{} collective(s) matched across ranks: each ends when its last "
+                                                  "rank has arrived",
+                                                  matched));
+}
+
+// ---- the graph ----
+
+std::string windowName(const CpRequest& req) {
+    if (req.step >= 0) return fmt::format("ProfilerStep#{}", req.step);
+    if (!req.annotation.empty()) return fmt::format("annotation '{}' instance {}", req.annotation, req.instance);
+    return "all";
+}
+
+Result<std::vector<size_t>> cpScope(AnalysisContext& ctx, const CpRequest& req, std::vector<std::string>& messages) {
+    std::vector<size_t> scope;
+    if (req.rank >= 0) {
+        for (size_t ri = 0; ri < ctx.rankCount(); ++ri)
+            if (ctx.rankNumber(ri) == req.rank) scope.push_back(ri);
+        if (scope.empty()) return Error(fmt::format("the run has no rank {}", req.rank));
+    } else if (req.definition == CpDefinition::Hta) {
+        if (ctx.rankCount() > 0) scope.push_back(0);
+        if (ctx.rankCount() > 1)
+            messages.push_back(fmt::format("hta: one rank at a time; rank {} (--rank chooses another)", ctx.rankNumber(0)));
+    } else {
+        for (size_t ri = 0; ri < ctx.rankCount(); ++ri) scope.push_back(ri);
+    }
+    return scope;
+}
+
+Result<CpGraph> buildGraph(AnalysisContext& ctx, const CpRequest& req) {
+    CpGraph g;
+    g.def = req.definition;
+    const size_t n = ctx.rankCount();
+    g.ranks.assign(n, nullptr);
+    g.sliceEv.resize(n);
+    g.gpuEv.resize(n);
+    for (size_t ri = 0; ri < n; ++ri) g.rankNumbers.push_back(ctx.rankNumber(ri));
+    auto scope = cpScope(ctx, req, g.messages);
+    if (!scope) return scope.error();
+    std::vector<size_t> used;
+    for (size_t ri : scope.value()) {
+        std::string what;
+        const CpSpan span = rankSpan(ctx, ri, req, what);
+        if (!span.ok) {
+            g.messages.push_back(what);
+            continue;
+        }
+        g.ranks[ri] = ctx.dataset().ranks[ri].get();
+        selectRankEvents(ctx, g, ri, span);
+        used.push_back(ri);
+    }
+    g.window = windowName(req);
+    if (g.events.empty()) {  // an empty result that says why (not an error: the analyses' convention)
+        g.messages.push_back(fmt::format("no event in the window ({}): nothing to analyse", g.window));
+        return g;
+    }
+    g.nodeTs.resize(2 * g.events.size());
+    for (size_t e = 0; e < g.events.size(); ++e) {
+        g.nodeTs[2 * e] = g.events[e].ts;
+        g.nodeTs[2 * e + 1] = g.events[e].end;
+    }
+    g.syncSource.assign(g.events.size(), INT64_MIN);
+    g.spanEdge.assign(g.events.size(), -1);
+    g.edges.reserve(g.events.size() * 3);
+    for (size_t ri : used) {
+        const EventLinks links = eventLinks(ctx, ri);
+        gpuEdges(ctx, g, ri, links);
+        syncEdges(ctx, g, ri, links);
+        cpuEdges(g, ri);
+    }
+    if (g.def == CpDefinition::Strobe) collectiveEdges(ctx, g);
+    if (used.size() == 1 && n > 1) g.window += fmt::format(", rank {}", ctx.rankNumber(used.front()));
+    else if (used.size() > 1) g.window += fmt::format(", {} ranks", used.size());
+    return g;
+}
+
+// Topological order (Kahn). When no node is free while some remain (a cycle), the earliest remaining node is
+// placed anyway: the edges into it from nodes not yet placed are broken (never relaxed).
+struct CpOrder {
+    std::vector<uint32_t> order;
+    std::vector<uint32_t> outStart, outEdges;  // CSR of out-edges by node
+    std::vector<uint8_t> broken;               // per edge
+    size_t brokenCount = 0;
+};
+
+CpOrder topoOrder(const CpGraph& g) {
+    const size_t n = g.nodeTs.size();
+    CpOrder o;
+    o.outStart.assign(n + 1, 0);
+    for (const auto& e : g.edges) ++o.outStart[e.from + 1];
+    for (size_t i = 0; i < n; ++i) o.outStart[i + 1] += o.outStart[i];
+    o.outEdges.resize(g.edges.size());
+    std::vector<uint32_t> fill(o.outStart.begin(), o.outStart.end() - 1);
+    std::vector<uint32_t> indeg(n, 0);
+    for (uint32_t i = 0; i < g.edges.size(); ++i) {
+        o.outEdges[fill[g.edges[i].from]++] = i;
+        ++indeg[g.edges[i].to];
+    }
+    o.broken.assign(g.edges.size(), 0);
+    std::vector<uint32_t> byTime;  // every node by time: made only when a cycle is met
+    std::vector<uint8_t> placed(n, 0);
+    std::vector<uint32_t> ready;
+    for (uint32_t i = n; i-- > 0;)
+        if (indeg[i] == 0) ready.push_back(i);
+    size_t cursor = 0;
+    o.order.reserve(n);
+    while (o.order.size() < n) {
+        if (ready.empty()) {
+            if (byTime.empty()) {
+                byTime.resize(n);
+                for (uint32_t i = 0; i < n; ++i) byTime[i] = i;
+                std::stable_sort(byTime.begin(), byTime.end(),
+                                 [&](uint32_t a, uint32_t b) { return g.nodeTs[a] < g.nodeTs[b]; });
+            }
+            while (placed[byTime[cursor]]) ++cursor;
+            ready.push_back(byTime[cursor]);
+        }
+        const uint32_t u = ready.back();
+        ready.pop_back();
+        if (placed[u]) continue;
+        placed[u] = 1;
+        o.order.push_back(u);
+        for (uint32_t k = o.outStart[u]; k < o.outStart[u + 1]; ++k) {
+            const uint32_t ei = o.outEdges[k];
+            const uint32_t v = g.edges[ei].to;
+            if (placed[v]) {
+                o.broken[ei] = 1;
+                ++o.brokenCount;
+                continue;
+            }
+            if (--indeg[v] == 0) ready.push_back(v);
+        }
+    }
+    return o;
+}
+
+struct CpRun {
+    TimeNs length = 0;
+    std::vector<uint32_t> edges;  // the path's edges in order
+    TimeNs startOffset = 0;       // strobe: from the window's first event to the path's first node
+    uint32_t first = 0;           // the path's first node
+    TimeNs origin = 0;
+};
+
+// Longest path by dynamic programming in topological order. Strobe (wall time on the run's clock): a node without
+// predecessors starts at its time after the earliest node of the graph, so that ranks and threads whose window
+// begins later are not favoured by having started counting earlier.
+CpRun longestPath(const CpGraph& g, const CpOrder& o, const std::vector<TimeNs>& w) {
+    const size_t n = g.nodeTs.size();
+    std::vector<TimeNs> dist(n, 0);
+    std::vector<int32_t> pred(n, -1);
+    TimeNs origin = INT64_MAX;
+    for (TimeNs t : g.nodeTs) origin = std::min(origin, t);
+    if (g.def == CpDefinition::Strobe) {
+        std::vector<uint8_t> hasPred(n, 0);
+        for (size_t i = 0; i < g.edges.size(); ++i)
+            if (!o.broken[i]) hasPred[g.edges[i].to] = 1;
+        for (size_t v = 0; v < n; ++v)
+            if (!hasPred[v]) dist[v] = g.nodeTs[v] - origin;
+    }
+    for (uint32_t u : o.order) {
+        for (uint32_t k = o.outStart[u]; k < o.outStart[u + 1]; ++k) {
+            const uint32_t ei = o.outEdges[k];
+            if (o.broken[ei]) continue;
+            const uint32_t v = g.edges[ei].to;
+            const TimeNs d = dist[u] + w[ei];
+            // On equal lengths a dependency is preferred to the thread's own idle time (it explains the wait).
+            const bool better = d > dist[v] || (pred[v] < 0 && d == dist[v]) ||
+                                (d == dist[v] && g.edges[static_cast<size_t>(pred[v])].type == CpEdgeType::Idle &&
+                                 g.edges[ei].type != CpEdgeType::Idle);
+            if (better) {
+                dist[v] = d;
+                pred[v] = static_cast<int32_t>(ei);
+            }
+        }
+    }
+    CpRun run;
+    uint32_t best = 0;
+    for (uint32_t i = 1; i < n; ++i)
+        if (dist[i] > dist[best]) best = i;
+    run.length = dist[best];
+    for (int32_t ei = pred[best]; ei >= 0; ei = pred[g.edges[static_cast<size_t>(ei)].from]) {
+        run.edges.push_back(static_cast<uint32_t>(ei));
+        if (run.edges.size() > g.edges.size()) break;  // cannot happen on a DAG; never loop
+    }
+    std::reverse(run.edges.begin(), run.edges.end());
+    run.first = run.edges.empty() ? best : g.edges[run.edges.front()].from;
+    run.startOffset = pred[run.first] < 0 ? dist[run.first] : 0;
+    run.origin = origin;
+    return run;
+}
+
+bool isCommEvent(const CpGraph& g, const std::vector<std::vector<HtaType>>& types, size_t e) {
+    const CpEvent& ev = g.events[e];
+    if (!ev.gpu) return false;
+    const RankData& r = *g.ranks[ev.rankPos];
+    if (r.gpu.category.size() == r.gpu.size() && r.gpu.category[ev.row] == KernelCategory::Communication) return true;
+    const auto& t = types[ev.rankPos];
+    const StrId id = r.gpu.name[ev.row];
+    return id < t.size() && t[id] == HtaType::Communication;
+}
+
+// "kernel:<category>" for every category, made once (the path's classes are views of static text).
+std::string_view kernelClassName(KernelCategory c) {
+    static const std::vector<std::string> names = [] {
+        std::vector<std::string> v;
+        for (size_t i = 0; i < static_cast<size_t>(KernelCategory::Count); ++i)
+            v.push_back(fmt::format("kernel:{}", toString(static_cast<KernelCategory>(i))));
+        return v;
+    }();
+    const auto i = static_cast<size_t>(c);
+    return i < names.size() ? std::string_view(names[i]) : std::string_view("kernel:other");
+}
+
+std::string_view edgeClass(const CpGraph& g, const std::vector<std::vector<HtaType>>& types, const CpEdge& e) {
+    const bool hta = g.def == CpDefinition::Hta;
+    switch (e.type) {
+    case CpEdgeType::Dependency:
+    case CpEdgeType::Sync: return "";
+    case CpEdgeType::Idle:
+    case CpEdgeType::Wake: return "idle";
+    case CpEdgeType::Launch: return hta ? "gpu_kernel_launch_overhead" : "launch_latency";
+    case CpEdgeType::KernelKernel: return hta ? "gpu_kernel_kernel_overhead" : "idle";
+    case CpEdgeType::SyncResidual: return "sync_wait";
+    case CpEdgeType::Comm: return hta ? "gpu_communication_bound" : "communication";
+    case CpEdgeType::Span: break;
+    }
+    if (e.ev < 0 || !g.events[static_cast<size_t>(e.ev)].gpu) return hta ? "cpu_bound" : "cpu_op";
+    if (isCommEvent(g, types, static_cast<size_t>(e.ev))) return hta ? "gpu_communication_bound" : "communication";
+    if (hta) return "gpu_compute_bound";
+    const CpEvent& ev = g.events[static_cast<size_t>(e.ev)];
+    const RankData& r = *g.ranks[ev.rankPos];
+    const KernelCategory c = r.gpu.category.size() == r.gpu.size() ? r.gpu.category[ev.row] : KernelCategory::Other;
+    return kernelClassName(c);
+}
+
+std::vector<std::vector<HtaType>> rankTypes(AnalysisContext& ctx, const CpGraph& g) {
+    std::vector<std::vector<HtaType>> t(g.ranks.size());
+    for (size_t ri = 0; ri < g.ranks.size(); ++ri)
+        if (g.ranks[ri]) t[ri] = ctx.htaTypeByName(ri);
+    return t;
+}
+
+CriticalPathResult summarize(const CpGraph& g, const std::vector<std::vector<HtaType>>& types, const CpRun& run,
+                             const std::vector<TimeNs>& w) {
+    CriticalPathResult res;
+    res.definition = g.def;
+    res.window = g.window;
+    res.lengthNs = run.length;
+    res.nodes = g.nodeTs.size();
+    res.edges = g.edges.size();
+    std::map<std::string_view, TimeNs> byClass;
+    if (run.startOffset > 0) {  // the path begins after the window's first event: idle until then
+        byClass["idle"] += run.startOffset;
+        const CpEvent& ev = g.events[run.first / 2];
+        res.path.push_back({g.rankNumbers[ev.rankPos], "idle", "", "idle", run.origin, g.nodeTs[run.first],
+                            run.startOffset});
+    }
+    // Classes and kinds are views of static text, names views of the dataset's strings: a path of millions of
+    // edges allocates no string per edge.
+    res.path.reserve(run.edges.size() / 2 + 1);
+    for (uint32_t ei : run.edges) {
+        const CpEdge& e = g.edges[ei];
+        if (w[ei] == 0 && e.type != CpEdgeType::Span) continue;
+        const int32_t evi = e.ev >= 0 ? e.ev : static_cast<int32_t>(e.from / 2);
+        const CpEvent& ev = g.events[static_cast<size_t>(evi)];
+        const RankData& r = *g.ranks[ev.rankPos];
+        const std::string_view cls = edgeClass(g, types, e);
+        if (!cls.empty()) byClass[cls] += w[ei];
+        const std::string_view kind = e.type == CpEdgeType::Span || e.type == CpEdgeType::Comm
+                                          ? toString(ev.gpu ? r.gpu.kind[ev.row] : r.slices.kind[ev.row])
+                                          : cls;
+        const std::string_view name = e.ev >= 0 ? g.name(static_cast<size_t>(e.ev)) : std::string_view();
+        if (!res.path.empty()) {
+            CpSegment& back = res.path.back();
+            if (back.name.data() == name.data() && back.boundBy == cls && back.kind == kind &&
+                back.end == g.nodeTs[e.from]) {
+                back.end = g.nodeTs[e.to];
+                back.weight += w[ei];
+                continue;
+            }
+        }
+        res.path.push_back({g.rankNumbers[ev.rankPos], kind, name, cls, g.nodeTs[e.from], g.nodeTs[e.to], w[ei]});
+    }
+    for (const auto& [k, v] : byClass) res.classes.emplace_back(std::string(k), v);
+    std::stable_sort(res.classes.begin(), res.classes.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+    res.messages = g.messages;
+    for (const auto& seg : res.path)
+        if (seg.boundBy == "launch_latency" && seg.weight > 1'000'000 && seg.weight * 10 > run.length) {
+            res.messages.push_back(fmt::format("{} started {:.1f} ms after its launch with nothing before it on the GPU: "
+                                               "work outside the trace, or GPU and CPU clocks not aligned",
+                                               seg.name, static_cast<double>(seg.weight) / 1e6));
+            break;
+        }
+    if (g.negative)
+        res.messages.push_back(fmt::format("{} edge(s) with a negative weight (an event ending after its parent, "
+                                           "clock skew): set to 0",
+                                           g.negative));
+    return res;
+}
+
+std::vector<TimeNs> baseWeights(const CpGraph& g) {
+    std::vector<TimeNs> w(g.edges.size());
+    for (size_t i = 0; i < w.size(); ++i) w[i] = g.edges[i].w;
+    return w;
+}
+
+void noteBroken(CriticalPathResult& res, const CpOrder& o) {
+    if (o.brokenCount)
+        res.messages.push_back(fmt::format("{} edge(s) closed a cycle and were dropped", o.brokenCount));
+}
+
+CriticalPathResult emptyResult(const CpGraph& g) {
+    CriticalPathResult res;
+    res.definition = g.def;
+    res.window = g.window;
+    res.messages = g.messages;
+    return res;
+}
+
+}  // namespace
+
+Result<CriticalPathResult> criticalPath(AnalysisContext& ctx, const CpRequest& req) {
+    auto g = buildGraph(ctx, req);
+    if (!g) return g.error();
+    if (g->events.empty()) return emptyResult(g.value());
+    const CpOrder o = topoOrder(g.value());
+    const auto w = baseWeights(g.value());
+    const CpRun run = longestPath(g.value(), o, w);
+    CriticalPathResult res = summarize(g.value(), rankTypes(ctx, g.value()), run, w);
+    noteBroken(res, o);
+    return res;
+}
+
+// ---- what-if ----
+
+Result<CpScale> parseScale(const std::string& item) {
+    const auto eq = item.rfind('=');
+    if (eq == std::string::npos || eq == 0)
+        return Error(fmt::format("--scale '{}': expected GROUP=FACTOR (category:NAME, op:NAME, kernel:REGEX or comm)", item));
+    CpScale s;
+    s.group = item.substr(0, eq);
+    const std::string f = item.substr(eq + 1);
+    char* endp = nullptr;
+    s.factor = std::strtod(f.c_str(), &endp);
+    if (f.empty() || *endp != '\0' || !std::isfinite(s.factor) || s.factor < 0)
+        return Error(fmt::format("--scale '{}': the factor '{}' is not a number >= 0", item, f));
+    const bool known = s.group == "comm" || s.group.rfind("category:", 0) == 0 || s.group.rfind("op:", 0) == 0 ||
+                       s.group.rfind("kernel:", 0) == 0;
+    if (!known)
+        return Error(fmt::format("--scale '{}': unknown group '{}' (category:NAME, op:NAME, kernel:REGEX or comm)", item,
+                                 s.group));
+    if (s.group.rfind("category:", 0) == 0) {
+        KernelCategory c;
+        if (!parseKernelCategory(s.group.substr(9), c))
+            return Error(fmt::format("--scale '{}': unknown kernel category '{}'", item, s.group.substr(9)));
+    }
+    if (s.group.rfind("kernel:", 0) == 0) {
+        try {
+            std::regex re(s.group.substr(7));
+        } catch (const std::regex_error& e) {
+            return Error(fmt::format("--scale '{}': bad regex: {}", item, e.what()));
+        }
+    }
+    return s;
+}
+
+namespace {
+
+// Factor per event for a set of scales: an operator's factor applies to the operators nested in it too.
+std::vector<double> eventFactors(const CpGraph& g, const std::vector<std::vector<HtaType>>& types,
+                                 const std::vector<CpScale>& scales) {
+    std::vector<double> f(g.events.size(), 1.0);
+    for (const auto& s : scales) {
+        std::vector<uint8_t> hit(g.events.size(), 0);
+        std::optional<std::regex> re;
+        KernelCategory cat = KernelCategory::Other;
+        const bool isCat = s.group.rfind("category:", 0) == 0, isOp = s.group.rfind("op:", 0) == 0;
+        if (s.group.rfind("kernel:", 0) == 0) re.emplace(s.group.substr(7));
+        if (isCat) parseKernelCategory(s.group.substr(9), cat);
+        for (size_t e = 0; e < g.events.size(); ++e) {
+            const CpEvent& ev = g.events[e];
+            const RankData& r = *g.ranks[ev.rankPos];
+            if (s.group == "comm") hit[e] = isCommEvent(g, types, e);
+            else if (isCat) hit[e] = ev.gpu && r.gpu.category.size() == r.gpu.size() && r.gpu.category[ev.row] == cat;
+            else if (isOp) hit[e] = !ev.gpu && g.name(e) == std::string_view(s.group).substr(3);
+            else if (re) {
+                const std::string_view nm = g.name(e);
+                hit[e] = ev.gpu && std::regex_search(nm.begin(), nm.end(), *re);
+            }
+        }
+        for (size_t e = 0; e < g.events.size(); ++e) {
+            bool h = hit[e];
+            for (int32_t p = g.events[e].parent; !h && isOp && p >= 0; p = g.events[static_cast<size_t>(p)].parent)
+                h = hit[static_cast<size_t>(p)];
+            if (h) f[e] *= s.factor;
+        }
+    }
+    return f;
+}
+
+std::vector<TimeNs> scaledWeights(const CpGraph& g, const std::vector<double>& f) {
+    std::vector<TimeNs> w = baseWeights(g);
+    for (size_t i = 0; i < w.size(); ++i) {
+        const CpEdge& e = g.edges[i];
+        if (e.ev >= 0 && (e.type == CpEdgeType::Span || e.type == CpEdgeType::Comm) && f[static_cast<size_t>(e.ev)] != 1.0)
+            w[i] = static_cast<TimeNs>(std::llround(static_cast<double>(w[i]) * f[static_cast<size_t>(e.ev)]));
+    }
+    return w;
+}
+
+std::string regexEscape(std::string_view s) {
+    std::string out = "^";
+    for (char c : s) {
+        if (std::string_view("\\^$.|?*+()[]{}").find(c) != std::string_view::npos) out += '\\';
+        out += c;
+    }
+    return out + "$";
+}
+
+// The candidate groups of the ranking: what the base path spends time in.
+std::vector<std::string> rankingGroups(const CpGraph& g, const std::vector<std::vector<HtaType>>& types,
+                                       const CpRun& run) {
+    std::map<std::string, TimeNs> ops, kernels, cats;
+    bool comm = false;
+    for (uint32_t ei : run.edges) {
+        const CpEdge& e = g.edges[ei];
+        if (e.ev < 0 || (e.type != CpEdgeType::Span && e.type != CpEdgeType::Comm) || e.w == 0) continue;
+        const auto ev = static_cast<size_t>(e.ev);
+        const CpEvent& x = g.events[ev];
+        const RankData& r = *g.ranks[x.rankPos];
+        if (!x.gpu) {
+            ops[std::string(g.name(ev))] += e.w;
+            continue;
+        }
+        kernels[std::string(g.name(ev))] += e.w;
+        if (isCommEvent(g, types, ev)) comm = true;
+        if (r.gpu.category.size() == r.gpu.size()) cats[std::string(toString(r.gpu.category[x.row]))] += e.w;
+    }
+    std::vector<std::string> groups;
+    if (comm) groups.push_back("comm");
+    for (const auto& [c, t] : cats) groups.push_back("category:" + c);
+    auto top = [&](const std::map<std::string, TimeNs>& m, const char* prefix, bool escape) {
+        std::vector<std::pair<TimeNs, std::string>> v;
+        for (const auto& [k, t] : m) v.emplace_back(t, k);
+        std::sort(v.begin(), v.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+        for (size_t i = 0; i < v.size() && i < 10; ++i)
+            groups.push_back(prefix + (escape ? regexEscape(v[i].second) : v[i].second));
+    };
+    top(ops, "op:", false);
+    top(kernels, "kernel:", true);
+    return groups;
+}
+
+}  // namespace
+
+Result<WhatIfResult> whatIf(AnalysisContext& ctx, const CpRequest& req) {
+    auto gr = buildGraph(ctx, req);
+    if (!gr) return gr.error();
+    const CpGraph& g = gr.value();
+    WhatIfResult res;
+    if (g.events.empty()) {
+        res.base = res.scaled = emptyResult(g);
+        return res;
+    }
+    const auto types = rankTypes(ctx, g);
+    const CpOrder o = topoOrder(g);
+    const auto w0 = baseWeights(g);
+    const CpRun base = longestPath(g, o, w0);
+    res.base = summarize(g, types, base, w0);
+    noteBroken(res.base, o);
+    const auto w1 = scaledWeights(g, eventFactors(g, types, req.scales));
+    res.scaled = summarize(g, types, longestPath(g, o, w1), w1);
+    for (const auto& group : rankingGroups(g, types, base)) {
+        const auto w = scaledWeights(g, eventFactors(g, types, {CpScale{group, 0.5}}));
+        const TimeNs len = longestPath(g, o, w).length;
+        res.ranking.push_back({group, len, base.length - len});
+    }
+    std::stable_sort(res.ranking.begin(), res.ranking.end(),
+                     [](const WhatIfGroup& a, const WhatIfGroup& b) { return a.savedNs > b.savedNs; });
+    return res;
+}
+
+// ---- registry ----
+
+namespace {
+
+const IntParam kCpRank{"rank", "Rank", "Only this rank (-1: every rank; hta: the first)", -1};
+const IntParam kCpStep{"step", "Step", "The ProfilerStep#N window (-1: none)", -1};
+const StringParam kCpAnnotation{"annotation", "Annotation", "Window: an annotation whose name contains this", ""};
+const IntParam kCpInstance{"instance", "Instance", "Which instance of the annotation, from 0 in trace order", 0};
+const EnumParam kCpDefinition =
+    EnumParam{"definition", "Definition", "strobe (wall time, across ranks) or hta (HTA's lightweight path)", "strobe"}
+        .choices({"strobe", "hta"});
+const StringListParam kCpScale{"scale", "Scale", "GROUP=FACTOR: category:NAME, op:NAME, kernel:REGEX or comm", {}};
+
+Result<CpRequest> cpRequest(const AnalysisRequest& r, bool scales) {
+    CpRequest req;
+    req.definition = r.get(kCpDefinition) == "hta" ? CpDefinition::Hta : CpDefinition::Strobe;
+    req.rank = static_cast<int>(r.get(kCpRank));
+    req.step = r.get(kCpStep);
+    req.annotation = r.get(kCpAnnotation);
+    req.instance = r.get(kCpInstance);
+    if (req.step >= 0 && !req.annotation.empty()) return Error("--step and --annotation exclude each other");
+    if (scales) {
+        for (const auto& item : r.get(kCpScale)) {
+            auto s = parseScale(item);
+            if (!s) return s.error();
+            req.scales.push_back(s.value());
+        }
+    }
+    return req;
+}
+
+std::string pathJson(const CriticalPathResult& r) {
+    std::string s = fmt::format("\"definition\": \"{}\", \"length_ns\": {}, \"graph_nodes\": {}, \"graph_edges\": {},\n\"path\": [",
+                                r.definition == CpDefinition::Hta ? "hta" : "strobe", r.lengthNs, r.nodes, r.edges);
+    for (size_t i = 0; i < r.path.size(); ++i) {
+        const auto& p = r.path[i];
+        s += fmt::format("{}{{\"rank\": {}, \"kind\": {}, \"name\": {}, \"bound_by\": {}, \"start_ns\": {}, \"end_ns\": {}, "
+                         "\"ns\": {}}}",
+                         i ? ",\n " : "", p.rank, jsonQuote(std::string(p.kind)), jsonQuote(std::string(p.name)),
+                         jsonQuote(std::string(p.boundBy)), p.start,
+                         p.end, p.weight);
+    }
+    return s + "]";
+}
+
+Result<Table> criticalPathTable(AnalysisContext& ctx, const AnalysisRequest& r) {
+    auto req = cpRequest(r, false);
+    if (!req) return req.error();
+    auto res = criticalPath(ctx, req.value());
+    if (!res) return res.error();
+    Table t;
+    t.columns = {"bound_by", "ns", "share"};
+    const CriticalPathResult& c = res.value();
+    for (const auto& [cls, ns] : c.classes)
+        t.addRow({cls, ns, c.lengthNs > 0 ? static_cast<double>(ns) / static_cast<double>(c.lengthNs) : 0.0});
+    t.messages = c.messages;
+    t.messages.push_back(fmt::format("critical path ({}): {} ns over {} segment(s); graph of {} nodes, {} edges",
+                                     c.definition == CpDefinition::Hta ? "hta" : "strobe", c.lengthNs, c.path.size(),
+                                     c.nodes, c.edges));
+    t.windowText = c.window;
+    t.extraJson = pathJson(c);
+    return t;
+}
+
+Result<Table> whatIfTable(AnalysisContext& ctx, const AnalysisRequest& r) {
+    auto req = cpRequest(r, true);
+    if (!req) return req.error();
+    auto res = whatIf(ctx, req.value());
+    if (!res) return res.error();
+    const WhatIfResult& w = res.value();
+    Table t;
+    t.columns = {"kind", "group", "factor", "length_ns", "saved_ns"};
+    t.addRow({std::string("base"), std::string(), 1.0, w.base.lengthNs, int64_t{0}});
+    std::vector<std::string> groups;
+    for (const auto& s : req.value().scales) groups.push_back(fmt::format("{}={}", s.group, s.factor));
+    if (!groups.empty())
+        t.addRow({std::string("scaled"), fmt::format("{}", fmt::join(groups, " ")),
+                  req.value().scales.size() == 1 ? req.value().scales[0].factor : 0.0, w.scaled.lengthNs,
+                  w.base.lengthNs - w.scaled.lengthNs});
+    for (const auto& g : w.ranking) t.addRow({std::string("2x"), g.group, 0.5, g.lengthNs, g.savedNs});
+    t.messages = w.base.messages;
+    if (groups.empty()) t.messages.push_back("no --scale GROUP=FACTOR given: the 2x ranking only");
+    t.windowText = w.base.window;
+    t.extraJson = fmt::format("\"length_ns\": {}, \"scaled_length_ns\": {}", w.base.lengthNs, w.scaled.lengthNs);
+    return t;
+}
+
+}  // namespace
+
+AnalysisInfo criticalPathAnalysisInfo() {
+    return AnalysisInfo("critical-path",
+                        "Critical path of a step, annotation instance or the whole trace, by bound-by class "
+                        "(--definition strobe: wall time across ranks; hta: HTA's lightweight path)",
+                        {kCpRank.spec(), kCpStep.spec(), kCpAnnotation.spec(), kCpInstance.spec(), kCpDefinition.spec()},
+                        {"bound_by", "ns", "share"}, criticalPathTable);
+}
+
+AnalysisInfo whatIfAnalysisInfo() {
+    return AnalysisInfo("what-if",
+                        "The critical path recomputed with scaled durations (--scale GROUP=FACTOR), and per group the "
+                        "step time a 2x speed-up saves",
+                        {kCpRank.spec(), kCpStep.spec(), kCpAnnotation.spec(), kCpInstance.spec(), kCpDefinition.spec(),
+                         kCpScale.spec()},
+                        {"kind", "group", "factor", "length_ns", "saved_ns"}, whatIfTable);
+}
+
+}  // namespace strobe::core
