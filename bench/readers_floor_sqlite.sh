@@ -5,7 +5,8 @@
 #   python  /usr/bin/python3 bench/read_sqlite_python.py FORMAT FILE (the floor's read with the sqlite3 module)
 # after one warming read of the file (page cache warm). Wall time and peak RSS of every run from /usr/bin/time -v
 # (process start included for all three); prints the medians as a Markdown table: MB/s (10^6 bytes of file per
-# second) of each, Strobe ÷ floor time, and peak RSS ÷ file size.
+# second) of each, Strobe ÷ floor time, the same for CPU seconds (user + system; steadier than wall time on a shared
+# machine), and peak RSS ÷ file size.
 #
 # Usage: sh bench/readers_floor_sqlite.sh BUILD_DIR REPEATS FORMAT=FILE...
 #   e.g. sh bench/readers_floor_sqlite.sh build/release 3 nsys=/tmp/nsys_300.sqlite rocpd=/tmp/rocpd_300.db \
@@ -22,20 +23,21 @@ cli=${STROBE_CLI:-$build/app/strobe-cli}  # STROBE_CLI: another strobe-cli (e.g.
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-# run NAME CMD...: appends "seconds peak_kB" of one run to $tmp/NAME
+# run NAME CMD...: appends "seconds peak_kB cpu_seconds" (user + system) of one run to $tmp/NAME
 run() {
     name=$1; shift
     /usr/bin/time -v -o "$tmp/time" "$@" > "$tmp/out" 2> "$tmp/err" || {
         echo "failed: $*" >&2; cat "$tmp/err" >&2; exit 3; }
     awk -F': ' '/Elapsed \(wall clock\)/ { n = split($2, p, ":"); s = 0; for (i = 1; i <= n; i++) s = s * 60 + p[i] }
                 /Maximum resident set size/ { kb = $2 }
-                END { printf "%.3f %d\n", s, kb }' "$tmp/time" >> "$tmp/$name"
+                /User time \(seconds\)|System time \(seconds\)/ { cpu += $2 }
+                END { printf "%.3f %d %.3f\n", s, kb, cpu }' "$tmp/time" >> "$tmp/$name"
 }
 median() { sort -n "$tmp/$1" | awk -v c="$2" '{ v[NR] = $c } END { print v[int((NR + 1) / 2)] }'; }
 all() { awk -v c="$2" '{ printf "%s%s", (NR > 1 ? ", " : ""), $c }' "$tmp/$1"; }
 
-echo "| format | file (MB) | floor s (runs) | floor MB/s | Strobe s (runs) | Strobe MB/s | Strobe ÷ floor | Strobe RSS ÷ file | Python s (runs) | Python MB/s | Python RSS ÷ file |"
-echo "|---|---|---|---|---|---|---|---|---|---|---|"
+echo "| format | file (MB) | floor s (runs) | floor MB/s | Strobe s (runs) | Strobe MB/s | Strobe ÷ floor | CPU s floor / Strobe | Strobe ÷ floor (CPU) | Strobe RSS ÷ file | Python s (runs) | Python MB/s | Python RSS ÷ file |"
+echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|"
 for arg in "$@"; do
     fmt=${arg%%=*}; file=${arg#*=}
     bytes=$(stat -c %s "$file")
@@ -50,10 +52,10 @@ for arg in "$@"; do
         i=$((i + 1))
     done
     fs=$(median floor 1); ss=$(median strobe 1); ps=$(median python 1)
-    srss=$(median strobe 2); prss=$(median python 2)
-    awk -v f="$fmt" -v b="$bytes" -v fs="$fs" -v ss="$ss" -v ps="$ps" -v sr="$srss" -v pr="$prss" \
+    srss=$(median strobe 2); prss=$(median python 2); fc=$(median floor 3); sc=$(median strobe 3)
+    awk -v f="$fmt" -v b="$bytes" -v fs="$fs" -v ss="$ss" -v ps="$ps" -v sr="$srss" -v pr="$prss" -v fc="$fc" -v sc="$sc" \
         -v fa="$(all floor 1)" -v sa="$(all strobe 1)" -v pa="$(all python 1)" 'BEGIN {
         mb = b / 1e6
-        printf "| %s | %.1f | %s (%s) | %.0f | %s (%s) | %.0f | %.2f× | %.2f | %s (%s) | %.0f | %.2f |\n",
-            f, mb, fs, fa, mb / fs, ss, sa, mb / ss, ss / fs, sr * 1024 / b, ps, pa, mb / ps, pr * 1024 / b }'
+        printf "| %s | %.1f | %s (%s) | %.0f | %s (%s) | %.0f | %.2f× | %s / %s | %.2f× | %.2f | %s (%s) | %.0f | %.2f |\n",
+            f, mb, fs, fa, mb / fs, ss, sa, mb / ss, ss / fs, fc, sc, sc / fc, sr * 1024 / b, ps, pa, mb / ps, pr * 1024 / b }'
 done

@@ -14,6 +14,7 @@ std::pair<TimeNs, TimeNs> clampInterval(int64_t start, int64_t end) {
 }
 
 uint32_t RankBuilder::track(int64_t pid, int64_t tid) {
+    if (m_lastTrack != UINT32_MAX && pid == m_lastPid && tid == m_lastTid) return m_lastTrack;
     auto [it, inserted] = m_tracks.emplace(std::make_pair(pid, tid), static_cast<uint32_t>(m_r.tracks.size()));
     if (inserted) {
         Track t;
@@ -21,7 +22,21 @@ uint32_t RankBuilder::track(int64_t pid, int64_t tid) {
         t.tid = tid;
         m_r.tracks.push_back(t);
     }
+    m_lastPid = pid;
+    m_lastTid = tid;
+    m_lastTrack = it->second;
     return it->second;
+}
+
+StrId RankBuilder::internCached(std::string_view s) {
+    // Slot by length and the first and last bytes: no hash of the whole text when the slot holds it.
+    size_t key = s.size() * 31;
+    if (!s.empty()) key += static_cast<unsigned char>(s.front()) * 7u + static_cast<unsigned char>(s.back());
+    StrId& slot = m_internSlots[key % kInternSlots];
+    if (slot != 0 && m_r.strings.view(slot - 1) == s) return slot - 1;
+    const StrId id = m_r.strings.intern(s);
+    slot = id + 1;
+    return id;
 }
 
 void RankBuilder::nameProcess(int64_t pid, std::string_view name) {
@@ -32,12 +47,15 @@ void RankBuilder::nameProcess(int64_t pid, std::string_view name) {
     m_r.processes.push_back(p);
 }
 
-GpuRecord gpuRecord(RankData& rank, const GpuRow& g, uint32_t track) {
+namespace {
+
+template <class Intern>
+GpuRecord gpuRecordWith(const GpuRow& g, uint32_t track, Intern&& intern) {
     GpuRecord r;
     r.ts = g.ts;
     r.dur = g.dur;
-    r.name = rank.strings.intern(g.name);
-    r.cat = rank.strings.intern(g.cat);
+    r.name = intern(g.name);
+    r.cat = intern(g.cat);
     r.kind = g.kind;
     r.track = track;
     r.device = g.device;
@@ -52,8 +70,14 @@ GpuRecord gpuRecord(RankData& rank, const GpuRow& g, uint32_t track) {
     return r;
 }
 
+}  // namespace
+
+GpuRecord gpuRecord(RankData& rank, const GpuRow& g, uint32_t track) {
+    return gpuRecordWith(g, track, [&rank](std::string_view s) { return rank.strings.intern(s); });
+}
+
 uint32_t RankBuilder::addGpu(const GpuRow& g) {
-    GpuRecord r = gpuRecord(m_r, g, track(g.device, g.stream));
+    GpuRecord r = gpuRecordWith(g, track(g.device, g.stream), [this](std::string_view s) { return internCached(s); });
     std::tie(r.ts, r.dur) = clampInterval(g.ts, g.ts + std::clamp<int64_t>(g.dur, 0, kMaxDurationNs));
     return m_r.gpu.appendRaw(r);
 }
@@ -63,8 +87,8 @@ uint32_t RankBuilder::addSlice(const SliceRow& s) {
     SliceRecord r;
     r.ts = ts;
     r.dur = dur;
-    r.name = intern(s.name);
-    r.cat = intern(s.cat);
+    r.name = internCached(s.name);
+    r.cat = internCached(s.cat);
     r.kind = s.kind;
     r.track = track(s.pid, s.tid);
     r.correlation = s.correlation;
@@ -74,14 +98,14 @@ uint32_t RankBuilder::addSlice(const SliceRow& s) {
 
 void RankBuilder::addCounter(uint32_t gpuRow, std::string_view name, double value) {
     m_r.kernelCounters.gpuRow.push_back(gpuRow);
-    m_r.kernelCounters.name.push_back(intern(name));
+    m_r.kernelCounters.name.push_back(internCached(name));
     m_r.kernelCounters.value.push_back(value);
 }
 
 void RankBuilder::addSample(TimeNs ts, int16_t device, std::string_view metric, double value) {
     m_r.samples.ts.push_back(std::clamp<int64_t>(ts, -kMaxTimeNs, kMaxTimeNs));
     m_r.samples.device.push_back(device);
-    m_r.samples.metric.push_back(intern(metric));
+    m_r.samples.metric.push_back(internCached(metric));
     m_r.samples.value.push_back(value);
 }
 

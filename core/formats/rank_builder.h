@@ -4,6 +4,7 @@
 // column filled, so that each table's columns keep one length. Times are ns on the source's own clock.
 
 #include <cstdint>
+#include <array>
 #include <map>
 #include <memory>
 #include <string_view>
@@ -58,9 +59,18 @@ public:
     void warn(Location where, std::string message);
 
 private:
+    // intern() through a small direct-mapped cache of ids (checked by content, so a view into a reused buffer is
+    // safe): a loader's rows repeat a few categories and kernel names, and the pool's hash-table probe was a tenth
+    // of a large CSV's load. The pool's order of first appearance, and so every id, is unchanged.
+    StrId internCached(std::string_view s);
+
     RankData& m_r;
     std::map<std::pair<int64_t, int64_t>, uint32_t> m_tracks;
     std::map<int64_t, bool> m_named;
+    int64_t m_lastPid = 0, m_lastTid = 0;  // the last track looked up (rows of a table mostly share one)
+    uint32_t m_lastTrack = UINT32_MAX;
+    static constexpr size_t kInternSlots = 256;
+    std::array<StrId, kInternSlots> m_internSlots{};  // + 1: 0 is an empty slot
 };
 
 // The row as the table stores it: strings interned in `rank`, on `track`; times as given.

@@ -282,18 +282,7 @@ int CsvReader::column(std::initializer_list<std::string_view> names) const {
     return -1;
 }
 
-std::optional<int64_t> CsvReader::toInt(int column) const {
-    std::string_view s = field(column);
-    if (!s.empty() && s.size() <= 18) {  // the common case: digits only (18 cannot overflow int64)
-        uint64_t v = 0;
-        size_t i = 0;
-        for (; i < s.size(); ++i) {
-            const unsigned d = static_cast<unsigned>(static_cast<unsigned char>(s[i])) - '0';
-            if (d > 9) break;
-            v = v * 10 + d;
-        }
-        if (i == s.size()) return static_cast<int64_t>(v);
-    }
+std::optional<int64_t> CsvReader::toIntSlow(std::string_view s) {
     s = trimView(s);
     if (s.empty()) return std::nullopt;
     if (s.front() == '+') s.remove_prefix(1);

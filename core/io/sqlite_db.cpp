@@ -269,7 +269,16 @@ int64_t SqliteDb::maxRowid(std::string_view table, int64_t cap) const {
     auto r = st->step();
     if (!r || !*r) return 0;
     const int64_t n = st->intOr(0, 0);
-    return n < 0 || n > cap ? 0 : n;
+    if (n <= cap) return std::max<int64_t>(n, 0);
+    // A few rows far above the rest (rpd_tracer numbers its own calls from 2^31): the largest rowid at or below
+    // `cap`, still one b-tree descent (a rowid range, newest first).
+    auto below = prepare(fmt::format("SELECT rowid FROM {} WHERE rowid <= {} ORDER BY rowid DESC LIMIT 1",
+                                     sqlIdentifier(table), cap),
+                         table);
+    if (!below) return 0;
+    auto b = below->step();
+    if (!b || !*b) return 0;
+    return std::clamp<int64_t>(below->intOr(0, 0), 0, cap);
 }
 
 int64_t SqliteDb::rowCount(std::string_view table) const {

@@ -99,9 +99,9 @@ public:
     // Row count of a table (for progress and reserve), -1 on error.
     int64_t rowCount(std::string_view table) const;
     // The largest rowid of a table (one b-tree descent, not a scan): the row count of a table that rows were only
-    // appended to, an upper bound otherwise; for reserving. 0 when empty, absent, WITHOUT ROWID, or above `cap`
-    // (rowids that far apart say nothing of the count, and a corrupt or hostile file must not make a loader reserve
-    // without bound).
+    // appended to, an upper bound otherwise; for reserving. Rowids above `cap` are left out (the largest at or
+    // below it is given: rpd_tracer numbers its own few calls from 2^31, and a corrupt or hostile file must not make
+    // a loader reserve without bound); 0 when empty, absent, WITHOUT ROWID, or none is at or below `cap`.
     int64_t maxRowid(std::string_view table, int64_t cap) const;
 
     // `table` names what the statement reads, for errors.

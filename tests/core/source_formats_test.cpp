@@ -2,10 +2,12 @@
 // tests/data/expected/rocprof_expected.py (Python's csv/json modules; its output is rocprof_expected.json).
 #include <filesystem>
 #include <string>
+#include <vector>
 
 #include <gtest/gtest.h>
 
 #include "core/engine/run_loader.h"
+#include "core/formats/rank_builder.h"
 #include "core/formats/rocprof_v1_csv.h"
 #include "core/formats/rocprofv3_csv.h"
 #include "core/formats/rocprofv3_json.h"
@@ -342,4 +344,36 @@ TEST(ManifestClocks, ClockOffsetLeavesSourcesWithTheirOwnAnchorAlone) {
             EXPECT_EQ(r->info.clock.anchor, "--clock-offset");
         }
     }
+}
+
+// RankBuilder interns through a cache of recent ids checked by content: a view into a buffer that a loader reuses
+// for every row (rocprofv3's memory-operation args) must still give each text its own id, in the pool's order of
+// first appearance, and the last-track shortcut must not mix tracks.
+TEST(RankBuilderCache, ReusedBufferTextsKeepTheirOwnIdsAndOrder) {
+    RankData rank;
+    strobe::core::RankBuilder b(rank);
+    std::string buffer;
+    std::vector<StrId> ids;
+    for (const char* text : {"kernel_a", "kernel_b", "kernel_a", "kernel_c", "kernel_b"}) {
+        buffer.assign(text);
+        GpuRow g;
+        g.name = buffer;
+        g.cat = "KERNEL_DISPATCH";
+        g.device = static_cast<int16_t>(ids.size() % 2);
+        const uint32_t row = b.addGpu(g);
+        ids.push_back(rank.gpu.name[row]);
+        EXPECT_EQ(rank.strings.view(rank.gpu.name[row]), text);
+        EXPECT_EQ(rank.strings.view(rank.gpu.cat[row]), "KERNEL_DISPATCH");
+        EXPECT_EQ(rank.tracks[rank.gpu.track[row]].pid, g.device);
+    }
+    EXPECT_EQ(ids[0], ids[2]);
+    EXPECT_EQ(ids[1], ids[4]);
+    EXPECT_NE(ids[0], ids[1]);
+    EXPECT_NE(ids[3], ids[0]);
+    EXPECT_NE(ids[3], ids[1]);
+    // The order of first appearance: kernel_a, KERNEL_DISPATCH, kernel_b, kernel_c.
+    EXPECT_LT(ids[0], rank.strings.find("KERNEL_DISPATCH").value());
+    EXPECT_LT(rank.strings.find("KERNEL_DISPATCH").value(), ids[1]);
+    EXPECT_LT(ids[1], ids[3]);
+    EXPECT_EQ(rank.tracks.size(), 2u);
 }

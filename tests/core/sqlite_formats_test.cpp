@@ -393,6 +393,23 @@ TEST(SqliteDb, MissingTableIsNamed) {
     EXPECT_NE(r2.error().toString().find("empty.sqlite: table rocpd_string"), std::string::npos);
 }
 
+// maxRowid reserves from the largest rowid; a few rows far above the rest (rpd_tracer numbers its own calls from
+// 2^31) are left out rather than making the estimate 0.
+TEST(SqliteDb, MaxRowidLeavesOutRowidsAboveTheCap) {
+    strobe::test::TempDir dir("strobe-sqlite-test");
+    const auto p = dir.path() / "rowids.sqlite";
+    makeDb(p, "CREATE TABLE t(id INTEGER PRIMARY KEY, x INTEGER); INSERT INTO t VALUES (1, 0), (2, 0), (3, 0), "
+              "(2147483648, 0), (2147483649, 0); CREATE TABLE empty(id INTEGER PRIMARY KEY);"
+              "CREATE TABLE high(id INTEGER PRIMARY KEY); INSERT INTO high VALUES (5000);");
+    auto db = SqliteDb::open(p.string(), SqliteOpenOptions{});
+    ASSERT_TRUE(db.ok()) << db.error().toString();
+    EXPECT_EQ(db->maxRowid("t", 1000), 3);
+    EXPECT_EQ(db->maxRowid("t", int64_t{1} << 40), 2147483649);
+    EXPECT_EQ(db->maxRowid("empty", 1000), 0);
+    EXPECT_EQ(db->maxRowid("absent", 1000), 0);
+    EXPECT_EQ(db->maxRowid("high", 1000), 0);
+}
+
 TEST(SqliteDb, WrongColumnTypeNamesTableRowAndColumn) {
     strobe::test::TempDir dir("strobe-sqlite-test");
     const auto p = dir.path() / "types.sqlite";
