@@ -246,6 +246,8 @@ class _Hook:
         self.finished = False
         self.eligible = None
         self.signals = False
+        self.t0 = None            # when torch was imported (monotonic s)
+        self.started = None       # when steps mode began recording
 
     def _eligible(self):
         if self.eligible is None:
@@ -264,6 +266,7 @@ class _Hook:
     def on_torch(self, _module):
         if not self._eligible():
             return
+        self.t0 = time.monotonic()
         self._install_signals()
         if self.mode not in ("auto", "time"):
             return
@@ -321,14 +324,20 @@ class _Hook:
             self.finished = False
         if self.finished:
             return
+        now = time.monotonic()
+        if self.profile is None and self.t0 is not None and now - self.t0 < self.delay:
+            return  # --delay: no step is profiled before it
         if self.profile is None:
             self.kind = "steps"
+            self.started = now
             self.profile = _Profile(mode="steps")
             self.profile.note("optimizer", type(optimizer).__name__)
+            self.profile.note("delay_s", self.delay)
+            self.profile.note("duration_s", self.duration)
             self.profile.__enter__()
             return
         self.profile.step()
-        if self.profile.done:
+        if self.profile.done or (self.duration > 0 and now - self.started >= self.duration):
             self.profile.__exit__(None, None, None)
             self.finished = True
 
