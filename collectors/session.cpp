@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 #include <memory>
+#include <sstream>
 #include <thread>
 
 #include <fmt/format.h>
@@ -195,13 +196,22 @@ void awaitSidecars(std::vector<Running>& sidecars, const fs::path& outDir, std::
                          limit.count()));
 }
 
+// A spec's argv templates expanded; an element that is exactly "{KEY}" for a key of `split` (the spec's split_args)
+// becomes one argument per blank-separated word of its value ("--kernel-trace --rccl-trace").
 core::Result<std::vector<std::string>> expandAll(const std::vector<std::string>& args,
-                                                 const std::map<std::string, std::string>& vars) {
+                                                 const std::map<std::string, std::string>& vars,
+                                                 const std::vector<std::string>& split = {}) {
     std::vector<std::string> out;
     for (const auto& a : args) {
         auto x = expandTemplate(a, vars);
         if (!x) return x.error();
-        out.push_back(*x);
+        const bool words = std::any_of(split.begin(), split.end(), [&](const std::string& k) { return a == "{" + k + "}"; });
+        if (!words) {
+            out.push_back(*x);
+            continue;
+        }
+        std::istringstream in(*x);
+        for (std::string w; in >> w;) out.push_back(w);
     }
     return out;
 }
@@ -603,7 +613,7 @@ SessionResult runSession(const SessionOptions& o, const ToolCatalog& catalog, co
             env[k] = value;
         }
         if (t.spec->kind == ToolKind::Prefix) {
-            auto x = expandAll(t.spec->command, t.vars);
+            auto x = expandAll(t.spec->command, t.vars, t.spec->splitArgs);
             if (!x) return refuse(125, fmt::format("tool {}: command: {}", t.spec->name, x.error().message));
             argv.insert(argv.end(), x->begin(), x->end());
         }
@@ -642,7 +652,7 @@ SessionResult runSession(const SessionOptions& o, const ToolCatalog& catalog, co
     std::vector<Running> sidecars;
     for (const auto& t : tools) {
         if (t.spec->kind != ToolKind::Sidecar) continue;
-        auto x = expandAll(t.spec->command, t.vars);
+        auto x = expandAll(t.spec->command, t.vars, t.spec->splitArgs);
         ProcessSpec ps;
         ps.argv = x ? *x : std::vector<std::string>{};
         ps.workDir = outDir.string();

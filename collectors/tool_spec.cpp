@@ -93,6 +93,7 @@ core::Result<ToolSpec> parseToolSpec(const std::string& text, const std::string&
         }
         if (root["no_output_hint"]) t.noOutputHint = root["no_output_hint"].as<std::string>();
         t.conflicts = stringList(root["conflicts"]);
+        t.splitArgs = stringList(root["split_args"]);
         if (const YAML::Node params = root["params"]) {
             YAML::Emitter e;
             e << params;

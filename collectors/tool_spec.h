@@ -47,6 +47,9 @@ struct ToolSpec {
     std::vector<ToolOutput> outputs;
     std::string noOutputHint;                // no_output_hint: what usually causes it
     std::vector<std::string> conflicts;
+    // split_args: parameters whose value is several arguments: a `command` element that is exactly "{KEY}" becomes
+    // one argument per blank-separated word (rocprofv3's trace kinds, amd-smi's metric fields).
+    std::vector<std::string> splitArgs;
     std::string source;                      // the file it was read from
 };
 

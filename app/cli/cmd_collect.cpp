@@ -46,9 +46,14 @@ constexpr const char* kCollectHelp =
     "  --tool-param NAME.KEY=VALUE   a tool parameter (repeatable)\n"
     "  --context FILE                a madengine context JSON ({\"tools\": [{\"name\", \"cmd\", \"env_vars\"}]},\n"
     "                                innermost first): its tools go inside the --tool's, reversed to Strobe's\n"
-    "                                outermost-first order; a name Strobe has a spec for is that tool, another\n"
-    "                                with a cmd an ad-hoc prefix tool (argv split at blanks, no shell), one\n"
-    "                                without only sets its env_vars (merged in file order, later wins)\n"
+    "                                outermost-first order. madengine's names map to tools: rocprof/rocprofv3 ->\n"
+    "                                rocprofv3 (the cmd's trace flags and --output-format mapped), rpd -> rpd,\n"
+    "                                rocblas_trace/miopen_trace/tensile_trace/rccl_trace -> rocblas-log/\n"
+    "                                miopen-log/tensile-log/rccl-log, gpu_info_power_profiler/_vram_profiler ->\n"
+    "                                amd-smi (nvidia-smi when gpu_vendor is NVIDIA) with power/VRAM fields; a\n"
+    "                                name Strobe has a spec for is that tool; another with a cmd an ad-hoc prefix\n"
+    "                                tool (argv split at blanks, no shell); another without a cmd is refused (125,\n"
+    "                                naming tools[i]). env_vars merge in file order, a later entry winning\n"
     "  --additional-context-file FILE  madengine's name for --context\n"
     "  --additional-context JSON     a madengine context given inline; with a file, merged as madengine does:\n"
     "                                the file's top-level keys first, the inline ones last, a later key winning\n"
@@ -195,7 +200,7 @@ std::string addTelemetryTools(const ArgParser& p, collectors::SessionOptions& o)
 // --tool, --context, --tool-param, --grace-ms, --env and --slurm[-arg] into `o` (a context's ad-hoc tools into
 // `catalog`), each tool parameter coerced by its spec; a usage error's message, or "".
 std::string applySessionOptions(const ArgParser& p, collectors::ToolCatalog& catalog, collectors::SessionOptions& o,
-                                const char* command) {
+                                const char* command, std::string& refusal) {
     o.outDir = p.get(kOut);
     o.grace = std::chrono::milliseconds(p.get(kGraceMs));
     o.slurm = p.get(kSlurm);
@@ -218,6 +223,10 @@ std::string applySessionOptions(const ArgParser& p, collectors::ToolCatalog& cat
     if (!contextFile.empty() || !p.get(kContextInline).empty()) {
         auto context = collectors::loadMadengineContexts(contextFile, p.get(kContextInline), catalog);
         if (!context) return context.error().toString();
+        if (!context->refusal.empty()) {
+            refusal = context->refusal;
+            return {};
+        }
         for (const auto& m : context->messages) fmt::print(stderr, "strobe-cli {}: {}\n", command, m);
         // The job's own strobe-cli gets the tools by name: a wrapper made from the context exists only here.
         if (o.slurm && !context->adhocTools.empty())
@@ -273,8 +282,9 @@ int runCollect(const std::vector<std::string>& all) {
     for (const auto& m : catalog.messages) fmt::print(stderr, "strobe-cli collect: {}\n", m);
     collectors::SessionOptions o;
     o.command = command;
-    if (std::string e = applySessionOptions(p, catalog, o, "collect"); !e.empty()) return usageError("collect", e);
-    if (std::string e = addTelemetryTools(p, o); !e.empty()) {
+    std::string refusal;
+    if (std::string e = applySessionOptions(p, catalog, o, "collect", refusal); !e.empty()) return usageError("collect", e);
+    if (std::string e = refusal.empty() ? addTelemetryTools(p, o) : refusal; !e.empty()) {
         fmt::print(stderr, "strobe-cli collect: refused: {}\n", e);
         return 125;
     }
@@ -366,8 +376,9 @@ int runSweepLaunch(const std::vector<std::string>& all) {
     collectors::ToolCatalog catalog = collectors::loadToolCatalog();
     collectors::SessionOptions o;
     o.command = command;
-    if (std::string e = applySessionOptions(p, catalog, o, "sweep launch"); !e.empty()) return usageError("sweep", e);
-    if (std::string e = addTelemetryTools(p, o); !e.empty()) {
+    std::string refusal;
+    if (std::string e = applySessionOptions(p, catalog, o, "sweep launch", refusal); !e.empty()) return usageError("sweep", e);
+    if (std::string e = refusal.empty() ? addTelemetryTools(p, o) : refusal; !e.empty()) {
         fmt::print(stderr, "strobe-cli sweep launch: refused: {}\n", e);
         return 125;
     }
