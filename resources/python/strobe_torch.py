@@ -103,6 +103,7 @@ class _Profile:
         self._dir = os.environ["STROBE_TORCH_DIR"]
         os.makedirs(self._dir, exist_ok=True)
         self._rank = _int("RANK", 0)
+        self._pid = os.getpid()   # a forked child (a DataLoader worker) inherits this object: it never writes
         self._prefix = None
         self.done = False
         self.discard = False
@@ -313,6 +314,8 @@ class _Hook:
     def on_step(self, optimizer):
         if self.explicit or self.mode == "time" or not self._eligible():
             return
+        if self.profile is not None and self.profile._pid != os.getpid():
+            return  # a forked child stepping an optimizer: the parent's profile is not its own
         if self.optimizer is None:
             self.optimizer = id(optimizer)
         if id(optimizer) != self.optimizer:
@@ -371,8 +374,10 @@ _hook = _Hook()
 
 
 def finish():
-    """Writes what every open profile recorded (a signal, the interpreter's exit)."""
+    """Writes what every open profile recorded (a signal, the interpreter's exit), in the process that opened it."""
     for p in list(_open):
+        if p._pid != os.getpid():
+            continue
         try:
             p.__exit__(None, None, None)
         except Exception as e:  # the process is ending: say why its trace is missing

@@ -1,16 +1,19 @@
 // madengine contexts as users write them (issue 23), strobe-cli end to end: an inline context naming every madengine
 // tool maps each to a Strobe tool and, on a machine without GPUs, is refused (exit 125) before anything starts with
-// the GPU probe's reason; an unknown name without a cmd is refused (125) naming tools[i]. Each then reads the
-// process table: nothing is left.
+// the GPU probe's reason; an unknown name without a cmd is refused (125) naming tools[i]. The Nsight-habit flags:
+// --cpu-telemetry adds the CPU sampler, --gpu-telemetry without a GPU is refused with the probe's reason, --delay and
+// --duration reach the manifest's tool environment. Each then reads the process table: nothing is left.
 #include <gtest/gtest.h>
 
 #include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <vector>
 
 #include "collectors/device_info.h"
 #include "collectors/process_tree.h"
+#include "tests/have_torch.h"
 #include "tests/leftover_processes.h"
 #include "tests/test_paths.h"
 
@@ -24,9 +27,12 @@ struct MadRun {
     std::string err;
 };
 
-MadRun madCollect(const fs::path& dir, const std::string& context) {
+MadRun madCollect(const fs::path& dir, const std::string& context, std::vector<std::string> flags = {}) {
     strobe::collectors::ProcessSpec ps;
-    ps.argv = {STROBE_CLI_PATH, "collect", "--out", (dir / "run").string(), "--additional-context", context, "--", "true"};
+    ps.argv = {STROBE_CLI_PATH, "collect", "--out", (dir / "run").string()};
+    if (!context.empty()) ps.argv.insert(ps.argv.end(), {"--additional-context", context});
+    ps.argv.insert(ps.argv.end(), flags.begin(), flags.end());
+    ps.argv.insert(ps.argv.end(), {"--", "true"});
     ps.stdoutPath = (dir / "out.txt").string();
     ps.stderrPath = (dir / "err.txt").string();
     MadRun r;
@@ -83,6 +89,31 @@ TEST(CollectMadengine, AnUnknownNameWithoutACmdIsRefusedNamingTheEntry) {
               std::string::npos)
         << r.err;
     EXPECT_FALSE(fs::exists(d.path / "run"));
+    EXPECT_EQ(strobe::test::leftoverProcesses(), "");
+}
+
+TEST(CollectMadengine, TelemetryFlagsAddTheSamplersOrSayWhyNot) {
+    if (!strobe::test::haveTorch()) GTEST_SKIP() << "Debian's python3-torch is not installed";
+    MadDir d;
+    const MadRun cpu = madCollect(d.path, "", {"--cpu-telemetry", "--python", "/usr/bin/python3", "--tool", "torch-profiler", "--tool-param",
+                                               "torch-profiler.mode=time", "--delay", "1.5", "--duration", "2"});
+    // `true` imports no torch: the torch profiler writes nothing, so the run is incomplete; the sampler ran.
+    EXPECT_EQ(cpu.status, 4) << cpu.err;
+    const std::string manifest = [&] {
+        std::ifstream in(d.path / "run" / "manifest.yaml");
+        return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+    }();
+    EXPECT_NE(manifest.find("- {name: cpu-sampler"), std::string::npos) << manifest;
+    EXPECT_NE(manifest.find("STROBE_TORCH_DELAY: \"1.5\""), std::string::npos) << manifest;
+    EXPECT_NE(manifest.find("STROBE_TORCH_DURATION: \"2\""), std::string::npos) << manifest;
+    EXPECT_TRUE(fs::exists(d.path / "run" / "cpu.csv"));
+    const auto devices = strobe::collectors::probeDevices();
+    if (devices.gpus.empty()) {
+        fs::remove_all(d.path / "run");
+        const MadRun gpu = madCollect(d.path, "", {"--gpu-telemetry"});
+        EXPECT_EQ(gpu.status, 125) << gpu.err;
+        EXPECT_NE(gpu.err.find("refused: --gpu-telemetry: " + devices.message), std::string::npos) << gpu.err;
+    }
     EXPECT_EQ(strobe::test::leftoverProcesses(), "");
 }
 
