@@ -172,19 +172,29 @@ class _Profile:
         self._stopped = True
         if self in _open:
             _open.remove(self)
-        result = self._prof.__exit__(*exc)
-        if not self.discard:
-            self._anchors["profiler_stop"] = _clocks(None)
-            if self._prefix is not None or self.done:
-                self._write_anchors()
+        _hook.busy += 1  # a signal while the trace is written waits for it
+        try:
+            result = self._prof.__exit__(*exc)
+            if not self.discard:
+                self._anchors["profiler_stop"] = _clocks(None)
+                if self._prefix is not None or self.done:
+                    self._write_anchors()
+        finally:
+            _hook.busy -= 1
+        _hook.deliver()
         return result
 
     def step(self):
         if self._stopped:
             return
-        self._prof.step()
-        self._step += 1
-        self._anchors["steps"].append(_clocks(self._step))
+        _hook.busy += 1  # a signal meanwhile waits until the profiler's state is whole again
+        try:
+            self._prof.step()
+            self._step += 1
+            self._anchors["steps"].append(_clocks(self._step))
+        finally:
+            _hook.busy -= 1
+            _hook.deliver()
 
 
 class _Explicit:
@@ -247,6 +257,8 @@ class _Hook:
         self.finished = False
         self.eligible = None
         self.signals = False
+        self.busy = 0             # inside the profiler's step(): a signal is held until it returns
+        self.pending = None       # (sig, frame, previous handler) held
         self.t0 = None            # when torch was imported (monotonic s)
         self.started = None       # when steps mode began recording
 
@@ -360,8 +372,16 @@ class _Hook:
         import atexit
         atexit.register(finish)
 
+    def deliver(self):
+        if self.busy == 0 and self.pending is not None:
+            held, self.pending = self.pending, None
+            self._on_signal(*held)
+
     def _on_signal(self, sig, frame, prev):
         import signal
+        if self.busy:
+            self.pending = (sig, frame, prev)
+            return
         finish()
         if prev is signal.default_int_handler:
             prev(sig, frame)  # KeyboardInterrupt, as without Strobe
