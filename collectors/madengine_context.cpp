@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <fstream>
+#include <map>
 #include <sstream>
 
 #include <QJsonArray>
@@ -44,6 +45,104 @@ std::vector<std::string> splitBlanks(std::string_view s) {
     return out;
 }
 
+
+std::string stringValue(const core::ParamValues& values, const std::string& key) {
+    const auto it = values.find(key);
+    const std::string* s = it == values.end() ? nullptr : std::get_if<std::string>(&it->second);
+    return s ? *s : std::string();
+}
+
+// madengine's tool names (its scripts/common/tools.json) and the Strobe tool each is: "" when not one of them. The
+// GPU samplers follow the context's gpu_vendor (NVIDIA: nvidia-smi, else amd-smi).
+std::string_view madengineToolFor(const std::string& name, const std::string& vendor) {
+    static const std::map<std::string, std::string_view, std::less<>> kTools{
+        {"rocprof", "rocprofv3"},         {"rocprofv3", "rocprofv3"},     {"rpd", "rpd"},
+        {"rocblas_trace", "rocblas-log"}, {"miopen_trace", "miopen-log"}, {"tensile_trace", "tensile-log"},
+        {"rccl_trace", "rccl-log"},       {"gpu_info_power_profiler", ""}, {"gpu_info_vram_profiler", ""}};
+    const auto it = kTools.find(name);
+    if (it == kTools.end()) return {};
+    if (!it->second.empty()) return it->second;
+    return vendor == "NVIDIA" ? "nvidia-smi" : "amd-smi";
+}
+
+std::string madengineToolNames() {
+    return "rocprof, rocprofv3, rpd, rocblas_trace, miopen_trace, tensile_trace, rccl_trace, gpu_info_power_profiler, "
+           "gpu_info_vram_profiler";
+}
+
+// The smi sampler's fields for a gpu_info profiler, added to `had` (the fields another gpu_info entry chose).
+std::string smiFields(const std::string& name, const std::string& tool, const std::string& had) {
+    const bool power = name == "gpu_info_power_profiler";
+    std::vector<std::string> fields;
+    const char sep = tool == "nvidia-smi" ? ',' : ' ';
+    auto add = [&](const std::string& f) {
+        if (std::find(fields.begin(), fields.end(), f) == fields.end()) fields.push_back(f);
+    };
+    std::string item;
+    for (char c : had + sep) {
+        if (c == sep) {
+            if (!item.empty()) add(item);
+            item.clear();
+        } else {
+            item += c;
+        }
+    }
+    if (tool == "nvidia-smi") {
+        for (const char* f : {"timestamp", "index", "name"}) add(f);
+        add(power ? "power.draw" : "memory.used");
+        add(power ? "power.limit" : "memory.total");
+    } else {
+        add(power ? "--power" : "--mem-usage");
+    }
+    std::string out;
+    for (const auto& f : fields) out += (out.empty() ? "" : std::string(1, sep)) + f;
+    return out;
+}
+
+// rocprof's and rocprofv3's flags in a madengine cmd ("rocprofv3 --runtime-trace --", "rocprof --hip-trace
+// --hsa-trace --stats") onto the rocprofv3 spec's parameters: trace kinds combine into `trace`, --output-format sets
+// `format`; where it writes is Strobe's choice; other flags are named in a message, not passed.
+void mapRocprofCmd(const std::string& cmd, ToolUse& use, const std::string& where, std::vector<std::string>& messages) {
+    static const std::map<std::string, std::string, std::less<>> kKinds{
+        {"--kernel-trace", "--kernel-trace"}, {"--hip-trace", "--hip-trace"},   {"--hsa-trace", "--hsa-trace"},
+        {"--runtime-trace", "--runtime-trace"}, {"--sys-trace", "--sys-trace"}, {"--memory-copy-trace", "--memory-copy-trace"},
+        {"--marker-trace", "--marker-trace"}, {"--roctx-trace", "--marker-trace"}, {"--rccl-trace", "--rccl-trace"},
+        {"--scratch-memory-trace", "--scratch-memory-trace"}, {"--stats", "--stats"}, {"--kfd-trace", "--kfd-trace"}};
+    const std::vector<std::string> words = splitBlanks(cmd);
+    std::vector<std::string> kinds, unmapped, placed;
+    size_t i = !words.empty() && words[0].starts_with("rocprof") ? 1 : 0;
+    for (; i < words.size() && words[i] != "--"; ++i) {
+        const std::string& w = words[i];
+        const bool hasNext = i + 1 < words.size() && !words[i + 1].starts_with("-");
+        if (auto k = kKinds.find(w); k != kKinds.end()) {
+            if (std::find(kinds.begin(), kinds.end(), k->second) == kinds.end()) kinds.push_back(k->second);
+        } else if (w == "--output-format" || w.starts_with("--output-format=")) {
+            std::string f = w.size() > 15 ? w.substr(16) : (hasNext ? words[++i] : "");
+            if (f == "csv" || f == "json" || f == "rocpd" || f == "pftrace") use.values["format"] = f;
+            else unmapped.push_back(w + (w.size() > 15 ? "" : " " + f));
+        } else if (w == "-d" || w == "-o" || w == "--output-directory" || w == "--output-file" || w == "--timestamp" ||
+                   w == "--basenames") {
+            placed.push_back(w + (hasNext ? " " + words[i + 1] : ""));
+            if (hasNext) ++i;
+        } else {
+            unmapped.push_back(w);
+        }
+    }
+    std::string trace;
+    for (const auto& k : kinds) trace += (trace.empty() ? "" : " ") + k;
+    if (!trace.empty()) use.values["trace"] = trace;
+    auto join = [](const std::vector<std::string>& v) {
+        std::string s;
+        for (const auto& x : v) s += (s.empty() ? "" : ", ") + x;
+        return s;
+    };
+    messages.push_back(fmt::format("{}: rocprofv3 with trace '{}'{}", where, trace.empty() ? "--kernel-trace (default)" : trace,
+                                   use.values.contains("format") ? ", output format " + stringValue(use.values, "format") : ""));
+    if (!placed.empty())
+        messages.push_back(fmt::format("{}: Strobe chooses where rocprofv3 writes; not used: {}", where, join(placed)));
+    if (!unmapped.empty())
+        messages.push_back(fmt::format("{}: cmd flags not mapped (not passed to rocprofv3): {}", where, join(unmapped)));
+}
 }  // namespace
 
 namespace {
@@ -77,6 +176,7 @@ core::Result<ContextImport> parseMadengineContext(std::string_view text, const s
     const QJsonValue tools = object->value("tools");
     if (!tools.isArray()) return core::Error(file, "no \"tools\" list (a madengine context has {\"tools\": [{\"name\": ...}]})");
     ContextImport out;
+    const std::string vendor = object->value("gpu_vendor").toString().toUpper().toStdString();
     const QJsonArray list = tools.toArray();
     for (qsizetype i = 0; i < list.size(); ++i) {
         const size_t index = static_cast<size_t>(i);
@@ -99,17 +199,39 @@ core::Result<ContextImport> parseMadengineContext(std::string_view text, const s
         const QJsonValue cmdValue = entry.value("cmd");
         if (!cmdValue.isUndefined() && !cmdValue.isString()) return at(source, index, name, "\"cmd\" is not a string");
         const std::string cmd = cmdValue.toString().trimmed().toStdString();
+        const std::string where = fmt::format("{}: tools[{}] {}", source, index, name);
         ToolUse use;
         use.name = name;
-        if (catalog.find(name)) {
+        if (const std::string_view mapped = madengineToolFor(name, vendor); !mapped.empty()) {
+            use.name = std::string(mapped);
+            if (!catalog.find(use.name))
+                return at(source, index, name, fmt::format("maps to Strobe's tool {}, which this installation lacks", use.name));
+            const bool mappedCmd = use.name == "rocprofv3" && !cmd.empty();
+            if (mappedCmd) mapRocprofCmd(cmd, use, where, out.messages);
+            else if (!cmd.empty())
+                out.messages.push_back(fmt::format("{}: Strobe's tool {} builds its command; the context's cmd '{}' is "
+                                                   "not used", where, use.name, cmd));
+            if (use.name == "amd-smi" || use.name == "nvidia-smi") {
+                auto same = std::find_if(out.tools.begin(), out.tools.end(), [&](const ToolUse& u) { return u.name == use.name; });
+                const std::string fields = smiFields(name, use.name, same == out.tools.end() ? "" : stringValue(same->values, "fields"));
+                if (same != out.tools.end()) {
+                    same->values["fields"] = fields;
+                    out.messages.push_back(fmt::format("{}: Strobe's tool {} (the same sampler, fields {})", where,
+                                                       use.name, fields));
+                    continue;
+                }
+                use.values["fields"] = fields;
+            }
+            if (!mappedCmd) out.messages.push_back(fmt::format("{}: Strobe's tool {}", where, use.name));
+        } else if (catalog.find(name)) {
             if (!cmd.empty())
-                out.messages.push_back(fmt::format("{}: tools[{}] {}: Strobe's tool spec builds its command; the "
-                                                   "context's cmd '{}' is not used", source, index, name, cmd));
+                out.messages.push_back(fmt::format("{}: Strobe's tool spec builds its command; the context's cmd '{}' is "
+                                                   "not used", where, cmd));
         } else if (cmd.empty()) {
-            out.messages.push_back(fmt::format("{}: tools[{}] {}: no Strobe tool of that name and no cmd: its "
-                                               "env_vars are set, madengine's scripts for it are not run",
-                                               source, index, name));
-            continue;
+            out.refusal = fmt::format("{}: tools[{}] {}: an unknown tool without a cmd: neither madengine's names Strobe "
+                                      "maps ({}) nor a Strobe tool; give a cmd to wrap the command with, or a tool spec",
+                                      source, index, name, madengineToolNames());
+            return out;
         } else if (const char c = shellSyntax(cmd); c != '\0') {
             return at(source, index, name,
                       fmt::format("cmd '{}' needs a shell ('{}'); Strobe runs argv without one: give the wrapper "

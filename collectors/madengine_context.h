@@ -3,14 +3,21 @@
 // read is `tools`, a list of {"name": ..., "cmd": ..., "env_vars": {...}} (other keys are madengine's own: gpu_vendor,
 // guest_os, pre_scripts/post_scripts ...; they are ignored). madengine applies the list innermost first (each tool
 // wraps what the ones before it wrapped); Strobe lists tools outermost first, so the list is reversed. Per entry:
-//   - a name that is a Strobe tool spec (rocprofv3, nsys, amd-smi, ...) becomes that tool with its spec's defaults;
-//     its `cmd`, if any, is not used (the spec builds the command; a message says so);
+//   - one of madengine's own tool names becomes the Strobe tool that does its job: rocprof and rocprofv3 →
+//     rocprofv3, with the cmd's flags mapped onto its parameters (trace kinds combine: "--hip-trace --hsa-trace";
+//     --output-format; where it writes stays Strobe's; other flags are named in a message); rpd → rpd (the
+//     rocmProfileData tracer); rocblas_trace, miopen_trace, tensile_trace, rccl_trace → rocblas-log, miopen-log,
+//     tensile-log, rccl-log (each sets its library's logging variables and keeps the logs); gpu_info_power_profiler
+//     and gpu_info_vram_profiler → the vendor's smi sampler (amd-smi, or nvidia-smi when gpu_vendor is NVIDIA) with
+//     its power or VRAM fields (both entries: one sampler with both);
+//   - another name that is a Strobe tool spec (nsys, amd-smi, ...) becomes that tool with its spec's defaults; its
+//     `cmd`, if any, is not used (the spec builds the command; a message says so);
 //   - another name with a non-empty `cmd` (a wrapper: "timeout 600", "numactl --interleave=all") becomes an ad-hoc
 //     prefix tool named like the entry, its argv the cmd split at blanks, never run through a shell. A cmd with
 //     shell syntax (quotes, $, `, |, &, ;, <, >, parentheses, globs, braces, backslashes) is refused with the file
 //     and the tool's index: Strobe runs argv, and guessing how a shell would have split it is not safe;
-//   - another name without a cmd (gpu_info_power_profiler, rocblas_trace: madengine's own scripts, whose cmd lives
-//     in its tools.json) contributes only its env_vars, with a message that its scripts are not run.
+//   - another name without a cmd is refused (ContextImport::refusal; strobe-cli exits 125) naming tools[i]: Strobe
+//     cannot know what it would run.
 // Every entry's env_vars merge into the workload's environment in the file's order: a later entry wins.
 // Errors name the file and where: the byte offset, line and column of bad JSON, or tools[i] for a bad entry.
 
@@ -30,6 +37,9 @@ struct ContextImport {
     std::vector<ToolSpec> adhocTools;          // prefix tools made from unknown entries' cmd, for the catalog
     std::map<std::string, std::string> env;    // every entry's env_vars, a later entry winning
     std::vector<std::string> messages;         // how entries were taken ("tools[1] gpu_info_power_profiler: ...")
+    // Set when an entry is refused (an unknown name without a cmd): the session must not start (exit 125); the
+    // text names the source and tools[i].
+    std::string refusal;
 };
 
 core::Result<ContextImport> parseMadengineContext(std::string_view text, const std::string& source,

@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 #include <memory>
+#include <sstream>
 #include <thread>
 
 #include <fmt/format.h>
@@ -16,6 +17,7 @@
 
 #include "collectors/process_tree.h"
 #include "collectors/slurm.h"
+#include "collectors/torch_hook.h"
 #include "core/io/resources.h"
 
 namespace strobe::collectors {
@@ -194,13 +196,22 @@ void awaitSidecars(std::vector<Running>& sidecars, const fs::path& outDir, std::
                          limit.count()));
 }
 
+// A spec's argv templates expanded; an element that is exactly "{KEY}" for a key of `split` (the spec's split_args)
+// becomes one argument per blank-separated word of its value ("--kernel-trace --rccl-trace").
 core::Result<std::vector<std::string>> expandAll(const std::vector<std::string>& args,
-                                                 const std::map<std::string, std::string>& vars) {
+                                                 const std::map<std::string, std::string>& vars,
+                                                 const std::vector<std::string>& split = {}) {
     std::vector<std::string> out;
     for (const auto& a : args) {
         auto x = expandTemplate(a, vars);
         if (!x) return x.error();
-        out.push_back(*x);
+        const bool words = std::any_of(split.begin(), split.end(), [&](const std::string& k) { return a == "{" + k + "}"; });
+        if (!words) {
+            out.push_back(*x);
+            continue;
+        }
+        std::istringstream in(*x);
+        for (std::string w; in >> w;) out.push_back(w);
     }
     return out;
 }
@@ -217,6 +228,8 @@ std::vector<std::string> collectArgv(const SessionOptions& o, const ToolCatalog&
                 a.insert(a.end(), {"--tool-param", t.name + "." + k + "=" + core::valueToString(*ps, v)});
     }
     a.insert(a.end(), {"--grace-ms", std::to_string(o.grace.count())});
+    if (o.delaySeconds > 0) a.insert(a.end(), {"--delay", fmt::format("{}", o.delaySeconds)});
+    if (o.durationSeconds > 0) a.insert(a.end(), {"--duration", fmt::format("{}", o.durationSeconds)});
     if (!o.python.empty()) a.insert(a.end(), {"--python", o.python});
     for (const auto& [k, v] : o.parameters) a.insert(a.end(), {"--param", k + "=" + v});
     if (o.repeat) a.insert(a.end(), {"--repeat", std::to_string(*o.repeat)});
@@ -280,7 +293,7 @@ SessionResult runSlurmSubmission(const SessionOptions& o, const ToolCatalog& cat
     for (const auto& use : o.tools) {
         const ToolSpec* t = catalog.find(use.name);
         if (!t) return refuse(125, unknownTool(use.name, catalog));
-        auto vars = toolVariables(*t, use.values, {});
+        auto vars = toolVariables(*t, use.values, {{"delay", "0"}, {"duration", "0"}});
         if (!vars) return refuse(125, vars.error().message);
         ManifestTool mt{t->name, "", {}};
         for (const auto& p : t->params) mt.params[p.key] = vars->at(p.key);
@@ -542,6 +555,9 @@ void finishRun(SessionResult& r, const std::optional<ExitInfo>& exit, int cancel
     std::string missing;
     for (const auto& t : tools)
         if (std::string why = noOutputReason(t, m.files); !why.empty()) missing += (missing.empty() ? "" : "; ") + why;
+    for (const auto& t : tools)
+        if (std::any_of(t.spec->outputs.begin(), t.spec->outputs.end(), [](const ToolOutput& out) { return out.format == "strobe-torch-aux"; }))
+            for (const auto& line : torchProfileModes(outDir / "torch")) note(fmt::format("{}: {}", t.spec->name, line));
     if (!missing.empty() && m.status == RunStatus::Completed) {
         m.status = RunStatus::Incomplete;
         m.statusReason = missing;
@@ -575,7 +591,9 @@ SessionResult runSession(const SessionOptions& o, const ToolCatalog& catalog, co
         {"python_dir", core::resourcePath("python").string()},
         {"resources", core::resourceDir().string()},
         {"python", o.python.empty() ? findPython(o.command, &pythonHow) : o.python},
-        {"python_how", o.python.empty() ? pythonHow : "given with --python"}};
+        {"python_how", o.python.empty() ? pythonHow : "given with --python"},
+        {"delay", fmt::format("{}", o.delaySeconds)},
+        {"duration", fmt::format("{}", o.durationSeconds)}};
     std::vector<Prepared> tools;
     if (auto why = prepareTools(o, catalog, devices, builtins, tools)) return refuse(125, *why);
     if (auto why = checkOutDir(outDir, o.inSlurmJob && !perRank)) return refuse(125, *why);
@@ -595,7 +613,7 @@ SessionResult runSession(const SessionOptions& o, const ToolCatalog& catalog, co
             env[k] = value;
         }
         if (t.spec->kind == ToolKind::Prefix) {
-            auto x = expandAll(t.spec->command, t.vars);
+            auto x = expandAll(t.spec->command, t.vars, t.spec->splitArgs);
             if (!x) return refuse(125, fmt::format("tool {}: command: {}", t.spec->name, x.error().message));
             argv.insert(argv.end(), x->begin(), x->end());
         }
@@ -634,7 +652,7 @@ SessionResult runSession(const SessionOptions& o, const ToolCatalog& catalog, co
     std::vector<Running> sidecars;
     for (const auto& t : tools) {
         if (t.spec->kind != ToolKind::Sidecar) continue;
-        auto x = expandAll(t.spec->command, t.vars);
+        auto x = expandAll(t.spec->command, t.vars, t.spec->splitArgs);
         ProcessSpec ps;
         ps.argv = x ? *x : std::vector<std::string>{};
         ps.workDir = outDir.string();

@@ -67,6 +67,9 @@ struct SessionOptions {
     // it runs: how strobe-cli collect streams it. Not called when empty.
     std::function<void(std::string_view)> output;
     size_t failureLines = 20;                   // a failed run's last lines kept in the manifest (failure:)
+    // --delay / --duration (seconds; 0: none): {delay} and {duration} in the tools' templates (the torch profiler's
+    // capture window), recorded in the manifest's messages when set.
+    double delaySeconds = 0, durationSeconds = 0;
 };
 
 // What a run exits with when its workload completed but a tool asked for wrote nothing (status: incomplete).

@@ -93,6 +93,7 @@ core::Result<ToolSpec> parseToolSpec(const std::string& text, const std::string&
         }
         if (root["no_output_hint"]) t.noOutputHint = root["no_output_hint"].as<std::string>();
         t.conflicts = stringList(root["conflicts"]);
+        t.splitArgs = stringList(root["split_args"]);
         if (const YAML::Node params = root["params"]) {
             YAML::Emitter e;
             e << params;
@@ -262,6 +263,20 @@ std::string onPath(const std::string& argv0) {
     return {};
 }
 
+bool isShellName(const std::string& name) { return name == "sh" || name == "bash" || name == "dash" || name == "zsh"; }
+
+// A wrapper shell script's interpreter: the first word of its first line that runs Python ("exec /usr/bin/python3
+// train.py", "python3 -u train.py \"$@\"", after an optional `exec` and NAME=VALUE assignments); "" when none does.
+std::string pythonInShellScript(std::istream& in) {
+    for (std::string line; std::getline(in, line);) {
+        std::istringstream words(line);
+        std::string w;
+        while (words >> w && (w == "exec" || (w.find('=') != std::string::npos && w.front() != '='))) {}
+        if (!w.empty() && w.front() != '#' && isPythonName(fs::path(w).filename().string())) return w;
+    }
+    return {};
+}
+
 }  // namespace
 
 std::string findPython(const std::vector<std::string>& command, std::string* how) {
@@ -300,6 +315,11 @@ std::string findPython(const std::vector<std::string>& command, std::string* how
             said(fmt::format("the shebang of {}", file));
             return words[i];
         }
+        if (i < words.size() && isShellName(fs::path(words[i]).filename().string()))
+            if (std::string py = pythonInShellScript(in); !py.empty()) {
+                said(fmt::format("the Python that the shell script {} runs", file));
+                return py;
+            }
     }
     said(fmt::format("python3 on PATH ({} names no Python interpreter; give --python PATH)", argv0));
     return "python3";

@@ -10,8 +10,8 @@
 // spec's name replaces it). Each has typed parameters (core ParamSpec, so the GUI builds their widgets), outputs
 // with the format each holds, the vendor it needs, a probe (installed? which version?) and the tools it conflicts
 // with. Templates name values in braces: {out} (the run directory), {strobe_cli}, {python_dir} (the shipped Python
-// helpers), {python} (the workload's interpreter: findPython, or --python), {env.NAME} (this process'
-// NAME), and the tool's parameter keys.
+// helpers), {python} (the workload's interpreter: findPython, or --python), {delay} and {duration} (collect's
+// --delay/--duration in seconds, 0 when not given), {env.NAME} (this process' NAME), and the tool's parameter keys.
 
 #include <map>
 #include <string>
@@ -47,6 +47,9 @@ struct ToolSpec {
     std::vector<ToolOutput> outputs;
     std::string noOutputHint;                // no_output_hint: what usually causes it
     std::vector<std::string> conflicts;
+    // split_args: parameters whose value is several arguments: a `command` element that is exactly "{KEY}" becomes
+    // one argument per blank-separated word (rocprofv3's trace kinds, amd-smi's metric fields).
+    std::vector<std::string> splitArgs;
     std::string source;                      // the file it was read from
 };
 
@@ -84,7 +87,9 @@ std::string strobeCliPath();
 
 // The workload's Python interpreter ({python}): the command itself when it is python, python3, python3.11...;
 // else the interpreter in the shebang of the command's file (torchrun, accelerate, deepspeed, a wrapper script with
-// a Python shebang; "#!/usr/bin/env python3" gives python3); else python3 on PATH. `how` (optional) says which.
+// a Python shebang; "#!/usr/bin/env python3" gives python3); for a shell script (#!/bin/sh, bash, dash, zsh), the
+// Python its first running line starts ("exec /usr/bin/python3 train.py"); else python3 on PATH. `how` (optional)
+// says which.
 std::string findPython(const std::vector<std::string>& command, std::string* how = nullptr);
 
 }  // namespace strobe::collectors

@@ -14,6 +14,7 @@
 
 #include "app/cli/command.h"
 #include "app/cli/cmd_collect.h"
+#include "collectors/device_info.h"
 #include "collectors/madengine_context.h"
 #include "collectors/session.h"
 #include "collectors/sweep_launch.h"
@@ -25,6 +26,7 @@ namespace {
 constexpr const char* kCollectHelp =
     "Usage: strobe-cli collect --out DIR [--tool NAME]... [--tool-param NAME.KEY=VALUE]... [--param KEY=VALUE]...\n"
     "                          [--context FILE] [--repeat N] [--env KEY=VALUE]... [--grace-ms MS]\n"
+    "                          [--delay S] [--duration S] [--gpu-telemetry] [--cpu-telemetry]\n"
     "                          [--slurm [--slurm-arg ARG]...] [--quiet] -- COMMAND [ARGS...]\n"
     "\n"
     "Runs COMMAND (argv as given, never through a shell) under the tools, listed outermost first, into DIR, a new\n"
@@ -44,9 +46,14 @@ constexpr const char* kCollectHelp =
     "  --tool-param NAME.KEY=VALUE   a tool parameter (repeatable)\n"
     "  --context FILE                a madengine context JSON ({\"tools\": [{\"name\", \"cmd\", \"env_vars\"}]},\n"
     "                                innermost first): its tools go inside the --tool's, reversed to Strobe's\n"
-    "                                outermost-first order; a name Strobe has a spec for is that tool, another\n"
-    "                                with a cmd an ad-hoc prefix tool (argv split at blanks, no shell), one\n"
-    "                                without only sets its env_vars (merged in file order, later wins)\n"
+    "                                outermost-first order. madengine's names map to tools: rocprof/rocprofv3 ->\n"
+    "                                rocprofv3 (the cmd's trace flags and --output-format mapped), rpd -> rpd,\n"
+    "                                rocblas_trace/miopen_trace/tensile_trace/rccl_trace -> rocblas-log/\n"
+    "                                miopen-log/tensile-log/rccl-log, gpu_info_power_profiler/_vram_profiler ->\n"
+    "                                amd-smi (nvidia-smi when gpu_vendor is NVIDIA) with power/VRAM fields; a\n"
+    "                                name Strobe has a spec for is that tool; another with a cmd an ad-hoc prefix\n"
+    "                                tool (argv split at blanks, no shell); another without a cmd is refused (125,\n"
+    "                                naming tools[i]). env_vars merge in file order, a later entry winning\n"
     "  --additional-context-file FILE  madengine's name for --context\n"
     "  --additional-context JSON     a madengine context given inline; with a file, merged as madengine does:\n"
     "                                the file's top-level keys first, the inline ones last, a later key winning\n"
@@ -56,6 +63,12 @@ constexpr const char* kCollectHelp =
     "                                manifest)\n"
     "  --repeat N                    the repeat index recorded in the manifest\n"
     "  --grace-ms MS                 how long processes get to exit after SIGTERM (default 5000)\n"
+    "  --delay S                     capture starts S seconds in ({delay} in tool specs; torch-profiler: S seconds\n"
+    "                                after the script imports torch, in steps and time mode alike)\n"
+    "  --duration S                  capture lasts S seconds ({duration}; 0, the default: to the end)\n"
+    "  --gpu-telemetry               sample the GPUs beside the run: amd-smi or nvidia-smi, by the GPUs found\n"
+    "                                (refused, 125, with the GPU probe's reason when none is found)\n"
+    "  --cpu-telemetry               sample CPU use and memory beside the run (the cpu-sampler tool)\n"
     "  --slurm                       run the whole session (tools included) as a Slurm job, see below\n"
     "  --slurm-arg ARG               one more sbatch argument (repeatable): --slurm-arg=--partition=gpu\n"
     "                                --slurm-arg=--ntasks=8 --slurm-arg=--gres=gpu:8 --slurm-arg=--time=30\n"
@@ -114,6 +127,13 @@ const core::BoolParam kInSlurmJob{"in-slurm-job", "In a Slurm job", "The session
 const core::StringListParam kEnv{"env", "Environment", "KEY=VALUE for the workload", {}};
 const core::PathParam kPython{"python", "Python", "The workload's Python interpreter (for the torch profiler)", ""};
 const core::BoolParam kQuiet{"quiet", "Quiet", "Do not stream the workload's output", false};
+const core::DoubleParam kCaptureDelay =
+    core::DoubleParam{"delay", "Delay (s)", "Capture starts this many seconds in (torch: after torch is imported)", 0.0}
+        .bounded(0, 1e7, 1);
+const core::DoubleParam kCaptureDuration =
+    core::DoubleParam{"duration", "Duration (s)", "Capture lasts this many seconds (0: to the end)", 0.0}.bounded(0, 1e7, 1);
+const core::BoolParam kGpuTelemetry{"gpu-telemetry", "GPU telemetry", "amd-smi or nvidia-smi, by the GPUs found", false};
+const core::BoolParam kCpuTelemetry{"cpu-telemetry", "CPU telemetry", "The CPU/memory sampler (cpu-sampler)", false};
 const core::IntParam kGraceMs =
     core::IntParam{"grace-ms", "Grace (ms)", "Time to exit after SIGTERM", 5000}.bounded(0, 600000, 1);
 
@@ -152,13 +172,35 @@ void printRunEnd(const char* command, const collectors::SessionResult& r) {
 std::vector<CliOption> sessionOptions() {
     return {kOut, CliOption(kTool, '\0', true), CliOption(kToolParam, '\0', true), kContext, kGraceMs,
             CliOption(kEnv, '\0', true), kSlurm, CliOption(kSlurmArg, '\0', true), CliOption(kQuiet, 'q'), kPython, kContextFile,
-            kContextInline};
+            kContextInline, kCaptureDelay, kCaptureDuration, kGpuTelemetry, kCpuTelemetry};
+}
+
+// --gpu-telemetry and --cpu-telemetry as tools, outermost (samplers run beside everything): the GPU sampler of each
+// vendor whose GPUs were found, the CPU sampler. The refusal (no GPU: what the probe said), or "".
+std::string addTelemetryTools(const ArgParser& p, collectors::SessionOptions& o) {
+    auto add = [&](const std::string& name) {
+        if (std::none_of(o.tools.begin(), o.tools.end(), [&](const collectors::ToolUse& u) { return u.name == name; }))
+            o.tools.insert(o.tools.begin(), collectors::ToolUse{name, {}});
+    };
+    if (p.get(kCpuTelemetry)) add("cpu-sampler");
+    if (!p.get(kGpuTelemetry)) return {};
+    const collectors::DeviceReport devices = collectors::probeDevices();
+    bool amd = false, nvidia = false;
+    for (const auto& g : devices.gpus) {
+        amd = amd || g.vendor == "AMD";
+        nvidia = nvidia || g.vendor == "NVIDIA";
+    }
+    if (!amd && !nvidia)
+        return fmt::format("--gpu-telemetry: {}", devices.message.empty() ? std::string("no GPU found") : devices.message);
+    if (nvidia) add("nvidia-smi");
+    if (amd) add("amd-smi");
+    return {};
 }
 
 // --tool, --context, --tool-param, --grace-ms, --env and --slurm[-arg] into `o` (a context's ad-hoc tools into
 // `catalog`), each tool parameter coerced by its spec; a usage error's message, or "".
 std::string applySessionOptions(const ArgParser& p, collectors::ToolCatalog& catalog, collectors::SessionOptions& o,
-                                const char* command) {
+                                const char* command, std::string& refusal) {
     o.outDir = p.get(kOut);
     o.grace = std::chrono::milliseconds(p.get(kGraceMs));
     o.slurm = p.get(kSlurm);
@@ -172,6 +214,8 @@ std::string applySessionOptions(const ArgParser& p, collectors::ToolCatalog& cat
         if (eq == std::string::npos || eq == 0) return fmt::format("--env '{}': expected KEY=VALUE", kv);
         o.env[kv.substr(0, eq)] = kv.substr(eq + 1);
     }
+    o.delaySeconds = p.get(kCaptureDelay);
+    o.durationSeconds = p.get(kCaptureDuration);
     for (const auto& t : p.get(kTool)) o.tools.push_back({t, {}});
     if (!p.get(kContext).empty() && !p.get(kContextFile).empty())
         return "--context and --additional-context-file are the same option: give one";
@@ -179,6 +223,10 @@ std::string applySessionOptions(const ArgParser& p, collectors::ToolCatalog& cat
     if (!contextFile.empty() || !p.get(kContextInline).empty()) {
         auto context = collectors::loadMadengineContexts(contextFile, p.get(kContextInline), catalog);
         if (!context) return context.error().toString();
+        if (!context->refusal.empty()) {
+            refusal = context->refusal;
+            return {};
+        }
         for (const auto& m : context->messages) fmt::print(stderr, "strobe-cli {}: {}\n", command, m);
         // The job's own strobe-cli gets the tools by name: a wrapper made from the context exists only here.
         if (o.slurm && !context->adhocTools.empty())
@@ -234,7 +282,12 @@ int runCollect(const std::vector<std::string>& all) {
     for (const auto& m : catalog.messages) fmt::print(stderr, "strobe-cli collect: {}\n", m);
     collectors::SessionOptions o;
     o.command = command;
-    if (std::string e = applySessionOptions(p, catalog, o, "collect"); !e.empty()) return usageError("collect", e);
+    std::string refusal;
+    if (std::string e = applySessionOptions(p, catalog, o, "collect", refusal); !e.empty()) return usageError("collect", e);
+    if (std::string e = refusal.empty() ? addTelemetryTools(p, o) : refusal; !e.empty()) {
+        fmt::print(stderr, "strobe-cli collect: refused: {}\n", e);
+        return 125;
+    }
     if (p.get(kRepeat) >= 0) o.repeat = static_cast<int>(p.get(kRepeat));
     for (const auto& kv : p.get(kParam)) {
         const size_t eq = kv.find('=');
@@ -323,7 +376,12 @@ int runSweepLaunch(const std::vector<std::string>& all) {
     collectors::ToolCatalog catalog = collectors::loadToolCatalog();
     collectors::SessionOptions o;
     o.command = command;
-    if (std::string e = applySessionOptions(p, catalog, o, "sweep launch"); !e.empty()) return usageError("sweep", e);
+    std::string refusal;
+    if (std::string e = applySessionOptions(p, catalog, o, "sweep launch", refusal); !e.empty()) return usageError("sweep", e);
+    if (std::string e = refusal.empty() ? addTelemetryTools(p, o) : refusal; !e.empty()) {
+        fmt::print(stderr, "strobe-cli sweep launch: refused: {}\n", e);
+        return 125;
+    }
     installStopSignals();
     const auto r = collectors::launchSweep(p.get(kOut), grid, static_cast<int>(p.get(kRepeats)),
                                            p.get(kOrder) == "interleaved", o, catalog, g_signal,

@@ -17,6 +17,7 @@
 #include "core/formats/rocprofv3_json.h"
 #include "core/formats/amd_smi.h"
 #include "core/formats/nccl_tests_log.h"
+#include "core/formats/rocblas_log.h"
 #include "core/formats/ncu_csv.h"
 #include "core/formats/nsys_stats_csv.h"
 #include "core/formats/nvidia_smi_csv.h"
@@ -42,6 +43,7 @@ const std::vector<const SourceFormat*>& sourceFormats() {
         &kNvidiaSmiDmonFormat,
         &kStrobeSamplerCsvFormat,
         &kNcclTestsFormat,
+        &kRocblasLogFormat,
         &kNcuCsvFormat,
         &kRocprofComputeWorkloadFormat,
         &kRocmSmiConciseFormat,

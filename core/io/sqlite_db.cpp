@@ -60,7 +60,7 @@ namespace {
 bool gzName(const std::string& path) { return path.size() > 3 && path.compare(path.size() - 3, 3, ".gz") == 0; }
 
 // The first 16 decompressed bytes of `path` (gzip or plain).
-std::string headOf(const std::string& path) {
+std::string sqliteHeadOf(const std::string& path) {
     auto src = FileSource::open(path);
     if (!src) return {};
     std::string head(16, '\0');
@@ -122,7 +122,7 @@ Result<std::string> plainDatabasePath(const std::string& path) {
 }
 
 std::vector<std::string> listSqliteTables(const std::string& path) {
-    if (!hasSqliteHeader(headOf(path))) return {};
+    if (!hasSqliteHeader(sqliteHeadOf(path))) return {};
     SqliteOpenOptions opt;
     opt.maxSteps = 10'000'000;  // a sniffer must stay quick whatever the file holds
     auto db = SqliteDb::open(path, opt);

@@ -240,24 +240,32 @@ TEST(CollectStandIns, AFailingToolGivesAnHonestManifest) {
     EXPECT_NE(test::readAll(s.run() / "amd-smi.stderr.log").find("Unable to detect any GPU"), std::string::npos);
 }
 
-// A madengine context (tests/data/madengine/context_rocprofv3_power.json: rocprofv3, two env-only tools, and a
-// `timeout` wrapper, innermost first) runs as Strobe's stack: timeout outermost, the rocprofv3 stand-in inside it,
-// the environment merged with the later entry winning; the rocprofv3 output is listed and read.
+// A madengine context (tests/data/madengine/context_rocprofv3_power.json: rocprofv3, rocblas_trace,
+// gpu_info_power_profiler and a `timeout` wrapper, innermost first) runs as Strobe's stack: timeout outermost, then
+// the amd-smi sampler (power fields), the rocBLAS log tool and the rocprofv3 stand-in, the environment merged with
+// the later entry winning; the rocprofv3 output is listed and read. The workload makes no rocBLAS call, so the run is
+// incomplete (exit 4), saying that rocblas-log wrote nothing.
 TEST(CollectStandIns, AMadengineContextRunsAsAToolStack) {
     StandIns s(kMi300);
     const std::string context = std::string(STROBE_TEST_DATA_DIR) + "/madengine/context_rocprofv3_power.json";
     const auto e = s.collect("--context=" + context, "",
                              {"sh", "-c", "echo \"env: $RCCL_DEBUG $ROCBLAS_TRACE $POWER_SAMPLING_RATE $HSA_ENABLE_SDMA\""});
-    EXPECT_EQ(e.status, 0) << s.log();
+    EXPECT_EQ(e.status, 4) << s.log();
     const YAML::Node m = s.manifest();
-    EXPECT_EQ(m["status"].as<std::string>(), "completed");
-    ASSERT_EQ(m["tools"].size(), 2u);
+    EXPECT_EQ(m["status"].as<std::string>(), "incomplete");
+    EXPECT_NE(m["status_reason"].as<std::string>().find("rocblas-log wrote no trace"), std::string::npos);
+    ASSERT_EQ(m["tools"].size(), 4u);
     EXPECT_EQ(m["tools"][0]["name"].as<std::string>(), "time_limit");
-    EXPECT_EQ(m["tools"][1]["name"].as<std::string>(), "rocprofv3");
+    EXPECT_EQ(m["tools"][1]["name"].as<std::string>(), "amd-smi");
+    EXPECT_EQ(m["tools"][1]["params"]["fields"].as<std::string>(), "--power");
+    EXPECT_EQ(m["tools"][2]["name"].as<std::string>(), "rocblas-log");
+    EXPECT_EQ(m["tools"][3]["name"].as<std::string>(), "rocprofv3");
+    EXPECT_EQ(m["tools"][3]["params"]["trace"].as<std::string>(), "--runtime-trace");
+    EXPECT_EQ(m["env_diff"]["ROCBLAS_LAYER"].as<std::string>(), "7");
     EXPECT_EQ(m["env_diff"]["RCCL_DEBUG"].as<std::string>(), "WARN");
     EXPECT_NE(test::readAll(s.run() / "workload.log").find("env: WARN 1 0.1 0"), std::string::npos)
         << test::readAll(s.run() / "workload.log");
-    EXPECT_NE(s.log().find("tools[1] rocblas_trace: no Strobe tool of that name and no cmd"), std::string::npos);
+    EXPECT_NE(s.log().find("tools[1] rocblas_trace: Strobe's tool rocblas-log"), std::string::npos);
     EXPECT_EQ(kernelsOf(s.summary()), 9);  // the rocprofv3 stand-in's sample: 9 dispatches (collect_cli_test)
 }
 
@@ -284,14 +292,14 @@ TEST(CollectStandIns, SweepLaunchTakesTheContextToo) {
     auto t = collectors::ProcessTree::start(ps);
     ASSERT_TRUE(t.ok());
     s.tree = std::move(*t);
-    EXPECT_EQ(s.wait().status, 0) << s.log();
+    EXPECT_EQ(s.wait().status, 1) << s.log();  // every run incomplete: the workload made no rocBLAS call
     for (const char* bs : {"1", "2"}) {
         const fs::path run = s.dir / "sweep" / ("bs=" + std::string(bs)) / "rep0";
         const YAML::Node m = YAML::LoadFile((run / "manifest.yaml").string());
-        EXPECT_EQ(m["status"].as<std::string>(), "completed") << bs;
-        ASSERT_EQ(m["tools"].size(), 2u) << bs;
+        EXPECT_EQ(m["status"].as<std::string>(), "incomplete") << bs;
+        ASSERT_EQ(m["tools"].size(), 4u) << bs;
         EXPECT_EQ(m["tools"][0]["name"].as<std::string>(), "time_limit");
-        EXPECT_EQ(m["tools"][1]["name"].as<std::string>(), "rocprofv3");
+        EXPECT_EQ(m["tools"][3]["name"].as<std::string>(), "rocprofv3");
         EXPECT_NE(test::readAll(run / "workload.log").find("bs=" + std::string(bs) + " WARN"), std::string::npos)
             << test::readAll(run / "workload.log");
     }

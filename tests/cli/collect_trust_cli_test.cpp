@@ -73,14 +73,15 @@ int finishTrust(TrustRun& r) {
     return exit ? exit->status : -1;
 }
 
-// The first newcomer's mistake: --tool torch-profiler on a script that never runs a profiled loop. The workload
-// exits 0; the run is incomplete, with the reason on stderr and in the manifest, and strobe-cli exits 4.
-TEST(CollectTrust, ATorchScriptThatNeverCallsTheHelperIsIncompleteWithItsReason) {
+// A tool asked for that writes nothing: torch-profiler in steps mode on a script with no optimizer (the hook profiles
+// an unmodified script by its optimizer's steps; with none, only the time window, which mode=steps turns off). The
+// workload exits 0; the run is incomplete, with the reason on stderr and in the manifest, and strobe-cli exits 4.
+TEST(CollectTrust, ATorchScriptWithNoProfiledStepIsIncompleteWithItsReason) {
     if (!strobe::test::haveTorch()) GTEST_SKIP() << "Debian's python3-torch is not installed";
     TrustDir d;
     const fs::path script = d.write("no_helper.py", "import torch\nprint('sum', int(torch.ones(3).sum()))\n");
-    TrustRun r = startTrust(d, {"collect", "--out", (d.path / "run").string(), "--tool", "torch-profiler", "--",
-                                "/usr/bin/python3", script.string()});
+    TrustRun r = startTrust(d, {"collect", "--out", (d.path / "run").string(), "--tool", "torch-profiler",
+                                "--tool-param", "torch-profiler.mode=steps", "--", "/usr/bin/python3", script.string()});
     EXPECT_EQ(finishTrust(r), 4) << trustRead(r.err);
     const std::string err = trustRead(r.err);
     EXPECT_NE(err.find("strobe-cli collect: incomplete: torch-profiler wrote no trace: no non-empty file matches "

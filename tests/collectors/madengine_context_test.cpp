@@ -24,11 +24,15 @@ const std::string kContext = std::string(STROBE_TEST_DATA_DIR) + "/madengine/con
 TEST(MadengineContext, ReversesTheListAndMergesTheEnvironmentLaterWins) {
     auto r = loadMadengineContext(kContext, shipped());
     ASSERT_TRUE(r.ok()) << r.error().toString();
-    // The file lists rocprofv3, rocblas_trace (env only), gpu_info_power_profiler (env only), time_limit: the two
-    // that wrap the command, outermost first.
-    ASSERT_EQ(r->tools.size(), 2u);
+    // The file lists rocprofv3, rocblas_trace, gpu_info_power_profiler, time_limit: outermost first, each madengine
+    // name as the Strobe tool that does its job.
+    ASSERT_EQ(r->tools.size(), 4u);
     EXPECT_EQ(r->tools[0].name, "time_limit");
-    EXPECT_EQ(r->tools[1].name, "rocprofv3");
+    EXPECT_EQ(r->tools[1].name, "amd-smi");
+    EXPECT_EQ(r->tools[2].name, "rocblas-log");
+    EXPECT_EQ(r->tools[3].name, "rocprofv3");
+    EXPECT_EQ(std::get<std::string>(r->tools[3].values.at("trace")), "--runtime-trace");  // the cmd's flag
+    EXPECT_EQ(std::get<std::string>(r->tools[1].values.at("fields")), "--power");
     ASSERT_EQ(r->adhocTools.size(), 1u);
     EXPECT_EQ(r->adhocTools[0].kind, ToolKind::Prefix);
     EXPECT_EQ(r->adhocTools[0].command, (std::vector<std::string>{"timeout", "--kill-after=5", "600"}));
@@ -37,10 +41,12 @@ TEST(MadengineContext, ReversesTheListAndMergesTheEnvironmentLaterWins) {
                                                  {"ROCBLAS_TRACE", "1"}, {"POWER_DEVICE", "all"},
                                                  {"POWER_SAMPLING_RATE", "0.1"}};
     EXPECT_EQ(r->env, env);  // RCCL_DEBUG: INFO from tools[0], WARN from the later tools[2]
-    // rocprofv3's cmd is Strobe's spec's business; the env-only entries say their scripts are not run.
+    // How each entry was taken.
     ASSERT_EQ(r->messages.size(), 3u);
-    EXPECT_NE(r->messages[0].find("tools[0] rocprofv3: Strobe's tool spec builds its command"), std::string::npos);
-    EXPECT_NE(r->messages[1].find("tools[1] rocblas_trace: no Strobe tool of that name and no cmd"), std::string::npos);
+    EXPECT_NE(r->messages[0].find("tools[0] rocprofv3: rocprofv3 with trace '--runtime-trace'"), std::string::npos)
+        << r->messages[0];
+    EXPECT_NE(r->messages[1].find("tools[1] rocblas_trace: Strobe's tool rocblas-log"), std::string::npos);
+    EXPECT_NE(r->messages[2].find("tools[2] gpu_info_power_profiler: Strobe's tool amd-smi"), std::string::npos);
 }
 
 // --additional-context-file then --additional-context, merged as madengine merges them: top-level keys, the inline
@@ -58,7 +64,7 @@ TEST(MadengineContext, InlineJsonMergesAfterTheFileLaterKeysWin) {
     // Without "tools" inline, the file's list stays.
     auto kept = loadMadengineContexts(kContext, R"({"gpu_vendor": "AMD"})", shipped());
     ASSERT_TRUE(kept.ok()) << kept.error().toString();
-    EXPECT_EQ(kept->tools.size(), 2u);
+    EXPECT_EQ(kept->tools.size(), 4u);
     // Inline alone.
     auto alone = loadMadengineContexts("", R"({"tools": [{"name": "nsys"}]})", shipped());
     ASSERT_TRUE(alone.ok()) << alone.error().toString();
@@ -76,13 +82,13 @@ TEST(MadengineContext, AppliesInsideTheCommandLineToolsAndAddsTheAdhocSpecs) {
     ASSERT_TRUE(r.ok());
     ToolCatalog catalog = shipped();
     SessionOptions o;
-    o.tools.push_back({"amd-smi", {}});
+    o.tools.push_back({"cpu-sampler", {}});
     o.env["RCCL_DEBUG"] = "TRACE";  // the user's own variable wins over the context's
     EXPECT_EQ(applyContext(*r, o, catalog), "");
-    ASSERT_EQ(o.tools.size(), 3u);
-    EXPECT_EQ(o.tools[0].name, "amd-smi");
+    ASSERT_EQ(o.tools.size(), 5u);
+    EXPECT_EQ(o.tools[0].name, "cpu-sampler");
     EXPECT_EQ(o.tools[1].name, "time_limit");
-    EXPECT_EQ(o.tools[2].name, "rocprofv3");
+    EXPECT_EQ(o.tools[4].name, "rocprofv3");
     EXPECT_EQ(o.env["RCCL_DEBUG"], "TRACE");
     EXPECT_EQ(o.env["ROCBLAS_TRACE"], "1");
     ASSERT_NE(catalog.find("time_limit"), nullptr);
@@ -119,6 +125,46 @@ TEST(MadengineContext, ErrorsNameTheFileAndWhere) {
     EXPECT_FALSE(parseMadengineContext(R"({"gpu_vendor": "AMD"})", "ctx.json", c).ok());
     EXPECT_FALSE(parseMadengineContext("[]", "ctx.json", c).ok());
     EXPECT_FALSE(loadMadengineContext("/nonexistent/ctx.json", c).ok());
+}
+
+// Every madengine tool name given inline (issue 23) maps to the Strobe tool that does its job: rocprof's cmd flags
+// (legacy rocprof's too) onto rocprofv3's parameters, several trace kinds combined; both gpu_info profilers into one
+// sampler with power and VRAM fields (nvidia-smi's query fields when gpu_vendor is NVIDIA); the library tools to
+// their log tools. An unknown name without a cmd is refused naming tools[i].
+TEST(MadengineContext, EveryMadengineNameMapsToAStrobeTool) {
+    auto r = loadMadengineContexts("", R"({"tools": [
+        {"name": "rocprof", "cmd": "rocprof --hip-trace --hsa-trace --roctx-trace --stats --timestamp on -d /tmp/x --output-format json --"},
+        {"name": "rpd"}, {"name": "rocblas_trace"}, {"name": "miopen_trace"}, {"name": "tensile_trace"},
+        {"name": "rccl_trace"}, {"name": "gpu_info_power_profiler"}, {"name": "gpu_info_vram_profiler"}]})",
+                                   shipped());
+    ASSERT_TRUE(r.ok()) << r.error().toString();
+    EXPECT_EQ(r->refusal, "");
+    std::vector<std::string> names;
+    for (const auto& t : r->tools) names.push_back(t.name);
+    EXPECT_EQ(names, (std::vector<std::string>{"amd-smi", "rccl-log", "tensile-log", "miopen-log", "rocblas-log", "rpd",
+                                               "rocprofv3"}));
+    EXPECT_EQ(std::get<std::string>(r->tools[0].values.at("fields")), "--power --mem-usage");
+    EXPECT_EQ(std::get<std::string>(r->tools[6].values.at("trace")), "--hip-trace --hsa-trace --marker-trace --stats");
+    EXPECT_EQ(std::get<std::string>(r->tools[6].values.at("format")), "json");
+    std::string all;
+    for (const auto& m : r->messages) all += m + "\n";
+    EXPECT_NE(all.find("Strobe chooses where rocprofv3 writes; not used: --timestamp on, -d /tmp/x"), std::string::npos)
+        << all;
+    for (const auto& t : r->tools) EXPECT_NE(shipped().find(t.name), nullptr) << t.name;
+
+    auto nv = loadMadengineContexts("", R"({"gpu_vendor": "NVIDIA", "tools": [{"name": "gpu_info_vram_profiler"},
+        {"name": "gpu_info_power_profiler"}]})", shipped());
+    ASSERT_TRUE(nv.ok()) << nv.error().toString();
+    ASSERT_EQ(nv->tools.size(), 1u);
+    EXPECT_EQ(nv->tools[0].name, "nvidia-smi");
+    EXPECT_EQ(std::get<std::string>(nv->tools[0].values.at("fields")),
+              "timestamp,index,name,memory.used,memory.total,power.draw,power.limit");
+
+    auto unknown = loadMadengineContexts("", R"({"tools": [{"name": "rpd"}, {"name": "my_profiler"}]})", shipped());
+    ASSERT_TRUE(unknown.ok());
+    EXPECT_NE(unknown->refusal.find("--additional-context: tools[1] my_profiler: an unknown tool without a cmd"),
+              std::string::npos)
+        << unknown->refusal;
 }
 
 }  // namespace

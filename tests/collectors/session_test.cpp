@@ -108,8 +108,12 @@ TEST(ToolSpecs, TheShippedCatalogParses) {
     EXPECT_EQ(roc->conflicts, (std::vector<std::string>{"nsys", "ncu"}));
     const ToolSpec* torch = c.find("torch-profiler");
     ASSERT_NE(torch, nullptr);
-    ASSERT_EQ(torch->params.size(), 4u);
-    EXPECT_EQ(torch->params[2].key, "active");
+    ASSERT_EQ(torch->params.size(), 5u);
+    EXPECT_EQ(torch->params[0].key, "mode");
+    EXPECT_EQ(torch->params[3].key, "active");
+    for (const char* name : {"rpd", "rocblas-log", "miopen-log", "tensile-log", "rccl-log"})
+        EXPECT_NE(c.find(name), nullptr) << name;
+    EXPECT_EQ(roc->splitArgs, (std::vector<std::string>{"trace"}));
 }
 
 TEST(ToolSpecs, BadSpecsNameTheFileAndLine) {

@@ -173,7 +173,12 @@ TEST(FindPython, FromTheCommandItsShebangOrPython3) {
     EXPECT_EQ(findPython({script("direct", "#!/usr/bin/python3 -u\nprint(1)\n")}, &how), "/usr/bin/python3");
     EXPECT_EQ(how, "the shebang of " + (d.path / "direct").string());
     EXPECT_EQ(findPython({script("env", "#!/usr/bin/env -S PYTHONHASHSEED=0 python3.11 -u\n")}), "python3.11");
-    EXPECT_EQ(findPython({script("shell", "#!/bin/sh\nexec python3 \"$@\"\n")}, &how), "python3");
+    // A shell wrapper: the Python its first running line starts; none: python3 on PATH, saying so.
+    EXPECT_EQ(findPython({script("shell", "#!/bin/sh\n# a comment\nexport A=1\nOMP_NUM_THREADS=2 exec /usr/bin/python3.11 -u \"$@\"\n")},
+                         &how),
+              "/usr/bin/python3.11");
+    EXPECT_EQ(how, "the Python that the shell script " + (d.path / "shell").string() + " runs");
+    EXPECT_EQ(findPython({script("noshell", "#!/bin/bash\nexec ./server \"$@\"\n")}, &how), "python3");
     EXPECT_NE(how.find("names no Python interpreter; give --python PATH"), std::string::npos) << how;
     // torchrun as Debian installs it: #!/usr/bin/python3.11 (read here, not assumed).
     if (fs::exists("/usr/bin/torchrun")) {
