@@ -1,7 +1,7 @@
 # cmake -DROOT=<source tree> [-DMAX_FUNCTION_LINES=N [-DSKIP_INCLUDES=ON]] -P CheckLayers.cmake
 #
 # Fails, naming file:line, on any #include "..." that points upward in Strobe's layering (docs: DESIGN.md):
-#   app -> plots, collectors -> core;  inside core  io <- model/params <- formats <- merge <- analysis <- sweep <- engine
+#   app -> plots, collectors -> core;  inside core  io <- model/params <- formats <- merge <- analysis (query) <- sweep <- engine
 #   - core includes nothing of plots/, collectors/, app/, bench/ or tests/, and a core layer only its own or lower ones
 #     (model and params are one level: they may include each other);
 #   - plots include nothing of app/ or collectors/; collectors nothing of plots/ or app/;
@@ -27,6 +27,7 @@ set(_core_rank_params 1)
 set(_core_rank_formats 2)
 set(_core_rank_merge 3)
 set(_core_rank_analysis 4)
+set(_core_rank_query 4)   # SQL over Dataset columns: model and io only, never engine
 set(_core_rank_sweep 5)
 set(_core_rank_engine 6)
 

@@ -8,6 +8,7 @@
 #include <QElapsedTimer>
 #include <QKeyEvent>
 #include <QMouseEvent>
+#include <QTimer>
 #include <QWheelEvent>
 
 #include "app/gui/plot_view.h"
@@ -114,53 +115,96 @@ QString InteractionTimes::report() const {
 }
 
 namespace {
-// Sends one input event, repaints at once, waits until no background preparation is left and the picture it
-// produced is painted. Returns the milliseconds that took.
-double timedInteraction(PlotView* view, QEvent* event, const std::function<bool()>& idle) {
-    QElapsedTimer t;
-    t.start();
-    QApplication::sendEvent(view, event);
-    view->repaint();
-    bool waited = false;
-    while (!idle()) {
-        QApplication::processEvents(QEventLoop::WaitForMoreEvents, 5);
-        waited = true;
+
+// Runs the interactions one after another from the event loop (no nested loop): each is sent, the view repainted at
+// once, then the time is taken when no background preparation is left (polled every 2 ms) and the picture it
+// produced is painted.
+class InteractionRunner : public QObject {
+public:
+    using Step = std::function<void()>;
+    InteractionRunner(PlotView* view, std::function<bool()> idle, std::vector<Step> steps,
+                      std::function<void(InteractionTimes)> done)
+        : QObject(view), m_view(view), m_idle(std::move(idle)), m_steps(std::move(steps)), m_done(std::move(done)) {
+        m_poll.setInterval(2);
+        connect(&m_poll, &QTimer::timeout, this, [this] {
+            if (!m_idle()) return;
+            m_poll.stop();
+            m_view->repaint();
+            finishStep();
+        });
     }
-    if (waited) view->repaint();
-    return static_cast<double>(t.nsecsElapsed()) / 1e6;
-}
+    void next() {
+        if (m_index >= m_steps.size()) {
+            auto done = std::move(m_done);
+            InteractionTimes out = std::move(m_out);
+            deleteLater();
+            done(std::move(out));
+            return;
+        }
+        m_clock.start();
+        m_steps[m_index]();
+        m_view->repaint();
+        if (m_idle()) finishStep();
+        else m_poll.start();
+    }
+
+private:
+    void finishStep() {
+        m_out.ms.push_back(static_cast<double>(m_clock.nsecsElapsed()) / 1e6);
+        ++m_index;
+        QTimer::singleShot(0, this, [this] { next(); });
+    }
+    PlotView* m_view;
+    std::function<bool()> m_idle;
+    std::vector<Step> m_steps;
+    std::function<void(InteractionTimes)> m_done;
+    InteractionTimes m_out;
+    QElapsedTimer m_clock;
+    QTimer m_poll;
+    size_t m_index = 0;
+};
+
 }  // namespace
 
-InteractionTimes measureInteractions(PlotView* view, const std::function<bool()>& idle, int rounds) {
-    InteractionTimes out;
-    if (!view) return out;
+void measureInteractions(PlotView* view, std::function<bool()> idle, std::function<void(InteractionTimes)> done,
+                         int rounds) {
+    if (!view) return done({});
     const QRectF r = view->rect();
-    auto at = [&](int i) { return QPointF(r.left() + r.width() * (0.25 + 0.5 * ((i * 7) % 11) / 10.0), r.center().y()); };
-    auto wheel = [&](QPointF pos, QPoint angle, Qt::KeyboardModifiers mods) {
-        QWheelEvent e(pos, view->mapToGlobal(pos), QPoint(), angle, Qt::NoButton, mods, Qt::NoScrollPhase, false);
-        out.ms.push_back(timedInteraction(view, &e, idle));
+    auto at = [r](int i) {
+        return QPointF(r.left() + r.width() * (0.25 + 0.5 * ((i * 7) % 11) / 10.0), r.center().y());
     };
-    auto key = [&](int k) {
-        QKeyEvent e(QEvent::KeyPress, k, Qt::NoModifier);
-        out.ms.push_back(timedInteraction(view, &e, idle));
+    auto send = [view](QEvent& e) { QApplication::sendEvent(view, &e); };
+    auto wheel = [view, send](QPointF pos, QPoint angle, Qt::KeyboardModifiers mods) {
+        return [=] {
+            QWheelEvent e(pos, view->mapToGlobal(pos), QPoint(), angle, Qt::NoButton, mods, Qt::NoScrollPhase, false);
+            send(e);
+        };
     };
-    for (int i = 0; i < rounds; ++i) wheel(at(i), QPoint(0, 120), Qt::NoModifier);  // zoom in, 20 notches
-    for (int i = 0; i < rounds; ++i) {                                                  // drag-pan by 60 px
-        const QPointF from = at(i);
-        const QPointF to = from + QPointF(i % 2 ? 60 : -60, 0);
-        QMouseEvent press(QEvent::MouseButtonPress, from, view->mapToGlobal(from), Qt::LeftButton, Qt::LeftButton,
-                          Qt::NoModifier);
-        QApplication::sendEvent(view, &press);
-        QMouseEvent move(QEvent::MouseMove, to, view->mapToGlobal(to), Qt::NoButton, Qt::LeftButton, Qt::NoModifier);
-        out.ms.push_back(timedInteraction(view, &move, idle));
-        QMouseEvent release(QEvent::MouseButtonRelease, to, view->mapToGlobal(to), Qt::LeftButton, Qt::NoButton,
-                            Qt::NoModifier);
-        QApplication::sendEvent(view, &release);
+    std::vector<InteractionRunner::Step> steps;
+    for (int i = 0; i < rounds; ++i) steps.push_back(wheel(at(i), QPoint(0, 120), Qt::NoModifier));  // zoom in
+    for (int i = 0; i < rounds; ++i) {                                                                  // drag-pan 60 px
+        const QPointF from = at(i), to = from + QPointF(i % 2 ? 60 : -60, 0);
+        steps.push_back([=] {
+            QMouseEvent press(QEvent::MouseButtonPress, from, view->mapToGlobal(from), Qt::LeftButton, Qt::LeftButton,
+                              Qt::NoModifier);
+            send(press);
+            QMouseEvent move(QEvent::MouseMove, to, view->mapToGlobal(to), Qt::NoButton, Qt::LeftButton,
+                             Qt::NoModifier);
+            send(move);
+            QMouseEvent release(QEvent::MouseButtonRelease, to, view->mapToGlobal(to), Qt::LeftButton, Qt::NoButton,
+                                Qt::NoModifier);
+            send(release);
+        });
     }
-    for (int i = 0; i < rounds; ++i) key(i % 2 ? Qt::Key_Left : Qt::Key_Right);                 // arrow pans
-    for (int i = 0; i < rounds; ++i) wheel(at(i), QPoint(0, i % 2 ? 120 : -120), Qt::ShiftModifier);  // lanes
-    for (int i = 0; i < rounds; ++i) wheel(at(i), QPoint(0, -120), Qt::NoModifier);              // zoom out
-    return out;
+    for (int i = 0; i < rounds; ++i)  // arrow-key pans
+        steps.push_back([=] {
+            QKeyEvent e(QEvent::KeyPress, i % 2 ? Qt::Key_Left : Qt::Key_Right, Qt::NoModifier);
+            send(e);
+        });
+    for (int i = 0; i < rounds; ++i) steps.push_back(wheel(at(i), QPoint(0, i % 2 ? 120 : -120), Qt::ShiftModifier));
+    for (int i = 0; i < rounds; ++i) steps.push_back(wheel(at(i), QPoint(0, -120), Qt::NoModifier));  // zoom out
+    auto* runner = new InteractionRunner(view, std::move(idle), std::move(steps), std::move(done));
+    runner->next();
 }
 
 std::pair<long long, long long> residentBytes() {

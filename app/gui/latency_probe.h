@@ -53,7 +53,9 @@ struct InteractionTimes {
     double percentileMs(double p) const;
     QString report() const;
 };
-InteractionTimes measureInteractions(PlotView* view, const std::function<bool()>& idle, int rounds = 20);
+// Runs them from the event loop, then calls `done` with the times (synchronously when there is no view).
+void measureInteractions(PlotView* view, std::function<bool()> idle, std::function<void(InteractionTimes)> done,
+                         int rounds = 20);
 
 // Peak and current resident memory of this process (VmHWM, VmRSS), in bytes; 0 where /proc is not there.
 std::pair<long long, long long> residentBytes();

@@ -222,7 +222,7 @@ dist.destroy_process_group()
 )");
     const fs::path run = d.path / "run";
     HookRun r = startHookCli(d, {"collect", "--out", run.string(), "--tool", "torch-profiler", "--",
-                                 "/usr/bin/torchrun", "--nproc_per_node=2", "--master_port=29631", script.string()});
+                                 "/usr/bin/torchrun", "--standalone", "--nproc_per_node=2", script.string()});  // a free port
     ASSERT_EQ(finishHookCli(r), 0) << hookRead(r.err) << hookRead(run / "workload.log");
     for (int rank : {0, 1}) {
         const fs::path trace = run / "torch" / ("rank" + std::to_string(rank) + "_trace.json");
