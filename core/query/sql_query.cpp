@@ -371,6 +371,25 @@ const std::vector<QueryViewDoc>& viewDefs() {
          "SELECT run, collective, instance, count(*) AS ranks, min(ts_ns) AS first_arrival_ns, "
          "max(ts_ns) AS last_arrival_ns, max(ts_ns) - min(ts_ns) AS skew_ns FROM collective_arrival "
          "GROUP BY run, collective, instance"},
+        // One sweep per (run, rank, step) over the kernels' start (+1) and end (-1) events: the running sums say how
+        // many communication and computation kernels are active after each instant; the time to the next instant
+        // counts as communication when one is, and as exposed when no computation kernel runs beside it.
+        {"exposed_communication",
+         "per rank and step: merged communication kernel time, and the part of it no computation kernel overlaps",
+         "WITH ev(run, rank, step, t, dc, dk) AS ("
+         "SELECT run, rank, step, ts_ns, category IS 'communication', category IS NOT 'communication' "
+         "FROM kernels WHERE kind = 'kernel' UNION ALL "
+         "SELECT run, rank, step, end_ns, -(category IS 'communication'), -(category IS NOT 'communication') "
+         "FROM kernels WHERE kind = 'kernel'), "
+         "seg AS (SELECT run, rank, step, t, sum(dc) OVER w AS comm, sum(dk) OVER w AS comp, "
+         "lead(t) OVER (PARTITION BY run, rank, step ORDER BY t) AS next_t FROM ev "
+         "WINDOW w AS (PARTITION BY run, rank, step ORDER BY t RANGE UNBOUNDED PRECEDING)) "
+         "SELECT run, rank, step, sum(CASE WHEN comm > 0 THEN next_t - t ELSE 0 END) AS comm_ns, "
+         "sum(CASE WHEN comp > 0 THEN next_t - t ELSE 0 END) AS compute_ns, "
+         "sum(CASE WHEN comm > 0 AND comp = 0 THEN next_t - t ELSE 0 END) AS exposed_ns, "
+         "100.0 * sum(CASE WHEN comm > 0 AND comp = 0 THEN next_t - t ELSE 0 END) / "
+         "nullif(sum(CASE WHEN comm > 0 THEN next_t - t ELSE 0 END), 0) AS exposed_pct "
+         "FROM seg WHERE next_t IS NOT NULL GROUP BY run, rank, step"},
     };
     return v;
 }

@@ -5,7 +5,9 @@
 //   tests/data/expected/kineto_facts.json — per trace file, the count of `kernel` events and the exact sum of their
 //     `dur` (µs, as a decimal string), computed by kineto_facts.py with Python's json module;
 //   tests/data/expected/sqlite_facts.json — the nsys export's kernels per process (count and sum of end - start),
-//     computed by sqlite_facts.py with Python's sqlite3 module.
+//     computed by sqlite_facts.py with Python's sqlite3 module;
+//   tests/data/expected/exposed_comm.json — per rank and step of the DLRM sample, merged communication and
+//     computation kernel time and the exposed part, computed by exposed_comm.py with Python's json module.
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -123,6 +125,42 @@ TEST(QueryCli, StandardViewsAnswer) {
     auto skew = runQuery({"--csv", "-", sampleRun(), "SELECT min(ranks), max(ranks), count(*) > 0 FROM collective_skew"});
     ASSERT_EQ(skew.code, 0) << skew.err;
     EXPECT_EQ(skew.out, "min(ranks),max(ranks),count(*) > 0\r\n8,8,1\r\n");
+}
+
+TEST(QueryCli, ExposedCommunicationViewMatchesPythonsSweep) {
+    auto r = runQuery({"--json", sampleRun(),
+                       "SELECT rank, step, comm_ns, compute_ns, exposed_ns, exposed_pct FROM exposed_communication "
+                       "ORDER BY rank, step"});
+    ASSERT_EQ(r.code, app::kExitOk) << r.err;
+    simdjson::dom::parser p, pe;
+    simdjson::dom::element doc, expected;
+    ASSERT_EQ(p.parse(r.out).get(doc), simdjson::SUCCESS) << r.out;
+    ASSERT_EQ(pe.load(std::string(STROBE_TEST_DATA_DIR) + "/expected/exposed_comm.json").get(expected),
+              simdjson::SUCCESS);
+    simdjson::dom::array rows;
+    ASSERT_EQ(doc["rows"].get(rows), simdjson::SUCCESS);
+    simdjson::dom::object want;
+    ASSERT_EQ(expected.get(want), simdjson::SUCCESS);
+    EXPECT_EQ(rows.size(), want.size());
+    for (simdjson::dom::element row : rows) {
+        int64_t rank = -1, step = -1, comm = 0, compute = 0, exposed = 0;
+        double pct = 0;
+        ASSERT_EQ(row["rank"].get(rank), simdjson::SUCCESS);
+        ASSERT_EQ(row["step"].get(step), simdjson::SUCCESS);
+        ASSERT_EQ(row["comm_ns"].get(comm), simdjson::SUCCESS);
+        ASSERT_EQ(row["compute_ns"].get(compute), simdjson::SUCCESS);
+        ASSERT_EQ(row["exposed_ns"].get(exposed), simdjson::SUCCESS);
+        ASSERT_EQ(row["exposed_pct"].get(pct), simdjson::SUCCESS);
+        const std::string key = std::to_string(rank) + "/" + std::to_string(step);
+        simdjson::dom::element w;
+        ASSERT_EQ(want[key].get(w), simdjson::SUCCESS) << key;
+        EXPECT_EQ(comm, int64_t(w["comm_ns"])) << key;
+        EXPECT_EQ(compute, int64_t(w["compute_ns"])) << key;
+        EXPECT_EQ(exposed, int64_t(w["exposed_ns"])) << key;
+        EXPECT_NEAR(pct, 100.0 * double(exposed) / double(comm), 1e-9) << key;
+        EXPECT_GT(exposed, 0) << key << ": the sample's communication is mostly exposed";
+        EXPECT_LT(exposed, comm) << key << ": and partly hidden";
+    }
 }
 
 TEST(QueryCli, AQueryCannotWriteAttachOrRunTwoStatements) {
