@@ -4,6 +4,11 @@
 #include <cctype>
 #include <fstream>
 
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdlib>
+
 #include <QBuffer>
 #include <QFile>
 #include <QPdfWriter>
@@ -14,6 +19,23 @@
 #include "plots/chart.h"
 
 namespace strobe::plots {
+
+std::unique_ptr<QGuiApplication> makeHeadlessGuiApplication() {
+    if (QGuiApplication::instance()) return nullptr;
+    if (!std::getenv("QT_QPA_PLATFORM")) setenv("QT_QPA_PLATFORM", "offscreen", 0);
+    if (!std::getenv("XDG_RUNTIME_DIR")) {
+        const std::string dir = fmt::format("/tmp/runtime-{}", getuid());
+        struct stat st {};
+        if (::mkdir(dir.c_str(), 0700) == 0 || (::stat(dir.c_str(), &st) == 0 && st.st_uid == getuid() &&
+                                                 (st.st_mode & 0777) == 0700))
+            setenv("XDG_RUNTIME_DIR", dir.c_str(), 0);
+    }
+    static int argc = 1;
+    static char arg0[] = "strobe";
+    static char* argv[] = {arg0, nullptr};
+    return std::make_unique<QGuiApplication>(argc, argv);
+}
+
 
 const char* toString(ImageFormat f) {
     switch (f) {

@@ -3,11 +3,13 @@
 // the GUI's export use the same code, so an exported file looks like the window. Needs a QGuiApplication
 // (QT_QPA_PLATFORM=offscreen works) for fonts.
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include <QByteArray>
+#include <QGuiApplication>
 #include <QImage>
 #include <QSize>
 
@@ -15,6 +17,12 @@
 #include "plots/plot.h"
 
 namespace strobe::plots {
+
+// The QGuiApplication a headless renderer (strobe-cli plot, sweep report, the Python module) needs for fonts:
+// off screen unless QT_QPA_PLATFORM names a platform, with XDG_RUNTIME_DIR set to the directory Qt would fall back
+// to (/tmp/runtime-<user>, made 0700) when the environment has none, so that valid use prints no warning. Null
+// when an application exists already.
+std::unique_ptr<QGuiApplication> makeHeadlessGuiApplication();
 
 enum class ImageFormat { Png, Svg, Pdf };
 const char* toString(ImageFormat f);

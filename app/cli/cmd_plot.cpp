@@ -113,12 +113,7 @@ int runPlot(const std::vector<std::string>& args) {
             }
     }
 
-    if (!std::getenv("QT_QPA_PLATFORM")) setenv("QT_QPA_PLATFORM", "offscreen", 0);
-    static int argc = 1;
-    static char arg0[] = "strobe-cli";
-    static char* argv[] = {arg0, nullptr};
-    std::unique_ptr<QGuiApplication> app;
-    if (!QGuiApplication::instance()) app = std::make_unique<QGuiApplication>(argc, argv);
+    std::unique_ptr<QGuiApplication> app = plots::makeHeadlessGuiApplication();
 
     logToStderr();
     core::RunLoadOptions options;

@@ -339,12 +339,7 @@ int runReport(const ArgParser& p) {
     if (out.empty()) return usageError("sweep", "report needs -o FILE.html");
     // The charts are the GUI's plots rendered by QSvgGenerator (plots/render.h): fonts need a QGuiApplication, off
     // screen as strobe-cli plot makes it.
-    if (!std::getenv("QT_QPA_PLATFORM")) setenv("QT_QPA_PLATFORM", "offscreen", 0);
-    static int reportArgc = 1;
-    static char reportArg0[] = "strobe-cli";
-    static char* reportArgv[] = {reportArg0, nullptr};
-    std::unique_ptr<QGuiApplication> app;
-    if (!QGuiApplication::instance()) app = std::make_unique<QGuiApplication>(reportArgc, reportArgv);
+    std::unique_ptr<QGuiApplication> app = plots::makeHeadlessGuiApplication();
     Loaded l = discoverAndLoad("report", p);
     if (l.runs.empty()) return l.code;
     plots::SweepReportOptions o;
