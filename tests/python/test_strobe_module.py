@@ -3,8 +3,10 @@
 
 usage: test_strobe_module.py STROBE_CLI SOURCE_DIR   (ctest: python.strobe_module; PYTHONPATH holds the module)
 
-For every source below, each rank's kernel count and kernel time computed in Python from the module's NumPy
-columns (kind == 'kernel') must equal summary --json's ranks[].kernels (count, total_ns); the module's SQL must
+For every source below (one of each reader's real files, and every real Kineto trace), each rank's kernel count and
+kernel time computed in Python from the module's NumPy columns (kind == 'kernel') must equal summary --json's
+ranks[].kernels (count, total_ns), and for Kineto files the count and sum of `kernel` events Python's json module
+finds (kineto_facts.json); the module's SQL must
 give the same; columns must be read-only views, not copies; a bad query raises ValueError naming the position.
 """
 import json
@@ -22,10 +24,24 @@ SOURCES = [
     os.path.join(root, "resources", "sample", "param-dlrm-8rank"),             # Kineto, 8 ranks, NVIDIA
     os.path.join(data, "kineto", "hta", "amd_trace"),                          # Kineto, AMD
     os.path.join(data, "sqlite", "nsys_cloverleaf_a100.sqlite"),               # nsys export
+    os.path.join(data, "sqlite", "nsys_fuser_h200.sqlite"),                    # nsys export, H200
     os.path.join(data, "sqlite", "rpd_matmul.rpd"),                            # RPD
     os.path.join(data, "sqlite", "rocpd_doc_sample.db"),                       # rocpd
+    os.path.join(data, "sqlite", "rocprof_compute_mi350.db"),                  # rocprof-compute
+    os.path.join(data, "sqlite", "rocprof_v1"),                                # rocprof v1 results
     os.path.join(data, "rocprof", "docs-2025"),                                # rocprofv3 CSV
+    os.path.join(data, "rocprof", "gfx1151-llamacpp-decode"),                  # rocprofv3, counters
+    os.path.join(data, "rocprof", "seismic_128x64.xr"),                        # rocprof
 ]
+# Every real Kineto trace of tests/data and the sample, one run each: their kernels are also checked against
+# kineto_facts.json (Python's json module; tests/data/expected/kineto_facts.py).
+with open(os.path.join(data, "expected", "kineto_facts.json")) as f:
+    KINETO_FACTS = json.load(f)
+for key in sorted(KINETO_FACTS):
+    path = os.path.join(data, "kineto", key)
+    if not os.path.exists(path):
+        path = os.path.join(root, "resources", "sample", key)
+    SOURCES.append(path)
 failures = []
 
 
@@ -60,6 +76,14 @@ for src in SOURCES:
         check(df.shape[0] == len(k) and "name" in df.columns, f"{src}: to_pandas shape {df.shape}")
         if len(k):
             check(str(df["name"].dtype) == "category", f"{src}: name is {df['name'].dtype}, not category")
+        if len(ranks) == 1 and os.path.isfile(src):
+            key = next((k for k in KINETO_FACTS if src.endswith(os.sep + k)), None)
+            if key:
+                import decimal
+                fact = KINETO_FACTS[key]
+                want_ns = int(decimal.Decimal(fact["kernel_dur_us_sum"]) * 1000)
+                check((n, total) == (fact["kernels"], want_ns),
+                      f"{key}: module {n} kernels / {total} ns, Python's json {fact['kernels']} / {want_ns}")
         q = run.query(f"SELECT count(*) AS n, coalesce(sum(dur_ns), 0) AS ns FROM kernels "
                       f"WHERE kind = 'kernel' AND rank = {rank.rank}")
         check((int(q["n"][0]), int(q["ns"][0])) == (n, total), f"{src} rank {rank.rank}: SQL {q.values.tolist()}")
