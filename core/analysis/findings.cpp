@@ -154,38 +154,36 @@ std::optional<Finding> launchBound(AnalysisContext& ctx, const FindingsBase& b) 
     auto idle = idleBreakdown(ctx, b.sel->spec);
     auto launch = launchOverhead(ctx, b.sel->spec);
     if (!idle || !launch) return std::nullopt;
-    std::vector<double> hostWait(b.sel->ranks.size(), 0), p50(hostWait.size(), -1);
+    std::vector<double> hostWait(b.sel->ranks.size(), 0);
     for (size_t row = 0; row < idle->rows.size(); ++row) {
         const size_t i = rankPos(b, static_cast<int64_t>(Table::number(idle->at(row, "rank"))));
         if (i == SIZE_MAX || Table::text(idle->at(row, "cause")) != "host_wait") continue;
         hostWait[i] = std::max(hostWait[i], Table::number(idle->at(row, "idle_ns")));
     }
-    for (size_t row = 0; row < launch->rows.size(); ++row) {
-        const size_t i = rankPos(b, static_cast<int64_t>(Table::number(launch->at(row, "rank"))));
-        if (i != SIZE_MAX && Table::text(launch->at(row, "category")) == "all")
-            p50[i] = Table::number(launch->at(row, "launch_p50_ns"), -1);
-    }
-    double kernels = 0, shortKernels = 0;
-    for (size_t i = 0; i < b.sel->ranks.size(); ++i) {
-        const RankWindow& w = b.sel->ranks[i];
+    double p50Sum = 0, p50N = 0;
+    for (size_t row = 0; row < launch->rows.size(); ++row)
+        if (Table::text(launch->at(row, "category")) == "all")
+            p50Sum += Table::number(launch->at(row, "launch_p50_ns")), p50N += 1;
+    // Kernels that ran for less time than the CPU spent in the call that launched them.
+    double kernels = 0, shortKernels = 0, callNs = 0;
+    for (const RankWindow& w : b.sel->ranks) {
         for (size_t k = 0; k < w.size(); ++k) {
             if (w.data->gpu.kind[w.row[k]] != EventKind::Kernel) continue;
             kernels += 1;
-            if (p50[i] >= 0 && static_cast<double>(w.end[k] - w.start[k]) < p50[i]) shortKernels += 1;
+            if (w.runtime[k] < 0) continue;
+            const TimeNs call = w.data->slices.dur[static_cast<size_t>(w.runtime[k])];
+            callNs += static_cast<double>(call);
+            if (w.end[k] - w.start[k] < call) shortKernels += 1;
         }
     }
     const double fraction = kernels > 0 ? shortKernels / kernels : 0;
     if (fraction < kShortKernelFractionMin) return std::nullopt;
     auto f = makeFinding(b, "launch_bound", hostWait);
     if (!f) return f;
-    double p50Sum = 0, p50N = 0;
-    for (double v : p50)
-        if (v >= 0) p50Sum += v, p50N += 1;
     f->evidence = {{"host_wait_ms_per_step", f->msPerStep},
-                   {"kernels_shorter_than_launch_pct", 100.0 * fraction},
-                   {"launch_p50_us", p50N > 0 ? p50Sum / p50N / 1e3 : 0.0},
-                   {"kernels_per_step", kernels / static_cast<double>(b.steps.empty() ? 1 : b.steps[0]) /
-                                            static_cast<double>(std::max<size_t>(1, b.sel->ranks.size()))}};
+                   {"kernels_shorter_than_launch_call_pct", 100.0 * fraction},
+                   {"mean_launch_call_us", kernels > 0 ? callNs / kernels / 1e3 : 0.0},
+                   {"launch_delay_p50_us", p50N > 0 ? p50Sum / p50N / 1e3 : 0.0}};
     f->ranges = stepRanges(b, ctx, f->ranks);
     return f;
 }
@@ -532,8 +530,8 @@ const std::vector<FindingRule>& findingRules() {
          "overlap collectives with compute (DDP bucketing, FSDP prefetch, async collectives); fewer or larger "
          "collectives; check the interconnect (NCCL/RCCL channels, topology)"},
         {"launch_bound", "GPU idle waiting for the CPU (launch-bound)",
-         "idle analysis' host_wait time on the stream with the most of it, when at least half the kernels are "
-         "shorter than the median launch delay (launch analysis)",
+         "idle analysis' host_wait time on the stream with the most of it, when at least half the kernels ran "
+         "shorter than the runtime call that launched them",
          "CUDA/HIP graphs (torch.compile mode=reduce-overhead), fuse small kernels, larger batches, less Python "
          "work between launches"},
         {"dataloader_stall", "Data-loader stalls",

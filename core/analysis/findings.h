@@ -20,8 +20,9 @@
 //   exposed_comm      communication not overlapped by computation: per rank, merged COMMUNICATION kernel time −
 //                     its overlap with merged COMPUTATION time (the overlap analysis, HTA's definition).
 //   launch_bound      GPU idle waiting for the CPU: per rank, the idle analysis' host_wait time on the stream with
-//                     the most of it; only when at least half of the window's kernels are shorter than the rank's
-//                     median launch delay (the launch analysis' launch_p50_ns, category all).
+//                     the most of it; only when at least half of the window's kernels ran shorter than the
+//                     runtime call (cudaLaunchKernel, hipLaunchKernel...) that launched them (evidence also gives
+//                     the launch analysis' median launch delay).
 //   dataloader_stall  GPU idle while the data loader runs: CPU slices whose name contains "DataLoader"
 //                     (enumerate(DataLoader)#..., merged), minus the part of them during which any GPU activity ran.
 //   host_sync         the CPU blocked on the GPU inside the step: durations of the runtime/driver calls
@@ -41,8 +42,8 @@
 //   inter_step_gaps   time between consecutive ProfilerSteps (next start − previous end, when positive).
 //
 // Critical path: when the run is small enough (FindingsOptions::criticalPathMaxEvents), the strobe critical path of
-// the first step of the first rank (every rank) decides `on_critical_path`: true when the path spends time in the
-// rule's class (exposed_comm: communication; launch_bound: launch_latency; host_sync: sync_wait; gemm_below_peak:
+// the first step of the first rank (every rank) decides `on_critical_path`: true when the path spends at least 1 % of
+// its length in the rule's class (exposed_comm: communication; launch_bound: launch_latency; host_sync: sync_wait; gemm_below_peak:
 // kernel:gemm; small_elementwise: kernel:elementwise; pageable_h2d: kernel:memcpy; dataloader_stall: cpu_op),
 // false when less; null with a reason otherwise (rules without a class, run too big, no step).
 
