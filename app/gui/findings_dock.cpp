@@ -1,5 +1,7 @@
 #include "app/gui/findings_dock.h"
 
+#include <algorithm>
+
 #include <QComboBox>
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -38,7 +40,10 @@ QTreeWidgetItem* findingItem(const core::Finding& f, int index) {
          QString::fromStdString(f.title)});
     for (int c : {2, 3}) item->setTextAlignment(c, Qt::AlignRight | Qt::AlignVCenter);
     item->setToolTip(0, QString::fromStdString(f.definition));
-    if (!f.ranges.empty()) setRange(item, f.ranges.front());
+    if (!f.ranges.empty())  // the finding's own row shows its longest range
+        setRange(item, *std::max_element(f.ranges.begin(), f.ranges.end(), [](const auto& a, const auto& b) {
+            return a.end - a.start < b.end - b.start;
+        }));
     auto child = [item](const QString& key, const QString& text) {
         auto* c = new QTreeWidgetItem(item, {key});
         c->setText(6, text);
@@ -170,6 +175,7 @@ void FindingsDock::show(const core::FindingsResult& r) {
     for (const auto& m : r.messages) text += QStringLiteral("\n") + QString::fromStdString(m);
     m_status->setText(text);
     for (int c = 0; c < 6; ++c) m_tree->resizeColumnToContents(c);
+    m_tree->setColumnWidth(0, std::max(m_tree->columnWidth(0), 260));  // evidence names in the children
 }
 
 void FindingsDock::activate(QTreeWidgetItem* item) {

@@ -1,7 +1,7 @@
 #pragma once
 // The Findings dock (issue 30): the findings of a loaded run (core/analysis/findings.h, what `strobe-cli advise`
 // prints), ranked by the time they cost per step. Each finding expands to its definition, evidence, what to try and
-// its time ranges; double-clicking a finding or one of its ranges shows the range on the run's timeline, measured
+// its time ranges; double-clicking a finding (its longest range) or one of its ranges shows the range on the run's timeline, measured
 // and listed in the events list (MainWindow::showRangeOnTimeline). Computed on a worker (BackgroundJob); a run that
 // finishes loading is analysed at once when the dock is visible.
 
@@ -36,7 +36,7 @@ public:
     QLabel* status() const { return m_status; }
     const core::FindingsResult& result() const { return m_result; }
     int shownRun() const { return m_shownRun; }
-    // Shows the range of `item` (a finding: its first range; a range row: that range).
+    // Shows the range of `item` (a finding: its longest range; a range row: that range).
     void activate(QTreeWidgetItem* item);
 
 Q_SIGNALS:
