@@ -67,7 +67,8 @@ std::optional<Finding> makeFinding(const FindingsBase& b, std::string_view id, c
         if (perStep / b.runStepNs >= b.opt.minShare) f.ranks.push_back(b.sel->ranks[i].rank);
     }
     const double ms = sum / static_cast<double>(totalNs.size()) / 1e6;
-    f.share = ms * 1e6 / b.runStepNs;
+    // 0–1: a rule can exceed the (CPU-side) step time when the GPU runs behind the steps; computeFindings says so.
+    f.share = std::min(1.0, ms * 1e6 / b.runStepNs);
     if (f.share < b.opt.minShare) return std::nullopt;
     const FindingRule& r = ruleOf(id);
     f.rule = r.id;
@@ -596,6 +597,12 @@ Result<FindingsResult> computeFindings(AnalysisContext& ctx, const FindingsOptio
                       &smallElementwise, &rankImbalance, &interStepGaps})
         if (auto f = rule(ctx, b)) out.findings.push_back(std::move(*f));
     if (auto f = gemmBelowPeak(b, out.messages)) out.findings.push_back(std::move(*f));
+    for (const Finding& f : out.findings)
+        if (f.msPerStep > out.stepMs)
+            out.messages.push_back(fmt::format(
+                "{}: {:.3f} ms per step is more than the step ({:.3f} ms): the GPU work launched in the steps runs "
+                "past them (share shown as 1)",
+                f.rule, f.msPerStep, out.stepMs));
     std::stable_sort(out.findings.begin(), out.findings.end(),
                      [](const Finding& a, const Finding& c) { return a.msPerStep > c.msPerStep; });
     markCriticalPath(ctx, b, out);

@@ -10,7 +10,8 @@
 // start to last end). The run's step time is the mean over ranks.
 //
 // Per rule, each rank's time at stake in the window is divided by S (ns per step); the finding's ms_per_step is the
-// mean of that over the ranks (ranks without it count 0), share = ms_per_step ÷ the run's step time. A finding is
+// mean of that over the ranks (ranks without it count 0), share = ms_per_step ÷ the run's step time, at most 1 (the
+// GPU work launched in the steps can run past them; a message then says so). A finding is
 // reported when share ≥ 1 % (FindingsOptions::minShare) and the rule's own condition holds; `ranks` lists the
 // ranks whose own share is ≥ 1 % (straggler and rank_imbalance: the rank that caused it). Severity by share:
 // high ≥ 10 %, medium ≥ 3 %, low below. Findings are not additive: one idle interval can count under several rules

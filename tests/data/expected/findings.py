@@ -7,8 +7,8 @@ Per rank: steps = ProfilerStep#N slices (cat user_annotation / cpu_op / Operator
 cat cuda_runtime / cuda_driver / Runtime) starts in [first step start, last step end) (an activity without one: its
 own start); without steps, everything. S = number of steps (1 without), step time = mean step duration (without
 steps: last GPU end - first GPU start). Run step time = mean over ranks. A rule's ms_per_step = mean over ranks of
-(rank's window total / S); share = ms_per_step / run step time; reported when share >= 0.01 and the rule's condition
-holds. HTA kernel types: COMMUNICATION when the name starts with nccl/hip/hccl or contains ncclKernel; MEMORY when
+(rank's window total / S); share = min(1, ms_per_step / run step time); reported when share >= 0.01 and the rule's
+condition holds. HTA kernel types: COMMUNICATION when the name starts with nccl/hip/hccl or contains ncclKernel; MEMORY when
 it starts with Memcpy/hipMemcpy/Memset/hipMemset/dma; COMPUTATION unless it starts with nccl, hip, hccl, runFunction,
 "Stream Wait Event", or matches cuda...LaunchKernel, or contains Memcpy/Memset/dma/Sync; else OTHER.
 
@@ -245,7 +245,7 @@ def rules_of(ranks, arch):
 
     def put(rule, totals, cond=True, extra=None):
         ms = sum(t / r['S'] for t, r in zip(totals, ranks)) / len(ranks) / 1e6
-        share = ms * 1e6 / run_step
+        share = min(1.0, ms * 1e6 / run_step)
         out[rule] = {'ms_per_step': ms, 'share': share, 'fires': bool(cond and share >= 0.01)}
         out[rule].update(extra or {})
 
