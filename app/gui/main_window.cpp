@@ -40,6 +40,7 @@
 #include "app/gui/chart_panel.h"
 #include "app/gui/error_bar.h"
 #include "app/gui/events_list.h"
+#include "app/gui/findings_dock.h"
 #include "app/gui/query_dock.h"
 #include "app/gui/file_dialogs.h"
 #include "app/gui/format.h"
@@ -319,6 +320,12 @@ void MainWindow::buildDocks() {
     connect(m_query, &QueryDock::rangeRequested, this,
             [this](int runId, int, qint64 start, qint64 end) { showRangeOnTimeline(runId, start, end); });
     connect(m_query, &QueryDock::finished, this, [this] { markSessionModified(); });
+    m_findings = new FindingsDock(*m_runs, this);
+    m_findingsDock = addDock(tr("Findings"), QStringLiteral("findingsDock"), m_findings, Qt::BottomDockWidgetArea);
+    tabifyDockWidget(m_eventsDock, m_findingsDock);
+    m_findingsDock->hide();
+    connect(m_findings, &FindingsDock::rangeRequested, this,
+            [this](int runId, int, qint64 start, qint64 end) { showRangeOnTimeline(runId, start, end); });
     selDock->raise();
 
     // A sweep's runs × axes, the comparison and the report (File ▸ Open sweep…), tabbed with the Runs dock.
@@ -501,6 +508,10 @@ void MainWindow::buildMenus() {
         auto* q = m_viewMenu->addAction(tr("&Query the runs (SQL)…"), this, [this] { showQueryDock(); });
         q->setShortcut(QKeySequence(tr("Ctrl+Shift+Q")));
         q->setToolTip(tr("SQL over the loaded runs: kernels, slices, flows, counters, samples, steps, ranks, runs"));
+    }
+    {
+        auto* f = m_viewMenu->addAction(tr("&Findings (where the step goes)…"), this, [this] { showFindingsDock(); });
+        f->setToolTip(tr("Findings of a loaded run ranked by the time they cost per step, as strobe-cli advise"));
     }
     m_viewMenu->addSeparator();
     m_viewMenu->addAction(m_actZoomIn);
@@ -726,6 +737,14 @@ void MainWindow::showQueryDock() {
     m_queryDock->raise();
     if (wasHidden) resizeDocks({m_queryDock}, {height() * 2 / 5}, Qt::Vertical);  // room for the SQL and rows
     m_query->editor()->setFocus();
+}
+
+void MainWindow::showFindingsDock() {
+    const bool wasHidden = !m_findingsDock->isVisible();
+    m_findingsDock->show();
+    m_findingsDock->raise();
+    if (wasHidden) resizeDocks({m_findingsDock}, {height() * 2 / 5}, Qt::Vertical);
+    if (m_findings->shownRun() < 0 && !m_findings->isRunning()) m_findings->analyse();
 }
 
 void MainWindow::showRangeOnTimeline(int runId, int64_t start, int64_t end) {

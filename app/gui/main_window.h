@@ -33,6 +33,7 @@ namespace strobe::app {
 class ChartPanel;
 class EventsList;
 class QueryDock;
+class FindingsDock;
 class ErrorBar;
 class JobList;
 class LaunchPanel;
@@ -119,6 +120,8 @@ public:
     void showRangeOnTimeline(int runId, int64_t start, int64_t end);
     QueryDock* queryDock() const { return m_query; }
     void showQueryDock();
+    FindingsDock* findingsDock() const { return m_findings; }
+    void showFindingsDock();  // and analyses the newest run when nothing is shown yet
     JobList& jobs() { return *m_jobs; }
     plots::PlotEngine& engine() { return *m_engine; }
     QString lastError() const { return m_lastError; }
@@ -196,6 +199,8 @@ private:
     QDockWidget* m_eventsDock = nullptr;
     QueryDock* m_query = nullptr;
     QDockWidget* m_queryDock = nullptr;
+    FindingsDock* m_findings = nullptr;
+    QDockWidget* m_findingsDock = nullptr;
     QTextBrowser* m_selection = nullptr;
     QPointer<PlotView> m_boundView;
 
