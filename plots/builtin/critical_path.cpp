@@ -2,7 +2,7 @@
 // - "critical-path": the longest path's length split by bound-by class (analysis `critical-path`), one bar per
 //   class, a series per run; the subtitle says the definition, the window and the path's length.
 // - "what-if": the what-if table (analysis `what-if`): the path recomputed with the user's own scaling
-//   (`scale`, GROUP=FACTOR as strobe-cli analyze what-if --scale takes them) first, then per group the time a 2x
+//   (`scale`, GROUP=FACTOR items as strobe-cli analyze what-if --scale takes them, separated by ';') first, then per group the time a 2x
 //   speed-up saves, most first: where optimisation pays. A sortable table on screen; a table picture in exports.
 // Both take the analyses' own options (rank, step, definition) and no analysis window: the path's window is the
 // step (or the whole trace), as on the command line.
@@ -31,18 +31,32 @@ const EnumParam kPathDefinition =
               "Analysis' lightweight path on one rank (its length is not wall time)",
               "strobe"}
         .choices({"strobe", "hta"});
-const StringListParam kPathScale{"scale", "Scale",
-                                 "GROUP=FACTOR items scaled together (category:NAME, op:NAME, kernel:REGEX or comm; "
-                                 "0.5 = half the time)",
-                                 {}};
+const StringParam kPathScale{"scale", "Scale",
+                             "GROUP=FACTOR items scaled together, separated by ';' (GROUP: category:NAME, op:NAME, "
+                             "kernel:REGEX or comm; FACTOR 0.5 = half the time), e.g. category:gemm=0.5; comm=0.8",
+                             ""};
+
+// "a=0.5; b=2" -> {"a=0.5", "b=2"} (items trimmed, empty ones dropped).
+std::vector<std::string> scaleItems(const std::string& text) {
+    std::vector<std::string> out;
+    size_t from = 0;
+    while (from <= text.size()) {
+        size_t to = text.find(';', from);
+        if (to == std::string::npos) to = text.size();
+        std::string item = text.substr(from, to - from);
+        const auto first = item.find_first_not_of(" \t"), last = item.find_last_not_of(" \t");
+        if (first != std::string::npos) out.push_back(item.substr(first, last - first + 1));
+        from = to + 1;
+    }
+    return out;
+}
 
 core::Result<core::Table> pathAnalysis(core::AnalysisContext& ctx, const char* name, const ParamValues& values,
                                        bool scales) {
     core::AnalysisRequest req;
     for (const auto* key : {"rank", "step", "definition"})
         if (auto it = values.find(key); it != values.end()) req.values[key] = it->second;
-    if (scales)
-        if (auto it = values.find("scale"); it != values.end()) req.values["scale"] = it->second;
+    if (scales) req.values["scale"] = scaleItems(kPathScale(values));
     return core::runAnalysis(ctx, name, req);
 }
 
@@ -153,6 +167,26 @@ public:
         return tablePictureHit(p.combined, *k, how);
     }
 
+    // The analysis' rows with the figures before the group (a kernel group's regex runs long): kind, saved_ns,
+    // length_ns, factor, group (and run first over several runs).
+    core::Table tableTyped(const AnalysisTables& p, const ParamValues&) const override {
+        const core::Table& t = p.combined;
+        core::Table out;
+        out.messages = t.messages;
+        out.windowText = t.windowText;
+        std::vector<size_t> order;
+        for (const char* k : {"run", "kind", "saved_ns", "length_ns", "factor", "group"})
+            for (size_t c = 0; c < t.columns.size(); ++c)
+                if (t.columns[c] == k) order.push_back(c);
+        for (size_t c : order) out.columns.push_back(t.columns[c]);
+        for (const auto& row : t.rows) {
+            std::vector<core::Cell> r;
+            for (size_t c : order) r.push_back(c < row.size() ? row[c] : core::Cell{});
+            out.rows.push_back(std::move(r));
+        }
+        return out;
+    }
+
 protected:
     core::Result<core::Table> analyse(core::AnalysisContext& ctx, const core::WindowSpec&,
                                       const ParamValues& values) const override {
@@ -163,7 +197,7 @@ private:
     static TablePicture picture(const core::Table& t) {
         TablePicture how;
         const auto shown = displayColumns(t);
-        for (const char* k : {"run", "kind", "group", "factor", "length_ns", "saved_ns"})
+        for (const char* k : {"run", "kind", "saved_ns", "length_ns", "factor", "group"})
             if (std::find(shown.begin(), shown.end(), k) != shown.end()) how.columns.push_back(k);
         how.nameColumn = "group";
         how.maxRows = 40;

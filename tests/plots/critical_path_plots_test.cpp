@@ -102,19 +102,21 @@ TEST(CriticalPathPlots, StrobeDefinitionBarsAddUpToTheStepAcrossRanks) {
 }
 
 TEST(CriticalPathPlots, WhatIfPutsTheScalingFirstThenRanksByTimeSaved) {
-    auto p = prepare("what-if", {"step=10", "scale=category:communication=0.5"});
+    auto p = prepare("what-if", {"step=10", "scale=category:communication=0.5; comm=0.9"});
     ASSERT_TRUE(p.prepared);
     EXPECT_TRUE(p.plot->isTable());
     const core::Table t = p.plot->table(*p.prepared, p.values);
     ASSERT_GE(t.rows.size(), 3u);
     EXPECT_EQ(std::get<std::string>(t.rows[0][0]), "base");
     EXPECT_EQ(std::get<std::string>(t.rows[1][0]), "scaled");
-    EXPECT_EQ(std::get<std::string>(t.rows[1][1]), "category:communication=0.5");
-    const double base = cellDouble(t.rows[0][3]);
+    // Columns kind, saved_ns, length_ns, factor, group: the figures before the (long) group.
+    ASSERT_EQ(t.columns, (std::vector<std::string>{"kind", "saved_ns", "length_ns", "factor", "group"}));
+    EXPECT_EQ(std::get<std::string>(t.rows[1][4]), "category:communication=0.5 comm=0.9") << "both items, together";
+    const double base = cellDouble(t.rows[0][2]);
     double last = 1e300;
     for (size_t i = 2; i < t.rows.size(); ++i) {
         EXPECT_EQ(std::get<std::string>(t.rows[i][0]), "2x");
-        const double length = cellDouble(t.rows[i][3]), saved = cellDouble(t.rows[i][4]);
+        const double length = cellDouble(t.rows[i][2]), saved = cellDouble(t.rows[i][1]);
         EXPECT_DOUBLE_EQ(base - length, saved) << "saved = base length - length with the group 2x faster";
         EXPECT_LE(saved, last) << "ranked by time saved";
         EXPECT_LE(length, base) << "a speed-up never lengthens the path";
