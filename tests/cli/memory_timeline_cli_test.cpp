@@ -41,3 +41,34 @@ TEST(MemoryTimelineCli, LiveViewNamesTheOperators) {
     EXPECT_NE(r.out.find("aten::layer_norm"), std::string::npos) << r.out;
     EXPECT_EQ(strobe::test::runCli("analyze", {"memory-timeline", kMtTrace, "--view", "sideways"}).code, 2);
 }
+
+// strobe-cli analyze ops: one row per operator instance with the documented columns, and the modelled share.
+TEST(OpsCli, JsonRowsAndModelledShare) {
+    const std::string trace = std::string(STROBE_TEST_DATA_DIR) + "/kineto/tracelens/mi300x_resnet_act_checkpoint_rank0of8.json.gz";
+    auto r = strobe::test::runCli("analyze", {"ops", trace, "--json", "--no-cache"});
+    ASSERT_EQ(r.code, 0) << r.err;
+    simdjson::dom::parser p;
+    simdjson::dom::element doc;
+    ASSERT_FALSE(p.parse(r.out).get(doc)) << r.out;
+    auto rows = doc["rows"].get_array().value_unsafe();
+    ASSERT_EQ(rows.size(), 909u);
+    simdjson::dom::object row0;
+    ASSERT_FALSE(rows.at(0).get_object().get(row0));
+    for (const char* c : {"op", "family", "shapes", "dtype", "flops", "bytes", "kernel_ns", "tflops_per_s", "tb_per_s",
+                          "intensity", "peak_pct", "bound"}) {
+        simdjson::dom::element v;
+        EXPECT_FALSE(row0.at_key(c).get(v)) << c;
+    }
+    std::string messages;
+    simdjson::dom::array list;
+    ASSERT_FALSE(doc["messages"].get_array().get(list));
+    for (simdjson::dom::element m : list) {
+        std::string_view text;
+        if (!m.get_string().get(text)) messages += std::string(text);
+    }
+    EXPECT_NE(messages.find("19.4 % of GPU kernel time modelled"), std::string::npos) << messages;
+    EXPECT_NE(messages.find("(communication)"), std::string::npos) << messages;
+    auto byShape = strobe::test::runCli("analyze", {"ops", trace, "--group-by", "shape", "--no-cache"});
+    ASSERT_EQ(byShape.code, 0) << byShape.err;
+    EXPECT_NE(byShape.out.find("aten::convolution_backward"), std::string::npos);
+}
