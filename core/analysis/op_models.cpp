@@ -145,8 +145,9 @@ OpModelResult convForward(const OpArgs& a) {
     const bool transposed = concreteTrue(a, 6);
     std::vector<int64_t> y{(*x)[0], transposed ? (*w)[1] : (*w)[0]};
     for (size_t i = 0; i < nd; ++i) {
+        if (p[0][i] <= 0) return fail("aten::convolution: a stride that is not positive");
         const int64_t o = convOut((*x)[2 + i], (*w)[2 + i], p[0][i], p[1][i], p[2][i], p[3][i], transposed);
-        if (o <= 0 || p[0][i] <= 0) return fail("aten::convolution: stride/padding give no output");
+        if (o <= 0) return fail("aten::convolution: stride/padding give no output");
         y.push_back(o);
     }
     const bool bias = a.dims.size() > 2 && !a.dims[2].empty();
