@@ -52,6 +52,13 @@ private:
     std::vector<int8_t> m_modelled;
 };
 
+// Why an op without a model has none: ops whose recorded shapes cannot give their FLOPs say so.
+std::string unmodelledReason(const std::string& op) {
+    if (op == "vllm::unified_attention_with_output")
+        return "its shapes hold no per-sequence query and KV lengths, which its FLOPs need";
+    return "no model for " + op + " or the ops above it";
+}
+
 }  // namespace
 
 OpEfficiency opEfficiency(const RankData& r) {
@@ -79,12 +86,16 @@ OpEfficiency opEfficiency(const RankData& r) {
             addUnmodelled("(communication)", "collective kernels have no FLOP model", 1, ns);
         } else if (o.inner >= 0) {
             const std::string name(r.strings.view(r.slices.name[size_t(o.inner)]));
-            addUnmodelled(name, "no model for " + name + " or the ops above it", 1, ns);
+            addUnmodelled(name, unmodelledReason(name), 1, ns);
         } else if (!links) {
             addUnmodelled("(no CPU op)", "the trace has no launch links", 1, ns);
         } else {
-            const bool launched = g.runtime.size() == g.size() && g.runtime[i] >= 0;
-            addUnmodelled("(no CPU op)", launched ? "launched outside every CPU op" : "no launching runtime call", 1, ns);
+            const int32_t rt = g.runtime.size() == g.size() ? g.runtime[i] : -1;
+            const bool graph = rt >= 0 && r.strings.view(r.slices.name[size_t(rt)]).find("GraphLaunch") != std::string_view::npos;
+            addUnmodelled("(no CPU op)",
+                          graph ? "replayed by a graph launch: no operator, no shapes"
+                                : rt >= 0 ? "launched outside every CPU op" : "no launching runtime call",
+                          1, ns);
         }
     }
     for (const auto& [slice, kt] : instances) {

@@ -210,3 +210,18 @@ TEST(OpEfficiency, CifarDdpFourRanksMatchesPython) {
     expectFamily(got, "reduction", 12, 12, 105436, 2200576.0, 8598320.0);
     expectFamily(got, "softmax", 8, 8, 40901, 921600.0, 1228800.0);
 }
+
+// TraceLens's vLLM prefill+decode trace: unified_attention_with_output's shapes lack per-sequence lengths, and the
+// kernels replayed by graph launches have no operator: both unmodelled, each with its reason.
+TEST(OpEfficiency, UnmodelledOpsSayWhy) {
+    RunLoadOptions o;
+    o.useCache = false;
+    auto d = loadRun({std::string(STROBE_TEST_DATA_DIR) + "/kineto/graphs/tracelens_vllm_prefilldecode_piecewise_graph_execution.json.gz"}, o);
+    ASSERT_TRUE(d.ok()) << d.error().toString();
+    const OpEfficiency e = opEfficiency(*d.value()->ranks[0]);
+    std::map<std::string, std::string> why;
+    for (const UnmodelledOp& u : e.unmodelled) why[u.op] = u.why;
+    EXPECT_NE(why["vllm::unified_attention_with_output"].find("per-sequence"), std::string::npos);
+    EXPECT_NE(why["(no CPU op)"].find("graph launch"), std::string::npos);
+    EXPECT_EQ(e.ops.size(), 3u);
+}
