@@ -2,7 +2,7 @@
 // independent replay of the events in Python, kept beside this test:
 //   /usr/bin/python3 tests/core/memory_timeline_replay.py tests/data/kineto/memory/tracelens_normalization_layer_test_profile_memory.json.gz
 //   /usr/bin/python3 tests/core/memory_timeline_replay.py tests/data/kineto/hta/df_index_resolver/df_index_resolver.json.gz
-//   /usr/bin/python3 tests/core/memory_timeline_replay.py tests/data/kineto/memory/pre_trace_frees.json
+//   /usr/bin/python3 tests/core/memory_timeline_replay.py tests/data/small/memory_pre_trace_frees.json
 #include "core/analysis/memory_timeline.h"
 
 #include <map>
@@ -120,13 +120,13 @@ TEST(MemoryTimeline, HtaTraceCudaPeakLiveBlocksAndChurnPerStep) {
     EXPECT_EQ(cpuChurn[0].allocBytes, 992);
 }
 
-// A hand-built trace (tests/data/kineto/memory/pre_trace_frees.json): a free of a block from before the trace
+// A hand-built trace (tests/data/small/memory_pre_trace_frees.json): a free of a block from before the trace
 // (512 B at address 100: Total Allocated 1024 → 512), two allocations (256 B, 1024 B → peak 1,792 at 121 µs), a free
 // of the first, an event whose Bytes is not a number (skipped, said), one allocation after the step.
 // Running sum of Bytes: −512, −256, 768, 512, 640: its peak 768. Live at the peak: 256 + 1024 = 1,280 B; the other
 // 512 B of the peak were allocated before the trace.
 TEST(MemoryTimeline, FreesOfBlocksFromBeforeTheTraceAreCounted) {
-    auto ds = loadMemoryTrace("kineto/memory/pre_trace_frees.json");
+    auto ds = loadMemoryTrace("small/memory_pre_trace_frees.json");
     ASSERT_EQ(ds->ranks.size(), 1u);
     const RankData& r = *ds->ranks[0];
     const MemoryTimeline tl = memoryTimeline(r);
