@@ -75,6 +75,9 @@ def main(path):
         print(f"device {dev}: events {len(ev)} allocs {sum(m[4] > 0 for m in ev)} frees {sum(m[4] < 0 for m in ev)}")
         print(f"  peak_allocated {ev[peak][5]} at ts_ns {ev[peak][0]} peak_reserved {max(m[6] for m in ev)}")
         print(f"  running_sum_peak {run_peak} last_allocated {ev[-1][5]}")
+        # The whole allocated curve in (ts, file order), as one order-sensitive checksum.
+        curve = sum((k + 1) * m[5] for k, m in enumerate(ev)) % (2**61 - 1)
+        print(f"  curve_checksum {curve}")
         print(f"  live_at_peak blocks {len(live)} bytes {sum(m[4] for m in live.values())} "
               f"pre_trace_frees_before_peak {pre_frees} bytes {pre_bytes}")
         by_op = collections.Counter()

@@ -25,6 +25,17 @@ DatasetPtr loadMemoryTrace(const std::string& rel) {
     return d.ok() ? d.value() : std::make_shared<Dataset>();
 }
 
+// The allocated curve in event order as one order-sensitive checksum: Σ (k + 1)·allocated_k mod 2^61 − 1 (the replay
+// prints the same).
+__extension__ using MtU128 = unsigned __int128;  // GCC and clang
+uint64_t curveChecksum(const MemoryDevice& d) {
+    const MtU128 mod = (uint64_t{1} << 61) - 1;
+    MtU128 sum = 0;
+    for (size_t k = 0; k < d.events.size(); ++k)
+        sum = (sum + MtU128(k + 1) * MtU128(uint64_t(d.events[k].allocated))) % mod;
+    return uint64_t(sum);
+}
+
 // Live bytes at the peak per (innermost op, outermost op).
 std::map<std::pair<std::string, std::string>, int64_t> liveByOp(const RankData& r, const LiveAtPeak& live) {
     std::map<std::pair<std::string, std::string>, int64_t> out;
@@ -62,6 +73,8 @@ TEST(MemoryTimeline, NormalizationTracePeakIsTotalAllocatedNotARunningSum) {
     EXPECT_EQ(gpu.peakEvent().ts, 3545057582937663);
     EXPECT_EQ(gpu.peakReserved, 8388608);
     EXPECT_EQ(gpu.events.back().allocated, 1852416);
+    EXPECT_EQ(curveChecksum(gpu), 389666864640u);
+    EXPECT_EQ(curveChecksum(cpu), 26208u);
 
     const LiveAtPeak live = liveAtPeak(r, gpu);
     EXPECT_EQ(live.blocks.size(), 44u);
@@ -97,6 +110,8 @@ TEST(MemoryTimeline, HtaTraceCudaPeakLiveBlocksAndChurnPerStep) {
     EXPECT_EQ(gpu.peakEvent().ts, 1669783687579130000);
     EXPECT_EQ(gpu.peakReserved, 12782141440);
     EXPECT_EQ(gpu.runningSumPeak, 2532893696);
+    EXPECT_EQ(curveChecksum(gpu), 2040653307572454400u);
+    EXPECT_EQ(curveChecksum(tl.devices[0]), 3075200u);
     const LiveAtPeak live = liveAtPeak(r, gpu);
     EXPECT_EQ(live.blocks.size(), 725u);
     EXPECT_EQ(live.liveBytes, 2532893696);
@@ -139,6 +154,7 @@ TEST(MemoryTimeline, FreesOfBlocksFromBeforeTheTraceAreCounted) {
     EXPECT_EQ(d.peakEvent().ts, 121000);
     EXPECT_EQ(d.peakReserved, 6144);
     EXPECT_EQ(d.runningSumPeak, 768);
+    EXPECT_EQ(curveChecksum(d), 21888u);
     const LiveAtPeak live = liveAtPeak(r, d);
     ASSERT_EQ(live.blocks.size(), 2u);
     EXPECT_EQ(live.liveBytes, 1280);
