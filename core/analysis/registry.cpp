@@ -9,6 +9,8 @@
 #include "core/analysis/kernel_types.h"
 #include "core/analysis/launch.h"
 #include "core/analysis/memory.h"
+#include "core/analysis/memory_timeline.h"
+#include "core/analysis/op_efficiency.h"
 #include "core/analysis/overlap.h"
 #include "core/analysis/phases.h"
 #include "core/analysis/straggler.h"
@@ -21,7 +23,8 @@ const std::vector<AnalysisInfo>& analysisRegistry() {
     static const std::vector<AnalysisInfo> list = {
         temporalAnalysisInfo(), kernelTypesAnalysisInfo(), overlapAnalysisInfo(), idleAnalysisInfo(),
         stragglerAnalysisInfo(), launchAnalysisInfo(),      phasesAnalysisInfo(),  windowAnalysisInfo(),
-        kernelStatsAnalysisInfo(), memoryAnalysisInfo(), eventSummaryAnalysisInfo(),
+        kernelStatsAnalysisInfo(), memoryAnalysisInfo(), memoryTimelineAnalysisInfo(), opsAnalysisInfo(),
+        eventSummaryAnalysisInfo(),
         criticalPathAnalysisInfo(), whatIfAnalysisInfo(),
     };
     return list;
