@@ -1210,7 +1210,8 @@ Result<Table> whatIfTable(AnalysisContext& ctx, const AnalysisRequest& r) {
     for (const auto& s : req.value().scales) groups.push_back(fmt::format("{}={}", s.group, s.factor));
     if (!groups.empty())
         t.addRow({std::string("scaled"), fmt::format("{}", fmt::join(groups, " ")),
-                  req.value().scales.size() == 1 ? req.value().scales[0].factor : 0.0, w.scaled.lengthNs,
+                  // Several groups scaled at once have no one factor: null (their factors are in the group).
+                  req.value().scales.size() == 1 ? Cell(req.value().scales[0].factor) : Cell(), w.scaled.lengthNs,
                   w.base.lengthNs - w.scaled.lengthNs});
     for (const auto& g : w.ranking) t.addRow({std::string("2x"), g.group, 0.5, g.lengthNs, g.savedNs});
     t.messages = w.base.messages;
