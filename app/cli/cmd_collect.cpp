@@ -16,6 +16,7 @@
 #include "app/cli/cmd_collect.h"
 #include "collectors/device_info.h"
 #include "collectors/madengine_context.h"
+#include "collectors/remote.h"
 #include "collectors/session.h"
 #include "collectors/sweep_launch.h"
 
@@ -134,6 +135,12 @@ const core::DoubleParam kCaptureDuration =
     core::DoubleParam{"duration", "Duration (s)", "Capture lasts this many seconds (0: to the end)", 0.0}.bounded(0, 1e7, 1);
 const core::BoolParam kGpuTelemetry{"gpu-telemetry", "GPU telemetry", "amd-smi or nvidia-smi, by the GPUs found", false};
 const core::BoolParam kCpuTelemetry{"cpu-telemetry", "CPU telemetry", "The CPU/memory sampler (cpu-sampler)", false};
+const core::StringParam kHost{"host", "Host", "[USER@]HOST[:PORT]: run the session there over ssh", ""};
+const core::StringParam kRemoteCli{"remote-strobe-cli", "Remote strobe-cli", "strobe-cli's path on --host", ""};
+const core::StringParam kRemoteOut{"remote-out", "Remote run directory", "The run directory on --host", ""};
+const core::StringListParam kSshArg{"ssh-arg", "ssh argument", "One more ssh option (before the host)", {}};
+const core::BoolParam kDetach{"detach", "Detach", "A lost connection leaves the remote run running", false};
+const core::BoolParam kRemoteSession{"remote-session", "Remote session", "The session a --host launch started", false};
 const core::IntParam kGraceMs =
     core::IntParam{"grace-ms", "Grace (ms)", "Time to exit after SIGTERM", 5000}.bounded(0, 600000, 1);
 
@@ -172,7 +179,33 @@ void printRunEnd(const char* command, const collectors::SessionResult& r) {
 std::vector<CliOption> sessionOptions() {
     return {kOut, CliOption(kTool, '\0', true), CliOption(kToolParam, '\0', true), kContext, kGraceMs,
             CliOption(kEnv, '\0', true), kSlurm, CliOption(kSlurmArg, '\0', true), CliOption(kQuiet, 'q'), kPython, kContextFile,
-            kContextInline, kCaptureDelay, kCaptureDuration, kGpuTelemetry, kCpuTelemetry};
+            kContextInline, kCaptureDelay, kCaptureDuration, kGpuTelemetry, kCpuTelemetry, kHost, kRemoteCli,
+            kRemoteOut, CliOption(kSshArg, '\0', true), kDetach};
+}
+
+// --host and its options into `o`; a usage error's message, or "". `remoteSession`: this is the session a --host
+// launch started (--detach is its own then).
+std::string applyRemoteOptions(const ArgParser& p, collectors::SessionOptions& o, bool remoteSession) {
+    o.remoteHost = p.get(kHost);
+    o.remoteStrobeCli = p.get(kRemoteCli);
+    o.remoteOutDir = p.get(kRemoteOut);
+    o.sshArgs = p.get(kSshArg);
+    o.detach = p.get(kDetach);
+    if (o.remoteHost.empty()) {
+        for (const auto& [given, name] : {std::pair{!o.remoteStrobeCli.empty(), "--remote-strobe-cli"},
+                                          std::pair{!o.remoteOutDir.empty(), "--remote-out"},
+                                          std::pair{!o.sshArgs.empty(), "--ssh-arg"},
+                                          std::pair{o.detach && !remoteSession, "--detach"}})
+            if (given) return fmt::format("{} needs --host", name);
+        return {};
+    }
+    if (remoteSession) return "--remote-session and --host exclude each other";
+    if (o.slurm) return "--host and --slurm cannot be combined yet (run --slurm on the login node itself)";
+    std::string error;
+    if (!collectors::parseRemoteTarget(o.remoteHost, error)) return error;
+    // The remote GPUs decide which sampler --gpu-telemetry means: the remote strobe-cli is asked for it.
+    if (p.get(kGpuTelemetry)) o.remoteFlags.push_back("--gpu-telemetry");
+    return {};
 }
 
 // --gpu-telemetry and --cpu-telemetry as tools, outermost (samplers run beside everything): the GPU sampler of each
@@ -183,7 +216,7 @@ std::string addTelemetryTools(const ArgParser& p, collectors::SessionOptions& o)
             o.tools.insert(o.tools.begin(), collectors::ToolUse{name, {}});
     };
     if (p.get(kCpuTelemetry)) add("cpu-sampler");
-    if (!p.get(kGpuTelemetry)) return {};
+    if (!p.get(kGpuTelemetry) || !o.remoteHost.empty()) return {};
     const collectors::DeviceReport devices = collectors::probeDevices();
     bool amd = false, nvidia = false;
     for (const auto& g : devices.gpus) {
@@ -266,12 +299,26 @@ void installStopSignals() {
     signal(SIGXFSZ, SIG_IGN);
 }
 
+// The session a --host launch started: its stdin is the link to the launching strobe-cli (collectors/remote.h).
+// A write to the dropped connection is an error to ignore, not a SIGPIPE that kills the session before it stopped
+// its workload; a hang-up cancels like SIGTERM.
+void watchLink(std::atomic<int>& event, bool detach) {
+    struct sigaction ignore {}, stop {};
+    ignore.sa_handler = SIG_IGN;
+    sigaction(SIGPIPE, &ignore, nullptr);
+    stop.sa_handler = detach ? SIG_IGN : onCollectSignal;
+    sigemptyset(&stop.sa_mask);
+    sigaction(SIGHUP, &stop, nullptr);
+    collectors::watchLauncherLink(g_signal, event, detach);
+}
+
 int runCollect(const std::vector<std::string>& all) {
     const auto [args, command] = splitCommand(all);
     std::vector<CliOption> options = sessionOptions();
     options.push_back(CliOption(kParam, '\0', true));
     options.push_back(kRepeat);
     options.push_back(kInSlurmJob);
+    options.push_back(kRemoteSession);
     ArgParser p("collect", options);
     if (!p.parse(args)) return usageError("collect", p.error());
     if (!p.positionals().empty())
@@ -283,7 +330,9 @@ int runCollect(const std::vector<std::string>& all) {
     collectors::SessionOptions o;
     o.command = command;
     std::string refusal;
+    const bool remoteSession = p.get(kRemoteSession);
     if (std::string e = applySessionOptions(p, catalog, o, "collect", refusal); !e.empty()) return usageError("collect", e);
+    if (std::string e = applyRemoteOptions(p, o, remoteSession); !e.empty()) return usageError("collect", e);
     if (std::string e = refusal.empty() ? addTelemetryTools(p, o) : refusal; !e.empty()) {
         fmt::print(stderr, "strobe-cli collect: refused: {}\n", e);
         return 125;
@@ -297,8 +346,16 @@ int runCollect(const std::vector<std::string>& all) {
     o.inSlurmJob = p.get(kInSlurmJob);
     if (o.inSlurmJob && o.slurm) return usageError("collect", "--in-slurm-job and --slurm exclude each other");
     installStopSignals();
-    const auto r = collectors::runSession(o, catalog, g_signal,
-                                          [](const std::string& line) { fmt::print(stderr, "strobe-cli collect: {}\n", line); });
+    static std::atomic<int> linkEvent{0};
+    if (remoteSession) watchLink(linkEvent, o.detach);
+    auto r = collectors::runSession(o, catalog, g_signal,
+                                    [](const std::string& line) { fmt::print(stderr, "strobe-cli collect: {}\n", line); });
+    if (remoteSession && r.status == "cancelled" && linkEvent.load() != 0) {
+        const std::string why = collectors::linkCancelMessage(linkEvent.load(), g_signal.load());
+        fmt::print(stderr, "strobe-cli collect: {}\n", why);
+        if (auto st = core::markRunManifestCancelled(o.outDir, why); !st)
+            fmt::print(stderr, "strobe-cli collect: {}\n", st.error().toString());
+    }
     if (r.status == "refused") {
         fmt::print(stderr, "strobe-cli collect: refused: {}\n", r.reason);
         return r.exitCode;
@@ -378,6 +435,7 @@ int runSweepLaunch(const std::vector<std::string>& all) {
     o.command = command;
     std::string refusal;
     if (std::string e = applySessionOptions(p, catalog, o, "sweep launch", refusal); !e.empty()) return usageError("sweep", e);
+    if (std::string e = applyRemoteOptions(p, o, false); !e.empty()) return usageError("sweep", e);
     if (std::string e = refusal.empty() ? addTelemetryTools(p, o) : refusal; !e.empty()) {
         fmt::print(stderr, "strobe-cli sweep launch: refused: {}\n", e);
         return 125;
