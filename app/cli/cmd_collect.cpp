@@ -3,6 +3,7 @@
 #include <signal.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <atomic>
 #include <string>
 #include <utility>
@@ -370,20 +371,24 @@ int runCollect(const std::vector<std::string>& all) {
     installStopSignals();
     static std::atomic<int> linkEvent{0};
     if (remoteSession) watchLink(linkEvent, o.detach);
+    // fprintf, not fmt::print: a remote session's stderr is the ssh channel, and a write to a dropped one must not
+    // throw out of the session before it stopped its workload and wrote its manifest.
     auto r = collectors::runSession(o, catalog, g_signal,
-                                    [](const std::string& line) { fmt::print(stderr, "strobe-cli collect: {}\n", line); });
+                                    [](const std::string& line) { std::fprintf(stderr, "strobe-cli collect: %s\n", line.c_str()); });
     if (remoteSession && r.status == "cancelled" && linkEvent.load() != 0) {
         const std::string why = collectors::linkCancelMessage(linkEvent.load(), g_signal.load());
-        fmt::print(stderr, "strobe-cli collect: {}\n", why);
-        if (auto st = core::markRunManifestCancelled(o.outDir, why); !st)
-            fmt::print(stderr, "strobe-cli collect: {}\n", st.error().toString());
+        const auto st = core::markRunManifestCancelled(o.outDir, why);
+        std::fprintf(stderr, "strobe-cli collect: %s\n", (st ? why : st.error().toString()).c_str());
     }
-    if (r.status == "refused") {
-        fmt::print(stderr, "strobe-cli collect: refused: {}\n", r.reason);
-        return r.exitCode;
+    try {  // the run's end is said; an error writing it (a dropped ssh channel) does not change its exit
+        if (r.status == "refused") {
+            fmt::print(stderr, "strobe-cli collect: refused: {}\n", r.reason);
+            return r.exitCode;
+        }
+        printRunEnd("collect", r);
+        fmt::print(stderr, "strobe-cli collect: {} ({} files) in {}\n", r.status, r.manifest.files.size(), o.outDir);
+    } catch (const std::exception&) {
     }
-    printRunEnd("collect", r);
-    fmt::print(stderr, "strobe-cli collect: {} ({} files) in {}\n", r.status, r.manifest.files.size(), o.outDir);
     return r.exitCode;
 }
 

@@ -442,3 +442,59 @@ TEST(RemoteSweep, EachRunRunsRemotelyAndComesBack) {
     const std::string left = remoteLeftovers(30s);
     EXPECT_TRUE(left.empty()) << left;
 }
+
+namespace {
+
+// The local ssh client's pid, from strobe-cli's "started on HOST: ... (ssh pid N)" line.
+pid_t sshPidOf(const RemoteRun& run) {
+    const std::string log = run.log();
+    const size_t at = log.find("(ssh pid ");
+    return at == std::string::npos ? -1 : std::atoi(log.c_str() + at + 9);
+}
+
+}  // namespace
+
+// The connection drops (the local ssh client is killed): the remote session cancels itself, the local side fetches
+// what it left, says "connection lost" and exits 255.
+TEST(RemoteCollect, ALostConnectionCancelsTheRemoteRunAndSaysSo) {
+    REQUIRE_SSHD();
+    auto run = startRemoteCli(collectArgs({"--", "/bin/sh", "-c", "echo started; sleep 300"}));
+    ASSERT_TRUE(run->tree);
+    waitForText(*run, run->dir / "remote" / "workload.log", "started");
+    const pid_t ssh = sshPidOf(*run);
+    ASSERT_GT(ssh, 0) << run->log();
+    ::kill(ssh, SIGKILL);
+    const auto exit = run->tree->wait(180s);
+    ASSERT_TRUE(exit.has_value()) << run->log();
+    EXPECT_EQ(exit->status, 255) << run->log();
+    const YAML::Node local = YAML::LoadFile((run->dir / "local" / "manifest.yaml").string());
+    EXPECT_EQ(local["status"].as<std::string>(), "cancelled") << run->log();
+    EXPECT_TRUE(hasMessage(local, "remote: connection lost"));
+    EXPECT_TRUE(hasMessage(local, "the link to the launching strobe-cli closed"));  // the remote session's word
+    const std::string left = remoteLeftovers(60s);
+    EXPECT_TRUE(left.empty()) << left;
+}
+
+// --detach: the connection drops, the remote run goes on to its end; the local manifest says so and how to fetch.
+TEST(RemoteCollect, DetachedRunOutlivesALostConnection) {
+    REQUIRE_SSHD();
+    auto run = startRemoteCli(collectArgs({"--detach", "--", "/bin/sh", "-c", "echo started; sleep 2; echo finished"}));
+    ASSERT_TRUE(run->tree);
+    waitForText(*run, run->dir / "remote" / "workload.log", "started");
+    const pid_t ssh = sshPidOf(*run);
+    ASSERT_GT(ssh, 0) << run->log();
+    ::kill(ssh, SIGKILL);
+    const auto exit = run->tree->wait(60s);
+    ASSERT_TRUE(exit.has_value()) << run->log();
+    EXPECT_EQ(exit->status, 255) << run->log();
+    const YAML::Node local = YAML::LoadFile((run->dir / "local" / "manifest.yaml").string());
+    EXPECT_EQ(local["status"].as<std::string>(), "running");
+    EXPECT_TRUE(hasMessage(local, "--detach: the run continues on " + hostArg()));
+    EXPECT_TRUE(hasMessage(local, "tar -C " + (run->dir / "remote").string() + " -cf - ."));
+    // The remote session finishes on its own.
+    const std::string left = remoteLeftovers(60s);
+    EXPECT_TRUE(left.empty()) << left;
+    const YAML::Node remote = YAML::LoadFile((run->dir / "remote" / "manifest.yaml").string());
+    EXPECT_EQ(remote["status"].as<std::string>(), "completed");
+    EXPECT_EQ(remoteReadAll(run->dir / "remote" / "workload.log"), "started\nfinished\n");
+}
