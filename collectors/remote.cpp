@@ -334,6 +334,45 @@ RunManifest localManifest(const SessionOptions& o, const RemoteTarget& t, const 
 
 }  // namespace
 
+SessionResult fetchRemoteRun(const SessionOptions& o, const std::function<void(const std::string&)>& log) {
+    SessionResult r;
+    r.status = "refused";
+    r.exitCode = 125;
+    const auto target = parseRemoteTarget(o.remoteHost, r.reason);
+    if (!target) return r;
+    if (o.remoteOutDir.empty()) {
+        r.reason = "--fetch needs --remote-out DIR (the remote run directory; a detached run's message names it)";
+        return r;
+    }
+    std::error_code ec;
+    const fs::path local = fs::absolute(o.outDir, ec);
+    if (fs::exists(local, ec) && (!fs::is_directory(local, ec) || fs::directory_iterator(local, ec) != fs::directory_iterator())) {
+        r.reason = fmt::format("{}: the output directory is not empty (fetch into a new one)", local.string());
+        return r;
+    }
+    const bool existed = fs::exists(local, ec);
+    if (std::string why = fetchRunDirectory(*target, o.sshArgs, o.remoteOutDir, local); !why.empty()) {
+        if (!existed) fs::remove_all(local, ec);
+        r.reason = why;
+        return r;
+    }
+    auto m = core::readRunManifest(local.string());
+    if (!m) {
+        r.reason = fmt::format("{}:{} holds no run manifest: {}", target->display(), o.remoteOutDir, m.error().toString());
+        return r;
+    }
+    m->messages.push_back(fmt::format("remote: fetched from {}:{} into {} at {}", target->destination(), o.remoteOutDir,
+                                      local.string(), utcNow()));
+    if (auto st = core::writeRunManifest(local.string(), *m); !st && log) log(st.error().toString());
+    r.manifest = *m;
+    r.status = core::toString(m->status);
+    r.reason.clear();
+    r.exitCode = m->status == RunStatus::Completed ? 0 : m->status == RunStatus::Incomplete ? kIncompleteExit
+               : m->exitSignal ? 128 + *m->exitSignal : std::max(1, m->exitCode.value_or(1));
+    if (log) log(fmt::format("fetched {}:{} ({})", target->display(), o.remoteOutDir, r.status));
+    return r;
+}
+
 SessionResult runRemoteSession(const SessionOptions& o, const ToolCatalog& catalog, const std::atomic<int>& stopSignal,
                                const std::function<void(const std::string&)>& logFn) {
     auto log = [&](const std::string& s) {
@@ -385,8 +424,11 @@ SessionResult runRemoteSession(const SessionOptions& o, const ToolCatalog& catal
     sigaction(SIGPIPE, &previous, nullptr);
 
     const bool lost = !end.cancelledBy && (end.exit.status == 255 || end.exit.signalled);
-    const std::string fetchHint = fmt::format("ssh {} tar -C {} -cf - . | tar -C {} -xf -", target->destination(),
-                                              shellQuote(remoteDir), shellQuote(local.string()));
+    std::string fetchHint = fmt::format("strobe-cli collect --host {} --remote-out {} --out {} --fetch", target->display(),
+                                        shellQuote(remoteDir), shellQuote(local.string()));
+    for (const auto& a : o.sshArgs) fetchHint += " --ssh-arg=" + shellQuote(a);
+    fetchHint += fmt::format(" (or: ssh {} tar -C {} -cf - . | tar -C {} -xf -)", target->destination(),
+                             shellQuote(remoteDir), shellQuote(local.string()));
     std::vector<std::string> notes{fmt::format("remote: ran on {} over ssh ({}), run directory {}:{}", target->display(),
                                                cli, target->destination(), remoteDir)};
     if (end.cancelledBy)

@@ -58,6 +58,12 @@ SessionResult runRemoteSession(const SessionOptions& options, const ToolCatalog&
                                const std::atomic<int>& stopSignal,
                                const std::function<void(const std::string&)>& log = {});
 
+// strobe-cli collect --host HOST --remote-out REMOTE_DIR --out DIR --fetch: copies a remote run (one left running by
+// --detach, once it ended, or one whose copy back failed) into DIR, a new or empty directory, adding a message to
+// its manifest. Refused (125) when DIR is not empty or nothing can be copied; the manifest's status is the remote
+// run's (running: it has not ended yet; fetch again later).
+SessionResult fetchRemoteRun(const SessionOptions& options, const std::function<void(const std::string&)>& log = {});
+
 // The remote side (strobe-cli collect --remote-session): a thread that reads stdin, the link to the launching
 // strobe-cli. "cancel N" stores N in `stopSignal` and kLinkCancelled in `event`; end of file stores SIGHUP and
 // kLinkLost, unless `detach`. The thread is detached (it may stay blocked in read until the process exits).

@@ -84,6 +84,8 @@ constexpr const char* kCollectHelp =
     "                                --ssh-arg=-Fconfig --ssh-arg=-oProxyJump=login\n"
     "  --detach                      with --host: a lost connection leaves the remote run running to its end\n"
     "  --remote-session              (written by --host into the remote command) stdin is the link to the launcher\n"
+    "  --fetch                       with --host, --remote-out and --out, no command: copy that remote run (one left\n"
+    "                                running by --detach) into DIR; exit as the run's status says\n"
     "  -q, --quiet                   do not stream COMMAND's output (it still goes to DIR/workload.log)\n"
     "  --python PATH                 COMMAND's Python interpreter, which the torch-profiler probe runs; by default\n"
     "                                COMMAND itself when it is python*, else the interpreter in the shebang of\n"
@@ -113,8 +115,8 @@ constexpr const char* kCollectHelp =
     "and its tools (status: cancelled on both sides, exit 130/143); when the link closes (strobe-cli here killed, the\n"
     "connection dropped) the remote session cancels itself, unless --detach. At the end the remote run directory\n"
     "is copied into DIR (tar over ssh) and DIR/manifest.yaml says where it ran and how it ended (messages:\n"
-    "remote: ...). A lost connection exits 255; with --detach the run goes on there and the message says how to\n"
-    "fetch it. sweep launch --host runs each of its runs this way.\n"
+    "remote: ...). A lost connection exits 255; with --detach the run goes on there and the message gives the\n"
+    "--fetch command that copies it here once it ended. sweep launch --host runs each of its runs this way.\n"
     "\n"
     "Exit status: COMMAND's (128 + signal when it was killed); 4 when COMMAND exited 0 but the run is incomplete\n"
     "(a tool wrote nothing); 125 when Strobe refuses before starting anything\n"
@@ -163,6 +165,7 @@ const core::StringParam kRemoteCli{"remote-strobe-cli", "Remote strobe-cli", "st
 const core::StringParam kRemoteOut{"remote-out", "Remote run directory", "The run directory on --host", ""};
 const core::StringListParam kSshArg{"ssh-arg", "ssh argument", "One more ssh option (before the host)", {}};
 const core::BoolParam kDetach{"detach", "Detach", "A lost connection leaves the remote run running", false};
+const core::BoolParam kFetch{"fetch", "Fetch", "Copy the --remote-out run from --host into --out (no command)", false};
 const core::BoolParam kRemoteSession{"remote-session", "Remote session", "The session a --host launch started", false};
 const core::IntParam kGraceMs =
     core::IntParam{"grace-ms", "Grace (ms)", "Time to exit after SIGTERM", 5000}.bounded(0, 600000, 1);
@@ -335,6 +338,24 @@ void watchLink(std::atomic<int>& event, bool detach) {
     collectors::watchLauncherLink(g_signal, event, detach);
 }
 
+// collect --fetch: a remote run (left running by --detach) copied into --out.
+int fetchRun(const ArgParser& p, const std::vector<std::string>& command) {
+    if (!command.empty()) return usageError("collect", "--fetch takes no command");
+    if (p.get(kHost).empty() || p.get(kOut).empty()) return usageError("collect", "--fetch needs --host, --remote-out and --out");
+    collectors::SessionOptions o;
+    o.outDir = p.get(kOut);
+    o.remoteHost = p.get(kHost);
+    o.remoteOutDir = p.get(kRemoteOut);
+    o.sshArgs = p.get(kSshArg);
+    const auto r = collectors::fetchRemoteRun(o, [](const std::string& line) { fmt::print(stderr, "strobe-cli collect: {}\n", line); });
+    if (r.status == "refused") {
+        fmt::print(stderr, "strobe-cli collect: refused: {}\n", r.reason);
+        return r.exitCode;
+    }
+    fmt::print(stderr, "strobe-cli collect: {} ({} files) in {}\n", r.status, r.manifest.files.size(), o.outDir);
+    return r.exitCode;
+}
+
 int runCollect(const std::vector<std::string>& all) {
     const auto [args, command] = splitCommand(all);
     std::vector<CliOption> options = sessionOptions();
@@ -342,10 +363,12 @@ int runCollect(const std::vector<std::string>& all) {
     options.push_back(kRepeat);
     options.push_back(kInSlurmJob);
     options.push_back(kRemoteSession);
+    options.push_back(kFetch);
     ArgParser p("collect", options);
     if (!p.parse(args)) return usageError("collect", p.error());
     if (!p.positionals().empty())
         return usageError("collect", fmt::format("'{}': put the command after --", p.positionals().front()));
+    if (p.get(kFetch)) return fetchRun(p, command);
     if (command.empty()) return usageError("collect", "no command: strobe-cli collect --out DIR -- COMMAND [ARGS...]");
     if (p.get(kOut).empty()) return usageError("collect", "--out DIR is required");
     collectors::ToolCatalog catalog = collectors::loadToolCatalog();

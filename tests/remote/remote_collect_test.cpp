@@ -497,4 +497,16 @@ TEST(RemoteCollect, DetachedRunOutlivesALostConnection) {
     const YAML::Node remote = YAML::LoadFile((run->dir / "remote" / "manifest.yaml").string());
     EXPECT_EQ(remote["status"].as<std::string>(), "completed");
     EXPECT_EQ(remoteReadAll(run->dir / "remote" / "workload.log"), "started\nfinished\n");
+    EXPECT_TRUE(hasMessage(local, "--remote-out " + (run->dir / "remote").string() + " --out " + (run->dir / "local").string() + " --fetch"));
+    // Fetched later, into a new directory: the remote run as it ended.
+    collectors::ProcessSpec ps;
+    ps.argv = {STROBE_CLI_PATH, "collect", "--host", hostArg(), "--ssh-arg=-F" + g_sshd.clientConfig.string(), "--remote-out",
+               (run->dir / "remote").string(), "--out", (run->dir / "fetched").string(), "--fetch"};
+    const auto fetched = collectors::runCaptured(ps, 120s);
+    ASSERT_TRUE(fetched && fetched->exit);
+    EXPECT_EQ(fetched->exit->status, 0) << fetched->err;
+    const YAML::Node got = YAML::LoadFile((run->dir / "fetched" / "manifest.yaml").string());
+    EXPECT_EQ(got["status"].as<std::string>(), "completed");
+    EXPECT_TRUE(hasMessage(got, "remote: fetched from root@127.0.0.1:" + (run->dir / "remote").string()));
+    EXPECT_EQ(remoteReadAll(run->dir / "fetched" / "workload.log"), "started\nfinished\n");
 }
