@@ -128,7 +128,10 @@ std::string remotePreflight(const RemoteTarget& target, const std::vector<std::s
         return fmt::format("{}: {} {} on {} ({}); give its path with --remote-strobe-cli PATH; nothing was started",
                            where, strobeCli, code == 127 ? "is not found" : "cannot be run", target.display(),
                            err.empty() ? fmt::format("exit {}", code) : err);
-    const std::string found = firstLine(r->out);
+    // The version line (a remote shell start-up file may print lines of its own before it).
+    std::string found = firstLine(r->out);
+    for (size_t at = r->out.find("strobe-cli "); at != std::string::npos; at = r->out.find("strobe-cli ", at + 1))
+        if (at == 0 || r->out[at - 1] == '\n') found = firstLine(r->out.substr(at));
     if (code != 0)
         return fmt::format("{}: exited {} ({}); nothing was started", where, code, err.empty() ? found : err);
     if (found != localVersion)
