@@ -16,6 +16,7 @@
 
 
 #include "collectors/process_tree.h"
+#include "collectors/remote.h"
 #include "collectors/slurm.h"
 #include "collectors/torch_hook.h"
 #include "core/io/resources.h"
@@ -216,29 +217,6 @@ core::Result<std::vector<std::string>> expandAll(const std::vector<std::string>&
     return out;
 }
 
-// The strobe-cli collect command line that runs `o`'s session inside the Slurm job.
-std::vector<std::string> collectArgv(const SessionOptions& o, const ToolCatalog& catalog, const fs::path& outDir,
-                                     const std::string& strobeCli) {
-    std::vector<std::string> a{strobeCli, "collect", "--in-slurm-job", "--out", outDir.string()};
-    for (const auto& t : o.tools) a.insert(a.end(), {"--tool", t.name});
-    for (const auto& t : o.tools) {
-        const ToolSpec* spec = catalog.find(t.name);
-        for (const auto& [k, v] : t.values)
-            if (const core::ParamSpec* ps = spec ? core::findSpec(spec->params, k) : nullptr)
-                a.insert(a.end(), {"--tool-param", t.name + "." + k + "=" + core::valueToString(*ps, v)});
-    }
-    a.insert(a.end(), {"--grace-ms", std::to_string(o.grace.count())});
-    if (o.delaySeconds > 0) a.insert(a.end(), {"--delay", fmt::format("{}", o.delaySeconds)});
-    if (o.durationSeconds > 0) a.insert(a.end(), {"--duration", fmt::format("{}", o.durationSeconds)});
-    if (!o.python.empty()) a.insert(a.end(), {"--python", o.python});
-    for (const auto& [k, v] : o.parameters) a.insert(a.end(), {"--param", k + "=" + v});
-    if (o.repeat) a.insert(a.end(), {"--repeat", std::to_string(*o.repeat)});
-    for (const auto& [k, v] : o.env) a.insert(a.end(), {"--env", k + "=" + v});
-    a.push_back("--");
-    a.insert(a.end(), o.command.begin(), o.command.end());
-    return a;
-}
-
 // How a manifest ended: what the session inside a Slurm job wrote.
 struct ManifestEnd {
     std::optional<RunStatus> status;  // unset: unreadable or half-written, not ended
@@ -317,7 +295,7 @@ SessionResult runSlurmSubmission(const SessionOptions& o, const ToolCatalog& cat
     const fs::path script = outDir / "slurm-job.sh";
     const std::map<std::string, std::string> vars{
         {"out", outDir.string()}, {"run", runName}, {"cwd", cwd}, {"script", script.string()}, {"strobe_cli", strobeCli}};
-    const auto launch = expandSlurmArgv(spec->launch, vars, {{"collect", collectArgv(o, catalog, outDir, strobeCli)}});
+    const auto launch = expandSlurmArgv(spec->launch, vars, {{"collect", collectCommandLine(o, catalog, outDir.string(), strobeCli, {"--in-slurm-job"})}});
     if (!launch) return refuse(125, fmt::format("{}: launch: {}", spec->source, launch.error().message));
     const auto submit = expandSlurmArgv(spec->submit, vars, {{"slurm_args", o.slurmArgs}});
     if (!submit) return refuse(125, fmt::format("{}: submit: {}", spec->source, submit.error().message));
@@ -570,6 +548,30 @@ void finishRun(SessionResult& r, const std::optional<ExitInfo>& exit, int cancel
 
 }  // namespace
 
+std::vector<std::string> collectCommandLine(const SessionOptions& o, const ToolCatalog& catalog, const std::string& outDir,
+                                            const std::string& strobeCli, const std::vector<std::string>& modeFlags) {
+    std::vector<std::string> a{strobeCli, "collect"};
+    a.insert(a.end(), modeFlags.begin(), modeFlags.end());
+    a.insert(a.end(), {"--out", outDir});
+    for (const auto& t : o.tools) a.insert(a.end(), {"--tool", t.name});
+    for (const auto& t : o.tools) {
+        const ToolSpec* spec = catalog.find(t.name);
+        for (const auto& [k, v] : t.values)
+            if (const core::ParamSpec* ps = spec ? core::findSpec(spec->params, k) : nullptr)
+                a.insert(a.end(), {"--tool-param", t.name + "." + k + "=" + core::valueToString(*ps, v)});
+    }
+    a.insert(a.end(), {"--grace-ms", std::to_string(o.grace.count())});
+    if (o.delaySeconds > 0) a.insert(a.end(), {"--delay", fmt::format("{}", o.delaySeconds)});
+    if (o.durationSeconds > 0) a.insert(a.end(), {"--duration", fmt::format("{}", o.durationSeconds)});
+    if (!o.python.empty()) a.insert(a.end(), {"--python", o.python});
+    for (const auto& [k, v] : o.parameters) a.insert(a.end(), {"--param", k + "=" + v});
+    if (o.repeat) a.insert(a.end(), {"--repeat", std::to_string(*o.repeat)});
+    for (const auto& [k, v] : o.env) a.insert(a.end(), {"--env", k + "=" + v});
+    a.push_back("--");
+    a.insert(a.end(), o.command.begin(), o.command.end());
+    return a;
+}
+
 SessionResult runSession(const SessionOptions& o, const ToolCatalog& catalog, const std::atomic<int>& stopSignal,
                          const std::function<void(const std::string&)>& logFn) {
     auto log = [&](const std::string& s) {
@@ -577,6 +579,7 @@ SessionResult runSession(const SessionOptions& o, const ToolCatalog& catalog, co
     };
     if (o.command.empty()) return refuse(125, "no command to run");
     if (o.outDir.empty()) return refuse(125, "no output directory");
+    if (!o.remoteHost.empty()) return runRemoteSession(o, catalog, stopSignal, logFn);
     if (o.slurm) return runSlurmSubmission(o, catalog, stopSignal, logFn);
     std::error_code ec;
     // Inside a Slurm job: each task of a several-task step gets a run directory of its own.

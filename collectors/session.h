@@ -70,6 +70,13 @@ struct SessionOptions {
     // --delay / --duration (seconds; 0: none): {delay} and {duration} in the tools' templates (the torch profiler's
     // capture window), recorded in the manifest's messages when set.
     double delaySeconds = 0, durationSeconds = 0;
+    // Remote launch (collectors/remote.h): the whole session runs on this host over the system's ssh client.
+    std::string remoteHost;                     // [USER@]HOST[:PORT]; empty: here
+    std::string remoteStrobeCli;                // strobe-cli there; empty: strobe-cli on the remote PATH
+    std::string remoteOutDir;                   // the run directory there; empty: strobe-runs/<name>-<time>-<pid>
+    std::vector<std::string> sshArgs;           // more ssh options, before the host (-F FILE, -i KEY, -o K=V)
+    bool detach = false;                        // a lost connection leaves the remote run running to its end
+    std::vector<std::string> remoteFlags;       // more collect options for the remote strobe-cli (--gpu-telemetry)
 };
 
 // What a run exits with when its workload completed but a tool asked for wrote nothing (status: incomplete).
@@ -84,6 +91,12 @@ struct SessionResult {
     std::string reason;  // why it was refused, or "" when it ran
     RunManifest manifest;
 };
+
+// The strobe-cli collect command line that runs `o`'s session elsewhere (inside a Slurm job, on a remote host):
+// strobeCli collect `modeFlags` --out outDir, the tools and their parameters, grace, capture window, parameters,
+// repeat and environment, then -- and the command.
+std::vector<std::string> collectCommandLine(const SessionOptions& o, const ToolCatalog& catalog, const std::string& outDir,
+                                            const std::string& strobeCli, const std::vector<std::string>& modeFlags);
 
 // Runs the session to its end. `stopSignal` (0: none) cancels it when set to the signal that asked (SIGINT,
 // SIGTERM); `log` receives progress lines ("started sidecar cpu-sampler (pid 123)").

@@ -291,6 +291,7 @@ SweepLaunchResult launchSweep(const std::string& sweepDir, const std::vector<Gri
         o.parameters = p.parameters;
         o.repeat = p.repeat;
         o.runName = p.relDir;  // the Slurm job's name (--slurm)
+        if (!base.remoteOutDir.empty()) o.remoteOutDir = base.remoteOutDir + "/" + p.relDir;  // --host: one each
         o.command = commands[i];
         for (const auto& [k, v] : p.parameters) o.env[k] = v;
         if (log) log(fmt::format("[{}/{}] {}", i + 1, plan.size(), p.relDir));

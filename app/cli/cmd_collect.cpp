@@ -3,6 +3,7 @@
 #include <signal.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <atomic>
 #include <string>
 #include <utility>
@@ -16,6 +17,7 @@
 #include "app/cli/cmd_collect.h"
 #include "collectors/device_info.h"
 #include "collectors/madengine_context.h"
+#include "collectors/remote.h"
 #include "collectors/session.h"
 #include "collectors/sweep_launch.h"
 
@@ -27,7 +29,9 @@ constexpr const char* kCollectHelp =
     "Usage: strobe-cli collect --out DIR [--tool NAME]... [--tool-param NAME.KEY=VALUE]... [--param KEY=VALUE]...\n"
     "                          [--context FILE] [--repeat N] [--env KEY=VALUE]... [--grace-ms MS]\n"
     "                          [--delay S] [--duration S] [--gpu-telemetry] [--cpu-telemetry]\n"
-    "                          [--slurm [--slurm-arg ARG]...] [--quiet] -- COMMAND [ARGS...]\n"
+    "                          [--slurm [--slurm-arg ARG]...] [--quiet]\n"
+    "                          [--host [USER@]HOST[:PORT] [--remote-strobe-cli PATH] [--remote-out DIR]\n"
+    "                           [--ssh-arg ARG]... [--detach]] -- COMMAND [ARGS...]\n"
     "\n"
     "Runs COMMAND (argv as given, never through a shell) under the tools, listed outermost first, into DIR, a new\n"
     "or empty run directory: sidecars (samplers) start first and are stopped with SIGTERM, then SIGKILL after the\n"
@@ -73,6 +77,15 @@ constexpr const char* kCollectHelp =
     "  --slurm-arg ARG               one more sbatch argument (repeatable): --slurm-arg=--partition=gpu\n"
     "                                --slurm-arg=--ntasks=8 --slurm-arg=--gres=gpu:8 --slurm-arg=--time=30\n"
     "  --in-slurm-job                (written by --slurm into the batch script) DIR was prepared by the submitter\n"
+    "  --host [USER@]HOST[:PORT]     run the whole session on HOST over ssh, see below\n"
+    "  --remote-strobe-cli PATH      strobe-cli on HOST (default: strobe-cli on its PATH)\n"
+    "  --remote-out DIR              the run directory on HOST (default: ~/strobe-runs/<DIR's name>-<time>-<pid>-<n>)\n"
+    "  --ssh-arg ARG                 one more ssh option, before the host (repeatable): --ssh-arg=-i/path/key\n"
+    "                                --ssh-arg=-Fconfig --ssh-arg=-oProxyJump=login\n"
+    "  --detach                      with --host: a lost connection leaves the remote run running to its end\n"
+    "  --remote-session              (written by --host into the remote command) stdin is the link to the launcher\n"
+    "  --fetch                       with --host, --remote-out and --out, no command: copy that remote run (one left\n"
+    "                                running by --detach) into DIR; exit as the run's status says\n"
     "  -q, --quiet                   do not stream COMMAND's output (it still goes to DIR/workload.log)\n"
     "  --python PATH                 COMMAND's Python interpreter, which the torch-profiler probe runs; by default\n"
     "                                COMMAND itself when it is python*, else the interpreter in the shebang of\n"
@@ -91,6 +104,19 @@ constexpr const char* kCollectHelp =
     "cancelled, the job ends CANCELLED, strobe-cli exits 130/143. The commands and templates are data:\n"
     "share/strobe/slurm.yaml, replaced by ~/.config/strobe/slurm.yaml. Refused (125) when sbatch, srun, scontrol\n"
     "or scancel is not found, or sbatch rejects the job (its message is shown).\n"
+    "\n"
+    "Remote: with --host, a preflight runs `ssh -T -o BatchMode=yes [-p PORT] [--ssh-arg...] [USER@]HOST --\n"
+    "STROBE_CLI --version` (the system's OpenSSH client with your keys, agent and ~/.ssh/config; never a password\n"
+    "prompt) and refuses (125, naming the host, the path and what was found) when the host cannot be reached, the\n"
+    "key is not accepted, or strobe-cli there is missing or another version; nothing starts on either side. Then\n"
+    "`STROBE_CLI collect --remote-session --out REMOTE_DIR` with these options and COMMAND runs there: its tools are\n"
+    "probed on HOST, COMMAND's output streams back here, HOST's strobe-cli lines come prefixed with HOST. The ssh\n"
+    "client's stdin is the link: SIGINT/SIGTERM to strobe-cli here is relayed and the remote session stops COMMAND\n"
+    "and its tools (status: cancelled on both sides, exit 130/143); when the link closes (strobe-cli here killed, the\n"
+    "connection dropped) the remote session cancels itself, unless --detach. At the end the remote run directory\n"
+    "is copied into DIR (tar over ssh) and DIR/manifest.yaml says where it ran and how it ended (messages:\n"
+    "remote: ...). A lost connection exits 255; with --detach the run goes on there and the message gives the\n"
+    "--fetch command that copies it here once it ended. sweep launch --host runs each of its runs this way.\n"
     "\n"
     "Exit status: COMMAND's (128 + signal when it was killed); 4 when COMMAND exited 0 but the run is incomplete\n"
     "(a tool wrote nothing); 125 when Strobe refuses before starting anything\n"
@@ -134,6 +160,13 @@ const core::DoubleParam kCaptureDuration =
     core::DoubleParam{"duration", "Duration (s)", "Capture lasts this many seconds (0: to the end)", 0.0}.bounded(0, 1e7, 1);
 const core::BoolParam kGpuTelemetry{"gpu-telemetry", "GPU telemetry", "amd-smi or nvidia-smi, by the GPUs found", false};
 const core::BoolParam kCpuTelemetry{"cpu-telemetry", "CPU telemetry", "The CPU/memory sampler (cpu-sampler)", false};
+const core::StringParam kHost{"host", "Host", "[USER@]HOST[:PORT]: run the session there over ssh", ""};
+const core::StringParam kRemoteCli{"remote-strobe-cli", "Remote strobe-cli", "strobe-cli's path on --host", ""};
+const core::StringParam kRemoteOut{"remote-out", "Remote run directory", "The run directory on --host", ""};
+const core::StringListParam kSshArg{"ssh-arg", "ssh argument", "One more ssh option (before the host)", {}};
+const core::BoolParam kDetach{"detach", "Detach", "A lost connection leaves the remote run running", false};
+const core::BoolParam kFetch{"fetch", "Fetch", "Copy the --remote-out run from --host into --out (no command)", false};
+const core::BoolParam kRemoteSession{"remote-session", "Remote session", "The session a --host launch started", false};
 const core::IntParam kGraceMs =
     core::IntParam{"grace-ms", "Grace (ms)", "Time to exit after SIGTERM", 5000}.bounded(0, 600000, 1);
 
@@ -172,7 +205,33 @@ void printRunEnd(const char* command, const collectors::SessionResult& r) {
 std::vector<CliOption> sessionOptions() {
     return {kOut, CliOption(kTool, '\0', true), CliOption(kToolParam, '\0', true), kContext, kGraceMs,
             CliOption(kEnv, '\0', true), kSlurm, CliOption(kSlurmArg, '\0', true), CliOption(kQuiet, 'q'), kPython, kContextFile,
-            kContextInline, kCaptureDelay, kCaptureDuration, kGpuTelemetry, kCpuTelemetry};
+            kContextInline, kCaptureDelay, kCaptureDuration, kGpuTelemetry, kCpuTelemetry, kHost, kRemoteCli,
+            kRemoteOut, CliOption(kSshArg, '\0', true), kDetach};
+}
+
+// --host and its options into `o`; a usage error's message, or "". `remoteSession`: this is the session a --host
+// launch started (--detach is its own then).
+std::string applyRemoteOptions(const ArgParser& p, collectors::SessionOptions& o, bool remoteSession) {
+    o.remoteHost = p.get(kHost);
+    o.remoteStrobeCli = p.get(kRemoteCli);
+    o.remoteOutDir = p.get(kRemoteOut);
+    o.sshArgs = p.get(kSshArg);
+    o.detach = p.get(kDetach);
+    if (o.remoteHost.empty()) {
+        for (const auto& [given, name] : {std::pair{!o.remoteStrobeCli.empty(), "--remote-strobe-cli"},
+                                          std::pair{!o.remoteOutDir.empty(), "--remote-out"},
+                                          std::pair{!o.sshArgs.empty(), "--ssh-arg"},
+                                          std::pair{o.detach && !remoteSession, "--detach"}})
+            if (given) return fmt::format("{} needs --host", name);
+        return {};
+    }
+    if (remoteSession) return "--remote-session and --host exclude each other";
+    if (o.slurm) return "--host and --slurm cannot be combined yet (run --slurm on the login node itself)";
+    std::string error;
+    if (!collectors::parseRemoteTarget(o.remoteHost, error)) return error;
+    // The remote GPUs decide which sampler --gpu-telemetry means: the remote strobe-cli is asked for it.
+    if (p.get(kGpuTelemetry)) o.remoteFlags.push_back("--gpu-telemetry");
+    return {};
 }
 
 // --gpu-telemetry and --cpu-telemetry as tools, outermost (samplers run beside everything): the GPU sampler of each
@@ -183,7 +242,7 @@ std::string addTelemetryTools(const ArgParser& p, collectors::SessionOptions& o)
             o.tools.insert(o.tools.begin(), collectors::ToolUse{name, {}});
     };
     if (p.get(kCpuTelemetry)) add("cpu-sampler");
-    if (!p.get(kGpuTelemetry)) return {};
+    if (!p.get(kGpuTelemetry) || !o.remoteHost.empty()) return {};
     const collectors::DeviceReport devices = collectors::probeDevices();
     bool amd = false, nvidia = false;
     for (const auto& g : devices.gpus) {
@@ -266,16 +325,50 @@ void installStopSignals() {
     signal(SIGXFSZ, SIG_IGN);
 }
 
+// The session a --host launch started: its stdin is the link to the launching strobe-cli (collectors/remote.h).
+// A write to the dropped connection is an error to ignore, not a SIGPIPE that kills the session before it stopped
+// its workload; a hang-up cancels like SIGTERM.
+void watchLink(std::atomic<int>& event, bool detach) {
+    struct sigaction ignore {}, stop {};
+    ignore.sa_handler = SIG_IGN;
+    sigaction(SIGPIPE, &ignore, nullptr);
+    stop.sa_handler = detach ? SIG_IGN : onCollectSignal;
+    sigemptyset(&stop.sa_mask);
+    sigaction(SIGHUP, &stop, nullptr);
+    collectors::watchLauncherLink(g_signal, event, detach);
+}
+
+// collect --fetch: a remote run (left running by --detach) copied into --out.
+int fetchRun(const ArgParser& p, const std::vector<std::string>& command) {
+    if (!command.empty()) return usageError("collect", "--fetch takes no command");
+    if (p.get(kHost).empty() || p.get(kOut).empty()) return usageError("collect", "--fetch needs --host, --remote-out and --out");
+    collectors::SessionOptions o;
+    o.outDir = p.get(kOut);
+    o.remoteHost = p.get(kHost);
+    o.remoteOutDir = p.get(kRemoteOut);
+    o.sshArgs = p.get(kSshArg);
+    const auto r = collectors::fetchRemoteRun(o, [](const std::string& line) { fmt::print(stderr, "strobe-cli collect: {}\n", line); });
+    if (r.status == "refused") {
+        fmt::print(stderr, "strobe-cli collect: refused: {}\n", r.reason);
+        return r.exitCode;
+    }
+    fmt::print(stderr, "strobe-cli collect: {} ({} files) in {}\n", r.status, r.manifest.files.size(), o.outDir);
+    return r.exitCode;
+}
+
 int runCollect(const std::vector<std::string>& all) {
     const auto [args, command] = splitCommand(all);
     std::vector<CliOption> options = sessionOptions();
     options.push_back(CliOption(kParam, '\0', true));
     options.push_back(kRepeat);
     options.push_back(kInSlurmJob);
+    options.push_back(kRemoteSession);
+    options.push_back(kFetch);
     ArgParser p("collect", options);
     if (!p.parse(args)) return usageError("collect", p.error());
     if (!p.positionals().empty())
         return usageError("collect", fmt::format("'{}': put the command after --", p.positionals().front()));
+    if (p.get(kFetch)) return fetchRun(p, command);
     if (command.empty()) return usageError("collect", "no command: strobe-cli collect --out DIR -- COMMAND [ARGS...]");
     if (p.get(kOut).empty()) return usageError("collect", "--out DIR is required");
     collectors::ToolCatalog catalog = collectors::loadToolCatalog();
@@ -283,7 +376,9 @@ int runCollect(const std::vector<std::string>& all) {
     collectors::SessionOptions o;
     o.command = command;
     std::string refusal;
+    const bool remoteSession = p.get(kRemoteSession);
     if (std::string e = applySessionOptions(p, catalog, o, "collect", refusal); !e.empty()) return usageError("collect", e);
+    if (std::string e = applyRemoteOptions(p, o, remoteSession); !e.empty()) return usageError("collect", e);
     if (std::string e = refusal.empty() ? addTelemetryTools(p, o) : refusal; !e.empty()) {
         fmt::print(stderr, "strobe-cli collect: refused: {}\n", e);
         return 125;
@@ -297,14 +392,26 @@ int runCollect(const std::vector<std::string>& all) {
     o.inSlurmJob = p.get(kInSlurmJob);
     if (o.inSlurmJob && o.slurm) return usageError("collect", "--in-slurm-job and --slurm exclude each other");
     installStopSignals();
-    const auto r = collectors::runSession(o, catalog, g_signal,
-                                          [](const std::string& line) { fmt::print(stderr, "strobe-cli collect: {}\n", line); });
-    if (r.status == "refused") {
-        fmt::print(stderr, "strobe-cli collect: refused: {}\n", r.reason);
-        return r.exitCode;
+    static std::atomic<int> linkEvent{0};
+    if (remoteSession) watchLink(linkEvent, o.detach);
+    // fprintf, not fmt::print: a remote session's stderr is the ssh channel, and a write to a dropped one must not
+    // throw out of the session before it stopped its workload and wrote its manifest.
+    auto r = collectors::runSession(o, catalog, g_signal,
+                                    [](const std::string& line) { std::fprintf(stderr, "strobe-cli collect: %s\n", line.c_str()); });
+    if (remoteSession && r.status == "cancelled" && linkEvent.load() != 0) {
+        const std::string why = collectors::linkCancelMessage(linkEvent.load(), g_signal.load());
+        const auto st = core::markRunManifestCancelled(o.outDir, why);
+        std::fprintf(stderr, "strobe-cli collect: %s\n", (st ? why : st.error().toString()).c_str());
     }
-    printRunEnd("collect", r);
-    fmt::print(stderr, "strobe-cli collect: {} ({} files) in {}\n", r.status, r.manifest.files.size(), o.outDir);
+    try {  // the run's end is said; an error writing it (a dropped ssh channel) does not change its exit
+        if (r.status == "refused") {
+            fmt::print(stderr, "strobe-cli collect: refused: {}\n", r.reason);
+            return r.exitCode;
+        }
+        printRunEnd("collect", r);
+        fmt::print(stderr, "strobe-cli collect: {} ({} files) in {}\n", r.status, r.manifest.files.size(), o.outDir);
+    } catch (const std::exception&) {
+    }
     return r.exitCode;
 }
 
@@ -378,6 +485,7 @@ int runSweepLaunch(const std::vector<std::string>& all) {
     o.command = command;
     std::string refusal;
     if (std::string e = applySessionOptions(p, catalog, o, "sweep launch", refusal); !e.empty()) return usageError("sweep", e);
+    if (std::string e = applyRemoteOptions(p, o, false); !e.empty()) return usageError("sweep", e);
     if (std::string e = refusal.empty() ? addTelemetryTools(p, o) : refusal; !e.empty()) {
         fmt::print(stderr, "strobe-cli sweep launch: refused: {}\n", e);
         return 125;

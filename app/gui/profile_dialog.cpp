@@ -30,6 +30,7 @@
 #include <QVBoxLayout>
 
 #include "app/gui/param_editor.h"
+#include "collectors/remote.h"
 #include "core/io/resources.h"
 
 namespace strobe::app {
@@ -172,6 +173,10 @@ QStringList buildCollectArgv(const ProfileRequest& request, const collectors::To
     }
     for (const auto& [key, value] : request.env) argv << QStringLiteral("--env") << key + QLatin1Char('=') + value;
     if (request.slurm) argv << QStringLiteral("--slurm");
+    if (!request.host.isEmpty()) {
+        argv << QStringLiteral("--host") << request.host;
+        if (!request.remoteStrobeCli.isEmpty()) argv << QStringLiteral("--remote-strobe-cli") << request.remoteStrobeCli;
+    }
     argv << QStringLiteral("--") << request.command;
     return argv;
 }
@@ -196,6 +201,7 @@ QStringList validateRequest(const ProfileRequest& request, const collectors::Too
             problems << QObject::tr("Unknown tool %1.").arg(tool.name);
             continue;
         }
+        if (!request.host.isEmpty()) continue;  // probed on the host at launch
         auto it = availability.find(tool.name);
         if (it == availability.end() || !it->second.known)
             problems << QObject::tr("Checking whether %1 is installed…").arg(tool.name);
@@ -203,6 +209,10 @@ QStringList validateRequest(const ProfileRequest& request, const collectors::Too
             problems << QObject::tr("%1 is not available%2.")
                             .arg(tool.name, it->second.message.isEmpty() ? QString() : QStringLiteral(": ") + it->second.message);
     }
+    if (std::string error; !request.host.isEmpty() && !collectors::parseRemoteTarget(request.host.toStdString(), error))
+        problems << QString::fromStdString(error).replace(QStringLiteral("--host"), QObject::tr("Target"));
+    if (!request.host.isEmpty() && request.slurm)
+        problems << QObject::tr("A remote target and Slurm cannot be combined yet: run on the login node itself.");
     for (const auto& [key, value] : request.env)
         if (key.isEmpty() || key.contains(QLatin1Char('=')))
             problems << QObject::tr("Environment variable '%1=%2': the name must be non-empty and without '='.").arg(key, value);
@@ -281,6 +291,7 @@ ProfileDialog::ProfileDialog(const QString& strobeCli, core::JobRunner& runner, 
     m_slurm = new QCheckBox(tr("Run through Slurm (--slurm)"), outBox);
     m_slurm->setObjectName(QStringLiteral("profileSlurm"));
     outForm->addRow(QString(), m_slurm);
+    buildTarget(outBox, outForm);
     leftLayout->addWidget(outBox);
     leftLayout->addStretch();
 
@@ -387,6 +398,35 @@ ProfileDialog::ProfileDialog(const QString& strobeCli, core::JobRunner& runner, 
 }
 
 ProfileDialog::~ProfileDialog() = default;
+
+// Target: Local, or a host the session runs on over ssh (collectors/remote.h), with that host's strobe-cli.
+void ProfileDialog::buildTarget(QWidget* box, QFormLayout* form) {
+    m_host = new QLineEdit(box);
+    m_host->setObjectName(QStringLiteral("profileTarget"));
+    m_host->setPlaceholderText(tr("Local (this machine); or [user@]host[:port] to run there over ssh"));
+    m_host->setToolTip(tr("strobe-cli collect --host: the system's ssh with your keys and ~/.ssh/config (never a "
+                          "password prompt); the host's own strobe-cli runs the session, probes the tools and GPUs "
+                          "there, streams the output back and the run directory is copied here"));
+    m_remoteCli = new QLineEdit(box);
+    m_remoteCli->setObjectName(QStringLiteral("profileRemoteCli"));
+    m_remoteCli->setPlaceholderText(tr("strobe-cli on the host's PATH"));
+    form->addRow(tr("Target:"), m_host);
+    form->addRow(tr("Remote strobe-cli:"), m_remoteCli);
+    QSettings s;
+    m_host->setText(s.value(QStringLiteral("profile/host")).toString());
+    m_remoteCli->setText(s.value(QStringLiteral("profile/remoteStrobeCli")).toString());
+    auto targetChanged = [this] {
+        const bool remote = !m_host->text().trimmed().isEmpty();
+        m_remoteCli->setEnabled(remote);
+        // The Available column is this machine's; a remote target's tools are probed there at launch.
+        m_tools->headerItem()->setText(ColAvailable, remote ? tr("Available here") : tr("Available"));
+        revalidate();
+    };
+    connect(m_host, &QLineEdit::textChanged, this, targetChanged);
+    connect(m_remoteCli, &QLineEdit::textChanged, this, &ProfileDialog::revalidate);
+    connect(m_slurm, &QCheckBox::toggled, this, &ProfileDialog::revalidate);
+    m_remoteCli->setEnabled(!m_host->text().trimmed().isEmpty());
+}
 
 void ProfileDialog::buildToolList() {
     for (const auto& t : m_catalog.tools) {
@@ -565,6 +605,10 @@ ProfileRequest ProfileDialog::request() const {
     r.outDir = m_outDir->text().trimmed();
     if (!r.outDir.isEmpty()) r.outDir = QDir::cleanPath(QDir(r.outDir).absolutePath());
     r.slurm = m_slurm->isChecked();
+    if (m_host) {
+        r.host = m_host->text().trimmed();
+        r.remoteStrobeCli = m_remoteCli->text().trimmed();
+    }
     return r;
 }
 
@@ -579,6 +623,8 @@ void ProfileDialog::setRequest(const ProfileRequest& r) {
     m_order->setCurrentIndex(r.interleaved ? 1 : 0);
     m_outDir->setText(r.outDir);
     m_slurm->setChecked(r.slurm);
+    m_host->setText(r.host);
+    m_remoteCli->setText(r.remoteStrobeCli);
     const QSignalBlocker block(m_tools);
     for (int i = 0; i < m_tools->topLevelItemCount(); ++i) m_tools->topLevelItem(i)->setCheckState(ColName, Qt::Unchecked);
     for (auto it = r.tools.rbegin(); it != r.tools.rend(); ++it)
@@ -611,6 +657,8 @@ void ProfileDialog::accept() {
     s.setValue(QStringLiteral("profile/command"), m_command->text());
     s.setValue(QStringLiteral("profile/workingDir"), r.workingDir);
     s.setValue(QStringLiteral("profile/slurm"), r.slurm);
+    s.setValue(QStringLiteral("profile/host"), r.host);
+    s.setValue(QStringLiteral("profile/remoteStrobeCli"), r.remoteStrobeCli);
     QStringList tools;
     for (const auto& t : r.tools) tools << t.name;
     s.setValue(QStringLiteral("profile/tools"), tools);

@@ -23,6 +23,7 @@
 class QCheckBox;
 class QComboBox;
 class QDialogButtonBox;
+class QFormLayout;
 class QLabel;
 class QLineEdit;
 class QPushButton;
@@ -51,6 +52,8 @@ struct ProfileRequest {
     bool interleaved = false;
     QString outDir;
     bool slurm = false;
+    QString host;            // the target: empty runs here, else [USER@]HOST[:PORT] over ssh (--host)
+    QString remoteStrobeCli; // strobe-cli on the host (--remote-strobe-cli); empty: its PATH's
 
     bool isSweep() const { return !grid.empty(); }
 };
@@ -59,7 +62,7 @@ struct ProfileRequest {
 // `sweep launch --grid K=V1,V2 ... --repeats N --order O --out DIR ...`, then each --tool (outermost first)
 // with its --tool-param NAME.KEY=VALUE for values differing from the default (core::valueToString, in key
 // order; `catalog` gives the specs, a tool it lacks passes its values as given), each --env KEY=VALUE, --slurm,
-// and `--` with the command.
+// --host HOST [--remote-strobe-cli PATH] for a remote target, and `--` with the command.
 QStringList buildCollectArgv(const ProfileRequest& request, const collectors::ToolCatalog& catalog);
 
 struct ToolAvailability {
@@ -70,7 +73,9 @@ struct ToolAvailability {
 
 // What stops `request` from launching, one sentence each (empty: it can launch): no command, no output directory,
 // an output directory that exists and is not empty, a working directory that does not exist, an unknown tool, a
-// checked tool that is unavailable (or still being probed), an environment or grid row without a key or values.
+// checked tool that is unavailable (or still being probed), an environment or grid row without a key or values, a
+// target that is not [USER@]HOST[:PORT] or is combined with Slurm. With a remote target the tools are probed there
+// at launch (strobe-cli collect --host refuses, 125, what is missing there), so this machine's probes do not block.
 QStringList validateRequest(const ProfileRequest& request, const collectors::ToolCatalog& catalog,
                             const std::map<QString, ToolAvailability>& availability);
 
@@ -104,6 +109,7 @@ public:
     // Widgets, for tests and screenshots.
     QLineEdit* commandEdit() const { return m_command; }
     QLineEdit* outDirEdit() const { return m_outDir; }
+    QLineEdit* targetEdit() const { return m_host; }
     QTreeWidget* toolList() const { return m_tools; }
     QPushButton* launchButton() const;
 
@@ -115,6 +121,7 @@ public Q_SLOTS:
 
 private:
     void buildToolList();
+    void buildTarget(QWidget* box, QFormLayout* form);
     void startProbes();
     void onProbesDone(std::map<QString, ToolAvailability> availability);
     void rebuildParams();
@@ -142,6 +149,8 @@ private:
     QComboBox* m_order = nullptr;
     QLineEdit* m_outDir = nullptr;
     QCheckBox* m_slurm = nullptr;
+    QLineEdit* m_host = nullptr;
+    QLineEdit* m_remoteCli = nullptr;
     QLabel* m_problemLabel = nullptr;
     QDialogButtonBox* m_buttons = nullptr;
 };

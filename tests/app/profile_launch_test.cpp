@@ -493,3 +493,27 @@ TEST(ProfileLaunch, ClosingTheWindowCancelsRunsInFlight) {
     for (const Proc& p : tree) EXPECT_FALSE(stillThere(p)) << p.comm << " (pid " << p.pid << ") is still running";
     EXPECT_TRUE(childrenOfThisProcess().empty());
 }
+
+// A remote target (issue 24): --host and --remote-strobe-cli before the command; the host's own probes decide at
+// launch, so this machine's unavailable tool does not block; a malformed target or one with Slurm does.
+TEST(ProfileArgv, RemoteTargetPassesHost) {
+    const collectors::ToolCatalog catalog = collectors::loadToolCatalog();
+    app::ProfileRequest r;
+    r.command = {"/bin/true"};
+    r.outDir = "/tmp/strobe-profile-remote-target-does-not-exist";
+    r.tools = {tool("cpu-sampler")};
+    r.host = "alice@gpu-node:2222";
+    r.remoteStrobeCli = "/opt/strobe/bin/strobe-cli";
+    EXPECT_EQ(app::buildCollectArgv(r, catalog),
+              (QStringList{"collect", "--out", "/tmp/strobe-profile-remote-target-does-not-exist", "--tool", "cpu-sampler",
+                           "--host", "alice@gpu-node:2222", "--remote-strobe-cli", "/opt/strobe/bin/strobe-cli", "--",
+                           "/bin/true"}));
+    std::map<QString, app::ToolAvailability> avail;
+    avail["cpu-sampler"] = {true, false, {}, "not here"};
+    EXPECT_TRUE(app::validateRequest(r, catalog, avail).isEmpty()) << app::validateRequest(r, catalog, avail).join(" | ").toStdString();
+    r.host = "gpu-node:port";
+    r.slurm = true;
+    const QStringList problems = app::validateRequest(r, catalog, avail);
+    EXPECT_TRUE(problems.join(" | ").contains("Target 'gpu-node:port': the port 'port' is not a number")) << problems.join(" | ").toStdString();
+    EXPECT_TRUE(problems.join(" | ").contains("A remote target and Slurm cannot be combined")) << problems.join(" | ").toStdString();
+}
