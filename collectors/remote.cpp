@@ -141,6 +141,24 @@ std::string remotePreflight(const RemoteTarget& target, const std::vector<std::s
     return {};
 }
 
+core::Result<std::string> remoteToolsJson(const RemoteTarget& target, const std::vector<std::string>& sshArgs,
+                                          const std::string& strobeCli, const std::string& localVersion) {
+    if (std::string refused = remotePreflight(target, sshArgs, strobeCli, localVersion); !refused.empty())
+        return core::Error(refused);
+    ProcessSpec ps;
+    ps.argv = sshArgv(target, sshArgs, {strobeCli, "tools", "--json"});
+    const auto r = runCaptured(ps, std::chrono::seconds(120));
+    const std::string where = fmt::format("--host {}: `{} tools --json` over ssh", target.display(), strobeCli);
+    if (!r) return core::Error(fmt::format("{}: ssh did not start: {}", where, r.error().message));
+    if (!r->exit) return core::Error(fmt::format("{}: no answer within 120 s", where));
+    if (r->exit->status != 0)
+        return core::Error(fmt::format("{}: exited {} ({})", where, r->exit->status, lastLine(r->err)));
+    // A remote shell's start-up file may print before the document: it starts at the first line that opens one.
+    const size_t at = r->out.find("{\"schema\"");
+    if (at == std::string::npos) return core::Error(fmt::format("{}: no tools document in its output", where));
+    return r->out.substr(at);
+}
+
 void watchLauncherLink(std::atomic<int>& stopSignal, std::atomic<int>& event, bool detach) {
     std::thread([&stopSignal, &event, detach] {
         std::string line;

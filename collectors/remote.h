@@ -52,6 +52,12 @@ std::vector<std::string> sshArgv(const RemoteTarget& target, const std::vector<s
 std::string remotePreflight(const RemoteTarget& target, const std::vector<std::string>& sshArgs,
                             const std::string& strobeCli, const std::string& localVersion);
 
+// The host's own tool probes, for the Profile dialog: the preflight above, then `STROBE_CLI tools --json` over ssh;
+// its document as it came ({"schema": 1, "tools": [{"name", "available", "version", "missing", ...}]}), or the
+// refusal (the preflight's message, or what ssh or the remote strobe-cli said).
+core::Result<std::string> remoteToolsJson(const RemoteTarget& target, const std::vector<std::string>& sshArgs,
+                                          const std::string& strobeCli, const std::string& localVersion);
+
 // SessionOptions::remoteHost: the whole launch above. Refused (125) when the target is malformed, the local run
 // directory is not empty or not writable, a tool is unknown, or the preflight fails.
 SessionResult runRemoteSession(const SessionOptions& options, const ToolCatalog& catalog,

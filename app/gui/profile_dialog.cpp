@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <set>
 
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDateTime>
@@ -201,8 +204,16 @@ QStringList validateRequest(const ProfileRequest& request, const collectors::Too
             problems << QObject::tr("Unknown tool %1.").arg(tool.name);
             continue;
         }
-        if (!request.host.isEmpty()) continue;  // probed on the host at launch
         auto it = availability.find(tool.name);
+        if (!request.host.isEmpty()) {
+            // The host's own probes (shown in the tools list) refuse a tool it lacks; until they answer (or when the
+            // host cannot be asked) launch decides there (collect --host refuses, 125, what is missing).
+            if (it != availability.end() && it->second.known && !it->second.available)
+                problems << QObject::tr("%1 is not available on %2%3.")
+                                .arg(tool.name, request.host,
+                                     it->second.message.isEmpty() ? QString() : QStringLiteral(": ") + it->second.message);
+            continue;
+        }
         if (it == availability.end() || !it->second.known)
             problems << QObject::tr("Checking whether %1 is installed…").arg(tool.name);
         else if (!it->second.available)
@@ -415,15 +426,24 @@ void ProfileDialog::buildTarget(QWidget* box, QFormLayout* form) {
     QSettings s;
     m_host->setText(s.value(QStringLiteral("profile/host")).toString());
     m_remoteCli->setText(s.value(QStringLiteral("profile/remoteStrobeCli")).toString());
-    auto targetChanged = [this] {
+    // The tools list shows the target's probes: this machine's, or the host's own (strobe-cli tools --json there,
+    // after the same version preflight as a launch), asked once the target has not changed for a moment.
+    auto* reprobeHost = new QTimer(this);
+    reprobeHost->setSingleShot(true);
+    reprobeHost->setInterval(800);
+    connect(reprobeHost, &QTimer::timeout, this, &ProfileDialog::startProbes);
+    auto targetChanged = [this, reprobeHost] {
         const bool remote = !m_host->text().trimmed().isEmpty();
         m_remoteCli->setEnabled(remote);
-        // The Available column is this machine's; a remote target's tools are probed there at launch.
-        m_tools->headerItem()->setText(ColAvailable, remote ? tr("Available here") : tr("Available"));
+        reprobeHost->start();
         revalidate();
     };
     connect(m_host, &QLineEdit::textChanged, this, targetChanged);
-    connect(m_remoteCli, &QLineEdit::textChanged, this, &ProfileDialog::revalidate);
+    connect(m_remoteCli, &QLineEdit::textChanged, this, [this, reprobeHost] {
+        m_probedHost.clear();  // another strobe-cli there: ask again
+        reprobeHost->start();
+        revalidate();
+    });
     connect(m_slurm, &QCheckBox::toggled, this, &ProfileDialog::revalidate);
     m_remoteCli->setEnabled(!m_host->text().trimmed().isEmpty());
 }
@@ -451,6 +471,18 @@ QTreeWidgetItem* ProfileDialog::toolItem(const QString& name) const {
 }
 
 void ProfileDialog::startProbes() {
+    const QString host = m_host ? m_host->text().trimmed() : QString();
+    if (!host.isEmpty()) {
+        startRemoteProbes(host);
+        return;
+    }
+    if (!m_probedHost.isEmpty()) {  // back from a remote target: this machine's probes again
+        m_probedHost.clear();
+        m_probedPython.clear();
+        m_availability.clear();
+    }
+    m_tools->headerItem()->setText(ColAvailable, tr("Available"));
+    m_tools->headerItem()->setToolTip(ColAvailable, tr("This machine's probes"));
     const QString python = pythonOf(QProcess::splitCommand(m_command->text()));
     const bool allKnown = !m_availability.empty() &&
                           std::all_of(m_availability.begin(), m_availability.end(), [](const auto& kv) { return kv.second.known; });
@@ -493,6 +525,59 @@ void ProfileDialog::startProbes() {
     revalidate();
 }
 
+void ProfileDialog::startRemoteProbes(const QString& host) {
+    std::string error;
+    const auto target = collectors::parseRemoteTarget(host.toStdString(), error);
+    if (!target) return;  // revalidate() says what is wrong with it
+    const bool allKnown = !m_availability.empty() &&
+                          std::all_of(m_availability.begin(), m_availability.end(), [](const auto& kv) { return kv.second.known; });
+    if (host == m_probedHost && (allKnown || m_probe.pending())) return;
+    m_probedHost = host;
+    m_probedPython = pythonOf(QProcess::splitCommand(m_command->text()));
+    m_tools->headerItem()->setText(ColAvailable, tr("Available on %1").arg(host));
+    m_tools->headerItem()->setToolTip(ColAvailable, tr("The host's own probes: strobe-cli tools --json over ssh"));
+    for (auto& [name, a] : m_availability) a.known = false;
+    for (int i = 0; i < m_tools->topLevelItemCount(); ++i)
+        m_tools->topLevelItem(i)->setText(ColAvailable, tr("checking on %1…").arg(host));
+    const QString remoteCli = m_remoteCli->text().trimmed();
+    const std::string cli = remoteCli.isEmpty() ? std::string("strobe-cli") : remoteCli.toStdString();
+    const collectors::RemoteTarget t = *target;
+    m_probe.start<std::map<QString, ToolAvailability>>(
+        tr("Check which profiling tools %1 has").arg(host),
+        [t, cli](const core::JobContext&) -> std::map<QString, ToolAvailability> {
+            auto doc = collectors::remoteToolsJson(t, {}, cli, std::string("strobe-cli ") + STROBE_VERSION);
+            if (!doc) throw std::runtime_error(doc.error().message);
+            std::map<QString, ToolAvailability> out;
+            const QJsonArray tools = QJsonDocument::fromJson(QByteArray::fromStdString(*doc)).object()[QStringLiteral("tools")].toArray();
+            for (const QJsonValue& v : tools) {
+                const QJsonObject o = v.toObject();
+                ToolAvailability a;
+                a.known = true;
+                a.available = o[QStringLiteral("available")].toBool();
+                a.version = o[QStringLiteral("version")].toString();
+                a.message = o[QStringLiteral("missing")].toString();
+                out[o[QStringLiteral("name")].toString()] = a;
+            }
+            if (out.empty()) throw std::runtime_error("the host's strobe-cli listed no tools");
+            return out;
+        },
+        [this](std::map<QString, ToolAvailability> availability) { onProbesDone(std::move(availability)); },
+        [this, host](const QString& why) {
+            // Why the host could not be asked (the preflight's message: unreachable, key, strobe-cli missing or
+            // another version), on every row and the column's header; launch would be refused for the same reason.
+            for (int i = 0; i < m_tools->topLevelItemCount(); ++i) {
+                QTreeWidgetItem* item = m_tools->topLevelItem(i);
+                item->setText(ColAvailable, tr("not checked"));
+                item->setToolTip(ColAvailable, why);
+            }
+            m_tools->headerItem()->setText(ColAvailable, tr("%1: not reachable").arg(host));
+            m_tools->headerItem()->setToolTip(ColAvailable, why);
+            m_probedHost.clear();  // asked again on the next edit
+            revalidate();
+        });
+    revalidate();
+}
+
 void ProfileDialog::onProbesDone(std::map<QString, ToolAvailability> availability) {
     m_availability = std::move(availability);
     for (const auto& [name, a] : m_availability)
@@ -504,11 +589,14 @@ void ProfileDialog::onProbesDone(std::map<QString, ToolAvailability> availabilit
         }
     for (int c = ColKind; c < ColVersion; ++c) m_tools->resizeColumnToContents(c);  // the version column stretches
     revalidate();
-    if (pythonOf(QProcess::splitCommand(m_command->text())) != m_probedPython) startProbes();
+    if (pythonOf(QProcess::splitCommand(m_command->text())) != m_probedPython ||
+        (m_host && m_host->text().trimmed() != m_probedHost))
+        startProbes();
 }
 
 bool ProfileDialog::probesDone() const {
     if (m_probe.pending()) return false;
+    if (m_host && m_host->text().trimmed() != m_probedHost) return false;  // the target's probes are due
     if (pythonOf(QProcess::splitCommand(m_command->text())) != m_probedPython) return false;  // a probe is due
     return std::all_of(m_availability.begin(), m_availability.end(), [](const auto& kv) { return kv.second.known; }) &&
            !m_availability.empty();

@@ -123,6 +123,7 @@ private:
     void buildToolList();
     void buildTarget(QWidget* box, QFormLayout* form);
     void startProbes();
+    void startRemoteProbes(const QString& host);
     void onProbesDone(std::map<QString, ToolAvailability> availability);
     void rebuildParams();
     void moveTool(int delta);
@@ -135,6 +136,7 @@ private:
     std::map<QString, core::ParamValues> m_values;  // per tool, kept while it is unchecked
     std::map<QString, std::map<std::string, ParamEditor*>> m_editors;
     QString m_probedPython;
+    QString m_probedHost;  // the target the availability is of ("" : this machine)
     BackgroundJob m_probe;
     QStringList m_problems;
 

@@ -136,9 +136,12 @@ public:
         return {kPathRank.spec(), kPathStep.spec(), kPathDefinition.spec(), kPathScale.spec()};
     }
 
+    // Nothing to project without a path: no rows, or only a base of length 0 (no CPU operator or GPU activity).
     std::optional<std::string> emptyMessageTyped(const AnalysisTables& p, const ParamValues&) const override {
-        if (!p.combined.rows.empty()) return std::nullopt;
-        return emptyReason(p.combined.messages, "no critical path in the window");
+        const core::Table& t = p.combined;
+        for (size_t row = 0; row < t.rows.size(); ++row)
+            if (cellNumber(t, row, "length_ns") > 0) return std::nullopt;
+        return emptyReason(t.messages, "no CPU operator or GPU activity in the window: no critical path to project");
     }
 
     void drawTyped(Canvas& c, const AnalysisTables& p, const ParamValues& values) const override {

@@ -508,9 +508,16 @@ TEST(ProfileArgv, RemoteTargetPassesHost) {
               (QStringList{"collect", "--out", "/tmp/strobe-profile-remote-target-does-not-exist", "--tool", "cpu-sampler",
                            "--host", "alice@gpu-node:2222", "--remote-strobe-cli", "/opt/strobe/bin/strobe-cli", "--",
                            "/bin/true"}));
+    // With a target, the availability is the host's own probes (strobe-cli tools --json there): while they run (or
+    // when the host cannot be asked) launch decides there; a tool they say is missing is refused, naming the host.
     std::map<QString, app::ToolAvailability> avail;
-    avail["cpu-sampler"] = {true, false, {}, "not here"};
+    avail["cpu-sampler"] = {false, false, {}, {}};
     EXPECT_TRUE(app::validateRequest(r, catalog, avail).isEmpty()) << app::validateRequest(r, catalog, avail).join(" | ").toStdString();
+    avail["cpu-sampler"] = {true, true, "1.0", {}};
+    EXPECT_TRUE(app::validateRequest(r, catalog, avail).isEmpty()) << app::validateRequest(r, catalog, avail).join(" | ").toStdString();
+    avail["cpu-sampler"] = {true, false, {}, "python3 not found"};
+    EXPECT_EQ(app::validateRequest(r, catalog, avail).join(" | "),
+              "cpu-sampler is not available on alice@gpu-node:2222: python3 not found.");
     r.host = "gpu-node:port";
     r.slurm = true;
     const QStringList problems = app::validateRequest(r, catalog, avail);

@@ -46,7 +46,7 @@ const std::string kDataDir = STROBE_TEST_DATA_DIR;
 // rank-34 of a 300-rank gloo job: CPU operators and annotations only, no GPU activity at all. No GPU plot has
 // anything to draw; each says so with a reason, under its title, and draws no axes (step-time-box draws its
 // ProfilerSteps, and so does sweep-heatmap's default metric, the median step time; the timeline draws the CPU
-// threads, as Nsight Systems and Perfetto do for a run without GPU activity).
+// threads, as Nsight Systems and Perfetto do for a run without GPU activity; the critical path is its CPU operators).
 TEST(EmptyState, EveryPlotExplainsACpuOnlyTrace) {
     auto runs = loadRun(kDataDir + "/kineto/hta/cpu_only/rank-34.Jul_15_10_52_41.1074.pt.trace.json.gz");
     ASSERT_TRUE(runs[0].dataset);
@@ -54,6 +54,15 @@ TEST(EmptyState, EveryPlotExplainsACpuOnlyTrace) {
     for (const auto* plot : PlotRegistry::instance().plots()) {
         // The step time needs no GPU: this trace's ProfilerSteps are real data for it.
         if (plot->id() == "step-time-box" || plot->id() == "sweep-heatmap") continue;
+        // Nor does the critical path: a CPU-only run's path is its CPU operators and gaps, drawn and tabulated.
+        if (plot->id() == "critical-path" || plot->id() == "what-if") {
+            auto r = render(*plot, runs);
+            EXPECT_FALSE(r.empty.has_value()) << plot->id() << ": " << r.empty.value_or("");
+            // The path's classes (cpu_op), or the what-if table's operator groups (op:NAME).
+            EXPECT_NE(r.svg.find(plot->id() == "what-if" ? "op:" : "cpu_op"), std::string::npos)
+                << plot->id() << ": the CPU operators are on the path";
+            continue;
+        }
         auto r = render(*plot, runs);
         if (plot->id() == "gpu-timeline") {
             EXPECT_FALSE(r.empty.has_value()) << "the CPU threads are drawn";

@@ -420,6 +420,29 @@ TEST(RemoteCollect, RefusedWhenTheRemoteStrobeCliIsMissingOrAnother) {
     EXPECT_FALSE(fs::exists(old->dir / "local"));
 }
 
+// The Profile dialog's remote probes: the host's own `strobe-cli tools --json`, after the same preflight.
+TEST(RemoteTools, TheHostsOwnProbesComeBackAsItsToolsDocument) {
+    REQUIRE_SSHD();
+    std::string e;
+    const auto target = collectors::parseRemoteTarget(hostArg(), e);
+    ASSERT_TRUE(target) << e;
+    const std::vector<std::string> ssh{"-F", g_sshd.clientConfig.string()};
+    auto doc = collectors::remoteToolsJson(*target, ssh, STROBE_CLI_PATH, "strobe-cli " STROBE_VERSION);
+    ASSERT_TRUE(doc.ok()) << doc.error().message;
+    // The same document this machine's strobe-cli prints (the "remote" is this machine): every tool, in order.
+    collectors::ProcessSpec ps;
+    ps.argv = {STROBE_CLI_PATH, "tools", "--json"};
+    const auto local = collectors::runCaptured(ps, std::chrono::seconds(60));
+    ASSERT_TRUE(local.ok() && local->exit && local->exit->status == 0);
+    EXPECT_EQ(*doc, local->out);
+    EXPECT_NE(doc->find("\"name\": \"cpu-sampler\", \"kind\": \"sidecar\""), std::string::npos) << *doc;
+    // A missing remote strobe-cli: the preflight's refusal, naming the path.
+    auto missing = collectors::remoteToolsJson(*target, ssh, "/nonexistent/strobe-cli", "strobe-cli " STROBE_VERSION);
+    ASSERT_FALSE(missing.ok());
+    EXPECT_NE(missing.error().message.find("/nonexistent/strobe-cli is not found"), std::string::npos)
+        << missing.error().message;
+}
+
 // sweep launch --host: every run goes over ssh and comes back into the local sweep directory.
 TEST(RemoteSweep, EachRunRunsRemotelyAndComesBack) {
     REQUIRE_SSHD();

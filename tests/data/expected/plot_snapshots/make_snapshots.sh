@@ -15,6 +15,7 @@
 # gpu-timeline.svg was re-recorded for issue 25 (its tables unchanged): the axis gutter says "0 = first event" (t = 0
 # is the run's first event of any drawn source) and CPU lanes are named by process and thread, ordered by (pid,
 # tid) rather than by the order a parallel parse met the threads (which made the sweep's picture vary under load).
+# critical-path.* and what-if.* were recorded when those plots were added (issue 26), with this script limited to them.
 set -eu
 cli=$1
 here=$(cd "$(dirname "$0")" && pwd)
