@@ -9,6 +9,7 @@
 //   tests/data/expected/exposed_comm.json — per rank and step of the DLRM sample, merged communication and
 //     computation kernel time and the exposed part, computed by exposed_comm.py with Python's json module.
 #include <filesystem>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -125,6 +126,33 @@ TEST(QueryCli, StandardViewsAnswer) {
     auto skew = runQuery({"--csv", "-", sampleRun(), "SELECT min(ranks), max(ranks), count(*) > 0 FROM collective_skew"});
     ASSERT_EQ(skew.code, 0) << skew.err;
     EXPECT_EQ(skew.out, "min(ranks),max(ranks),count(*) > 0\r\n8,8,1\r\n");
+}
+
+// GPU time per rank and category through SQL equals the summary analysis' time_by_category on every rank (the DLRM
+// sample and the AMD trace): one GROUP BY against the per-rank category table the summary computes.
+TEST(QueryCli, CategorySumsPerRankEqualTheSummarys) {
+    for (const std::string& path : {sampleRun(), std::string(STROBE_TEST_DATA_DIR) + "/kineto/hta/amd_trace"}) {
+        SCOPED_TRACE(path);
+        auto q = runQuery({"--json", path,
+                           "SELECT rank, category, count(*) AS n, sum(dur_ns) AS ns FROM kernels GROUP BY rank, category"});
+        auto s = test::runCli("summary", {"--json", path});
+        ASSERT_EQ(q.code, app::kExitOk) << q.err;
+        ASSERT_EQ(s.code, app::kExitOk) << s.err;
+        simdjson::dom::parser pq, ps;
+        simdjson::dom::element dq, ds;
+        ASSERT_EQ(pq.parse(q.out).get(dq), simdjson::SUCCESS);
+        ASSERT_EQ(ps.parse(s.out).get(ds), simdjson::SUCCESS);
+        std::map<std::pair<int64_t, std::string>, std::pair<int64_t, int64_t>> want, got;
+        for (simdjson::dom::element r : ds["ranks"].get_array()) {
+            const int64_t rank = int64_t(r["rank"]);
+            for (auto [cat, v] : r["time_by_category"].get_object())
+                want[{rank, std::string(cat)}] = {int64_t(v["count"]), int64_t(v["total_ns"])};
+        }
+        for (simdjson::dom::element r : dq["rows"].get_array())
+            got[{int64_t(r["rank"]), std::string(std::string_view(r["category"]))}] = {int64_t(r["n"]), int64_t(r["ns"])};
+        EXPECT_FALSE(want.empty());
+        EXPECT_EQ(got, want);
+    }
 }
 
 TEST(QueryCli, ExposedCommunicationViewMatchesPythonsSweep) {
