@@ -68,26 +68,12 @@ int runAdvise(const std::vector<std::string>& args) {
     ArgParser p("advise", {kJsonFlag, kNoCacheFlag, kNoCriticalPath});
     if (!p.parse(args)) return usageError("advise", p.error());
     if (p.positionals().empty()) return usageError("advise", "expected at least one trace file or directory");
-    for (const auto& path : p.positionals()) {
-        if (!std::filesystem::exists(path)) {
-            fmt::print(stderr, "strobe-cli advise: {}: no such file or directory\n", path);
-            return kExitBadInput;
-        }
-    }
     core::RunLoadOptions options;
     options.useCache = !p.get(kNoCacheFlag);
-    logToStderr();
-    auto loaded = loadRunAsJob(p.positionals(), options);
-    if (!loaded) {
-        fmt::print(stderr, "strobe-cli advise: {}\n", loaded.error().toString());
-        return kExitBadInput;
-    }
-    if (loaded.value()->ranks.empty()) {
-        fmt::print(stderr, "strobe-cli advise: no traces found in {}\n", fmt::join(p.positionals(), ", "));
-        return kExitBadInput;
-    }
-    const bool loadFailed = reportLoadDiagnostics("advise", *loaded.value());
-    auto ctx = core::AnalysisContext::of(loaded.value());
+    const CommandRun run = loadCommandRun("advise", p.positionals(), options);
+    if (!run.data) return run.exit;
+    const bool loadFailed = run.loadFailed;
+    auto ctx = core::AnalysisContext::of(run.data);
     core::FindingsOptions fo;
     fo.criticalPath = !p.get(kNoCriticalPath);
     auto r = core::computeFindings(*ctx, fo);

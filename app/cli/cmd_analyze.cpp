@@ -114,26 +114,12 @@ int runAnalyze(const std::vector<std::string>& args) {
     for (const auto& o : info->options)  // already coerced by parse()
         if (auto it = p.given().find(o.key); it != p.given().end()) req.values[o.key] = it->second;
 
-    for (const auto& path : p.positionals()) {
-        if (!std::filesystem::exists(path)) {
-            fmt::print(stderr, "strobe-cli analyze: {}: no such file or directory\n", path);
-            return kExitBadInput;
-        }
-    }
     core::RunLoadOptions options;
     options.useCache = !p.get(kNoCacheFlag);
-    logToStderr();
-    auto loaded = loadRunAsJob(p.positionals(), options);
-    if (!loaded) {
-        fmt::print(stderr, "strobe-cli analyze: {}\n", loaded.error().toString());
-        return kExitBadInput;
-    }
-    if (loaded.value()->ranks.empty()) {
-        fmt::print(stderr, "strobe-cli analyze: no traces found in {}\n", fmt::join(p.positionals(), ", "));
-        return kExitBadInput;
-    }
-    const bool loadFailed = reportLoadDiagnostics("analyze", *loaded.value());
-    auto ctx = core::AnalysisContext::of(loaded.value());  // the dataset's shared context
+    const CommandRun run = loadCommandRun("analyze", p.positionals(), options);
+    if (!run.data) return run.exit;
+    const bool loadFailed = run.loadFailed;
+    auto ctx = core::AnalysisContext::of(run.data);  // the dataset's shared context
     auto table = core::runAnalysis(*ctx, name, req);
     if (!table) return usageError("analyze", table.error().message);  // option values the analysis refused
     auto sel = ctx->select(req.window);  // built by the analysis: reused

@@ -71,28 +71,13 @@ int run(const std::vector<std::string>& args) {
         }
         rules->prepend(*extra);
     }
-    for (const auto& path : p.positionals()) {
-        std::error_code ec;
-        if (!std::filesystem::exists(path, ec)) {
-            fmt::print(stderr, "strobe-cli classify: {}: no such file or directory\n", path);
-            return kExitBadInput;
-        }
-    }
-
     RunLoadOptions options;
     options.useCache = !p.get(kNoCacheFlag);
     options.rules = &*rules;
-    auto loaded = loadRunAsJob(p.positionals(), options);
-    if (!loaded) {
-        fmt::print(stderr, "strobe-cli classify: {}\n", loaded.error().toString());
-        return kExitBadInput;
-    }
-    const Dataset& ds = **loaded;
-    if (ds.ranks.empty()) {
-        fmt::print(stderr, "strobe-cli classify: no traces found in {}\n", fmt::join(p.positionals(), ", "));
-        return kExitBadInput;
-    }
-    const bool failed = reportLoadDiagnostics("classify", ds);
+    const CommandRun run = loadCommandRun("classify", p.positionals(), options);
+    if (!run.data) return run.exit;
+    const Dataset& ds = *run.data;
+    const bool failed = run.loadFailed;
 
     // Aggregate by name across ranks (each rank has its own string pool).
     std::map<std::string, NameStats, std::less<>> byName;

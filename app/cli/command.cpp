@@ -1,5 +1,7 @@
 #include "app/cli/command.h"
 
+#include <filesystem>
+
 #include <algorithm>
 
 #include <fmt/format.h>
@@ -77,6 +79,34 @@ std::vector<core::Result<core::DatasetPtr>> loadRunsAsJobs(const std::vector<std
 
 core::Result<core::DatasetPtr> loadRunAsJob(const std::vector<std::string>& paths, const core::RunLoadOptions& options) {
     return std::move(loadRunsAsJobs({paths}, options).front());
+}
+
+CommandRun loadCommandRun(std::string_view command, const std::vector<std::string>& paths,
+                          const core::RunLoadOptions& options, bool hostsCount) {
+    CommandRun out;
+    out.exit = kExitBadInput;
+    for (const auto& path : paths) {
+        std::error_code ec;
+        if (!std::filesystem::exists(path, ec)) {
+            fmt::print(stderr, "strobe-cli {}: {}: no such file or directory\n", command, path);
+            return out;
+        }
+    }
+    logToStderr();
+    auto loaded = loadRunAsJob(paths, options);
+    if (!loaded) {
+        fmt::print(stderr, "strobe-cli {}: {}\n", command, loaded.error().toString());
+        return out;
+    }
+    const core::Dataset& ds = **loaded;
+    if (ds.ranks.empty() && (!hostsCount || ds.hosts.empty())) {
+        fmt::print(stderr, "strobe-cli {}: no traces found in {}\n", command, fmt::join(paths, ", "));
+        return out;
+    }
+    out.loadFailed = reportLoadDiagnostics(command, ds);
+    out.data = std::move(loaded.value());
+    out.exit = 0;
+    return out;
 }
 
 void logToStderr() {

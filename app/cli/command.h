@@ -66,6 +66,18 @@ std::vector<core::Result<core::DatasetPtr>> loadRunsAsJobs(const std::vector<std
 // One run through the load job.
 core::Result<core::DatasetPtr> loadRunAsJob(const std::vector<std::string>& paths, const core::RunLoadOptions& options);
 
+// How a command that reads one run loads it: a PATH that does not exist is named before anything loads; then the
+// load job (loadRunAsJob); a run without ranks (and, with `hostsCount`, without telemetry hosts) is "no traces found
+// in ..."; then reportLoadDiagnostics. `data` is null when the command must exit with `exit` (kExitBadInput);
+// `loadFailed` is reportLoadDiagnostics' answer (a file failed while others loaded).
+struct CommandRun {
+    core::DatasetPtr data;
+    int exit = 0;
+    bool loadFailed = false;
+};
+CommandRun loadCommandRun(std::string_view command, const std::vector<std::string>& paths,
+                          const core::RunLoadOptions& options, bool hostsCount = false);
+
 // One option of a command: a core::ParamSpec (the same vocabulary as plot and analysis parameters; its key is the
 // long name) plus the two facts only a command line has. A Bool spec is a flag without a value; any other type
 // takes a value, coerced by core::coerceValue (the rule of --set, sessions and tool specs), so a wrongly typed
