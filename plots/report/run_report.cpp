@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -108,6 +109,8 @@ void stepSection(RunPage& page, const core::RunSummary& summary, const core::Fin
               fmt::format("{:.3f}", runQuantile(ms, 0.95)), fmt::format("{:.3f}", sum / double(ms.size())),
               fmt::format("{:.3f}", ms.front()), fmt::format("{:.3f}", ms.back())});
     page.table(std::move(t));
+    page.para("The chart is the sweep views' step time: per step, the latest end minus the earliest start over the "
+              "ranks (step-time-box).");
     page.figure("step-time-box", {}, QSize(900, 340), "step-time", "Step time per step (step-time-box)");
 }
 
@@ -133,6 +136,32 @@ void keepTop(Table& t, const std::string& column, int top) {
     if (top > 0 && t.rows.size() > size_t(top)) t.rows.resize(size_t(top));
 }
 
+// The rows of the first rank in `t` (one rank's operators stand for all in a data-parallel run), with the
+// `columns` it has, in that order; other numbers than durations and percentages shown with 4 significant digits.
+Table firstRankColumns(const Table& t, const std::vector<std::string>& columns) {
+    Table out;
+    std::vector<int> at;
+    for (const auto& c : columns)
+        if (int i = t.columnIndex(c); i >= 0) {
+            out.columns.push_back(c);
+            at.push_back(i);
+        }
+    const int rank = t.columnIndex("rank");
+    for (const auto& row : t.rows) {
+        if (rank >= 0 && !t.rows.empty() && Table::text(row[size_t(rank)]) != Table::text(t.rows[0][size_t(rank)]))
+            continue;
+        std::vector<core::Cell> cells;
+        for (size_t k = 0; k < at.size(); ++k) {
+            const core::Cell& c = row[size_t(at[k])];
+            const bool plain = std::holds_alternative<double>(c) && !out.columns[k].ends_with("_ns") &&
+                               !out.columns[k].ends_with("_pct");
+            cells.push_back(plain ? core::Cell(fmt::format("{:.4g}", std::get<double>(c))) : c);
+        }
+        out.addRow(std::move(cells));
+    }
+    return out;
+}
+
 void breakdownSections(RunPage& page, core::AnalysisContext& ctx, const core::FindingsResult& findings, int top) {
     core::AnalysisRequest req;
     if (auto w = core::WindowSpec::parse(findings.window)) req.window = *w;
@@ -156,6 +185,8 @@ void breakdownSections(RunPage& page, core::AnalysisContext& ctx, const core::Fi
     oreq.values["group-by"] = std::string("shape");
     Table o;
     if (analysisTable(page, ctx, "ops", oreq, o)) {
+        o = firstRankColumns(o, {"rank", "op", "family", "shapes", "dtype", "flops", "bytes", "instances", "kernel_ns",
+                                 "tflops_per_s", "tb_per_s", "intensity", "peak_pct", "bound"});
         keepTop(o, "kernel_ns", top);
         if (o.rows.empty())
             page.para("No operator with recorded shapes (record_shapes) and a known model: none to rank.");
@@ -176,10 +207,44 @@ const char* findingPlot(const std::string& rule) {
     if (rule == "exposed_comm") return "comm-comp-overlap";
     if (rule == "straggler") return "straggler";
     if (rule == "launch_bound") return "launch-overhead-cdf";
-    if (rule == "gemm_below_peak") return "mfu-per-step";
+    if (rule == "gemm_below_peak") return "roofline";
     if (rule == "small_elementwise") return "kernel-durations";
     if (rule == "rank_imbalance") return "temporal-breakdown";
     return "idle-by-cause";  // host_sync, dataloader_stall, pageable_h2d, inter_step_gaps: where the GPU sat idle
+}
+
+struct TimelineZoom {
+    core::FindingRange range;
+    ParamValues values;
+};
+
+// gpu-timeline's values that show the finding's longest range on its rank with a margin of a fifth of its length
+// each side. The timeline's view is relative to its origin: with one rank shown and the CPU lanes off, the first of
+// that rank's GPU activities, steps and GPU annotations (plots/builtin/timeline_lanes.cpp naturalOrigin; the clock
+// shift of the rank cancels).
+std::optional<TimelineZoom> timelineZoom(const core::Dataset& ds, const core::Finding& f) {
+    if (f.ranges.empty()) return std::nullopt;
+    const auto longest = std::max_element(f.ranges.begin(), f.ranges.end(), [](const auto& a, const auto& b) {
+        return a.end - a.start < b.end - b.start;
+    });
+    const core::RankData* rank = nullptr;
+    for (const auto& r : ds.ranks)
+        if (r && r->rank == longest->rank) rank = r.get();
+    if (!rank) return std::nullopt;
+    int64_t origin = INT64_MAX;
+    for (auto t : rank->gpu.ts) origin = std::min<int64_t>(origin, t);
+    if (rank->steps.size()) origin = std::min<int64_t>(origin, rank->steps.start[0]);
+    for (size_t k = 0; k < rank->slices.size(); ++k)
+        if (rank->slices.kind[k] == core::EventKind::GpuUserAnnotation)
+            origin = std::min<int64_t>(origin, rank->slices.ts[k]);
+    if (origin == INT64_MAX) return std::nullopt;
+    const int64_t margin = std::max<int64_t>((longest->end - longest->start) / 5, 1000);
+    TimelineZoom z{*longest, {}};
+    z.values["ranks"] = std::vector<std::string>{std::to_string(longest->rank)};
+    z.values["cpu_lanes"] = false;
+    z.values["view_start_ns"] = (long long)(std::max<int64_t>(0, longest->start - origin - margin));
+    z.values["view_end_ns"] = (long long)(longest->end - origin + margin);
+    return z;
 }
 
 // The findings table's row text: as strobe-cli advise prints it.
@@ -195,7 +260,7 @@ Table findingsTable(const core::FindingsResult& r) {
     return t;
 }
 
-void findingsSection(RunPage& page, const core::FindingsResult& r) {
+void findingsSection(RunPage& page, const core::Dataset& dataset, const core::FindingsResult& r) {
     page.heading("Findings");
     page.para(fmt::format("Ranked by the time at stake per step (window '{}', step {:.3f} ms, {} step(s)); as "
                           "strobe-cli advise. Findings are not additive: one idle interval can count under several "
@@ -213,14 +278,20 @@ void findingsSection(RunPage& page, const core::FindingsResult& r) {
                               f.definition));
         std::vector<std::pair<std::string, std::string>> ev;
         for (const auto& [k, v] : f.evidence) ev.emplace_back(k, fmt::format("{:.4g}", v));
-        if (!f.ranges.empty())
-            ev.emplace_back("longest range", fmt::format("rank {} {}..{} ns ({} range(s))", f.ranges.front().rank,
-                                                         f.ranges.front().start, f.ranges.front().end, f.ranges.size()));
-        if (!f.criticalPathReason.empty()) ev.emplace_back("critical path", f.criticalPathReason);
+        if (!f.ranges.empty()) ev.emplace_back("ranges", fmt::format("{} on ranks' clocks", f.ranges.size()));
         page.table(twoColumns("evidence", "value", ev));
+        if (!f.criticalPathReason.empty()) page.para("Critical path: " + f.criticalPathReason);
         page.para("What to try: " + f.whatToTry);
         const std::string plot = findingPlot(f.rule);
         page.figure(plot, {}, QSize(900, 340), "finding-" + f.rule, fmt::format("{} ({})", f.rule, plot));
+        if (auto zoom = timelineZoom(dataset, f)) {
+            page.para(fmt::format("The GPU timeline of rank {} around the finding's longest range ({} to {} ns on the "
+                                  "rank's clock, {}):",
+                                  zoom->range.rank, zoom->range.start, zoom->range.end,
+                                  formatDuration(double(zoom->range.end - zoom->range.start))));
+            page.figure("gpu-timeline", zoom->values, QSize(1100, 280), "timeline-" + f.rule,
+                        fmt::format("{}: GPU timeline of rank {}, zoomed", f.rule, zoom->range.rank));
+        }
     }
     for (const auto& m : r.messages) page.para("Note: " + m);
 }
@@ -233,14 +304,17 @@ std::string htmlOf(const RunPage& page, const core::RunSet& runs, const RunRepor
         case RunBlock::Heading: body += "<h2>" + report::esc(b.text) + "</h2>"; break;
         case RunBlock::Subheading: body += "<h3>" + report::esc(b.text) + "</h3>"; break;
         case RunBlock::Para: body += "<p>" + report::esc(b.text) + "</p>"; break;
-        case RunBlock::TableBlock: body += report::htmlTable(b.table, ""); break;
+        case RunBlock::TableBlock:  // name/value tables read left-aligned
+            body += b.table.columns.size() == 2 ? "<div class='kv'>" + report::htmlTable(b.table, "") + "</div>"
+                                                : report::htmlTable(b.table, "");
+            break;
         case RunBlock::Figure:
             body += report::plotFigure(runs, b.plotId, b.values, b.size, fmt::format("f{}", ++figures));
             break;
         }
     }
     return fmt::format("<!DOCTYPE html>\n<html lang='en'><head><meta charset='utf-8'><title>{}</title><style>{}"
-                       "</style></head><body>\n{}\n</body></html>\n",
+                       ".kv td{{text-align:left}}</style></head><body>\n{}\n</body></html>\n",
                        report::esc(o.title), report::kStyle, body);
 }
 
@@ -306,7 +380,7 @@ RunReport buildRunReport(const core::RunEntry& run, const core::FindingsResult& 
     const core::RunSummary summary = core::summarizeRun(*run.dataset, size_t(std::max(1, options.top)));
     factsSection(page, run, summary);
     stepSection(page, summary, findings);
-    findingsSection(page, findings);
+    findingsSection(page, *run.dataset, findings);
     auto ctx = core::AnalysisContext::of(run.dataset);
     breakdownSections(page, *ctx, findings, options.top);
     core::RunSet runs{run};
