@@ -14,10 +14,12 @@
 #include <sstream>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "core/analysis/columns.h"
 #include "core/analysis/context.h"
 #include "core/analysis/collectives.h"
+#include "core/analysis/findings.h"
 #include "core/analysis/overlap.h"
 #include "core/analysis/structural_diff.h"
 #include "core/analysis/table.h"
@@ -447,6 +449,71 @@ void structuralDiffSection(Sections& s, const std::vector<Config>& configs, cons
     s.csv.emplace_back(prefix + "-structural-diff.csv", csv);
 }
 
+// Findings per configuration (core/analysis/findings.h, as strobe-cli advise without the critical path): per rule,
+// its ms_per_step averaged over the configuration's runs (a run where the rule did not fire counts 0) and in how many
+// runs it fired; the rules whose presence differs between configurations first, then by their largest time.
+void findingsChangeSection(Sections& s, const std::vector<Config>& configs, const std::string& prefix) {
+    struct RuleRow {
+        std::vector<double> sum;
+        std::vector<int> fired;
+    };
+    std::map<std::string, RuleRow> rules;
+    for (size_t c = 0; c < configs.size(); ++c)
+        for (const auto* r : configs[c].runs) {
+            auto ctx = core::AnalysisContext::of(r->dataset);
+            core::FindingsOptions fo;
+            fo.criticalPath = false;
+            auto found = core::computeFindings(*ctx, fo);
+            if (!found) continue;
+            for (const auto& f : found->findings) {
+                RuleRow& row = rules[f.rule];
+                row.sum.resize(configs.size(), 0.0);
+                row.fired.resize(configs.size(), 0);
+                row.sum[c] += f.msPerStep;
+                ++row.fired[c];
+            }
+        }
+    s.html += "<h2>Findings per configuration</h2><p>The rules of <code>strobe-cli advise</code> (README, section "
+              "Findings) on every run: ms per step averaged over the configuration's runs (a run where the rule did "
+              "not fire counts 0), with the runs it fired in. Rules that fire in some configurations and not in "
+              "others come first.</p>";
+    if (rules.empty()) {
+        s.html += "<p>No rule fired in any run.</p>";
+        return;
+    }
+    std::vector<std::pair<std::string, RuleRow>> order(rules.begin(), rules.end());
+    auto changed = [](const RuleRow& r) { return std::count(r.fired.begin(), r.fired.end(), 0) > 0; };
+    auto largest = [&](const RuleRow& r) {
+        double m = 0;
+        for (size_t c = 0; c < configs.size(); ++c) m = std::max(m, r.sum[c] / double(configs[c].runs.size()));
+        return m;
+    };
+    std::stable_sort(order.begin(), order.end(), [&](const auto& x, const auto& y) {
+        if (changed(x.second) != changed(y.second)) return changed(x.second);
+        return largest(x.second) > largest(y.second);
+    });
+    Table t;
+    t.columns = {"rule", "change"};
+    for (const auto& c : configs) t.columns.push_back(c.label());
+    for (const auto& [rule, row] : order) {
+        std::vector<std::string> in, out;
+        for (size_t c = 0; c < configs.size(); ++c) (row.fired[c] ? in : out).push_back(configs[c].label());
+        std::string change = out.empty() ? "in every configuration"
+                                         : in.size() < out.size() ? "only in " + fmt::format("{}", fmt::join(in, "; "))
+                                                                  : "absent from " + fmt::format("{}", fmt::join(out, "; "));
+        std::vector<core::Cell> cells{rule, change};
+        for (size_t c = 0; c < configs.size(); ++c) {
+            std::string cell = "–";  // not fired in any run of the configuration
+            if (row.fired[c])
+                cell = fmt::format("{:.3f} ({}/{} runs)", row.sum[c] / double(configs[c].runs.size()), row.fired[c],
+                                   configs[c].runs.size());
+            cells.emplace_back(std::move(cell));
+        }
+        t.addRow(std::move(cells));
+    }
+    s.table(prefix, "findings", t);
+}
+
 // The comparison's messages, those that say the same of several runs ("RUN: no ProfilerStep#N found; ...") as one
 // line: "9 runs: no ProfilerStep#N found; ... (first: RUN)"; the others as they are, in order.
 std::vector<std::string> mergedMessages(const std::vector<std::string>& messages) {
@@ -521,6 +588,7 @@ SweepReport buildSweepReport(const core::RunSet& runs, const SweepReportOptions&
     overlapAndHeatmap(s, configs, o.csvPrefix);
     collectivesSection(s, runs, o.skipSteps, o.csvPrefix);
     structuralDiffSection(s, configs, baselineKey, o.skipSteps, o.csvPrefix);
+    findingsChangeSection(s, configs, o.csvPrefix);
 
     out.html = fmt::format("<!DOCTYPE html>\n<html lang='en'><head><meta charset='utf-8'><title>{}</title><style>{}"
                            "</style></head><body>\n{}\n</body></html>\n",
