@@ -83,8 +83,9 @@ public:
         TablePicture how;
         const auto shown = displayColumns(t);
         const bool byShape = kOpsTableGroupBy(v) == "shape";
-        for (const char* k : {"run", "rank", "op", "family", "shapes", "dtype", "instances", "flops", "bytes",
-                              "kernel_ns", "tflops_per_s", "tb_per_s", "intensity", "peak_pct", "bound"}) {
+        // The figures first, the (long) shapes last: a narrow picture cuts the shapes, not the figures.
+        for (const char* k : {"run", "rank", "op", "family", "dtype", "instances", "kernel_ns", "tflops_per_s",
+                              "tb_per_s", "peak_pct", "bound", "intensity", "flops", "bytes", "shapes"}) {
             if (std::string_view(k) == "instances" && !byShape) continue;
             if (std::find(shown.begin(), shown.end(), k) != shown.end()) how.columns.push_back(k);
         }
