@@ -6,6 +6,7 @@
 // (GPU hip:0: peak Total Allocated 8,154,624 B; 44 blocks allocated in the trace live at the peak, 7,489,024 B).
 // The table and roofline plots are checked against the `ops` analysis they draw (`strobe-cli analyze ops`).
 #include <algorithm>
+#include <map>
 #include <set>
 #include <string>
 
@@ -15,6 +16,7 @@
 #include "core/analysis/registry.h"
 #include "core/engine/run_loader.h"
 #include "plots/analysis_plot.h"
+#include "plots/builtin/timeline_model.h"
 #include "plots/plot_registry.h"
 #include "plots/render.h"
 #include "tests/test_paths.h"
@@ -199,4 +201,27 @@ TEST(EfficiencyMemoryPlots, RooflineOpsHasOnePointPerModelledInstanceWithFlops) 
     const ParamSpec* spec = findSpec(specs, "source");
     ASSERT_TRUE(spec);
     EXPECT_EQ(std::get<std::string>(spec->defaultValue), "gemm");
+}
+
+// The GPU timeline's memory lanes (memory_lanes, off by default): the GPU's allocated bytes reach the replay's peak and
+// its reserved bytes the allocator's largest Total Reserved (8,388,608 B, analyze memory-timeline); the CPU reserves
+// nothing, so it has no reserved lane.
+TEST(EfficiencyMemoryPlots, TimelineMemoryLanesHoldTheAllocatorTotals) {
+    auto off = emPrepare("gpu-timeline", {});
+    ASSERT_TRUE(off.prepared);
+    const auto* lanesOff = dynamic_cast<const timeline::TimelinePrepared*>(off.prepared.get());
+    ASSERT_NE(lanesOff, nullptr);
+    for (const auto& l : lanesOff->lanes) EXPECT_EQ(l.label.find("allocated_bytes"), std::string::npos);
+    auto on = emPrepare("gpu-timeline", {"memory_lanes=true"});
+    ASSERT_TRUE(on.prepared);
+    const auto* lanes = dynamic_cast<const timeline::TimelinePrepared*>(on.prepared.get());
+    ASSERT_NE(lanes, nullptr);
+    std::map<std::string, double> peak;
+    for (const auto& l : lanes->lanes)
+        if (l.kind == timeline::LaneKind::Telemetry) peak[l.label] = l.vmax;
+    EXPECT_EQ(peak["rank 0 hip:0 allocated_bytes"], 8'154'624.0);
+    EXPECT_EQ(peak["rank 0 hip:0 reserved_bytes"], 8'388'608.0);
+    EXPECT_EQ(peak["rank 0 cpu:-1 allocated_bytes"], 32.0);
+    EXPECT_EQ(peak.count("rank 0 cpu:-1 reserved_bytes"), 0u);
+    EXPECT_GT(countNonBackgroundPixels(renderToImage(*on.plot, *on.prepared, on.values, QSize(1200, 500))), 5000);
 }
