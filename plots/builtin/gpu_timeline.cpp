@@ -73,6 +73,10 @@ const BoolParam kShowPhases =
     BoolParam{"show_phases", "Phases and layers",
               "Show forward / backward / optimizer (or vLLM prefill / decode) and transformer layers as bands", true}
         .drawOnly();
+const BoolParam kMemoryLanes{"memory_lanes", "Memory lanes",
+                             "Allocated and reserved bytes per device under each rank's streams, from the [memory] "
+                             "events of a trace recorded with profile_memory=True",
+                             false};
 const BoolParam kCpuLanes{"cpu_lanes", "CPU lanes",
                           "Show each rank's CPU threads under its GPU lanes: operators, annotations, python functions "
                           "and runtime calls at their nesting depth",
@@ -146,6 +150,7 @@ public:
                                  kLaneHeight.spec(),
                                  timelineTelemetrySpec(runs),
                                  kCpuLanes.spec(),
+                                 kMemoryLanes.spec(),
                                  kLanesBy.spec(),
                                  kOverlapTolerance.spec(),
                                  kExpandedThreads.spec(),
@@ -162,6 +167,7 @@ public:
         LaneOptions o{kRanks(values), kIncludeMemory(values), kNameFilter(values), kTelemetry(values),
                       kCpuLanes(values), parseStepAlign(kAlign(values))};
         o.byQueue = kLanesBy(values) != "stream";
+        o.memoryLanes = kMemoryLanes(values);
         o.overlapToleranceNs = std::llround(std::max(0.0, kOverlapTolerance(values)) * 1000.0);
         return buildTimelineLanes(runs, o, cancel, progress);
     }

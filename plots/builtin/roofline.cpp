@@ -5,6 +5,11 @@
 // (derived metrics flops and hbm_bytes); for a Kineto trace recorded with shapes, a kernel launched by a GEMM op
 // (aten::mm/addmm/bmm/linear/matmul) gets the op's FLOPs and least traffic (core/analysis/gemm_flops.h), shared
 // among the op's kernels by duration. Kernels with neither are listed in a message.
+// With source=ops (issue 27) the points are operator instances instead: every instance the `ops` analysis models
+// (core/analysis/op_efficiency.h: GEMM, attention, convolution, normalisation, softmax, embedding, element-wise...)
+// at its FLOPs / bytes and FLOPs / kernel time, coloured by operator family; over several runs (a sweep's
+// configurations) each run has its own marker shape. Instances without FLOPs (copies, fills) cannot sit on a log
+// FLOP/s axis and are counted in a message.
 
 #include <algorithm>
 #include <cmath>
@@ -15,6 +20,7 @@
 #include <fmt/format.h>
 
 #include "core/analysis/gemm_flops.h"
+#include "core/analysis/registry.h"
 #include "plots/analysis_plot.h"
 #include "plots/chart.h"
 #include "plots/counter_metrics.h"
@@ -27,11 +33,19 @@ const EnumParam kDtype =
     EnumParam{"dtype", "Data type",
               "Data type of the compute roof (auto: the type of most GEMM FLOPs in the trace, else fp32)", "auto"}
         .choices({"auto", "fp64", "fp32", "tf32", "fp16", "bf16", "fp8"});
+const EnumParam kRooflineSource =
+    EnumParam{"source", "Points",
+              "gemm: one point per kernel name (FLOPs from counters, else from GEMM shapes); ops: one point per "
+              "operator instance the ops analysis models, coloured by operator family",
+              "gemm"}
+        .choices({"gemm", "ops"});
 
 struct Point {
     size_t run = 0;
     std::string name;
-    std::string source;  // "counters" or "shapes"
+    std::string source;  // "counters" or "shapes"; source=ops: the operator family
+    std::string shapes, dtype;  // source=ops: the instance's input shapes and data type
+    int rank = 0;
     int64_t dispatches = 0, totalNs = 0;
     double flops = 0, bytes = 0;
     double ai() const { return flops / bytes; }
@@ -51,6 +65,8 @@ struct RooflinePrepared final : Prepared {
     std::string dtype;
     std::vector<std::string> runLabels;
     std::vector<std::string> messages;
+    bool ops = false;                   // points are operator instances (source=ops)
+    std::vector<std::string> families;  // source=ops: the families drawn, sorted (colour = index)
     size_t bytes() const override { return sizeof(*this) + points.size() * 160; }
 };
 
@@ -104,12 +120,13 @@ public:
                99}) {}
 
     std::vector<ParamSpec> parameters(const RunSet& runs) const override {
-        return {ranksSpec(runs), kDtype.spec(), kLegend.spec()};
+        return {ranksSpec(runs), kRooflineSource.spec(), kDtype.spec(), kLegend.spec()};
     }
 
     core::Result<std::shared_ptr<RooflinePrepared>> prepareTyped(const RunSet& runs, const ParamValues& values,
                                                                  const core::CancelToken& cancel,
                                                                  const core::ProgressFn&) const override {
+        if (kRooflineSource(values) == "ops") return prepareOps(runs, values, cancel);
         auto p = std::make_shared<RooflinePrepared>();
         const auto ranks = kRanks(values);
         std::map<std::pair<size_t, std::string>, size_t> index;
@@ -154,7 +171,11 @@ public:
                         continue;
                     }
                     auto [it, added] = index.try_emplace({run, name}, p->points.size());
-                    if (added) p->points.push_back(Point{run, name, source, 0, 0, 0, 0});
+                    if (added) {
+                        Point np;
+                        np.run = run, np.name = name, np.source = source;
+                        p->points.push_back(std::move(np));
+                    }
                     Point& pt = p->points[it->second];
                     pt.dispatches += 1;
                     pt.totalNs += r.gpu.dur[g];
@@ -164,20 +185,7 @@ public:
                 }
             }
         }
-        p->dtype = kDtype(values);
-        if (p->dtype == "auto") {
-            p->dtype = "fp32";
-            double best = 0;
-            for (const auto& [t, f] : dtypeFlops)
-                if (!t.empty() && f > best) best = f, p->dtype = t;
-        }
-        for (const auto& [key, a] : archs) {
-            auto bw = a->values.find("arch.hbm_bandwidth_gbs");
-            if (bw == a->values.end()) continue;
-            p->roofs.push_back({key, bw->second, core::peakTflops(*a, p->dtype).value_or(0)});
-            if (p->roofs.back().peakTflops <= 0)
-                p->messages.push_back(fmt::format("{}: no peak {} FLOP/s in arch_constants.yaml (no compute roof)", key, p->dtype));
-        }
+        resolveRoofs(*p, kDtype(values), dtypeFlops, archs);
         for (size_t run = 0; run < runs.size(); ++run)
             if (kernelsOfRun[run] == 0) p->messages.push_back(runs[run].label + ": no GPU kernels");
         addMessages(*p, without, zeroTime, unknownGpus);
@@ -211,12 +219,11 @@ public:
                          [&](size_t a, size_t b) { return p.points[a].totalNs > p.points[b].totalNs; });
         for (size_t i : order) {
             const Point& pt = p.points[i];
-            QColor fill = seriesColor(int(pt.run));
+            QColor fill = pointColor(p, pt);
             fill.setAlpha(160);
             painter.setPen(QPen(fill.darker(140), 1));
             painter.setBrush(fill);
-            const double rad = radius(pt, maxNs);
-            painter.drawEllipse(QPointF(g.xAt(pt.ai()), g.yAt(pt.tflops())), rad, rad);
+            drawMarker(painter, p, pt, QPointF(g.xAt(pt.ai()), g.yAt(pt.tflops())), radius(pt, maxNs));
         }
         painter.restore();
     }
@@ -236,9 +243,15 @@ public:
             h.fields = {{"run", p.runLabels[pt.run]},
                         {"arithmetic intensity", formatNumber(pt.ai()) + " FLOP/B"},
                         {"achieved", formatNumber(pt.tflops()) + " TFLOP/s"},
-                        {"dispatches", std::to_string(pt.dispatches)},
-                        {"total time", formatDuration(double(pt.totalNs))},
-                        {"FLOPs and bytes from", pt.source}};
+                        {p.ops ? "kernels" : "dispatches", std::to_string(pt.dispatches)},
+                        {p.ops ? "kernel time" : "total time", formatDuration(double(pt.totalNs))}};
+            if (p.ops) {
+                for (const auto& [k, v] : {std::pair<const char*, std::string>{"family", pt.source},
+                                           {"shapes", pt.shapes}, {"dtype", pt.dtype}, {"rank", std::to_string(pt.rank)}})
+                    h.fields.emplace_back(k, v);
+            } else {
+                h.fields.emplace_back("FLOPs and bytes from", pt.source);
+            }
             if (const Roof* roof = roofOf(p); roof && roof->peakTflops > 0) {
                 const double attainable = std::min(roof->peakTflops, pt.ai() * roof->bandwidthGbs / 1000.0);
                 h.fields.emplace_back("of the roof", formatPercent(100.0 * pt.tflops() / attainable));
@@ -254,12 +267,18 @@ public:
         core::Table t;
         t.columns = {"run", "kernel", "dispatches", "total_ns", "flops", "bytes", "flop_per_byte", "tflops", "source",
                      "bound", "roof_pct"};
+        if (p.ops)
+            t.columns = {"run",   "rank",  "op",    "family",        "shapes", "dtype", "kernels",
+                         "kernel_ns", "flops", "bytes", "flop_per_byte", "tflops", "bound", "roof_pct"};
         t.messages = p.messages;
         const Roof* roof = roofOf(p);
         for (const Point& pt : p.points) {
             std::vector<core::Cell> row{
                 p.runLabels[pt.run], pt.name,  pt.dispatches, pt.totalNs, pt.flops, pt.bytes, pt.ai(),
                 pt.tflops(),         pt.source};
+            if (p.ops)
+                row = {p.runLabels[pt.run], int64_t{pt.rank}, pt.name,  pt.source, pt.shapes,  pt.dtype,
+                       pt.dispatches,       pt.totalNs,       pt.flops, pt.bytes,  pt.ai(),    pt.tflops()};
             if (roof && roof->peakTflops > 0) {
                 row.emplace_back(std::string(pt.ai() < roof->ridge() ? "memory" : "compute"));
                 row.emplace_back(100.0 * pt.tflops() / std::min(roof->peakTflops, pt.ai() * roof->bandwidthGbs / 1000.0));
@@ -273,6 +292,110 @@ public:
     }
 
 private:
+    // The data type of the compute roof (auto: the one of most FLOPs, else fp32) and each GPU's roofs.
+    static void resolveRoofs(RooflinePrepared& p, const std::string& dtype, const std::map<std::string, double>& dtypeFlops,
+                             const std::map<std::string, const core::ArchConstants*>& archs) {
+        p.dtype = dtype;
+        if (p.dtype == "auto") {
+            p.dtype = "fp32";
+            double best = 0;
+            for (const auto& [t, f] : dtypeFlops)
+                if (!t.empty() && f > best) best = f, p.dtype = t;
+        }
+        for (const auto& [key, a] : archs) {
+            auto bw = a->values.find("arch.hbm_bandwidth_gbs");
+            if (bw == a->values.end()) continue;
+            p.roofs.push_back({key, bw->second, core::peakTflops(*a, p.dtype).value_or(0)});
+            if (p.roofs.back().peakTflops <= 0)
+                p.messages.push_back(fmt::format("{}: no peak {} FLOP/s in arch_constants.yaml (no compute roof)", key, p.dtype));
+        }
+    }
+
+    // source=ops: one point per operator instance of the ops analysis (window all, one row per instance).
+    static core::Result<std::shared_ptr<RooflinePrepared>> prepareOps(const RunSet& runs, const ParamValues& values,
+                                                                      const core::CancelToken& cancel) {
+        auto p = std::make_shared<RooflinePrepared>();
+        p->ops = true;
+        const auto ranks = kRanks(values);
+        std::map<std::string, double> dtypeFlops;
+        std::map<std::string, const core::ArchConstants*> archs;
+        std::set<std::string> families;
+        size_t noFlops = 0, noTime = 0;
+        for (size_t run = 0; run < runs.size(); ++run) {
+            p->runLabels.push_back(runs[run].label);
+            if (cancel.cancelled()) return cancelledError();
+            if (!runs[run].dataset) continue;
+            for (const auto& rp : runs[run].dataset->ranks)
+                if (rankSelected(ranks, rp->rank))
+                    if (const auto* a = archOf(*rp)) archs[a->key] = a;
+            core::AnalysisRequest req;
+            if (auto all = core::WindowSpec::parse("all", ""); all) req.window = *all;
+            req.values["group-by"] = std::string("instance");
+            auto ctx = core::AnalysisContext::of(runs[run].dataset);
+            auto t = core::runAnalysis(*ctx, "ops", req);
+            if (!t) return core::Error(t.error().where, runs[run].label + ": " + t.error().message);
+            for (const auto& m : t->messages)
+                if (m.find("of GPU kernel time modelled") != std::string::npos || m.find("arch_constants") != std::string::npos)
+                    p->messages.push_back(runs.size() > 1 ? runs[run].label + ": " + m : m);
+            for (size_t row = 0; row < t->rows.size(); ++row) {
+                const int rank = int(cellNumber(*t, row, "rank"));
+                if (!rankSelected(ranks, rank)) continue;
+                Point pt;
+                pt.run = run, pt.name = cellText(*t, row, "op"), pt.source = cellText(*t, row, "family");
+                pt.dispatches = int64_t(cellNumber(*t, row, "kernels"));
+                pt.totalNs = int64_t(cellNumber(*t, row, "kernel_ns"));
+                pt.flops = cellNumber(*t, row, "flops"), pt.bytes = cellNumber(*t, row, "bytes");
+                pt.shapes = cellText(*t, row, "shapes"), pt.dtype = cellText(*t, row, "dtype"), pt.rank = rank;
+                if (pt.flops <= 0 || pt.bytes <= 0) {
+                    noFlops += 1;
+                    continue;
+                }
+                if (pt.totalNs <= 0) {
+                    noTime += 1;
+                    continue;
+                }
+                dtypeFlops[pt.dtype] += pt.flops;
+                families.insert(pt.source);
+                p->points.push_back(std::move(pt));
+            }
+        }
+        p->families.assign(families.begin(), families.end());
+        resolveRoofs(*p, kDtype(values), dtypeFlops, archs);
+        if (noFlops > 0)
+            p->messages.push_back(fmt::format("{} modelled operator instances without FLOPs or bytes (copies, fills): "
+                                              "not on the roofline", noFlops));
+        if (noTime > 0)
+            p->messages.push_back(fmt::format("{} modelled operator instances without kernel time: not on the roofline",
+                                              noTime));
+        return p;
+    }
+
+    // The colour of a point: its run (source=gemm) or its operator family (source=ops).
+    static QColor pointColor(const RooflinePrepared& p, const Point& pt) {
+        if (!p.ops) return seriesColor(int(pt.run));
+        const auto it = std::lower_bound(p.families.begin(), p.families.end(), pt.source);
+        return seriesColor(int(it - p.families.begin()));
+    }
+    // source=ops over several runs: a marker per run (circle, square, triangle, diamond, then again).
+    static void drawMarker(QPainter& painter, const RooflinePrepared& p, const Point& pt, QPointF at, double r) {
+        const int shape = p.ops && p.runLabels.size() > 1 ? int(pt.run % 4) : 0;
+        if (shape == 0) {
+            painter.drawEllipse(at, r, r);
+        } else if (shape == 1) {
+            painter.drawRect(QRectF(at.x() - r, at.y() - r, 2 * r, 2 * r));
+        } else if (shape == 2) {
+            painter.drawPolygon(QPolygonF({QPointF(at.x(), at.y() - r), QPointF(at.x() + r, at.y() + r),
+                                           QPointF(at.x() - r, at.y() + r)}));
+        } else {
+            painter.drawPolygon(QPolygonF({QPointF(at.x(), at.y() - r), QPointF(at.x() + r, at.y()),
+                                           QPointF(at.x(), at.y() + r), QPointF(at.x() - r, at.y())}));
+        }
+    }
+    static std::string markerName(size_t run) {
+        static const char* names[] = {"●", "■", "▲", "◆"};
+        return names[run % 4];
+    }
+
     static const Roof* roofOf(const RooflinePrepared& p) { return p.roofs.empty() ? nullptr : &p.roofs.front(); }
 
     static int64_t maxTime(const RooflinePrepared& p) {
@@ -314,7 +437,15 @@ private:
             roofs += fmt::format("{}{}: {} GB/s, {} {} TFLOP/s, ridge {} FLOP/B", roofs.empty() ? "" : "; ", r.gpu,
                                  formatNumber(r.bandwidthGbs), formatNumber(r.peakTflops), p.dtype,
                                  r.peakTflops > 0 ? formatNumber(r.ridge()) : std::string("-"));
-        return fmt::format("{} kernels; point area ∝ total time; {}", p.points.size(),
+        std::string modelled;
+        for (const auto& m : p.messages)
+            if (m.find("of GPU kernel time modelled") != std::string::npos) {
+                std::string s = m.substr(0, m.find("; unmodelled"));
+                if (const auto at = s.find("ops: "); at != std::string::npos) s.erase(at, 5);
+                modelled += s + "; ";
+            }
+        return fmt::format("{} {}; {}point area ∝ {} time; {}", p.points.size(),
+                           p.ops ? "operator instances" : "kernels", modelled, p.ops ? "kernel" : "total",
                            roofs.empty() ? std::string("no roofs (GPU unknown)") : roofs);
     }
 
@@ -323,8 +454,13 @@ private:
         std::vector<LegendEntry> legend;
         std::set<size_t> runs;
         for (const auto& pt : p.points) runs.insert(pt.run);
-        if (p.runLabels.size() > 1)
+        if (p.ops) {
+            for (size_t i = 0; i < p.families.size(); ++i) legend.push_back({p.families[i], seriesColor(int(i)), false});
+            if (p.runLabels.size() > 1)
+                for (size_t r : runs) legend.push_back({markerName(r) + " " + p.runLabels[r], c.theme().muted, true, Qt::NoPen});
+        } else if (p.runLabels.size() > 1) {
             for (size_t r : runs) legend.push_back({p.runLabels[r], seriesColor(int(r)), false});
+        }
         for (size_t i = 0; i < p.roofs.size(); ++i)
             legend.push_back({p.roofs[i].gpu + " roofs", roofColor(c, i), true, Qt::SolidLine});
         area = drawLegend(c, area, legend, legendMode(v));

@@ -13,6 +13,7 @@
 #include <fmt/ranges.h>
 
 #include "core/analysis/columns.h"
+#include "core/analysis/memory_timeline.h"
 #include "core/analysis/phases.h"
 #include "core/model/clock_rules.h"
 #include "plots/builtin/timeline_model.h"
@@ -184,6 +185,48 @@ void addPhaseLanes(TimelinePrepared& out, const core::Table& t, size_t run, cons
     };
     addLanes(phases, LaneKind::Phases, "phases", 2);
     addLanes(layers, LaneKind::Layers, "layers", 1);
+}
+
+// Memory lanes (issue 27): per device of the rank's [memory] events (core::memoryTimeline), its allocated and its
+// reserved bytes as two telemetry-style lanes: each event's "Total Allocated" / "Total Reserved" held until the next
+// event (the last for the median interval), scaled from 0 to the lane's largest value.
+void addMemoryLanes(TimelinePrepared& out, const core::RankData& r, size_t run, int64_t origin,
+                    const std::string& rlabel) {
+    const core::MemoryTimeline tl = core::memoryTimeline(r);
+    for (const core::MemoryDevice& d : tl.devices) {
+        const auto& ev = d.events;
+        if (ev.empty()) continue;
+        std::vector<int64_t> gaps;
+        for (size_t k = 1; k < ev.size(); ++k) gaps.push_back(ev[k].ts - ev[k - 1].ts);
+        std::sort(gaps.begin(), gaps.end());
+        const int64_t lastGap = gaps.empty() ? 1 : std::max<int64_t>(1, gaps[gaps.size() / 2]);
+        for (const bool reserved : {false, true}) {
+            Lane l;
+            l.kind = LaneKind::Telemetry;
+            l.run = run;
+            l.rank = &r;
+            l.rankNumber = r.rank;
+            l.device = d.device >= 0 ? int(d.device) : -1;
+            l.metric = reserved ? "reserved_bytes" : "allocated_bytes";
+            l.label = fmt::format("{} {}:{} {}", rlabel, core::memoryDeviceTypeName(d.deviceType), d.device, l.metric);
+            l.vmin = 0;
+            l.vmax = 0;
+            for (size_t k = 0; k < ev.size(); ++k) {
+                const int64_t t = ev[k].ts - origin;
+                const double v = double(reserved ? ev[k].reserved : ev[k].allocated);
+                l.start.push_back(t);
+                l.end.push_back(k + 1 < ev.size() ? ev[k + 1].ts - origin : t + lastGap);
+                l.value.push_back(v);
+                l.src.push_back(ev[k].slice);
+                l.cat.push_back(0);
+                l.vmax = std::max(l.vmax, v);
+            }
+            if (l.vmax <= 0) continue;  // nothing reserved (the CPU's allocator reserves nothing)
+            out.fullEnd = std::max(out.fullEnd, l.end.back());
+            finishLane(l);
+            out.lanes.push_back(std::move(l));
+        }
+    }
 }
 
 // One lane per (device, metric) of the rank's telemetry samples for the metrics asked for, in that order: each
@@ -668,6 +711,7 @@ core::Result<std::shared_ptr<TimelinePrepared>> buildTimelineLanes(const RunSet&
                 i = j;
             }
             addTelemetryLanes(*out, r, ri, rankOrigin, rlabel, options.telemetry);
+            if (options.memoryLanes) addMemoryLanes(*out, r, ri, rankOrigin, rlabel);
             if (options.cpuLanes) addCpuLanes(*out, r, ri, rankOrigin, rlabel);
             for (size_t li = firstLane; li < out->lanes.size(); ++li) out->lanes[li].group = rlabel;
             for (size_t k = 0; k < r.steps.size(); ++k) out->fullEnd = std::max(out->fullEnd, r.steps.end[k] - rankOrigin);

@@ -143,6 +143,9 @@ struct LaneOptions {
     // Timestamp overlaps up to this between consecutive activities of one stream or queue stay in its lane (and
     // are reported); longer ones (concurrent kernels) open sub-lanes.
     int64_t overlapToleranceNs = 1000;
+    // Allocated and reserved bytes of each device from the rank's [memory] events (profile_memory=True), as lanes
+    // under its streams (issue 27).
+    bool memoryLanes = false;
 };
 
 // CPU slice kinds drawn in CPU lanes, and their colours.

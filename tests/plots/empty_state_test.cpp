@@ -122,7 +122,8 @@ TEST(EmptyState, AFilterThatMatchesNothingIsExplained) {
 
 // On the 8-rank sample every plot has something to draw with its defaults — except the telemetry and counter plots
 // (a Kineto trace has no telemetry samples and no hardware counters), the sweep interaction plot (one run, no
-// sweep parameters) and delta-bars (one configuration, nothing to compare it with): those must say so.
+// sweep parameters), delta-bars (one configuration, nothing to compare it with) and the memory plots (recorded
+// without profile_memory: no [memory] events): those must say so.
 TEST(EmptyState, NoPlotIsEmptyOnTheEightRankSample) {
     auto runs = loadRun(std::string(STROBE_RESOURCE_DIR) + "/sample/param-dlrm-8rank");
     ASSERT_TRUE(runs[0].dataset);
@@ -131,7 +132,8 @@ TEST(EmptyState, NoPlotIsEmptyOnTheEightRankSample) {
                                              "power-freq-summary", "total-power", "cpu-active-cores",
                                              "cpu-core-heatmap",
                                              "delta-bars",
-                                             "counter-cdf", "counter-timeline", "arch-chart"};
+                                             "counter-cdf", "counter-timeline", "arch-chart",
+                                             "memory-timeline", "memory-live-at-peak"};
     for (const auto* plot : PlotRegistry::instance().plots()) {
         auto r = render(*plot, runs);
         if (telemetry.count(plot->id())) {

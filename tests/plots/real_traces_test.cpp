@@ -89,14 +89,15 @@ TEST(RealTraces, EveryPlotDrawsDataOnTheEightRankSample) {
     ASSERT_TRUE(runs[0].dataset);
     ASSERT_EQ(runs[0].dataset->ranks.size(), 8u);
     // The telemetry and counter plots have nothing to draw on a Kineto trace (no samples, no hardware counters), nor
-    // the sweep interaction plot on one run without sweep parameters, nor delta-bars with one configuration: they must
-    // say so instead.
+    // the sweep interaction plot on one run without sweep parameters, nor delta-bars with one configuration, nor the
+    // memory plots (recorded without profile_memory: no [memory] events): they must say so instead.
     const std::set<std::string> telemetry = {"power-timeline", "freq-vs-power", "freq-temp-correlation",
                                              "power-cap-distribution", "kernel-counters", "sweep-interaction",
                                              "power-freq-summary", "total-power", "cpu-active-cores",
                                              "cpu-core-heatmap",
                                              "delta-bars",
-                                             "counter-cdf", "counter-timeline", "arch-chart"};
+                                             "counter-cdf", "counter-timeline", "arch-chart",
+                                             "memory-timeline", "memory-live-at-peak"};
     for (const auto* plot : PlotRegistry::instance().plots()) {
         auto values = *resolveValues(plot->parameters(runs), {});
         auto prepared = plot->prepare(runs, values, {}, {});

@@ -1,0 +1,227 @@
+// The issue-27 views (plots/builtin/operator_efficiency.cpp, memory_plots.cpp, roofline.cpp source=ops) on TraceLens's
+// normalization test trace recorded on an MI300X with record_shapes and profile_memory
+// (tests/data/kineto/memory/tracelens_normalization_layer_test_profile_memory.json.gz, see tests/data/SOURCES.md).
+// The memory figures are those of the independent Python replay of the [memory] events kept beside the core test:
+//   /usr/bin/python3 tests/core/memory_timeline_replay.py tests/data/kineto/memory/tracelens_normalization_layer_test_profile_memory.json.gz
+// (GPU hip:0: peak Total Allocated 8,154,624 B; 44 blocks allocated in the trace live at the peak, 7,489,024 B).
+// The table and roofline plots are checked against the `ops` analysis they draw (`strobe-cli analyze ops`).
+#include <algorithm>
+#include <map>
+#include <set>
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "core/analysis/context.h"
+#include "core/analysis/registry.h"
+#include "core/engine/run_loader.h"
+#include "plots/analysis_plot.h"
+#include "plots/builtin/timeline_model.h"
+#include "plots/plot_registry.h"
+#include "plots/render.h"
+#include "tests/test_paths.h"
+
+using namespace strobe;
+using namespace strobe::plots;
+
+namespace {
+
+core::DatasetPtr normalizationTrace() {
+    static core::DatasetPtr ds = [] {
+        core::RunLoadOptions o;
+        o.useCache = false;
+        auto r = core::loadRun({std::string(STROBE_TEST_DATA_DIR) +
+                                "/kineto/memory/tracelens_normalization_layer_test_profile_memory.json.gz"},
+                               o);
+        EXPECT_TRUE(r.ok()) << (r.ok() ? "" : r.error().toString());
+        return r.ok() ? r.value() : nullptr;
+    }();
+    return ds;
+}
+
+struct EmPrepared {
+    const Plot* plot = nullptr;
+    PreparedPtr prepared;
+    ParamValues values;
+};
+
+EmPrepared emPrepare(const std::string& id, const std::vector<std::string>& sets) {
+    EmPrepared out;
+    out.plot = PlotRegistry::instance().find(id);
+    EXPECT_NE(out.plot, nullptr) << id;
+    if (!out.plot) return out;
+    const RunSet runs{RunEntry{"norm", normalizationTrace(), {}}};
+    ParamValues given;
+    for (const auto& s : sets) EXPECT_TRUE(core::applyAssignment(out.plot->parameters(runs), s, given).ok()) << s;
+    auto values = core::resolveValues(out.plot->parameters(runs), given);
+    EXPECT_TRUE(values.ok());
+    if (!values.ok()) return out;
+    out.values = *values;
+    auto p = out.plot->prepare(runs, out.values, {}, {});
+    EXPECT_TRUE(p.ok()) << (p.ok() ? "" : p.error().toString());
+    if (p.ok()) out.prepared = *p;
+    return out;
+}
+
+core::Table opsAnalysis(const std::string& groupBy) {
+    auto ctx = core::AnalysisContext::of(normalizationTrace());
+    core::AnalysisRequest req;
+    req.window = *core::WindowSpec::parse("all", "");
+    req.values["group-by"] = groupBy;
+    auto t = core::runAnalysis(*ctx, "ops", req);
+    EXPECT_TRUE(t.ok());
+    return t.ok() ? *t : core::Table{};
+}
+
+// Every row as one text (cells by column name), sorted: the rows as a multiset, whatever their order.
+std::vector<std::string> emRowTexts(const core::Table& t) {
+    std::vector<std::string> out;
+    for (size_t r = 0; r < t.rows.size(); ++r) {
+        std::string s;
+        for (const auto& c : t.columns) s += c + "=" + cellText(t, r, c) + "|";
+        out.push_back(std::move(s));
+    }
+    std::sort(out.begin(), out.end());
+    return out;
+}
+
+}  // namespace
+
+TEST(EfficiencyMemoryPlots, MemoryTimelinePeakIsTheReplaysAndThePictureIsDrawn) {
+    auto p = emPrepare("memory-timeline", {});
+    ASSERT_TRUE(p.prepared);
+    const core::Table t = p.plot->table(*p.prepared, p.values);
+    double gpuPeak = 0;
+    size_t gpuEvents = 0;
+    for (size_t r = 0; r < t.rows.size(); ++r)
+        if (cellText(t, r, "device_type") == "hip") {
+            gpuPeak = std::max(gpuPeak, cellNumber(t, r, "allocated_bytes"));
+            gpuEvents += 1;
+        }
+    EXPECT_EQ(gpuPeak, 8'154'624.0);
+    EXPECT_EQ(gpuEvents, 415u) << "every [memory] event of the GPU, as analyze memory-timeline --view series";
+    const QImage image = renderToImage(*p.plot, *p.prepared, p.values, QSize(1000, 600));
+    EXPECT_GT(countNonBackgroundPixels(image), 5000);
+    const std::string svg = renderToSvg(*p.plot, *p.prepared, p.values, QSize(1000, 600)).toStdString();
+    EXPECT_NE(svg.find("8154624 B"), std::string::npos) << "the peak is stated";
+}
+
+TEST(EfficiencyMemoryPlots, LiveAtPeakTableHoldsTheBlocksTheReplayFinds) {
+    auto p = emPrepare("memory-live-at-peak", {});
+    ASSERT_TRUE(p.prepared);
+    EXPECT_TRUE(p.plot->isTable());
+    const core::Table t = p.plot->table(*p.prepared, p.values);
+    double liveBytes = 0, last = 1e300;
+    size_t blocks = 0;
+    for (size_t r = 0; r < t.rows.size(); ++r) {
+        if (cellText(t, r, "device_type") != "hip") continue;
+        liveBytes += cellNumber(t, r, "bytes");
+        blocks += 1;
+        EXPECT_LE(cellNumber(t, r, "bytes"), last) << "largest first";
+        last = cellNumber(t, r, "bytes");
+    }
+    EXPECT_EQ(blocks, 44u);
+    EXPECT_EQ(liveBytes, 7'489'024.0);
+    bool stated = false;
+    for (const auto& m : t.messages) stated = stated || m.find("peak 8154624 B") != std::string::npos;
+    EXPECT_TRUE(stated) << "the peak and the part from before the trace are in the messages (the subtitle)";
+    EXPECT_GT(countNonBackgroundPixels(renderToImage(*p.plot, *p.prepared, p.values, QSize(1000, 600))), 5000);
+}
+
+TEST(EfficiencyMemoryPlots, OperatorTableRowsAreTheOpsAnalysisRows) {
+    for (const std::string by : {"instance", "shape"}) {
+        auto p = emPrepare("operator-efficiency", {"group_by=" + by});
+        ASSERT_TRUE(p.prepared);
+        EXPECT_TRUE(p.plot->isTable());
+        const core::Table t = p.plot->table(*p.prepared, p.values);
+        const core::Table want = opsAnalysis(by);
+        ASSERT_FALSE(want.rows.empty());
+        EXPECT_EQ(t.columns, want.columns) << by;
+        EXPECT_EQ(emRowTexts(t), emRowTexts(want)) << by;
+        for (size_t r = 1; r < t.rows.size(); ++r)
+            EXPECT_GE(cellNumber(t, r - 1, "kernel_ns"), cellNumber(t, r, "kernel_ns")) << "sorted by kernel time";
+    }
+    auto p = emPrepare("operator-efficiency", {});
+    ASSERT_TRUE(p.prepared);
+    const std::string svg = renderToSvg(*p.plot, *p.prepared, p.values, QSize(1200, 700)).toStdString();
+    EXPECT_NE(svg.find("of GPU kernel time modelled"), std::string::npos) << "the modelled share in the subtitle";
+    // A filter keeps only the matching operators.
+    auto f = emPrepare("operator-efficiency", {"filter=layer_norm"});
+    ASSERT_TRUE(f.prepared);
+    const core::Table ft = f.plot->table(*f.prepared, f.values);
+    ASSERT_FALSE(ft.rows.empty());
+    for (size_t r = 0; r < ft.rows.size(); ++r) EXPECT_NE(cellText(ft, r, "op").find("layer_norm"), std::string::npos);
+}
+
+TEST(EfficiencyMemoryPlots, OperatorTableRejectsAnUnknownGrouping) {
+    const Plot* plot = PlotRegistry::instance().find("operator-efficiency");
+    ASSERT_NE(plot, nullptr);
+    const RunSet runs{RunEntry{"norm", normalizationTrace(), {}}};
+    ParamValues given;
+    ASSERT_TRUE(core::applyAssignment(plot->parameters(runs), "group_by=category", given).ok());
+    auto values = core::resolveValues(plot->parameters(runs), given);
+    ASSERT_TRUE(values.ok());
+    auto p = plot->prepare(runs, *values, {}, {});
+    ASSERT_FALSE(p.ok());
+    EXPECT_NE(p.error().message.find("instance or shape"), std::string::npos) << p.error().message;
+}
+
+TEST(EfficiencyMemoryPlots, RooflineOpsHasOnePointPerModelledInstanceWithFlops) {
+    auto p = emPrepare("roofline", {"source=ops"});
+    ASSERT_TRUE(p.prepared);
+    const core::Table t = p.plot->table(*p.prepared, p.values);
+    const core::Table want = opsAnalysis("instance");
+    size_t withFlops = 0, without = 0;
+    std::set<std::string> families;
+    for (size_t r = 0; r < want.rows.size(); ++r) {
+        if (cellNumber(want, r, "flops") > 0 && cellNumber(want, r, "bytes") > 0 && cellNumber(want, r, "kernel_ns") > 0) {
+            withFlops += 1;
+            families.insert(cellText(want, r, "family"));
+        } else {
+            without += 1;
+        }
+    }
+    EXPECT_EQ(t.rows.size(), withFlops) << "one point per modelled instance that has FLOPs, bytes and kernel time";
+    EXPECT_GT(withFlops, 0u);
+    std::set<std::string> drawn;
+    for (size_t r = 0; r < t.rows.size(); ++r) {
+        drawn.insert(cellText(t, r, "family"));
+        EXPECT_NEAR(cellNumber(t, r, "flop_per_byte"), cellNumber(t, r, "flops") / cellNumber(t, r, "bytes"), 1e-9);
+    }
+    EXPECT_EQ(drawn, families) << "coloured by family: every family of the analysis is there";
+    bool counted = without == 0;
+    for (const auto& m : t.messages)
+        counted = counted || m.find(std::to_string(without) + " modelled operator instances without FLOPs") != std::string::npos;
+    EXPECT_TRUE(counted) << "the instances left out are counted";
+    EXPECT_GT(countNonBackgroundPixels(renderToImage(*p.plot, *p.prepared, p.values, QSize(1000, 600))), 5000);
+    // The default stays the GEMM roofline (one point per kernel name).
+    const Plot* roofline = PlotRegistry::instance().find("roofline");
+    ASSERT_NE(roofline, nullptr);
+    const auto specs = roofline->parameters({});
+    const ParamSpec* spec = findSpec(specs, "source");
+    ASSERT_TRUE(spec);
+    EXPECT_EQ(std::get<std::string>(spec->defaultValue), "gemm");
+}
+
+// The GPU timeline's memory lanes (memory_lanes, off by default): the GPU's allocated bytes reach the replay's peak and
+// its reserved bytes the allocator's largest Total Reserved (8,388,608 B, analyze memory-timeline); the CPU reserves
+// nothing, so it has no reserved lane.
+TEST(EfficiencyMemoryPlots, TimelineMemoryLanesHoldTheAllocatorTotals) {
+    auto off = emPrepare("gpu-timeline", {});
+    ASSERT_TRUE(off.prepared);
+    const auto* lanesOff = dynamic_cast<const timeline::TimelinePrepared*>(off.prepared.get());
+    ASSERT_NE(lanesOff, nullptr);
+    for (const auto& l : lanesOff->lanes) EXPECT_EQ(l.label.find("allocated_bytes"), std::string::npos);
+    auto on = emPrepare("gpu-timeline", {"memory_lanes=true"});
+    ASSERT_TRUE(on.prepared);
+    const auto* lanes = dynamic_cast<const timeline::TimelinePrepared*>(on.prepared.get());
+    ASSERT_NE(lanes, nullptr);
+    std::map<std::string, double> peak;
+    for (const auto& l : lanes->lanes)
+        if (l.kind == timeline::LaneKind::Telemetry) peak[l.label] = l.vmax;
+    EXPECT_EQ(peak["rank 0 hip:0 allocated_bytes"], 8'154'624.0);
+    EXPECT_EQ(peak["rank 0 hip:0 reserved_bytes"], 8'388'608.0);
+    EXPECT_EQ(peak["rank 0 cpu:-1 allocated_bytes"], 32.0);
+    EXPECT_EQ(peak.count("rank 0 cpu:-1 reserved_bytes"), 0u);
+    EXPECT_GT(countNonBackgroundPixels(renderToImage(*on.plot, *on.prepared, on.values, QSize(1200, 500))), 5000);
+}
