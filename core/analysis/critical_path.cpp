@@ -867,11 +867,19 @@ void outEdgesCsr(const CpGraph& g, CpOrder& o) {
     o.outStart[0] = 0;
 }
 
-CpOrder topoOrder(const CpGraph& g) {
+// Per-node arrays of longestPath, kept across the runs of a what-if (pred first serves topoOrder's in-degrees:
+// memory already touched is cheaper than new pages).
+struct CpScratch {
+    std::vector<TimeNs> dist;
+    std::vector<int32_t> pred;
+};
+
+CpOrder topoOrder(const CpGraph& g, CpScratch& s) {
     const auto n = static_cast<uint32_t>(g.nodeCount());
     CpOrder o;
     outEdgesCsr(g, o);
-    std::vector<uint32_t> indeg(n, 0);
+    std::vector<int32_t>& indeg = s.pred;
+    indeg.assign(n, 0);
     for (const auto& e : g.edges) ++indeg[e.to];
     o.origin = INT64_MAX;
     for (const auto& e : g.events) o.origin = std::min({o.origin, e.ts, e.end});
@@ -918,12 +926,6 @@ struct CpRun {
     TimeNs startOffset = 0;       // strobe: from the window's first event to the path's first node
     uint32_t first = 0;           // the path's first node
     TimeNs origin = 0;
-};
-
-// Per-node arrays of longestPath, kept across the runs of a what-if.
-struct CpScratch {
-    std::vector<TimeNs> dist;
-    std::vector<int32_t> pred;
 };
 
 // Longest path by dynamic programming in topological order. Strobe (wall time on the run's clock): a node without
@@ -1147,8 +1149,8 @@ Result<CriticalPathResult> criticalPath(AnalysisContext& ctx, const CpRequest& r
     auto g = buildGraph(ctx, req);
     if (!g) return g.error();
     if (g->events.empty()) return emptyResult(g.value());
-    const CpOrder o = topoOrder(g.value());
     CpScratch scratch;
+    const CpOrder o = topoOrder(g.value(), scratch);
     const CpRun run = longestPath(g.value(), o, g->w, scratch);
     CriticalPathResult res = summarize(g.value(), rankTypes(ctx, g.value()), run, g->w);
     noteBroken(res, o);
@@ -1288,8 +1290,8 @@ Result<WhatIfResult> whatIf(AnalysisContext& ctx, const CpRequest& req) {
     }
     const auto types = rankTypes(ctx, g);
     // One graph, one order: each projection reruns only the longest path on its weights.
-    const CpOrder o = topoOrder(g);
     CpScratch scratch;
+    const CpOrder o = topoOrder(g, scratch);
     const CpRun base = longestPath(g, o, g.w, scratch);
     res.base = summarize(g, types, base, g.w);
     noteBroken(res.base, o);
