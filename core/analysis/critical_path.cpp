@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <iterator>
 #include <map>
 #include <regex>
 #include <tuple>
@@ -1341,15 +1342,22 @@ Result<CpRequest> cpRequest(const AnalysisRequest& r, bool scales) {
 std::string pathJson(const CriticalPathResult& r) {
     std::string s = fmt::format("\"definition\": \"{}\", \"length_ns\": {}, \"graph_nodes\": {}, \"graph_edges\": {},\n\"path\": [",
                                 r.definition == CpDefinition::Hta ? "hta" : "strobe", r.lengthNs, r.nodes, r.edges);
+    // A path of millions of segments is a string of a gigabyte: sized once (growing it copies it again and again,
+    // into fresh pages each time) and written in place.
+    size_t bytes = s.size() + 2;
+    for (const auto& p : r.path) bytes += 160 + p.kind.size() + p.name.size() + p.boundBy.size();
+    s.reserve(bytes);
+    auto out = std::back_inserter(s);
     for (size_t i = 0; i < r.path.size(); ++i) {
         const auto& p = r.path[i];
-        s += fmt::format("{}{{\"rank\": {}, \"kind\": {}, \"name\": {}, \"bound_by\": {}, \"start_ns\": {}, \"end_ns\": {}, "
-                         "\"ns\": {}}}",
-                         i ? ",\n " : "", p.rank, jsonQuote(std::string(p.kind)), jsonQuote(std::string(p.name)),
-                         jsonQuote(std::string(p.boundBy)), p.start,
-                         p.end, p.weight);
+        fmt::format_to(out,
+                       "{}{{\"rank\": {}, \"kind\": {}, \"name\": {}, \"bound_by\": {}, \"start_ns\": {}, \"end_ns\": {}, "
+                       "\"ns\": {}}}",
+                       i ? ",\n " : "", p.rank, jsonQuote(std::string(p.kind)), jsonQuote(std::string(p.name)),
+                       jsonQuote(std::string(p.boundBy)), p.start, p.end, p.weight);
     }
-    return s + "]";
+    s += ']';
+    return s;
 }
 
 Result<Table> criticalPathTable(AnalysisContext& ctx, const AnalysisRequest& r) {
