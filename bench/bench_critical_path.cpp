@@ -39,6 +39,7 @@ void runCp(benchmark::State& state, core::CpDefinition def) {
         benchmark::DoNotOptimize(r);
         if (r) state.counters["length_ms"] = static_cast<double>(r->lengthNs) / 1e6;
         if (r) state.counters["edges"] = static_cast<double>(r->edges);
+        if (r) state.counters["segments"] = static_cast<double>(r->path.size());
     }
 }
 

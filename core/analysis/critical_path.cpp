@@ -1,7 +1,9 @@
 #include "core/analysis/critical_path.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
+#include <iterator>
 #include <map>
 #include <regex>
 #include <tuple>
@@ -17,50 +19,68 @@ namespace {
 
 enum class CpEdgeType : uint8_t { Span, Dependency, Idle, Launch, KernelKernel, Sync, SyncResidual, Comm, Wake };
 
+// 32 bytes: the graph of a step of 1 M kernels holds about 4 M events.
 struct CpEvent {
-    uint32_t rankPos = 0;
-    bool gpu = false;
-    uint32_t row = 0;
     TimeNs ts = 0, end = 0;
-    int32_t parent = -1;    // enclosing selected CPU event on its thread
-    int32_t launch = -1;    // GPU: the launching call's event
+    uint32_t row = 0;
+    int32_t parent = -1;  // enclosing selected CPU event on its thread
+    int32_t launch = -1;  // GPU: the launching call's event
+    uint32_t rankPos : 31 = 0;
+    uint32_t gpu : 1 = 0;
 };
 
+// 16 bytes; its weight lives beside it (CpGraph::w), which is also the base weights of a what-if.
 struct CpEdge {
     uint32_t from = 0, to = 0;
-    TimeNs w = 0;
-    CpEdgeType type = CpEdgeType::Dependency;
     int32_t ev = -1;  // attributed event
+    CpEdgeType type = CpEdgeType::Dependency;
 };
+
+// Per-name facts of a rank, found once per string id rather than per event.
+enum CpNameFlag : uint8_t { kCpKnown = 1, kCpBlocking = 2, kCpLock = 4, kCpGraphLaunch = 8 };
 
 struct CpGraph {
     CpDefinition def = CpDefinition::Strobe;
     std::vector<const RankData*> ranks;  // by dataset rank index (null: not in scope)
     std::vector<int> rankNumbers;
-    std::vector<CpEvent> events;
-    std::vector<TimeNs> nodeTs;  // 2i: start of event i, 2i+1: its end
+    std::vector<CpEvent> events;  // node 2i: start of event i, 2i+1: its end
     std::vector<CpEdge> edges;
+    std::vector<TimeNs> w;        // per edge: its weight
     std::vector<std::string> messages;
     std::vector<std::vector<int32_t>> sliceEv, gpuEv;  // per rank index: row -> event, -1
-    std::vector<TimeNs> syncSource;                     // per event: latest sync source feeding its end
-    std::vector<int32_t> spanEdge;                      // per GPU event: its start -> end edge
+    std::vector<std::vector<uint8_t>> nameFlags;       // per rank index, per string id: CpNameFlag
+    std::unordered_map<uint32_t, TimeNs> syncSource;   // per blocking call's event: latest sync source feeding its end
+    std::vector<int32_t> spanEdge;                     // per GPU event: its start -> end edge (several ranks only)
     std::string window;
     size_t negative = 0, broken = 0;
 
     uint32_t startNode(size_t e) const { return static_cast<uint32_t>(2 * e); }
     uint32_t endNode(size_t e) const { return static_cast<uint32_t>(2 * e + 1); }
+    size_t nodeCount() const { return 2 * events.size(); }
+    TimeNs nodeTs(uint32_t n) const {
+        const CpEvent& e = events[n / 2];
+        return (n & 1) ? e.end : e.ts;
+    }
     std::string_view name(size_t e) const {
         const CpEvent& ev = events[e];
         const RankData& r = *ranks[ev.rankPos];
         return r.strings.view(ev.gpu ? r.gpu.name[ev.row] : r.slices.name[ev.row]);
     }
-    void add(uint32_t from, uint32_t to, TimeNs w, CpEdgeType t, int32_t ev) {
+    StrId nameId(size_t e) const {
+        const CpEvent& ev = events[e];
+        const RankData& r = *ranks[ev.rankPos];
+        return ev.gpu ? r.gpu.name[ev.row] : r.slices.name[ev.row];
+    }
+    uint8_t flags(size_t rankPos, StrId id);
+    bool hasFlag(size_t e, CpNameFlag f) { return flags(events[e].rankPos, nameId(e)) & f; }
+    void add(uint32_t from, uint32_t to, TimeNs weight, CpEdgeType t, int32_t ev) {
         if (from == to) return;
-        if (w < 0) {
+        if (weight < 0) {
             ++negative;
-            w = 0;
+            weight = 0;
         }
-        edges.push_back({from, to, w, t, ev});
+        edges.push_back({from, to, ev, t});
+        w.push_back(weight);
     }
 };
 
@@ -89,6 +109,17 @@ bool isBlockingCall(std::string_view name, CpDefinition def) {
 }
 
 bool isLockCall(std::string_view name) { return isOneOf(name, {"cudaHostAlloc", "cudaLaunchKernel", "cudaMemcpyAsync"}); }
+
+uint8_t CpGraph::flags(size_t rankPos, StrId id) {
+    auto& f = nameFlags[rankPos];
+    if (f.size() <= id) f.resize(std::max<size_t>(ranks[rankPos]->strings.size(), size_t{id} + 1), 0);
+    if (!(f[id] & kCpKnown)) {
+        const std::string_view s = ranks[rankPos]->strings.view(id);
+        f[id] = kCpKnown | (isBlockingCall(s, def) ? kCpBlocking : 0) | (isLockCall(s) ? kCpLock : 0) |
+                (s.find("GraphLaunch") != std::string_view::npos ? kCpGraphLaunch : 0);
+    }
+    return f[id];
+}
 
 // ---- the window ----
 
@@ -151,7 +182,7 @@ void selectRankEvents(AnalysisContext& ctx, CpGraph& g, size_t ri, const CpSpan&
         const TimeNs ts = r.slices.ts[i], dur = r.slices.dur[i];
         if (r.slices.phase[i] != 'X' || dur <= 0 || ts < span.from || ts > span.to) continue;
         sliceEv[i] = static_cast<int32_t>(g.events.size());
-        g.events.push_back({static_cast<uint32_t>(ri), false, i, ts, ts + dur, -1, -1});
+        g.events.push_back({ts, ts + dur, i, -1, -1, static_cast<uint32_t>(ri), 0});
     }
     const auto& runtime = ctx.runtimeOf(ri);
     size_t graphKernels = 0;
@@ -163,10 +194,8 @@ void selectRankEvents(AnalysisContext& ctx, CpGraph& g, size_t ri, const CpSpan&
             if (g.def == CpDefinition::Hta || rt >= 0 || ts < span.from || ts > span.to) continue;
         }
         gpuEv[i] = static_cast<int32_t>(g.events.size());
-        g.events.push_back({static_cast<uint32_t>(ri), true, i, ts, ts + std::max<TimeNs>(0, r.gpu.dur[i]), -1,
-                            launch});
-        if (launch >= 0 && r.strings.view(r.slices.name[static_cast<size_t>(rt)]).find("GraphLaunch") != std::string_view::npos)
-            ++graphKernels;
+        g.events.push_back({ts, ts + std::max<TimeNs>(0, r.gpu.dur[i]), i, -1, launch, static_cast<uint32_t>(ri), 1});
+        if (launch >= 0 && (g.flags(ri, r.slices.name[static_cast<size_t>(rt)]) & kCpGraphLaunch)) ++graphKernels;
     }
     if (graphKernels)
         g.messages.push_back(fmt::format("rank {}: {} GPU activities launched through graph launches hang off them",
@@ -190,6 +219,8 @@ struct EventLinks {
 EventLinks eventLinks(AnalysisContext& ctx, size_t ri) {
     const RankData& r = *ctx.dataset().ranks[ri];
     EventLinks l;
+    // Only the profiler's cuda_sync events (Stream Wait Event, Event Sync) follow these links: none, no links.
+    if (std::find(r.slices.kind.begin(), r.slices.kind.end(), EventKind::Sync) == r.slices.kind.end()) return l;
     for (uint32_t i = 0; i < r.slices.size(); ++i)
         if ((r.slices.kind[i] == EventKind::Runtime || r.slices.kind[i] == EventKind::Driver) &&
             r.slices.correlation[i] != kNone)
@@ -282,10 +313,12 @@ void htaQueueLengths(AnalysisContext& ctx, size_t ri, std::vector<int32_t>& atLa
 
 // The activity of another stream of the same device that ended last before `e` started, when it ended after
 // `after` and at most 10 µs before `e` started; -1 otherwise.
-int32_t implicitBlocker(const CpGraph& g, const std::vector<std::pair<TimeNs, uint32_t>>& byEnd, uint32_t e, TimeNs after) {
+// `upper` is the position of the first activity in `byEnd` that ended after `e` started.
+int32_t implicitBlocker(const CpGraph& g, const std::vector<std::pair<TimeNs, uint32_t>>& byEnd, size_t upper,
+                        uint32_t e, TimeNs after) {
     const CpEvent& k = g.events[e];
     const RankData& r = *g.ranks[k.rankPos];
-    auto it = std::upper_bound(byEnd.begin(), byEnd.end(), std::make_pair(k.ts, UINT32_MAX));
+    auto it = byEnd.begin() + static_cast<std::ptrdiff_t>(upper);
     for (int steps = 0; it != byEnd.begin() && steps < 8; ++steps) {
         --it;
         if (it->first <= after || k.ts - it->first > 10'000) return -1;
@@ -296,34 +329,58 @@ int32_t implicitBlocker(const CpGraph& g, const std::vector<std::pair<TimeNs, ui
     return -1;
 }
 
+// A small map stream key -> last event, for lookups that mostly hit the stream of the previous one.
+struct StreamSlots {
+    std::unordered_map<uint64_t, int32_t> map;
+    uint64_t lastKey = UINT64_MAX;
+    int32_t* lastSlot = nullptr;
+    int32_t& at(uint64_t key) {
+        if (key != lastKey || !lastSlot) {
+            lastSlot = &map.try_emplace(key, -1).first->second;  // references into an unordered_map stay valid
+            lastKey = key;
+        }
+        return *lastSlot;
+    }
+};
+
+// The rank's GPU events by start (stable: equal starts in row order).
+std::vector<uint32_t> gpuByStart(const CpGraph& g, size_t ri) {
+    std::vector<uint32_t> evs;
+    evs.reserve(g.gpuEv[ri].size());
+    for (int32_t e : g.gpuEv[ri])
+        if (e >= 0) evs.push_back(static_cast<uint32_t>(e));
+    auto byTs = [&](uint32_t a, uint32_t b) { return g.events[a].ts < g.events[b].ts; };
+    if (!std::is_sorted(evs.begin(), evs.end(), byTs)) std::stable_sort(evs.begin(), evs.end(), byTs);
+    return evs;
+}
+
 void gpuEdges(AnalysisContext& ctx, CpGraph& g, size_t ri, const EventLinks& links) {
     const RankData& r = *ctx.dataset().ranks[ri];
     const auto waits = streamWaits(g, links, r, ri);
     std::vector<int32_t> qLaunch, qKernel;
     if (g.def == CpDefinition::Hta) htaQueueLengths(ctx, ri, qLaunch, qKernel);
-    std::vector<uint32_t> evs;
-    for (int32_t e : g.gpuEv[ri])
-        if (e >= 0) evs.push_back(static_cast<uint32_t>(e));
-    std::stable_sort(evs.begin(), evs.end(), [&](uint32_t a, uint32_t b) { return g.events[a].ts < g.events[b].ts; });
-    std::unordered_map<uint64_t, int32_t> last;  // stream -> last event
+    const std::vector<uint32_t> evs = gpuByStart(g, ri);
+    StreamSlots last;                                // stream -> last event
     std::vector<std::pair<TimeNs, uint32_t>> byEnd;  // the rank's activities by end (implicit dependencies)
     if (g.def == CpDefinition::Strobe) {
+        byEnd.reserve(evs.size());
         for (uint32_t e : evs) byEnd.emplace_back(g.events[e].end, e);
-        std::sort(byEnd.begin(), byEnd.end());
+        if (!std::is_sorted(byEnd.begin(), byEnd.end())) std::sort(byEnd.begin(), byEnd.end());
     }
+    size_t endCursor = 0;  // byEnd's first activity that ended after the current one started (starts only grow)
     constexpr TimeNs kKernelKernelMax = 1'500'000;  // HTA's KERNEL_KERNEL_DELAY_THRESHOLD_US
     for (uint32_t e : evs) {
         const CpEvent& k = g.events[e];
         const auto ie = static_cast<int32_t>(e);
-        g.spanEdge[e] = static_cast<int32_t>(g.edges.size());
+        if (!g.spanEdge.empty()) g.spanEdge[e] = static_cast<int32_t>(g.edges.size());
         g.add(g.startNode(e), g.endNode(e), k.end - k.ts, CpEdgeType::Span, ie);
-        const uint64_t key = streamKey(r, k.row);
-        auto it = last.find(key);
-        const int32_t prev = it == last.end() ? -1 : it->second;
+        int32_t& lastOfStream = last.at(streamKey(r, k.row));
+        const int32_t prev = lastOfStream;
         const TimeNs prevEnd = prev >= 0 ? g.events[static_cast<size_t>(prev)].end : INT64_MIN;
         const TimeNs launchTs = k.launch >= 0 ? g.events[static_cast<size_t>(k.launch)].ts : INT64_MIN;
-        auto wait = waits.find(ie);
+        const auto wait = waits.empty() ? waits.end() : waits.find(ie);
         const int32_t src = wait == waits.end() ? -1 : wait->second;
+        while (endCursor < byEnd.size() && byEnd[endCursor].first <= k.ts) ++endCursor;
         const TimeNs syncEnd = src >= 0 ? g.events[static_cast<size_t>(src)].end : INT64_MIN;
         if (g.def == CpDefinition::Hta) {
             if (src >= 0) g.add(g.endNode(static_cast<size_t>(src)), g.startNode(e), 0, CpEdgeType::Sync, -1);
@@ -342,14 +399,14 @@ void gpuEdges(AnalysisContext& ctx, CpGraph& g, size_t ri, const EventLinks& lin
             // An activity that started right after another stream's activity ended, long after its launch and its
             // own stream's previous one, waited for it (the null stream, a shared hardware queue): an implicit
             // dependency rather than launch latency.
-            const int32_t other = implicitBlocker(g, byEnd, e, std::max(prevEnd, launchTs));
+            const int32_t other = implicitBlocker(g, byEnd, endCursor, e, std::max(prevEnd, launchTs));
             if (other >= 0) {
                 g.add(g.endNode(static_cast<size_t>(other)), g.startNode(e),
                       k.ts - g.events[static_cast<size_t>(other)].end, CpEdgeType::KernelKernel, other);
                 if (k.launch >= 0)
                     g.add(g.startNode(static_cast<size_t>(k.launch)), g.startNode(e), 0, CpEdgeType::Launch, ie);
                 if (prev >= 0) g.add(g.endNode(static_cast<size_t>(prev)), g.startNode(e), 0, CpEdgeType::KernelKernel, prev);
-                last[key] = ie;
+                lastOfStream = ie;
                 continue;
             }
             const bool queued = prev >= 0 && (k.launch < 0 || prevEnd >= launchTs);
@@ -360,7 +417,7 @@ void gpuEdges(AnalysisContext& ctx, CpGraph& g, size_t ri, const EventLinks& lin
                 g.add(g.endNode(static_cast<size_t>(prev)), g.startNode(e), queued ? std::max<TimeNs>(0, k.ts - prevEnd) : 0,
                       CpEdgeType::KernelKernel, prev);
         }
-        last[key] = ie;
+        lastOfStream = ie;
     }
 }
 
@@ -368,11 +425,21 @@ void gpuEdges(AnalysisContext& ctx, CpGraph& g, size_t ri, const EventLinks& lin
 
 struct StreamIndex {
     std::unordered_map<uint64_t, std::vector<uint32_t>> byStream;  // events by start
+    bool built = false;
     void build(const CpGraph& g, const RankData& r, const std::vector<int32_t>& gpuEv) {
-        for (int32_t e : gpuEv)
-            if (e >= 0) byStream[streamKey(r, g.events[static_cast<size_t>(e)].row)].push_back(static_cast<uint32_t>(e));
-        for (auto& [k, v] : byStream)
-            std::stable_sort(v.begin(), v.end(), [&](uint32_t a, uint32_t b) { return g.events[a].ts < g.events[b].ts; });
+        built = true;
+        uint64_t lastKey = UINT64_MAX;
+        std::vector<uint32_t>* v = nullptr;
+        for (int32_t e : gpuEv) {
+            if (e < 0) continue;
+            const uint64_t key = streamKey(r, g.events[static_cast<size_t>(e)].row);
+            if (!v || key != lastKey) v = &byStream[key];
+            lastKey = key;
+            v->push_back(static_cast<uint32_t>(e));
+        }
+        auto byTs = [&](uint32_t a, uint32_t b) { return g.events[a].ts < g.events[b].ts; };
+        for (auto& [k, evs] : byStream)
+            if (!std::is_sorted(evs.begin(), evs.end(), byTs)) std::stable_sort(evs.begin(), evs.end(), byTs);
     }
     // The last activity of a stream that started by `t` (strobe: and ended by `t` + 1 µs), -1 when none.
     int32_t lastBefore(const CpGraph& g, const std::vector<uint32_t>& v, TimeNs t) const {
@@ -385,6 +452,11 @@ struct StreamIndex {
     }
 };
 
+void noteSyncSource(CpGraph& g, uint32_t callEv, TimeNs end) {
+    TimeNs& s = g.syncSource.try_emplace(callEv, INT64_MIN).first->second;
+    s = std::max(s, end);
+}
+
 void syncTo(CpGraph& g, const StreamIndex& idx, uint32_t callEv, int64_t stream, bool allStreams) {
     const TimeNs t = g.events[callEv].end;
     const RankData& r = *g.ranks[g.events[callEv].rankPos];
@@ -394,32 +466,32 @@ void syncTo(CpGraph& g, const StreamIndex& idx, uint32_t callEv, int64_t stream,
         const int32_t k = idx.lastBefore(g, v, t);
         if (k < 0) continue;
         g.add(g.endNode(static_cast<size_t>(k)), g.endNode(callEv), 0, CpEdgeType::Sync, -1);
-        g.syncSource[callEv] = std::max(g.syncSource[callEv], g.events[static_cast<size_t>(k)].end);
+        noteSyncSource(g, callEv, g.events[static_cast<size_t>(k)].end);
     }
 }
 
 void syncEdges(AnalysisContext& ctx, CpGraph& g, size_t ri, const EventLinks& links) {
     const RankData& r = *ctx.dataset().ranks[ri];
-    StreamIndex idx;
-    idx.build(g, r, g.gpuEv[ri]);
+    StreamIndex idx;  // built at the first sync
     if (g.def == CpDefinition::Strobe) {
         for (uint32_t i = 0; i < r.slices.size(); ++i) {
             const int32_t e = g.sliceEv[ri][i];
-            if (e >= 0 && isBlockingCall(r.strings.view(r.slices.name[i]), g.def))
-                syncTo(g, idx, static_cast<uint32_t>(e), -1, true);
+            if (e < 0 || !(g.flags(ri, r.slices.name[i]) & kCpBlocking)) continue;
+            if (!idx.built) idx.build(g, r, g.gpuEv[ri]);
+            syncTo(g, idx, static_cast<uint32_t>(e), -1, true);
         }
         return;
     }
     // HTA: the profiler's cuda_sync events (Context Sync, Stream Sync, Event Sync), joined to their runtime call
     // by correlation.
+    const size_t syncs = static_cast<size_t>(std::count(r.slices.kind.begin(), r.slices.kind.end(), EventKind::Sync));
     std::unordered_map<int64_t, int32_t> byCorrelation;
-    for (uint32_t i = 0; i < r.slices.size(); ++i)
+    for (uint32_t i = 0; i < r.slices.size() && syncs; ++i)
         if (g.sliceEv[ri][i] >= 0 && r.slices.correlation[i] != kNone)
             byCorrelation[r.slices.correlation[i]] = g.sliceEv[ri][i];
-    size_t syncs = 0;
+    if (syncs) idx.build(g, r, g.gpuEv[ri]);
     for (uint32_t i = 0; i < r.slices.size(); ++i) {
         if (r.slices.kind[i] != EventKind::Sync) continue;
-        ++syncs;
         auto it = byCorrelation.find(syncCorrelation(r, i));
         if (it == byCorrelation.end()) continue;
         const std::string_view name = r.strings.view(r.slices.name[i]);
@@ -434,7 +506,7 @@ void syncEdges(AnalysisContext& ctx, CpGraph& g, size_t ri, const EventLinks& li
             const auto call = static_cast<uint32_t>(it->second);
             if (k >= 0) {
                 g.add(g.endNode(static_cast<size_t>(k)), g.endNode(call), 0, CpEdgeType::Sync, -1);
-                g.syncSource[call] = std::max(g.syncSource[call], g.events[static_cast<size_t>(k)].end);
+                noteSyncSource(g, call, g.events[static_cast<size_t>(k)].end);
             }
         }
     }
@@ -448,7 +520,7 @@ void syncEdges(AnalysisContext& ctx, CpGraph& g, size_t ri, const EventLinks& li
 
 void callStackEdges(CpGraph& g, const std::vector<uint32_t>& evs) {
     const bool hta = g.def == CpDefinition::Hta;
-    auto isLock = [&](uint32_t node) { return hta && isLockCall(g.name(node / 2)); };
+    auto isLock = [&](uint32_t node) { return hta && g.hasFlag(node / 2, kCpLock); };
     auto sharesLock = [&](uint32_t a, uint32_t b) {
         return isLock(a) && isLock(b) && ((a % 2 == 0) || (b % 2 == 1));
     };
@@ -459,11 +531,12 @@ void callStackEdges(CpGraph& g, const std::vector<uint32_t>& evs) {
         if (last < 0 || sharesLock(static_cast<uint32_t>(last), to)) return;
         const auto from = static_cast<uint32_t>(last);
         int32_t attributed = (from % 2 == 0) ? static_cast<int32_t>(from / 2) : (to % 2 == 1) ? static_cast<int32_t>(to / 2) : lastParent;
-        const TimeNs gap = g.nodeTs[to] - g.nodeTs[from];
+        const TimeNs gap = g.nodeTs(to) - g.nodeTs(from);
         if (enter && stack.empty()) {
             g.add(from, to, hta ? 0 : gap, hta ? CpEdgeType::Dependency : CpEdgeType::Idle, -1);
-        } else if (!enter && isBlockingCall(g.name(e), g.def)) {
-            const TimeNs residue = g.nodeTs[to] - std::max(g.nodeTs[from], g.syncSource[e]);
+        } else if (!enter && g.hasFlag(e, kCpBlocking)) {
+            const auto src = g.syncSource.find(e);
+            const TimeNs residue = g.nodeTs(to) - std::max(g.nodeTs(from), src == g.syncSource.end() ? INT64_MIN : src->second);
             g.add(from, to, hta ? 0 : std::max<TimeNs>(0, residue), hta ? CpEdgeType::Span : CpEdgeType::SyncResidual,
                   attributed);
         } else {
@@ -494,13 +567,13 @@ void callStackEdges(CpGraph& g, const std::vector<uint32_t>& evs) {
 void runtimeLockEdges(CpGraph& g, size_t ri) {
     std::vector<uint32_t> nodes;
     for (int32_t e : g.sliceEv[ri])
-        if (e >= 0 && isLockCall(g.name(static_cast<size_t>(e)))) {
+        if (e >= 0 && g.hasFlag(static_cast<size_t>(e), kCpLock)) {
             nodes.push_back(g.startNode(static_cast<size_t>(e)));
             nodes.push_back(g.endNode(static_cast<size_t>(e)));
         }
     std::sort(nodes.begin(), nodes.end(), [&](uint32_t a, uint32_t b) {
         const CpEvent &ea = g.events[a / 2], &eb = g.events[b / 2];
-        if (g.nodeTs[a] != g.nodeTs[b]) return g.nodeTs[a] < g.nodeTs[b];
+        if (g.nodeTs(a) != g.nodeTs(b)) return g.nodeTs(a) < g.nodeTs(b);
         return ea.row != eb.row ? ea.row < eb.row : a < b;
     });
     std::vector<uint32_t> starts;
@@ -513,7 +586,7 @@ void runtimeLockEdges(CpGraph& g, size_t ri) {
                 const uint32_t s = starts.back();
                 starts.pop_back();
                 if (s / 2 == n / 2)
-                    g.add(s, n, g.nodeTs[n] - g.nodeTs[s], CpEdgeType::Span, static_cast<int32_t>(n / 2));
+                    g.add(s, n, g.nodeTs(n) - g.nodeTs(s), CpEdgeType::Span, static_cast<int32_t>(n / 2));
                 else
                     g.add(s, n, 0, CpEdgeType::Dependency, -1);
             }
@@ -598,18 +671,55 @@ void wakeEdges(CpGraph& g, const std::unordered_map<uint32_t, std::vector<uint32
     }
 }
 
+// A thread's events in call order: by start, the longer (enclosing) first, then by row. A natural merge sort: a
+// thread's events come as a few runs already in order (a trace's slices by depth, say), merged pass by pass with
+// sequential reads of the events rather than a sort's scattered ones.
+void sortCallOrder(const CpGraph& g, std::vector<uint32_t>& evs) {
+    auto before = [&](uint32_t a, uint32_t b) {
+        const CpEvent &x = g.events[a], &y = g.events[b];
+        if (x.ts != y.ts) return x.ts < y.ts;
+        if (x.end != y.end) return x.end > y.end;
+        return x.row < y.row;
+    };
+    std::vector<size_t> runs{0};  // starts of the ascending runs
+    for (size_t i = 1; i < evs.size(); ++i)
+        if (before(evs[i], evs[i - 1])) runs.push_back(i);
+    if (runs.size() == 1) return;
+    if (runs.size() > evs.size() / 8) {  // little order to use
+        std::sort(evs.begin(), evs.end(), before);
+        return;
+    }
+    runs.push_back(evs.size());
+    std::vector<uint32_t> out(evs.size());
+    while (runs.size() > 2) {
+        std::vector<size_t> next;
+        for (size_t k = 0; k + 1 < runs.size(); k += 2) {
+            const size_t lo = runs[k], mid = runs[k + 1], hi = k + 2 < runs.size() ? runs[k + 2] : mid;
+            std::merge(evs.begin() + static_cast<std::ptrdiff_t>(lo), evs.begin() + static_cast<std::ptrdiff_t>(mid),
+                       evs.begin() + static_cast<std::ptrdiff_t>(mid), evs.begin() + static_cast<std::ptrdiff_t>(hi),
+                       out.begin() + static_cast<std::ptrdiff_t>(lo), before);
+            next.push_back(lo);
+        }
+        next.push_back(evs.size());
+        evs.swap(out);
+        runs.swap(next);
+    }
+}
+
 void cpuEdges(CpGraph& g, size_t ri) {
     const RankData& r = *g.ranks[ri];
     std::unordered_map<uint32_t, std::vector<uint32_t>> byTrack;
-    for (int32_t e : g.sliceEv[ri])
-        if (e >= 0) byTrack[r.slices.track[g.events[static_cast<size_t>(e)].row]].push_back(static_cast<uint32_t>(e));
+    uint32_t lastTrack = UINT32_MAX;
+    std::vector<uint32_t>* v = nullptr;
+    for (int32_t e : g.sliceEv[ri]) {
+        if (e < 0) continue;
+        const uint32_t track = r.slices.track[g.events[static_cast<size_t>(e)].row];
+        if (!v || track != lastTrack) v = &byTrack[track];
+        lastTrack = track;
+        v->push_back(static_cast<uint32_t>(e));
+    }
     for (auto& [track, evs] : byTrack) {
-        std::sort(evs.begin(), evs.end(), [&](uint32_t a, uint32_t b) {
-            const CpEvent &x = g.events[a], &y = g.events[b];
-            if (x.ts != y.ts) return x.ts < y.ts;
-            if (x.end != y.end) return x.end > y.end;
-            return x.row < y.row;
-        });
+        sortCallOrder(g, evs);
         callStackEdges(g, evs);
     }
     if (g.def == CpDefinition::Hta) runtimeLockEdges(g, ri);
@@ -641,10 +751,9 @@ void collectiveEdges(AnalysisContext& ctx, CpGraph& g) {
         for (uint32_t e : evs) lastStart = std::max(lastStart, g.events[e].ts);
         for (uint32_t e : evs) {
             const TimeNs transfer = std::max<TimeNs>(0, g.events[e].end - lastStart);
-            if (g.spanEdge[e] >= 0) {  // the kernel's own span becomes its transfer time
-                CpEdge& own = g.edges[static_cast<size_t>(g.spanEdge[e])];
-                own.w = transfer;
-                own.type = CpEdgeType::Comm;
+            if (e < g.spanEdge.size() && g.spanEdge[e] >= 0) {  // the kernel's own span becomes its transfer time
+                g.w[static_cast<size_t>(g.spanEdge[e])] = transfer;
+                g.edges[static_cast<size_t>(g.spanEdge[e])].type = CpEdgeType::Comm;
             }
             for (uint32_t q : evs)
                 if (q != e) g.add(g.startNode(q), g.endNode(e), transfer, CpEdgeType::Comm, static_cast<int32_t>(e));
@@ -686,10 +795,17 @@ Result<CpGraph> buildGraph(AnalysisContext& ctx, const CpRequest& req) {
     g.ranks.assign(n, nullptr);
     g.sliceEv.resize(n);
     g.gpuEv.resize(n);
+    g.nameFlags.resize(n);
     for (size_t ri = 0; ri < n; ++ri) g.rankNumbers.push_back(ctx.rankNumber(ri));
     auto scope = cpScope(ctx, req, g.messages);
     if (!scope) return scope.error();
     std::vector<size_t> used;
+    size_t cpuRows = 0, gpuRows = 0;  // upper bounds of the events, to reserve the graph once
+    for (size_t ri : scope.value()) {
+        cpuRows += ctx.dataset().ranks[ri]->slices.size();
+        gpuRows += ctx.dataset().ranks[ri]->gpu.size();
+    }
+    g.events.reserve(cpuRows + gpuRows);
     for (size_t ri : scope.value()) {
         std::string what;
         const CpSpan span = rankSpan(ctx, ri, req, what);
@@ -706,14 +822,14 @@ Result<CpGraph> buildGraph(AnalysisContext& ctx, const CpRequest& req) {
         g.messages.push_back(fmt::format("no event in the window ({}): nothing to analyse", g.window));
         return g;
     }
-    g.nodeTs.resize(2 * g.events.size());
-    for (size_t e = 0; e < g.events.size(); ++e) {
-        g.nodeTs[2 * e] = g.events[e].ts;
-        g.nodeTs[2 * e + 1] = g.events[e].end;
-    }
-    g.syncSource.assign(g.events.size(), INT64_MIN);
-    g.spanEdge.assign(g.events.size(), -1);
-    g.edges.reserve(g.events.size() * 3);
+    // Edges: about two per CPU event (call-stack order) and three per GPU activity (span, launch, stream order).
+    // Reserving more than is used costs address space only: untouched pages are never faulted in.
+    size_t gpuEvents = 0;
+    for (const auto& e : g.events) gpuEvents += e.gpu;
+    const size_t edgeBound = 3 * (g.events.size() - gpuEvents) + 4 * gpuEvents + 1024;
+    g.edges.reserve(edgeBound);
+    g.w.reserve(edgeBound);
+    if (g.def == CpDefinition::Strobe && used.size() > 1) g.spanEdge.assign(g.events.size(), -1);
     for (size_t ri : used) {
         const EventLinks links = eventLinks(ctx, ri);
         gpuEdges(ctx, g, ri, links);
@@ -728,29 +844,48 @@ Result<CpGraph> buildGraph(AnalysisContext& ctx, const CpRequest& req) {
 
 // Topological order (Kahn). When no node is free while some remain (a cycle), the earliest remaining node is
 // placed anyway: the edges into it from nodes not yet placed are broken (never relaxed).
+constexpr uint32_t kBrokenEdge = UINT32_MAX;
+
 struct CpOrder {
     std::vector<uint32_t> order;
-    std::vector<uint32_t> outStart, outEdges;  // CSR of out-edges by node
-    std::vector<uint8_t> broken;               // per edge
+    std::vector<uint32_t> outStart, outEdges;  // CSR of out-edges by node, in edge order; kBrokenEdge: broken
+    std::vector<uint8_t> state;                // per node: kPlaced, kHasPred (an edge that is not broken ends there)
     size_t brokenCount = 0;
+    TimeNs origin = 0;                         // the graph's earliest node
+    static constexpr uint8_t kPlaced = 1, kHasPred = 2;
 };
 
-CpOrder topoOrder(const CpGraph& g) {
-    const size_t n = g.nodeTs.size();
-    CpOrder o;
+// The CSR of the out-edges: counts, their prefix sums, a fill that advances each node's start to its end, and a
+// shift back (no second array of cursors).
+void outEdgesCsr(const CpGraph& g, CpOrder& o) {
+    const size_t n = g.nodeCount();
     o.outStart.assign(n + 1, 0);
     for (const auto& e : g.edges) ++o.outStart[e.from + 1];
     for (size_t i = 0; i < n; ++i) o.outStart[i + 1] += o.outStart[i];
     o.outEdges.resize(g.edges.size());
-    std::vector<uint32_t> fill(o.outStart.begin(), o.outStart.end() - 1);
-    std::vector<uint32_t> indeg(n, 0);
-    for (uint32_t i = 0; i < g.edges.size(); ++i) {
-        o.outEdges[fill[g.edges[i].from]++] = i;
-        ++indeg[g.edges[i].to];
-    }
-    o.broken.assign(g.edges.size(), 0);
+    for (uint32_t i = 0; i < g.edges.size(); ++i) o.outEdges[o.outStart[g.edges[i].from]++] = i;
+    for (size_t i = n; i > 0; --i) o.outStart[i] = o.outStart[i - 1];
+    o.outStart[0] = 0;
+}
+
+// Per-node arrays of longestPath, kept across the runs of a what-if (pred first serves topoOrder's in-degrees:
+// memory already touched is cheaper than new pages).
+struct CpScratch {
+    std::vector<TimeNs> dist;
+    std::vector<int32_t> pred;
+};
+
+CpOrder topoOrder(const CpGraph& g, CpScratch& s) {
+    const auto n = static_cast<uint32_t>(g.nodeCount());
+    CpOrder o;
+    outEdgesCsr(g, o);
+    std::vector<int32_t>& indeg = s.pred;
+    indeg.assign(n, 0);
+    for (const auto& e : g.edges) ++indeg[e.to];
+    o.origin = INT64_MAX;
+    for (const auto& e : g.events) o.origin = std::min({o.origin, e.ts, e.end});
     std::vector<uint32_t> byTime;  // every node by time: made only when a cycle is met
-    std::vector<uint8_t> placed(n, 0);
+    o.state.assign(n, 0);
     std::vector<uint32_t> ready;
     for (uint32_t i = n; i-- > 0;)
         if (indeg[i] == 0) ready.push_back(i);
@@ -762,24 +897,24 @@ CpOrder topoOrder(const CpGraph& g) {
                 byTime.resize(n);
                 for (uint32_t i = 0; i < n; ++i) byTime[i] = i;
                 std::stable_sort(byTime.begin(), byTime.end(),
-                                 [&](uint32_t a, uint32_t b) { return g.nodeTs[a] < g.nodeTs[b]; });
+                                 [&](uint32_t a, uint32_t b) { return g.nodeTs(a) < g.nodeTs(b); });
             }
-            while (placed[byTime[cursor]]) ++cursor;
+            while (o.state[byTime[cursor]] & CpOrder::kPlaced) ++cursor;
             ready.push_back(byTime[cursor]);
         }
         const uint32_t u = ready.back();
         ready.pop_back();
-        if (placed[u]) continue;
-        placed[u] = 1;
+        if (o.state[u] & CpOrder::kPlaced) continue;
+        o.state[u] |= CpOrder::kPlaced;
         o.order.push_back(u);
         for (uint32_t k = o.outStart[u]; k < o.outStart[u + 1]; ++k) {
-            const uint32_t ei = o.outEdges[k];
-            const uint32_t v = g.edges[ei].to;
-            if (placed[v]) {
-                o.broken[ei] = 1;
+            const uint32_t v = g.edges[o.outEdges[k]].to;
+            if (o.state[v] & CpOrder::kPlaced) {
+                o.outEdges[k] = kBrokenEdge;
                 ++o.brokenCount;
                 continue;
             }
+            o.state[v] |= CpOrder::kHasPred;
             if (--indeg[v] == 0) ready.push_back(v);
         }
     }
@@ -797,25 +932,23 @@ struct CpRun {
 // Longest path by dynamic programming in topological order. Strobe (wall time on the run's clock): a node without
 // predecessors starts at its time after the earliest node of the graph, so that ranks and threads whose window
 // begins later are not favoured by having started counting earlier.
-CpRun longestPath(const CpGraph& g, const CpOrder& o, const std::vector<TimeNs>& w) {
-    const size_t n = g.nodeTs.size();
-    std::vector<TimeNs> dist(n, 0);
-    std::vector<int32_t> pred(n, -1);
-    TimeNs origin = INT64_MAX;
-    for (TimeNs t : g.nodeTs) origin = std::min(origin, t);
+CpRun longestPath(const CpGraph& g, const CpOrder& o, const std::vector<TimeNs>& w, CpScratch& s) {
+    const size_t n = g.nodeCount();
+    std::vector<TimeNs>& dist = s.dist;
+    std::vector<int32_t>& pred = s.pred;
+    dist.assign(n, 0);
+    pred.assign(n, -1);
     if (g.def == CpDefinition::Strobe) {
-        std::vector<uint8_t> hasPred(n, 0);
-        for (size_t i = 0; i < g.edges.size(); ++i)
-            if (!o.broken[i]) hasPred[g.edges[i].to] = 1;
-        for (size_t v = 0; v < n; ++v)
-            if (!hasPred[v]) dist[v] = g.nodeTs[v] - origin;
+        for (uint32_t v = 0; v < n; ++v)
+            if (!(o.state[v] & CpOrder::kHasPred)) dist[v] = g.nodeTs(v) - o.origin;
     }
     for (uint32_t u : o.order) {
+        const TimeNs du = dist[u];
         for (uint32_t k = o.outStart[u]; k < o.outStart[u + 1]; ++k) {
             const uint32_t ei = o.outEdges[k];
-            if (o.broken[ei]) continue;
+            if (ei == kBrokenEdge) continue;
             const uint32_t v = g.edges[ei].to;
-            const TimeNs d = dist[u] + w[ei];
+            const TimeNs d = du + w[ei];
             // On equal lengths a dependency is preferred to the thread's own idle time (it explains the wait).
             const bool better = d > dist[v] || (pred[v] < 0 && d == dist[v]) ||
                                 (d == dist[v] && g.edges[static_cast<size_t>(pred[v])].type == CpEdgeType::Idle &&
@@ -838,7 +971,7 @@ CpRun longestPath(const CpGraph& g, const CpOrder& o, const std::vector<TimeNs>&
     std::reverse(run.edges.begin(), run.edges.end());
     run.first = run.edges.empty() ? best : g.edges[run.edges.front()].from;
     run.startOffset = pred[run.first] < 0 ? dist[run.first] : 0;
-    run.origin = origin;
+    run.origin = o.origin;
     return run;
 }
 
@@ -864,26 +997,50 @@ std::string_view kernelClassName(KernelCategory c) {
     return i < names.size() ? std::string_view(names[i]) : std::string_view("kernel:other");
 }
 
-std::string_view edgeClass(const CpGraph& g, const std::vector<std::vector<HtaType>>& types, const CpEdge& e) {
+// The bound-by classes as small ids (the path's edges are counted per id, the names made at the end).
+enum CpClass : uint8_t {
+    kClsNone, kClsIdle, kClsLaunchLatency, kClsSyncWait, kClsCommunication, kClsCpuOp, kClsCpuBound,
+    kClsGpuCompute, kClsGpuComm, kClsGpuKernelKernel, kClsGpuLaunch, kClsKernel0  // + KernelCategory
+};
+constexpr size_t kClsCount = kClsKernel0 + static_cast<size_t>(KernelCategory::Count);
+
+std::string_view className(size_t c) {
+    static constexpr std::string_view fixed[] = {"",
+                                                 "idle",
+                                                 "launch_latency",
+                                                 "sync_wait",
+                                                 "communication",
+                                                 "cpu_op",
+                                                 "cpu_bound",
+                                                 "gpu_compute_bound",
+                                                 "gpu_communication_bound",
+                                                 "gpu_kernel_kernel_overhead",
+                                                 "gpu_kernel_launch_overhead"};
+    if (c < kClsKernel0) return fixed[c];
+    return kernelClassName(static_cast<KernelCategory>(c - kClsKernel0));
+}
+
+size_t edgeClass(const CpGraph& g, const std::vector<std::vector<HtaType>>& types, const CpEdge& e) {
     const bool hta = g.def == CpDefinition::Hta;
     switch (e.type) {
     case CpEdgeType::Dependency:
-    case CpEdgeType::Sync: return "";
+    case CpEdgeType::Sync: return kClsNone;
     case CpEdgeType::Idle:
-    case CpEdgeType::Wake: return "idle";
-    case CpEdgeType::Launch: return hta ? "gpu_kernel_launch_overhead" : "launch_latency";
-    case CpEdgeType::KernelKernel: return hta ? "gpu_kernel_kernel_overhead" : "idle";
-    case CpEdgeType::SyncResidual: return "sync_wait";
-    case CpEdgeType::Comm: return hta ? "gpu_communication_bound" : "communication";
+    case CpEdgeType::Wake: return kClsIdle;
+    case CpEdgeType::Launch: return hta ? kClsGpuLaunch : kClsLaunchLatency;
+    case CpEdgeType::KernelKernel: return hta ? kClsGpuKernelKernel : kClsIdle;
+    case CpEdgeType::SyncResidual: return kClsSyncWait;
+    case CpEdgeType::Comm: return hta ? kClsGpuComm : kClsCommunication;
     case CpEdgeType::Span: break;
     }
-    if (e.ev < 0 || !g.events[static_cast<size_t>(e.ev)].gpu) return hta ? "cpu_bound" : "cpu_op";
-    if (isCommEvent(g, types, static_cast<size_t>(e.ev))) return hta ? "gpu_communication_bound" : "communication";
-    if (hta) return "gpu_compute_bound";
+    if (e.ev < 0 || !g.events[static_cast<size_t>(e.ev)].gpu) return hta ? kClsCpuBound : kClsCpuOp;
+    if (isCommEvent(g, types, static_cast<size_t>(e.ev))) return hta ? kClsGpuComm : kClsCommunication;
+    if (hta) return kClsGpuCompute;
     const CpEvent& ev = g.events[static_cast<size_t>(e.ev)];
     const RankData& r = *g.ranks[ev.rankPos];
     const KernelCategory c = r.gpu.category.size() == r.gpu.size() ? r.gpu.category[ev.row] : KernelCategory::Other;
-    return kernelClassName(c);
+    const size_t k0 = kClsKernel0;
+    return static_cast<size_t>(c) < static_cast<size_t>(KernelCategory::Count) ? k0 + static_cast<size_t>(c) : k0;
 }
 
 std::vector<std::vector<HtaType>> rankTypes(AnalysisContext& ctx, const CpGraph& g) {
@@ -893,49 +1050,26 @@ std::vector<std::vector<HtaType>> rankTypes(AnalysisContext& ctx, const CpGraph&
     return t;
 }
 
-CriticalPathResult summarize(const CpGraph& g, const std::vector<std::vector<HtaType>>& types, const CpRun& run,
-                             const std::vector<TimeNs>& w) {
-    CriticalPathResult res;
-    res.definition = g.def;
-    res.window = g.window;
-    res.lengthNs = run.length;
-    res.nodes = g.nodeTs.size();
-    res.edges = g.edges.size();
-    std::map<std::string_view, TimeNs> byClass;
-    if (run.startOffset > 0) {  // the path begins after the window's first event: idle until then
-        byClass["idle"] += run.startOffset;
-        const CpEvent& ev = g.events[run.first / 2];
-        res.path.push_back({g.rankNumbers[ev.rankPos], "idle", "", "idle", run.origin, g.nodeTs[run.first],
-                            run.startOffset});
+// Per class: ns on the path, and whether the path met it at all (a class met at 0 ns is listed too).
+struct CpClassSums {
+    std::array<TimeNs, kClsCount> ns{};
+    std::array<bool, kClsCount> met{};
+    void add(size_t c, TimeNs v) {
+        ns[c] += v;
+        met[c] = true;
     }
-    // Classes and kinds are views of static text, names views of the dataset's strings: a path of millions of
-    // edges allocates no string per edge.
-    res.path.reserve(run.edges.size() / 2 + 1);
-    for (uint32_t ei : run.edges) {
-        const CpEdge& e = g.edges[ei];
-        if (w[ei] == 0 && e.type != CpEdgeType::Span) continue;
-        const int32_t evi = e.ev >= 0 ? e.ev : static_cast<int32_t>(e.from / 2);
-        const CpEvent& ev = g.events[static_cast<size_t>(evi)];
-        const RankData& r = *g.ranks[ev.rankPos];
-        const std::string_view cls = edgeClass(g, types, e);
-        if (!cls.empty()) byClass[cls] += w[ei];
-        const std::string_view kind = e.type == CpEdgeType::Span || e.type == CpEdgeType::Comm
-                                          ? toString(ev.gpu ? r.gpu.kind[ev.row] : r.slices.kind[ev.row])
-                                          : cls;
-        const std::string_view name = e.ev >= 0 ? g.name(static_cast<size_t>(e.ev)) : std::string_view();
-        if (!res.path.empty()) {
-            CpSegment& back = res.path.back();
-            if (back.name.data() == name.data() && back.boundBy == cls && back.kind == kind &&
-                back.end == g.nodeTs[e.from]) {
-                back.end = g.nodeTs[e.to];
-                back.weight += w[ei];
-                continue;
-            }
-        }
-        res.path.push_back({g.rankNumbers[ev.rankPos], kind, name, cls, g.nodeTs[e.from], g.nodeTs[e.to], w[ei]});
+    // bound_by -> ns, largest first; equal ones by name.
+    std::vector<std::pair<std::string, TimeNs>> sorted() const {
+        std::vector<std::pair<std::string, TimeNs>> v;
+        for (size_t c = 1; c < kClsCount; ++c)
+            if (met[c]) v.emplace_back(std::string(className(c)), ns[c]);
+        std::sort(v.begin(), v.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+        std::stable_sort(v.begin(), v.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+        return v;
     }
-    for (const auto& [k, v] : byClass) res.classes.emplace_back(std::string(k), v);
-    std::stable_sort(res.classes.begin(), res.classes.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+};
+
+void pathMessages(const CpGraph& g, const CpRun& run, CriticalPathResult& res) {
     res.messages = g.messages;
     for (const auto& seg : res.path)
         if (seg.boundBy == "launch_latency" && seg.weight > 1'000'000 && seg.weight * 10 > run.length) {
@@ -948,13 +1082,53 @@ CriticalPathResult summarize(const CpGraph& g, const std::vector<std::vector<Hta
         res.messages.push_back(fmt::format("{} edge(s) with a negative weight (an event ending after its parent, "
                                            "clock skew): set to 0",
                                            g.negative));
-    return res;
 }
 
-std::vector<TimeNs> baseWeights(const CpGraph& g) {
-    std::vector<TimeNs> w(g.edges.size());
-    for (size_t i = 0; i < w.size(); ++i) w[i] = g.edges[i].w;
-    return w;
+CriticalPathResult summarize(const CpGraph& g, const std::vector<std::vector<HtaType>>& types, const CpRun& run,
+                             const std::vector<TimeNs>& w) {
+    CriticalPathResult res;
+    res.definition = g.def;
+    res.window = g.window;
+    res.lengthNs = run.length;
+    res.nodes = g.nodeCount();
+    res.edges = g.edges.size();
+    CpClassSums byClass;
+    if (run.startOffset > 0) {  // the path begins after the window's first event: idle until then
+        byClass.add(kClsIdle, run.startOffset);
+        const CpEvent& ev = g.events[run.first / 2];
+        res.path.push_back({g.rankNumbers[ev.rankPos], "idle", "", "idle", run.origin, g.nodeTs(run.first),
+                            run.startOffset});
+    }
+    // Classes and kinds are views of static text, names views of the dataset's strings: a path of millions of
+    // edges allocates no string per edge.
+    res.path.reserve(run.edges.size() + 1);  // at most one segment per edge (address space only)
+    for (uint32_t ei : run.edges) {
+        const CpEdge& e = g.edges[ei];
+        if (w[ei] == 0 && e.type != CpEdgeType::Span) continue;
+        const int32_t evi = e.ev >= 0 ? e.ev : static_cast<int32_t>(e.from / 2);
+        const CpEvent& ev = g.events[static_cast<size_t>(evi)];
+        const RankData& r = *g.ranks[ev.rankPos];
+        const size_t clsId = edgeClass(g, types, e);
+        if (clsId != kClsNone) byClass.add(clsId, w[ei]);
+        const std::string_view cls = className(clsId);
+        const std::string_view kind = e.type == CpEdgeType::Span || e.type == CpEdgeType::Comm
+                                          ? toString(ev.gpu ? r.gpu.kind[ev.row] : r.slices.kind[ev.row])
+                                          : cls;
+        const std::string_view name = e.ev >= 0 ? g.name(static_cast<size_t>(e.ev)) : std::string_view();
+        const TimeNs from = g.nodeTs(e.from), to = g.nodeTs(e.to);
+        if (!res.path.empty()) {
+            CpSegment& back = res.path.back();
+            if (back.name.data() == name.data() && back.boundBy == cls && back.kind == kind && back.end == from) {
+                back.end = to;
+                back.weight += w[ei];
+                continue;
+            }
+        }
+        res.path.push_back({g.rankNumbers[ev.rankPos], kind, name, cls, from, to, w[ei]});
+    }
+    res.classes = byClass.sorted();
+    pathMessages(g, run, res);
+    return res;
 }
 
 void noteBroken(CriticalPathResult& res, const CpOrder& o) {
@@ -976,10 +1150,10 @@ Result<CriticalPathResult> criticalPath(AnalysisContext& ctx, const CpRequest& r
     auto g = buildGraph(ctx, req);
     if (!g) return g.error();
     if (g->events.empty()) return emptyResult(g.value());
-    const CpOrder o = topoOrder(g.value());
-    const auto w = baseWeights(g.value());
-    const CpRun run = longestPath(g.value(), o, w);
-    CriticalPathResult res = summarize(g.value(), rankTypes(ctx, g.value()), run, w);
+    CpScratch scratch;
+    const CpOrder o = topoOrder(g.value(), scratch);
+    const CpRun run = longestPath(g.value(), o, g->w, scratch);
+    CriticalPathResult res = summarize(g.value(), rankTypes(ctx, g.value()), run, g->w);
     noteBroken(res, o);
     return res;
 }
@@ -1052,7 +1226,7 @@ std::vector<double> eventFactors(const CpGraph& g, const std::vector<std::vector
 }
 
 std::vector<TimeNs> scaledWeights(const CpGraph& g, const std::vector<double>& f) {
-    std::vector<TimeNs> w = baseWeights(g);
+    std::vector<TimeNs> w = g.w;
     for (size_t i = 0; i < w.size(); ++i) {
         const CpEdge& e = g.edges[i];
         if (e.ev >= 0 && (e.type == CpEdgeType::Span || e.type == CpEdgeType::Comm) && f[static_cast<size_t>(e.ev)] != 1.0)
@@ -1077,17 +1251,17 @@ std::vector<std::string> rankingGroups(const CpGraph& g, const std::vector<std::
     bool comm = false;
     for (uint32_t ei : run.edges) {
         const CpEdge& e = g.edges[ei];
-        if (e.ev < 0 || (e.type != CpEdgeType::Span && e.type != CpEdgeType::Comm) || e.w == 0) continue;
+        if (e.ev < 0 || (e.type != CpEdgeType::Span && e.type != CpEdgeType::Comm) || g.w[ei] == 0) continue;
         const auto ev = static_cast<size_t>(e.ev);
         const CpEvent& x = g.events[ev];
         const RankData& r = *g.ranks[x.rankPos];
         if (!x.gpu) {
-            ops[std::string(g.name(ev))] += e.w;
+            ops[std::string(g.name(ev))] += g.w[ei];
             continue;
         }
-        kernels[std::string(g.name(ev))] += e.w;
+        kernels[std::string(g.name(ev))] += g.w[ei];
         if (isCommEvent(g, types, ev)) comm = true;
-        if (r.gpu.category.size() == r.gpu.size()) cats[std::string(toString(r.gpu.category[x.row]))] += e.w;
+        if (r.gpu.category.size() == r.gpu.size()) cats[std::string(toString(r.gpu.category[x.row]))] += g.w[ei];
     }
     std::vector<std::string> groups;
     if (comm) groups.push_back("comm");
@@ -1116,16 +1290,17 @@ Result<WhatIfResult> whatIf(AnalysisContext& ctx, const CpRequest& req) {
         return res;
     }
     const auto types = rankTypes(ctx, g);
-    const CpOrder o = topoOrder(g);
-    const auto w0 = baseWeights(g);
-    const CpRun base = longestPath(g, o, w0);
-    res.base = summarize(g, types, base, w0);
+    // One graph, one order: each projection reruns only the longest path on its weights.
+    CpScratch scratch;
+    const CpOrder o = topoOrder(g, scratch);
+    const CpRun base = longestPath(g, o, g.w, scratch);
+    res.base = summarize(g, types, base, g.w);
     noteBroken(res.base, o);
     const auto w1 = scaledWeights(g, eventFactors(g, types, req.scales));
-    res.scaled = summarize(g, types, longestPath(g, o, w1), w1);
+    res.scaled = summarize(g, types, longestPath(g, o, w1, scratch), w1);
     for (const auto& group : rankingGroups(g, types, base)) {
         const auto w = scaledWeights(g, eventFactors(g, types, {CpScale{group, 0.5}}));
-        const TimeNs len = longestPath(g, o, w).length;
+        const TimeNs len = longestPath(g, o, w, scratch).length;
         res.ranking.push_back({group, len, base.length - len});
     }
     std::stable_sort(res.ranking.begin(), res.ranking.end(),
@@ -1167,15 +1342,22 @@ Result<CpRequest> cpRequest(const AnalysisRequest& r, bool scales) {
 std::string pathJson(const CriticalPathResult& r) {
     std::string s = fmt::format("\"definition\": \"{}\", \"length_ns\": {}, \"graph_nodes\": {}, \"graph_edges\": {},\n\"path\": [",
                                 r.definition == CpDefinition::Hta ? "hta" : "strobe", r.lengthNs, r.nodes, r.edges);
+    // A path of millions of segments is a string of a gigabyte: sized once (growing it copies it again and again,
+    // into fresh pages each time) and written in place.
+    size_t bytes = s.size() + 2;
+    for (const auto& p : r.path) bytes += 160 + p.kind.size() + p.name.size() + p.boundBy.size();
+    s.reserve(bytes);
+    auto out = std::back_inserter(s);
     for (size_t i = 0; i < r.path.size(); ++i) {
         const auto& p = r.path[i];
-        s += fmt::format("{}{{\"rank\": {}, \"kind\": {}, \"name\": {}, \"bound_by\": {}, \"start_ns\": {}, \"end_ns\": {}, "
-                         "\"ns\": {}}}",
-                         i ? ",\n " : "", p.rank, jsonQuote(std::string(p.kind)), jsonQuote(std::string(p.name)),
-                         jsonQuote(std::string(p.boundBy)), p.start,
-                         p.end, p.weight);
+        fmt::format_to(out,
+                       "{}{{\"rank\": {}, \"kind\": {}, \"name\": {}, \"bound_by\": {}, \"start_ns\": {}, \"end_ns\": {}, "
+                       "\"ns\": {}}}",
+                       i ? ",\n " : "", p.rank, jsonQuote(std::string(p.kind)), jsonQuote(std::string(p.name)),
+                       jsonQuote(std::string(p.boundBy)), p.start, p.end, p.weight);
     }
-    return s + "]";
+    s += ']';
+    return s;
 }
 
 Result<Table> criticalPathTable(AnalysisContext& ctx, const AnalysisRequest& r) {
