@@ -67,29 +67,17 @@ int runRunReport(const std::vector<std::string>& args) {
     if (ext != ".html" && ext != ".htm" && ext != ".md")
         return usageError("report", fmt::format("-o {}: unknown extension '{}' (use .html or .md)", out.string(), ext));
 #ifdef STROBE_HAVE_PLOTS
-    for (const auto& path : p.positionals())
-        if (!std::filesystem::exists(path)) {
-            fmt::print(stderr, "strobe-cli report: {}: no such file or directory\n", path);
-            return kExitBadInput;
-        }
-    std::unique_ptr<QGuiApplication> app = plots::makeHeadlessGuiApplication();
     core::RunLoadOptions options;
     options.useCache = !p.get(kNoCacheFlag);
-    logToStderr();
-    auto loaded = loadRunAsJob(p.positionals(), options);
-    if (!loaded) {
-        fmt::print(stderr, "strobe-cli report: {}\n", loaded.error().toString());
-        return kExitBadInput;
-    }
-    if (loaded.value()->ranks.empty()) {
-        fmt::print(stderr, "strobe-cli report: no traces found in {}\n", fmt::join(p.positionals(), ", "));
-        return kExitBadInput;
-    }
-    const bool loadFailed = reportLoadDiagnostics("report", *loaded.value());
-    core::RunEntry entry{fmt::format("{}", fmt::join(p.positionals(), " ")), *loaded, {}, p.positionals()};
+    std::unique_ptr<QGuiApplication> app = plots::makeHeadlessGuiApplication();  // fonts for the pictures
+    const CommandRun run = loadCommandRun("report", p.positionals(), options);
+    if (!run.data) return run.exit;
+    const bool loadFailed = run.loadFailed;
+    const core::DatasetPtr loaded = run.data;
+    core::RunEntry entry{fmt::format("{}", fmt::join(p.positionals(), " ")), loaded, {}, p.positionals()};
     if (core::Status manifest = core::attachRunManifest(entry); !manifest)
         fmt::print(stderr, "strobe-cli report: the run manifest is not used: {}\n", manifest.error().toString());
-    auto ctx = core::AnalysisContext::of(*loaded);
+    auto ctx = core::AnalysisContext::of(loaded);
     core::FindingsOptions fo;
     fo.criticalPath = !p.get(kRunReportNoCriticalPath);
     auto findings = core::computeFindings(*ctx, fo);
