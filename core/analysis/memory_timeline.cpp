@@ -74,7 +74,10 @@ void summarise(MemoryDevice& d) {
 std::pair<int32_t, int32_t> enclosingOps(const SliceTable& s, uint32_t slice) {
     int32_t inner = -1, outer = -1;
     if (s.parent.size() != s.size()) return {inner, outer};
-    for (int32_t p = s.parent[slice]; p >= 0; p = s.parent[size_t(p)]) {
+    // A call stack is never deeper than 1024 and stays inside the table: a damaged chain (a cycle, an index past the
+    // end: a corrupt load cache) ends the walk instead of looping.
+    int steps = 0;
+    for (int32_t p = s.parent[slice]; p >= 0 && size_t(p) < s.size() && steps < 1024; p = s.parent[size_t(p)], ++steps) {
         if (s.kind[size_t(p)] != EventKind::CpuOp) continue;
         if (inner < 0) inner = p;
         outer = p;

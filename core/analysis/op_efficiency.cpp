@@ -29,11 +29,15 @@ struct KernelOwner {
 
 class OwnerFinder {
 public:
+    static constexpr int kMaxNesting = 1024;
     explicit OwnerFinder(const RankData& r) : m_r(r), m_modelled(r.strings.size(), -1) {}
     KernelOwner operator()(int32_t cpuOp) {
         KernelOwner o;
         const SliceTable& s = m_r.slices;
-        for (int32_t p = cpuOp; p >= 0; p = s.parent[size_t(p)]) {
+        // A parent chain is a call stack: never longer than kMaxNesting, always inside the table. A damaged one (a
+        // cycle, an index past the end: a corrupt load cache) ends the walk instead of looping.
+        int steps = 0;
+        for (int32_t p = cpuOp; p >= 0 && size_t(p) < s.size() && steps < kMaxNesting; p = s.parent[size_t(p)], ++steps) {
             if (s.kind[size_t(p)] != EventKind::CpuOp) continue;
             if (o.inner < 0) o.inner = p;
             if (modelled(s.name[size_t(p)])) o.instance = p;
