@@ -9,6 +9,15 @@
 
 namespace strobe::plots {
 
+core::Table tableRows(const core::Table& t, const std::vector<size_t>& rows) {
+    core::Table out;
+    out.columns = t.columns;
+    out.messages = t.messages;
+    out.rows.reserve(rows.size());
+    for (size_t r : rows) out.rows.push_back(t.rows[r]);
+    return out;
+}
+
 std::vector<size_t> tableView(const core::Table& t, const std::string& filter, const std::string& sortKey,
                               bool descending, const std::string& nameColumn) {
     std::optional<std::regex> re;

@@ -26,6 +26,9 @@ struct TablePicture {
 
 // Indices of the rows whose name matches `filter` (an invalid or empty expression: all rows), sorted by `sortKey`
 // (text for text columns, else numbers), stable.
+// `t` with only `rows`, in that order (columns and messages kept): a table plot's table() of what it shows.
+core::Table tableRows(const core::Table& t, const std::vector<size_t>& rows);
+
 std::vector<size_t> tableView(const core::Table& t, const std::string& filter, const std::string& sortKey,
                               bool descending, const std::string& nameColumn = "name");
 

@@ -133,11 +133,7 @@ public:
 
     // The analysis rows that pass the filter, in the drawn order: `strobe-cli analyze ops --csv` re-ordered.
     core::Table tableTyped(const AnalysisTables& p, const ParamValues& values) const override {
-        core::Table out;
-        out.columns = p.combined.columns;
-        out.messages = p.combined.messages;
-        for (size_t r : view(p.combined, values)) out.rows.push_back(p.combined.rows[r]);
-        return out;
+        return tableRows(p.combined, view(p.combined, values));
     }
 
 protected:
