@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include <QApplication>
+#include <QClipboard>
 #include <QCoreApplication>
 #include <QDir>
 #include <QDirIterator>
@@ -12,6 +14,7 @@
 #include <QLabel>
 #include <QPlainTextEdit>
 #include <QPushButton>
+#include <QRegularExpression>
 #include <QSplitter>
 #include <QStandardPaths>
 #include <QTimer>
@@ -24,7 +27,7 @@ namespace strobe::app {
 
 namespace {
 
-enum Column { ColOut, ColStatus, ColElapsed, ColSamples, ColCount };
+enum Column { ColOut, ColStatus, ColElapsed, ColSamples, ColSteps, ColCount };
 
 QString elapsedText(qint64 ms) {
     const qint64 s = ms / 1000;
@@ -112,8 +115,10 @@ LaunchPanel::LaunchPanel(core::JobRunner& runner, QWidget* parent)
     m_list = new QTreeWidget(left);
     m_list->setObjectName(QStringLiteral("launchList"));
     m_list->setRootIsDecorated(false);
-    m_list->setHeaderLabels({tr("Output"), tr("Status"), tr("Elapsed"), tr("Samples")});
+    m_list->setHeaderLabels({tr("Output"), tr("Status"), tr("Elapsed"), tr("Samples"), tr("Profiled step")});
     m_list->headerItem()->setToolTip(ColSamples, tr("Rows the samplers (sidecar tools) have written so far"));
+    m_list->headerItem()->setToolTip(ColSteps, tr("The torch profiler's schedule (wait, warm-up, active steps) as its "
+                                                  "hook reports each step; with several ranks, the one furthest behind"));
     m_list->header()->setStretchLastSection(false);
     m_list->header()->setSectionResizeMode(ColOut, QHeaderView::Stretch);
     for (int c = ColStatus; c < ColCount; ++c) m_list->header()->setSectionResizeMode(c, QHeaderView::ResizeToContents);
@@ -127,8 +132,20 @@ LaunchPanel::LaunchPanel(core::JobRunner& runner, QWidget* parent)
     m_open->setToolTip(tr("Open what the run collected in the workbench"));
     m_clear = new QPushButton(tr("Clear finished"), left);
     m_clear->setObjectName(QStringLiteral("launchClear"));
+    m_rerun = new QPushButton(tr("Re-run"), left);
+    m_rerun->setObjectName(QStringLiteral("launchRerun"));
+    m_rerun->setToolTip(tr("Run it again, same command and tools, into a new directory beside this one"));
+    m_resume = new QPushButton(tr("Resume"), left);
+    m_resume->setObjectName(QStringLiteral("launchResume"));
+    m_resume->setToolTip(tr("Continue the sweep in its directory: completed runs are skipped, the others run again"));
+    m_copy = new QPushButton(tr("Copy command"), left);
+    m_copy->setObjectName(QStringLiteral("launchCopy"));
+    m_copy->setToolTip(tr("Put the strobe-cli command line on the clipboard"));
     buttons->addWidget(m_cancel);
     buttons->addWidget(m_open);
+    buttons->addWidget(m_rerun);
+    buttons->addWidget(m_resume);
+    buttons->addWidget(m_copy);
     buttons->addStretch();
     buttons->addWidget(m_clear);
     leftLayout->addLayout(buttons);
@@ -167,6 +184,9 @@ LaunchPanel::LaunchPanel(core::JobRunner& runner, QWidget* parent)
     connect(m_open, &QPushButton::clicked, this, [this] {
         if (const LaunchRecord* r = record(currentId()); r && !inFlight(*r)) Q_EMIT openRequested(r->outDir, r->sweep);
     });
+    connect(m_rerun, &QPushButton::clicked, this, [this] { rerun(currentId()); });
+    connect(m_resume, &QPushButton::clicked, this, [this] { resume(currentId()); });
+    connect(m_copy, &QPushButton::clicked, this, [this] { copyCommand(currentId()); });
     connect(m_clear, &QPushButton::clicked, this, [this] {
         for (auto it = m_records.begin(); it != m_records.end();) {
             if (inFlight(*it->second)) {
@@ -201,20 +221,56 @@ LaunchPanel::~LaunchPanel() {
 }
 
 int LaunchPanel::launch(const ProfileRequest& request, const collectors::ToolCatalog& catalog) {
+    return start(buildCollectArgv(request, catalog), request.outDir, request.isSweep(), request.workingDir,
+                 samplerFiles(request, catalog));
+}
+
+int LaunchPanel::rerun(int id) {
+    const LaunchRecord* r = record(id);
+    if (!r || inFlight(*r)) return 0;
+    QString out = r->outDir;
+    static const QRegularExpression suffix(QStringLiteral("-r\\d+$"));  // a re-run's own suffix: DIR-r2, DIR-r3 ...
+    const QString stem = QString(out).remove(suffix);
+    for (int n = 2; QFileInfo::exists(out); ++n) out = stem + QStringLiteral("-r%1").arg(n);
+    QStringList argv = r->argv;
+    const qsizetype at = argv.indexOf(QStringLiteral("--out"));
+    if (at < 0 || at + 1 >= argv.size()) return 0;
+    argv[at + 1] = out;
+    return start(argv, out, r->sweep, r->workingDir, r->samplerFiles);
+}
+
+int LaunchPanel::resume(int id) {
+    const LaunchRecord* r = record(id);
+    if (!r || inFlight(*r) || !r->sweep) return 0;
+    return start(r->argv, r->outDir, true, r->workingDir, r->samplerFiles);
+}
+
+QString LaunchPanel::copyCommand(int id) {
+    const LaunchRecord* r = record(id);
+    if (!r) return {};
+    QString line = shellCommand(QStringList{m_strobeCli} + r->argv);
+    if (!r->workingDir.isEmpty()) line = QStringLiteral("cd ") + shellCommand({r->workingDir}) + QStringLiteral(" && ") + line;
+    QApplication::clipboard()->setText(line);
+    return line;
+}
+
+int LaunchPanel::start(const QStringList& argv, const QString& outDir, bool sweep, const QString& workingDir,
+                       const QStringList& samplers) {
     auto rec = std::make_unique<LaunchRecord>();
     LaunchRecord& r = *rec;
     r.id = m_nextId++;
-    r.argv = buildCollectArgv(request, catalog);
-    r.outDir = request.outDir;
-    r.sweep = request.isSweep();
+    r.argv = argv;
+    r.outDir = outDir;
+    r.workingDir = workingDir;
+    r.sweep = sweep;
     r.clock.start();
-    r.samplerFiles = samplerFiles(request, catalog);
+    r.samplerFiles = samplers;
     r.counter = std::make_unique<BackgroundJob>(m_runner, backgroundSlot("launch-samples", this) + ":" + std::to_string(r.id));
     r.process = new QProcess(this);
     r.process->setProcessChannelMode(QProcess::MergedChannels);
     r.process->setProgram(m_strobeCli);
     r.process->setArguments(r.argv);
-    if (!request.workingDir.isEmpty()) r.process->setWorkingDirectory(request.workingDir);
+    if (!workingDir.isEmpty()) r.process->setWorkingDirectory(workingDir);
     const int id = r.id;
     m_records[id] = std::move(rec);
 
@@ -253,12 +309,28 @@ void LaunchPanel::onOutput(LaunchRecord& r) {
     const QString text = r.partialLine + QString::fromLocal8Bit(r.process->readAllStandardOutput());
     QStringList lines = text.split(QLatin1Char('\n'));
     r.partialLine = lines.takeLast();  // what follows the last newline (empty when the chunk ended with one)
+    static const QRegularExpression stepLine(QStringLiteral("^strobe_torch: rank (\\d+) step (\\d+)/(\\d+) \\(([^)]+)\\)$"));
+    bool stepped = false;
     for (QString& l : lines) {
         if (l.endsWith(QLatin1Char('\r'))) l.chop(1);
+        if (const auto m = stepLine.match(l); m.hasMatch()) {
+            r.steps[m.captured(1).toInt()] = {m.captured(2).toInt(), m.captured(3).toInt(), m.captured(4)};
+            stepped = true;
+        }
         r.tail.push_back(l);
         if (currentId() == r.id) m_log->appendPlainText(l);
     }
     while (r.tail.size() > static_cast<size_t>(kTailLines)) r.tail.pop_front();
+    if (stepped) refreshRow(r);
+}
+
+QString LaunchRecord::stepText() const {
+    if (steps.empty()) return {};
+    const auto behind = std::min_element(steps.begin(), steps.end(),
+                                         [](const auto& a, const auto& b) { return a.second.step < b.second.step; });
+    QString text = QObject::tr("%1/%2 (%3)").arg(behind->second.step).arg(behind->second.total).arg(behind->second.phase);
+    if (steps.size() > 1) text += QObject::tr(", %1 ranks").arg(steps.size());
+    return text;
 }
 
 void LaunchPanel::onError(LaunchRecord& r, QProcess::ProcessError error) {
@@ -448,12 +520,18 @@ void LaunchPanel::refreshRow(const LaunchRecord& r) {
     item->setForeground(ColStatus, colour);
     item->setText(ColElapsed, elapsedText(inFlight(r) ? r.clock.elapsed() : r.elapsedMs));
     item->setText(ColSamples, !r.samplerFiles.isEmpty() ? QString::number(r.samples) : QStringLiteral("—"));
+    item->setText(ColSteps, r.stepText());
 }
 
 void LaunchPanel::refreshButtons() {
     const LaunchRecord* r = record(currentId());
     m_cancel->setEnabled(r && (r->status == LaunchStatus::Running || r->status == LaunchStatus::Starting));
     m_open->setEnabled(r && !inFlight(*r) && QFileInfo(r->outDir).isDir());
+    m_rerun->setEnabled(r && !inFlight(*r));
+    m_resume->setEnabled(r && !inFlight(*r) && r->sweep && r->status != LaunchStatus::Completed);
+    m_resume->setToolTip(r && !r->sweep ? tr("Only a sweep resumes: Re-run starts a single run again in a new directory")
+                                        : tr("Continue the sweep in its directory: completed runs are skipped, the others run again"));
+    m_copy->setEnabled(r != nullptr);
     m_clear->setEnabled(std::any_of(m_records.begin(), m_records.end(), [](const auto& kv) { return !inFlight(*kv.second); }));
 }
 

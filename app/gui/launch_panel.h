@@ -3,11 +3,14 @@
 // buildCollectArgv, never a shell) shown with its status, a ticking elapsed time, the samples collected so far
 // (data rows of the *.csv sampler files under its output directory: every sampler writes one header line, then
 // one row per sample, flushed as taken; counted by jobs of the job runner, never on the GUI thread) and the last 200
-// lines of its output (stdout and stderr merged).
+// lines of its output (stdout and stderr merged), and the torch profiler's step as its hook reports it.
 // Cancel sends SIGTERM — strobe-cli then stops its whole process tree, writes the manifest (status: cancelled)
 // and exits 143 — and SIGKILL only if it is still running after a grace period. A run that completes (exit 0)
 // asks to be opened (openRequested); Open does the same for a finished run of any status (a failed or cancelled
 // run keeps what it collected). The final sample count of a finished run follows in the background (samplesFinal).
+// Re-run starts a finished launch again into a new directory beside it; Resume continues a finished sweep in its own
+// directory (strobe-cli sweep launch skips what completed and refuses a changed plan); Copy command puts the
+// strobe-cli line on the clipboard, quoted for a shell.
 // Waiting for runs never spins the event loop: the main window defers its close until runningChanged(0).
 
 #include <deque>
@@ -38,6 +41,7 @@ struct LaunchRecord {
     int id = 0;
     QStringList argv;  // strobe-cli's arguments
     QString outDir;
+    QString workingDir;  // strobe-cli's (empty: ours)
     bool sweep = false;
     LaunchStatus status = LaunchStatus::Starting;
     int exitCode = -1;        // strobe-cli's exit status once finished (-1: killed by a signal or never started)
@@ -56,6 +60,14 @@ struct LaunchRecord {
     std::map<QString, std::pair<qint64, qint64>> csvState;  // file → (bytes read, newlines seen)
     QStringList samplerFiles;                                // the file names the run's samplers write
     std::unique_ptr<BackgroundJob> counter;                  // the sample count in flight (a job of the runner)
+    // The torch profiler hook's step lines ("strobe_torch: rank R step N/TOTAL (phase)") as they stream, per rank.
+    struct Step {
+        int step = 0, total = 0;
+        QString phase;
+    };
+    std::map<int, Step> steps;
+    // "N/TOTAL (phase)" of the rank furthest behind, ", R ranks" with several; "" before the first step.
+    QString stepText() const;
 };
 
 class LaunchPanel : public QWidget {
@@ -78,6 +90,15 @@ public:
 
     // Starts strobe-cli for `request`; returns the launch id.
     int launch(const ProfileRequest& request, const collectors::ToolCatalog& catalog);
+    // A finished launch again, same command and tools, into a new directory beside its own (DIR-r2, DIR-r3 ...);
+    // returns the new id, 0 when `id` is unknown or still running.
+    int rerun(int id);
+    // A finished sweep continued in its own directory (sweep launch resumes: completed runs are skipped, the others
+    // run again, and a changed plan is refused); returns the new id, 0 for a single run, one in flight or unknown.
+    int resume(int id);
+    // strobe-cli's command line of launch `id` for a POSIX shell (cd DIR && first when it has a working
+    // directory), put on the clipboard; returned ("" when unknown).
+    QString copyCommand(int id);
     void cancel(int id);
     void cancelAll();
     int runningCount() const;
@@ -95,6 +116,8 @@ Q_SIGNALS:
     void runningChanged(int running);
 
 private:
+    int start(const QStringList& argv, const QString& outDir, bool sweep, const QString& workingDir,
+              const QStringList& samplerFiles);
     void onOutput(LaunchRecord& r);
     void onFinished(LaunchRecord& r, int exitCode, QProcess::ExitStatus status);
     void onError(LaunchRecord& r, QProcess::ProcessError error);
@@ -120,6 +143,9 @@ private:
     QLabel* m_command = nullptr;
     QPushButton* m_cancel = nullptr;
     QPushButton* m_open = nullptr;
+    QPushButton* m_rerun = nullptr;
+    QPushButton* m_resume = nullptr;
+    QPushButton* m_copy = nullptr;
     QPushButton* m_clear = nullptr;
     QTimer* m_ticker = nullptr;
 };

@@ -6,7 +6,9 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QApplication>
 #include <QCheckBox>
+#include <QClipboard>
 #include <QComboBox>
 #include <QDateTime>
 #include <QDialogButtonBox>
@@ -15,6 +17,10 @@
 #include <QFileInfo>
 #include <QFormLayout>
 #include <QGroupBox>
+#include <QInputDialog>
+#include <QMessageBox>
+#include <QPlainTextEdit>
+#include <QRegularExpression>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
@@ -25,6 +31,7 @@
 #include <QSettings>
 #include <QSpinBox>
 #include <QSplitter>
+#include <QStandardPaths>
 #include <QStyle>
 #include <QTableWidget>
 #include <QTimer>
@@ -33,7 +40,11 @@
 #include <QVBoxLayout>
 
 #include "app/gui/param_editor.h"
+#include "collectors/madengine_context.h"
+#include "collectors/process_tree.h"
 #include "collectors/remote.h"
+#include "collectors/slurm.h"
+#include "collectors/sweep_launch.h"
 #include "core/io/resources.h"
 
 namespace strobe::app {
@@ -149,6 +160,71 @@ QString pythonOf(const QStringList& command) {
     return QString::fromStdString(collectors::findPython(argv));  // what the session itself will find
 }
 
+QStringList slurmArgsOf(const SlurmFields& f) {
+    QStringList args;
+    if (!f.partition.trimmed().isEmpty()) args << QStringLiteral("--partition=") + f.partition.trimmed();
+    if (f.tasks > 0) args << QStringLiteral("--ntasks=%1").arg(f.tasks);
+    if (f.gpusPerNode > 0) args << QStringLiteral("--gpus-per-node=%1").arg(f.gpusPerNode);
+    if (!f.timeLimit.trimmed().isEmpty()) args << QStringLiteral("--time=") + f.timeLimit.trimmed();
+    return args + f.extra;
+}
+
+SlurmFields slurmFieldsOf(const QStringList& args) {
+    SlurmFields f;
+    // sbatch's long forms with '=' or a separate value, and the short ones (-p P, -pP, -n N, -t T).
+    const std::vector<std::pair<QString, QString>> names{{QStringLiteral("--partition"), QStringLiteral("-p")},
+                                                         {QStringLiteral("--ntasks"), QStringLiteral("-n")},
+                                                         {QStringLiteral("--gpus-per-node"), QString()},
+                                                         {QStringLiteral("--time"), QStringLiteral("-t")}};
+    auto take = [&f](size_t which, const QString& value) {
+        bool ok = false;
+        switch (which) {
+            case 0: f.partition = value; return true;
+            case 1: f.tasks = value.toInt(&ok); return ok && f.tasks > 0;
+            case 2: f.gpusPerNode = value.toInt(&ok); return ok && f.gpusPerNode > 0;
+            default: f.timeLimit = value; return true;
+        }
+    };
+    for (int i = 0; i < args.size(); ++i) {
+        const QString& a = args[i];
+        bool used = false;
+        for (size_t n = 0; n < names.size() && !used; ++n) {
+            const auto& [longName, shortName] = names[n];
+            QString value;
+            int consumed = 0;
+            if (a.startsWith(longName + QLatin1Char('='))) value = a.mid(longName.size() + 1);
+            else if (a == longName && i + 1 < args.size()) value = args[i + 1], consumed = 1;
+            else if (!shortName.isEmpty() && a == shortName && i + 1 < args.size()) value = args[i + 1], consumed = 1;
+            else if (!shortName.isEmpty() && a.startsWith(shortName) && a.size() > shortName.size() && !a.startsWith(QStringLiteral("--")))
+                value = a.mid(shortName.size());
+            else continue;
+            const SlurmFields before = f;
+            if (!take(n, value)) {
+                f = before;  // not a form the fields hold (-n abc): kept as an extra argument
+                continue;
+            }
+            used = true;
+            i += consumed;
+        }
+        if (!used) f.extra << a;
+    }
+    return f;
+}
+
+bool validSlurmTime(const QString& text) {
+    static const QRegularExpression re(QStringLiteral(
+        "^(\\d+|\\d+:\\d{1,2}|\\d+:\\d{1,2}:\\d{1,2}|\\d+-\\d+|\\d+-\\d+:\\d{1,2}|\\d+-\\d+:\\d{1,2}:\\d{1,2})$"));
+    const QString t = text.trimmed();
+    return t.compare(QStringLiteral("UNLIMITED"), Qt::CaseInsensitive) == 0 ||
+           t.compare(QStringLiteral("INFINITE"), Qt::CaseInsensitive) == 0 || re.match(t).hasMatch();
+}
+
+QString shellCommand(const QStringList& argv) {
+    QStringList words;
+    for (const QString& a : argv) words << q(collectors::shellQuote(a.toStdString()));
+    return words.join(QLatin1Char(' '));
+}
+
 QStringList buildCollectArgv(const ProfileRequest& request, const collectors::ToolCatalog& catalog) {
     QStringList argv;
     if (request.isSweep()) {
@@ -175,7 +251,10 @@ QStringList buildCollectArgv(const ProfileRequest& request, const collectors::To
         }
     }
     for (const auto& [key, value] : request.env) argv << QStringLiteral("--env") << key + QLatin1Char('=') + value;
-    if (request.slurm) argv << QStringLiteral("--slurm");
+    if (request.slurm) {
+        argv << QStringLiteral("--slurm");
+        for (const QString& a : request.slurmArgs) argv << QStringLiteral("--slurm-arg") << a;
+    }
     if (!request.host.isEmpty()) {
         argv << QStringLiteral("--host") << request.host;
         if (!request.remoteStrobeCli.isEmpty()) argv << QStringLiteral("--remote-strobe-cli") << request.remoteStrobeCli;
@@ -224,6 +303,24 @@ QStringList validateRequest(const ProfileRequest& request, const collectors::Too
         problems << QString::fromStdString(error).replace(QStringLiteral("--host"), QObject::tr("Target"));
     if (!request.host.isEmpty() && request.slurm)
         problems << QObject::tr("A remote target and Slurm cannot be combined yet: run on the login node itself.");
+    if (request.slurm) {
+        if (QStandardPaths::findExecutable(QStringLiteral("sbatch")).isEmpty())
+            problems << QObject::tr("Slurm: sbatch is not on PATH (install Slurm's client, or uncheck Slurm).");
+        const SlurmFields f = slurmFieldsOf(request.slurmArgs);
+        if (!f.timeLimit.isEmpty() && !validSlurmTime(f.timeLimit))
+            problems << QObject::tr("Slurm time limit '%1': write MINUTES, HH:MM:SS or D-HH:MM:SS.").arg(f.timeLimit);
+    }
+    if (!request.command.isEmpty()) {
+        // {KEY} of a sweep axis is replaced per run; any other {IDENT} would reach the workload as written.
+        std::map<std::string, std::string> point;
+        for (const auto& [key, values] : request.grid)
+            if (!key.isEmpty()) point[key.toStdString()] = values.isEmpty() ? std::string() : values.front().toStdString();
+        std::vector<std::string> argv, expanded;
+        for (const QString& a : request.command) argv.push_back(a.toStdString());
+        if (std::string error; !collectors::expandSweepCommand(argv, point, expanded, error))
+            problems << QObject::tr("Command %1: add the sweep axis, or write {{ for a literal brace.")
+                            .arg(QString::fromStdString(error).replace(QStringLiteral("a --grid key"), QObject::tr("a sweep axis")));
+    }
     for (const auto& [key, value] : request.env)
         if (key.isEmpty() || key.contains(QLatin1Char('=')))
             problems << QObject::tr("Environment variable '%1=%2': the name must be non-empty and without '='.").arg(key, value);
@@ -250,7 +347,8 @@ ProfileDialog::ProfileDialog(const QString& strobeCli, core::JobRunner& runner, 
     : QDialog(parent),
       m_strobeCli(strobeCli),
       m_catalog(collectors::loadToolCatalog()),
-      m_probe(runner, backgroundSlot("tool-probes", this)) {
+      m_probe(runner, backgroundSlot("tool-probes", this)),
+      m_slurmJob(runner, backgroundSlot("slurm-probe", this)) {
     setObjectName(QStringLiteral("profileDialog"));
     setWindowTitle(tr("Profile a workload"));
     auto* outer = new QVBoxLayout(this);
@@ -302,6 +400,7 @@ ProfileDialog::ProfileDialog(const QString& strobeCli, core::JobRunner& runner, 
     m_slurm = new QCheckBox(tr("Run through Slurm (--slurm)"), outBox);
     m_slurm->setObjectName(QStringLiteral("profileSlurm"));
     outForm->addRow(QString(), m_slurm);
+    buildSlurm(outBox, outForm);
     buildTarget(outBox, outForm);
     leftLayout->addWidget(outBox);
     leftLayout->addStretch();
@@ -310,6 +409,7 @@ ProfileDialog::ProfileDialog(const QString& strobeCli, core::JobRunner& runner, 
     auto* right = new QWidget(split);
     auto* rightLayout = new QVBoxLayout(right);
     rightLayout->setContentsMargins(6, 0, 0, 0);
+    buildStacks(right, rightLayout);
     auto* toolBox = new QGroupBox(tr("Tools (checked ones run, outermost first)"), right);
     auto* toolLayout = new QHBoxLayout(toolBox);
     m_tools = new QTreeWidget(toolBox);
@@ -332,6 +432,11 @@ ProfileDialog::ProfileDialog(const QString& strobeCli, core::JobRunner& runner, 
     moves->addStretch();
     toolLayout->addLayout(moves);
     rightLayout->addWidget(toolBox, 2);
+    m_contextNote = new QLabel(right);
+    m_contextNote->setObjectName(QStringLiteral("profileContextNote"));
+    m_contextNote->setWordWrap(true);
+    m_contextNote->setVisible(false);
+    rightLayout->addWidget(m_contextNote);
     connect(up, &QToolButton::clicked, this, [this] { moveTool(-1); });
     connect(down, &QToolButton::clicked, this, [this] { moveTool(1); });
 
@@ -350,32 +455,11 @@ ProfileDialog::ProfileDialog(const QString& strobeCli, core::JobRunner& runner, 
     split->setStretchFactor(0, 1);
     split->setStretchFactor(1, 1);
 
-    m_problemLabel = new QLabel(this);
-    m_problemLabel->setObjectName(QStringLiteral("profileProblems"));
-    m_problemLabel->setWordWrap(true);
-    m_problemLabel->setStyleSheet(QStringLiteral("color: #c0392b;"));
-    outer->addWidget(m_problemLabel);
-    m_buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, this);
-    m_buttons->button(QDialogButtonBox::Ok)->setText(tr("Launch"));
-    outer->addWidget(m_buttons);
-    connect(m_buttons, &QDialogButtonBox::accepted, this, &ProfileDialog::accept);
-    connect(m_buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
+    buildButtons(outer);
 
     buildToolList();
 
-    // The last request's command, directory and tools, and a fresh output directory.
-    QSettings s;
-    m_command->setText(s.value(QStringLiteral("profile/command")).toString());
-    m_workDir->setText(s.value(QStringLiteral("profile/workingDir")).toString());
-    m_slurm->setChecked(s.value(QStringLiteral("profile/slurm"), false).toBool());
-    const QStringList lastTools = s.value(QStringLiteral("profile/tools")).toStringList();
-    for (int i = lastTools.size() - 1; i >= 0; --i)
-        if (QTreeWidgetItem* item = toolItem(lastTools[i])) {
-            m_tools->takeTopLevelItem(m_tools->indexOfTopLevelItem(item));
-            m_tools->insertTopLevelItem(0, item);
-            item->setCheckState(ColName, Qt::Checked);
-        }
-    m_outDir->setText(defaultOutDir());
+    restoreLast();
 
     auto* reprobe = new QTimer(this);
     reprobe->setSingleShot(true);
@@ -409,6 +493,41 @@ ProfileDialog::ProfileDialog(const QString& strobeCli, core::JobRunner& runner, 
 }
 
 ProfileDialog::~ProfileDialog() = default;
+
+// The problems (why Launch is disabled) and the buttons: Launch, Cancel, Copy command.
+void ProfileDialog::buildButtons(QVBoxLayout* outer) {
+    m_problemLabel = new QLabel(this);
+    m_problemLabel->setObjectName(QStringLiteral("profileProblems"));
+    m_problemLabel->setWordWrap(true);
+    m_problemLabel->setStyleSheet(QStringLiteral("color: #c0392b;"));
+    outer->addWidget(m_problemLabel);
+    m_buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, this);
+    m_buttons->button(QDialogButtonBox::Ok)->setText(tr("Launch"));
+    auto* copy = m_buttons->addButton(tr("Copy command"), QDialogButtonBox::ActionRole);
+    copy->setObjectName(QStringLiteral("profileCopyCommand"));
+    copy->setToolTip(tr("Put the strobe-cli command line of this launch on the clipboard, to run it in a shell or a script"));
+    connect(copy, &QPushButton::clicked, this, [this] { copyCommand(); });
+    outer->addWidget(m_buttons);
+    connect(m_buttons, &QDialogButtonBox::accepted, this, &ProfileDialog::accept);
+    connect(m_buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
+}
+
+void ProfileDialog::restoreLast() {
+    // The last request's command, directory and tools, and a fresh output directory.
+    QSettings s;
+    m_command->setText(s.value(QStringLiteral("profile/command")).toString());
+    m_workDir->setText(s.value(QStringLiteral("profile/workingDir")).toString());
+    m_slurm->setChecked(s.value(QStringLiteral("profile/slurm"), false).toBool());
+    setSlurmFields(slurmFieldsOf(s.value(QStringLiteral("profile/slurmArgs")).toStringList()));
+    const QStringList lastTools = s.value(QStringLiteral("profile/tools")).toStringList();
+    for (int i = lastTools.size() - 1; i >= 0; --i)
+        if (QTreeWidgetItem* item = toolItem(lastTools[i])) {
+            m_tools->takeTopLevelItem(m_tools->indexOfTopLevelItem(item));
+            m_tools->insertTopLevelItem(0, item);
+            item->setCheckState(ColName, Qt::Checked);
+        }
+    m_outDir->setText(defaultOutDir());
+}
 
 // Target: Local, or a host the session runs on over ssh (collectors/remote.h), with that host's strobe-cli.
 void ProfileDialog::buildTarget(QWidget* box, QFormLayout* form) {
@@ -446,6 +565,292 @@ void ProfileDialog::buildTarget(QWidget* box, QFormLayout* form) {
     });
     connect(m_slurm, &QCheckBox::toggled, this, &ProfileDialog::revalidate);
     m_remoteCli->setEnabled(!m_host->text().trimmed().isEmpty());
+}
+
+// Slurm: the sbatch arguments users set most as fields (partition, tasks, GPUs per node, time limit) plus any others;
+// shown while "Run through Slurm" is checked. Checking it asks sinfo (in the background) for the partitions: the
+// partition field offers them, and a controller that cannot be asked is said before launch, not after sbatch fails.
+void ProfileDialog::buildSlurm(QWidget* box, QFormLayout* form) {
+    m_slurmFields = new QWidget(box);
+    m_slurmFields->setObjectName(QStringLiteral("profileSlurmFields"));
+    auto* f = new QFormLayout(m_slurmFields);
+    f->setContentsMargins(18, 0, 0, 0);
+    f->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
+    m_partition = new QComboBox(m_slurmFields);
+    m_partition->setObjectName(QStringLiteral("profileSlurmPartition"));
+    m_partition->setEditable(true);
+    m_partition->lineEdit()->setPlaceholderText(tr("(the cluster's default)"));
+    m_partition->setToolTip(tr("sbatch --partition"));
+    m_tasks = new QSpinBox(m_slurmFields);
+    m_tasks->setObjectName(QStringLiteral("profileSlurmTasks"));
+    m_tasks->setRange(0, 100000);
+    m_tasks->setSpecialValueText(tr("default"));
+    m_tasks->setToolTip(tr("sbatch --ntasks: one session per task, each into DIR/rank<N>"));
+    m_gpus = new QSpinBox(m_slurmFields);
+    m_gpus->setObjectName(QStringLiteral("profileSlurmGpus"));
+    m_gpus->setRange(0, 64);
+    m_gpus->setSpecialValueText(tr("none"));
+    m_gpus->setToolTip(tr("sbatch --gpus-per-node"));
+    m_timeLimit = new QLineEdit(m_slurmFields);
+    m_timeLimit->setObjectName(QStringLiteral("profileSlurmTime"));
+    m_timeLimit->setPlaceholderText(tr("(the partition's default) e.g. 00:30:00"));
+    m_timeLimit->setToolTip(tr("sbatch --time: MINUTES, HH:MM:SS or D-HH:MM:SS"));
+    m_slurmExtra = new QLineEdit(m_slurmFields);
+    m_slurmExtra->setObjectName(QStringLiteral("profileSlurmExtra"));
+    m_slurmExtra->setPlaceholderText(tr("more sbatch arguments, e.g. --account=proj --exclusive"));
+    m_slurmState = new QLabel(m_slurmFields);
+    m_slurmState->setObjectName(QStringLiteral("profileSlurmState"));
+    m_slurmState->setWordWrap(true);
+    f->addRow(tr("Partition:"), m_partition);
+    f->addRow(tr("Tasks:"), m_tasks);
+    f->addRow(tr("GPUs per node:"), m_gpus);
+    f->addRow(tr("Time limit:"), m_timeLimit);
+    f->addRow(tr("sbatch arguments:"), m_slurmExtra);
+    f->addRow(QString(), m_slurmState);
+    form->addRow(m_slurmFields);
+    m_slurmFields->setVisible(false);
+    connect(m_slurm, &QCheckBox::toggled, this, [this](bool on) {
+        m_slurmFields->setVisible(on);
+        if (on) startSlurmProbe();
+    });
+    connect(m_partition, &QComboBox::currentTextChanged, this, &ProfileDialog::revalidate);
+    for (QSpinBox* b : {m_tasks, m_gpus}) connect(b, &QSpinBox::valueChanged, this, &ProfileDialog::revalidate);
+    for (QLineEdit* e : {m_timeLimit, m_slurmExtra}) connect(e, &QLineEdit::textChanged, this, &ProfileDialog::revalidate);
+}
+
+void ProfileDialog::setSlurmFields(const SlurmFields& f) {
+    m_partition->setEditText(f.partition);
+    m_tasks->setValue(f.tasks);
+    m_gpus->setValue(f.gpusPerNode);
+    m_timeLimit->setText(f.timeLimit);
+    m_slurmExtra->setText(joinCommand(f.extra));
+}
+
+void ProfileDialog::startSlurmProbe() {
+    if (m_slurmProbe.started) return;  // once per dialog: the cluster does not change while it is open
+    m_slurmProbe.started = true;
+    m_slurmState->setText(tr("Asking Slurm for its partitions…"));
+    m_slurmJob.start<SlurmProbe>(
+        tr("Ask Slurm for its partitions (sinfo)"),
+        [](const core::JobContext&) {
+            SlurmProbe p;
+            p.known = true;
+            if (QStandardPaths::findExecutable(QStringLiteral("sinfo")).isEmpty()) {
+                p.message = tr("sinfo is not on PATH: Slurm's client is not installed here");
+                return p;
+            }
+            collectors::ProcessSpec spec;
+            spec.argv = {"sinfo", "--noheader", "--format=%R"};
+            auto run = collectors::runCaptured(spec, std::chrono::seconds(15));
+            if (!run) {
+                p.message = q(run.error().message);
+                return p;
+            }
+            if (!run->exit || run->exit->status != 0) {
+                QString why = q(run->err).trimmed();
+                if (why.isEmpty()) why = run->exit ? tr("exit %1").arg(run->exit->status) : tr("no answer in 15 s");
+                p.message = tr("sinfo failed (%1): the controller cannot be asked, so sbatch would fail too").arg(why);
+                return p;
+            }
+            p.ok = true;
+            for (const QString& line : q(run->out).split(QLatin1Char('\n'), Qt::SkipEmptyParts))
+                if (!p.partitions.contains(line.trimmed())) p.partitions << line.trimmed();
+            return p;
+        },
+        [this](SlurmProbe p) {
+            m_slurmProbe = std::move(p);
+            m_slurmProbe.started = true;
+            const QString typed = m_partition->currentText();
+            const QSignalBlocker block(m_partition);
+            m_partition->clear();
+            m_partition->addItems(m_slurmProbe.partitions);
+            m_partition->setEditText(typed);
+            m_slurmState->setText(m_slurmProbe.ok ? tr("Partitions: %1").arg(m_slurmProbe.partitions.join(QStringLiteral(", ")))
+                                                  : m_slurmProbe.message);
+            revalidate();
+        },
+        [this](const QString& why) {
+            m_slurmProbe.started = false;  // asked again when Slurm is checked again
+            m_slurmState->setText(tr("Slurm not asked: %1").arg(why));
+        });
+}
+
+// Saved stacks and madengine contexts, above the tools list.
+void ProfileDialog::buildStacks(QWidget* box, QVBoxLayout* layout) {
+    auto* row = new QHBoxLayout;
+    row->addWidget(new QLabel(tr("Tool stack:"), box));
+    m_stacks = new QComboBox(box);
+    m_stacks->setObjectName(QStringLiteral("profileStacks"));
+    m_stacks->setToolTip(tr("Check a saved stack's tools with their parameters"));
+    m_stacks->setMinimumContentsLength(14);
+    auto refill = [this] {
+        const QSignalBlocker block(m_stacks);
+        m_stacks->clear();
+        m_stacks->addItem(tr("(saved stacks)"));
+        m_stacks->addItems(savedStacks());
+    };
+    refill();
+    auto* save = new QPushButton(tr("Save…"), box);
+    save->setObjectName(QStringLiteral("profileStackSave"));
+    save->setToolTip(tr("Save the checked tools and their parameters under a name"));
+    auto* remove = new QPushButton(tr("Delete"), box);
+    remove->setObjectName(QStringLiteral("profileStackDelete"));
+    auto* import = new QPushButton(tr("Import madengine context…"), box);
+    import->setObjectName(QStringLiteral("profileImportContext"));
+    import->setToolTip(tr("A madengine --additional-context JSON (a file, or pasted): its tools list becomes the checked "
+                          "tools, its env_vars the environment"));
+    row->addWidget(m_stacks, 1);
+    row->addWidget(save);
+    row->addWidget(remove);
+    row->addWidget(import);
+    layout->addLayout(row);
+    connect(m_stacks, &QComboBox::activated, this, [this](int index) {
+        if (index > 0) applyStack(m_stacks->itemText(index));
+    });
+    connect(save, &QPushButton::clicked, this, [this, refill] {
+        bool ok = false;
+        const QString name = QInputDialog::getText(this, tr("Save tool stack"), tr("Name:"), QLineEdit::Normal,
+                                                   m_stacks->currentIndex() > 0 ? m_stacks->currentText() : QString(), &ok)
+                                 .trimmed();
+        if (!ok || name.isEmpty()) return;
+        saveStack(name);
+        refill();
+        m_stacks->setCurrentText(name);
+    });
+    connect(remove, &QPushButton::clicked, this, [this, refill] {
+        if (m_stacks->currentIndex() <= 0) return;
+        deleteStack(m_stacks->currentText());
+        refill();
+    });
+    connect(import, &QPushButton::clicked, this, [this] {
+        QDialog ask(this);
+        ask.setWindowTitle(tr("Import a madengine context"));
+        auto* v = new QVBoxLayout(&ask);
+        v->addWidget(new QLabel(tr("Paste the --additional-context JSON, or choose its file:"), &ask));
+        auto* text = new QPlainTextEdit(&ask);
+        text->setPlaceholderText(QStringLiteral("{\"tools\": [{\"name\": \"rocprof\", \"cmd\": \"rocprofv3 --hip-trace --\"}]}"));
+        v->addWidget(text, 1);
+        QString file;
+        auto* pick = new QPushButton(tr("Choose file…"), &ask);
+        v->addWidget(pick);
+        auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, &ask);
+        v->addWidget(buttons);
+        connect(pick, &QPushButton::clicked, &ask, [&] {
+            file = QFileDialog::getOpenFileName(&ask, tr("madengine context"), QString(), tr("JSON (*.json);;All files (*)"));
+            if (!file.isEmpty()) pick->setText(tr("File: %1").arg(file));
+        });
+        connect(buttons, &QDialogButtonBox::accepted, &ask, &QDialog::accept);
+        connect(buttons, &QDialogButtonBox::rejected, &ask, &QDialog::reject);
+        ask.resize(560, 320);
+        if (ask.exec() != QDialog::Accepted) return;
+        if (const QString error = importContext(file, text->toPlainText().trimmed()); !error.isEmpty())
+            QMessageBox::warning(this, tr("Import a madengine context"), error);
+    });
+}
+
+QStringList ProfileDialog::savedStacks() {
+    QSettings s;
+    s.beginGroup(QStringLiteral("profile/stacks"));
+    QStringList names;
+    for (const QString& key : s.childKeys()) names << QByteArray::fromPercentEncoding(key.toUtf8());
+    names.sort(Qt::CaseInsensitive);
+    return names;
+}
+
+namespace {
+QString stackKey(const QString& name) {
+    return QStringLiteral("profile/stacks/") + QString::fromUtf8(name.toUtf8().toPercentEncoding());
+}
+}  // namespace
+
+// A stack is JSON: [{"tool": NAME, "params": {KEY: text}}] in order, every parameter as core::valueToString writes it
+// (read back through the spec's coercion, so a spec whose parameter changed type fails loudly, not silently).
+void ProfileDialog::saveStack(const QString& name) {
+    QJsonArray tools;
+    for (const ProfileTool& t : request().tools) {
+        QJsonObject params;
+        if (const collectors::ToolSpec* spec = m_catalog.find(t.name.toStdString()))
+            for (const auto& [key, value] : t.values)
+                if (const core::ParamSpec* ps = core::findSpec(spec->params, key))
+                    params[q(key)] = q(core::valueToString(*ps, value));
+        tools.append(QJsonObject{{QStringLiteral("tool"), t.name}, {QStringLiteral("params"), params}});
+    }
+    QSettings().setValue(stackKey(name), QString::fromUtf8(QJsonDocument(tools).toJson(QJsonDocument::Compact)));
+}
+
+bool ProfileDialog::applyStack(const QString& name) {
+    const QVariant v = QSettings().value(stackKey(name));
+    if (!v.isValid()) return false;
+    std::vector<ProfileTool> tools;
+    QStringList dropped;
+    for (const QJsonValue& e : QJsonDocument::fromJson(v.toString().toUtf8()).array()) {
+        const QJsonObject o = e.toObject();
+        ProfileTool t;
+        t.name = o[QStringLiteral("tool")].toString();
+        const collectors::ToolSpec* spec = m_catalog.find(t.name.toStdString());
+        if (!spec) {
+            dropped << t.name;
+            continue;
+        }
+        const QJsonObject params = o[QStringLiteral("params")].toObject();
+        for (auto it = params.begin(); it != params.end(); ++it) {
+            const core::ParamSpec* ps = core::findSpec(spec->params, it.key().toStdString());
+            if (!ps) continue;
+            if (auto c = core::coerceValue(*ps, core::ParamValue(it.value().toString().toStdString()))) t.values[ps->key] = *c;
+            else dropped << QStringLiteral("%1.%2").arg(t.name, it.key());
+        }
+        tools.push_back(std::move(t));
+    }
+    checkTools(tools);
+    m_contextNote->setText(dropped.isEmpty() ? QString()
+                                             : tr("Stack %1: not applied (no longer known): %2").arg(name, dropped.join(QStringLiteral(", "))));
+    m_contextNote->setVisible(!dropped.isEmpty());
+    return true;
+}
+
+void ProfileDialog::deleteStack(const QString& name) { QSettings().remove(stackKey(name)); }
+
+QString ProfileDialog::importContext(const QString& file, const QString& inlineJson) {
+    if (file.isEmpty() && inlineJson.isEmpty()) return tr("Give a context file or its JSON.");
+    collectors::ToolCatalog catalog = m_catalog;
+    auto context = collectors::loadMadengineContexts(file.toStdString(), inlineJson.toStdString(), catalog);
+    if (!context) return q(context.error().toString());
+    if (!context->refusal.empty()) return q(context->refusal);
+    // Ad-hoc wrappers (an unknown name with a cmd: "timeout 600") wrap the workload: in the dialog they go in front of
+    // the command, innermost tool first as madengine applies them.
+    QStringList command = QProcess::splitCommand(m_command->text());
+    QStringList notes;
+    for (const auto& m : context->messages) notes << q(m);
+    for (auto it = context->adhocTools.rbegin(); it != context->adhocTools.rend(); ++it) {
+        QStringList wrapper;
+        for (const auto& a : it->command) wrapper << q(a);
+        command = wrapper + command;
+        notes << tr("%1: put in front of the command (%2)").arg(q(it->name), joinCommand(wrapper));
+    }
+    std::vector<ProfileTool> tools;
+    for (const auto& use : context->tools) {
+        if (!m_catalog.find(use.name)) continue;  // an ad-hoc wrapper: in the command now
+        tools.push_back({q(use.name), use.values});
+    }
+    if (command != QProcess::splitCommand(m_command->text())) m_command->setText(joinCommand(command));
+    const auto rows = tableRows(m_env);
+    for (const auto& [key, value] : context->env)
+        if (std::none_of(rows.begin(), rows.end(), [&](const auto& r) { return r.first == q(key); })) addRow(m_env, q(key), q(value));
+    checkTools(tools);
+    notes.prepend(tr("Imported from %1: %2 tool(s).").arg(file.isEmpty() ? tr("the pasted context") : file).arg(tools.size()));
+    m_contextNote->setText(notes.join(QLatin1Char('\n')));
+    m_contextNote->setVisible(true);
+    return {};
+}
+
+QString ProfileDialog::contextNote() const { return m_contextNote->isHidden() ? QString() : m_contextNote->text(); }
+
+QString ProfileDialog::copyCommand() {
+    const ProfileRequest r = request();
+    QString line = shellCommand(QStringList{m_strobeCli} + buildCollectArgv(r, m_catalog));
+    if (!r.workingDir.isEmpty()) line = QStringLiteral("cd ") + shellCommand({r.workingDir}) + QStringLiteral(" && ") + line;
+    QApplication::clipboard()->setText(line);
+    return line;
 }
 
 void ProfileDialog::buildToolList() {
@@ -693,6 +1098,15 @@ ProfileRequest ProfileDialog::request() const {
     r.outDir = m_outDir->text().trimmed();
     if (!r.outDir.isEmpty()) r.outDir = QDir::cleanPath(QDir(r.outDir).absolutePath());
     r.slurm = m_slurm->isChecked();
+    if (r.slurm) {
+        SlurmFields f;
+        f.partition = m_partition->currentText().trimmed();
+        f.tasks = m_tasks->value();
+        f.gpusPerNode = m_gpus->value();
+        f.timeLimit = m_timeLimit->text().trimmed();
+        f.extra = QProcess::splitCommand(m_slurmExtra->text());
+        r.slurmArgs = slurmArgsOf(f);
+    }
     if (m_host) {
         r.host = m_host->text().trimmed();
         r.remoteStrobeCli = m_remoteCli->text().trimmed();
@@ -711,17 +1125,25 @@ void ProfileDialog::setRequest(const ProfileRequest& r) {
     m_order->setCurrentIndex(r.interleaved ? 1 : 0);
     m_outDir->setText(r.outDir);
     m_slurm->setChecked(r.slurm);
+    setSlurmFields(slurmFieldsOf(r.slurmArgs));
     m_host->setText(r.host);
     m_remoteCli->setText(r.remoteStrobeCli);
-    const QSignalBlocker block(m_tools);
-    for (int i = 0; i < m_tools->topLevelItemCount(); ++i) m_tools->topLevelItem(i)->setCheckState(ColName, Qt::Unchecked);
-    for (auto it = r.tools.rbegin(); it != r.tools.rend(); ++it)
-        if (QTreeWidgetItem* item = toolItem(it->name)) {
-            m_tools->takeTopLevelItem(m_tools->indexOfTopLevelItem(item));
-            m_tools->insertTopLevelItem(0, item);
-            item->setCheckState(ColName, Qt::Checked);
-            m_values[it->name] = it->values;
-        }
+    checkTools(r.tools);
+}
+
+// Exactly `tools` checked, in their order above the others, with their values.
+void ProfileDialog::checkTools(const std::vector<ProfileTool>& tools) {
+    {
+        const QSignalBlocker block(m_tools);
+        for (int i = 0; i < m_tools->topLevelItemCount(); ++i) m_tools->topLevelItem(i)->setCheckState(ColName, Qt::Unchecked);
+        for (auto it = tools.rbegin(); it != tools.rend(); ++it)
+            if (QTreeWidgetItem* item = toolItem(it->name)) {
+                m_tools->takeTopLevelItem(m_tools->indexOfTopLevelItem(item));
+                m_tools->insertTopLevelItem(0, item);
+                item->setCheckState(ColName, Qt::Checked);
+                m_values[it->name] = it->values;
+            }
+    }
     m_editors.clear();  // their values were just replaced
     rebuildParams();
     revalidate();
@@ -730,7 +1152,16 @@ void ProfileDialog::setRequest(const ProfileRequest& r) {
 QPushButton* ProfileDialog::launchButton() const { return m_buttons->button(QDialogButtonBox::Ok); }
 
 void ProfileDialog::revalidate() {
-    m_problems = validateRequest(request(), m_catalog, m_availability);
+    const ProfileRequest r = request();
+    m_problems = validateRequest(r, m_catalog, m_availability);
+    if (r.slurm && m_slurmProbe.known) {
+        // What sinfo said: the controller cannot be asked (sbatch would fail the same way), or no such partition.
+        const QString partition = slurmFieldsOf(r.slurmArgs).partition;
+        if (!m_slurmProbe.ok)
+            m_problems << tr("Slurm: %1").arg(m_slurmProbe.message);
+        else if (!partition.isEmpty() && !m_slurmProbe.partitions.isEmpty() && !m_slurmProbe.partitions.contains(partition))
+            m_problems << tr("Slurm has no partition '%1' (it has %2).").arg(partition, m_slurmProbe.partitions.join(QStringLiteral(", ")));
+    }
     m_problemLabel->setText(m_problems.join(QLatin1Char('\n')));
     m_problemLabel->setVisible(!m_problems.isEmpty());
     launchButton()->setEnabled(m_problems.isEmpty());
@@ -745,6 +1176,7 @@ void ProfileDialog::accept() {
     s.setValue(QStringLiteral("profile/command"), m_command->text());
     s.setValue(QStringLiteral("profile/workingDir"), r.workingDir);
     s.setValue(QStringLiteral("profile/slurm"), r.slurm);
+    if (r.slurm) s.setValue(QStringLiteral("profile/slurmArgs"), r.slurmArgs);
     s.setValue(QStringLiteral("profile/host"), r.host);
     s.setValue(QStringLiteral("profile/remoteStrobeCli"), r.remoteStrobeCli);
     QStringList tools;

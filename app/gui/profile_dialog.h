@@ -52,6 +52,7 @@ struct ProfileRequest {
     bool interleaved = false;
     QString outDir;
     bool slurm = false;
+    QStringList slurmArgs;   // more sbatch arguments (--slurm-arg each): the Slurm fields' --partition=, --ntasks=...
     QString host;            // the target: empty runs here, else [USER@]HOST[:PORT] over ssh (--host)
     QString remoteStrobeCli; // strobe-cli on the host (--remote-strobe-cli); empty: its PATH's
 
@@ -61,8 +62,8 @@ struct ProfileRequest {
 // strobe-cli's arguments (without the program) for `request`: `collect --out DIR ...` or, with a grid,
 // `sweep launch --grid K=V1,V2 ... --repeats N --order O --out DIR ...`, then each --tool (outermost first)
 // with its --tool-param NAME.KEY=VALUE for values differing from the default (core::valueToString, in key
-// order; `catalog` gives the specs, a tool it lacks passes its values as given), each --env KEY=VALUE, --slurm,
-// --host HOST [--remote-strobe-cli PATH] for a remote target, and `--` with the command.
+// order; `catalog` gives the specs, a tool it lacks passes its values as given), each --env KEY=VALUE, --slurm
+// with each --slurm-arg ARG, --host HOST [--remote-strobe-cli PATH] for a remote target, and `--` with the command.
 QStringList buildCollectArgv(const ProfileRequest& request, const collectors::ToolCatalog& catalog);
 
 struct ToolAvailability {
@@ -74,10 +75,30 @@ struct ToolAvailability {
 // What stops `request` from launching, one sentence each (empty: it can launch): no command, no output directory,
 // an output directory that exists and is not empty, a working directory that does not exist, an unknown tool, a
 // checked tool that is unavailable (or still being probed), an environment or grid row without a key or values, a
-// target that is not [USER@]HOST[:PORT] or is combined with Slurm. With a remote target the tools are probed there
+// target that is not [USER@]HOST[:PORT] or is combined with Slurm; Slurm when sbatch is not on PATH, or with a time
+// limit sbatch would refuse; an unreplaced {IDENT} in the command ({KEY} of a sweep axis is replaced, {{ is a
+// literal brace: collectors::expandSweepCommand's rule). With a remote target the tools are probed there
 // at launch (strobe-cli collect --host refuses, 125, what is missing there), so this machine's probes do not block.
 QStringList validateRequest(const ProfileRequest& request, const collectors::ToolCatalog& catalog,
                             const std::map<QString, ToolAvailability>& availability);
+
+// The Slurm form's fields as sbatch arguments, and back: --partition=P, --ntasks=N, --gpus-per-node=N (0: none),
+// --time=T, then the extra arguments as given. slurmFieldsOf() takes the four it knows from `args` (each form
+// sbatch accepts: --partition=P, --partition P, -p P ...), the rest into `extra`.
+struct SlurmFields {
+    QString partition;
+    int tasks = 0;  // 0: sbatch's default
+    int gpusPerNode = 0;
+    QString timeLimit;
+    QStringList extra;
+};
+QStringList slurmArgsOf(const SlurmFields& f);
+SlurmFields slurmFieldsOf(const QStringList& args);
+// Slurm's --time forms: MINUTES, MM:SS, HH:MM:SS, D-HH, D-HH:MM, D-HH:MM:SS, or UNLIMITED/INFINITE.
+bool validSlurmTime(const QString& text);
+
+// A command line to paste into a POSIX shell: each argument that needs it in single quotes ('\'' for a quote).
+QString shellCommand(const QStringList& argv);
 
 // The inverse of QProcess::splitCommand (for showing an argv as one line): an argument that is empty or holds white
 // space or a double quote is put in double quotes, with each quote written as three.
@@ -116,11 +137,35 @@ public:
     // The default output directory: a new timestamped directory under the parent last used (else ~/strobe-runs).
     static QString defaultOutDir();
 
+    // Saved tool stacks (QSettings profile/stacks): the checked tools in order with every parameter's value, by name.
+    static QStringList savedStacks();
+    void saveStack(const QString& name);
+    // Checks the stack's tools (in its order, above the others) with its values; false when there is none by that name.
+    bool applyStack(const QString& name);
+    static void deleteStack(const QString& name);
+
+    // A madengine context (--additional-context-file FILE and/or --additional-context JSON, merged as madengine
+    // does: collectors::loadMadengineContexts) into the dialog: its tools checked in its order with their
+    // parameters, its env_vars into the environment table (rows already there win), an ad-hoc wrapper's cmd put in
+    // front of the command. Returns the error (bad JSON with line and column, an unknown name without cmd naming
+    // tools[i]) and changes nothing then; the import's messages show under the tools (contextNote()).
+    QString importContext(const QString& file, const QString& inlineJson);
+    QString contextNote() const;
+
+    // "strobe-cli ARGS" of the current request as a POSIX shell line (cd DIR && first when a working directory is
+    // set), put on the clipboard; returned.
+    QString copyCommand();
+
+    // The Slurm probe (sinfo's partitions, or why Slurm cannot be asked) has answered.
+    bool slurmProbed() const { return m_slurmProbe.known; }
+    QStringList slurmPartitions() const { return m_slurmProbe.partitions; }
+
 public Q_SLOTS:
     void accept() override;
 
 private:
     void buildToolList();
+    void restoreLast();  // the last request's command, directory, Slurm fields and tools; a fresh output directory
     void buildTarget(QWidget* box, QFormLayout* form);
     void startProbes();
     void startRemoteProbes(const QString& host);
@@ -128,6 +173,12 @@ private:
     void rebuildParams();
     void moveTool(int delta);
     void revalidate();
+    void buildSlurm(QWidget* box, QFormLayout* form);
+    void startSlurmProbe();
+    void setSlurmFields(const SlurmFields& f);
+    void buildButtons(QVBoxLayout* outer);
+    void buildStacks(QWidget* box, QVBoxLayout* layout);
+    void checkTools(const std::vector<ProfileTool>& tools);
     QTreeWidgetItem* toolItem(const QString& name) const;
 
     QString m_strobeCli;
@@ -151,6 +202,21 @@ private:
     QComboBox* m_order = nullptr;
     QLineEdit* m_outDir = nullptr;
     QCheckBox* m_slurm = nullptr;
+    QWidget* m_slurmFields = nullptr;
+    QComboBox* m_partition = nullptr;
+    QSpinBox* m_tasks = nullptr;
+    QSpinBox* m_gpus = nullptr;
+    QLineEdit* m_timeLimit = nullptr;
+    QLineEdit* m_slurmExtra = nullptr;
+    QLabel* m_slurmState = nullptr;
+    struct SlurmProbe {
+        bool started = false, known = false, ok = false;
+        QStringList partitions;
+        QString message;
+    } m_slurmProbe;
+    BackgroundJob m_slurmJob;
+    QComboBox* m_stacks = nullptr;
+    QLabel* m_contextNote = nullptr;
     QLineEdit* m_host = nullptr;
     QLineEdit* m_remoteCli = nullptr;
     QLabel* m_problemLabel = nullptr;

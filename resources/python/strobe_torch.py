@@ -108,6 +108,7 @@ class _Profile:
         self.done = False
         self.discard = False
         self._stopped = False
+        self._scheduled = scheduled
         if activities is None:
             activities = [ProfilerActivity.CPU]
             if torch.cuda.is_available():
@@ -124,6 +125,19 @@ class _Profile:
             activities=activities, schedule=sched,
             record_shapes=os.environ.get("STROBE_TORCH_SHAPES", "1").lower() in ("1", "true", "yes"),
             on_trace_ready=self._ready)
+
+    def _progress(self):
+        # One line per profiled step on stderr: strobe-cli streams it and the Profiling runs dock shows the last one
+        # ("rank R step N/TOTAL (phase)"), so a user sees the schedule advance. Only the schedule's steps: a handful.
+        a = self._anchors
+        if not self._scheduled:
+            return
+        total = a["wait"] + a["warmup"] + a["active"]
+        if self._step > total:
+            return
+        phase = ("wait" if self._step <= a["wait"] else
+                 "warm-up" if self._step <= a["wait"] + a["warmup"] else "active")
+        _say("rank %d step %d/%d (%s)" % (self._rank, self._step, total, phase))
 
     def note(self, key, value):
         self._anchors[key] = value
@@ -192,6 +206,7 @@ class _Profile:
             self._prof.step()
             self._step += 1
             self._anchors["steps"].append(_clocks(self._step))
+            self._progress()
         finally:
             _hook.busy -= 1
             _hook.deliver()

@@ -4,6 +4,9 @@
 // launched from the dock under torch-profiler + cpu-sampler opens in the workbench when it completes; a failing
 // command keeps its exit code; Cancel stops strobe-cli and its whole process tree (exit 143, manifest cancelled,
 // no process left: /proc is read directly); closing the window cancels what is running.
+#include <QApplication>
+#include <QClipboard>
+#include <QComboBox>
 #include <QDir>
 #include <QLineEdit>
 #include <QPlainTextEdit>
@@ -327,6 +330,11 @@ TEST(ProfileLaunch, TorchTrainingCompletesAndOpensInTheWorkbench) {
     std::ifstream log(run / "workload.log");
     const std::string workloadLog((std::istreambuf_iterator<char>(log)), std::istreambuf_iterator<char>());
     EXPECT_NE(workloadLog.find("trained 5 steps"), std::string::npos) << workloadLog;
+    // The hook's step lines (schedule wait 1 + warm-up 1 + active 3 = 5) streamed through strobe-cli into the dock,
+    // the last one in the run's row.
+    EXPECT_NE(workloadLog.find("strobe_torch: rank 0 step 1/5 (wait)"), std::string::npos) << workloadLog;
+    EXPECT_EQ(rec->stepText(), panel->list()->topLevelItem(0)->text(4));
+    EXPECT_TRUE(rec->stepText().endsWith(QStringLiteral("(active)"))) << rec->stepText().toStdString();
 
     // cpu.csv: one header line, then one line per sample.
     std::ifstream csv(run / "cpu.csv");
@@ -523,4 +531,224 @@ TEST(ProfileArgv, RemoteTargetPassesHost) {
     const QStringList problems = app::validateRequest(r, catalog, avail);
     EXPECT_TRUE(problems.join(" | ").contains("Target 'gpu-node:port': the port 'port' is not a number")) << problems.join(" | ").toStdString();
     EXPECT_TRUE(problems.join(" | ").contains("A remote target and Slurm cannot be combined")) << problems.join(" | ").toStdString();
+}
+
+// Issue 23, the launcher's last seams. The Slurm form: the fields become sbatch arguments (--slurm-arg each, after
+// --slurm) and read back from any form sbatch accepts; Slurm's --time forms (sbatch(1): "minutes", "minutes:seconds",
+// "hours:minutes:seconds", "days-hours", "days-hours:minutes", "days-hours:minutes:seconds").
+TEST(ProfileArgv, SlurmFieldsBecomeSbatchArguments) {
+    const collectors::ToolCatalog catalog = collectors::loadToolCatalog();
+    app::SlurmFields f;
+    f.partition = "debug";
+    f.tasks = 2;
+    f.gpusPerNode = 8;
+    f.timeLimit = "1-02:00:00";
+    f.extra = {"--account=proj", "--exclusive"};
+    const QStringList args = app::slurmArgsOf(f);
+    EXPECT_EQ(args, (QStringList{"--partition=debug", "--ntasks=2", "--gpus-per-node=8", "--time=1-02:00:00",
+                                 "--account=proj", "--exclusive"}));
+    app::ProfileRequest r;
+    r.command = {"/bin/true"};
+    r.outDir = "/tmp/o";
+    r.slurm = true;
+    r.slurmArgs = args;
+    EXPECT_EQ(app::buildCollectArgv(r, catalog),
+              (QStringList{"collect", "--out", "/tmp/o", "--slurm", "--slurm-arg", "--partition=debug", "--slurm-arg",
+                           "--ntasks=2", "--slurm-arg", "--gpus-per-node=8", "--slurm-arg", "--time=1-02:00:00",
+                           "--slurm-arg", "--account=proj", "--slurm-arg", "--exclusive", "--", "/bin/true"}));
+    r.slurm = false;  // the fields are kept but not passed without Slurm
+    EXPECT_EQ(app::buildCollectArgv(r, catalog), (QStringList{"collect", "--out", "/tmp/o", "--", "/bin/true"}));
+
+    const app::SlurmFields back = app::slurmFieldsOf(args);
+    EXPECT_EQ(back.partition, "debug");
+    EXPECT_EQ(back.tasks, 2);
+    EXPECT_EQ(back.gpusPerNode, 8);
+    EXPECT_EQ(back.timeLimit, "1-02:00:00");
+    EXPECT_EQ(back.extra, (QStringList{"--account=proj", "--exclusive"}));
+    const app::SlurmFields shortForms = app::slurmFieldsOf({"-p", "gpu", "-n4", "-t", "30", "--ntasks", "x"});
+    EXPECT_EQ(shortForms.partition, "gpu");
+    EXPECT_EQ(shortForms.tasks, 4);
+    EXPECT_EQ(shortForms.timeLimit, "30");
+    EXPECT_EQ(shortForms.extra, (QStringList{"--ntasks", "x"}));  // not a count: left as written
+
+    for (const char* ok : {"30", "30:00", "01:30:00", "2-0", "2-12:30", "2-12:30:00", "UNLIMITED", "infinite"})
+        EXPECT_TRUE(app::validSlurmTime(ok)) << ok;
+    for (const char* bad : {"", "1h", "1:2:3:4", "-5", "1-", "a:00"}) EXPECT_FALSE(app::validSlurmTime(bad)) << bad;
+}
+
+// A directory on PATH holding stand-ins for Slurm's client (sinfo lists two partitions, sbatch exists) or none.
+struct FakeSlurmPath {
+    TempDir dir;
+    QByteArray oldPath = qgetenv("PATH");
+    explicit FakeSlurmPath(bool withSlurm) {
+        if (withSlurm) {
+            std::ofstream(dir.path / "sinfo") << "#!/bin/sh\nprintf 'debug\\ngpu\\ndebug\\n'\n";
+            std::ofstream(dir.path / "sbatch") << "#!/bin/sh\nexit 0\n";
+            fs::permissions(dir.path / "sinfo", fs::perms::owner_all);
+            fs::permissions(dir.path / "sbatch", fs::perms::owner_all);
+        }
+        qputenv("PATH", QByteArray::fromStdString(dir.path.string()) + ":/usr/bin:/bin");
+        if (!withSlurm) qputenv("PATH", QByteArray::fromStdString(dir.path.string()));
+    }
+    ~FakeSlurmPath() { qputenv("PATH", oldPath); }
+};
+
+// Checked before launch: sbatch on PATH, a time limit sbatch takes, and (in the dialog) the partition among sinfo's.
+// An unreplaced {IDENT} in the command is refused ({KEY} of a sweep axis is replaced, {{ is a literal brace).
+TEST(ProfileArgv, SlurmAndPlaceholdersAreCheckedBeforeLaunch) {
+    const collectors::ToolCatalog catalog = collectors::loadToolCatalog();
+    TempDir tmp;
+    app::ProfileRequest r;
+    r.command = {"/bin/true", "--bs", "{bs}"};
+    r.outDir = tmp.q("new");
+    const std::map<QString, app::ToolAvailability> avail;
+    QStringList problems = app::validateRequest(r, catalog, avail);
+    ASSERT_EQ(problems.size(), 1) << problems.join(" | ").toStdString();
+    EXPECT_TRUE(problems[0].contains("{bs} is not a sweep axis")) << problems[0].toStdString();
+    r.grid = {{"bs", {"32", "64"}}};
+    EXPECT_TRUE(app::validateRequest(r, catalog, avail).isEmpty());
+    r.grid.clear();
+    r.command = {"/bin/true", "{{bs}", "{\"json\": 1}"};
+    EXPECT_TRUE(app::validateRequest(r, catalog, avail).isEmpty()) << app::validateRequest(r, catalog, avail).join(" | ").toStdString();
+
+    r.slurm = true;
+    r.slurmArgs = {"--time=1h"};
+    {
+        FakeSlurmPath none(false);
+        problems = app::validateRequest(r, catalog, avail);
+        ASSERT_EQ(problems.size(), 2) << problems.join(" | ").toStdString();
+        EXPECT_TRUE(problems[0].contains("sbatch is not on PATH"));
+        EXPECT_TRUE(problems[1].contains("time limit '1h'"));
+    }
+    {
+        FakeSlurmPath fake(true);
+        r.slurmArgs = {"--time=00:10:00"};
+        EXPECT_TRUE(app::validateRequest(r, catalog, avail).isEmpty()) << app::validateRequest(r, catalog, avail).join(" | ").toStdString();
+
+        // The dialog asks sinfo for the partitions when Slurm is checked: a partition it lacks is a problem.
+        test::app();
+        core::JobRunner runner(2);
+        app::ProfileDialog dialog(QString::fromUtf8(STROBE_CLI_PATH), runner);
+        r.slurmArgs = {"--partition=batch", "--ntasks=2"};
+        dialog.setRequest(r);
+        ASSERT_TRUE(test::waitFor([&] { return dialog.slurmProbed() && dialog.probesDone(); }, 60000));
+        EXPECT_EQ(dialog.slurmPartitions(), (QStringList{"debug", "gpu"}));
+        EXPECT_EQ(dialog.request().slurmArgs, (QStringList{"--partition=batch", "--ntasks=2"}));
+        ASSERT_EQ(dialog.problems().size(), 1) << dialog.problems().join(" | ").toStdString();
+        EXPECT_EQ(dialog.problems()[0], "Slurm has no partition 'batch' (it has debug, gpu).");
+        auto* partition = dialog.findChild<QComboBox*>(QStringLiteral("profileSlurmPartition"));
+        ASSERT_NE(partition, nullptr);
+        partition->setEditText(QStringLiteral("gpu"));
+        EXPECT_TRUE(dialog.problems().isEmpty()) << dialog.problems().join(" | ").toStdString();
+        EXPECT_TRUE(dialog.launchButton()->isEnabled());
+    }
+}
+
+// Saved stacks keep the checked tools in order with their parameters; a madengine context imports as its tools
+// (rocprof's cmd flags onto rocprofv3's parameters, rocblas_trace → rocblas-log) with its env_vars and a wrapper's
+// cmd in front of the command; an unknown name without cmd is refused naming tools[i] and changes nothing.
+TEST(ProfileDialog, SavedStacksAndMadengineContexts) {
+    test::app();
+    TempDir tmp;
+    core::JobRunner runner(2);
+    app::ProfileDialog dialog(QString::fromUtf8(STROBE_CLI_PATH), runner);
+    app::ProfileRequest r;
+    r.command = {"/usr/bin/python3", "train.py"};
+    r.outDir = tmp.q("run");
+    r.tools = {tool("cpu-sampler", {{"rate_hz", 50.0}}), tool("torch-profiler")};
+    dialog.setRequest(r);
+    dialog.saveStack(QStringLiteral("cpu + torch"));
+    EXPECT_TRUE(app::ProfileDialog::savedStacks().contains(QStringLiteral("cpu + torch")));
+    r.tools.clear();
+    dialog.setRequest(r);
+    ASSERT_TRUE(dialog.request().tools.empty());
+    ASSERT_TRUE(dialog.applyStack(QStringLiteral("cpu + torch")));
+    auto got = dialog.request();
+    ASSERT_EQ(got.tools.size(), 2u);
+    EXPECT_EQ(got.tools[0].name, "cpu-sampler");
+    EXPECT_EQ(got.tools[1].name, "torch-profiler");
+    EXPECT_TRUE(app::buildCollectArgv(got, dialog.catalog()).contains("cpu-sampler.rate_hz=50"));
+    EXPECT_FALSE(dialog.applyStack(QStringLiteral("no such stack")));
+    app::ProfileDialog::deleteStack(QStringLiteral("cpu + torch"));
+    EXPECT_FALSE(app::ProfileDialog::savedStacks().contains(QStringLiteral("cpu + torch")));
+
+    const QString context = QStringLiteral(
+        R"({"gpu_vendor": "AMD", "tools": [{"name": "rocprof", "cmd": "rocprofv3 --hip-trace --kernel-trace --"},
+            {"name": "rocblas_trace"}, {"name": "timeout600", "cmd": "timeout 600"}],
+            "env_vars": {"IGNORED": "1"}})");
+    EXPECT_EQ(dialog.importContext({}, context), QString());
+    got = dialog.request();
+    QStringList names;
+    for (const auto& t : got.tools) names << t.name;
+    EXPECT_EQ(names, (QStringList{"rocblas-log", "rocprofv3"})) << names.join(' ').toStdString();  // outermost first
+    const QStringList argv = app::buildCollectArgv(got, dialog.catalog());
+    EXPECT_TRUE(argv.join(' ').contains("rocprofv3.")) << argv.join(' ').toStdString();
+    EXPECT_EQ(got.command, (QStringList{"timeout", "600", "/usr/bin/python3", "train.py"}));
+    EXPECT_TRUE(dialog.contextNote().contains("Imported from the pasted context: 2 tool(s).")) << dialog.contextNote().toStdString();
+
+    const QString refused = dialog.importContext({}, QStringLiteral(R"({"tools": [{"name": "my_profiler"}]})"));
+    EXPECT_TRUE(refused.contains("tools[0]")) << refused.toStdString();
+    EXPECT_EQ(dialog.request().tools.size(), 2u);  // unchanged
+    const QString bad = dialog.importContext({}, QStringLiteral("{\"tools\": [\n  {\"name\": }]}"));
+    EXPECT_TRUE(bad.contains("--additional-context") && bad.contains("line 2")) << bad.toStdString();
+}
+
+// Copy command (dialog and dock) is the strobe-cli line quoted for a shell; Re-run starts a finished run again in a
+// new directory beside it; Resume continues only a sweep, in its own directory, where sweep launch skips what
+// completed.
+TEST(ProfileLaunch, CopyRerunAndResume) {
+    test::app();
+    TempDir tmp;
+    app::MainWindow w;
+    app::LaunchPanel* panel = launchPanelOf(w);
+    const QString cli = QString::fromUtf8(STROBE_CLI_PATH);
+    app::ProfileRequest r;
+    r.command = {"sh", "-c", "echo \"it's done\""};
+    r.outDir = tmp.q("run");
+    r.workingDir = tmp.q("");
+    const int id = panel->launch(r, collectors::loadToolCatalog());
+    ASSERT_TRUE(test::waitFor([&] { return !inFlight(panel->record(id)); }, 60000));
+    ASSERT_EQ(panel->record(id)->status, app::LaunchStatus::Completed) << tailOf(panel->record(id));
+    const QString line = panel->copyCommand(id);
+    EXPECT_EQ(line, QStringLiteral("cd %1 && %2 collect --out %3 -- sh -c 'echo \"it'\\''s done\"'")
+                        .arg(QString::fromStdString(tmp.path.string()) + "/", cli, tmp.q("run")));
+    EXPECT_EQ(QApplication::clipboard()->text(), line);
+    // What the shell runs is what the dock ran: /bin/sh reads the quoted words back as the same arguments.
+    const QStringList words{"a b", "plain", "", "x'y", "$HOME", "tab\there", "\"q\""};
+    EXPECT_EQ(app::shellCommand({"a b", "plain", "", "x'y"}), QStringLiteral("'a b' plain '' 'x'\\''y'"));
+    QProcess sh;
+    sh.start(QStringLiteral("/bin/sh"), {QStringLiteral("-c"), QStringLiteral("printf '%s\\n' ") + app::shellCommand(words)});
+    ASSERT_TRUE(sh.waitForFinished(10000));
+    EXPECT_EQ(QString::fromUtf8(sh.readAllStandardOutput()), words.join(QLatin1Char('\n')) + QLatin1Char('\n'));
+
+    EXPECT_EQ(panel->resume(id), 0);  // a single run does not resume
+    const int again = panel->rerun(id);
+    ASSERT_NE(again, 0);
+    ASSERT_TRUE(test::waitFor([&] { return !inFlight(panel->record(again)); }, 60000));
+    EXPECT_EQ(panel->record(again)->outDir, tmp.q("run") + "-r2");
+    EXPECT_EQ(panel->record(again)->status, app::LaunchStatus::Completed) << tailOf(panel->record(again));
+    EXPECT_TRUE(fs::exists(tmp.path / "run-r2" / "manifest.yaml"));
+    const int third = panel->rerun(again);
+    ASSERT_TRUE(test::waitFor([&] { return !inFlight(panel->record(third)); }, 60000));
+    EXPECT_EQ(panel->record(third)->outDir, tmp.q("run") + "-r3");
+
+    // A sweep whose second point fails: Resume runs only that point again (the first is skipped).
+    app::ProfileRequest s;
+    s.command = {"sh", "-c", "test {x} = 1 || test -e " + tmp.q("ok")};
+    s.grid = {{"x", {"1", "2"}}};
+    s.outDir = tmp.q("sweep");
+    const int sweep = panel->launch(s, collectors::loadToolCatalog());
+    ASSERT_TRUE(test::waitFor([&] { return !inFlight(panel->record(sweep)); }, 60000));
+    EXPECT_EQ(panel->record(sweep)->status, app::LaunchStatus::Failed) << tailOf(panel->record(sweep));
+    std::ofstream(tmp.path / "ok") << "now it passes";
+    const int resumed = panel->resume(sweep);
+    ASSERT_NE(resumed, 0);
+    ASSERT_TRUE(test::waitFor([&] { return !inFlight(panel->record(resumed)); }, 60000));
+    const app::LaunchRecord* rr = panel->record(resumed);
+    EXPECT_EQ(rr->outDir, tmp.q("sweep"));
+    EXPECT_EQ(rr->status, app::LaunchStatus::Completed) << tailOf(rr);
+    std::string log;
+    for (const auto& l : rr->tail) log += l.toStdString() + "\n";
+    EXPECT_NE(log.find("skipped"), std::string::npos) << log;
+    EXPECT_TRUE(childrenOfThisProcess().empty());
 }
