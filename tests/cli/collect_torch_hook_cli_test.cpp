@@ -121,7 +121,13 @@ TEST(CollectTorchHook, AnUnmodifiedTrainingScriptIsProfiledByItsOptimizerSteps) 
     HookRun r = startHookCli(d, {"collect", "--out", (d.path / "run").string(), "--tool", "torch-profiler", "--",
                                  "/usr/bin/python3", script.string()});
     ASSERT_EQ(finishHookCli(r), 0) << hookRead(r.err);
-    EXPECT_EQ(hookRead(r.out), "trained\n");
+    // The workload's output streams through, with the hook's line for each step of the schedule (the progress the
+    // Profiling runs dock shows): the first optimizer step starts the profile, the next five are wait, warm-up and
+    // the three active ones; steps 7 and 8 are past the schedule and say nothing.
+    EXPECT_EQ(hookRead(r.out),
+              "strobe_torch: rank 0 step 1/5 (wait)\nstrobe_torch: rank 0 step 2/5 (warm-up)\n"
+              "strobe_torch: rank 0 step 3/5 (active)\nstrobe_torch: rank 0 step 4/5 (active)\n"
+              "strobe_torch: rank 0 step 5/5 (active)\ntrained\n");
     const fs::path trace = d.path / "run" / "torch" / "rank0_trace.json";
     ASSERT_TRUE(fs::exists(trace)) << hookRead(r.err);
     // wait 1, warm-up 1, active 3: three recorded steps.
