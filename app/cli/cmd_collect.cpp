@@ -16,6 +16,7 @@
 #include "app/cli/command.h"
 #include "app/cli/cmd_collect.h"
 #include "collectors/device_info.h"
+#include "collectors/launch_request.h"
 #include "collectors/madengine_context.h"
 #include "collectors/remote.h"
 #include "collectors/session.h"
@@ -135,33 +136,13 @@ constexpr const char* kToolsHelp =
     "(the reason, or null), \"params\": [ParamSpec JSON...]}], \"messages\": [...]}. Probes that run Python run\n"
     "python3 on PATH here; collect finds the workload's own interpreter (see collect --python).";
 
-const core::PathParam kOut{"out", "Output directory", "The run directory", ""};
-const core::StringListParam kTool{"tool", "Tool", "A tool, outermost first", {}};
-const core::StringListParam kToolParam{"tool-param", "Tool parameter", "NAME.KEY=VALUE", {}};
 const core::PathParam kContext{"context", "madengine context", "A madengine context JSON with a tools list", ""};
 const core::PathParam kContextFile{"additional-context-file", "madengine context file", "madengine's name for --context", ""};
 const core::StringParam kContextInline{"additional-context", "madengine context", "A madengine context as inline JSON", ""};
 const core::StringListParam kParam{"param", "Parameter", "KEY=VALUE recorded in the manifest", {}};
 const core::IntParam kRepeat = core::IntParam{"repeat", "Repeat", "Repeat index", -1}.bounded(-1, 1000000, 1);
-const core::StringListParam kGrid{"grid", "Grid axis", "KEY=V1,V2,...", {}};
-const core::IntParam kRepeats = core::IntParam{"repeats", "Repeats", "Runs per grid point", 1}.bounded(1, 10000, 1);
-const core::EnumParam kOrder =
-    core::EnumParam{"order", "Order", "sequential or interleaved", "sequential"}.choices({"sequential", "interleaved"});
-const core::BoolParam kSlurm{"slurm", "Slurm", "Run the whole session as a Slurm job", false};
-const core::StringListParam kSlurmArg{"slurm-arg", "Slurm argument", "One more sbatch argument", {}};
 const core::BoolParam kInSlurmJob{"in-slurm-job", "In a Slurm job", "The session inside a --slurm job", false};
-const core::StringListParam kEnv{"env", "Environment", "KEY=VALUE for the workload", {}};
-const core::PathParam kPython{"python", "Python", "The workload's Python interpreter (for the torch profiler)", ""};
 const core::BoolParam kQuiet{"quiet", "Quiet", "Do not stream the workload's output", false};
-const core::DoubleParam kCaptureDelay =
-    core::DoubleParam{"delay", "Delay (s)", "Capture starts this many seconds in (torch: after torch is imported)", 0.0}
-        .bounded(0, 1e7, 1);
-const core::DoubleParam kCaptureDuration =
-    core::DoubleParam{"duration", "Duration (s)", "Capture lasts this many seconds (0: to the end)", 0.0}.bounded(0, 1e7, 1);
-const core::BoolParam kGpuTelemetry{"gpu-telemetry", "GPU telemetry", "amd-smi or nvidia-smi, by the GPUs found", false};
-const core::BoolParam kCpuTelemetry{"cpu-telemetry", "CPU telemetry", "The CPU/memory sampler (cpu-sampler)", false};
-const core::StringParam kHost{"host", "Host", "[USER@]HOST[:PORT]: run the session there over ssh", ""};
-const core::StringParam kRemoteCli{"remote-strobe-cli", "Remote strobe-cli", "strobe-cli's path on --host", ""};
 const core::StringParam kRemoteOut{"remote-out", "Remote run directory", "The run directory on --host", ""};
 const core::StringListParam kSshArg{"ssh-arg", "ssh argument", "One more ssh option (before the host)", {}};
 const core::BoolParam kDetach{"detach", "Detach", "A lost connection leaves the remote run running", false};
@@ -169,6 +150,24 @@ const core::BoolParam kFetch{"fetch", "Fetch", "Copy the --remote-out run from -
 const core::BoolParam kRemoteSession{"remote-session", "Remote session", "The session a --host launch started", false};
 const core::IntParam kGraceMs =
     core::IntParam{"grace-ms", "Grace (ms)", "Time to exit after SIGTERM", 5000}.bounded(0, 600000, 1);
+
+// The flags a launch request holds are declared once, with the request (collectors/launch_request.h).
+using collectors::launch_flags::kCpuTelemetry;
+using collectors::launch_flags::kEnv;
+using collectors::launch_flags::kGpuTelemetry;
+using collectors::launch_flags::kGrid;
+using collectors::launch_flags::kHost;
+using collectors::launch_flags::kOrder;
+using collectors::launch_flags::kOut;
+using collectors::launch_flags::kPython;
+using collectors::launch_flags::kRemoteCli;
+using collectors::launch_flags::kRepeats;
+using collectors::launch_flags::kSlurm;
+using collectors::launch_flags::kSlurmArg;
+using collectors::launch_flags::kTool;
+using collectors::launch_flags::kToolParam;
+const auto& kCaptureDelay = collectors::launch_flags::kDelay;
+const auto& kCaptureDuration = collectors::launch_flags::kDuration;
 
 std::atomic<int> g_signal{0};
 extern "C" void onCollectSignal(int sig) { g_signal.store(sig); }
@@ -256,26 +255,31 @@ std::string addTelemetryTools(const ArgParser& p, collectors::SessionOptions& o)
     return {};
 }
 
-// --tool, --context, --tool-param, --grace-ms, --env and --slurm[-arg] into `o` (a context's ad-hoc tools into
-// `catalog`), each tool parameter coerced by its spec; a usage error's message, or "".
-std::string applySessionOptions(const ArgParser& p, collectors::ToolCatalog& catalog, collectors::SessionOptions& o,
-                                const char* command, std::string& refusal) {
-    o.outDir = p.get(kOut);
+// The command line as a launch request (collectors/launch_request.h: --tool, --tool-param, --env, --grid, --slurm[-arg],
+// --python, --delay/--duration ...) checked by the one validator the workbench's launcher runs too, then into `o`
+// with --context, --grace-ms and --quiet (a context's tools inside the --tool's, its ad-hoc tools into `catalog`),
+// each tool parameter coerced by its spec; a usage error's message, or "". An unknown tool is not a usage error:
+// the session refuses it (125) with the catalog's reason. `grid` gets a sweep's axes.
+std::string applySessionOptions(const ArgParser& p, const std::vector<std::string>& command, bool sweep,
+                                collectors::ToolCatalog& catalog, collectors::SessionOptions& o, const char* name,
+                                std::string& refusal, std::vector<collectors::GridAxis>* grid = nullptr) {
+    auto request = collectors::launchRequestFromFlags(p.given(), command, sweep);
+    if (!request) return request.error().message;
+    for (const auto& problem : collectors::launchProblems(*request, catalog))
+        if (problem.rfind("Unknown tool ", 0) != 0) return problem;
+    if (grid) *grid = request->grid;
+    o.command = request->command;
+    o.outDir = request->outDir;
     o.grace = std::chrono::milliseconds(p.get(kGraceMs));
-    o.slurm = p.get(kSlurm);
-    o.slurmArgs = p.get(kSlurmArg);
-    if (!o.slurm && !o.slurmArgs.empty()) return "--slurm-arg needs --slurm";
+    o.slurm = request->slurm;
+    o.slurmArgs = request->slurmArgs;
     if (!p.get(kQuiet)) o.output = streamWorkloadOutput;
-    o.python = p.get(kPython);
+    o.python = request->python;
     // Before the context: the user's own variables win over the context's.
-    for (const auto& kv : p.get(kEnv)) {
-        const size_t eq = kv.find('=');
-        if (eq == std::string::npos || eq == 0) return fmt::format("--env '{}': expected KEY=VALUE", kv);
-        o.env[kv.substr(0, eq)] = kv.substr(eq + 1);
-    }
-    o.delaySeconds = p.get(kCaptureDelay);
-    o.durationSeconds = p.get(kCaptureDuration);
-    for (const auto& t : p.get(kTool)) o.tools.push_back({t, {}});
+    for (const auto& [key, value] : request->env) o.env[key] = value;
+    o.delaySeconds = request->delaySeconds;
+    o.durationSeconds = request->durationSeconds;
+    for (const auto& t : request->tools) o.tools.push_back({t.name, t.values});
     if (!p.get(kContext).empty() && !p.get(kContextFile).empty())
         return "--context and --additional-context-file are the same option: give one";
     const std::string contextFile = p.get(kContext).empty() ? p.get(kContextFile) : p.get(kContext);
@@ -286,17 +290,15 @@ std::string applySessionOptions(const ArgParser& p, collectors::ToolCatalog& cat
             refusal = context->refusal;
             return {};
         }
-        for (const auto& m : context->messages) fmt::print(stderr, "strobe-cli {}: {}\n", command, m);
+        for (const auto& m : context->messages) fmt::print(stderr, "strobe-cli {}: {}\n", name, m);
         // The job's own strobe-cli gets the tools by name: a wrapper made from the context exists only here.
         if (o.slurm && !context->adhocTools.empty())
             return "--slurm cannot run the context's ad-hoc wrapper '" + context->adhocTools.front().name +
                    "' inside the job yet: give it as the command's prefix instead";
         if (std::string e = collectors::applyContext(*context, o, catalog); !e.empty()) return e;
     }
-    for (const auto& a : p.get(kToolParam)) {
+    for (const auto& a : request->laterToolParams) {  // for a tool the context added
         const size_t dot = a.find('.'), eq = a.find('=');
-        if (dot == std::string::npos || eq == std::string::npos || dot > eq)
-            return fmt::format("--tool-param '{}': expected NAME.KEY=VALUE", a);
         const std::string tool = a.substr(0, dot), key = a.substr(dot + 1, eq - dot - 1);
         auto use = std::find_if(o.tools.begin(), o.tools.end(), [&](const collectors::ToolUse& u) { return u.name == tool; });
         if (use == o.tools.end()) return fmt::format("--tool-param '{}': {} is not one of the --tool's", a, tool);
@@ -374,10 +376,10 @@ int runCollect(const std::vector<std::string>& all) {
     collectors::ToolCatalog catalog = collectors::loadToolCatalog();
     for (const auto& m : catalog.messages) fmt::print(stderr, "strobe-cli collect: {}\n", m);
     collectors::SessionOptions o;
-    o.command = command;
     std::string refusal;
     const bool remoteSession = p.get(kRemoteSession);
-    if (std::string e = applySessionOptions(p, catalog, o, "collect", refusal); !e.empty()) return usageError("collect", e);
+    if (std::string e = applySessionOptions(p, command, false, catalog, o, "collect", refusal); !e.empty())
+        return usageError("collect", e);
     if (std::string e = applyRemoteOptions(p, o, remoteSession); !e.empty()) return usageError("collect", e);
     if (std::string e = refusal.empty() ? addTelemetryTools(p, o) : refusal; !e.empty()) {
         fmt::print(stderr, "strobe-cli collect: refused: {}\n", e);
@@ -460,6 +462,22 @@ int runTools(const std::vector<std::string>& args) {
 
 }  // namespace
 
+core::Result<collectors::LaunchRequest> parseLaunchCommandLine(const std::vector<std::string>& argv) {
+    const bool sweep = argv.size() >= 2 && argv[0] == "sweep" && argv[1] == "launch";
+    if (!sweep && (argv.empty() || argv[0] != "collect"))
+        return core::Error("expected 'collect ...' or 'sweep launch ...'");
+    const auto [args, command] = splitCommand(std::vector<std::string>(argv.begin() + (sweep ? 2 : 1), argv.end()));
+    std::vector<CliOption> options = sessionOptions();
+    if (sweep) {
+        options.push_back(CliOption(kGrid, '\0', true));
+        options.push_back(kRepeats);
+        options.push_back(kOrder);
+    }
+    ArgParser p(sweep ? "sweep" : "collect", options);
+    if (!p.parse(args)) return core::Error(p.error());
+    return collectors::launchRequestFromFlags(p.given(), command, sweep);
+}
+
 int runSweepLaunch(const std::vector<std::string>& all) {
     const auto [args, command] = splitCommand(all);
     std::vector<CliOption> options = sessionOptions();
@@ -472,26 +490,20 @@ int runSweepLaunch(const std::vector<std::string>& all) {
         return usageError("sweep", fmt::format("launch: '{}': put the command after --", p.positionals().front()));
     if (command.empty()) return usageError("sweep", "launch: no command: ... --out DIR -- COMMAND [ARGS...]");
     if (p.get(kOut).empty()) return usageError("sweep", "launch needs --out DIR");
-    std::vector<collectors::GridAxis> grid;
-    for (const auto& g : p.get(kGrid)) {
-        collectors::GridAxis axis;
-        std::string error;
-        if (!collectors::parseGridAxis(g, axis, error)) return usageError("sweep", error);
-        grid.push_back(std::move(axis));
-    }
-    if (grid.empty()) return usageError("sweep", "launch needs at least one --grid KEY=V1,V2,...");
+    if (p.get(kGrid).empty()) return usageError("sweep", "launch needs at least one --grid KEY=V1,V2,...");
     collectors::ToolCatalog catalog = collectors::loadToolCatalog();
     collectors::SessionOptions o;
-    o.command = command;
     std::string refusal;
-    if (std::string e = applySessionOptions(p, catalog, o, "sweep launch", refusal); !e.empty()) return usageError("sweep", e);
+    std::vector<collectors::GridAxis> grid;
+    if (std::string e = applySessionOptions(p, command, true, catalog, o, "sweep launch", refusal, &grid); !e.empty())
+        return usageError("sweep", e);
     if (std::string e = applyRemoteOptions(p, o, false); !e.empty()) return usageError("sweep", e);
     if (std::string e = refusal.empty() ? addTelemetryTools(p, o) : refusal; !e.empty()) {
         fmt::print(stderr, "strobe-cli sweep launch: refused: {}\n", e);
         return 125;
     }
     installStopSignals();
-    const auto r = collectors::launchSweep(p.get(kOut), grid, static_cast<int>(p.get(kRepeats)),
+    const auto r = collectors::launchSweep(o.outDir, grid, static_cast<int>(p.get(kRepeats)),
                                            p.get(kOrder) == "interleaved", o, catalog, g_signal,
                                            [](const std::string& line) { fmt::print(stderr, "strobe-cli sweep launch: {}\n", line); });
     if (!r.refusal.empty()) fmt::print(stderr, "strobe-cli sweep launch: refused: {}\n", r.refusal);

@@ -40,6 +40,7 @@
 #include <QVBoxLayout>
 
 #include "app/gui/param_editor.h"
+#include "collectors/launch_request.h"
 #include "collectors/madengine_context.h"
 #include "collectors/process_tree.h"
 #include "collectors/remote.h"
@@ -225,51 +226,49 @@ QString shellCommand(const QStringList& argv) {
     return words.join(QLatin1Char(' '));
 }
 
+collectors::LaunchRequest toLaunchRequest(const ProfileRequest& request) {
+    collectors::LaunchRequest r;
+    for (const QString& a : request.command) r.command.push_back(a.toStdString());
+    r.workingDir = request.workingDir.toStdString();
+    for (const auto& [key, value] : request.env) r.env.emplace_back(key.toStdString(), value.toStdString());
+    for (const auto& t : request.tools) r.tools.push_back({t.name.toStdString(), t.values});
+    for (const auto& [key, values] : request.grid) {
+        collectors::GridAxis axis{key.toStdString(), {}};
+        for (const QString& v : values) axis.values.push_back(v.toStdString());
+        r.grid.push_back(std::move(axis));
+    }
+    r.repeats = request.repeats;
+    r.interleaved = request.interleaved;
+    r.outDir = request.outDir.toStdString();
+    r.slurm = request.slurm;
+    for (const QString& a : request.slurmArgs) r.slurmArgs.push_back(a.toStdString());
+    r.host = request.host.toStdString();
+    r.remoteStrobeCli = request.remoteStrobeCli.toStdString();
+    return r;
+}
+
 QStringList buildCollectArgv(const ProfileRequest& request, const collectors::ToolCatalog& catalog) {
     QStringList argv;
-    if (request.isSweep()) {
-        argv << QStringLiteral("sweep") << QStringLiteral("launch");
-        for (const auto& [key, values] : request.grid)
-            argv << QStringLiteral("--grid") << key + QLatin1Char('=') + values.join(QLatin1Char(','));
-        argv << QStringLiteral("--repeats") << QString::number(request.repeats) << QStringLiteral("--order")
-             << (request.interleaved ? QStringLiteral("interleaved") : QStringLiteral("sequential"));
-    } else {
-        argv << QStringLiteral("collect");
-    }
-    argv << QStringLiteral("--out") << request.outDir;
-    for (const auto& tool : request.tools) {
-        argv << QStringLiteral("--tool") << tool.name;
-        const collectors::ToolSpec* spec = catalog.find(tool.name.toStdString());
-        for (const auto& [key, value] : tool.values) {  // ParamValues is a std::map: key order
-            const core::ParamSpec* ps = spec ? core::findSpec(spec->params, key) : nullptr;
-            if (ps && value == ps->defaultValue) continue;
-            std::string text;
-            if (ps) text = core::valueToString(*ps, value);
-            else if (const auto* s = std::get_if<std::string>(&value)) text = *s;
-            else continue;  // a typed value without a spec has no text form: strobe-cli would refuse the tool anyway
-            argv << QStringLiteral("--tool-param") << tool.name + QLatin1Char('.') + q(key) + QLatin1Char('=') + q(text);
-        }
-    }
-    for (const auto& [key, value] : request.env) argv << QStringLiteral("--env") << key + QLatin1Char('=') + value;
-    if (request.slurm) {
-        argv << QStringLiteral("--slurm");
-        for (const QString& a : request.slurmArgs) argv << QStringLiteral("--slurm-arg") << a;
-    }
-    if (!request.host.isEmpty()) {
-        argv << QStringLiteral("--host") << request.host;
-        if (!request.remoteStrobeCli.isEmpty()) argv << QStringLiteral("--remote-strobe-cli") << request.remoteStrobeCli;
-    }
-    argv << QStringLiteral("--") << request.command;
+    for (const auto& a : collectors::launchArgv(toLaunchRequest(request), catalog)) argv << q(a);
     return argv;
 }
 
 QStringList validateRequest(const ProfileRequest& request, const collectors::ToolCatalog& catalog,
                             const std::map<QString, ToolAvailability>& availability) {
-    QStringList problems;
-    if (request.command.isEmpty()) problems << QObject::tr("Enter the command to profile.");
-    if (request.outDir.trimmed().isEmpty()) {
-        problems << QObject::tr("Choose an output directory.");
-    } else {
+    // The one validator of a launch (collectors::launchProblems, which strobe-cli runs too), with what only this
+    // machine can say put in its place: the output and working directories, and each tool's probe.
+    const auto shared = collectors::launchProblems(toLaunchRequest(request), catalog);
+    QStringList first, rest;
+    for (const auto& p : shared) {
+        QString text = q(p);
+        if (!request.host.isEmpty()) text.replace(QStringLiteral("--host"), QObject::tr("Target"));
+        text.replace(QStringLiteral("a --grid key"), QObject::tr("a sweep axis"));
+        if (text.startsWith(QStringLiteral("Command ")) && text.contains(QStringLiteral("{{")))
+            text.replace(QStringLiteral(" for a literal brace."), QObject::tr(" for a literal brace (or add the sweep axis)."));
+        (p.rfind("Enter the command", 0) == 0 || p.rfind("Choose an output", 0) == 0 ? first : rest) << text;
+    }
+    QStringList problems = first;
+    if (!request.outDir.trimmed().isEmpty()) {
         const QFileInfo out(request.outDir);
         if (out.exists() && !out.isDir())
             problems << QObject::tr("The output directory %1 is a file.").arg(request.outDir);
@@ -279,10 +278,7 @@ QStringList validateRequest(const ProfileRequest& request, const collectors::Too
     if (!request.workingDir.isEmpty() && !QFileInfo(request.workingDir).isDir())
         problems << QObject::tr("The working directory %1 does not exist.").arg(request.workingDir);
     for (const auto& tool : request.tools) {
-        if (!catalog.find(tool.name.toStdString())) {
-            problems << QObject::tr("Unknown tool %1.").arg(tool.name);
-            continue;
-        }
+        if (!catalog.find(tool.name.toStdString())) continue;  // launchProblems names it
         auto it = availability.find(tool.name);
         if (!request.host.isEmpty()) {
             // The host's own probes (shown in the tools list) refuse a tool it lacks; until they answer (or when the
@@ -299,37 +295,13 @@ QStringList validateRequest(const ProfileRequest& request, const collectors::Too
             problems << QObject::tr("%1 is not available%2.")
                             .arg(tool.name, it->second.message.isEmpty() ? QString() : QStringLiteral(": ") + it->second.message);
     }
-    if (std::string error; !request.host.isEmpty() && !collectors::parseRemoteTarget(request.host.toStdString(), error))
-        problems << QString::fromStdString(error).replace(QStringLiteral("--host"), QObject::tr("Target"));
-    if (!request.host.isEmpty() && request.slurm)
-        problems << QObject::tr("A remote target and Slurm cannot be combined yet: run on the login node itself.");
+    problems << rest;
     if (request.slurm) {
         if (QStandardPaths::findExecutable(QStringLiteral("sbatch")).isEmpty())
             problems << QObject::tr("Slurm: sbatch is not on PATH (install Slurm's client, or uncheck Slurm).");
         const SlurmFields f = slurmFieldsOf(request.slurmArgs);
         if (!f.timeLimit.isEmpty() && !validSlurmTime(f.timeLimit))
             problems << QObject::tr("Slurm time limit '%1': write MINUTES, HH:MM:SS or D-HH:MM:SS.").arg(f.timeLimit);
-    }
-    if (!request.command.isEmpty()) {
-        // {KEY} of a sweep axis is replaced per run; any other {IDENT} would reach the workload as written.
-        std::map<std::string, std::string> point;
-        for (const auto& [key, values] : request.grid)
-            if (!key.isEmpty()) point[key.toStdString()] = values.isEmpty() ? std::string() : values.front().toStdString();
-        std::vector<std::string> argv, expanded;
-        for (const QString& a : request.command) argv.push_back(a.toStdString());
-        if (std::string error; !collectors::expandSweepCommand(argv, point, expanded, error))
-            problems << QObject::tr("Command %1: add the sweep axis, or write {{ for a literal brace.")
-                            .arg(QString::fromStdString(error).replace(QStringLiteral("a --grid key"), QObject::tr("a sweep axis")));
-    }
-    for (const auto& [key, value] : request.env)
-        if (key.isEmpty() || key.contains(QLatin1Char('=')))
-            problems << QObject::tr("Environment variable '%1=%2': the name must be non-empty and without '='.").arg(key, value);
-    std::set<QString> axes;
-    for (const auto& [key, values] : request.grid) {
-        if (key.isEmpty() || key.contains(QLatin1Char('=')) || values.isEmpty())
-            problems << QObject::tr("Sweep row '%1': give a name and comma-separated values.").arg(key);
-        else if (!axes.insert(key).second)
-            problems << QObject::tr("Sweep key %1 appears twice.").arg(key);
     }
     return problems;
 }

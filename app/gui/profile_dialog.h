@@ -17,6 +17,7 @@
 #include <QStringList>
 
 #include "app/gui/background_job.h"
+#include "collectors/launch_request.h"
 #include "collectors/tool_spec.h"
 #include "core/params/param_spec.h"
 
@@ -59,7 +60,11 @@ struct ProfileRequest {
     bool isSweep() const { return !grid.empty(); }
 };
 
-// strobe-cli's arguments (without the program) for `request`: `collect --out DIR ...` or, with a grid,
+// The request as collectors' typed launch request (collectors/launch_request.h), which strobe-cli parses its own
+// command line into: the dialog's fields are its Qt face.
+collectors::LaunchRequest toLaunchRequest(const ProfileRequest& request);
+
+// strobe-cli's arguments (without the program) for `request` (collectors::launchArgv): `collect --out DIR ...` or, with a grid,
 // `sweep launch --grid K=V1,V2 ... --repeats N --order O --out DIR ...`, then each --tool (outermost first)
 // with its --tool-param NAME.KEY=VALUE for values differing from the default (core::valueToString, in key
 // order; `catalog` gives the specs, a tool it lacks passes its values as given), each --env KEY=VALUE, --slurm
@@ -72,7 +77,8 @@ struct ToolAvailability {
     QString version, message;
 };
 
-// What stops `request` from launching, one sentence each (empty: it can launch): no command, no output directory,
+// What stops `request` from launching, one sentence each (empty: it can launch): collectors::launchProblems (the
+// validator strobe-cli runs) with this machine's checks in their place — no command, no output directory,
 // an output directory that exists and is not empty, a working directory that does not exist, an unknown tool, a
 // checked tool that is unavailable (or still being probed), an environment or grid row without a key or values, a
 // target that is not [USER@]HOST[:PORT] or is combined with Slurm; Slurm when sbatch is not on PATH, or with a time
