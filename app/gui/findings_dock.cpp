@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include <QApplication>
 #include <QComboBox>
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -56,7 +57,7 @@ QTreeWidgetItem* findingItem(const core::Finding& f, int index) {
     child(QObject::tr("what to try"), QString::fromStdString(f.whatToTry));
     if (!f.criticalPathReason.empty()) child(QObject::tr("critical path"), QString::fromStdString(f.criticalPathReason));
     for (const auto& r : f.ranges) {
-        auto* c = child(QObject::tr("range"), QObject::tr("rank %1: %2 ns .. %3 ns (%4 ms): double-click to show")
+        auto* c = child(QObject::tr("range"), QObject::tr("rank %1: %2 ns .. %3 ns (%4 ms): click to show")
                                                   .arg(r.rank)
                                                   .arg(r.start)
                                                   .arg(r.end)
@@ -84,8 +85,8 @@ FindingsDock::FindingsDock(RunManager& runs, QWidget* parent)
     m_tree->setHeaderLabels({tr("rule"), tr("severity"), tr("ms/step"), tr("share"), tr("ranks"), tr("critical path"),
                              tr("finding")});
     m_tree->header()->setStretchLastSection(true);
-    m_tree->setToolTip(tr("Findings ranked by the time they cost per step. Double-click a finding or a range to see it "
-                          "on the timeline."));
+    m_tree->setToolTip(tr("Findings ranked by the time they cost per step. Click a finding or a range to see it on "
+                          "the timeline and its events (of the finding's rank) in the events list."));
     auto* top = new QHBoxLayout;
     top->addWidget(new QLabel(tr("Run:"), this));
     top->addWidget(m_runBox, 1);
@@ -96,7 +97,14 @@ FindingsDock::FindingsDock(RunManager& runs, QWidget* parent)
     lay->addWidget(m_status);
     lay->addWidget(m_tree, 1);
     connect(m_analyseButton, &QPushButton::clicked, this, [this] { analyse(); });
-    connect(m_tree, &QTreeWidget::itemDoubleClicked, this, [this](QTreeWidgetItem* item, int) { activate(item); });
+    // A click on a finding (its longest range) or on one of its ranges shows it; Enter does the same. The
+    // activation of a double-click (or Enter right after the click) on the item just shown is not repeated.
+    connect(m_tree, &QTreeWidget::itemClicked, this, [this](QTreeWidgetItem* item, int) { activate(item); });
+    connect(m_tree, &QTreeWidget::itemActivated, this, [this](QTreeWidgetItem* item, int) {
+        if (item != m_lastActivated || !m_sinceActivated.isValid() ||
+            m_sinceActivated.elapsed() > QApplication::doubleClickInterval())
+            activate(item);
+    });
     connect(&m_runs, &RunManager::runLoaded, this, [this](int id) {
         refreshRuns();
         if (isVisible()) analyse(id);
@@ -162,13 +170,14 @@ void FindingsDock::analyse(int runId) {
 
 void FindingsDock::show(const core::FindingsResult& r) {
     m_result = r;
+    m_lastActivated = nullptr;
     m_tree->clear();
     for (size_t i = 0; i < r.findings.size(); ++i) m_tree->addTopLevelItem(findingItem(r.findings[i], static_cast<int>(i)));
     QString text = r.findings.empty()
                        ? tr("No rule fired: nothing costs 1 % of the step or more (window %1, step %2 ms).")
                              .arg(QString::fromStdString(r.window))
                              .arg(r.stepMs, 0, 'f', 3)
-                       : tr("%n finding(s), window %1, step %2 ms; double-click one to see it on the timeline.", "",
+                       : tr("%n finding(s), window %1, step %2 ms; click one to see it on the timeline and its events.", "",
                             static_cast<int>(r.findings.size()))
                              .arg(QString::fromStdString(r.window))
                              .arg(r.stepMs, 0, 'f', 3);
@@ -180,6 +189,8 @@ void FindingsDock::show(const core::FindingsResult& r) {
 
 void FindingsDock::activate(QTreeWidgetItem* item) {
     if (!item || !item->data(0, kStartRole).isValid() || m_shownRun < 0) return;
+    m_lastActivated = item;
+    m_sinceActivated.start();
     Q_EMIT rangeRequested(m_shownRun, item->data(0, kRankRole).toInt(), item->data(0, kStartRole).toLongLong(),
                           item->data(0, kEndRole).toLongLong());
 }

@@ -1,13 +1,14 @@
 #pragma once
 // The Findings dock (issue 30): the findings of a loaded run (core/analysis/findings.h, what `strobe-cli advise`
 // prints), ranked by the time they cost per step. Each finding expands to its definition, evidence, what to try and
-// its time ranges; double-clicking a finding (its longest range) or one of its ranges shows the range on the run's timeline, measured
-// and listed in the events list (MainWindow::showRangeOnTimeline). Computed on a worker (BackgroundJob); a run that
+// its time ranges; a click on a finding (its longest range) or on one of its ranges shows the range on the run's
+// timeline, measured, and the finding's rank's events in it in the events list (MainWindow::showRangeOnTimeline). Computed on a worker (BackgroundJob); a run that
 // finishes loading is analysed at once when the dock is visible.
 
 #include <optional>
 #include <vector>
 
+#include <QElapsedTimer>
 #include <QWidget>
 
 #include "app/gui/background_job.h"
@@ -56,6 +57,8 @@ private:
     core::FindingsResult m_result;
     int m_shownRun = -1;
     bool m_running = false;
+    QTreeWidgetItem* m_lastActivated = nullptr;  // the item last shown, and since when (a double-click shows it once)
+    QElapsedTimer m_sinceActivated;
 };
 
 }  // namespace strobe::app

@@ -322,10 +322,12 @@ void MainWindow::buildDocks() {
     connect(m_query, &QueryDock::finished, this, [this] { markSessionModified(); });
     m_findings = new FindingsDock(*m_runs, this);
     m_findingsDock = addDock(tr("Findings"), QStringLiteral("findingsDock"), m_findings, Qt::BottomDockWidgetArea);
-    tabifyDockWidget(m_eventsDock, m_findingsDock);
+    // Beside the Events dock (added after its tab group), not tabbed with it: a click on a finding lists its events
+    // there, and the findings stay in view to click the next one.
     m_findingsDock->hide();
+    // A finding's range is on its rank's clock: the events list shows that rank's events in it.
     connect(m_findings, &FindingsDock::rangeRequested, this,
-            [this](int runId, int, qint64 start, qint64 end) { showRangeOnTimeline(runId, start, end); });
+            [this](int runId, int rank, qint64 start, qint64 end) { showRangeOnTimeline(runId, start, end, rank); });
     selDock->raise();
 
     // A sweep's runs × axes, the comparison and the report (File ▸ Open sweep…), tabbed with the Runs dock.
@@ -742,14 +744,20 @@ void MainWindow::showQueryDock() {
 void MainWindow::showFindingsDock() {
     const bool wasHidden = !m_findingsDock->isVisible();
     m_findingsDock->show();
+    if (tabifiedDockWidgets(m_findingsDock).contains(m_eventsDock)) {
+        // A layout saved when the two were tabbed: the events a click lists would hide the findings.
+        removeDockWidget(m_findingsDock);
+        addDockWidget(Qt::BottomDockWidgetArea, m_findingsDock);
+        m_findingsDock->show();
+    }
     m_findingsDock->raise();
     if (wasHidden) resizeDocks({m_findingsDock}, {height() * 2 / 5}, Qt::Vertical);
     if (m_findings->shownRun() < 0 && !m_findings->isRunning()) m_findings->analyse();
 }
 
-void MainWindow::showRangeOnTimeline(int runId, int64_t start, int64_t end) {
-    onTimelineOf({runId}, [start, end](PlotView* timeline) {
-        if (timeline->showAbsoluteRange(start, end)) timeline->listMeasure();
+void MainWindow::showRangeOnTimeline(int runId, int64_t start, int64_t end, int rank) {
+    onTimelineOf({runId}, [start, end, rank](PlotView* timeline) {
+        if (timeline->showAbsoluteRange(start, end)) timeline->listMeasure(rank);
     });
 }
 

@@ -117,7 +117,9 @@ public:
     void listInstancesOnTimeline(const std::vector<int>& runIds, const std::string& name);
     // A time range (absolute ns) of one run: its timeline (opened when none shows the run) measures the range,
     // zooms to it and lists its items in the Events dock. From the Query dock's rows.
-    void showRangeOnTimeline(int runId, int64_t start, int64_t end);
+    // Zooms the run's timeline to [start, end] (absolute ns), measures it and lists its events (of `rank` only when
+    // ≥ 0) in the events list.
+    void showRangeOnTimeline(int runId, int64_t start, int64_t end, int rank = -1);
     QueryDock* queryDock() const { return m_query; }
     void showQueryDock();
     FindingsDock* findingsDock() const { return m_findings; }

@@ -97,7 +97,7 @@ public:
     // items of the measured range.
     void listInstances(const plots::ItemRef& item);
     void listMatches();
-    void listMeasure();
+    void listMeasure(int rank = -1);  // only the events of that rank when ≥ 0
     // Every instance named exactly `name` (a kernel or operator), e.g. from Top kernels; false when none.
     bool listName(const std::string& name);
     void filterToItem(const plots::ItemRef& item);  // name_filter := the item's exact name

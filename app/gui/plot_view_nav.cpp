@@ -223,14 +223,20 @@ void PlotView::listMatches() {
     Q_EMIT eventsListed(l);
 }
 
-void PlotView::listMeasure() {
+void PlotView::listMeasure(int rank) {
     if (!m_prepared || !m_nav || !m_measure) return;
     const auto [start, end] = *m_measure;
     EventListing l;
-    l.items = m_nav->itemsInRange(*m_prepared, m_values, start, end);
-    l.rows = m_nav->eventRows(*m_prepared, l.items);
-    l.title = tr("Measured range from %1 to %2 (%3): %4 events")
-                  .arg(durationText(double(start)), durationText(double(end)), durationText(double(end - start)),
+    auto items = m_nav->itemsInRange(*m_prepared, m_values, start, end);
+    auto rows = m_nav->eventRows(*m_prepared, items);
+    for (size_t i = 0; i < items.size() && i < rows.size(); ++i) {
+        if (rank >= 0 && rows[i].rank != rank) continue;
+        l.items.push_back(items[i]);
+        l.rows.push_back(std::move(rows[i]));
+    }
+    const QString where = rank >= 0 ? tr(" on rank %1").arg(rank) : QString();
+    l.title = tr("Measured range from %1 to %2 (%3)%4: %5 events")
+                  .arg(durationText(double(start)), durationText(double(end)), durationText(double(end - start)), where,
                        formatCount(l.items.size()));
     Q_EMIT eventsListed(l);
 }

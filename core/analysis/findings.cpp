@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <map>
 #include <sstream>
 #include <string_view>
@@ -371,26 +372,44 @@ std::optional<Finding> rankImbalance(AnalysisContext& ctx, const FindingsBase& b
     return f;
 }
 
+// GPU idle at step boundaries: per pair of consecutive steps, the first GPU activity launched in the later step
+// starts after the last one launched in the earlier step ends (an activity belongs to the step whose span holds its
+// launching call's start, or its own start without one). The ProfilerStep spans themselves tile the loop (the
+// profiler closes one step where it opens the next), so what runs between steps shows up as the GPU waiting here.
 std::optional<Finding> interStepGaps(AnalysisContext& ctx, const FindingsBase& b) {
     if (!b.hasSteps) return std::nullopt;
     std::vector<double> total(b.sel->ranks.size(), 0);
     std::vector<FindingRange> ranges;
+    double gaps = 0;
     for (size_t i = 0; i < b.sel->ranks.size(); ++i) {
-        const auto& st = ctx.steps(b.sel->ranks[i].rankIndex);
-        for (size_t k = 1; k < st.size(); ++k) {
-            if (st[k].start <= st[k - 1].end) continue;
-            total[i] += static_cast<double>(st[k].start - st[k - 1].end);
-            ranges.push_back({b.sel->ranks[i].rank, st[k - 1].end, st[k].start});
+        const RankWindow& w = b.sel->ranks[i];
+        const auto& st = ctx.steps(w.rankIndex);
+        if (st.size() < 2) continue;
+        std::vector<TimeNs> first(st.size(), INT64_MAX), last(st.size(), INT64_MIN);
+        for (size_t k = 0; k < w.size(); ++k) {
+            const TimeNs launched = w.runtimeStart(k);
+            const TimeNs t = launched == INT64_MIN ? w.start[k] : launched;
+            auto it = std::upper_bound(st.begin(), st.end(), t,
+                                       [](TimeNs v, const StepSpan& s) { return v < s.start; });
+            if (it == st.begin() || t >= std::prev(it)->end) continue;
+            const size_t s = static_cast<size_t>(std::prev(it) - st.begin());
+            first[s] = std::min(first[s], w.start[k]);
+            last[s] = std::max(last[s], w.end[k]);
+        }
+        for (size_t s = 1; s < st.size(); ++s) {
+            if (last[s - 1] == INT64_MIN || first[s] == INT64_MAX || first[s] <= last[s - 1]) continue;
+            total[i] += static_cast<double>(first[s] - last[s - 1]);
+            gaps += 1;
+            ranges.push_back({w.rank, last[s - 1], first[s]});
         }
     }
     auto f = makeFinding(b, "inter_step_gaps", total);
     if (!f) return f;
-    f->evidence = {{"gap_ms_per_step", f->msPerStep}};
+    f->evidence = {{"gap_ms_per_step", f->msPerStep}, {"gaps", gaps}};
     keepLongest(ranges, b.opt.maxRanges);
     f->ranges = std::move(ranges);
     return f;
 }
-
 
 std::optional<Finding> gemmBelowPeak(const FindingsBase& b, std::vector<std::string>& messages) {
     if (!b.hasSteps) return std::nullopt;
@@ -563,8 +582,11 @@ const std::vector<FindingRule>& findingRules() {
          "temporal analysis' compute time of the busiest rank minus the mean over ranks",
          "balance the data and model shards (sequence lengths, embedding tables, pipeline stages)"},
         {"inter_step_gaps", "Idle gaps between steps",
-         "time between consecutive ProfilerSteps (next start minus previous end, when positive)",
-         "move logging, checkpointing and evaluation out of the step loop or make them asynchronous"},
+         "GPU idle between consecutive ProfilerSteps: the first GPU activity launched in a step starts after the last "
+         "one launched in the step before ends (the time between, when positive)",
+         "look at what the CPU does between the last launch of a step and the first of the next (data loading, "
+         "optimizer or metric work on the CPU, logging, checkpointing, evaluation): overlap it with the GPU (prefetch, "
+         "asynchronous checkpoints) or move it out of the step loop"},
     };
     return kRules;
 }

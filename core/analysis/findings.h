@@ -40,7 +40,11 @@
 //   small_elementwise kernels of category elementwise shorter than 10 µs, their total time; only with ≥ 50 of them
 //                     per step (fusion removes their launches and memory round trips).
 //   rank_imbalance    the temporal analysis' compute time of the busiest rank − the mean over ranks (≥ 2 ranks).
-//   inter_step_gaps   time between consecutive ProfilerSteps (next start − previous end, when positive).
+//   inter_step_gaps   GPU idle between consecutive ProfilerSteps: first start of the GPU activities launched in a
+//                     step − last end of those launched in the step before, when positive (an activity belongs to
+//                     the step whose span holds its launching call's start, or its own start without one). The
+//                     ProfilerStep spans tile the loop (torch.profiler closes one step where it opens the next), so
+//                     work between steps shows as this idle GPU, not as a gap between the spans.
 //
 // Critical path: when the run is small enough (FindingsOptions::criticalPathMaxEvents), the strobe critical path of
 // the first step of the first rank (every rank) decides `on_critical_path`: true when the path spends at least 1 % of

@@ -418,7 +418,8 @@ namespace {
 // Issue 30: the findings section of the sweep report on the real ResNet pair. The expected rules and ms per step are
 // the Python oracle's (tests/data/expected/findings.json "resnet50_nw0" / "resnet50_nw4", written by
 // `/usr/bin/python3 tests/data/expected/findings.py`): dataloader_stall fires with num_workers 0 (59.262 ms/step) and
-// not with 4 workers; launch_bound 63.779 and 29.171, gemm_below_peak 7.390 and 7.400, pageable_h2d 1.915 and 3.160.
+// not with 4 workers; launch_bound 63.779 and 29.171, gemm_below_peak 7.390 and 7.400, pageable_h2d 1.915 and 3.160,
+// inter_step_gaps 47.536 and 2.341.
 TEST(SweepReportCli, FindingsThatChangeBetweenConfigurationsComeFirst) {
     test::TempDir dir("strobe-sweep-report-findings");
     const auto html = dir.path() / "kc.html";
@@ -427,14 +428,15 @@ TEST(SweepReportCli, FindingsThatChangeBetweenConfigurationsComeFirst) {
     ASSERT_EQ(r.code, kExitOk) << r.err;
     EXPECT_NE(test::readAll(html).find("<h2>Findings per configuration</h2>"), std::string::npos);
     const auto rows = records(dir.path() / "kc-findings.csv");
-    ASSERT_EQ(rows.size(), 4u);
+    ASSERT_EQ(rows.size(), 5u);
     const std::string nw0 = "resnet50_num_workers=0", nw4 = "resnet50_num_workers=4";
     EXPECT_EQ(rows[0].at("rule"), "dataloader_stall");
     EXPECT_EQ(rows[0].at("change"), "absent from " + nw4);
     EXPECT_EQ(rows[0].at(nw0), "59.262 (1/1 runs)");
     EXPECT_EQ(rows[0].at(nw4), "–");
     const std::map<std::string, std::pair<std::string, std::string>> expected = {
-        {"launch_bound", {"63.779", "29.171"}}, {"gemm_below_peak", {"7.390", "7.400"}}, {"pageable_h2d", {"1.915", "3.160"}}};
+        {"launch_bound", {"63.779", "29.171"}}, {"gemm_below_peak", {"7.390", "7.400"}}, {"pageable_h2d", {"1.915", "3.160"}},
+        {"inter_step_gaps", {"47.536", "2.341"}}};
     for (size_t i = 1; i < rows.size(); ++i) {
         const auto it = expected.find(rows[i].at("rule"));
         ASSERT_NE(it, expected.end()) << rows[i].at("rule");

@@ -10,8 +10,8 @@
 //   straggler          fires: dlrm (rank 7)             absent: hand_2rank (two ranks, no collective)
 //   gemm_below_peak    fires: dlrm, resnet50            absent: mi300x (< 1 %), hand_2rank (no shapes)
 //   small_elementwise  fires: dlrm, mi300x              absent: resnet50 (< 1 %), alexnet (< 50 per step)
-//   rank_imbalance     fires: hand_2rank                absent: dlrm (0.86 %)
-//   inter_step_gaps    fires: hand_2rank                absent: resnet50, mi300x
+//   rank_imbalance     fires: cifar_ddp_4rank, hand_2rank absent: dlrm (0.86 %)
+//   inter_step_gaps    fires: resnet50_nw0, _nw4, hand_2rank  absent: mi300x, cifar_ddp_4rank, dlrm (one step)
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -39,6 +39,7 @@ const std::map<std::string, std::vector<std::string>>& findingsRuns() {
         {"resnet50_nw4", {findingsData("kineto/kineto-configs/resnet50_num_workers_4")}},
         {"mi300x", {findingsData("kineto/tracelens/mi300x_resnet_act_checkpoint_rank0of8.json.gz")}},
         {"alexnet", {findingsData("kineto/hta/critical_path/alexnet")}},
+        {"cifar_ddp_4rank", {findingsData("kineto/multirank/cifar100_ddp_4rank_tracefusion_first_quarter.json.gz")}},
         {"hand_2rank", {findingsData("small/findings_2rank/rank0.json"), findingsData("small/findings_2rank/rank1.json")}},
     };
     return kRuns;
@@ -100,6 +101,41 @@ TEST(Findings, Resnet50NumWorkers4LikeOracle) { expectLikeOracle("resnet50_nw4")
 TEST(Findings, Mi300xLikeOracle) { expectLikeOracle("mi300x"); }
 TEST(Findings, AlexnetWithoutStepsLikeOracle) { expectLikeOracle("alexnet"); }
 TEST(Findings, HandBuiltTwoRanksLikeOracle) { expectLikeOracle("hand_2rank"); }
+// One file holding 4 ranks (TraceLens TraceFusion); the oracle splits it by the `rank` in every event's args.
+TEST(Findings, CifarDdpFourRanksInOneFileLikeOracle) { expectLikeOracle("cifar_ddp_4rank"); }
+
+// rank_imbalance on a real run: rank 0 of the CIFAR-100 DDP run computes 15.82 ms per step, the mean is 14.79 ms.
+TEST(Findings, CifarDdpRankImbalanceNamesTheBusiestRank) {
+    const FindingsResult r = findingsOf("cifar_ddp_4rank");
+    const Finding* f = findingNamed(r, "rank_imbalance");
+    ASSERT_NE(f, nullptr);
+    EXPECT_EQ(f->ranks, std::vector<int>{0});
+    EXPECT_EQ(f->severity, "medium");
+    EXPECT_NEAR(f->msPerStep, 1.53282225, 1e-9);
+    ASSERT_GE(f->evidence.size(), 3u);
+    EXPECT_EQ(f->evidence[0].first, "busiest_rank");
+    EXPECT_EQ(f->evidence[0].second, 0);
+    EXPECT_NEAR(f->evidence[1].second, 15.820194, 1e-9);
+    EXPECT_NEAR(f->evidence[2].second, (15.820194 + 13.916295 + 13.994212 + 13.418786) / 4, 1e-9);
+    for (const auto& x : f->ranges) EXPECT_EQ(x.rank, 0);
+}
+
+// inter_step_gaps on a real run: ResNet-50 with num_workers=4 has no data-loader stall, yet the GPU idles 2.341 ms
+// per step between the last kernel of one step and the first of the next (5 gaps over 6 steps).
+TEST(Findings, Resnet50InterStepGapsWithoutDataLoaderStall) {
+    const FindingsResult r = findingsOf("resnet50_nw4");
+    EXPECT_EQ(findingNamed(r, "dataloader_stall"), nullptr);
+    const Finding* f = findingNamed(r, "inter_step_gaps");
+    ASSERT_NE(f, nullptr);
+    EXPECT_NEAR(f->msPerStep, 2.341, 1e-9);
+    ASSERT_EQ(f->evidence.size(), 2u);
+    EXPECT_EQ(f->evidence[1].first, "gaps");
+    EXPECT_EQ(f->evidence[1].second, 5);
+    ASSERT_EQ(f->ranges.size(), 5u);
+    TimeNs sum = 0;
+    for (const auto& x : f->ranges) sum += x.end - x.start;
+    EXPECT_EQ(sum, 2'341'000 * 6);
+}
 
 // The bundled DLRM sample: its exposed communication is real (84.6 % of its GPU time is communication).
 TEST(Findings, DlrmExposedCommunicationWithItsEvidence) {
@@ -148,14 +184,18 @@ TEST(Findings, JsonDocumentHasTheSchema) {
                                 "on_critical_path"})
             EXPECT_FALSE(f[key].error()) << key;
     }
-    // inter_step_gaps: 2 gaps of 500 µs per rank over 3 steps (worked by hand in tests/data/small/findings_2rank).
+    // inter_step_gaps: the GPU idles 2 x 900 µs (rank 0) and 2 x 1300 µs (rank 1) between the steps' kernels over 3
+    // steps (worked by hand in tests/data/small/findings_2rank/make.py).
     auto first = list.at(0).value_unsafe();
     EXPECT_EQ(std::string(first["rule"].get_string().value_unsafe()), "inter_step_gaps");
-    EXPECT_NEAR(first["ms_per_step"].get_double().value_unsafe(), 1.0 / 3.0, 1e-12);
+    EXPECT_NEAR(first["ms_per_step"].get_double().value_unsafe(), (1.8 / 3 + 2.6 / 3) / 2, 1e-12);
     auto ranges = first["ranges"].get_array().value_unsafe();
     ASSERT_EQ(ranges.size(), 4u);
-    EXPECT_EQ(ranges.at(0)["start_ns"].get_int64().value_unsafe(), 2'000'000);
-    EXPECT_EQ(ranges.at(0)["end_ns"].get_int64().value_unsafe(), 2'500'000);
+    EXPECT_EQ(ranges.at(0)["rank"].get_int64().value_unsafe(), 0);
+    EXPECT_EQ(ranges.at(0)["start_ns"].get_int64().value_unsafe(), 1'620'000);
+    EXPECT_EQ(ranges.at(0)["end_ns"].get_int64().value_unsafe(), 2'520'000);
+    EXPECT_EQ(ranges.at(2)["rank"].get_int64().value_unsafe(), 1);
+    EXPECT_EQ(ranges.at(2)["start_ns"].get_int64().value_unsafe(), 1'220'000);
 }
 
 TEST(Findings, SeverityThresholds) {

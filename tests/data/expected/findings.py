@@ -33,7 +33,9 @@ Rules (the same definitions as the C++ header):
   small_elementwise: kernels whose classification.yaml category is elementwise and dur < 10 us; fires with >= 50
     per step (mean over ranks).
   rank_imbalance: compute = merged COMPUTATION time per rank / S; stake = max - mean on every rank; >= 2 ranks.
-  inter_step_gaps: sum of positive (next step start - previous step end).
+  inter_step_gaps: per pair of consecutive steps, (first start of the GPU activities launched in the later step -
+    last end of those launched in the earlier one) when positive; an activity belongs to the step whose [start, end)
+    holds its launch time (the launching call's start, else its own start).
 
 Run: /usr/bin/python3 tests/data/expected/findings.py > tests/data/expected/findings.json
 """
@@ -55,6 +57,7 @@ RUNS = {
     'resnet50_nw4': [os.path.join(DATA, 'kineto/kineto-configs/resnet50_num_workers_4/worker0.1623212756351.pt.trace.json.gz')],
     'mi300x': [os.path.join(DATA, 'kineto/tracelens/mi300x_resnet_act_checkpoint_rank0of8.json.gz')],
     'alexnet': [os.path.join(DATA, 'kineto/hta/critical_path/alexnet/benchmark_result_2869224_1695835535_trace.json.gz')],
+    'cifar_ddp_4rank': [os.path.join(DATA, 'kineto/multirank/cifar100_ddp_4rank_tracefusion_first_quarter.json.gz')],
     'hand_2rank': [os.path.join(DATA, 'small/findings_2rank/rank0.json'), os.path.join(DATA, 'small/findings_2rank/rank1.json')],
 }
 DEVICE_KEYS = [('V100', 'V100_SXM2'), ('MI300X', 'MI300X'), ('A100', 'A100_SXM4_80GB')]
@@ -135,10 +138,38 @@ def gemm_flops(name, dims):
     return None
 
 
-def load_rank(path, index):
-    tr = json.load(gzip.open(path) if path.endswith('.gz') else open(path), parse_float=Decimal)
+def load_json(path):
+    return json.load(gzip.open(path) if path.endswith('.gz') else open(path), parse_float=Decimal)
+
+
+def split_merged(tr):
+    """A file that merges several ranks (TraceLens TraceFusion) says each event's rank in its args (`rank`, with
+    `pid_raw`); its only events without one are the process_name / process_sort_index metadata. None when the file
+    holds one rank (no event names a rank, or all name the same)."""
+    ranks = {}
+    for e in tr['traceEvents']:
+        r = e.get('args', {}).get('rank') if isinstance(e.get('args'), dict) else None
+        if isinstance(r, int):
+            ranks.setdefault(r, []).append(e)
+    if len(ranks) < 2:
+        return None
+    return [(r, {'traceEvents': ranks[r]}) for r in sorted(ranks)]
+
+
+def load_files(files):
+    out = []
+    for i, path in enumerate(files):
+        tr = load_json(path)
+        parts = split_merged(tr)
+        if parts:
+            out += [load_rank(t, r) for r, t in parts]
+        else:
+            out.append(load_rank(tr, tr.get('distributedInfo', {}).get('rank', i)))
+    return out
+
+
+def load_rank(tr, rank):
     ev = [e for e in tr['traceEvents'] if e.get('ph') == 'X']
-    rank = tr.get('distributedInfo', {}).get('rank', index)
     steps = sorted((ns(e['ts']), ns(e['ts']) + ns(e['dur'])) for e in ev if e['name'].startswith('ProfilerStep#')
                    and e.get('cat') in ('user_annotation', 'cpu_op', 'Operator'))
     rt = {e['args']['correlation']: e for e in ev if e.get('cat') in RT_CATS and 'correlation' in e.get('args', {})}
@@ -180,6 +211,20 @@ def launch_bound(r):
     kern = [g for g in r['gpu'] if g['kind'] == 'k']
     short = sum(1 for g in kern if g['rt'] is not None and g['e'] - g['s'] < g['call_dur'])
     return best, len(kern), short
+
+
+def step_gaps(r):
+    """GPU idle between consecutive steps: (total ns, number of positive gaps)."""
+    first, last = {}, {}
+    for g in r['gpu']:
+        t = g['rt'] if g['rt'] is not None else g['s']
+        k = next((i for i, (a, b) in enumerate(r['steps']) if a <= t < b), None)
+        if k is None:
+            continue
+        first[k] = min(first.get(k, g['s']), g['s'])
+        last[k] = max(last.get(k, g['e']), g['e'])
+    gaps = [first[k] - last[k - 1] for k in range(1, len(r['steps'])) if k in first and k - 1 in last]
+    return sum(x for x in gaps if x > 0), sum(1 for x in gaps if x > 0)
 
 
 def straggler(ranks):
@@ -276,9 +321,10 @@ def rules_of(ranks, arch):
         {'small_kernels_per_step': per_step})
     compute = [length(c) / r['S'] for c, r in zip(comp, ranks)]
     excess = max(compute) - sum(compute) / len(compute)
-    put('rank_imbalance', [excess * r['S'] for r in ranks], len(ranks) >= 2)
-    put('inter_step_gaps', [sum(max(0, b[0] - a[1]) for a, b in zip(r['steps'], r['steps'][1:])) for r in ranks],
-        any(r['steps'] for r in ranks))
+    put('rank_imbalance', [excess * r['S'] for r in ranks], len(ranks) >= 2,
+        {'busiest_rank': ranks[compute.index(max(compute))]['rank'], 'compute_ms_per_step': [c / 1e6 for c in compute]})
+    put('inter_step_gaps', [step_gaps(r)[0] for r in ranks], any(r['steps'] for r in ranks),
+        {'gaps': sum(step_gaps(r)[1] for r in ranks)})
     gs = [gemm(r, arch) for r in ranks]
     used = [g for g in gs if g]
     eff = sum(g['ideal'] for g in used) / sum(g['kernel'] for g in used) if used else 1
@@ -293,7 +339,7 @@ def main():
             if isinstance(v, dict)}
     result = {}
     for name, files in RUNS.items():
-        ranks = [load_rank(p, i) for i, p in enumerate(files)]
+        ranks = load_files(files)
         run_step, rules = rules_of(ranks, arch)
         result[name] = {'step_ms': run_step / 1e6, 'rules': rules,
                         'fired': sorted((k for k, v in rules.items() if v['fires']),

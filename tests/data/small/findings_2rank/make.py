@@ -6,7 +6,10 @@ cudaLaunchKernel (start + 10 us, 5 us long) launches volta_sgemm_128x64_nn (cate
 start + 20 us on stream 7, 600 us long on rank 0 and 200 us on rank 1. No communication, no data loader, no sync.
 
 Expected by hand (S = 3 steps, step time 1 ms on both ranks, run step 1 ms):
-  inter_step_gaps: 2 gaps x 500 us = 1000 us per rank / 3 = 0.333333 ms per step, share 0.3333 (high), ranks 0, 1.
+  inter_step_gaps (GPU idle between the steps' kernels): rank 0: 2 x (2520 - 1620) = 1800 us, rank 1:
+    2 x (2520 - 1220) = 2600 us; / 3 steps = 0.6 and 0.866667 ms per step, mean 0.733333 ms (share 0.7333, high),
+    ranks 0, 1; its longest ranges are rank 1's 1220..2520 and 2720..4020 us. (The 500 us between the ProfilerStep
+    spans lie inside these.)
   rank_imbalance: compute per step 0.6 ms and 0.2 ms, mean 0.4: excess 0.2 ms per step, share 0.2 (high), rank 0.
   launch_bound must NOT fire: host_wait is large (rank 0: 2 x (2520 - 1620) = 1800 us; rank 1: 2 x (2520 - 1220) =
     2600 us; mean 0.7333 ms per step) but no kernel ran shorter than its 5 us launch call.
