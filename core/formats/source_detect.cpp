@@ -187,6 +187,35 @@ size_t addDirectory(const fs::path& dir, Collector& out) {
     return out.groups.size() - before;
 }
 
+// A collected run's files that its manifest says a tool wrote in a library-call log format and that sniffing did not
+// claim: MIOpen's and Tensile's lines go to the workload's own output (workload.log), where the workload may have
+// printed more than the sniffed head (64 KiB) before the library's first line.
+constexpr std::string_view kManifestOnlyFormats[] = {"miopen-log", "tensile-log"};
+
+void addManifestFormats(const std::string& runDir, Collector& out) {
+    auto manifest = readRunManifestFile(runManifestPath(runDir));
+    if (!manifest || !manifest->has_value()) return;
+    for (const ManifestFile& f : (**manifest).files) {
+        if (f.size == 0 || std::find(std::begin(kManifestOnlyFormats), std::end(kManifestOnlyFormats), f.format) ==
+                               std::end(kManifestOnlyFormats))
+            continue;
+        const SourceFormat* format = findSourceFormat(f.format);
+        const std::string path = (fs::path(runDir) / f.path).string();
+        std::error_code ec;
+        if (format == nullptr || !fs::is_regular_file(path, ec) || ec) continue;
+        const std::string id = identityOf(path);
+        const bool claimed = std::any_of(out.groups.begin(), out.groups.end(), [&](const SourceGroup& g) {
+            return std::any_of(g.files.begin(), g.files.end(), [&](const std::string& x) { return identityOf(x) == id; });
+        });
+        if (claimed) continue;
+        SourceGroup g;
+        g.format = format->id;
+        g.path = path;
+        g.files = {path};
+        out.add(std::move(g), std::string(format->id) + "\n" + id);
+    }
+}
+
 }  // namespace
 
 bool naturalLess(std::string_view a, std::string_view b) {
@@ -317,6 +346,11 @@ Result<std::vector<SourceGroup>> detectSources(const std::vector<std::string>& p
                     if (level + 1 < depth) pending.emplace_back(sub, level + 1);
                 }
             }
+        }
+        if (collected) {
+            const size_t manifestBefore = out.groups.size();
+            addManifestFormats(p, out);
+            found += out.groups.size() - manifestBefore;
         }
         if (found == 0)
             return Error(Location{p}, "no trace files (*.json, *.json.gz, *.pt.trace.json) nor other profiler "
