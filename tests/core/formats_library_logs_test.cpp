@@ -200,28 +200,34 @@ TEST(LibraryLogs, ALogWithoutCallsIsAnErrorNamingTheFile) {
 }
 
 // A collected run whose workload printed more than the sniffed head before MIOpen's first command: the manifest says
-// the miopen-log tool wrote workload.log, so the run still opens it as MIOpen's log; a file no tool claimed is left.
-TEST(LibraryLogs, ACollectedRunOpensTheLogItsManifestNamesPastTheSniffedHead) {
+// the miopen-log tool wrote workload.log, so the run still opens it as MIOpen's log, and as Tensile's too, the
+// tensile-log tool having run (both write into workload.log); a file no tool claimed is left alone.
+TEST(LibraryLogs, ACollectedRunOpensTheLogsItsManifestNamesPastTheSniffedHead) {
     namespace fs = std::filesystem;
     const fs::path dir = fs::path(::testing::TempDir()) / "strobe_library_logs_run";
     fs::remove_all(dir);
     fs::create_directories(dir);
     std::string text;
     while (text.size() < 100 * 1024) text += "step 1 of 1000: loss 0.125 (the workload's own output)\n";
-    text += libraryLogRead(kLogs + "miopen_logging_cmd_docs.log");
+    text += libraryLogRead(kLogs + "miopen_logging_cmd_docs.log") + libraryLogRead(kLogs + "tensile_db_docs.log");
     std::ofstream(dir / "workload.log", std::ios::binary) << text;
     std::ofstream(dir / "notes.txt") << "nothing\n";
     RunManifest m;
-    m.files = {ManifestFile{"workload.log", text.size(), "miopen-log", "miopen-log"},
-               ManifestFile{"notes.txt", 8, "", ""}};
+    m.tools = {ManifestTool{"miopen-log", "", {}}, ManifestTool{"tensile-log", "", {}}};
+    m.files = {ManifestFile{"notes.txt", 8, "", ""},
+               ManifestFile{"workload.log", text.size(), "miopen-log", "miopen-log"}};
     ASSERT_TRUE(writeRunManifest(dir.string(), m).ok());
     auto groups = detectSources({dir.string()});
     ASSERT_TRUE(groups.ok()) << groups.error().toString();
-    ASSERT_EQ(groups->size(), 1u);
-    EXPECT_EQ(groups->front().format, "miopen-log");
-    auto r = parseMiopenLog(text, "workload.log", {});
-    ASSERT_TRUE(r.ok());
-    EXPECT_EQ((*r)->slices.size(), 12u);
+    std::vector<std::string> formats;
+    for (const SourceGroup& g : *groups) formats.push_back(g.format);
+    EXPECT_EQ(formats, (std::vector<std::string>{"miopen-log", "tensile-log"}));
+    auto miopen = parseMiopenLog(text, "workload.log", {});
+    ASSERT_TRUE(miopen.ok());
+    EXPECT_EQ((*miopen)->slices.size(), 12u);
+    auto tensile = parseTensileLog(text, "workload.log", {});
+    ASSERT_TRUE(tensile.ok());
+    EXPECT_EQ((*tensile)->slices.size(), 8u);
     fs::remove_all(dir);
 }
 
