@@ -187,6 +187,47 @@ size_t addDirectory(const fs::path& dir, Collector& out) {
     return out.groups.size() - before;
 }
 
+// A collected run's files that its manifest says a tool wrote in a library-call log format and that sniffing did not
+// claim in that format: MIOpen's and Tensile's lines go to the workload's own output (workload.log), where the
+// workload may have printed more than the sniffed head (64 KiB) before the library's first line. The manifest names
+// one format per file (the first tool's), so a file in one of these formats is also read in the others whose tool
+// (named like its format) ran: miopen-log and tensile-log together both read workload.log.
+constexpr std::string_view kManifestOnlyFormats[] = {"miopen-log", "tensile-log"};
+
+bool manifestOnlyFormat(std::string_view id) {
+    return std::find(std::begin(kManifestOnlyFormats), std::end(kManifestOnlyFormats), id) !=
+           std::end(kManifestOnlyFormats);
+}
+
+void addManifestFormats(const std::string& runDir, Collector& out) {
+    auto manifest = readRunManifestFile(runManifestPath(runDir));
+    if (!manifest || !manifest->has_value()) return;
+    const RunManifest& m = **manifest;
+    for (const ManifestFile& f : m.files) {
+        if (f.size == 0 || !manifestOnlyFormat(f.format)) continue;
+        const std::string path = (fs::path(runDir) / f.path).string();
+        std::error_code ec;
+        if (!fs::is_regular_file(path, ec) || ec) continue;
+        const std::string id = identityOf(path);
+        std::vector<std::string> formats{f.format};
+        for (const ManifestTool& t : m.tools)
+            if (t.name != f.format && manifestOnlyFormat(t.name)) formats.push_back(t.name);
+        for (const std::string& fmtId : formats) {
+            const SourceFormat* format = findSourceFormat(fmtId);
+            const bool claimed = std::any_of(out.groups.begin(), out.groups.end(), [&](const SourceGroup& g) {
+                return g.format == fmtId && std::any_of(g.files.begin(), g.files.end(),
+                                                        [&](const std::string& x) { return identityOf(x) == id; });
+            });
+            if (format == nullptr || claimed) continue;
+            SourceGroup g;
+            g.format = format->id;
+            g.path = path;
+            g.files = {path};
+            out.add(std::move(g), std::string(format->id) + "\n" + id);
+        }
+    }
+}
+
 }  // namespace
 
 bool naturalLess(std::string_view a, std::string_view b) {
@@ -317,6 +358,11 @@ Result<std::vector<SourceGroup>> detectSources(const std::vector<std::string>& p
                     if (level + 1 < depth) pending.emplace_back(sub, level + 1);
                 }
             }
+        }
+        if (collected) {
+            const size_t manifestBefore = out.groups.size();
+            addManifestFormats(p, out);
+            found += out.groups.size() - manifestBefore;
         }
         if (found == 0)
             return Error(Location{p}, "no trace files (*.json, *.json.gz, *.pt.trace.json) nor other profiler "

@@ -18,6 +18,9 @@
 #include "core/formats/amd_smi.h"
 #include "core/formats/nccl_tests_log.h"
 #include "core/formats/rocblas_log.h"
+#include "core/formats/miopen_log.h"
+#include "core/formats/tensile_log.h"
+#include "core/formats/rccl_log.h"
 #include "core/formats/ncu_csv.h"
 #include "core/formats/nsys_stats_csv.h"
 #include "core/formats/nvidia_smi_csv.h"
@@ -52,6 +55,9 @@ const std::vector<const SourceFormat*>& sourceFormats() {
         &kAmdSmiMetricCsvFormat,
         &kAmdSmiMetricJsonFormat,
         &kNsysStatsCsvFormat,
+        &kMiopenLogFormat,
+        &kTensileLogFormat,
+        &kRcclLogFormat,
     };
     return formats;
 }

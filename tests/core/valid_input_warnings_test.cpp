@@ -26,7 +26,7 @@ namespace {
 // small/ is left out: our own hand-made files with deliberate oddities (a counter label "x", rank 4 of a world of 4,
 // the same rank in three files) that the parser tests exercise.
 const char* const kValidRoots[] = {"kineto", "nccl-tests", "telemetry",       "rocprof", "rocprof-compute",
-                                   "sqlite", "cuda",       "torch-op-shapes", "ncu",     "joins"};
+                                   "sqlite", "cuda",       "torch-op-shapes", "ncu",     "joins", "library-logs"};
 
 // Sources (relative to tests/data) whose warning is about the data itself, with the part of the message expected.
 struct ExpectedWarning {
