@@ -109,26 +109,34 @@ void PlotView::paintCriticalPath(QPainter& p, const plots::Theme& theme) {
     p.restore();
     paintLinks(p, marks.edges, kPathColor);
 
-    // The banner: what is shown, and on which clocks.
+    // The banner: what is shown (first line) and on which clocks (second line).
     QString text = m_path->title;
     text += tr(" · %n segment(s) on the timeline", nullptr, static_cast<int>(marks.items.size()));
     if (m_path->boundBy.empty())
         text += tr(", %n cross-rank edge(s)", nullptr, static_cast<int>(marks.crossRank));
     if (marks.unplaced) text += tr(" (%n not in these lanes)", nullptr, static_cast<int>(marks.unplaced));
-    if (!m_path->clock.isEmpty()) text += QStringLiteral(" · ") + m_path->clock;
     text += tr(" · Esc clears");
     p.save();
     p.setClipRect(g->plotArea);
     const QFontMetrics fm(font());
-    const QString shown = fm.elidedText(text, Qt::ElideRight, int(g->plotArea.width()) - 16);
-    QRectF box(g->plotArea.left() + 4, g->plotArea.top() + 4, fm.horizontalAdvance(shown) + 12, fm.height() + 6);
+    const int room = int(g->plotArea.width()) - 16;
+    const QString line1 = fm.elidedText(text, Qt::ElideRight, room);
+    const QString line2 = fm.elidedText(m_path->clock, Qt::ElideRight, room);
+    const int lines = line2.isEmpty() ? 1 : 2;
+    const int width = std::max(fm.horizontalAdvance(line1), fm.horizontalAdvance(line2));
+    QRectF box(g->plotArea.left() + 4, g->plotArea.top() + 4, width + 12, lines * fm.height() + 6);
     QColor bg = theme.background;
     bg.setAlpha(235);
     p.setPen(QPen(kPathColor, 1));
     p.setBrush(bg);
     p.drawRect(box);
     p.setPen(theme.foreground);
-    p.drawText(box.adjusted(6, 0, -6, 0), Qt::AlignVCenter | Qt::AlignLeft, shown);
+    p.drawText(QRectF(box.left() + 6, box.top() + 3, width, fm.height()), Qt::AlignVCenter | Qt::AlignLeft, line1);
+    if (lines == 2) {
+        p.setPen(theme.muted);
+        p.drawText(QRectF(box.left() + 6, box.top() + 3 + fm.height(), width, fm.height()),
+                   Qt::AlignVCenter | Qt::AlignLeft, line2);
+    }
     p.restore();
 }
 
