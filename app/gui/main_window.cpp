@@ -3,6 +3,8 @@
 #include "app/gui/diff_view.h"
 
 #include <algorithm>
+#include <optional>
+#include <set>
 #include <thread>
 
 #include <QAction>
@@ -18,6 +20,7 @@
 #include <QFileInfo>
 #include <QHBoxLayout>
 #include <QHeaderView>
+#include <QInputDialog>
 #include <QLabel>
 #include <QMenu>
 #include <QMenuBar>
@@ -52,6 +55,7 @@
 #include "app/gui/plot_area.h"
 #include "app/gui/plot_list.h"
 #include "app/gui/plot_view.h"
+#include "core/analysis/context.h"
 #include "app/gui/profile_dialog.h"
 #include "app/gui/run_manager.h"
 #include "app/gui/runs_panel.h"
@@ -542,6 +546,18 @@ void MainWindow::buildMenus() {
     m_viewMenu->addSeparator();
     for (auto* dock : findChildren<QDockWidget*>()) m_viewMenu->addAction(dock->toggleViewAction());
 
+    QMenu* analyze = menuBar()->addMenu(tr("&Analyze"));
+    {
+        auto* a = analyze->addAction(tr("Show &critical path…"), this, [this] { showCriticalPathDialog(); });
+        a->setObjectName(QStringLiteral("actCriticalPath"));
+        a->setToolTip(tr("The critical path of a step on the timeline: its segments outlined, the rest dimmed, its "
+                         "cross-lane and cross-rank edges as arrows (Esc clears)"));
+        auto* c = analyze->addAction(tr("C&lear critical path"), this, [this] {
+            for (PlotView* v : m_plotArea->views()) v->clearCriticalPath();
+        });
+        c->setObjectName(QStringLiteral("actClearCriticalPath"));
+    }
+
     QMenu* help = menuBar()->addMenu(tr("&Help"));
     help->addAction(tr("&Keyboard shortcuts"), this, &MainWindow::showShortcuts);
     help->addAction(tr("&About Strobe"), this, [this] {
@@ -694,6 +710,24 @@ PlotView* MainWindow::openPlot(const std::string& plotId, const std::vector<int>
     connect(view, &PlotView::stateChanged, this, [this] { Q_EMIT idleChanged(); });
     connect(view, &PlotView::instancesRequested, this,
             [this, view](const std::string& name) { listInstancesOnTimeline(view->runIds(), name); });
+    // The critical-path plot: a double-clicked bar's class highlighted on the timeline, with the plot's window.
+    connect(view, &PlotView::pathClassRequested, this, [this, view](const std::string& boundBy) {
+        if (view->runIds().empty()) return;
+        core::CpRequest req;
+        const auto& v = view->values();
+        auto number = [&](const char* key) -> std::optional<long long> {
+            auto it = v.find(key);
+            const long long* n = it == v.end() ? nullptr : std::get_if<long long>(&it->second);
+            return n ? std::optional<long long>(*n) : std::nullopt;
+        };
+        req.rank = static_cast<int>(number("rank").value_or(-1));
+        req.step = number("step").value_or(-1);
+        if (auto it = v.find("definition"); it != v.end()) {
+            const std::string* d = std::get_if<std::string>(&it->second);
+            if (d && *d == "hta") req.definition = core::CpDefinition::Hta;
+        }
+        showCriticalPath(view->runIds().front(), req, boundBy);
+    });
     connect(view, &PlotView::eventsListed, this, [this, view](const EventListing& listing) {
         m_eventsList->setListing(listing, view);
         m_eventsDock->show();
@@ -724,6 +758,53 @@ void MainWindow::onTimelineOf(const std::vector<int>& runIds, std::function<void
         QObject::disconnect(*done);
         then(timeline);
     });
+}
+
+void MainWindow::showCriticalPathDialog() {
+    PlotView* current = m_plotArea->currentView();
+    const auto ids = m_runs->runIds();
+    const int runId = current && !current->runIds().empty() ? current->runIds().front() : ids.empty() ? -1 : ids.front();
+    const RunRecord* run = runId >= 0 ? m_runs->run(runId) : nullptr;
+    if (!run || !run->dataset) {
+        showError(tr("Open a run first: the critical path is computed on a loaded run."));
+        return;
+    }
+    // The steps of the run's ranks (the merge's step table), then the whole trace.
+    std::set<int64_t> steps;
+    for (const auto& r : run->dataset->ranks)
+        if (r)
+            for (size_t i = 0; i < r->steps.size(); ++i) steps.insert(r->steps.number[i]);
+    QStringList items;
+    for (int64_t n : steps) items << QStringLiteral("ProfilerStep#%1").arg(n);
+    items << tr("the whole trace");
+    bool ok = false;
+    const QString picked = QInputDialog::getItem(this, tr("Show critical path"),
+                                                 tr("Window of %1 (every rank, Strobe's definition):").arg(run->label()),
+                                                 items, std::max<int>(0, int(items.size()) - 2), false, &ok);
+    if (!ok) return;
+    core::CpRequest req;
+    if (picked.startsWith(QStringLiteral("ProfilerStep#"))) req.step = picked.mid(13).toLongLong();
+    showCriticalPath(runId, req);
+}
+
+void MainWindow::showCriticalPath(int runId, const core::CpRequest& req, const std::string& boundBy) {
+    const RunRecord* run = m_runs->run(runId);
+    if (!run || !run->dataset) return;
+    if (!m_pathJob) m_pathJob = std::make_unique<BackgroundJob>(*m_runner, "critical-path:main");
+    const core::DatasetPtr dataset = run->dataset;
+    m_pathJob->start<core::Result<ShownCriticalPath>>(
+        tr("Critical path of %1").arg(run->label()),
+        [dataset, req, boundBy](const core::JobContext&) -> core::Result<ShownCriticalPath> {
+            auto ctx = core::AnalysisContext::of(dataset);
+            auto r = core::criticalPath(*ctx, req);
+            if (!r) return r.error();
+            return shownCriticalPath(r.value(), 0, boundBy);
+        },
+        [this, runId](core::Result<ShownCriticalPath> r) {
+            if (!r) return showError(tr("Critical path: %1").arg(QString::fromStdString(r.error().message)));
+            onTimelineOf({runId}, [shown = std::move(r.value())](PlotView* timeline) { timeline->showCriticalPath(shown); });
+        },
+        [this](const QString& why) { statusBar()->showMessage(tr("Critical path: %1").arg(why), 8000); });
 }
 
 void MainWindow::listInstancesOnTimeline(const std::vector<int>& runIds, const std::string& name) {

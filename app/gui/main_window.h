@@ -28,6 +28,10 @@ class QDockWidget;
 class QTextBrowser;
 class QToolButton;
 
+namespace strobe::core {
+struct CpRequest;
+}
+
 namespace strobe::app {
 
 class ChartPanel;
@@ -116,10 +120,12 @@ public:
     // prepared): Top kernels' "List every instance on the timeline".
     void listInstancesOnTimeline(const std::vector<int>& runIds, const std::string& name);
     // A time range (absolute ns) of one run: its timeline (opened when none shows the run) measures the range,
-    // zooms to it and lists its items in the Events dock. From the Query dock's rows.
-    // Zooms the run's timeline to [start, end] (absolute ns), measures it and lists its events (of `rank` only when
-    // ≥ 0) in the events list.
+    // zooms to it and lists its items (of `rank` only when ≥ 0) in the Events dock. From the Query and Findings docks.
     void showRangeOnTimeline(int runId, int64_t start, int64_t end, int rank = -1);
+    // Analyze ▸ Show critical path… (issue 26): the critical path of `req`'s window in run `runId`, computed in the
+    // background, shown on that run's timeline (opened when none shows it); `boundBy` non-empty: that class only.
+    void showCriticalPath(int runId, const core::CpRequest& req, const std::string& boundBy = {});
+    void showCriticalPathDialog();  // picks the step of the current view's run (or the first run)
     QueryDock* queryDock() const { return m_query; }
     void showQueryDock();
     FindingsDock* findingsDock() const { return m_findings; }
@@ -246,7 +252,8 @@ private:
     QAction* m_actPrevTab = nullptr;
     QAction* m_actWatch = nullptr;
 
-    std::map<int, std::unique_ptr<BackgroundJob>> m_drops;  // drops being looked at, by serial
+    std::map<int, std::unique_ptr<BackgroundJob>> m_drops;
+    std::unique_ptr<BackgroundJob> m_pathJob;  // the critical path being computed for the timeline  // drops being looked at, by serial
     int m_nextDrop = 1;
     bool m_closeWhenStopped = false;
     QString m_sessionPath;

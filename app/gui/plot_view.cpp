@@ -422,6 +422,7 @@ void PlotView::paintEvent(QPaintEvent*) {
         p.setBrush(Qt::NoBrush);
         p.drawRect(selected->adjusted(-1, -1, 1, 1));
     }
+    paintCriticalPath(p, theme);
     paintFlows(p);
 
     if (m_drag == Drag::Box) {
@@ -585,7 +586,18 @@ void PlotView::mouseReleaseEvent(QMouseEvent* e) {
 }
 
 void PlotView::mouseDoubleClickEvent(QMouseEvent* e) {
-    if (e->button() == Qt::LeftButton) resetZoom();
+    if (e->button() != Qt::LeftButton) return;
+    // The critical-path plot: a bar's class highlighted on the timeline (MainWindow shows it there).
+    if (!m_nav && m_prepared && m_plot.id() == "critical-path") {
+        if (auto hit = m_plot.hitTest(*m_prepared, m_values, plotRect(), e->position())) {
+            std::string cls = hit->title;  // a bar's label; on a bar, its "bar" field (the title is the run)
+            for (const auto& [key, value] : hit->fields)
+                if (key == "bar") cls = value;
+            Q_EMIT pathClassRequested(cls);
+        }
+        return;
+    }
+    resetZoom();
 }
 
 void PlotView::wheelEvent(QWheelEvent* e) {
@@ -612,6 +624,7 @@ void PlotView::keyPressEvent(QKeyEvent* e) {
         if (e->key() == Qt::Key_F3) return (e->modifiers() & Qt::ShiftModifier) ? findPrevious() : findNext();
         if (e->key() == Qt::Key_Escape) {
             if (m_search && m_search->isVisible()) closeSearch();
+            else if (!m_measure && m_path) clearCriticalPath();
             else clearMeasure();
             return;
         }

@@ -25,7 +25,9 @@ class QMenu;
 class QScrollBar;
 
 #include "app/gui/events_list.h"
+#include "core/analysis/critical_path.h"
 #include "plots/plot.h"
+#include "plots/path_marks.h"
 #include "plots/plot_engine.h"
 #include "plots/timeline_view.h"
 
@@ -33,6 +35,20 @@ namespace strobe::app {
 
 class PlotTableView;
 class RunManager;
+
+// A critical path as the timeline shows it (plot_view_path.cpp): its segments with their strings owned, which run of
+// the view it belongs to, the class kept ("" = the whole path, with its cross-lane and cross-rank edges) and the
+// banner's words: the window and length, and the clock alignment the path was computed on.
+struct ShownCriticalPath {
+    std::vector<plots::PathSegment> path;
+    size_t run = 0;
+    std::string boundBy;
+    QString title;  // "Critical path of ProfilerStep#10 (4 ranks): 41.200 ms"
+    QString clock;  // core::CriticalPathResult::clock
+};
+// The shown form of an analysis result (`boundBy` as above).
+ShownCriticalPath shownCriticalPath(const core::CriticalPathResult& r, size_t run, const std::string& boundBy);
+
 class TimelineSearchBar;
 
 class PlotView : public QWidget {
@@ -109,6 +125,15 @@ public:
     std::optional<std::pair<int64_t, int64_t>> measure() const { return m_measure; }
     QScrollBar* laneScrollBar() const { return m_laneBar; }
 
+    // The critical path on this timeline (plot_view_path.cpp): its segments outlined on their lanes and everything
+    // else dimmed, the edges where it changes lane or rank drawn as the flows are, a banner with its window, length
+    // and clock alignment. Esc or clearCriticalPath() takes it away. Ignored by plots that are not timelines.
+    void showCriticalPath(ShownCriticalPath shown);
+    void clearCriticalPath();
+    bool hasCriticalPath() const { return m_path.has_value(); }
+    // Where the shown path is on the current prepared timeline (empty without one).
+    const plots::PathMarks& criticalPathMarks();
+
 Q_SIGNALS:
     void valuesChanged();                                 // by the view itself (zoom/pan) or by setValues
     void viewRangeChanged(qint64 start, qint64 end);      // the user zoomed or panned
@@ -116,6 +141,7 @@ Q_SIGNALS:
     void itemSelected(const QString& title, const QString& details);
     void eventsListed(const strobe::app::EventListing& listing);  // for the Events dock
     void instancesRequested(const std::string& name);              // a table's row: list it on the timeline
+    void pathClassRequested(const std::string& boundBy);           // critical-path plot: a bar double-clicked
 
 protected:
     void paintEvent(QPaintEvent*) override;
@@ -153,6 +179,9 @@ private:
     // the item menu ("Go to …") and summarised in the Selection dock.
     const std::vector<plots::FlowLink>& selectedFlows();
     void paintFlows(QPainter& p);
+    // Arrows (with their ends outlined) for `links`, clipped to the plot area: the flows' drawing, also the path's.
+    void paintLinks(QPainter& p, const std::vector<plots::FlowLink>& links, const QColor& color);
+    void paintCriticalPath(QPainter& p, const plots::Theme& theme);
     void addFlowActions(QMenu* menu, const plots::ItemRef& item);
     QString flowsHtml(const plots::ItemRef& item);
 
@@ -196,6 +225,9 @@ private:
     std::optional<plots::ItemRef> m_flowsOf;  // the item m_flows were computed for, in m_flowsPrepared
     const plots::Prepared* m_flowsPrepared = nullptr;
     std::vector<plots::FlowLink> m_flows;
+    std::optional<ShownCriticalPath> m_path;
+    plots::PathMarks m_pathMarks;
+    const plots::Prepared* m_pathPrepared = nullptr;  // what m_pathMarks were found in
     std::optional<QRectF> selectionRect() const;
 
     TimelineSearchBar* m_search = nullptr;

@@ -53,13 +53,14 @@ const std::vector<plots::FlowLink>& PlotView::selectedFlows() {
     return m_flows;
 }
 
-void PlotView::paintFlows(QPainter& p) {
-    const auto& flows = selectedFlows();
+void PlotView::paintFlows(QPainter& p) { paintLinks(p, selectedFlows(), kFlowColor); }
+
+void PlotView::paintLinks(QPainter& p, const std::vector<plots::FlowLink>& links, const QColor& color) {
     const auto g = geometry();
-    if (flows.empty() || !g) return;
+    if (links.empty() || !g || !m_prepared || !m_nav) return;
     std::vector<plots::ItemRef> ends;
-    ends.reserve(flows.size() * 2);
-    for (const auto& f : flows) {
+    ends.reserve(links.size() * 2);
+    for (const auto& f : links) {
         ends.push_back(f.from);
         ends.push_back(f.to);
     }
@@ -67,15 +68,15 @@ void PlotView::paintFlows(QPainter& p) {
     p.save();
     p.setClipRect(g->plotArea);
     p.setRenderHint(QPainter::Antialiasing, true);
-    for (size_t i = 0; i < flows.size(); ++i) {
+    for (size_t i = 0; i < links.size(); ++i) {
         const auto& from = rects[2 * i];
         const auto& to = rects[2 * i + 1];
         if (!from || !to) continue;  // an end out of view: the item menu's "Go to" reaches it
-        p.setPen(QPen(kFlowColor, 1.2));
+        p.setPen(QPen(color, 1.2));
         p.setBrush(Qt::NoBrush);
         p.drawRect(to->adjusted(0, 1, 0, -1));
         p.drawRect(from->adjusted(0, 1, 0, -1));
-        p.setPen(QPen(kFlowColor, 1.8));
+        p.setPen(QPen(color, 1.8));
         drawArrow(p, *from, *to);
     }
     p.restore();

@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 
 #include "core/analysis/collectives.h"
+#include "core/model/clock_shifts.h"
 
 namespace strobe::core {
 
@@ -51,6 +52,8 @@ struct CpGraph {
     std::vector<std::vector<uint8_t>> nameFlags;       // per rank index, per string id: CpNameFlag
     std::unordered_map<uint32_t, TimeNs> syncSource;   // per blocking call's event: latest sync source feeding its end
     std::vector<int32_t> spanEdge;                     // per GPU event: its start -> end edge (several ranks only)
+    std::vector<TimeNs> shift;                         // per rank index: ns added to its raw times (clockShifts)
+    std::string clock;                                 // the clock alignment, in words
     std::string window;
     size_t negative = 0, broken = 0;
 
@@ -172,6 +175,7 @@ CpSpan rankSpan(AnalysisContext& ctx, size_t ri, const CpRequest& req, std::stri
 // a duration; GPU activities whose launching call is one of them, or, strobe, that start in it without one).
 void selectRankEvents(AnalysisContext& ctx, CpGraph& g, size_t ri, const CpSpan& span) {
     const RankData& r = *ctx.dataset().ranks[ri];
+    const TimeNs shift = ri < g.shift.size() ? g.shift[ri] : 0;
     auto& sliceEv = g.sliceEv[ri];
     auto& gpuEv = g.gpuEv[ri];
     sliceEv.assign(r.slices.size(), -1);
@@ -182,21 +186,37 @@ void selectRankEvents(AnalysisContext& ctx, CpGraph& g, size_t ri, const CpSpan&
         const TimeNs ts = r.slices.ts[i], dur = r.slices.dur[i];
         if (r.slices.phase[i] != 'X' || dur <= 0 || ts < span.from || ts > span.to) continue;
         sliceEv[i] = static_cast<int32_t>(g.events.size());
-        g.events.push_back({ts, ts + dur, i, -1, -1, static_cast<uint32_t>(ri), 0});
+        g.events.push_back({ts + shift, ts + dur + shift, i, -1, -1, static_cast<uint32_t>(ri), 0});
     }
     const auto& runtime = ctx.runtimeOf(ri);
-    size_t graphKernels = 0;
+    size_t graphKernels = 0, linkedRows = 0;
     for (uint32_t i = 0; i < r.gpu.size(); ++i) {
         const int32_t rt = i < runtime.size() ? runtime[i] : -1;
+        linkedRows += rt >= 0;
         int32_t launch = rt >= 0 && static_cast<size_t>(rt) < sliceEv.size() ? sliceEv[static_cast<size_t>(rt)] : -1;
         const TimeNs ts = r.gpu.ts[i];
         if (launch < 0) {
             if (g.def == CpDefinition::Hta || rt >= 0 || ts < span.from || ts > span.to) continue;
         }
         gpuEv[i] = static_cast<int32_t>(g.events.size());
-        g.events.push_back({ts, ts + std::max<TimeNs>(0, r.gpu.dur[i]), i, -1, launch, static_cast<uint32_t>(ri), 1});
+        g.events.push_back({ts + shift, ts + shift + std::max<TimeNs>(0, r.gpu.dur[i]), i, -1, launch,
+                            static_cast<uint32_t>(ri), 1});
         if (launch >= 0 && (g.flags(ri, r.slices.name[static_cast<size_t>(rt)]) & kCpGraphLaunch)) ++graphKernels;
     }
+    // What the source links (rocpd, RPD and nsys exports keep correlation ids; a kernel-trace CSV does not): without
+    // the launch links a GPU activity joins the path only through its stream's order and the host's syncs.
+    size_t calls = 0;
+    for (size_t i = 0; i < r.slices.size(); ++i)
+        calls += r.slices.kind[i] == EventKind::Runtime || r.slices.kind[i] == EventKind::Driver;
+    if (r.gpu.size() && !calls)
+        g.messages.push_back(fmt::format("rank {}: the source has no runtime or driver API calls: no launch -> GPU "
+                                         "edge and no host sync; GPU activities are linked by stream order only{}",
+                                         ctx.rankNumber(ri), g.def == CpDefinition::Hta ? " (hta: none joins)" : ""));
+    else if (r.gpu.size() && !linkedRows)
+        g.messages.push_back(fmt::format("rank {}: no GPU activity is linked to its launching call (no shared "
+                                         "correlation id): no launch -> GPU edge; GPU activities are linked by stream "
+                                         "order and host syncs only",
+                                         ctx.rankNumber(ri)));
     if (graphKernels)
         g.messages.push_back(fmt::format("rank {}: {} GPU activities launched through graph launches hang off them",
                                          ctx.rankNumber(ri), graphKernels));
@@ -624,7 +644,7 @@ void flowEdges(CpGraph& g, size_t ri, const std::unordered_map<uint32_t, std::ve
             if (r.flows.cat[i] != *fwdbwd || (pass == 0) != (r.flows.phase[i] == 's')) continue;
             auto t = byTrack.find(r.flows.track[i]);
             if (t == byTrack.end()) continue;
-            const int32_t e = enclosingEvent(g, t->second, r.flows.ts[i]);
+            const int32_t e = enclosingEvent(g, t->second, r.flows.ts[i] + (ri < g.shift.size() ? g.shift[ri] : 0));
             if (e < 0) continue;
             if (pass == 0) {
                 from[r.flows.id[i]] = e;
@@ -797,6 +817,8 @@ Result<CpGraph> buildGraph(AnalysisContext& ctx, const CpRequest& req) {
     g.gpuEv.resize(n);
     g.nameFlags.resize(n);
     for (size_t ri = 0; ri < n; ++ri) g.rankNumbers.push_back(ctx.rankNumber(ri));
+    g.shift = clockShifts(ctx.dataset());
+    g.clock = clockAlignmentText(ctx.dataset(), g.shift);
     auto scope = cpScope(ctx, req, g.messages);
     if (!scope) return scope.error();
     std::vector<size_t> used;
@@ -1089,6 +1111,7 @@ CriticalPathResult summarize(const CpGraph& g, const std::vector<std::vector<Hta
     CriticalPathResult res;
     res.definition = g.def;
     res.window = g.window;
+    res.clock = g.clock;
     res.lengthNs = run.length;
     res.nodes = g.nodeCount();
     res.edges = g.edges.size();
@@ -1140,11 +1163,17 @@ CriticalPathResult emptyResult(const CpGraph& g) {
     CriticalPathResult res;
     res.definition = g.def;
     res.window = g.window;
+    res.clock = g.clock;
     res.messages = g.messages;
     return res;
 }
 
 }  // namespace
+
+bool cpIsGap(std::string_view kind) {
+    return isOneOf(kind, {"idle", "launch_latency", "sync_wait", "gpu_kernel_kernel_overhead",
+                          "gpu_kernel_launch_overhead"});
+}
 
 Result<CriticalPathResult> criticalPath(AnalysisContext& ctx, const CpRequest& req) {
     auto g = buildGraph(ctx, req);
@@ -1340,8 +1369,10 @@ Result<CpRequest> cpRequest(const AnalysisRequest& r, bool scales) {
 }
 
 std::string pathJson(const CriticalPathResult& r) {
-    std::string s = fmt::format("\"definition\": \"{}\", \"length_ns\": {}, \"graph_nodes\": {}, \"graph_edges\": {},\n\"path\": [",
-                                r.definition == CpDefinition::Hta ? "hta" : "strobe", r.lengthNs, r.nodes, r.edges);
+    std::string s = fmt::format("\"definition\": \"{}\", \"length_ns\": {}, \"graph_nodes\": {}, \"graph_edges\": {},\n"
+                                "\"clock\": {},\n\"path\": [",
+                                r.definition == CpDefinition::Hta ? "hta" : "strobe", r.lengthNs, r.nodes, r.edges,
+                                jsonQuote(r.clock));
     // A path of millions of segments is a string of a gigabyte: sized once (growing it copies it again and again,
     // into fresh pages each time) and written in place.
     size_t bytes = s.size() + 2;

@@ -61,13 +61,18 @@ struct CpSegment {
     std::string_view kind;   // cpu_op, runtime, kernel, gpu_memcpy, ..., or the class of a gap (idle, launch_latency)
     std::string_view name;   // the event's name, "" for a gap
     std::string_view boundBy;
-    TimeNs start = 0, end = 0;  // the edge's span on the trace's clock
+    TimeNs start = 0, end = 0;  // the edge's span on the run's aligned clock (raw + clockShifts(): `clock`)
     TimeNs weight = 0;          // its weight on the path
 };
+
+// Whether a segment's `kind` is a gap between events (idle, launch latency, a sync's residue, HTA's overheads)
+// rather than an event's own time: a gap's `name` is the event it is attributed to, not one it runs through.
+bool cpIsGap(std::string_view kind);
 
 struct CriticalPathResult {
     CpDefinition definition = CpDefinition::Strobe;
     std::string window;                                   // "ProfilerStep#3", "annotation X instance 1", "all"
+    std::string clock;  // the clock alignment across ranks the path is on (core/model/clock_shifts.h), in words
     TimeNs lengthNs = 0;                                  // sum of the path's edge weights
     std::vector<std::pair<std::string, TimeNs>> classes;  // bound_by -> ns, largest first
     std::vector<CpSegment> path;                          // in path order (zero-weight edges left out)

@@ -3,9 +3,12 @@
 // loader's correlation (GpuTable::runtime, GpuTable::cpuOp); this file only finds where their ends are drawn.
 
 #include <algorithm>
+#include <map>
+#include <string_view>
 #include <optional>
 
 #include "plots/builtin/timeline_find.h"
+#include "plots/path_marks.h"
 
 namespace strobe::plots::timeline {
 namespace {
@@ -106,4 +109,75 @@ std::vector<FlowLink> flowsThrough(const TimelinePrepared& p, const ItemRef& ite
     return std::move(b.out);
 }
 
+namespace {
+
+std::string_view itemNameView(const Lane& lane, size_t k) {
+    const core::RankData& r = *lane.rank;
+    const uint32_t src = lane.src[k];
+    if (lane.kind == LaneKind::Stream) return src < r.gpu.size() ? r.strings.view(r.gpu.name[src]) : std::string_view();
+    return src < r.slices.size() ? r.strings.view(r.slices.name[src]) : std::string_view();
+}
+
+// The item of `lanes` that covers [t0, t1] and is named `name`: in each lane, the last few items starting by t0
+// (a CPU depth's items never overlap; a stream's only within its tolerance).
+std::optional<ItemRef> coveringItem(const TimelinePrepared& p, const std::vector<size_t>& lanes, int64_t t0,
+                                    int64_t t1, std::string_view name) {
+    for (size_t li : lanes) {
+        const Lane& lane = p.lanes[li];
+        auto k = size_t(std::upper_bound(lane.start.begin(), lane.start.end(), t0) - lane.start.begin());
+        for (int steps = 0; k > 0 && steps < 4; ++steps) {
+            --k;
+            if (lane.end[k] >= t1 && itemNameView(lane, k) == name) return ItemRef{li, k, t0, t1};
+        }
+    }
+    return std::nullopt;
+}
+
+}  // namespace
+
 }  // namespace strobe::plots::timeline
+
+namespace strobe::plots {
+
+PathMarks pathMarks(const Prepared& prepared, size_t run, const std::vector<PathSegment>& path,
+                    const std::string& boundBy) {
+    using namespace timeline;
+    PathMarks m;
+    const TimelinePrepared* tp = preparedAs<TimelinePrepared>(prepared);
+    if (!tp || run >= tp->runOrigin.size()) return m;
+    const TimelinePrepared& p = *tp;
+    const int64_t origin = p.runOrigin[run];
+    std::map<int, std::vector<size_t>> lanesOf;  // rank number -> its CPU and stream lanes
+    for (size_t li = 0; li < p.lanes.size(); ++li) {
+        const Lane& l = p.lanes[li];
+        if (l.run == run && l.rank && (l.kind == LaneKind::Cpu || l.kind == LaneKind::Stream))
+            lanesOf[l.rankNumber].push_back(li);
+    }
+    std::optional<std::pair<ItemRef, int>> last;  // the previous placed segment and its rank
+    for (size_t i = 0; i < path.size(); ++i) {
+        const PathSegment& seg = path[i];
+        if (seg.name.empty() || (!boundBy.empty() && seg.boundBy != boundBy)) continue;
+        ++m.events;
+        const auto lanes = lanesOf.find(seg.rank);
+        const std::optional<ItemRef> item =
+            lanes == lanesOf.end() ? std::optional<ItemRef>()
+                                   : coveringItem(p, lanes->second, seg.start - origin, seg.end - origin, seg.name);
+        if (!item) {
+            ++m.unplaced;
+            continue;
+        }
+        m.items.push_back(*item);
+        m.segment.push_back(i);
+        if (boundBy.empty() && last && last->first.lane != item->lane) {
+            const bool crossRank = last->second != seg.rank;
+            m.crossRank += crossRank;
+            ItemRef from = last->first;
+            from.start = from.end;  // the arrow leaves where the path left that item
+            m.edges.push_back(FlowLink{from, *item, crossRank ? "cross-rank" : "cross-lane"});
+        }
+        last = std::make_pair(*item, seg.rank);
+    }
+    return m;
+}
+
+}  // namespace strobe::plots

@@ -16,6 +16,7 @@
 #include "core/analysis/memory_timeline.h"
 #include "core/analysis/phases.h"
 #include "core/model/clock_rules.h"
+#include "core/model/clock_shifts.h"
 #include "plots/builtin/timeline_model.h"
 #include "plots/chart.h"
 
@@ -342,27 +343,7 @@ void addCpuLanes(TimelinePrepared& out, const core::RankData& r, size_t run, int
     }
 }
 
-// Per source of `ds` (ds.allSources(): the ranks, then the hosts' telemetry), the ns that place its raw times on the
-// run's axis: when every source with timed rows is anchored to realtime and their offsets differ (a PyTorch >= 2.4
-// trace, relative to its baseTimeNanoseconds, beside realtime telemetry or the CPU sampler), each is moved by its
-// offset less the first such source's, so that the first keeps its own times; otherwise (offsets equal, or a clock
-// not anchored) every source stays on its raw times.
-std::vector<int64_t> clockShifts(const core::Dataset& ds) {
-    const auto all = ds.allSources();
-    std::vector<int64_t> out(all.size(), 0);
-    std::optional<int64_t> first;
-    bool differ = false;
-    for (const core::RankData* r : all) {
-        if (!r || (r->gpu.size() == 0 && r->slices.size() == 0 && r->samples.size() == 0)) continue;
-        if (!r->info.clock.anchored) return out;
-        if (!first) first = r->info.clock.toRealtimeNs;
-        differ = differ || r->info.clock.toRealtimeNs != *first;
-    }
-    if (!differ) return out;
-    for (size_t i = 0; i < all.size(); ++i)
-        if (all[i] && all[i]->info.clock.anchored) out[i] = all[i]->info.clock.toRealtimeNs - *first;
-    return out;
-}
+using core::clockShifts;  // core/model/clock_shifts.h: the critical path computes on the same shifts
 
 bool timed(const core::RankData& r) { return r.gpu.size() + r.slices.size() + r.samples.size() > 0; }
 
