@@ -118,6 +118,10 @@ public:
     // A time range (absolute ns) of one run: its timeline (opened when none shows the run) measures the range,
     // zooms to it and lists its items in the Events dock. From the Query dock's rows.
     void showRangeOnTimeline(int runId, int64_t start, int64_t end);
+    // A table row's operator instance (operator-efficiency, memory-live-at-peak) on the timeline of its run (`run`:
+    // the row's run label, "" for the view's only run): selected and zoomed to, else the time measured.
+    void showInstanceOnTimeline(const std::vector<int>& runIds, const std::string& run, int rank, int64_t ts,
+                                const std::string& name);
     QueryDock* queryDock() const { return m_query; }
     void showQueryDock();
     FindingsDock* findingsDock() const { return m_findings; }
