@@ -32,7 +32,8 @@
 //   smi          — the device's used memory as the smi samplers write it (telemetry metric mem_used_mib, nvidia-smi /
 //                  amd-smi / rocm-smi / rocpd monitor): one event per sample, allocated = reserved = used MiB × 2^20
 //                  (the driver's view: every process's allocations, contexts and the allocators' caches); no blocks,
-//                  so no live-at-peak and no allocs/frees. Device type cuda on NVIDIA, hip on AMD.
+//                  so no live-at-peak and no allocs/frees. Device type cuda on NVIDIA, hip on AMD. The host's RAM
+//                  (device -1: Strobe's CPU sampler also writes mem_used_mib) is not device memory: left out.
 
 #include <cstdint>
 #include <string>
