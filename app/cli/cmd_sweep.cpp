@@ -226,6 +226,17 @@ void printCompareText(const SweepComparison& c, const std::vector<const SweepCom
 }
 
 
+// Per configuration with memory events, the peak allocated GPU memory per kept step (median and largest).
+void printMemoryText(const SweepComparison& c) {
+    if (c.memoryRows.empty()) return;
+    fmt::print("\n# peak allocated GPU memory per step (memory events: profile_memory=True or rocprofv3 allocations)\n");
+    std::vector<std::vector<std::string>> table{{"configuration", "runs", "steps", "median_peak_MiB", "max_peak_MiB"}};
+    for (const SweepMemoryRow& m : c.memoryRows)
+        table.push_back({paramsText(m.parameters), std::to_string(m.runs), std::to_string(m.steps),
+                         fmt::format("{:.2f}", m.medianBytes / 1048576.0), fmt::format("{:.2f}", m.maxBytes / 1048576.0)});
+    printAlignedTable(table);
+}
+
 struct Loaded {
     int code = kExitOk;
     sweep::SweepDiscovery found;
@@ -328,11 +339,22 @@ int runCompare(const ArgParser& p) {
     if (p.get(kJsonFlag)) {
         std::string text;
         for (const SweepCompareRow* r : rows) text += (text.empty() ? "\n  " : ",\n  ") + compareRowJson(*r);
-        fmt::print("{}, \"gpu_activity\": {}, \"rows\": [{}]}}\n", jsonHead(c, 2), c.gpuActivity ? "true" : "false",
-                   text.empty() ? "" : text + "\n");
+        std::string memory;
+        for (const SweepMemoryRow& m : c.memoryRows) {
+            const std::string configuration = parametersText(m.parameters, ",");
+            memory += fmt::format("{}{{\"configuration\": {}, \"n_runs\": {}, \"n_steps\": {}, "
+                                  "\"median_step_peak_bytes\": {}, \"max_step_peak_bytes\": {}}}",
+                                  memory.empty() ? "\n  " : ",\n  ",
+                                  jsonQuote(configuration.empty() ? m.config : configuration), m.runs, m.steps,
+                                  jsonNumber(m.medianBytes), jsonNumber(m.maxBytes));
+        }
+        fmt::print("{}, \"gpu_activity\": {}, \"rows\": [{}], \"memory\": [{}]}}\n", jsonHead(c, 2),
+                   c.gpuActivity ? "true" : "false", text.empty() ? "" : text + "\n",
+                   memory.empty() ? "" : memory + "\n");
         return l.code;
     }
     printCompareText(c, rows);
+    printMemoryText(c);
     return l.code;
 }
 

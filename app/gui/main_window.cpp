@@ -728,6 +728,10 @@ PlotView* MainWindow::openPlot(const std::string& plotId, const std::vector<int>
         }
         showCriticalPath(view->runIds().front(), req, boundBy);
     });
+    connect(view, &PlotView::instanceRequested, this,
+            [this, view](const std::string& run, int rank, qint64 ts, const std::string& name) {
+                showInstanceOnTimeline(view->runIds(), run, rank, ts, name);
+            });
     connect(view, &PlotView::eventsListed, this, [this, view](const EventListing& listing) {
         m_eventsList->setListing(listing, view);
         m_eventsDock->show();
@@ -839,6 +843,21 @@ void MainWindow::showFindingsDock() {
 void MainWindow::showRangeOnTimeline(int runId, int64_t start, int64_t end, int rank) {
     onTimelineOf({runId}, [start, end, rank](PlotView* timeline) {
         if (timeline->showAbsoluteRange(start, end)) timeline->listMeasure(rank);
+    });
+}
+
+void MainWindow::showInstanceOnTimeline(const std::vector<int>& runIds, const std::string& run, int rank, int64_t ts,
+                                        const std::string& name) {
+    if (runIds.empty()) return;
+    int runId = runIds.front();
+    for (int id : runIds)
+        if (!run.empty() && m_runs->runEntry(id).label == run) runId = id;
+    onTimelineOf({runId}, [this, rank, ts, name](PlotView* timeline) {
+        if (timeline->selectInstance(rank, ts, name)) return;
+        statusBar()->showMessage(tr("%1 not found on the timeline at that time: the time is shown")
+                                     .arg(QString::fromStdString(name)),
+                                 8000);
+        timeline->showAbsoluteRange(ts, ts + 1);
     });
 }
 

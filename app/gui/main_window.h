@@ -126,6 +126,10 @@ public:
     // background, shown on that run's timeline (opened when none shows it); `boundBy` non-empty: that class only.
     void showCriticalPath(int runId, const core::CpRequest& req, const std::string& boundBy = {});
     void showCriticalPathDialog();  // picks the step of the current view's run (or the first run)
+    // A table row's operator instance (operator-efficiency, memory-live-at-peak) on the timeline of its run (`run`:
+    // the row's run label, "" for the view's only run): selected and zoomed to, else the time measured.
+    void showInstanceOnTimeline(const std::vector<int>& runIds, const std::string& run, int rank, int64_t ts,
+                                const std::string& name);
     QueryDock* queryDock() const { return m_query; }
     void showQueryDock();
     FindingsDock* findingsDock() const { return m_findings; }

@@ -77,6 +77,7 @@ PlotView::PlotView(const plots::Plot& plot, plots::PlotEngine& engine, RunManage
         m_table->hide();
         connect(m_table, &PlotTableView::rowSelected, this, &PlotView::itemSelected);
         connect(m_table, &PlotTableView::instancesRequested, this, &PlotView::instancesRequested);
+        connect(m_table, &PlotTableView::instanceRequested, this, &PlotView::instanceRequested);
         connect(m_table, &PlotTableView::sortRequested, this, [this](const std::string& column) {
             const plots::ParamSpec* sortBy = plots::findSpec(m_specs, plots::kSortBy.key());
             if (!sortBy || std::find(sortBy->choices.begin(), sortBy->choices.end(), column) == sortBy->choices.end())

@@ -122,6 +122,10 @@ public:
     // Measures [start, end) given in absolute ns (a query's ts_ns/end_ns) and zooms to it with a margin; false when
     // this is not a prepared timeline.
     bool showAbsoluteRange(int64_t start, int64_t end);
+    // Selects and reveals the item named `name` on rank `rank` (-1: any) that holds absolute time `ts` — the one that
+    // starts there, else the innermost (latest start) — as a row of the operator or live-at-peak table names it;
+    // false when there is none (or this is not a prepared timeline).
+    bool selectInstance(int rank, int64_t ts, const std::string& name);
     std::optional<std::pair<int64_t, int64_t>> measure() const { return m_measure; }
     QScrollBar* laneScrollBar() const { return m_laneBar; }
 
@@ -142,6 +146,8 @@ Q_SIGNALS:
     void eventsListed(const strobe::app::EventListing& listing);  // for the Events dock
     void instancesRequested(const std::string& name);              // a table's row: list it on the timeline
     void pathClassRequested(const std::string& boundBy);           // critical-path plot: a bar double-clicked
+    // A table's row (PlotTableView::instanceRequested): show that instance on the timeline.
+    void instanceRequested(const std::string& run, int rank, qint64 ts, const std::string& name);
 
 protected:
     void paintEvent(QPaintEvent*) override;

@@ -268,6 +268,38 @@ bool PlotView::showAbsoluteRange(int64_t start, int64_t end) {
     return true;
 }
 
+bool PlotView::selectInstance(int rank, int64_t ts, const std::string& name) {
+    const auto g = geometry();
+    if (!g || !m_prepared || !m_nav || name.empty()) return false;
+    const int64_t t = ts - g->originNs;
+    // Every item of that name in every lane — nested operators of collapsed threads too (selectItem's reveal expands
+    // the thread) — those that hold t.
+    const auto* tp = plots::preparedAs<plots::timeline::TimelinePrepared>(*m_prepared);
+    if (!tp) return false;
+    std::vector<int> lanes(tp->lanes.size());
+    for (size_t i = 0; i < lanes.size(); ++i) lanes[i] = int(i);
+    auto found = plots::timeline::findInLanes(*tp, lanes, plots::FindQuery{name, plots::FindQuery::Mode::Exact});
+    if (!found) return false;
+    std::vector<plots::ItemRef> items;
+    for (const auto& it : *found)
+        if (it.start == t || (it.start <= t && t < it.end)) items.push_back(it);
+    const auto rows = m_nav->eventRows(*m_prepared, items);
+    // The rank must match where the timeline knows it (a trace without distributedInfo has rank -1 there while the
+    // analyses number it 0): a match on the rank first, else on the name and time alone; the innermost (latest
+    // start) of those.
+    std::optional<size_t> best;
+    for (const bool byRank : {true, false}) {
+        for (size_t i = 0; i < items.size() && i < rows.size(); ++i) {
+            if (byRank && rank >= 0 && rows[i].rank != rank) continue;
+            if (!best || items[i].start > items[*best].start) best = i;
+        }
+        if (best) break;
+    }
+    if (!best) return false;
+    selectItem(items[*best], true);
+    return true;
+}
+
 void PlotView::clearMeasure() {
     if (!m_measure) return;
     m_measure.reset();

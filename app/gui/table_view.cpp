@@ -1,6 +1,7 @@
 #include "app/gui/table_view.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include <QMenu>
 #include <variant>
@@ -112,6 +113,19 @@ PlotTableView::PlotTableView(QWidget* parent) : QTableView(parent) {
         list->setObjectName(QStringLiteral("listInstances"));
         connect(list, &QAction::triggered, this, [this, name] { Q_EMIT instancesRequested(name); });
         menu.exec(viewport()->mapToGlobal(pos));
+    });
+    connect(this, &QAbstractItemView::activated, this, [this](const QModelIndex& index) {
+        const core::Table& t = m_model->table();
+        const int ts = t.columnIndex("ts_ns");
+        const int name = t.columnIndex("op") >= 0 ? t.columnIndex("op") : t.columnIndex("name");
+        if (!index.isValid() || ts < 0 || name < 0 || size_t(index.row()) >= t.rows.size()) return;
+        const auto& row = t.rows[size_t(index.row())];
+        const double at = core::Table::number(row[size_t(ts)]);
+        const std::string op = core::Table::text(row[size_t(name)]);
+        if (!std::isfinite(at) || op.empty()) return;
+        const int run = t.columnIndex("run"), rank = t.columnIndex("rank");
+        Q_EMIT instanceRequested(run >= 0 ? core::Table::text(row[size_t(run)]) : std::string(),
+                                 rank >= 0 ? int(core::Table::number(row[size_t(rank)])) : -1, qint64(at), op);
     });
     connect(selectionModel(), &QItemSelectionModel::currentRowChanged, this, [this](const QModelIndex& current) {
         if (!current.isValid()) return;

@@ -56,6 +56,10 @@ Q_SIGNALS:
     void sortRequested(const std::string& column);
     // Right-click on a row of a table with a "name" column (Top kernels): list that name's instances.
     void instancesRequested(const std::string& name);
+    // A row of a table with a "ts_ns" column and an "op" (or "name") column activated (double-click, Enter): the
+    // instance that started — or, for an allocation inside it, held — that time on the timeline (operator-efficiency,
+    // memory-live-at-peak). `run` is the row's "run" ("" when the table has none), `rank` its "rank" (-1: none).
+    void instanceRequested(const std::string& run, int rank, qint64 ts, const std::string& name);
 
 private:
     PlotTableModel* m_model = nullptr;

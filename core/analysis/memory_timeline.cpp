@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <map>
 #include <optional>
 #include <tuple>
@@ -20,7 +21,17 @@ std::string memoryDeviceTypeName(int64_t t) {
         "cpu", "cuda", "mkldnn", "opengl", "opencl", "ideep", "hip", "fpga", "maia", "xla", "vulkan",
         "metal", "xpu", "mps", "meta", "hpu", "ve", "lazy", "ipu", "mtia", "privateuse1"};
     if (t >= 0 && t < int64_t(kNames.size())) return std::string(kNames[size_t(t)]);
+    if (t == kMemoryAgentType) return "agent";
     return fmt::format("type{}", t);
+}
+
+std::string_view memorySourceName(MemorySource s) {
+    switch (s) {
+    case MemorySource::Kineto: return "kineto";
+    case MemorySource::Rocprofv3: return "rocprofv3";
+    case MemorySource::Smi: return "smi";
+    }
+    return "kineto";
 }
 
 namespace {
@@ -70,6 +81,101 @@ void summarise(MemoryDevice& d) {
     }
 }
 
+// "0x00007ffb26354000" or a decimal: the address's 64 bits; nullopt when neither.
+std::optional<int64_t> parseAddress(std::string_view t) {
+    int base = 10;
+    if (t.size() > 2 && t[0] == '0' && (t[1] == 'x' || t[1] == 'X')) base = 16, t.remove_prefix(2);
+    if (t.empty() || t.size() > 20) return std::nullopt;
+    uint64_t v = 0;
+    for (char c : t) {
+        int d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : 99;
+        if (d >= base) return std::nullopt;
+        v = v * uint64_t(base) + uint64_t(d);
+    }
+    return static_cast<int64_t>(v);
+}
+
+using DeviceMap = std::map<std::tuple<MemorySource, int64_t, int64_t>, MemoryDevice>;
+
+MemoryDevice& deviceOf(DeviceMap& m, MemorySource src, int64_t type, int64_t dev) {
+    MemoryDevice& d = m[{src, type, dev}];
+    d.source = src;
+    d.deviceType = type;
+    d.device = dev;
+    return d;
+}
+
+// rocprofv3 memory_allocation_trace slices (see the header): allocations by address, frees matched to them; the
+// allocated curve is the running sum of the live blocks per device.
+void readRocprofv3Allocations(const RankData& rank, DeviceMap& byDevice, MemoryTimeline& out) {
+    const SliceTable& s = rank.slices;
+    const std::optional<StrId> cat = rank.strings.find("MEMORY_ALLOCATION");
+    if (!cat) return;
+    std::vector<uint32_t> rows;
+    for (uint32_t i = 0; i < s.size(); ++i)
+        if (s.cat[i] == *cat) rows.push_back(i);
+    std::stable_sort(rows.begin(), rows.end(), [&](uint32_t a, uint32_t b) { return s.ts[a] < s.ts[b]; });
+    struct Block {
+        int64_t bytes;
+        std::tuple<int64_t, int64_t> device;
+    };
+    std::unordered_map<int64_t, Block> live;
+    std::map<std::tuple<int64_t, int64_t>, int64_t> total;
+    simdjson::dom::parser parser;
+    for (uint32_t i : rows) {
+        const std::string_view op = rank.strings.view(s.name[i]);
+        const bool isFree = op.find("FREE") != std::string_view::npos;
+        if (!isFree && op.find("ALLOCATE") == std::string_view::npos) continue;
+        simdjson::padded_string text(rank.strings.view(s.args[i]));
+        simdjson::dom::object obj;
+        std::string_view addrText;
+        std::optional<int64_t> addr;
+        if (parser.parse(text).get_object().get(obj) == simdjson::SUCCESS &&
+            obj["address"].get_string().get(addrText) == simdjson::SUCCESS)
+            addr = parseAddress(addrText);
+        if (!addr) {
+            if (out.unreadable++ == 0)
+                out.firstUnreadable = fmt::format("ts {} ns: a rocprofv3 {} without a readable Address", s.ts[i], op);
+            continue;
+        }
+        if (isFree) {
+            auto it = live.find(*addr);
+            if (it == live.end()) {
+                ++out.unmatchedFrees;
+                continue;
+            }
+            const auto [type, dev] = it->second.device;
+            const int64_t now = total[it->second.device] -= it->second.bytes;
+            deviceOf(byDevice, MemorySource::Rocprofv3, type, dev).events.push_back({s.ts[i], i, *addr, -it->second.bytes, now, now});
+            live.erase(it);
+            continue;
+        }
+        int64_t bytes = 0, type = kMemoryAgentType, dev = -1;
+        if (obj["size"].get_int64().get(bytes) != simdjson::SUCCESS || bytes < 0) bytes = 0;
+        if (obj["device_type"].get_int64().get(type) != simdjson::SUCCESS) type = kMemoryAgentType;
+        if (obj["device"].get_int64().get(dev) != simdjson::SUCCESS) dev = -1;
+        const std::tuple<int64_t, int64_t> key{type, dev};
+        if (auto old = live.find(*addr); old != live.end()) total[old->second.device] -= old->second.bytes;  // reused
+        live[*addr] = {bytes, key};
+        const int64_t now = total[key] += bytes;
+        deviceOf(byDevice, MemorySource::Rocprofv3, type, dev).events.push_back({s.ts[i], i, *addr, bytes, now, now});
+    }
+}
+
+// The smi samplers' used memory (telemetry metric mem_used_mib) per device.
+void readSmiUsed(const RankData& rank, DeviceMap& byDevice) {
+    const SampleTable& t = rank.samples;
+    const std::optional<StrId> metric = rank.strings.find("mem_used_mib");
+    if (!metric) return;
+    const int64_t type = rank.info.platform == Platform::Nvidia ? 1 : 6;
+    for (uint32_t i = 0; i < t.size(); ++i) {
+        // Device -1 is the host's RAM (Strobe's CPU sampler writes mem_used_mib too): not device memory.
+        if (t.metric[i] != *metric || t.device[i] < 0 || !std::isfinite(t.value[i]) || t.value[i] < 0) continue;
+        const auto bytes = static_cast<int64_t>(std::llround(t.value[i] * 1048576.0));
+        deviceOf(byDevice, MemorySource::Smi, type, t.device[i]).events.push_back({t.ts[i], i, 0, 0, bytes, bytes});
+    }
+}
+
 // Innermost and outermost cpu_op holding a slice (walking the merge's parent links).
 std::pair<int32_t, int32_t> enclosingOps(const SliceTable& s, uint32_t slice) {
     int32_t inner = -1, outer = -1;
@@ -90,23 +196,20 @@ std::pair<int32_t, int32_t> enclosingOps(const SliceTable& s, uint32_t slice) {
 MemoryTimeline memoryTimeline(const RankData& rank) {
     MemoryTimeline out;
     const SliceTable& s = rank.slices;
+    DeviceMap byDevice;
+    readRocprofv3Allocations(rank, byDevice, out);
+    readSmiUsed(rank, byDevice);
     const std::optional<StrId> found = rank.strings.find("[memory]");
-    if (!found) return out;
-    const StrId memName = *found;
     simdjson::dom::parser parser;
-    std::map<std::pair<int64_t, int64_t>, MemoryDevice> byDevice;
-    for (uint32_t i = 0; i < s.size(); ++i) {
-        if (s.name[i] != memName || (s.phase[i] != 'i' && s.phase[i] != 'I')) continue;
+    for (uint32_t i = 0; found && i < s.size(); ++i) {
+        if (s.name[i] != *found || (s.phase[i] != 'i' && s.phase[i] != 'I')) continue;
         MemoryArgs a;
         const std::string why = readMemoryArgs(parser, rank.strings.view(s.args[i]), a);
         if (!why.empty()) {
             if (out.unreadable++ == 0) out.firstUnreadable = fmt::format("ts {} ns: {}", s.ts[i], why);
             continue;
         }
-        MemoryDevice& d = byDevice[{a.type, a.device}];
-        d.deviceType = a.type;
-        d.device = a.device;
-        d.events.push_back({s.ts[i], i, a.addr, a.bytes, a.allocated, a.reserved});
+        deviceOf(byDevice, MemorySource::Kineto, a.type, a.device).events.push_back({s.ts[i], i, a.addr, a.bytes, a.allocated, a.reserved});
     }
     for (auto& [key, d] : byDevice) {
         summarise(d);
@@ -167,6 +270,21 @@ std::vector<MemoryStepChurn> memoryChurnPerStep(const RankData& rank, const Memo
     return out;
 }
 
+std::vector<int64_t> memoryPeakPerStep(const RankData& rank, const MemoryDevice& device) {
+    const StepTable& st = rank.steps;
+    std::vector<int64_t> out(st.size(), 0);
+    const auto& ev = device.events;
+    for (size_t k = 0; k < st.size(); ++k) {
+        // The first event at or after the step's start; the one before it is what the step begins with.
+        auto it = std::lower_bound(ev.begin(), ev.end(), st.start[k],
+                                   [](const MemoryEvent& e, TimeNs t) { return e.ts < t; });
+        int64_t peak = it == ev.begin() ? 0 : std::prev(it)->allocated;
+        for (; it != ev.end() && it->ts < st.end[k]; ++it) peak = std::max(peak, it->allocated);
+        out[k] = peak;
+    }
+    return out;
+}
+
 namespace {
 
 const EnumParam kMtView = EnumParam{"view", "view",
@@ -178,12 +296,13 @@ const EnumParam kMtView = EnumParam{"view", "view",
 std::vector<std::string> memoryTimelineColumns(std::string_view view) {
     using namespace col;
     if (view == "live")
-        return columnNames({kRank, kMtDeviceType, kMtDevice, kMtAddr, kMtBytes, kMtTs, kMtOp, kMtTopOp});
+        return columnNames({kRank, kMtDeviceType, kMtDevice, kMtSource, kMtAddr, kMtBytes, kMtTs, kMtOp, kMtTopOp});
     if (view == "steps")
-        return columnNames({kRank, kMtDeviceType, kMtDevice, kMtStep, kMtAllocs, kMtAllocBytes, kMtFrees,
+        return columnNames({kRank, kMtDeviceType, kMtDevice, kMtSource, kMtStep, kMtAllocs, kMtAllocBytes, kMtFrees,
                             kMtFreeBytes, kMtPeakInStep});
-    if (view == "series") return columnNames({kRank, kMtDeviceType, kMtDevice, kMtTs, kMtBytes, kMtAllocated, kMtReserved});
-    return columnNames({kRank, kMtDeviceType, kMtDevice, kMtPeakAllocated, kMtPeakReserved, kMtPeakTs, kMtEvents,
+    if (view == "series")
+        return columnNames({kRank, kMtDeviceType, kMtDevice, kMtSource, kMtTs, kMtBytes, kMtAllocated, kMtReserved});
+    return columnNames({kRank, kMtDeviceType, kMtDevice, kMtSource, kMtPeakAllocated, kMtPeakReserved, kMtPeakTs, kMtEvents,
                         kMtAllocs, kMtFrees, kMtAllocBytes, kMtFreeBytes, kMtRunningSumPeak, kMtLiveBlocks,
                         kMtLiveBytes, kMtPreTraceBytes, kMtFinalAllocated});
 }
@@ -193,24 +312,25 @@ std::string opName(const RankData& r, int32_t slice) {
 }
 
 void addDeviceRows(Table& t, std::string_view view, const RankData& r, int rankNo, const MemoryDevice& d) {
-    const Cell rank = int64_t{rankNo}, type = memoryDeviceTypeName(d.deviceType), dev = d.device;
+    const Cell rank = int64_t{rankNo}, type = memoryDeviceTypeName(d.deviceType), dev = d.device,
+               src = std::string(memorySourceName(d.source));
     if (view == "series") {
-        for (const MemoryEvent& e : d.events) t.addRow({rank, type, dev, e.ts, e.bytes, e.allocated, e.reserved});
+        for (const MemoryEvent& e : d.events) t.addRow({rank, type, dev, src, e.ts, e.bytes, e.allocated, e.reserved});
         return;
     }
     if (view == "steps") {
         for (const MemoryStepChurn& c : memoryChurnPerStep(r, d))
-            t.addRow({rank, type, dev, c.step, c.allocs, c.allocBytes, c.frees, c.freeBytes, c.peakAllocated});
+            t.addRow({rank, type, dev, src, c.step, c.allocs, c.allocBytes, c.frees, c.freeBytes, c.peakAllocated});
         return;
     }
     const LiveAtPeak live = liveAtPeak(r, d);
     if (view == "live") {
         for (const LiveBlock& b : live.blocks)
-            t.addRow({rank, type, dev, b.addr, b.bytes, b.ts, opName(r, b.op), opName(r, b.topOp)});
+            t.addRow({rank, type, dev, src, b.addr, b.bytes, b.ts, opName(r, b.op), opName(r, b.topOp)});
         return;
     }
     const MemoryEvent& p = d.peakEvent();
-    t.addRow({rank, type, dev, p.allocated, d.peakReserved, p.ts, int64_t(d.events.size()), d.allocs, d.frees,
+    t.addRow({rank, type, dev, src, p.allocated, d.peakReserved, p.ts, int64_t(d.events.size()), d.allocs, d.frees,
               d.allocBytes, d.freeBytes, d.runningSumPeak, int64_t(live.blocks.size()), live.liveBytes,
               live.preTraceBytes, d.events.back().allocated});
     if (live.preTraceFrees > 0)
@@ -227,21 +347,34 @@ Result<Table> runMemoryTimeline(AnalysisContext& ctx, const AnalysisRequest& req
     if (req.window.kind != WindowKind::All)
         t.messages.push_back("memory-timeline: the allocator's state is cumulative: every [memory] event of the trace "
                              "is read whatever the window");
-    for (size_t ri = 0; ri < ctx.rankCount(); ++ri) {
-        const RankData& r = *ctx.dataset().ranks[ri];
-        const int rankNo = ctx.rankNumber(ri);
+    bool any = false;
+    auto addSource = [&](const RankData& r, int rankNo, const std::string& what) {
         const MemoryTimeline tl = memoryTimeline(r);
         if (tl.unreadable > 0)
-            t.messages.push_back(fmt::format("memory-timeline: rank {}: {} [memory] event(s) skipped (first at {})",
-                                             rankNo, tl.unreadable, tl.firstUnreadable));
-        if (tl.devices.empty()) {
-            t.messages.push_back(fmt::format("memory-timeline: rank {} has no [memory] events (the profiler records "
-                                             "them with profile_memory=True)",
-                                             rankNo));
-            continue;
-        }
+            t.messages.push_back(fmt::format("memory-timeline: {}: {} memory event(s) skipped (first at {})", what,
+                                             tl.unreadable, tl.firstUnreadable));
+        if (tl.unmatchedFrees > 0)
+            t.messages.push_back(fmt::format("memory-timeline: {}: {} rocprofv3 free(s) of an address the trace never "
+                                             "allocated (allocated before the trace began): not drawn",
+                                             what, tl.unmatchedFrees));
         for (const MemoryDevice& d : tl.devices) addDeviceRows(t, view, r, rankNo, d);
+        any = any || !tl.devices.empty();
+        return !tl.devices.empty();
+    };
+    for (size_t ri = 0; ri < ctx.rankCount(); ++ri) {
+        const int rankNo = ctx.rankNumber(ri);
+        if (!addSource(*ctx.dataset().ranks[ri], rankNo, fmt::format("rank {}", rankNo)))
+            t.messages.push_back(fmt::format("memory-timeline: rank {} has no memory events ([memory] events are "
+                                             "recorded with profile_memory=True; rocprofv3 with "
+                                             "--memory-allocation-trace)",
+                                             rankNo));
     }
+    // Host telemetry (smi samplers): the devices' used memory, rank -1.
+    for (const HostTelemetry& h : ctx.dataset().hosts)
+        for (const auto& src : h.sources)
+            if (src) addSource(*src, -1, h.host.empty() ? std::string("host") : "host " + h.host);
+    if (!any && ctx.rankCount() == 0)
+        t.messages.push_back("memory-timeline: no memory events and no used-memory samples in the run");
     return t;
 }
 

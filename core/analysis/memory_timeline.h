@@ -16,6 +16,24 @@
 //                  (the slice hierarchy of the merge): "aten::empty" inside "aten::layer_norm" says both what
 //                  allocated and on whose behalf;
 //   churn        = per ProfilerStep, the allocations (count, bytes) and frees whose time lies in the step.
+//
+// Other sources feed the same model (MemoryDevice::source says which), on the clock of the rank (or host telemetry
+// source) that holds them, i.e. the kernels' clock:
+//   rocprofv3    — memory_allocation_trace rows (slices of cat MEMORY_ALLOCATION, args "address", "size", "device_type",
+//                  "device" from the loader): an operation whose name holds "FREE" frees the block allocated at its
+//                  address (its own size is 0 and its agent empty: the size and device are the allocation's), one
+//                  holding "ALLOCATE" allocates "size" bytes; time = Start_Timestamp. allocated(t) = the running sum of
+//                  the blocks allocated in the trace and not yet freed (what was allocated before the trace is not
+//                  known: the curve starts at 0); these are the runtime's allocations — under PyTorch the caching
+//                  allocator's reserved segments — so reserved(t) = allocated(t). A free of an address the trace never
+//                  allocated is counted (MemoryTimeline::unmatchedFrees), not drawn. Device: the GPU index when
+//                  agent_info names the agent a GPU, -1 for a CPU agent, else the agent's number with device type
+//                  "agent" (kMemoryAgentType).
+//   smi          — the device's used memory as the smi samplers write it (telemetry metric mem_used_mib, nvidia-smi /
+//                  amd-smi / rocm-smi / rocpd monitor): one event per sample, allocated = reserved = used MiB × 2^20
+//                  (the driver's view: every process's allocations, contexts and the allocators' caches); no blocks,
+//                  so no live-at-peak and no allocs/frees. Device type cuda on NVIDIA, hip on AMD. The host's RAM
+//                  (device -1: Strobe's CPU sampler also writes mem_used_mib) is not device memory: left out.
 
 #include <cstdint>
 #include <string>
@@ -26,12 +44,17 @@
 
 namespace strobe::core {
 
-// c10::DeviceType as the trace writes it: 0 "cpu", 1 "cuda", 6 "hip", 12 "xpu", 13 "mps", ...; "type<N>" otherwise.
+// c10::DeviceType as the trace writes it: 0 "cpu", 1 "cuda", 6 "hip", 12 "xpu", 13 "mps", ...; kMemoryAgentType
+// "agent" (a rocprofv3 agent whose kind no agent_info says); "type<N>" otherwise.
+inline constexpr int64_t kMemoryAgentType = -1;
 std::string memoryDeviceTypeName(int64_t deviceType);
+
+enum class MemorySource : uint8_t { Kineto, Rocprofv3, Smi };
+std::string_view memorySourceName(MemorySource s);  // "kineto", "rocprofv3", "smi"
 
 struct MemoryEvent {
     TimeNs ts = 0;
-    uint32_t slice = 0;  // the "[memory]" instant in RankData::slices
+    uint32_t slice = 0;  // the "[memory]" instant or rocprofv3 allocation in RankData::slices; smi: the sample row
     int64_t addr = 0;
     int64_t bytes = 0;  // > 0 allocation, < 0 free
     int64_t allocated = 0;
@@ -39,6 +62,7 @@ struct MemoryEvent {
 };
 
 struct MemoryDevice {
+    MemorySource source = MemorySource::Kineto;
     int64_t deviceType = 0;
     int64_t device = 0;
     std::vector<MemoryEvent> events;  // in (ts, slice) order
@@ -48,12 +72,14 @@ struct MemoryDevice {
     int64_t allocs = 0, frees = 0;
     int64_t allocBytes = 0, freeBytes = 0;
     const MemoryEvent& peakEvent() const { return events[peak]; }
+    bool hasReserved() const { return source == MemorySource::Kineto; }  // else reserved is the allocated curve
 };
 
 struct MemoryTimeline {
-    std::vector<MemoryDevice> devices;  // sorted by (device type, device id)
+    std::vector<MemoryDevice> devices;  // sorted by (source, device type, device id)
     size_t unreadable = 0;              // "[memory]" instants whose args lack a field or hold a non-integer
     std::string firstUnreadable;        // where and why, for the message
+    size_t unmatchedFrees = 0;          // rocprofv3 frees of an address the trace never allocated
 };
 
 MemoryTimeline memoryTimeline(const RankData& rank);
@@ -79,6 +105,11 @@ struct MemoryStepChurn {
 };
 std::vector<MemoryStepChurn> memoryChurnPerStep(const RankData& rank, const MemoryDevice& device);
 
+// The peak allocated bytes of each ProfilerStep [start, end) of `rank` (in its step order): the largest allocated
+// value the device holds during the step — the one carried in from the last event before the step (memory held when
+// the step begins) and every event in it; 0 before the device's first event. The sweep comparison's per-step peak.
+std::vector<int64_t> memoryPeakPerStep(const RankData& rank, const MemoryDevice& device);
+
 // `strobe-cli analyze memory-timeline PATH [--view devices|live|steps|series]`: one row per rank and device
 // (devices), the blocks live at each device's peak (live), the churn per step (steps), or every event's allocated
 // and reserved bytes (series).
@@ -86,6 +117,7 @@ Result<Table> memoryTimelineTable(AnalysisContext& ctx, const AnalysisRequest& r
 AnalysisInfo memoryTimelineAnalysisInfo();
 
 namespace col {
+inline constexpr ColumnKey kMtSource{"source"};
 inline constexpr ColumnKey kMtDeviceType{"device_type"};
 inline constexpr ColumnKey kMtDevice{"device"};
 inline constexpr ColumnKey kMtPeakAllocated{"peak_allocated_bytes"};

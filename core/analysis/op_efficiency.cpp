@@ -18,7 +18,16 @@ namespace {
 
 std::string shapesText(const OpArgs& a) {
     std::string out = "[";
-    for (size_t i = 0; i < a.dims.size(); ++i) out += fmt::format("{}[{}]", i ? ", " : "", fmt::join(a.dims[i], ", "));
+    for (size_t i = 0; i < a.dims.size(); ++i) {
+        if (i < a.lists.size() && !a.lists[i].empty()) {  // a TensorList: each tensor's dims
+            out += i ? ", [" : "[";
+            for (size_t k = 0; k < a.lists[i].size(); ++k)
+                out += fmt::format("{}[{}]", k ? ", " : "", fmt::join(a.lists[i][k], ", "));
+            out += "]";
+            continue;
+        }
+        out += fmt::format("{}[{}]", i ? ", " : "", fmt::join(a.dims[i], ", "));
+    }
     return out + "]";
 }
 

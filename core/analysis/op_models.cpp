@@ -334,6 +334,102 @@ OpModelResult simpleCost(std::string_view op, Simple kind, const OpArgs& a) {
     return fail(std::string(op));
 }
 
+enum class Grouped { Mm, ScaledMm, Stacked, List, Dynamic, FusedExperts, Aiter };
+const std::map<std::string, Grouped, std::less<>>& groupedOps() {
+    static const std::map<std::string, Grouped, std::less<>> m{
+        {"aten::_grouped_mm", Grouped::Mm},
+        {"aten::_scaled_grouped_mm", Grouped::ScaledMm},
+        {"fbgemm::bf16bf16bf16_grouped_stacked", Grouped::Stacked},
+        {"fbgemm::f8f8bf16_rowwise_grouped_stacked", Grouped::Stacked},
+        {"fbgemm::bf16bf16bf16_grouped", Grouped::List},
+        {"fbgemm::f8f8bf16_rowwise_grouped", Grouped::List},
+        {"fbgemm::bf16bf16bf16_grouped_dynamic", Grouped::Dynamic},
+        {"fbgemm::f8f8bf16_rowwise_grouped_dynamic", Grouped::Dynamic},
+        {"vllm::inplace_fused_experts", Grouped::FusedExperts},
+        {"vllm::outplace_fused_experts", Grouped::FusedExperts},
+    };
+    return m;
+}
+std::optional<Grouped> groupedKind(std::string_view op) {
+    if (auto it = groupedOps().find(op); it != groupedOps().end()) return it->second;
+    if (op.substr(0, 7) == "aiter::" &&
+        (op.find("fmoe") != std::string_view::npos || op.find("ck_moe") != std::string_view::npos ||
+         op.find("fused_moe") != std::string_view::npos))
+        return Grouped::Aiter;
+    return std::nullopt;
+}
+
+OpModelResult groupedCost(std::string_view op, Grouped kind, const OpArgs& a) {
+    if (kind == Grouped::Dynamic)
+        return fail(fmt::format("{}: the rows of each group are values (zero_start_index_M), not shapes", op));
+    if (kind == Grouped::Aiter)
+        return fail(fmt::format("{}: the tokens per expert are values (sorted token ids), not shapes", op));
+    double bpe = double(bpeOf(a, 0)), bpeB = double(bpeOf(a, 1));
+    std::string dtype = dtypeOf(a, 0);
+    if (kind == Grouped::List) {
+        // A TensorList's element type is not recorded: the op's name says it (bf16bf16bf16, f8f8bf16).
+        const bool fp8 = op.find("f8f8") != std::string_view::npos;
+        bpe = bpeB = fp8 ? 1 : 2;
+        dtype = fp8 ? "fp8" : "bf16";
+        if (a.lists.size() < 2 || a.lists[0].size() != a.lists[1].size() || a.lists[0].empty())
+            return fail(fmt::format("{}: X and W are not TensorLists of one length", op));
+        double flops = 0, bytes = 0;
+        for (size_t g = 0; g < a.lists[0].size(); ++g) {
+            const auto& x = a.lists[0][g];
+            const auto& w = a.lists[1][g];
+            if (x.size() != 2 || w.size() != 2 || x[1] != w[1])
+                return fail(fmt::format("{}: group {} is not X [M, K] × W [N, K]", op, g));
+            const double M = double(x[0]), K = double(x[1]), N = double(w[0]);
+            flops += 2 * M * N * K;
+            bytes += M * K * bpe + N * K * bpeB + M * N * 2;
+        }
+        return done("gemm", flops, bytes, dtype);
+    }
+    const auto* x = dimsAt(a, 0);
+    const auto* w = dimsAt(a, 1);
+    if (!x || !w) return fail(fmt::format("{}: no operand shapes", op));
+    if (kind == Grouped::Stacked) {
+        if (x->size() != 2 || w->size() != 3 || (*x)[1] != (*w)[2])
+            return fail(fmt::format("{}: operands are not X [ΣM, K] × W [G, N, K]", op));
+        const double M = double((*x)[0]), K = double((*x)[1]), G = double((*w)[0]), N = double((*w)[1]);
+        return done("gemm", 2 * M * N * K, (M * K + G * N * K) * bpe + M * N * 2, dtype);
+    }
+    if (kind == Grouped::FusedExperts) {
+        const auto* w2 = dimsAt(a, 2);
+        const auto* ids = dimsAt(a, 4);
+        if (x->size() != 2 || w->size() != 3 || !w2 || w2->size() != 3 || !ids || ids->size() != 2 ||
+            (*w)[2] != (*x)[1] || (*w2)[1] != (*x)[1] || (*ids)[0] != (*x)[0])
+            return fail(fmt::format("{}: shapes are not hidden [M, K], w1 [E, N1, K], w2 [E, K, I], topk_ids [M, k]",
+                                    op));
+        const double M = double((*x)[0]), K = double((*x)[1]), E = double((*w)[0]), N1 = double((*w)[1]);
+        const double I = double((*w2)[2]), k = double((*ids)[1]);
+        const double experts = std::min(E, M * k);
+        return done("gemm", 2 * M * k * N1 * K + 2 * M * k * K * I,
+                    2 * M * K * bpe + (N1 * K + K * I) * experts * bpeB, dtype);
+    }
+    // aten::_grouped_mm / _scaled_grouped_mm.
+    const double bpeOut = kind == Grouped::ScaledMm ? 2 : bpe;
+    if (x->size() == 3 && w->size() == 3 && (*x)[0] == (*w)[0] && (*x)[2] == (*w)[1]) {
+        const double G = double((*x)[0]), M = double((*x)[1]), K = double((*x)[2]), N = double((*w)[2]);
+        return done("gemm", 2 * G * M * N * K, G * (M * K * bpe + K * N * bpeB) + G * M * N * bpeOut, dtype);
+    }
+    if (x->size() == 2 && w->size() == 3 && (*x)[1] == (*w)[1]) {
+        const double M = double((*x)[0]), K = double((*x)[1]), G = double((*w)[0]), N = double((*w)[2]);
+        return done("gemm", 2 * M * N * K, M * K * bpe + G * K * N * bpeB + M * N * bpeOut, dtype);
+    }
+    if (x->size() == 3 && w->size() == 2 && (*x)[2] == (*w)[0]) {
+        const double G = double((*x)[0]), M = double((*x)[1]), K = double((*x)[2]), N = double((*w)[1]);
+        return done("gemm", 2 * M * N * K, G * M * K * bpe + K * N * bpeB + M * N * bpeOut, dtype);
+    }
+    if (x->size() == 2 && w->size() == 2 && (*x)[1] == (*w)[0]) {
+        const auto* offs = dimsAt(a, kind == Grouped::ScaledMm ? 4 : 2);
+        if (!offs || offs->size() != 1) return fail(fmt::format("{}: 2-D × 2-D without offs: no group count", op));
+        const double M = double((*x)[0]), K = double((*x)[1]), N = double((*w)[1]), G = double((*offs)[0]);
+        return done("gemm", 2 * M * N * K, (M * K * bpe + K * N * bpeB) + G * M * N * bpeOut, dtype);
+    }
+    return fail(fmt::format("{}: operand shapes fit none of 2-D/3-D × 2-D/3-D", op));
+}
+
 }  // namespace
 
 std::optional<OpArgs> opArgsOf(std::string_view argsJson) {
@@ -345,17 +441,33 @@ std::optional<OpArgs> opArgsOf(std::string_view argsJson) {
     OpArgs out;
     simdjson::dom::array dims;
     if (obj.at_key("Input Dims").get_array().get(dims) != simdjson::SUCCESS) return std::nullopt;
+    auto intsOf = [](simdjson::dom::array arr, std::vector<int64_t>& d) {
+        for (simdjson::dom::element v : arr) {
+            int64_t n = 0;
+            if (v.get_int64().get(n) != simdjson::SUCCESS) return false;
+            d.push_back(n);
+        }
+        return true;
+    };
     for (simdjson::dom::element e : dims) {
         std::vector<int64_t> d;
+        std::vector<std::vector<int64_t>> list;
         simdjson::dom::array arr;
-        if (e.get_array().get(arr) == simdjson::SUCCESS)
-            for (simdjson::dom::element v : arr) {
-                int64_t n = 0;
-                if (v.get_int64().get(n) != simdjson::SUCCESS) return std::nullopt;  // nested lists (TensorList)
-                d.push_back(n);
+        if (e.get_array().get(arr) == simdjson::SUCCESS && !intsOf(arr, d)) {
+            // A TensorList: a list of the tensors' dims.
+            d.clear();
+            for (simdjson::dom::element t : arr) {
+                simdjson::dom::array inner;
+                std::vector<int64_t> td;
+                if (t.get_array().get(inner) != simdjson::SUCCESS || !intsOf(inner, td)) return std::nullopt;
+                list.push_back(std::move(td));
             }
+        }
+        if (!list.empty() && out.lists.size() < out.dims.size() + 1) out.lists.resize(out.dims.size() + 1);
+        if (!list.empty()) out.lists[out.dims.size()] = std::move(list);
         out.dims.push_back(std::move(d));
     }
+    if (!out.lists.empty()) out.lists.resize(out.dims.size());
     for (const char* key : {"Input type", "Concrete Inputs"}) {
         simdjson::dom::array arr;
         if (obj.at_key(key).get_array().get(arr) != simdjson::SUCCESS) continue;
@@ -369,7 +481,7 @@ std::optional<OpArgs> opArgsOf(std::string_view argsJson) {
 }
 
 std::string_view opFamily(std::string_view op) {
-    if (isGemmOp(op)) return "gemm";
+    if (isGemmOp(op) || groupedKind(op)) return "gemm";
     if (attentionOps().count(op)) return "attention";
     if (op == "aten::convolution" || op == "aten::convolution_backward") return "conv";
     if (normOps().count(op)) return "norm";
@@ -393,6 +505,7 @@ OpModelResult opCost(std::string_view op, const OpArgs& a) {
         if (!c) return fail(fmt::format("{}: shapes do not fit a matrix product", op));
         return done("gemm", c->flops, c->bytes, c->dtype);
     }
+    if (auto g = groupedKind(op)) return groupedCost(op, *g, a);
     if (auto it = attentionOps().find(op); it != attentionOps().end()) return attentionCost(op, it->second, a);
     if (op == "aten::convolution") return convForward(a);
     if (op == "aten::convolution_backward") return convBackward(a);

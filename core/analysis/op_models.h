@@ -38,6 +38,27 @@
 //            |broadcast(a, b)| FLOPs, |a|·bpe_a + |b|·bpe_b + |out|·bpe_out (a Python scalar operand: 0 bytes)
 // reduction  (bytes-bound) N_in FLOPs; N_in·bpe + N_out·bpe, N_out from the reduced dims in "Concrete Inputs"
 //            (all dims when none are given)
+// grouped GEMM (MoE; family gemm) G groups, each a matrix product; the result is taken as 16-bit (bf16) for
+//            the scaled (FP8) forms, else the first operand's type:
+//            aten::_grouped_mm, aten::_scaled_grouped_mm (a, b; offs cut the 2-D operand's grouped dim):
+//              a [G, M, K] × b [G, K, N] → [G, M, N]          2·G·M·N·K;  bytes G·(M·K + K·N)·bpe + G·M·N·bpe_out
+//              a [ΣM, K]   × b [G, K, N] → [ΣM, N]            2·ΣM·N·K;   bytes (ΣM·K + G·K·N)·bpe + ΣM·N·bpe_out
+//              a [G, M, K] × b [K, ΣN]   → [M, ΣN]            2·M·ΣN·K;   bytes (G·M·K + K·ΣN)·bpe + M·ΣN·bpe_out
+//              a [M, ΣK]   × b [ΣK, N]   → [G, M, N]          2·M·N·ΣK;   bytes (M·ΣK + ΣK·N)·bpe + G·M·N·bpe_out
+//              where a 2-D operand's groups are taken to cover the whole grouped dim (offs' values are not recorded:
+//              rows past the last offset, e.g. padding, would be counted — an upper bound then)
+//            fbgemm::bf16bf16bf16_grouped_stacked, fbgemm::f8f8bf16_rowwise_grouped_stacked: X [ΣM, K], W [G, N, K]
+//              (M_sizes sum to ΣM): 2·ΣM·N·K; bytes (ΣM·K + G·N·K)·bpe + ΣM·N·2
+//            fbgemm::bf16bf16bf16_grouped, fbgemm::f8f8bf16_rowwise_grouped (TensorLists X_g [M_g, K_g],
+//              W_g [N_g, K_g]): Σ 2·M_g·N_g·K_g; bytes Σ (M_g·K_g + N_g·K_g)·bpe + M_g·N_g·2, bpe from the name
+//              (a TensorList's type is not recorded): 2 for bf16bf16bf16, 1 for f8f8bf16
+//            vllm::inplace_fused_experts, vllm::outplace_fused_experts: hidden [M, K], w1 [E, N1, K] (gate and up:
+//              N1 = 2·I), w2 [E, K, I], topk_ids [M, k]: every token runs k experts' two GEMMs:
+//              2·M·k·N1·K + 2·M·k·K·I; bytes (2·M·K)·bpe + the weights of min(E, M·k) experts (the most the routing
+//              can touch; each read once) (N1·K + K·I)·min(E, M·k)·bpe_w
+//            unmodelled, saying why: fbgemm::*_grouped_dynamic (rows per group are values, zero_start_index_M,
+//              not shapes) and AMD aiter's MoE ops (aiter::fmoe*, aiter::ck_moe*, aiter::fused_moe*: tokens per
+//              expert come from the sorted ids' values, not shapes)
 
 #include <cstdint>
 #include <optional>
@@ -52,6 +73,9 @@ struct OpArgs {
     std::vector<std::vector<int64_t>> dims;  // "Input Dims"
     std::vector<std::string> types;          // "Input type"
     std::vector<std::string> concrete;       // "Concrete Inputs" ("" entries for tensors; empty when absent)
+    // A TensorList argument's tensors' dims ("Input Dims" holds a list of lists there; its `dims` entry is empty);
+    // empty for every other argument. Sized like `dims` when any argument is a TensorList, else empty.
+    std::vector<std::vector<std::vector<int64_t>>> lists;
 };
 // From an op's args JSON object text; nullopt when it has no "Input Dims" (record_shapes off) or they are malformed.
 std::optional<OpArgs> opArgsOf(std::string_view argsJson);

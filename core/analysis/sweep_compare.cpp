@@ -17,6 +17,7 @@
 #include <fmt/format.h>
 
 #include "core/analysis/context.h"
+#include "core/analysis/memory_timeline.h"
 #include "core/analysis/structural_diff.h"
 #include "core/io/regex_check.h"
 #include "core/model/types.h"
@@ -33,6 +34,7 @@ struct RunSteps {
     bool gpuActivity = false;
     std::map<std::string, std::vector<double>> perStep;  // group -> time per kept step
     std::map<std::string, uint64_t> count;
+    std::vector<double> peakBytes;  // peak allocated device memory per kept step (empty: no memory events)
 };
 
 struct SweepCompareConfig {
@@ -308,6 +310,28 @@ void cpuOpSeries(RunSteps& out, const RunEntry& run, const std::map<int64_t, siz
     }
 }
 
+// The peak allocated GPU memory of each kept step: the largest memoryPeakPerStep over the run's ranks and GPU devices
+// (a run without steps: each device's peak). Left empty when no rank has memory events on a GPU.
+void memorySeries(RunSteps& out, const RunEntry& run, const std::map<int64_t, size_t>& index, bool noSteps) {
+    std::vector<double> peak(out.steps, 0.0);
+    bool any = false;
+    for (const auto& r : run.dataset->ranks) {
+        for (const MemoryDevice& d : memoryTimeline(*r).devices) {
+            if (d.deviceType == 0 || d.source == MemorySource::Smi || d.events.empty()) continue;  // CPU, telemetry
+            any = true;
+            if (noSteps) {
+                peak[0] = std::max(peak[0], double(d.peakEvent().allocated));
+                continue;
+            }
+            const std::vector<int64_t> perStep = memoryPeakPerStep(*r, d);
+            for (size_t k = 0; k < perStep.size(); ++k)
+                if (auto it = index.find(r->steps.number[k]); it != index.end())
+                    peak[it->second] = std::max(peak[it->second], double(perStep[k]));
+        }
+    }
+    if (any) out.peakBytes = std::move(peak);
+}
+
 // Kernels are assigned to the ProfilerStep the merge put them in (GpuTable::step); a run without steps counts as
 // one step. The first `skip` step numbers (over all ranks) are dropped. cpuOps: group CPU operators, not kernels.
 RunSteps stepsOf(const RunEntry& run, const SweepCompareOptions& o, bool cpuOps, std::vector<std::string>& messages) {
@@ -325,6 +349,7 @@ RunSteps stepsOf(const RunEntry& run, const SweepCompareOptions& o, bool cpuOps,
     }
     out.steps = noSteps ? 1 : index.size();
     out.stepNs = stepSpans(run, index, noSteps);
+    memorySeries(out, run, index, noSteps);
     gpuSeries(out, run, index, noSteps);
     if (cpuOps) {
         cpuOpSeries(out, run, index, noSteps);
@@ -673,6 +698,22 @@ SweepComparison compareSweep(const RunSet& runs, const SweepCompareOptions& o) {
     });
     const std::vector<SweepCompareConfig> configs = configurationsOf(runs, o, !out.gpuActivity, out.messages);
     for (const auto& c : configs) rowsOf(c, out.gpuActivity, out);
+    for (const auto& c : configs) {
+        SweepMemoryRow m;
+        m.config = c.key;
+        m.parameters = c.parameters;
+        for (const RunSteps& s : c.repeats) {
+            if (s.peakBytes.empty()) continue;
+            ++m.runs;
+            m.stepsBytes.insert(m.stepsBytes.end(), s.peakBytes.begin(), s.peakBytes.end());
+        }
+        if (m.stepsBytes.empty()) continue;
+        std::sort(m.stepsBytes.begin(), m.stepsBytes.end());
+        m.steps = m.stepsBytes.size();
+        m.medianBytes = percentile(m.stepsBytes, 0.5);
+        m.maxBytes = m.stepsBytes.back();
+        out.memoryRows.push_back(std::move(m));
+    }
     if (configs.size() >= 2) out.messages.insert(out.messages.begin(), matchRate(out.rows, configs.size()));
     if (!out.gpuActivity && !configs.empty())
         out.messages.push_back("no GPU activity in these runs: compared by step time and CPU operators (the outermost "

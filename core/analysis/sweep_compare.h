@@ -128,6 +128,18 @@ struct SweepCompareRow {
     std::string reason;     // why there is no change or no interval ("baseline", "n/a: ..."); "" otherwise
 };
 
+// Per configuration, the peak allocated device memory per kept step (memory-timeline: Kineto [memory] events or
+// rocprofv3 allocations, GPU devices only): per step of a run, the largest memoryPeakPerStep over its ranks and GPUs
+// (the most loaded device); over the configuration's kept steps of every repeat. Only configurations whose runs
+// have memory events have a row.
+struct SweepMemoryRow {
+    std::string config;
+    std::map<std::string, std::string> parameters;
+    size_t runs = 0, steps = 0;
+    std::vector<double> stepsBytes;  // the per-step peaks, sorted
+    double medianBytes = 0, maxBytes = 0;
+};
+
 struct SweepComparison {
     std::optional<std::string> method;  // how the CI was computed; absent without a baseline
     std::optional<double> confidence;
@@ -138,6 +150,7 @@ struct SweepComparison {
     std::vector<SweepCompareRow> stepRows;  // one per configuration: step time
     std::vector<SweepCompareRow> gpuRows;   // per configuration: busy, idle, kernels, memcpy, memset
     std::vector<SweepCompareRow> rows;      // kernel groups (CPU operators without GPU activity), ranked
+    std::vector<SweepMemoryRow> memoryRows; // per configuration with memory events: peak allocated per step
 };
 
 // "axis=value, axis=value" (axes in name order, `separator` between them): the parameters shown to a reader; ""

@@ -306,13 +306,29 @@ Status Rocprofv3Loader::copies(CsvReader& in) {
 
 Status Rocprofv3Loader::memoryOps(CsvReader& in, std::string_view cat) {
     const int op = in.column({"Operation", "Kind"}), agent = in.column("Agent_Id"), size = in.column("Allocation_Size");
-    const int tid = in.column("Thread_Id"), corr = in.column("Correlation_Id");
+    const int tid = in.column("Thread_Id"), corr = in.column("Correlation_Id"), address = in.column("Address");
     auto reserve = [&](size_t rows) { reserveTable(m_b.rank().slices, m_b.rank().slices.size() + rows); };
     std::string args;  // one buffer for every row's args text
     return eachTimedRow(in, reserve, [&](int64_t ts, int64_t dur) {
         args.assign("{\"agent\":\"");
         appendJsonEscaped(args, in.field(agent));
-        fmt::format_to(std::back_inserter(args), "\",\"size\":{}}}", in.toInt(size).value_or(0));
+        fmt::format_to(std::back_inserter(args), "\",\"size\":{}", in.toInt(size).value_or(0));
+        if (address >= 0) {
+            // The block's address and its device for the memory timeline (core/analysis/memory_timeline.h): a GPU
+            // agent → hip and its GPU index, a CPU agent → cpu -1, an agent agent_info does not name → "agent" (-1)
+            // and its number; a free names no agent (the allocation's is used).
+            args += ",\"address\":\"";
+            appendJsonEscaped(args, in.field(address));
+            args += '"';
+            const int64_t n = agentNumber(in.field(agent));
+            if (n >= 0) {
+                auto gpu = m_agentIsGpu.find(n);
+                const int type = gpu == m_agentIsGpu.end() ? -1 : gpu->second ? 6 : 0;
+                fmt::format_to(std::back_inserter(args), ",\"device_type\":{},\"device\":{}", type,
+                               type == 6 ? int64_t{device(in.field(agent))} : type == 0 ? int64_t{-1} : n);
+            }
+        }
+        args += '}';
         SliceRow sl;
         sl.ts = ts;
         sl.dur = dur;

@@ -10,7 +10,9 @@
 //   agent_info            → TraceInfo::devices (name, gfx arch, wave size, CU count); GPU agents in Logical_Node_Id
 //                           order are devices 0..n-1 (built from documentation: no public sample)
 //   memory_copy_trace     → gpu rows (Memcpy), device = the GPU end of the copy
-//   memory_allocation_trace, scratch_memory_trace → slices (cat MEMORY_ALLOCATION / SCRATCH_MEMORY)
+//   memory_allocation_trace, scratch_memory_trace → slices (cat MEMORY_ALLOCATION / SCRATCH_MEMORY), args "agent",
+//                           "size"; allocations also "address", "device_type" (c10: 6 hip, 0 cpu, -1 an agent without
+//                           agent_info) and "device" (the memory timeline, core/analysis/memory_timeline.h)
 //   HIP/HSA/RCCL/marker API traces (Domain, Function, Process_Id, Thread_Id, Correlation_Id) → slices: HIP runtime
 //                           calls are Runtime (linked to kernels by correlation), HSA calls Driver, markers
 //                           UserAnnotation, RCCL CpuOp

@@ -56,7 +56,7 @@ std::vector<MemSeries> memorySeries(const AnalysisTables& p, bool includeCpu) {
     const bool severalRuns = t.columnIndex("run") >= 0;
     bool anyGpu = false;
     for (size_t r = 0; r < t.rows.size() && !anyGpu; ++r) anyGpu = cellText(t, r, col::kMtDeviceType) != "cpu";
-    std::map<std::tuple<std::string, int64_t, std::string, int64_t>, MemSeries> byKey;
+    std::map<std::tuple<std::string, int64_t, std::string, int64_t, std::string>, MemSeries> byKey;
     std::map<std::string, double> origin;  // run → first event
     for (size_t r = 0; r < t.rows.size(); ++r) {
         const std::string run = severalRuns ? cellText(t, r, col::kRun) : std::string();
@@ -69,9 +69,12 @@ std::vector<MemSeries> memorySeries(const AnalysisTables& p, bool includeCpu) {
         const std::string run = severalRuns ? cellText(t, r, col::kRun) : std::string();
         const auto rank = int64_t(cellNumber(t, r, col::kRank));
         const auto dev = int64_t(cellNumber(t, r, col::kMtDevice));
-        MemSeries& s = byKey[std::make_tuple(run, rank, type, dev)];
+        const std::string src = cellText(t, r, col::kMtSource);
+        // The source in the label when it is not Kineto's allocator (rocprofv3 allocations, smi used memory).
+        const std::string tail = src == "kineto" || src.empty() ? std::string() : " (" + src + ")";
+        MemSeries& s = byKey[std::make_tuple(run, rank, type, dev, tail)];
         if (s.label.empty())
-            s.label = fmt::format("{}{}:{}", run.empty() ? "" : run + " / ", type, dev);
+            s.label = fmt::format("{}{}:{}{}", run.empty() ? "" : run + " / ", type, dev, tail);
         s.t.push_back(cellNumber(t, r, col::kMtTs) - origin[run]);
         s.allocated.push_back(cellNumber(t, r, col::kMtAllocated));
         s.reserved.push_back(cellNumber(t, r, col::kMtReserved));
@@ -81,9 +84,10 @@ std::vector<MemSeries> memorySeries(const AnalysisTables& p, bool includeCpu) {
     for (const auto& [key, s] : byKey) ranksOfRun[std::get<0>(key)].insert(std::get<1>(key));
     std::vector<MemSeries> out;
     for (auto& [key, s] : byKey) {
-        const auto& [run, rank, type, dev] = key;
+        const auto& [run, rank, type, dev, tail] = key;
         if (ranksOfRun[run].size() > 1)
-            s.label = fmt::format("{}rank {} {}:{}", run.empty() ? "" : run + " / ", rank, type, dev);
+            s.label = rank < 0 ? fmt::format("{}host {}:{}{}", run.empty() ? "" : run + " / ", type, dev, tail)
+                               : fmt::format("{}rank {} {}:{}{}", run.empty() ? "" : run + " / ", rank, type, dev, tail);
         for (size_t i = 1; i < s.allocated.size(); ++i)
             if (s.allocated[i] > s.allocated[s.peak]) s.peak = i;
         out.push_back(std::move(s));

@@ -188,8 +188,9 @@ void addPhaseLanes(TimelinePrepared& out, const core::Table& t, size_t run, cons
     addLanes(layers, LaneKind::Layers, "layers", 1);
 }
 
-// Memory lanes (issue 27): per device of the rank's [memory] events (core::memoryTimeline), its allocated and its
-// reserved bytes as two telemetry-style lanes: each event's "Total Allocated" / "Total Reserved" held until the next
+// Memory lanes (issue 27): per device of the rank's memory events (core::memoryTimeline: Kineto [memory], rocprofv3
+// allocations; a host's smi samples give its devices' used memory), its allocated and (Kineto) its
+// reserved bytes as telemetry-style lanes: each event's "Total Allocated" / "Total Reserved" held until the next
 // event (the last for the median interval), scaled from 0 to the lane's largest value.
 void addMemoryLanes(TimelinePrepared& out, const core::RankData& r, size_t run, int64_t origin,
                     const std::string& rlabel) {
@@ -202,14 +203,18 @@ void addMemoryLanes(TimelinePrepared& out, const core::RankData& r, size_t run, 
         std::sort(gaps.begin(), gaps.end());
         const int64_t lastGap = gaps.empty() ? 1 : std::max<int64_t>(1, gaps[gaps.size() / 2]);
         for (const bool reserved : {false, true}) {
+            if (reserved && !d.hasReserved()) continue;  // rocprofv3 and smi: one curve
             Lane l;
             l.kind = LaneKind::Telemetry;
             l.run = run;
             l.rank = &r;
             l.rankNumber = r.rank;
             l.device = d.device >= 0 ? int(d.device) : -1;
-            l.metric = reserved ? "reserved_bytes" : "allocated_bytes";
-            l.label = fmt::format("{} {}:{} {}", rlabel, core::memoryDeviceTypeName(d.deviceType), d.device, l.metric);
+            l.metric = reserved ? "reserved_bytes" : d.source == core::MemorySource::Smi ? "used_bytes" : "allocated_bytes";
+            l.label = d.source == core::MemorySource::Kineto
+                          ? fmt::format("{} {}:{} {}", rlabel, core::memoryDeviceTypeName(d.deviceType), d.device, l.metric)
+                          : fmt::format("{} {}:{} {} ({})", rlabel, core::memoryDeviceTypeName(d.deviceType), d.device,
+                                        l.metric, core::memorySourceName(d.source));
             l.vmin = 0;
             l.vmax = 0;
             for (size_t k = 0; k < ev.size(); ++k) {
@@ -452,6 +457,7 @@ void addHostLanes(TimelinePrepared& out, const RunSet& runs, size_t ri, int64_t 
             }
             if (shifts[i] != 0) out.rankShift.emplace_back(&r, shifts[i]);
             addTelemetryLanes(out, r, ri, origin - shifts[i], label, options.telemetry);
+            if (options.memoryLanes) addMemoryLanes(out, r, ri, origin - shifts[i], label);
         }
         for (size_t li = firstLane; li < out.lanes.size(); ++li) out.lanes[li].group = label;
     }

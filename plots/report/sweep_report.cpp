@@ -259,6 +259,20 @@ void stepSections(Sections& s, const SweepComparison& cmp,
     s.table(prefix, "gpu", comparisonTable(rows, "measure"));
 }
 
+// Per configuration with memory events, the peak allocated GPU memory per kept step (core SweepMemoryRow).
+void memorySection(Sections& s, const SweepComparison& cmp, const std::string& prefix) {
+    if (cmp.memoryRows.empty()) return;
+    s.html += "<h2>Peak allocated memory per step</h2><p>Per configuration, the peak allocated GPU memory of each "
+              "kept step (the memory timeline of Kineto's [memory] events or rocprofv3 allocations; per step the "
+              "largest over the run's ranks and GPUs, memory held when the step begins included), over every "
+              "repeat: median and largest.</p>";
+    Table t;
+    t.columns = {"configuration", "runs", "steps", "median_step_peak_bytes", "max_step_peak_bytes"};
+    for (const auto& m : cmp.memoryRows)
+        t.addRow({paramsLabel(m.parameters), int64_t(m.runs), int64_t(m.steps), m.medianBytes, m.maxBytes});
+    s.table(prefix, "memory", t);
+}
+
 // The top groups: their comparison table and a box plot each.
 void groupSections(Sections& s, const std::vector<Config>& configs, const SweepComparison& cmp,
                    const std::string& prefix, const std::string& baselineKey) {
@@ -583,6 +597,7 @@ SweepReport buildSweepReport(const core::RunSet& runs, const SweepReportOptions&
     s.html += "</div>";
     std::vector<double> totals;
     stepSections(s, cmp, o.csvPrefix);
+    memorySection(s, cmp, o.csvPrefix);
     configurationSections(s, configs, byCategory, o.csvPrefix, totals);
     groupSections(s, configs, cmp, o.csvPrefix, baselineKey);
     overlapAndHeatmap(s, configs, o.csvPrefix);

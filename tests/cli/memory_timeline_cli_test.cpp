@@ -72,3 +72,22 @@ TEST(OpsCli, JsonRowsAndModelledShare) {
     ASSERT_EQ(byShape.code, 0) << byShape.err;
     EXPECT_NE(byShape.out.find("aten::convolution_backward"), std::string::npos);
 }
+
+// Another source (tests/data/expected/memory_sources.py): rocprofv3's allocation trace. (analyze wants a trace:
+// telemetry alone is refused, so the smi source is tested in core and in the plots.)
+TEST(MemoryTimelineCli, Rocprofv3Source) {
+    auto r = strobe::test::runCli(
+        "analyze", {"memory-timeline", std::string(STROBE_TEST_DATA_DIR) + "/rocprof/docs-2025/memory_allocation_trace.csv",
+                    "--json", "--no-cache"});
+    ASSERT_EQ(r.code, 0) << r.err;
+    simdjson::dom::parser p;
+    simdjson::dom::element doc;
+    ASSERT_FALSE(p.parse(r.out).get(doc)) << r.out;
+    auto rows = doc["rows"].get_array().value_unsafe();
+    ASSERT_EQ(rows.size(), 1u);
+    auto row = rows.at(0);
+    EXPECT_EQ(std::string(row["source"].get_string().value_unsafe()), "rocprofv3");
+    EXPECT_EQ(std::string(row["device_type"].get_string().value_unsafe()), "agent");
+    EXPECT_EQ(row["peak_allocated_bytes"].get_int64().value_unsafe(), 2048);
+    EXPECT_EQ(row["peak_ts_ns"].get_int64().value_unsafe(), 816098791350331);
+}

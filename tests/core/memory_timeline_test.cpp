@@ -11,19 +11,14 @@
 #include <gtest/gtest.h>
 
 #include "core/engine/run_loader.h"
+#include "tests/core/test_data_loader.h"
 #include "tests/test_paths.h"
 
 using namespace strobe::core;
 
 namespace {
 
-DatasetPtr loadMemoryTrace(const std::string& rel) {
-    RunLoadOptions o;
-    o.useCache = false;
-    auto d = loadRun({std::string(STROBE_TEST_DATA_DIR) + "/" + rel}, o);
-    EXPECT_TRUE(d.ok()) << (d.ok() ? "" : d.error().toString());
-    return d.ok() ? d.value() : std::make_shared<Dataset>();
-}
+DatasetPtr loadMemoryTrace(const std::string& rel) { return testutil::loadTestData(rel); }
 
 // The allocated curve in event order as one order-sensitive checksum: Σ (k + 1)·allocated_k mod 2^61 − 1 (the replay
 // prints the same).

@@ -170,6 +170,77 @@ TEST(OpModels, GemmConvolutionAndTheRestByHand) {
     EXPECT_EQ(opFamily("vllm::unified_attention_with_output"), "");
 }
 
+// Grouped GEMMs of MoE (absent from the shared traces): hand-built events, each cost worked by hand.
+TEST(OpModels, GroupedGemmByHand) {
+    const std::string bf = "c10::BFloat16", f8 = "c10::Float8_e4m3fn";
+    // _grouped_mm 2-D × 3-D: a [96, 64] × b [4, 64, 32], offs [4]: 2·96·32·64 = 393,216 FLOPs;
+    // bytes 96·64·2 + 4·64·32·2 + 96·32·2 = 12,288 + 16,384 + 6,144 = 34,816.
+    auto c = costOf("aten::_grouped_mm", opArgs({{96, 64}, {4, 64, 32}, {4}, {}, {}}, {bf, bf, "int", "", ""}));
+    EXPECT_EQ(c.family, "gemm");
+    EXPECT_EQ(c.dtype, "bf16");
+    EXPECT_DOUBLE_EQ(c.flops, 393216.0);
+    EXPECT_DOUBLE_EQ(c.bytes, 34816.0);
+    // 3-D × 3-D: a [4, 16, 64] × b [4, 64, 32]: 2·4·16·32·64 = 262,144; bytes 4·(2,048 + 4,096) + 4·16·32·2 = 28,672.
+    c = costOf("aten::_grouped_mm", opArgs({{4, 16, 64}, {4, 64, 32}, {}, {}, {}}, {bf, bf, "", "", ""}));
+    EXPECT_DOUBLE_EQ(c.flops, 262144.0);
+    EXPECT_DOUBLE_EQ(c.bytes, 28672.0);
+    // 3-D × 2-D: a [4, 16, 64] × b [64, 96], offs [4]: 2·16·96·64 = 196,608;
+    // bytes 4·16·64·2 + 64·96·2 + 16·96·2 = 8,192 + 12,288 + 3,072 = 23,552.
+    c = costOf("aten::_grouped_mm", opArgs({{4, 16, 64}, {64, 96}, {4}, {}, {}}, {bf, bf, "int", "", ""}));
+    EXPECT_DOUBLE_EQ(c.flops, 196608.0);
+    EXPECT_DOUBLE_EQ(c.bytes, 23552.0);
+    // 2-D × 2-D (the weight gradient): a [16, 256] × b [256, 32], offs [4] → [4, 16, 32]: 2·16·32·256 = 262,144;
+    // bytes (4,096 + 8,192)·2 + 4·16·32·2 = 24,576 + 4,096 = 28,672.
+    c = costOf("aten::_grouped_mm", opArgs({{16, 256}, {256, 32}, {4}, {}, {}}, {bf, bf, "int", "", ""}));
+    EXPECT_DOUBLE_EQ(c.flops, 262144.0);
+    EXPECT_DOUBLE_EQ(c.bytes, 28672.0);
+    // FP8: _scaled_grouped_mm a [96, 64] × b [4, 64, 32] e4m3, scales, offs at argument 4: 393,216 FLOPs;
+    // bytes 96·64 + 4·64·32 + 96·32·2 (bf16 result) = 6,144 + 8,192 + 6,144 = 20,480.
+    c = costOf("aten::_scaled_grouped_mm",
+               opArgs({{96, 64}, {4, 64, 32}, {96}, {4, 32}, {4}}, {f8, f8, "float", "float", "int"}));
+    EXPECT_EQ(c.dtype, "fp8");
+    EXPECT_DOUBLE_EQ(c.flops, 393216.0);
+    EXPECT_DOUBLE_EQ(c.bytes, 20480.0);
+    // fbgemm stacked: X [96, 64] × W [4, 32, 64], M_sizes [4]: 2·96·32·64 = 393,216;
+    // bytes (6,144 + 8,192)·2 + 96·32·2 = 28,672 + 6,144 = 34,816.
+    c = costOf("fbgemm::bf16bf16bf16_grouped_stacked", opArgs({{96, 64}, {4, 32, 64}, {4}}, {bf, bf, "long int"}));
+    EXPECT_DOUBLE_EQ(c.flops, 393216.0);
+    EXPECT_DOUBLE_EQ(c.bytes, 34816.0);
+    // fbgemm TensorLists, read from the args as the profiler writes them: X [[8, 64], [24, 64]], W [[32, 64], [16, 64]]:
+    // 2·8·32·64 + 2·24·16·64 = 32,768 + 49,152 = 81,920 FLOPs; bytes (1,024 + 4,096 + 512) + (3,072 + 2,048 + 768)
+    // = 11,520 (bf16 from the name).
+    auto args = opArgsOf(R"({"Input Dims": [[[8, 64], [24, 64]], [[32, 64], [16, 64]]], "Input type": ["TensorList", "TensorList"]})");
+    ASSERT_TRUE(args);
+    ASSERT_EQ(args->lists.size(), 2u);
+    c = costOf("fbgemm::bf16bf16bf16_grouped", *args);
+    EXPECT_EQ(c.dtype, "bf16");
+    EXPECT_DOUBLE_EQ(c.flops, 81920.0);
+    EXPECT_DOUBLE_EQ(c.bytes, 11520.0);
+    // vLLM fused experts: hidden [4, 64], w1 [8, 256, 64], w2 [8, 64, 128], topk_weights, topk_ids [4, 2]:
+    // 2·4·2·256·64 + 2·4·2·64·128 = 262,144 + 131,072 = 393,216 FLOPs; min(8, 4·2) = 8 experts:
+    // bytes 2·4·64·2 + (256·64 + 64·128)·8·2 = 1,024 + 393,216 = 394,240.
+    c = costOf("vllm::outplace_fused_experts",
+               opArgs({{4, 64}, {8, 256, 64}, {8, 64, 128}, {4, 2}, {4, 2}}, {bf, bf, bf, "float", "int"}));
+    EXPECT_DOUBLE_EQ(c.flops, 393216.0);
+    EXPECT_DOUBLE_EQ(c.bytes, 394240.0);
+    // One token, top-2: 2·2·256·64 + 2·2·64·128 = 98,304 FLOPs; 2 experts: 256 + 24,576·2·2 = 98,560 bytes.
+    c = costOf("vllm::inplace_fused_experts",
+               opArgs({{1, 64}, {8, 256, 64}, {8, 64, 128}, {1, 2}, {1, 2}}, {bf, bf, bf, "float", "int"}));
+    EXPECT_DOUBLE_EQ(c.flops, 98304.0);
+    EXPECT_DOUBLE_EQ(c.bytes, 98560.0);
+    // Shapes that do not determine the FLOPs: unmodelled, with the reason.
+    OpModelResult r = opCost("fbgemm::bf16bf16bf16_grouped_dynamic", opArgs({{4, 32, 64}, {4, 32, 64}, {4}}, {bf, bf, "long int"}));
+    EXPECT_FALSE(r.cost);
+    EXPECT_NE(r.why.find("zero_start_index_M"), std::string::npos) << r.why;
+    EXPECT_EQ(opFamily("aiter::fmoe"), "gemm");
+    r = opCost("aiter::fmoe", opArgs({{4, 64}}, {bf}));
+    EXPECT_FALSE(r.cost);
+    EXPECT_NE(r.why.find("tokens per expert"), std::string::npos) << r.why;
+    EXPECT_EQ(opFamily("aiter::moe_sorting"), "");
+    r = opCost("aten::_grouped_mm", opArgs({{96, 64}, {4, 48, 32}}, {bf, bf}));  // K differs
+    EXPECT_FALSE(r.cost);
+}
+
 // TraceLens's MI300X ResNet (activation checkpointing, rank 0 of 8): the Python implementation gives the same totals,
 // and TraceLens's formulas give the same FLOPs and bytes for GEMM, convolution and normalisation (equal: ratio 1).
 TEST(OpEfficiency, ResNetMi300xMatchesPythonAndTraceLens) {

@@ -225,3 +225,43 @@ TEST(EfficiencyMemoryPlots, TimelineMemoryLanesHoldTheAllocatorTotals) {
     EXPECT_EQ(peak.count("rank 0 cpu:-1 reserved_bytes"), 0u);
     EXPECT_GT(countNonBackgroundPixels(renderToImage(*on.plot, *on.prepared, on.values, QSize(1200, 500))), 5000);
 }
+
+// Memory lanes from the other sources (tests/data/expected/memory_sources.py): nvidia-smi's used memory, drawn under
+// the host as one used_bytes lane with every sample (peak 1,147,142,144 B); rocprofv3's allocation trace as one
+// allocated_bytes lane (no separate reserved curve), peak 2,048 B.
+TEST(EfficiencyMemoryPlots, TimelineMemoryLanesFromSmiAndRocprofv3) {
+    const Plot* plot = PlotRegistry::instance().find("gpu-timeline");
+    ASSERT_NE(plot, nullptr);
+    for (const char* rel : {"/telemetry/nvidia-smi/v100s_gpu_log.csv", "/rocprof/docs-2025/memory_allocation_trace.csv"}) {
+        SCOPED_TRACE(rel);
+        core::RunLoadOptions o;
+        o.useCache = false;
+        auto ds = core::loadRun({std::string(STROBE_TEST_DATA_DIR) + rel}, o);
+        ASSERT_TRUE(ds.ok());
+        const RunSet runs{RunEntry{"src", ds.value(), {}}};
+        ParamValues given;
+        ASSERT_TRUE(core::applyAssignment(plot->parameters(runs), "memory_lanes=true", given).ok());
+        auto values = core::resolveValues(plot->parameters(runs), given);
+        ASSERT_TRUE(values.ok());
+        auto p = plot->prepare(runs, *values, {}, {});
+        ASSERT_TRUE(p.ok());
+        const auto* lanes = dynamic_cast<const timeline::TimelinePrepared*>(p.value().get());
+        ASSERT_NE(lanes, nullptr);
+        std::vector<const timeline::Lane*> memory;
+        for (const auto& l : lanes->lanes)
+            if (l.metric == "used_bytes" || l.metric == "allocated_bytes" || l.metric == "reserved_bytes")
+                memory.push_back(&l);
+        ASSERT_EQ(memory.size(), 1u);
+        if (std::string(rel).find("smi") != std::string::npos) {
+            EXPECT_EQ(memory[0]->metric, "used_bytes");
+            EXPECT_EQ(memory[0]->start.size(), 107u);
+            EXPECT_EQ(memory[0]->vmax, 1147142144.0);
+            EXPECT_NE(memory[0]->label.find("(smi)"), std::string::npos) << memory[0]->label;
+        } else {
+            EXPECT_EQ(memory[0]->metric, "allocated_bytes");
+            EXPECT_EQ(memory[0]->start.size(), 4u);
+            EXPECT_EQ(memory[0]->vmax, 2048.0);
+            EXPECT_NE(memory[0]->label.find("agent:0"), std::string::npos) << memory[0]->label;
+        }
+    }
+}

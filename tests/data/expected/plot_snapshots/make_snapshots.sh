@@ -16,13 +16,16 @@
 # is the run's first event of any drawn source) and CPU lanes are named by process and thread, ordered by (pid,
 # tid) rather than by the order a parallel parse met the threads (which made the sweep's picture vary under load).
 # critical-path.* and what-if.* were recorded when those plots were added (issue 26), with this script limited to them.
+# memory-timeline.* and memory-live-at-peak.* were re-recorded for issue 27's other memory sources (a "source" column;
+# nvidia-smi's used memory now drawn as the device's series) with STROBE_SNAPSHOT_PLOTS="memory-timeline
+# memory-live-at-peak" (the plot ids to render; every plot when unset).
 set -eu
 cli=$1
 here=$(cd "$(dirname "$0")" && pwd)
 out=${2:-$here}
 data=$(cd "$here/../.." && pwd)
 export QT_QPA_PLATFORM=offscreen
-plots=$("$cli" plots --json | /usr/bin/python3 -c 'import json,sys; print("\n".join(p["id"] for p in json.load(sys.stdin)["plots"]))')
+plots=${STROBE_SNAPSHOT_PLOTS:-$("$cli" plots --json | /usr/bin/python3 -c 'import json,sys; print("\n".join(p["id"] for p in json.load(sys.stdin)["plots"]))')}
 render() {  # set plot args...
     set_name=$1 plot=$2
     shift 2
