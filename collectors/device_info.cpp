@@ -1,6 +1,8 @@
 // No Qt header here: hsa.h and Qt's keywords do not mix.
 #include "collectors/device_info.h"
 
+#include <algorithm>
+
 #include <array>
 #include <cstdio>
 #include <memory>
@@ -98,6 +100,21 @@ DeviceReport probeDevices() {
     }
     if (r.gpus.empty()) r.message = "no GPU found (" + hsaMsg + "; nvidia-smi: none)";
     return r;
+}
+
+std::string describeDevices(const DeviceReport& report) {
+    if (report.gpus.empty()) return report.message.empty() ? std::string("no GPU found") : report.message;
+    // Identical devices counted once: "8 × NVIDIA H100 (sm_90, nvidia-smi)".
+    std::vector<std::pair<std::string, int>> kinds;
+    for (const auto& g : report.gpus) {
+        std::string k = g.vendor + " " + g.name + " (" + (g.arch.empty() ? std::string() : g.arch + ", ") + g.source + ")";
+        auto it = std::find_if(kinds.begin(), kinds.end(), [&](const auto& e) { return e.first == k; });
+        if (it == kinds.end()) kinds.emplace_back(std::move(k), 1);
+        else ++it->second;
+    }
+    std::string out;
+    for (const auto& [k, n] : kinds) out += (out.empty() ? "" : "; ") + std::to_string(n) + " \u00d7 " + k;
+    return out;
 }
 
 }  // namespace strobe::collectors

@@ -23,4 +23,8 @@ struct DeviceReport {
 // (`gpus: []`: no GPU); an unreadable or malformed file is reported in `message`, with no GPU.
 DeviceReport probeDevices();
 
+// One line for people: "2 × AMD Instinct MI300X (gfx942, hsa)", several kinds joined by "; ", or the message of an
+// empty report ("no GPU found (HSA: ...; nvidia-smi: ...)").
+std::string describeDevices(const DeviceReport& report);
+
 }  // namespace strobe::collectors

@@ -133,8 +133,10 @@ constexpr const char* kToolsHelp =
     "(prefix, env, sidecar), the GPU vendor they need, whether their probe finds them and which version, and\n"
     "their parameters; a missing one with the reason (the probe's command, exit status and last error line).\n"
     "--json: {\"schema\": 1, \"tools\": [{\"name\", \"kind\", \"vendor\", \"available\", \"version\", \"missing\"\n"
-    "(the reason, or null), \"params\": [ParamSpec JSON...]}], \"messages\": [...]}. Probes that run Python run\n"
-    "python3 on PATH here; collect finds the workload's own interpreter (see collect --python).";
+    "(the reason, or null), \"params\": [ParamSpec JSON...]}], \"gpus\": [{\"vendor\", \"name\", \"arch\", \"source\"}],\n"
+    "\"gpu_message\" (why none was found, or null), \"messages\": [...]}. The GPUs line says which GPUs were found (HSA on\n"
+    "AMD, nvidia-smi on NVIDIA), or why none: what --gpu-telemetry and the vendor tools go by. Probes that run Python\n"
+    "run python3 on PATH here; collect finds the workload's own interpreter (see collect --python).";
 
 const core::PathParam kContext{"context", "madengine context", "A madengine context JSON with a tools list", ""};
 const core::PathParam kContextFile{"additional-context-file", "madengine context file", "madengine's name for --context", ""};
@@ -448,12 +450,18 @@ int runTools(const std::vector<std::string>& args) {
                                    t.description));
         if (!probe.available) text.push_back(fmt::format("{:<16} missing: {}", "", why));
     }
+    const collectors::DeviceReport devices = collectors::probeDevices();
     if (p.get(kJsonFlag)) {
-        std::string messages;
+        std::string messages, gpus;
         for (const auto& m : catalog.messages) messages += (messages.empty() ? "" : ", ") + jsonQuote(m);
-        fmt::print("{{\"schema\": 1, \"tools\": [{}], \"messages\": [{}]}}\n", rows.empty() ? "" : rows + "\n", messages);
+        for (const auto& g : devices.gpus)
+            gpus += fmt::format("{}{{\"vendor\": {}, \"name\": {}, \"arch\": {}, \"source\": {}}}", gpus.empty() ? "" : ", ",
+                                jsonQuote(g.vendor), jsonQuote(g.name), jsonQuote(g.arch), jsonQuote(g.source));
+        fmt::print("{{\"schema\": 1, \"tools\": [{}], \"gpus\": [{}], \"gpu_message\": {}, \"messages\": [{}]}}\n",
+                   rows.empty() ? "" : rows + "\n", gpus, devices.message.empty() ? "null" : jsonQuote(devices.message), messages);
         return kExitOk;
     }
+    fmt::print("GPUs: {}\n", collectors::describeDevices(devices));
     fmt::print("{:<16} {:<8} {:<7} {:<10} {}\n", "tool", "kind", "vendor", "available", "what");
     for (const auto& l : text) fmt::print("{}\n", l);
     for (const auto& m : catalog.messages) fmt::print(stderr, "strobe-cli tools: {}\n", m);

@@ -40,6 +40,7 @@
 #include <QVBoxLayout>
 
 #include "app/gui/param_editor.h"
+#include "collectors/device_info.h"
 #include "collectors/launch_request.h"
 #include "collectors/madengine_context.h"
 #include "collectors/process_tree.h"
@@ -320,7 +321,8 @@ ProfileDialog::ProfileDialog(const QString& strobeCli, core::JobRunner& runner, 
       m_strobeCli(strobeCli),
       m_catalog(collectors::loadToolCatalog()),
       m_probe(runner, backgroundSlot("tool-probes", this)),
-      m_slurmJob(runner, backgroundSlot("slurm-probe", this)) {
+      m_slurmJob(runner, backgroundSlot("slurm-probe", this)),
+      m_gpuJob(runner, backgroundSlot("gpu-probe", this)) {
     setObjectName(QStringLiteral("profileDialog"));
     setWindowTitle(tr("Profile a workload"));
     auto* outer = new QVBoxLayout(this);
@@ -404,6 +406,7 @@ ProfileDialog::ProfileDialog(const QString& strobeCli, core::JobRunner& runner, 
     moves->addStretch();
     toolLayout->addLayout(moves);
     rightLayout->addWidget(toolBox, 2);
+    buildGpuLabel(right, rightLayout);
     m_contextNote = new QLabel(right);
     m_contextNote->setObjectName(QStringLiteral("profileContextNote"));
     m_contextNote->setWordWrap(true);
@@ -482,6 +485,21 @@ void ProfileDialog::buildButtons(QVBoxLayout* outer) {
     outer->addWidget(m_buttons);
     connect(m_buttons, &QDialogButtonBox::accepted, this, &ProfileDialog::accept);
     connect(m_buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
+}
+
+// Which GPUs this machine has (or why none), found in the background: what the vendor tools and --gpu-telemetry
+// go by.
+void ProfileDialog::buildGpuLabel(QWidget* box, QVBoxLayout* layout) {
+    m_gpuLabel = new QLabel(tr("GPUs: checking…"), box);
+    m_gpuLabel->setObjectName(QStringLiteral("profileGpus"));
+    m_gpuLabel->setWordWrap(true);
+    m_gpuLabel->setToolTip(tr("What the vendor tools and --gpu-telemetry go by: HSA on AMD, nvidia-smi on NVIDIA"));
+    layout->addWidget(m_gpuLabel);
+    m_gpuJob.start<QString>(
+        tr("Find this machine's GPUs"),
+        [](const core::JobContext&) { return q(collectors::describeDevices(collectors::probeDevices())); },
+        [this](QString text) { m_gpuLabel->setText(tr("GPUs: %1").arg(text)); },
+        [this](const QString& why) { m_gpuLabel->setText(tr("GPUs: not checked (%1)").arg(why)); });
 }
 
 void ProfileDialog::restoreLast() {
@@ -813,6 +831,10 @@ QString ProfileDialog::importContext(const QString& file, const QString& inlineJ
     m_contextNote->setText(notes.join(QLatin1Char('\n')));
     m_contextNote->setVisible(true);
     return {};
+}
+
+QString ProfileDialog::gpuText() const {
+    return m_gpuLabel->text().endsWith(QStringLiteral("checking…")) ? QString() : m_gpuLabel->text();
 }
 
 QString ProfileDialog::contextNote() const { return m_contextNote->isHidden() ? QString() : m_contextNote->text(); }

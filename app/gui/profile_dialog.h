@@ -164,6 +164,8 @@ public:
 
     // The Slurm probe (sinfo's partitions, or why Slurm cannot be asked) has answered.
     bool slurmProbed() const { return m_slurmProbe.known; }
+    // "GPUs: ..." once the GPU probe answered ("" before).
+    QString gpuText() const;
     QStringList slurmPartitions() const { return m_slurmProbe.partitions; }
 
 public Q_SLOTS:
@@ -183,6 +185,7 @@ private:
     void startSlurmProbe();
     void setSlurmFields(const SlurmFields& f);
     void buildButtons(QVBoxLayout* outer);
+    void buildGpuLabel(QWidget* box, QVBoxLayout* layout);
     void buildStacks(QWidget* box, QVBoxLayout* layout);
     void checkTools(const std::vector<ProfileTool>& tools);
     QTreeWidgetItem* toolItem(const QString& name) const;
@@ -221,6 +224,8 @@ private:
         QString message;
     } m_slurmProbe;
     BackgroundJob m_slurmJob;
+    BackgroundJob m_gpuJob;
+    QLabel* m_gpuLabel = nullptr;  // which GPUs this machine has, or why none (collectors::describeDevices)
     QComboBox* m_stacks = nullptr;
     QLabel* m_contextNote = nullptr;
     QLineEdit* m_host = nullptr;

@@ -33,6 +33,7 @@
 #include "app/gui/param_editor.h"
 #include "app/gui/profile_dialog.h"
 #include "app/gui/run_manager.h"
+#include "collectors/device_info.h"
 #include "collectors/tool_spec.h"
 #include "test_support.h"
 #include "tests/have_torch.h"
@@ -256,6 +257,9 @@ TEST(ProfileDialog, BuildsTheRequestFromItsWidgets) {
     dialog.setRequest(r);
     dialog.commandEdit()->setText(QStringLiteral("/usr/bin/python3 \"my script.py\" --lr 0.1"));
     ASSERT_TRUE(test::waitFor([&] { return dialog.probesDone(); }, 60000));
+    // Which GPUs this machine has, or why none (the probe --gpu-telemetry goes by), under the tools.
+    ASSERT_TRUE(test::waitFor([&] { return !dialog.gpuText().isEmpty(); }, 60000));
+    EXPECT_EQ(dialog.gpuText(), QStringLiteral("GPUs: ") + QString::fromStdString(collectors::describeDevices(collectors::probeDevices())));
     app::ParamEditor* rate = dialog.paramEditor("cpu-sampler", "rate_hz");
     ASSERT_NE(rate, nullptr);
     ASSERT_NE(dialog.paramEditor("torch-profiler", "active"), nullptr);

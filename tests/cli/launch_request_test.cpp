@@ -1,14 +1,22 @@
 // The typed launch request (issue 23, collectors/launch_request.h): what the workbench's launcher writes
 // (launchArgv) is what strobe-cli reads (its own option table and parser, parseLaunchCommandLine), field for field;
 // the one validator (launchProblems) names each problem, and strobe-cli refuses what it names before anything starts.
+#include <stdlib.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
 #include <string>
 #include <vector>
 
 #include <gtest/gtest.h>
 
 #include "app/cli/cmd_collect.h"
+#include "collectors/device_info.h"
 #include "collectors/launch_request.h"
+#include "collectors/process_tree.h"
 #include "collectors/tool_spec.h"
+#include "tests/test_paths.h"
 
 using namespace strobe;
 
@@ -135,4 +143,42 @@ TEST(LaunchRequest, ParseErrorsNameTheOptionAndValue) {
     EXPECT_EQ(parsed.error().message, "--tool-param 'nodot': expected NAME.KEY=VALUE");
     parsed = app::parseLaunchCommandLine({"status"});
     EXPECT_FALSE(parsed);
+}
+
+// Which GPUs were found, or why none: one line for people (identical devices counted), and strobe-cli tools says it
+// (text and --json) from the same probe --gpu-telemetry uses; a recorded machine stands in for the GPUs
+// (STROBE_DEVICE_INFO, the documented override).
+TEST(LaunchRequest, ToolsSayWhichGpusWereFound) {
+    collectors::DeviceReport none;
+    none.message = "no GPU found (HSA: not initialised; nvidia-smi: none)";
+    EXPECT_EQ(collectors::describeDevices(none), none.message);
+    collectors::DeviceReport two;
+    two.gpus = {{"AMD", "AMD Instinct MI300X", "gfx942", "hsa"}, {"AMD", "AMD Instinct MI300X", "gfx942", "hsa"},
+                {"NVIDIA", "NVIDIA H100", "sm_90", "nvidia-smi"}};
+    EXPECT_EQ(collectors::describeDevices(two),
+              "2 \u00d7 AMD AMD Instinct MI300X (gfx942, hsa); 1 \u00d7 NVIDIA NVIDIA H100 (sm_90, nvidia-smi)");
+
+    char tmpl[] = "/tmp/strobe-gpus-XXXXXX";
+    const std::string dir = mkdtemp(tmpl);
+    const std::string file = dir + "/devices.yaml";
+    std::ofstream(file) << "gpus: [{vendor: AMD, name: AMD Instinct MI300X, arch: gfx942}, "
+                           "{vendor: AMD, name: AMD Instinct MI300X, arch: gfx942}]\n";
+    collectors::ProcessSpec ps;
+    ps.env = {{"STROBE_DEVICE_INFO", file}};
+    ps.argv = {STROBE_CLI_PATH, "tools", "--json"};
+    auto json = collectors::runCaptured(ps, std::chrono::seconds(120));
+    ASSERT_TRUE(json) << json.error().message;
+    EXPECT_NE(json->out.find("\"gpus\": [{\"vendor\": \"AMD\", \"name\": \"AMD Instinct MI300X\", \"arch\": \"gfx942\""),
+              std::string::npos)
+        << json->out;
+    EXPECT_NE(json->out.find("\"gpu_message\": null"), std::string::npos) << json->out;
+    ps.argv = {STROBE_CLI_PATH, "tools"};
+    auto text = collectors::runCaptured(ps, std::chrono::seconds(120));
+    ASSERT_TRUE(text) << text.error().message;
+    EXPECT_EQ(text->out.substr(0, text->out.find('\n')), "GPUs: 2 \u00d7 AMD AMD Instinct MI300X (gfx942, " + file + ")");
+    std::ofstream(file) << "gpus: []\n";
+    text = collectors::runCaptured(ps, std::chrono::seconds(120));
+    ASSERT_TRUE(text);
+    EXPECT_EQ(text->out.substr(0, text->out.find('\n')), "GPUs: no GPU (recorded in " + file + ")");
+    std::filesystem::remove_all(dir);
 }

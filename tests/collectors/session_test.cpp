@@ -116,6 +116,34 @@ TEST(ToolSpecs, TheShippedCatalogParses) {
     EXPECT_EQ(roc->splitArgs, (std::vector<std::string>{"trace"}));
 }
 
+// Every shipped spec's probe, command and environment expand with the variables a session gives them and the
+// spec's defaults: a shell brace in a probe must be written {{ }} (rpd's was read as an unknown placeholder, so
+// `strobe-cli tools` gave that, not "runTracer.sh is not on PATH", as the reason).
+TEST(ToolSpecs, EveryShippedTemplateExpands) {
+    ToolCatalog c = loadToolCatalog({strobe::core::resourcePath("tools").string()});
+    const std::map<std::string, std::string> builtins{{"out", "/o"}, {"strobe_cli", "strobe-cli"}, {"python_dir", "/p"},
+                                                      {"resources", "/r"}, {"python", "python3"},
+                                                      {"delay", "0"}, {"duration", "0"}};
+    ASSERT_FALSE(c.tools.empty());
+    for (const ToolSpec& t : c.tools) {
+        auto vars = toolVariables(t, {}, builtins);
+        ASSERT_TRUE(vars) << t.name << ": " << vars.error().message;
+        std::vector<std::string> texts = t.probe;
+        texts.insert(texts.end(), t.command.begin(), t.command.end());
+        for (const auto& [k, v] : t.env) texts.push_back(v);
+        for (const auto& text : texts) {
+            auto e = expandTemplate(text, *vars);
+            EXPECT_TRUE(e) << t.name << ": " << (e ? "" : e.error().message);
+        }
+    }
+    const ToolSpec* rpd = c.find("rpd");
+    ASSERT_NE(rpd, nullptr);
+    auto probe = expandTemplate(rpd->probe.at(2), *toolVariables(*rpd, {}, builtins));
+    ASSERT_TRUE(probe);
+    EXPECT_EQ(*probe, "command -v runTracer.sh || { echo 'runTracer.sh is not on PATH (rocmProfileData: make; make "
+                      "install)' >&2; exit 1; }");
+}
+
 TEST(ToolSpecs, BadSpecsNameTheFileAndLine) {
     auto bad = parseToolSpec("name: x\nkind: wrapper\n", "x.yaml");
     ASSERT_FALSE(bad.ok());
