@@ -29,6 +29,17 @@ std::string valueText(const ToolSpec* spec, const std::string& key, const core::
     return {};
 }
 
+// "A-B" with 0 <= A <= B.
+bool stepsRange(const std::string& text) {
+    const size_t dash = text.find('-');
+    if (dash == std::string::npos || dash == 0 || dash + 1 >= text.size()) return false;
+    auto digits = [](std::string_view s) {
+        return !s.empty() && s.size() < 10 && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
+    };
+    const std::string a = text.substr(0, dash), b = text.substr(dash + 1);
+    return digits(a) && digits(b) && std::stol(a) <= std::stol(b);
+}
+
 std::string number(double v) {
     std::string s = fmt::format("{}", v);
     return s;
@@ -71,6 +82,7 @@ std::vector<std::string> launchArgv(const LaunchRequest& r, const ToolCatalog& c
     }
     if (r.delaySeconds > 0) argv.insert(argv.end(), {flag(lf::kDelay), number(r.delaySeconds)});
     if (r.durationSeconds > 0) argv.insert(argv.end(), {flag(lf::kDuration), number(r.durationSeconds)});
+    if (!r.steps.empty()) argv.insert(argv.end(), {flag(lf::kSteps), r.steps});
     if (r.gpuTelemetry) argv.push_back(flag(lf::kGpuTelemetry));
     if (r.cpuTelemetry) argv.push_back(flag(lf::kCpuTelemetry));
     if (!r.host.empty()) {
@@ -118,11 +130,18 @@ core::Result<LaunchRequest> launchRequestFromFlags(const core::ParamValues& give
     r.slurmArgs = lf::kSlurmArg(given);
     r.delaySeconds = lf::kDelay(given);
     r.durationSeconds = lf::kDuration(given);
+    r.steps = lf::kSteps(given);
     r.gpuTelemetry = lf::kGpuTelemetry(given);
     r.cpuTelemetry = lf::kCpuTelemetry(given);
     r.host = lf::kHost(given);
     r.remoteStrobeCli = lf::kRemoteCli(given);
     return r;
+}
+
+void applyLaunchSteps(LaunchRequest& r) {
+    if (r.steps.empty()) return;
+    for (auto& t : r.tools)
+        if (t.name == "torch-profiler") t.values["steps"] = r.steps;
 }
 
 std::vector<std::string> launchProblems(const LaunchRequest& r, const ToolCatalog& catalog) {
@@ -140,6 +159,10 @@ std::vector<std::string> launchProblems(const LaunchRequest& r, const ToolCatalo
             if (!ps) problems.push_back(fmt::format("Tool {} has no parameter '{}'.", tool.name, key));
             else if (auto c = core::coerceValue(*ps, value); !c)
                 problems.push_back(fmt::format("Tool {}: {}", tool.name, c.error().message));
+            else if (const auto* text = std::get_if<std::string>(&*c);
+                     text && tool.name == "torch-profiler" && key == "steps" && !text->empty() && !stepsRange(*text) && r.steps.empty())
+                problems.push_back(fmt::format("Tool torch-profiler: steps '{}': write A-B, the first and last ProfilerStep "
+                                               "to record (0 <= A <= B).", *text));
         }
     }
     for (const auto& [key, value] : r.env)
@@ -153,6 +176,12 @@ std::vector<std::string> launchProblems(const LaunchRequest& r, const ToolCatalo
             problems.push_back(fmt::format("Sweep key {} appears twice.", axis.key));
     }
     if (!r.slurm && !r.slurmArgs.empty()) problems.push_back("--slurm-arg needs --slurm.");
+    if (!r.steps.empty()) {
+        if (!stepsRange(r.steps))
+            problems.push_back(fmt::format("--steps '{}': write A-B, the first and last ProfilerStep to record (0 <= A <= B).", r.steps));
+        if (std::none_of(r.tools.begin(), r.tools.end(), [](const LaunchTool& t) { return t.name == "torch-profiler"; }))
+            problems.push_back("--steps needs --tool torch-profiler (its steps are what it records).");
+    }
     if (std::string error; !r.host.empty() && !parseRemoteTarget(r.host, error)) problems.push_back(error);
     if (!r.host.empty() && r.slurm)
         problems.push_back("A remote target and Slurm cannot be combined yet: run --slurm on the login node itself.");

@@ -36,6 +36,7 @@ inline const core::DoubleParam kDelay =
         .bounded(0, 1e7, 1);
 inline const core::DoubleParam kDuration =
     core::DoubleParam{"duration", "Duration (s)", "Capture lasts this many seconds (0: to the end)", 0.0}.bounded(0, 1e7, 1);
+inline const core::StringParam kSteps{"steps", "Steps", "A-B: the torch profiler records ProfilerStep#A to #B", ""};
 inline const core::BoolParam kGpuTelemetry{"gpu-telemetry", "GPU telemetry", "amd-smi or nvidia-smi, by the GPUs found", false};
 inline const core::BoolParam kCpuTelemetry{"cpu-telemetry", "CPU telemetry", "The CPU/memory sampler (cpu-sampler)", false};
 inline const core::StringParam kHost{"host", "Host", "[USER@]HOST[:PORT]: run the session there over ssh", ""};
@@ -60,6 +61,7 @@ struct LaunchRequest {
     bool slurm = false;
     std::vector<std::string> slurmArgs;                     // --slurm-arg each
     double delaySeconds = 0, durationSeconds = 0;           // --delay, --duration
+    std::string steps;                                      // --steps A-B: torch-profiler's steps parameter
     bool gpuTelemetry = false, cpuTelemetry = false;
     std::string host, remoteStrobeCli;                      // --host, --remote-strobe-cli
     // strobe-cli only: --tool-param NAME.KEY=VALUE naming no --tool, for a tool a madengine context (--context,
@@ -72,7 +74,7 @@ struct LaunchRequest {
 // strobe-cli's arguments for `r` (without the program): `collect`, or `sweep launch --grid ... --repeats N --order O`
 // with a grid; then --out, each --tool followed by its --tool-param NAME.KEY=VALUE for the values that differ from
 // the spec's default (core::valueToString, in key order; a tool `catalog` lacks passes its string values as given),
-// each --env, --python, --slurm with each --slurm-arg, --delay/--duration when set, the telemetry flags, --host
+// each --env, --python, --slurm with each --slurm-arg, --delay/--duration/--steps when set, the telemetry flags, --host
 // [--remote-strobe-cli], and `--` with the command.
 std::vector<std::string> launchArgv(const LaunchRequest& r, const ToolCatalog& catalog);
 
@@ -82,10 +84,15 @@ std::vector<std::string> launchArgv(const LaunchRequest& r, const ToolCatalog& c
 core::Result<LaunchRequest> launchRequestFromFlags(const core::ParamValues& given, std::vector<std::string> command,
                                                    bool sweep);
 
+// --steps A-B is the torch profiler's `steps` parameter (ProfilerStep#A to #B; it sets the schedule's wait and
+// active): applyLaunchSteps puts it there.
+void applyLaunchSteps(LaunchRequest& r);
+
 // What stops `r` from starting, one sentence each, in this order (empty: it can start): no command, no output
 // directory, a tool `catalog` does not know (with `adhocTools`: names a madengine context added), a tool parameter
 // the spec lacks or whose value it refuses, an environment row without a name or with '=' in it, a grid row without
-// a key or values or a key given twice, --slurm-arg without --slurm, a host that is not [USER@]HOST[:PORT], a host
+// a key or values or a key given twice, --slurm-arg without --slurm, --steps that is not A-B (0 <= A <= B) or without
+// the torch profiler, a host that is not [USER@]HOST[:PORT], a host
 // with Slurm, and an unreplaced {IDENT} in the command (expandSweepCommand's rule: {KEY} of a grid axis is replaced,
 // {{ is a literal brace, other braces stay). This machine's state (tools installed, the output directory empty) is
 // not looked at: the session refuses those itself, and the dialog checks them as it goes.

@@ -22,6 +22,14 @@ std::string torchModeLine(const QJsonObject& a, const std::string& trace, bool w
         how = fmt::format("optimizer steps ({}), schedule wait {}, warm-up {}, active {}",
                           a["optimizer"].toString("?").toStdString(), a["wait"].toInt(), a["warmup"].toInt(),
                           a["active"].toInt());
+        if (a.contains("steps_range")) {
+            const std::string asked = a["steps_range"].toString().toStdString();
+            const std::string got = a["recorded_steps"].toString().toStdString();
+            how += got.empty() || got == asked
+                       ? fmt::format(" (--steps {})", asked)
+                       : fmt::format(" (--steps {}, but the trace holds ProfilerStep#{}: this torch labels steps "
+                                     "differently; shift the range)", asked, got);
+        }
     } else if (mode == "time") {
         const double duration = a["duration_s"].toDouble();
         how = fmt::format("time window (no optimizer step): from {} s after torch was imported, {}", a["delay_s"].toDouble(),

@@ -29,7 +29,7 @@ namespace {
 constexpr const char* kCollectHelp =
     "Usage: strobe-cli collect --out DIR [--tool NAME]... [--tool-param NAME.KEY=VALUE]... [--param KEY=VALUE]...\n"
     "                          [--context FILE] [--repeat N] [--env KEY=VALUE]... [--grace-ms MS]\n"
-    "                          [--delay S] [--duration S] [--gpu-telemetry] [--cpu-telemetry]\n"
+    "                          [--delay S] [--duration S] [--steps A-B] [--gpu-telemetry] [--cpu-telemetry]\n"
     "                          [--slurm [--slurm-arg ARG]...] [--quiet]\n"
     "                          [--host [USER@]HOST[:PORT] [--remote-strobe-cli PATH] [--remote-out DIR]\n"
     "                           [--ssh-arg ARG]... [--detach]] -- COMMAND [ARGS...]\n"
@@ -71,6 +71,8 @@ constexpr const char* kCollectHelp =
     "  --delay S                     capture starts S seconds in ({delay} in tool specs; torch-profiler: S seconds\n"
     "                                after the script imports torch, in steps and time mode alike)\n"
     "  --duration S                  capture lasts S seconds ({duration}; 0, the default: to the end)\n"
+    "  --steps A-B                   torch-profiler records ProfilerStep#A to #B (its steps parameter: the schedule's\n"
+    "                                wait and active follow from it); needs --tool torch-profiler\n"
     "  --gpu-telemetry               sample the GPUs beside the run: amd-smi or nvidia-smi, by the GPUs found\n"
     "                                (refused, 125, with the GPU probe's reason when none is found)\n"
     "  --cpu-telemetry               sample CPU use and memory beside the run (the cpu-sampler tool)\n"
@@ -206,7 +208,7 @@ void printRunEnd(const char* command, const collectors::SessionResult& r) {
 std::vector<CliOption> sessionOptions() {
     return {kOut, CliOption(kTool, '\0', true), CliOption(kToolParam, '\0', true), kContext, kGraceMs,
             CliOption(kEnv, '\0', true), kSlurm, CliOption(kSlurmArg, '\0', true), CliOption(kQuiet, 'q'), kPython, kContextFile,
-            kContextInline, kCaptureDelay, kCaptureDuration, kGpuTelemetry, kCpuTelemetry, kHost, kRemoteCli,
+            kContextInline, kCaptureDelay, kCaptureDuration, collectors::launch_flags::kSteps, kGpuTelemetry, kCpuTelemetry, kHost, kRemoteCli,
             kRemoteOut, CliOption(kSshArg, '\0', true), kDetach};
 }
 
@@ -267,6 +269,7 @@ std::string applySessionOptions(const ArgParser& p, const std::vector<std::strin
                                 std::string& refusal, std::vector<collectors::GridAxis>* grid = nullptr) {
     auto request = collectors::launchRequestFromFlags(p.given(), command, sweep);
     if (!request) return request.error().message;
+    collectors::applyLaunchSteps(*request);
     for (const auto& problem : collectors::launchProblems(*request, catalog))
         if (problem.rfind("Unknown tool ", 0) != 0) return problem;
     if (grid) *grid = request->grid;

@@ -22,7 +22,8 @@ Explicit control still works, and wins over the hook (it stands down while a pro
             train_step(batch)
             prof.step()
 
-Variables: STROBE_TORCH_DIR (where to write), STROBE_TORCH_WAIT / _WARMUP / _ACTIVE (the schedule, in steps),
+Variables: STROBE_TORCH_DIR (where to write), STROBE_TORCH_WAIT / _WARMUP / _ACTIVE (the schedule, in steps), or
+STROBE_TORCH_STEPS "A-B" (record ProfilerStep#A..#B: sets wait and active),
 STROBE_TORCH_SHAPES (1: record operator input shapes), STROBE_TORCH_MODE, STROBE_TORCH_DELAY, STROBE_TORCH_DURATION.
 Without STROBE_TORCH_DIR, profile() and install_hook() do nothing, so the script runs unchanged outside Strobe.
 
@@ -71,6 +72,16 @@ def _clocks(step):
     }
 
 
+def _steps_range():
+    # STROBE_TORCH_STEPS "A-B" (ProfilerStep numbers, 0 <= A <= B), else None; strobe-cli checked the form.
+    text = os.environ.get("STROBE_TORCH_STEPS", "").strip()
+    try:
+        first, last = (int(x) for x in text.split("-", 1))
+    except ValueError:
+        return None
+    return (first, last) if 0 <= first <= last else None
+
+
 def _say(text):
     try:
         sys.stderr.write("strobe_torch: %s\n" % text)
@@ -117,6 +128,16 @@ class _Profile:
         self._anchors = {"strobe_torch_anchor": 1, "rank": self._rank, "pid": os.getpid(), "torch": torch.__version__,
                          "mode": mode, "wait": _int("STROBE_TORCH_WAIT", 1), "warmup": _int("STROBE_TORCH_WARMUP", 1),
                          "active": _int("STROBE_TORCH_ACTIVE", 3), "steps": []}
+        span = _steps_range()
+        if span is not None:
+            # The first recorded step is labelled ProfilerStep#(wait + warm-up - 1) (measured on Debian's torch 1.13:
+            # wait 2, warm-up 1 records #2-#4; warm-up 0, #1-#3), so #A..#B is warm-up as asked (1 at least, A + 1
+            # at most), wait A + 1 - warm-up, active B - A + 1. Which steps the trace holds is checked when it is
+            # written (recorded_steps), so another torch's labelling is said, not hidden.
+            first, last = span
+            warmup = max(1, min(self._anchors["warmup"], first + 1))
+            self._anchors.update({"wait": first + 1 - warmup, "warmup": warmup, "active": last - first + 1,
+                                  "steps_range": "%d-%d" % (first, last)})
         sched = None
         if scheduled:
             sched = schedule(wait=self._anchors["wait"], warmup=self._anchors["warmup"],
@@ -156,6 +177,13 @@ class _Profile:
         if self.discard:
             return
         prof.export_chrome_trace(self._path("trace.json"))
+        if "steps_range" in self._anchors:
+            try:
+                labels = sorted({int(e.name[13:]) for e in prof.events() if e.name.startswith("ProfilerStep#")})
+                if labels:
+                    self._anchors["recorded_steps"] = "%d-%d" % (labels[0], labels[-1])
+            except Exception:
+                pass
         with open(self._path("op_shapes.csv"), "w", newline="") as f:
             w = csv.writer(f)
             w.writerow(["name", "input_shapes", "calls", "cpu_time_total_us"])

@@ -140,6 +140,35 @@ TEST(CollectTorchHook, AnUnmodifiedTrainingScriptIsProfiledByItsOptimizerSteps) 
     EXPECT_EQ(strobe::test::leftoverProcesses(), "");
 }
 
+// --steps A-B (Nsight users' capture range, in the trace's own step numbers): the trace holds ProfilerStep#A..#B
+// and nothing else; the manifest says the schedule it became. A malformed range, or one without the torch profiler,
+// is refused before anything starts (exit 2).
+TEST(CollectTorchHook, AStepRangeRecordsExactlyThoseProfilerSteps) {
+    if (!strobe::test::haveTorch()) GTEST_SKIP() << "Debian's python3-torch is not installed";
+    HookDir d;
+    const fs::path script = d.write("train.py", kTrainScript);
+    HookRun r = startHookCli(d, {"collect", "--out", (d.path / "run").string(), "--tool", "torch-profiler", "--steps",
+                                 "3-5", "--", "/usr/bin/python3", script.string()});
+    ASSERT_EQ(finishHookCli(r), 0) << hookRead(r.err);
+    const fs::path trace = d.path / "run" / "torch" / "rank0_trace.json";
+    ASSERT_TRUE(fs::exists(trace)) << hookRead(r.err);
+    EXPECT_EQ(profilerSteps(trace), (std::set<int>{3, 4, 5}));
+    EXPECT_NE(manifestMessages(d.path / "run").find("schedule wait 3, warm-up 1, active 3 (--steps 3-5)"), std::string::npos)
+        << manifestMessages(d.path / "run");
+    EXPECT_EQ(strobe::test::leftoverProcesses(), "");
+
+    HookRun bad = startHookCli(d, {"collect", "--out", (d.path / "bad").string(), "--tool", "torch-profiler", "--steps",
+                                   "5-3", "--", "/usr/bin/python3", script.string()},
+                               "bad");
+    EXPECT_EQ(finishHookCli(bad), 2);
+    EXPECT_NE(hookRead(bad.err).find("--steps '5-3': write A-B"), std::string::npos) << hookRead(bad.err);
+    EXPECT_FALSE(fs::exists(d.path / "bad"));
+    HookRun alone =
+        startHookCli(d, {"collect", "--out", (d.path / "alone").string(), "--steps", "1-2", "--", "true"}, "alone");
+    EXPECT_EQ(finishHookCli(alone), 2);
+    EXPECT_NE(hookRead(alone.err).find("--steps needs --tool torch-profiler"), std::string::npos) << hookRead(alone.err);
+}
+
 // A shell wrapper that execs Python (the interpreter is found in it: the probe runs /usr/bin/python3); the script
 // has no optimizer, so the time window (--duration 0.5 s) captures it, and the manifest says so.
 TEST(CollectTorchHook, AWrapperScriptThatExecsPythonIsProfiledByTheTimeWindow) {

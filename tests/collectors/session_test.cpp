@@ -108,7 +108,8 @@ TEST(ToolSpecs, TheShippedCatalogParses) {
     EXPECT_EQ(roc->conflicts, (std::vector<std::string>{"nsys", "ncu"}));
     const ToolSpec* torch = c.find("torch-profiler");
     ASSERT_NE(torch, nullptr);
-    ASSERT_EQ(torch->params.size(), 5u);
+    ASSERT_EQ(torch->params.size(), 6u);
+    EXPECT_EQ(torch->params[4].key, "steps");
     EXPECT_EQ(torch->params[0].key, "mode");
     EXPECT_EQ(torch->params[3].key, "active");
     for (const char* name : {"rpd", "rocblas-log", "miopen-log", "tensile-log", "rccl-log"})
