@@ -501,14 +501,35 @@ std::string workloadTail(const fs::path& file, size_t n) {
     return out;
 }
 
-// Why a tool asked for left nothing, or "": its first output (what it must leave) matches no non-empty file.
-std::string noOutputReason(const Prepared& t, const std::vector<ManifestFile>& files) {
+// Whether the file holds `text`, read in blocks (a workload's log can be large); false when it cannot be read.
+bool fileContains(const fs::path& path, const std::string& text) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in || text.empty()) return in && text.empty();
+    std::string window;
+    std::vector<char> block(1 << 16);
+    while (in.read(block.data(), static_cast<std::streamsize>(block.size())) || in.gcount() > 0) {
+        window.append(block.data(), static_cast<size_t>(in.gcount()));
+        if (window.find(text) != std::string::npos) return true;
+        window.erase(0, window.size() - std::min(window.size(), text.size() - 1));  // keep a match across blocks
+    }
+    return false;
+}
+
+// Why a tool asked for left nothing, or "": its first output (what it must leave) matches no non-empty file, or,
+// when the output must hold a marker (a log inside workload.log), no matching file holds it.
+std::string noOutputReason(const Prepared& t, const std::vector<ManifestFile>& files, const fs::path& outDir) {
     if (t.spec->outputs.empty()) return {};
-    const std::string& glob = t.spec->outputs.front().glob;
+    const ToolOutput& out = t.spec->outputs.front();
     for (const auto& f : files)
-        if (f.size > 0 && fnmatch(glob.c_str(), f.path.c_str(), 0) == 0) return {};
-    return fmt::format("{} wrote no trace: no non-empty file matches {} in the run directory{}", t.spec->name, glob,
-                       t.spec->noOutputHint.empty() ? "" : " (" + t.spec->noOutputHint + ")");
+        if (f.size > 0 && fnmatch(out.glob.c_str(), f.path.c_str(), 0) == 0 &&
+            (out.contains.empty() || fileContains(outDir / f.path, out.contains)))
+            return {};
+    const std::string hint = t.spec->noOutputHint.empty() ? "" : " (" + t.spec->noOutputHint + ")";
+    if (!out.contains.empty())
+        return fmt::format("{} wrote no trace: no file matching {} in the run directory holds \"{}\"{}", t.spec->name,
+                           out.glob, out.contains, hint);
+    return fmt::format("{} wrote no trace: no non-empty file matches {} in the run directory{}", t.spec->name, out.glob,
+                       hint);
 }
 
 // The run's end: its status and exit (r.exitCode), the files it left, the failed workload's last lines, and
@@ -532,7 +553,7 @@ void finishRun(SessionResult& r, const std::optional<ExitInfo>& exit, int cancel
     if (m.status == RunStatus::Failed) m.failure = workloadTail(outDir / "workload.log", failureLines);
     std::string missing;
     for (const auto& t : tools)
-        if (std::string why = noOutputReason(t, m.files); !why.empty()) missing += (missing.empty() ? "" : "; ") + why;
+        if (std::string why = noOutputReason(t, m.files, outDir); !why.empty()) missing += (missing.empty() ? "" : "; ") + why;
     for (const auto& t : tools)
         if (std::any_of(t.spec->outputs.begin(), t.spec->outputs.end(), [](const ToolOutput& out) { return out.format == "strobe-torch-aux"; }))
             for (const auto& line : torchProfileModes(outDir / "torch")) note(fmt::format("{}: {}", t.spec->name, line));

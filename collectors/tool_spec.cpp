@@ -87,6 +87,7 @@ core::Result<ToolSpec> parseToolSpec(const std::string& text, const std::string&
                 out.glob = o["glob"] ? o["glob"].as<std::string>() : "";
                 out.format = o["format"] ? o["format"].as<std::string>() : "";
                 out.readByStrobe = o["read_by_strobe"] ? o["read_by_strobe"].as<bool>() : true;
+                out.contains = o["contains"] ? o["contains"].as<std::string>() : "";
                 if (out.glob.empty()) return yamlError(source, o.Mark(), fmt::format("tool {}: an output needs a `glob`", t.name));
                 t.outputs.push_back(std::move(out));
             }

@@ -30,6 +30,9 @@ struct ToolOutput {
     std::string glob;    // relative to the run directory ("torch/*.json", "cpu.csv")
     std::string format;  // what it holds ("kineto-json", "strobe-sampler-csv", "rocprofv3-csv", ...)
     bool readByStrobe = true;
+    // When set, a matching file counts as the tool's output only if it holds this text: a log that shares the
+    // workload's own output (workload.log) exists after every run, so its presence proves nothing.
+    std::string contains;
 };
 
 struct ToolSpec {

@@ -392,4 +392,37 @@ no_output_hint: the workload must call the tracer
     EXPECT_EQ(strobe::test::leftoverProcesses(), "");
 }
 
+// A log that lives in workload.log (miopen-log, tensile-log, with the shipped specs) counts as written only when
+// the workload's output holds the library's line: workload.log exists after every run, so its presence proved
+// nothing, and a run whose workload never called MIOpen ended `completed`. The marker may straddle read blocks.
+TEST(Session, ALogInsideWorkloadLogCountsOnlyWhenTheLibraryWroteIt) {
+    SessionTempDir d;
+    d.write("amd.yaml", "gpus:\n  - {vendor: AMD, name: AMD Instinct MI300X, arch: gfx942}\n");
+    setenv("STROBE_DEVICE_INFO", (d.path / "amd.yaml").c_str(), 1);  // the AMD tools are refused without an AMD GPU
+    const ToolCatalog c = loadToolCatalog({strobe::core::resourcePath("tools").string()});
+    std::atomic<int> stop{0};
+    SessionOptions quiet = options(d.path / "quiet", {"sh", "-c", "echo training; echo done"});
+    quiet.tools = {{"miopen-log", {}}, {"tensile-log", {}}};
+    const SessionResult q = runSession(quiet, c, stop);
+    ASSERT_EQ(q.status, "incomplete") << q.reason;
+    EXPECT_EQ(q.exitCode, kIncompleteExit);
+    EXPECT_EQ(q.manifest.statusReason,
+              "miopen-log wrote no trace: no file matching workload.log in the run directory holds \"MIOpenDriver\" "
+              "(the workload made no MIOpen call, or its MIOpen was built without logging); tensile-log wrote no trace: "
+              "no file matching workload.log in the run directory holds \"Running kernel:\" (the workload made no "
+              "Tensile call (hipBLASLt or another library may have run its GEMMs))");
+
+    // 65,484 bytes of the workload's own output first, so "MIOpenDriver" crosses the reader's 64 KiB block boundary.
+    SessionOptions loud = options(d.path / "loud", {"sh", "-c",
+        "head -c 65483 /dev/zero | tr '\\0' x; echo; "
+        "echo 'MIOpen(HIP): Command [LogCmdConvolution] ./bin/MIOpenDriver conv -n 1 -c 3 -H 8 -W 8 -k 4 -y 3 -x 3 -F 1'; "
+        "echo 'Running kernel: Cijk_Ailk_Bljk_SB_MT064x032x32'"});
+    loud.tools = {{"miopen-log", {}}, {"tensile-log", {}}};
+    const SessionResult l = runSession(loud, c, stop);
+    EXPECT_EQ(l.status, "completed") << l.manifest.statusReason;
+    EXPECT_EQ(l.exitCode, 0);
+    unsetenv("STROBE_DEVICE_INFO");
+    EXPECT_EQ(strobe::test::leftoverProcesses(), "");
+}
+
 }  // namespace
