@@ -125,6 +125,9 @@ inline const std::vector<std::string> kLaunchCdfColumns =
 inline const std::vector<std::string> kPhaseColumns = columnNames(
     {col::kRank, col::kPhase, col::kName, col::kStep, col::kStartNs, col::kEndNs, col::kDurNs, col::kCount,
      col::kGpuStartNs, col::kGpuEndNs});
+inline const std::vector<std::string> kRankStepColumns =
+    columnNames({col::kRank, col::kStep, col::kStartNs, col::kEndNs, col::kDurNs, col::kIdleNs, col::kCollectives,
+                 col::kWaitNs, col::kCausedWaitNs, col::kMeanStartLagNs});
 inline const std::vector<std::string> kWindowColumns =
     columnNames({col::kStep, col::kStartNs, col::kEndNs, col::kDurNs, col::kMinDurNs, col::kMaxDurNs, col::kRanks,
                  col::kOutlier, col::kKept, col::kReason});

@@ -13,6 +13,7 @@
 #include "core/analysis/op_efficiency.h"
 #include "core/analysis/overlap.h"
 #include "core/analysis/phases.h"
+#include "core/analysis/rank_steps.h"
 #include "core/analysis/straggler.h"
 #include "core/analysis/temporal.h"
 #include "core/analysis/window.h"
@@ -25,7 +26,7 @@ const std::vector<AnalysisInfo>& analysisRegistry() {
         stragglerAnalysisInfo(), launchAnalysisInfo(),      phasesAnalysisInfo(),  windowAnalysisInfo(),
         kernelStatsAnalysisInfo(), memoryAnalysisInfo(), memoryTimelineAnalysisInfo(), opsAnalysisInfo(),
         eventSummaryAnalysisInfo(),
-        criticalPathAnalysisInfo(), whatIfAnalysisInfo(),
+        criticalPathAnalysisInfo(), whatIfAnalysisInfo(), rankStepsAnalysisInfo(),
     };
     return list;
 }

@@ -56,7 +56,7 @@ StringPool::StringPool() {
 std::string_view StringPool::store(std::string_view s) {
     if (s.empty()) return {};
     if (s.size() > kBlockSize / 4) {
-        auto block = std::make_unique<char[]>(s.size());
+        auto block = std::make_unique_for_overwrite<char[]>(s.size());
         std::memcpy(block.get(), s.data(), s.size());
         std::string_view v(block.get(), s.size());
         // keep the current block as the active one: insert the big block before it
@@ -65,7 +65,7 @@ std::string_view StringPool::store(std::string_view s) {
         return v;
     }
     if (m_blocks.empty() || m_blockUsed + s.size() > m_blockCap) {
-        m_blocks.push_back(std::make_unique<char[]>(kBlockSize));
+        m_blocks.push_back(std::make_unique_for_overwrite<char[]>(kBlockSize));  // not zeroed: 1 MiB a rank, touched only as used
         m_blockUsed = 0;
         m_blockCap = kBlockSize;
     }

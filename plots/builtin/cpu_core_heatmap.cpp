@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "plots/heat_scale.h"
 #include "plots/plot_registry.h"
 #include "plots/telemetry_plot.h"
 
@@ -31,18 +32,6 @@ struct HeatPrepared final : Prepared {
         return b;
     }
 };
-
-// Viridis-like sequential colours: 0 % dark blue-violet … 100 % yellow.
-QColor heatColor(double pct) {
-    static const QColor kStops[] = {QColor(0x44, 0x01, 0x54), QColor(0x3b, 0x52, 0x8b), QColor(0x21, 0x91, 0x8c),
-                                    QColor(0x5e, 0xc9, 0x62), QColor(0xfd, 0xe7, 0x25)};
-    const double f = std::clamp(pct, 0.0, 100.0) / 25.0;
-    const int i = std::min(3, int(f));
-    const double u = f - i;
-    auto mix = [u](int a, int b) { return int(std::lround(a + (b - a) * u)); };
-    return QColor(mix(kStops[i].red(), kStops[i + 1].red()), mix(kStops[i].green(), kStops[i + 1].green()),
-                  mix(kStops[i].blue(), kStops[i + 1].blue()));
-}
 
 struct HeatGeometry {
     QRectF colorBar;
@@ -119,7 +108,7 @@ public:
                 const size_t i = size_t(it - h.end.begin());
                 if (double(h.start[i]) > tm) continue;
                 for (size_t row = 0; row < h.cores.size(); ++row)
-                    if (std::isfinite(h.pct[row][i])) img.setPixelColor(x, int(row), heatColor(h.pct[row][i]));
+                    if (std::isfinite(h.pct[row][i])) img.setPixelColor(x, int(row), heatColor(h.pct[row][i] / 100.0));
             }
             painter.drawImage(L.plot, img);
         }
@@ -199,23 +188,9 @@ private:
     }
 
     static void drawColorBar(Canvas& c, const QRectF& bar) {
-        if (bar.height() < 20) return;
-        auto& p = c.painter;
-        for (int y = 0; y < int(bar.height()); ++y)
-            p.fillRect(QRectF(bar.left(), bar.bottom() - y - 1, bar.width(), 1.0), heatColor(100.0 * y / bar.height()));
-        const Theme t = c.theme();
-        p.setPen(t.foreground);
-        p.setBrush(Qt::NoBrush);
-        p.drawRect(bar);
-        const QFontMetricsF fm(p.font());
-        for (int pct = 0; pct <= 100; pct += 25) {
-            const double y = bar.bottom() - bar.height() * pct / 100.0;
-            p.drawLine(QPointF(bar.right(), y), QPointF(bar.right() + 4, y));
-            p.drawText(QRectF(bar.right() + 6, y - fm.height() / 2, fm.horizontalAdvance("100%") + 4, fm.height()),
-                       Qt::AlignLeft | Qt::AlignVCenter, QString::fromStdString(fmt::format("{}%", pct)));
-        }
-        p.drawText(QRectF(bar.left() - 8, bar.top() - fm.height() - 4, bar.width() + 60, fm.height()),
-                   Qt::AlignLeft | Qt::AlignVCenter, QStringLiteral("util"));
+        std::vector<std::pair<double, std::string>> ticks;
+        for (int pct = 0; pct <= 100; pct += 25) ticks.emplace_back(pct / 100.0, fmt::format("{}%", pct));
+        drawHeatColorBar(c, bar, ticks, "util");
     }
 };
 

@@ -19,6 +19,8 @@
 # memory-timeline.* and memory-live-at-peak.* were re-recorded for issue 27's other memory sources (a "source" column;
 # nvidia-smi's used memory now drawn as the device's series) with STROBE_SNAPSHOT_PLOTS="memory-timeline
 # memory-live-at-peak" (the plot ids to render; every plot when unset).
+# rank-step-heatmap.* were recorded when the plot was added (issue 29), with STROBE_SNAPSHOT_PLOTS=rank-step-heatmap; the
+# CPU core heatmap's colour scale moved to plots/heat_scale.h then, its pictures unchanged.
 set -eu
 cli=$1
 here=$(cd "$(dirname "$0")" && pwd)
