@@ -174,9 +174,11 @@ std::vector<std::string> displayColumns(const core::Table& t) {
 core::Result<std::shared_ptr<AnalysisTables>> AnalysisPlot::prepareTyped(const RunSet& runs, const ParamValues& values,
                                                                          const core::CancelToken& cancel,
                                                                          const core::ProgressFn& progress) const {
-    return runAnalysisOnRuns(
+    auto p = runAnalysisOnRuns(
         runs, values, cancel, progress,
         [&](core::AnalysisContext& ctx, const core::WindowSpec& w) { return analyse(ctx, w, values); });
+    if (p && namesConfigurations()) addConfigurationColumn(**p);
+    return p;
 }
 
 core::Table AnalysisPlot::tableTyped(const AnalysisTables& tables, const ParamValues&) const { return tables.combined; }

@@ -92,6 +92,8 @@ protected:
     core::Table tableTyped(const AnalysisTables& tables, const ParamValues& values) const override;
     virtual core::Result<core::Table> analyse(core::AnalysisContext& ctx, const core::WindowSpec& window,
                                               const ParamValues& values) const = 0;
+    // Whether prepare() adds the sweep's "configuration" column (addConfigurationColumn) to the combined table.
+    virtual bool namesConfigurations() const { return false; }
 };
 
 // An analysis drawn as stacked or grouped bars (BarPlot over AnalysisPlot): chart() is the picture.

@@ -139,13 +139,7 @@ public:
     }
 
 protected:
-    core::Result<std::shared_ptr<AnalysisTables>> prepareTyped(const RunSet& runs, const ParamValues& values,
-                                                               const core::CancelToken& cancel,
-                                                               const core::ProgressFn& progress) const override {
-        auto p = AnalysisPlot::prepareTyped(runs, values, cancel, progress);
-        if (p) addConfigurationColumn(**p);
-        return p;
-    }
+    bool namesConfigurations() const override { return true; }
 
     core::Result<core::Table> analyse(core::AnalysisContext& ctx, const core::WindowSpec&,
                                       const ParamValues& values) const override {

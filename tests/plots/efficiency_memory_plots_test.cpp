@@ -306,6 +306,24 @@ PreparedPtr prepareOn(const Plot& plot, const RunSet& runs, ParamValues& values)
     return p.ok() ? *p : nullptr;
 }
 
+// Plot `id` prepared with its defaults on the memory sweep (the traces are read into memory: the directory goes).
+struct SweepPlot {
+    RunSet runs;
+    const Plot* plot = nullptr;
+    ParamValues values;
+    PreparedPtr prepared;
+};
+SweepPlot prepareOnSweep(const std::string& id) {
+    SweepPlot out;
+    test::TempDir dir("strobe-sweep-plot");
+    out.runs = memorySweep(dir.path());
+    EXPECT_EQ(out.runs.size(), 2u);
+    out.plot = PlotRegistry::instance().find(id);
+    EXPECT_NE(out.plot, nullptr) << id;
+    if (out.plot) out.prepared = prepareOn(*out.plot, out.runs, out.values);
+    return out;
+}
+
 }  // namespace
 
 // The memory timeline over a sweep: one series per configuration, named by its parameter values, whose curve is the
@@ -314,14 +332,11 @@ PreparedPtr prepareOn(const Plot& plot, const RunSet& runs, ParamValues& values)
 //   model=norm hip:0      415 events, peak     8,154,624 B, curve_checksum 389666864640
 // (curve_checksum: sum over the events in order of (k + 1) * allocated, mod 2^61 - 1).
 TEST(EfficiencyMemoryPlots, MemoryTimelineOverASweepHasEachConfigurationsReplayedCurve) {
-    test::TempDir dir("strobe-memory-sweep-plot");
-    const RunSet runs = memorySweep(dir.path());
-    ASSERT_EQ(runs.size(), 2u);
-    const Plot* plot = PlotRegistry::instance().find("memory-timeline");
-    ASSERT_NE(plot, nullptr);
-    ParamValues values;
-    const PreparedPtr prepared = prepareOn(*plot, runs, values);
-    ASSERT_TRUE(prepared);
+    const SweepPlot sp = prepareOnSweep("memory-timeline");
+    ASSERT_TRUE(sp.prepared);
+    const Plot* plot = sp.plot;
+    const ParamValues& values = sp.values;
+    const PreparedPtr& prepared = sp.prepared;
     const core::Table t = plot->table(*prepared, values);
     ASSERT_GE(t.columnIndex("configuration"), 0) << "a sweep's table names each row's configuration";
     struct Curve {
@@ -360,19 +375,16 @@ TEST(EfficiencyMemoryPlots, MemoryTimelineOverASweepHasEachConfigurationsReplaye
 // The operator table over the same sweep: a configuration column, each configuration's rows those of its run's
 // `ops` analysis.
 TEST(EfficiencyMemoryPlots, OperatorTableOverASweepHasAConfigurationColumn) {
-    test::TempDir dir("strobe-ops-sweep-plot");
-    const RunSet runs = memorySweep(dir.path());
-    ASSERT_EQ(runs.size(), 2u);
-    const Plot* plot = PlotRegistry::instance().find("operator-efficiency");
-    ASSERT_NE(plot, nullptr);
-    ParamValues values;
-    const PreparedPtr prepared = prepareOn(*plot, runs, values);
-    ASSERT_TRUE(prepared);
+    const SweepPlot sp = prepareOnSweep("operator-efficiency");
+    ASSERT_TRUE(sp.prepared);
+    const Plot* plot = sp.plot;
+    const ParamValues& values = sp.values;
+    const PreparedPtr& prepared = sp.prepared;
     const core::Table t = plot->table(*prepared, values);
     ASSERT_EQ(t.columnIndex("configuration"), t.columnIndex("run") + 1);
     std::map<std::string, size_t> rowsOf;
     for (size_t r = 0; r < t.rows.size(); ++r) rowsOf[cellText(t, r, "configuration")] += 1;
-    for (const auto& run : runs) {
+    for (const auto& run : sp.runs) {
         auto ctx = core::AnalysisContext::of(run.dataset);
         core::AnalysisRequest req;
         req.window = *core::WindowSpec::parse("all", "");
