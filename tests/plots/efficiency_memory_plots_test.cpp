@@ -334,10 +334,7 @@ SweepPlot prepareOnSweep(const std::string& id) {
 TEST(EfficiencyMemoryPlots, MemoryTimelineOverASweepHasEachConfigurationsReplayedCurve) {
     const SweepPlot sp = prepareOnSweep("memory-timeline");
     ASSERT_TRUE(sp.prepared);
-    const Plot* plot = sp.plot;
-    const ParamValues& values = sp.values;
-    const PreparedPtr& prepared = sp.prepared;
-    const core::Table t = plot->table(*prepared, values);
+    const core::Table t = sp.plot->table(*sp.prepared, sp.values);
     ASSERT_GE(t.columnIndex("configuration"), 0) << "a sweep's table names each row's configuration";
     struct Curve {
         size_t events = 0;
@@ -364,11 +361,11 @@ TEST(EfficiencyMemoryPlots, MemoryTimelineOverASweepHasEachConfigurationsReplaye
     EXPECT_EQ(curves["model=norm hip:0"].checksum, 389666864640u);
 
     // The picture: each series named by its configuration, its peak stated, one panel per configuration.
-    const std::string svg = renderToSvg(*plot, *prepared, values, QSize(1000, 600)).toStdString();
+    const std::string svg = renderToSvg(*sp.plot, *sp.prepared, sp.values, QSize(1000, 600)).toStdString();
     EXPECT_NE(svg.find("model=df / cuda:1 peak 6.17 GiB (6629508096 B)"), std::string::npos);
     EXPECT_NE(svg.find("model=norm / hip:0 peak 7.78 MiB (8154624 B)"), std::string::npos);
     EXPECT_EQ(svg.find("#0 /"), std::string::npos) << "a configuration without repeats is named by its parameters";
-    const QImage image = renderToImage(*plot, *prepared, values, QSize(1000, 600));
+    const QImage image = renderToImage(*sp.plot, *sp.prepared, sp.values, QSize(1000, 600));
     EXPECT_GT(countNonBackgroundPixels(image), 5000);
 }
 
@@ -377,10 +374,7 @@ TEST(EfficiencyMemoryPlots, MemoryTimelineOverASweepHasEachConfigurationsReplaye
 TEST(EfficiencyMemoryPlots, OperatorTableOverASweepHasAConfigurationColumn) {
     const SweepPlot sp = prepareOnSweep("operator-efficiency");
     ASSERT_TRUE(sp.prepared);
-    const Plot* plot = sp.plot;
-    const ParamValues& values = sp.values;
-    const PreparedPtr& prepared = sp.prepared;
-    const core::Table t = plot->table(*prepared, values);
+    const core::Table t = sp.plot->table(*sp.prepared, sp.values);
     ASSERT_EQ(t.columnIndex("configuration"), t.columnIndex("run") + 1);
     std::map<std::string, size_t> rowsOf;
     for (size_t r = 0; r < t.rows.size(); ++r) rowsOf[cellText(t, r, "configuration")] += 1;
@@ -394,7 +388,7 @@ TEST(EfficiencyMemoryPlots, OperatorTableOverASweepHasAConfigurationColumn) {
         EXPECT_EQ(rowsOf[configurationLabel(run)], ops->rows.size()) << configurationLabel(run);
     }
     EXPECT_GT(rowsOf["model=norm"], 0u);
-    const std::string svg = renderToSvg(*plot, *prepared, values, QSize(1200, 700)).toStdString();
+    const std::string svg = renderToSvg(*sp.plot, *sp.prepared, sp.values, QSize(1200, 700)).toStdString();
     EXPECT_NE(svg.find(">configuration<"), std::string::npos) << "the picture has the configuration column";
 }
 
