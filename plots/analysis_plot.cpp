@@ -2,10 +2,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 
 #include <fmt/format.h>
 
 #include "plots/chart.h"
+#include "plots/step_times.h"
 
 namespace strobe::plots {
 
@@ -45,6 +47,7 @@ core::Result<std::shared_ptr<AnalysisTables>> runAnalysisOnRuns(const RunSet& ru
     for (size_t i = 0; i < runs.size(); ++i) {
         if (cancel.cancelled()) return cancelledError();
         out->runLabels.push_back(runs[i].label);
+        out->configurations.push_back(configurationLabel(runs[i]));
         if (!runs[i].dataset) {
             core::Table empty;
             empty.messages.push_back(fmt::format("run '{}' is not loaded", runs[i].label));
@@ -78,6 +81,33 @@ core::Result<std::shared_ptr<AnalysisTables>> runAnalysisOnRuns(const RunSet& ru
             for (const auto& m : t.messages) out->combined.messages.push_back(out->runLabels[i] + ": " + m);
         }
     }
+    return out;
+}
+
+void addConfigurationColumn(AnalysisTables& tables) {
+    core::Table& t = tables.combined;
+    const int run = t.columnIndex(col::kRun.str());
+    if (run < 0 || t.columnIndex("configuration") >= 0) return;
+    bool parameters = false;
+    for (size_t i = 0; i < tables.runLabels.size() && !parameters; ++i)
+        parameters = i < tables.configurations.size() && tables.configurations[i] != tables.runLabels[i];
+    if (!parameters) return;
+    std::map<std::string, std::string> configOf;
+    for (size_t i = 0; i < tables.runLabels.size() && i < tables.configurations.size(); ++i)
+        configOf.emplace(tables.runLabels[i], tables.configurations[i]);
+    t.columns.insert(t.columns.begin() + run + 1, "configuration");
+    for (auto& row : t.rows) {
+        const auto* label = size_t(run) < row.size() ? std::get_if<std::string>(&row[size_t(run)]) : nullptr;
+        const auto it = label ? configOf.find(*label) : configOf.end();
+        row.insert(row.begin() + std::min<ptrdiff_t>(run + 1, ptrdiff_t(row.size())),
+                   it == configOf.end() ? core::Cell{} : core::Cell{it->second});
+    }
+}
+
+std::vector<std::string> configurationsOf(const AnalysisTables& tables) {
+    std::vector<std::string> out;
+    for (const auto& c : tables.configurations)
+        if (std::find(out.begin(), out.end(), c) == out.end()) out.push_back(c);
     return out;
 }
 
@@ -144,9 +174,11 @@ std::vector<std::string> displayColumns(const core::Table& t) {
 core::Result<std::shared_ptr<AnalysisTables>> AnalysisPlot::prepareTyped(const RunSet& runs, const ParamValues& values,
                                                                          const core::CancelToken& cancel,
                                                                          const core::ProgressFn& progress) const {
-    return runAnalysisOnRuns(
+    auto p = runAnalysisOnRuns(
         runs, values, cancel, progress,
         [&](core::AnalysisContext& ctx, const core::WindowSpec& w) { return analyse(ctx, w, values); });
+    if (p && namesConfigurations()) addConfigurationColumn(**p);
+    return p;
 }
 
 core::Table AnalysisPlot::tableTyped(const AnalysisTables& tables, const ParamValues&) const { return tables.combined; }

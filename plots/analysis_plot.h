@@ -18,6 +18,9 @@ namespace strobe::plots {
 
 struct AnalysisTables final : Prepared {
     std::vector<std::string> runLabels;
+    // The sweep configuration of each run (configurationLabel: "axis=value, ..." from its parameters, else its
+    // label), what a sweep-aware view groups and labels by.
+    std::vector<std::string> configurations;
     std::vector<core::Table> perRun;  // the analysis table of each run, as the analysis returned it
     core::Table combined;             // perRun concatenated; a "run" column first when there are several runs
     std::string window;               // the window as resolved, for subtitles
@@ -49,6 +52,13 @@ core::Result<std::shared_ptr<AnalysisTables>> runAnalysisOnRuns(const RunSet& ru
                                                                  const core::CancelToken& cancel,
                                                                  const core::ProgressFn& progress,
                                                                  const AnalysisFn& fn);
+
+// A "configuration" column after the combined table's "run" column, each row's run's configuration, when the runs
+// have parameters (a sweep): what a sweep-aware table groups and sorts by. Tables of one run, or of runs without
+// parameters, are left as they are.
+void addConfigurationColumn(AnalysisTables& tables);
+// The configurations of `tables` in first-run order, without repeats.
+std::vector<std::string> configurationsOf(const AnalysisTables& tables);
 
 namespace col = core::col;  // the analyses' column constants (core/analysis/columns.h)
 
@@ -82,6 +92,8 @@ protected:
     core::Table tableTyped(const AnalysisTables& tables, const ParamValues& values) const override;
     virtual core::Result<core::Table> analyse(core::AnalysisContext& ctx, const core::WindowSpec& window,
                                               const ParamValues& values) const = 0;
+    // Whether prepare() adds the sweep's "configuration" column (addConfigurationColumn) to the combined table.
+    virtual bool namesConfigurations() const { return false; }
 };
 
 // An analysis drawn as stacked or grouped bars (BarPlot over AnalysisPlot): chart() is the picture.

@@ -1,5 +1,7 @@
 #include "core/analysis/memory_timeline.h"
 #include "core/analysis/columns.h"
+#include "core/formats/nsys_sqlite.h"
+#include "core/formats/source_format.h"
 
 #include <simdjson.h>
 
@@ -30,6 +32,7 @@ std::string_view memorySourceName(MemorySource s) {
     case MemorySource::Kineto: return "kineto";
     case MemorySource::Rocprofv3: return "rocprofv3";
     case MemorySource::Smi: return "smi";
+    case MemorySource::Nsys: return "nsys";
     }
     return "kineto";
 }
@@ -105,12 +108,28 @@ MemoryDevice& deviceOf(DeviceMap& m, MemorySource src, int64_t type, int64_t dev
     return d;
 }
 
-// rocprofv3 memory_allocation_trace slices (see the header): allocations by address, frees matched to them; the
-// allocated curve is the running sum of the live blocks per device.
-void readRocprofv3Allocations(const RankData& rank, DeviceMap& byDevice, MemoryTimeline& out) {
+// The allocation traces that feed the model alike (see the header): rocprofv3's memory_allocation_trace and nsys's
+// CUDA_GPU_MEMORY_USAGE_EVENTS, read by their loaders into slices of one category whose args hold "address", "size",
+// "device_type" and "device"; the slice's name says whether it frees (`freeWord`) or allocates (`allocWord`), the
+// free word tested first ("Deallocation" holds "allocation").
+struct AllocationTrace {
+    MemorySource source;
+    const char* category;
+    const char* allocWord;
+    const char* freeWord;
+};
+constexpr AllocationTrace kAllocationTraces[] = {
+    {MemorySource::Rocprofv3, "MEMORY_ALLOCATION", "ALLOCATE", "FREE"},
+    {MemorySource::Nsys, kNsysMemoryCategory, "Allocation", "Deallocation"},
+};
+
+// One allocation trace's slices: allocations by address, frees matched to them; the allocated curve is the running
+// sum of the live blocks per device.
+void readAllocationTrace(const RankData& rank, const AllocationTrace& src, DeviceMap& byDevice, MemoryTimeline& out) {
     const SliceTable& s = rank.slices;
-    const std::optional<StrId> cat = rank.strings.find("MEMORY_ALLOCATION");
+    const std::optional<StrId> cat = rank.strings.find(src.category);
     if (!cat) return;
+    const std::string_view tool = memorySourceName(src.source);
     std::vector<uint32_t> rows;
     for (uint32_t i = 0; i < s.size(); ++i)
         if (s.cat[i] == *cat) rows.push_back(i);
@@ -124,8 +143,8 @@ void readRocprofv3Allocations(const RankData& rank, DeviceMap& byDevice, MemoryT
     simdjson::dom::parser parser;
     for (uint32_t i : rows) {
         const std::string_view op = rank.strings.view(s.name[i]);
-        const bool isFree = op.find("FREE") != std::string_view::npos;
-        if (!isFree && op.find("ALLOCATE") == std::string_view::npos) continue;
+        const bool isFree = op.find(src.freeWord) != std::string_view::npos;
+        if (!isFree && op.find(src.allocWord) == std::string_view::npos) continue;
         simdjson::padded_string text(rank.strings.view(s.args[i]));
         simdjson::dom::object obj;
         std::string_view addrText;
@@ -135,7 +154,7 @@ void readRocprofv3Allocations(const RankData& rank, DeviceMap& byDevice, MemoryT
             addr = parseAddress(addrText);
         if (!addr) {
             if (out.unreadable++ == 0)
-                out.firstUnreadable = fmt::format("ts {} ns: a rocprofv3 {} without a readable Address", s.ts[i], op);
+                out.firstUnreadable = fmt::format("ts {} ns: a {} {} without a readable address", s.ts[i], tool, op);
             continue;
         }
         if (isFree) {
@@ -146,7 +165,7 @@ void readRocprofv3Allocations(const RankData& rank, DeviceMap& byDevice, MemoryT
             }
             const auto [type, dev] = it->second.device;
             const int64_t now = total[it->second.device] -= it->second.bytes;
-            deviceOf(byDevice, MemorySource::Rocprofv3, type, dev).events.push_back({s.ts[i], i, *addr, -it->second.bytes, now, now});
+            deviceOf(byDevice, src.source, type, dev).events.push_back({s.ts[i], i, *addr, -it->second.bytes, now, now});
             live.erase(it);
             continue;
         }
@@ -158,7 +177,7 @@ void readRocprofv3Allocations(const RankData& rank, DeviceMap& byDevice, MemoryT
         if (auto old = live.find(*addr); old != live.end()) total[old->second.device] -= old->second.bytes;  // reused
         live[*addr] = {bytes, key};
         const int64_t now = total[key] += bytes;
-        deviceOf(byDevice, MemorySource::Rocprofv3, type, dev).events.push_back({s.ts[i], i, *addr, bytes, now, now});
+        deviceOf(byDevice, src.source, type, dev).events.push_back({s.ts[i], i, *addr, bytes, now, now});
     }
 }
 
@@ -197,7 +216,7 @@ MemoryTimeline memoryTimeline(const RankData& rank) {
     MemoryTimeline out;
     const SliceTable& s = rank.slices;
     DeviceMap byDevice;
-    readRocprofv3Allocations(rank, byDevice, out);
+    for (const AllocationTrace& trace : kAllocationTraces) readAllocationTrace(rank, trace, byDevice, out);
     readSmiUsed(rank, byDevice);
     const std::optional<StrId> found = rank.strings.find("[memory]");
     simdjson::dom::parser parser;
@@ -301,7 +320,8 @@ std::vector<std::string> memoryTimelineColumns(std::string_view view) {
         return columnNames({kRank, kMtDeviceType, kMtDevice, kMtSource, kMtStep, kMtAllocs, kMtAllocBytes, kMtFrees,
                             kMtFreeBytes, kMtPeakInStep});
     if (view == "series")
-        return columnNames({kRank, kMtDeviceType, kMtDevice, kMtSource, kMtTs, kMtBytes, kMtAllocated, kMtReserved});
+        return columnNames({kRank, kMtDeviceType, kMtDevice, kMtSource, kMtTool, kMtTs, kMtBytes, kMtAllocated,
+                            kMtReserved});
     return columnNames({kRank, kMtDeviceType, kMtDevice, kMtSource, kMtPeakAllocated, kMtPeakReserved, kMtPeakTs, kMtEvents,
                         kMtAllocs, kMtFrees, kMtAllocBytes, kMtFreeBytes, kMtRunningSumPeak, kMtLiveBlocks,
                         kMtLiveBytes, kMtPreTraceBytes, kMtFinalAllocated});
@@ -315,7 +335,11 @@ void addDeviceRows(Table& t, std::string_view view, const RankData& r, int rankN
     const Cell rank = int64_t{rankNo}, type = memoryDeviceTypeName(d.deviceType), dev = d.device,
                src = std::string(memorySourceName(d.source));
     if (view == "series") {
-        for (const MemoryEvent& e : d.events) t.addRow({rank, type, dev, src, e.ts, e.bytes, e.allocated, e.reserved});
+        // The tool that wrote the events (the source format's tool: "amd-smi", "nvidia-smi", "rocprofv3", "nsys"...).
+        const SourceFormat* format = findSourceFormat(r.info.format);
+        const Cell tool = format ? std::string(format->tool) : std::string(memorySourceName(d.source));
+        for (const MemoryEvent& e : d.events)
+            t.addRow({rank, type, dev, src, tool, e.ts, e.bytes, e.allocated, e.reserved});
         return;
     }
     if (view == "steps") {
@@ -354,8 +378,8 @@ Result<Table> runMemoryTimeline(AnalysisContext& ctx, const AnalysisRequest& req
             t.messages.push_back(fmt::format("memory-timeline: {}: {} memory event(s) skipped (first at {})", what,
                                              tl.unreadable, tl.firstUnreadable));
         if (tl.unmatchedFrees > 0)
-            t.messages.push_back(fmt::format("memory-timeline: {}: {} rocprofv3 free(s) of an address the trace never "
-                                             "allocated (allocated before the trace began): not drawn",
+            t.messages.push_back(fmt::format("memory-timeline: {}: {} rocprofv3/nsys free(s) of an address the trace "
+                                             "never allocated (allocated before the trace began): not drawn",
                                              what, tl.unmatchedFrees));
         for (const MemoryDevice& d : tl.devices) addDeviceRows(t, view, r, rankNo, d);
         any = any || !tl.devices.empty();
@@ -366,7 +390,7 @@ Result<Table> runMemoryTimeline(AnalysisContext& ctx, const AnalysisRequest& req
         if (!addSource(*ctx.dataset().ranks[ri], rankNo, fmt::format("rank {}", rankNo)))
             t.messages.push_back(fmt::format("memory-timeline: rank {} has no memory events ([memory] events are "
                                              "recorded with profile_memory=True; rocprofv3 with "
-                                             "--memory-allocation-trace)",
+                                             "--memory-allocation-trace; nsys with --cuda-memory-usage=true)",
                                              rankNo));
     }
     // Host telemetry (smi samplers): the devices' used memory, rank -1.

@@ -29,6 +29,12 @@
 //                  allocated is counted (MemoryTimeline::unmatchedFrees), not drawn. Device: the GPU index when
 //                  agent_info names the agent a GPU, -1 for a CPU agent, else the agent's number with device type
 //                  "agent" (kMemoryAgentType).
+//   nsys         — CUDA_GPU_MEMORY_USAGE_EVENTS rows (nsys --cuda-memory-usage=true; slices of cat
+//                  kNsysMemoryCategory from the loader, named by the row's operation, "Allocation" or "Deallocation",
+//                  args "address", "size", "device_type" 1 (cuda), "device" = deviceId), device-resident memory kinds
+//                  only (Device, Array, Device Static: see nsys_sqlite.h): the same model as rocprofv3's — frees
+//                  matched by address to the allocations the trace holds, allocated(t) = reserved(t) = the running sum
+//                  of the live blocks (the CUDA runtime's allocations: under PyTorch the caching allocator's segments).
 //   smi          — the device's used memory as the smi samplers write it (telemetry metric mem_used_mib, nvidia-smi /
 //                  amd-smi / rocm-smi / rocpd monitor): one event per sample, allocated = reserved = used MiB × 2^20
 //                  (the driver's view: every process's allocations, contexts and the allocators' caches); no blocks,
@@ -49,8 +55,9 @@ namespace strobe::core {
 inline constexpr int64_t kMemoryAgentType = -1;
 std::string memoryDeviceTypeName(int64_t deviceType);
 
-enum class MemorySource : uint8_t { Kineto, Rocprofv3, Smi };
-std::string_view memorySourceName(MemorySource s);  // "kineto", "rocprofv3", "smi"
+enum class MemorySource : uint8_t { Kineto, Rocprofv3, Smi, Nsys };
+std::string_view memorySourceName(MemorySource s);  // "kineto", "rocprofv3", "smi", "nsys"
+
 
 struct MemoryEvent {
     TimeNs ts = 0;
@@ -118,6 +125,7 @@ AnalysisInfo memoryTimelineAnalysisInfo();
 
 namespace col {
 inline constexpr ColumnKey kMtSource{"source"};
+inline constexpr ColumnKey kMtTool{"tool"};  // series view: the tool that wrote the events (the format's tool)
 inline constexpr ColumnKey kMtDeviceType{"device_type"};
 inline constexpr ColumnKey kMtDevice{"device"};
 inline constexpr ColumnKey kMtPeakAllocated{"peak_allocated_bytes"};

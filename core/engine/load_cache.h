@@ -33,7 +33,7 @@
 
 namespace strobe::core {
 
-inline constexpr uint32_t kLoaderVersion = 10;      // bump when any format's loader or the merge changes its output
+inline constexpr uint32_t kLoaderVersion = 11;      // bump when any format's loader or the merge changes its output
 inline constexpr uint32_t kCacheFormatVersion = 4;  // bump when the cache file layout changes
 
 // Why read() returned what it did.

@@ -47,6 +47,7 @@ struct RankState {
     sqlrows::IdStrings names;  // StringIds id → this rank's StrId
     std::vector<NsysRuntimeName> runtimeNames;  // by StringIds id (dense ids), else computed per row
     LazyStr kernelCat, unnamedKernel, memcpyCat, memsetCat, memsetName, driverCat, runtimeCat, nvtxCat, osrtCat;
+    LazyStr memAllocName, memFreeName, memCat;
     LazyStr copyNames[14];  // by copyKind (memcpyName)
 };
 
@@ -63,6 +64,7 @@ private:
     Status readRuntime();
     Status readOsRuntime();
     Status readNvtx();
+    Status readMemoryUsage();
     void readNames();
     RankState& rankFor(int64_t pid) {
         if (m_lastRank && pid == m_lastPid) return *m_lastRank;
@@ -96,6 +98,7 @@ private:
     TraceInfo m_info;
     std::map<std::string, std::pair<int64_t, int64_t>> m_skipped;  // table → (count, first row)
     int64_t m_nvtxOther = 0;
+    int64_t m_memOtherKinds = 0;  // CUDA_GPU_MEMORY_USAGE_EVENTS rows of host or managed memory kinds: not read
 };
 
 Status NsysReader::readStrings() {
@@ -413,6 +416,87 @@ Status NsysReader::readNvtx() {
     return Ok{};
 }
 
+// CUDA_GPU_MEMORY_USAGE_EVENTS (nsys --cuda-memory-usage=true): one row per allocation or deallocation, with start,
+// globalPid, deviceId, address, bytes, memKind and memoryOperationType (documented schema; no real export with this
+// table was at hand: tests build one from the documented columns). Operation 0 is Allocation and 1 Deallocation,
+// memKind 2 Device, 3 Array, 5 Device Static (device-resident; 0 Pageable, 1 Pinned, 4 Managed, 6 Managed Static,
+// 7 Unknown are not); both read by name from ENUM_CUDA_DEV_MEM_EVENT_OPER / ENUM_CUDA_MEM_KIND when the export has
+// them. Each device-resident row becomes an instant slice of cat kNsysMemoryCategory on the process's track (pid, 0),
+// named "Allocation" or "Deallocation", args "address" (hex), "size", "device_type" 1 (cuda), "device" and
+// "mem_kind": what the memory timeline (core/analysis/memory_timeline.h) reads.
+Status NsysReader::readMemoryUsage() {
+    static constexpr const char* kTable = "CUDA_GPU_MEMORY_USAGE_EVENTS";
+    if (!m_db.hasTable(kTable)) return Ok{};
+    auto enumNames = [&](const char* table, std::unordered_map<int64_t, std::string> names) {
+        if (m_db.hasTable(table))
+            if (auto e = m_db.selectColumns(table, {"id", "name"}))
+                while (true) {
+                    auto more = e->step();
+                    if (!more || !*more) break;
+                    if (auto id = e->optInt(0)) names[*id] = std::string(e->text(1));
+                }
+        return names;
+    };
+    const auto kinds = enumNames("ENUM_CUDA_MEM_KIND", {{0, "CUDA_MEMOPR_MEMORY_KIND_PAGEABLE"},
+                                                        {1, "CUDA_MEMOPR_MEMORY_KIND_PINNED"},
+                                                        {2, "CUDA_MEMOPR_MEMORY_KIND_DEVICE"},
+                                                        {3, "CUDA_MEMOPR_MEMORY_KIND_ARRAY"},
+                                                        {4, "CUDA_MEMOPR_MEMORY_KIND_MANAGED"},
+                                                        {5, "CUDA_MEMOPR_MEMORY_KIND_DEVICE_STATIC"},
+                                                        {6, "CUDA_MEMOPR_MEMORY_KIND_MANAGED_STATIC"},
+                                                        {7, "CUDA_MEMOPR_MEMORY_KIND_UNKNOWN"}});
+    const auto ops = enumNames("ENUM_CUDA_DEV_MEM_EVENT_OPER",
+                               {{0, "CUDA_DEV_MEM_EVENT_OPR_ALLOCATION"}, {1, "CUDA_DEV_MEM_EVENT_OPR_DEALLOCATION"}});
+    auto st = m_db.selectColumns(kTable, {"start", "globalPid", "deviceId", "address", "bytes", "memKind",
+                                          "memoryOperationType", "correlationId"});
+    if (!st) return st.error();
+    std::string args;
+    for (;;) {
+        auto more = st->step();
+        if (!more) return more.error();
+        if (!*more) break;
+        auto start = st->requireInt(0), gpid = st->requireInt(1);
+        if (!start) return start.error();
+        if (!gpid) return gpid.error();
+        if (!sqlrows::validSpan(*start, *start)) {
+            skip(kTable, st->row());
+            continue;
+        }
+        const auto kind = kinds.find(st->intOr(5, -1));
+        const std::string_view kindName = kind == kinds.end() ? std::string_view() : kind->second;
+        const size_t at = kindName.rfind("_KIND_");
+        const std::string_view kindTail = at == std::string_view::npos ? kindName : kindName.substr(at + 6);
+        if (kindTail != "DEVICE" && kindTail != "ARRAY" && kindTail != "DEVICE_STATIC") {
+            ++m_memOtherKinds;
+            continue;
+        }
+        const auto op = ops.find(st->intOr(6, -1));
+        const std::string_view opName = op == ops.end() ? std::string_view() : op->second;
+        const bool isFree = opName.ends_with("_DEALLOCATION");
+        if (!isFree && !opName.ends_with("_ALLOCATION")) {
+            skip(kTable, st->row());
+            continue;
+        }
+        RankState& r = rankFor(pidOf(*gpid));
+        args = fmt::format("{{\"address\":\"0x{:x}\",\"size\":{},\"device_type\":1,\"device\":{},\"mem_kind\":\"{}\"}}",
+                           static_cast<uint64_t>(st->intOr(3, 0)), std::max<int64_t>(0, st->intOr(4, 0)),
+                           st->intOr(2, 0), kindTail);
+        sqlrows::SliceRow s;
+        s.ts = *start;
+        s.dur = 0;
+        s.name = isFree ? r.memFreeName.get(r.rank->strings, "Deallocation")
+                        : r.memAllocName.get(r.rank->strings, "Allocation");
+        s.kind = EventKind::CpuInstant;
+        s.phase = 'i';
+        s.cat = r.memCat.get(r.rank->strings, kNsysMemoryCategory);
+        s.track = r.tracks.get(*r.rank, pidOf(*gpid), 0);
+        s.correlation = st->intOr(7, kNone);
+        s.args = r.rank->strings.intern(args);
+        sqlrows::appendSlice(*r.rank, s);
+    }
+    return Ok{};
+}
+
 // Process names (PROCESSES) and thread names (ThreadNames) of the tracks that hold events.
 void NsysReader::readNames() {
     std::unordered_map<int64_t, std::string> procs;
@@ -456,7 +540,7 @@ Result<sqlrows::Ranks> NsysReader::run() {
     if (auto s = readStrings(); !s) return s.error();
     readInfo();
     for (auto step : {&NsysReader::readKernels, &NsysReader::readMemcpy,
-                      &NsysReader::readRuntime, &NsysReader::readNvtx})
+                      &NsysReader::readRuntime, &NsysReader::readNvtx, &NsysReader::readMemoryUsage})
         if (auto s = (this->*step)(); !s) return s.error();
     if (m_ranks.empty())
         return m_db.error(kKernel, "no CUDA kernel, memcpy, memset, runtime or NVTX rows in this export");
@@ -483,6 +567,14 @@ Result<sqlrows::Ranks> NsysReader::run() {
             rank.diagnostics.push_back({Severity::Info, where,
                                         fmt::format("{} NVTX record(s) without a time span (domains, categories, "
                                                     "registered strings) not shown", m_nvtxOther)});
+        }
+        if (m_memOtherKinds > 0) {
+            Location where{m_db.path()};
+            where.table = "CUDA_GPU_MEMORY_USAGE_EVENTS";
+            rank.diagnostics.push_back({Severity::Info, where,
+                                        fmt::format("{} memory usage row(s) of host or managed memory (pageable, "
+                                                    "pinned, managed, unknown kinds) not on the device memory "
+                                                    "timeline", m_memOtherKinds)});
         }
         out.push_back(std::move(r.rank));
     }

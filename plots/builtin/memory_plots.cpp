@@ -1,8 +1,12 @@
 // The memory timeline (issue 27; core/analysis/memory_timeline.h) in the workbench:
-// - "memory-timeline": allocated and reserved bytes over time per (run, rank, device type, device), as step lines
-//   (the `series` view of analysis `memory-timeline`: each [memory] event's "Total Allocated" and "Total Reserved"),
-//   each device's peak marked. Time runs from each run's first [memory] event. The CPU (device -1) is left out
-//   unless include_cpu is set or no GPU has events: its bytes sit on another scale.
+// - "memory-timeline": bytes over time per (run, rank, device type, device, source), as step lines (the `series`
+//   view of analysis `memory-timeline`): Kineto's allocated ("Total Allocated", solid) and reserved ("Total
+//   Reserved", dashed); a rocprofv3 or nsys allocation trace's live allocations ("live allocations (rocprofv3)");
+//   an smi sampler's used memory ("used (amd-smi)"); each series' peak marked. Time runs from each run's first
+//   memory event. Over a sweep each series is named by its run's configuration (its parameter values,
+//   configurationLabel; the run's own label when the configuration has repeats) and, with "panels", each
+//   configuration gets its own chart (facetPanels) with its own byte scale. The CPU (device -1) is left out unless
+//   include_cpu is set or no GPU has events: its bytes sit on another scale.
 // - "memory-live-at-peak": the blocks allocated in the trace and still live at each device's peak, with the
 //   operators that allocated them (innermost and outermost CPU op), largest first (the `live` view); the subtitle
 //   gives the peak and the part allocated before the trace began.
@@ -19,6 +23,7 @@
 #include "core/analysis/registry.h"
 #include "plots/analysis_plot.h"
 #include "plots/plot_registry.h"
+#include "plots/sweep_marks.h"
 #include "plots/table_picture.h"
 
 namespace strobe::plots {
@@ -39,24 +44,52 @@ core::Result<core::Table> memoryView(core::AnalysisContext& ctx, const char* vie
     return core::runAnalysis(ctx, "memory-timeline", req);
 }
 
-// One device's curve: events in time order.
+// One device's curve from one source: events in time order.
 struct MemSeries {
     std::string label;
-    std::vector<double> t, allocated, reserved;  // t: ns since the run's first [memory] event
+    std::string configuration;                   // the run's sweep configuration ("" for one run)
+    std::vector<double> t, allocated, reserved;  // t: ns since the run's first memory event
     size_t peak = 0;                             // first largest allocated
+    bool kineto = true;                          // the allocator's allocated and reserved (else one curve)
+};
+
+// One chart: every series, or (panels, several configurations) one configuration's.
+struct MemPanel {
+    ChartLayout g;
+    QRectF caption;  // empty without panels
+    std::string title;
+    std::vector<size_t> series;  // indices into MemFrame::series
 };
 
 struct MemFrame {
-    ChartLayout g;
     std::vector<MemSeries> series;
+    std::vector<MemPanel> panels;
 };
+
+// What a series of `source` shows, after its device: the allocator's curves (Kineto: allocated solid, reserved
+// dashed, as the legend says) need nothing; the others say what they measure and which tool wrote it.
+std::string sourceTail(const std::string& source, const std::string& tool) {
+    if (source == "kineto" || source.empty()) return {};
+    if (source == "smi") return fmt::format(" used ({})", tool.empty() ? source : tool);
+    return fmt::format(" live allocations ({})", tool.empty() ? source : tool);
+}
 
 std::vector<MemSeries> memorySeries(const AnalysisTables& p, bool includeCpu) {
     const core::Table& t = p.combined;
     const bool severalRuns = t.columnIndex("run") >= 0;
+    const auto configs = configurationsOf(p);
+    std::map<std::string, std::string> configOfRun;  // run label → configuration
+    std::map<std::string, size_t> runsOfConfig;
+    for (size_t i = 0; i < p.runLabels.size() && i < p.configurations.size(); ++i) {
+        configOfRun[p.runLabels[i]] = p.configurations[i];
+        runsOfConfig[p.configurations[i]] += 1;
+    }
     bool anyGpu = false;
     for (size_t r = 0; r < t.rows.size() && !anyGpu; ++r) anyGpu = cellText(t, r, col::kMtDeviceType) != "cpu";
-    std::map<std::tuple<std::string, int64_t, std::string, int64_t, std::string>, MemSeries> byKey;
+    // Keyed by (configuration's position, run, rank, device type, device, source): one configuration's series
+    // together, configurations in first-run order.
+    using Key = std::tuple<size_t, std::string, int64_t, std::string, int64_t, std::string>;
+    std::map<Key, MemSeries> byKey;
     std::map<std::string, double> origin;  // run → first event
     for (size_t r = 0; r < t.rows.size(); ++r) {
         const std::string run = severalRuns ? cellText(t, r, col::kRun) : std::string();
@@ -67,27 +100,30 @@ std::vector<MemSeries> memorySeries(const AnalysisTables& p, bool includeCpu) {
         const std::string type = cellText(t, r, col::kMtDeviceType);
         if (type == "cpu" && anyGpu && !includeCpu) continue;
         const std::string run = severalRuns ? cellText(t, r, col::kRun) : std::string();
+        const std::string config = severalRuns ? configOfRun[run] : std::string();
+        const size_t configAt = size_t(std::find(configs.begin(), configs.end(), config) - configs.begin());
         const auto rank = int64_t(cellNumber(t, r, col::kRank));
         const auto dev = int64_t(cellNumber(t, r, col::kMtDevice));
         const std::string src = cellText(t, r, col::kMtSource);
-        // The source in the label when it is not Kineto's allocator (rocprofv3 allocations, smi used memory).
-        const std::string tail = src == "kineto" || src.empty() ? std::string() : " (" + src + ")";
-        MemSeries& s = byKey[std::make_tuple(run, rank, type, dev, tail)];
-        if (s.label.empty())
-            s.label = fmt::format("{}{}:{}{}", run.empty() ? "" : run + " / ", type, dev, tail);
+        MemSeries& s = byKey[std::make_tuple(configAt, run, rank, type, dev, src)];
+        if (s.t.empty()) {
+            s.configuration = config;
+            s.kineto = src == "kineto" || src.empty();
+            s.label = fmt::format("{}:{}{}", type, dev, sourceTail(src, cellText(t, r, col::kMtTool)));
+        }
         s.t.push_back(cellNumber(t, r, col::kMtTs) - origin[run]);
         s.allocated.push_back(cellNumber(t, r, col::kMtAllocated));
         s.reserved.push_back(cellNumber(t, r, col::kMtReserved));
     }
-    // Ranks in the label only when the series span several.
+    // Ranks in the label only when a run's series span several; the run named by its configuration (its parameter
+    // values), by its own label when its configuration has several runs (repeats).
     std::map<std::string, std::set<int64_t>> ranksOfRun;
-    for (const auto& [key, s] : byKey) ranksOfRun[std::get<0>(key)].insert(std::get<1>(key));
+    for (const auto& [key, s] : byKey) ranksOfRun[std::get<1>(key)].insert(std::get<2>(key));
     std::vector<MemSeries> out;
     for (auto& [key, s] : byKey) {
-        const auto& [run, rank, type, dev, tail] = key;
-        if (ranksOfRun[run].size() > 1)
-            s.label = rank < 0 ? fmt::format("{}host {}:{}{}", run.empty() ? "" : run + " / ", type, dev, tail)
-                               : fmt::format("{}rank {} {}:{}{}", run.empty() ? "" : run + " / ", rank, type, dev, tail);
+        const auto& [configAt, run, rank, type, dev, src] = key;
+        if (ranksOfRun[run].size() > 1) s.label = (rank < 0 ? "host " : fmt::format("rank {} ", rank)) + s.label;
+        if (!run.empty()) s.label = (runsOfConfig[s.configuration] > 1 ? run : s.configuration) + " / " + s.label;
         for (size_t i = 1; i < s.allocated.size(); ++i)
             if (s.allocated[i] > s.allocated[s.peak]) s.peak = i;
         out.push_back(std::move(s));
@@ -103,19 +139,30 @@ std::string bytesText(double b) {
     return u == 0 ? fmt::format("{:.0f} B", b) : fmt::format("{:.2f} {}", v, units[u]);
 }
 
+const BoolParam kMemPanels =
+    BoolParam{"panels", "One panel per configuration",
+              "With several configurations (a sweep), one chart per configuration, each with its own byte scale "
+              "(else every series on one chart)",
+              true}
+        .drawOnly();
+
 class MemoryTimelinePlot final : public ChartPlot<AnalysisTables, MemFrame, AnalysisPlot> {
 public:
     MemoryTimelinePlot()
         : ChartPlot({"memory-timeline", "Memory timeline",
-                     "Allocated and reserved bytes over time per device, from the allocator's [memory] events "
-                     "(profile_memory=True), each device's peak marked.",
+                     "Device memory over time per device, from each memory source: the allocator's allocated and "
+                     "reserved bytes ([memory] events, profile_memory=True), the live allocations of rocprofv3 and "
+                     "nsys allocation traces, the smi samplers' used memory; each series' peak marked. Over a sweep, "
+                     "one series (and panel) per configuration, labelled with its parameter values.",
                      95}) {}
 
     std::vector<ParamSpec> parameters(const RunSet&) const override {
-        return {kMemIncludeCpu.spec(), kMemReserved.spec(), kLegend.spec()};
+        return {kMemIncludeCpu.spec(), kMemReserved.spec(), kMemPanels.spec(), kLegend.spec()};
     }
 
 protected:
+    bool namesConfigurations() const override { return true; }
+
     core::Result<core::Table> analyse(core::AnalysisContext& ctx, const core::WindowSpec&,
                                       const ParamValues&) const override {
         return memoryView(ctx, "series");
@@ -123,7 +170,9 @@ protected:
 
     std::optional<std::string> nothingToDraw(const AnalysisTables& p, const ParamValues&) const override {
         if (!p.combined.rows.empty()) return std::nullopt;
-        return emptyReason(p.combined.messages, "no [memory] events (record with profile_memory=True)");
+        return emptyReason(p.combined.messages,
+                           "no memory events ([memory] with profile_memory=True, a rocprofv3 or nsys allocation "
+                           "trace, or smi used memory)");
     }
 
     MemFrame frame(Canvas& c, const AnalysisTables& p, const ParamValues& v) const override {
@@ -135,83 +184,129 @@ protected:
                                  bytesText(s.allocated[s.peak]), int64_t(s.allocated[s.peak]));
         QRectF area = drawTitle(c, c.rect, title(), peaks);
         std::vector<LegendEntry> legend;
-        for (size_t i = 0; i < f.series.size(); ++i) legend.push_back({f.series[i].label, seriesColor(int(i)), true});
-        legend.push_back({"allocated", c.theme().foreground, true, Qt::SolidLine});
-        if (kMemReserved(v)) legend.push_back({"reserved", c.theme().foreground, true, Qt::DashLine});
-        area = drawLegend(c, area, legend, legendMode(v));
-        double tmax = 1, ymax = 1;
-        for (const auto& s : f.series) {
-            tmax = std::max(tmax, s.t.back());
-            for (size_t i = 0; i < s.t.size(); ++i)
-                ymax = std::max({ymax, s.allocated[i], kMemReserved(v) ? s.reserved[i] : 0.0});
+        bool anyKineto = false;
+        for (size_t i = 0; i < f.series.size(); ++i) {
+            legend.push_back({f.series[i].label, seriesColor(int(i)), true});
+            anyKineto = anyKineto || f.series[i].kineto;
         }
-        f.g = layoutChart(QFontMetricsF(c.painter.font()), area,
-                          ChartAxis::linear(0, tmax * 1.02, TickUnit::Duration, "time since the first [memory] event"),
-                          ChartAxis::linear(0, ymax * 1.08, TickUnit::Number, "bytes"));
+        if (anyKineto) {
+            legend.push_back({"allocated", c.theme().foreground, true, Qt::SolidLine});
+            if (kMemReserved(v)) legend.push_back({"reserved", c.theme().foreground, true, Qt::DashLine});
+        }
+        area = drawLegend(c, area, legend, legendMode(v));
+        // The panels: one per configuration when asked and there are several, else one.
+        std::vector<std::string> groups;
+        for (const auto& s : f.series)
+            if (std::find(groups.begin(), groups.end(), s.configuration) == groups.end()) groups.push_back(s.configuration);
+        const bool panels = kMemPanels(v) && groups.size() > 1;
+        if (!panels) groups = {std::string()};
+        const QFontMetricsF fm(c.painter.font());
+        const auto rects = facetPanels(area, groups.size());
+        for (size_t k = 0; k < groups.size(); ++k) {
+            MemPanel panel;
+            QRectF chart = rects[k];
+            if (panels) {
+                panel.title = groups[k];
+                panel.caption = QRectF(chart.left() + 8, chart.top(), chart.width() - 16, fm.height());
+                chart.setTop(chart.top() + fm.height() + 2);
+            }
+            double tmax = 1, ymax = 1;
+            for (size_t i = 0; i < f.series.size(); ++i) {
+                const MemSeries& s = f.series[i];
+                if (panels && s.configuration != groups[k]) continue;
+                panel.series.push_back(i);
+                tmax = std::max(tmax, s.t.back());
+                for (size_t j = 0; j < s.t.size(); ++j)
+                    ymax = std::max({ymax, s.allocated[j], s.kineto && kMemReserved(v) ? s.reserved[j] : 0.0});
+            }
+            panel.g = layoutChart(fm, chart,
+                                  ChartAxis::linear(0, tmax * 1.02, TickUnit::Duration,
+                                                    "time since the run's first memory event"),
+                                  ChartAxis::linear(0, ymax * 1.08, TickUnit::Number, "bytes"));
+            f.panels.push_back(std::move(panel));
+        }
         return f;
     }
 
     void drawMarks(Canvas& c, const MemFrame& f, const AnalysisTables&, const ParamValues& v) const override {
-        drawAxes(c, f.g);
         auto& painter = c.painter;
-        painter.save();
-        painter.setClipRect(f.g.plot.adjusted(-1, -1, 1, 1));
-        const double tEnd = f.g.x.hi;
-        for (size_t k = 0; k < f.series.size(); ++k) {
-            const MemSeries& s = f.series[k];
-            const QColor color = seriesColor(int(k));
-            auto steps = [&](const std::vector<double>& y) {
-                QPolygonF line;
-                for (size_t i = 0; i < s.t.size(); ++i) {
-                    if (i > 0) line << QPointF(f.g.xAt(s.t[i]), f.g.yAt(y[i - 1]));
-                    line << QPointF(f.g.xAt(s.t[i]), f.g.yAt(y[i]));
-                }
-                line << QPointF(f.g.xAt(tEnd), f.g.yAt(y.back()));
-                return line;
-            };
-            if (kMemReserved(v)) {
-                painter.setPen(QPen(color, 1.2, Qt::DashLine));
-                painter.drawPolyline(steps(s.reserved));
+        for (const MemPanel& panel : f.panels) {
+            drawAxes(c, panel.g);
+            if (!panel.title.empty()) {
+                painter.setPen(c.theme().foreground);
+                painter.drawText(panel.caption, Qt::AlignLeft | Qt::AlignVCenter,
+                                 elided(painter, panel.title, panel.caption.width()));
             }
-            painter.setPen(QPen(color, 1.6));
-            painter.drawPolyline(steps(s.allocated));
-            // The peak: a dot and its value.
-            const QPointF at(f.g.xAt(s.t[s.peak]), f.g.yAt(s.allocated[s.peak]));
-            painter.setRenderHint(QPainter::Antialiasing, true);
-            painter.setBrush(color);
-            painter.drawEllipse(at, 4, 4);
-            painter.setBrush(Qt::NoBrush);
-            const QString text = QString::fromStdString("peak " + bytesText(s.allocated[s.peak]));
-            const double w = QFontMetricsF(painter.font()).horizontalAdvance(text);
-            const double x = std::min(at.x() + 6, f.g.plot.right() - w - 2);
-            painter.drawText(QPointF(x, at.y() - 6), text);
-            painter.setRenderHint(QPainter::Antialiasing, false);
+            painter.save();
+            painter.setClipRect(panel.g.plot.adjusted(-1, -1, 1, 1));
+            const double tEnd = panel.g.x.hi;
+            for (size_t k : panel.series) {
+                const MemSeries& s = f.series[k];
+                const QColor color = seriesColor(int(k));
+                auto steps = [&](const std::vector<double>& y) {
+                    QPolygonF line;
+                    for (size_t i = 0; i < s.t.size(); ++i) {
+                        if (i > 0) line << QPointF(panel.g.xAt(s.t[i]), panel.g.yAt(y[i - 1]));
+                        line << QPointF(panel.g.xAt(s.t[i]), panel.g.yAt(y[i]));
+                    }
+                    line << QPointF(panel.g.xAt(tEnd), panel.g.yAt(y.back()));
+                    return line;
+                };
+                if (s.kineto && kMemReserved(v)) {
+                    painter.setPen(QPen(color, 1.2, Qt::DashLine));
+                    painter.drawPolyline(steps(s.reserved));
+                }
+                painter.setPen(QPen(color, 1.6));
+                painter.drawPolyline(steps(s.allocated));
+                // The peak: a dot and its value, kept inside the plot.
+                const QPointF at(panel.g.xAt(s.t[s.peak]), panel.g.yAt(s.allocated[s.peak]));
+                painter.setRenderHint(QPainter::Antialiasing, true);
+                painter.setBrush(color);
+                painter.drawEllipse(at, 4, 4);
+                painter.setBrush(Qt::NoBrush);
+                const QString text = QString::fromStdString("peak " + bytesText(s.allocated[s.peak]));
+                const QFontMetricsF fm(painter.font());
+                const double w = fm.horizontalAdvance(text);
+                const double x = std::max(panel.g.plot.left() + 2, std::min(at.x() + 6, panel.g.plot.right() - w - 2));
+                const double y = std::max(at.y() - 6, panel.g.plot.top() + fm.ascent() + 2);
+                painter.drawText(QPointF(x, y), text);
+                painter.setRenderHint(QPainter::Antialiasing, false);
+            }
+            painter.restore();
         }
-        painter.restore();
     }
 
     std::optional<HitInfo> hitMarks(const MemFrame& f, const AnalysisTables&, const ParamValues&,
                                     QPointF at) const override {
-        if (!f.g.plot.contains(at)) return std::nullopt;
-        const double t = f.g.x.lo + (at.x() - f.g.plot.left()) / f.g.plot.width() * (f.g.x.hi - f.g.x.lo);
-        std::optional<HitInfo> hit;
-        double best = INFINITY;
-        for (const MemSeries& s : f.series) {
-            const auto it = std::upper_bound(s.t.begin(), s.t.end(), t);
-            if (it == s.t.begin()) continue;
-            const size_t i = size_t(it - s.t.begin()) - 1;
-            const double d = std::fabs(f.g.yAt(s.allocated[i]) - at.y());
-            if (d >= best || d > 24) continue;
-            best = d;
-            HitInfo h;
-            h.title = s.label;
-            h.fields = {{"time", formatDuration(s.t[i])},
-                        {"allocated", fmt::format("{} ({} B)", bytesText(s.allocated[i]), int64_t(s.allocated[i]))},
-                        {"reserved", fmt::format("{} ({} B)", bytesText(s.reserved[i]), int64_t(s.reserved[i]))},
-                        {"peak", bytesText(s.allocated[s.peak])}};
-            hit = h;
+        for (const MemPanel& panel : f.panels) {
+            const ChartLayout& g = panel.g;
+            if (!g.plot.contains(at)) continue;
+            const double t = g.x.lo + (at.x() - g.plot.left()) / g.plot.width() * (g.x.hi - g.x.lo);
+            std::optional<HitInfo> hit;
+            double best = INFINITY;
+            for (size_t k : panel.series) {
+                const MemSeries& s = f.series[k];
+                const auto it = std::upper_bound(s.t.begin(), s.t.end(), t);
+                if (it == s.t.begin()) continue;
+                const size_t i = size_t(it - s.t.begin()) - 1;
+                const double d = std::fabs(g.yAt(s.allocated[i]) - at.y());
+                if (d >= best || d > 24) continue;
+                best = d;
+                HitInfo h;
+                h.title = s.label;
+                h.fields = {{"time", formatDuration(s.t[i])},
+                            {s.kineto ? "allocated" : "bytes",
+                             fmt::format("{} ({} B)", bytesText(s.allocated[i]), int64_t(s.allocated[i]))}};
+                if (s.kineto)
+                    h.fields.push_back(
+                        {"reserved", fmt::format("{} ({} B)", bytesText(s.reserved[i]), int64_t(s.reserved[i]))});
+                h.fields.push_back({"peak", bytesText(s.allocated[s.peak])});
+                if (!s.configuration.empty()) h.fields.push_back({"configuration", s.configuration});
+                hit = h;
+            }
+            return hit;
         }
-        return hit;
+        return std::nullopt;
     }
 };
 

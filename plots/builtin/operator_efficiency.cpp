@@ -2,7 +2,8 @@
 // shape × dtype, group_by shape) with its FLOPs, bytes, kernel time, achieved TFLOP/s and TB/s, arithmetic
 // intensity, % of the GPU's peak and roofline bound, as a sortable, filterable table. The subtitle states the share
 // of GPU kernel time the models cover (the analysis' "% of GPU kernel time modelled" message). Over several runs the
-// table has a leading run column (AnalysisPlot), so a sweep's configurations sit side by side.
+// table has a leading run column (AnalysisPlot) and, for a sweep, the run's configuration (its parameter values,
+// addConfigurationColumn) beside it: sorting by configuration groups the rows of each configuration.
 
 #include <algorithm>
 
@@ -24,7 +25,8 @@ const core::StringParam kOpsTableGroupBy{
     "instance"};
 const std::vector<std::string> kOpsTableSortColumns{"kernel_ns", "flops",  "bytes",     "tflops_per_s", "tb_per_s",
                                                     "intensity", "peak_pct", "instances", "kernels",      "op",
-                                                    "family",    "dtype",  "bound",     "ts_ns"};
+                                                    "family",    "dtype",  "bound",     "ts_ns",
+                                                    "configuration"};
 const RegexParam kOpsTableFilter =
     RegexParam{"filter", "Name filter", "Only rows whose name matches this regular expression (empty: all)", ""}
         .drawOnly();
@@ -84,7 +86,7 @@ public:
         const auto shown = displayColumns(t);
         const bool byShape = kOpsTableGroupBy(v) == "shape";
         // The figures first, the (long) shapes last: a narrow picture cuts the shapes, not the figures.
-        for (const char* k : {"run", "rank", "op", "family", "dtype", "instances", "kernel_ns", "tflops_per_s",
+        for (const char* k : {"run", "configuration", "rank", "op", "family", "dtype", "instances", "kernel_ns", "tflops_per_s",
                               "tb_per_s", "peak_pct", "bound", "intensity", "flops", "bytes", "shapes"}) {
             if (std::string_view(k) == "instances" && !byShape) continue;
             if (std::find(shown.begin(), shown.end(), k) != shown.end()) how.columns.push_back(k);
@@ -137,6 +139,8 @@ public:
     }
 
 protected:
+    bool namesConfigurations() const override { return true; }
+
     core::Result<core::Table> analyse(core::AnalysisContext& ctx, const core::WindowSpec&,
                                       const ParamValues& values) const override {
         const std::string by = kOpsTableGroupBy(values);

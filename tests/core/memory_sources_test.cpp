@@ -12,6 +12,7 @@
 #include "core/analysis/context.h"
 #include "core/analysis/sweep_compare.h"
 #include "core/engine/run_loader.h"
+#include "core/formats/nsys_sqlite.h"
 #include "core/formats/rocprofv3_csv.h"
 #include "core/sweep/sweep_discovery.h"
 #include "tests/core/test_data_loader.h"
@@ -154,4 +155,64 @@ TEST(MemorySources, SweepShowsEachConfigurationsPerStepPeak) {
     EXPECT_DOUBLE_EQ(byModel["df"]->maxBytes, 6629508096.0);
     EXPECT_EQ(byModel["norm"]->steps, 1u);
     EXPECT_DOUBLE_EQ(byModel["norm"]->maxBytes, 8154624.0);
+}
+
+// nsys's CUDA_GPU_MEMORY_USAGE_EVENTS (nsys --cuda-memory-usage=true) in a small export hand-built from the documented
+// schema (tests/data/sqlite/make_nsys_memory_sample.py says why: no real export with the table is at hand). Replay
+// (`/usr/bin/python3 tests/data/sqlite/make_nsys_memory_sample.py --replay`):
+//   rows of other memory kinds: 2; unmatched frees: 1
+//   cuda:0: 7 events, peak 236978176 B at 2000050000 ns, final 2097152 B,
+//           allocated values [2097152, 69206016, 203423744, 136314880, 236978176, 102760448, 2097152]
+//   cuda:1: 4 events, peak 51380224 B at 2000090000 ns, final 51380224 B,
+//           allocated values [33554432, 34603008, 1048576, 51380224]
+TEST(MemorySources, NsysMemoryUsageEventsAreARunningSumOfLiveBlocks) {
+    auto ds = loadData("sqlite/nsys_memory_usage.sqlite");
+    ASSERT_EQ(ds->ranks.size(), 1u);
+    const RankData& r = *ds->ranks[0];
+    EXPECT_EQ(r.gpu.size(), 4u) << "the kernels are read as before";
+    const MemoryTimeline tl = memoryTimeline(r);
+    EXPECT_EQ(tl.unreadable, 0u);
+    EXPECT_EQ(tl.unmatchedFrees, 1u);
+    ASSERT_EQ(tl.devices.size(), 2u);
+    const std::vector<std::vector<int64_t>> curves = {
+        {2097152, 69206016, 203423744, 136314880, 236978176, 102760448, 2097152},
+        {33554432, 34603008, 1048576, 51380224}};
+    const int64_t peaks[] = {236978176, 51380224}, peakTs[] = {2000050000, 2000090000};
+    for (size_t k = 0; k < 2; ++k) {
+        SCOPED_TRACE(k);
+        const MemoryDevice& d = tl.devices[k];
+        EXPECT_EQ(d.source, MemorySource::Nsys);
+        EXPECT_EQ(memoryDeviceTypeName(d.deviceType), "cuda");
+        EXPECT_EQ(d.device, int64_t(k));
+        EXPECT_FALSE(d.hasReserved());
+        ASSERT_EQ(d.events.size(), curves[k].size());
+        for (size_t i = 0; i < curves[k].size(); ++i) {
+            EXPECT_EQ(d.events[i].allocated, curves[k][i]) << i;
+            EXPECT_EQ(d.events[i].reserved, curves[k][i]) << i;
+        }
+        EXPECT_EQ(d.peakEvent().allocated, peaks[k]);
+        EXPECT_EQ(d.peakEvent().ts, peakTs[k]);
+    }
+    // The host-side kinds (pinned, managed) are said, not drawn.
+    bool said = false;
+    for (const auto& dg : r.diagnostics) said = said || dg.message.find("2 memory usage row(s)") != std::string::npos;
+    EXPECT_TRUE(said);
+
+    AnalysisContext ctx(ds);
+    AnalysisRequest req;
+    auto t = runAnalysis(ctx, "memory-timeline", req);
+    ASSERT_TRUE(t.ok()) << t.error().toString();
+    ASSERT_EQ(t->rows.size(), 2u);
+    EXPECT_EQ(Table::text(t->at(0, "source")), "nsys");
+    EXPECT_EQ(Table::number(t->at(0, "peak_allocated_bytes")), 236978176.0);
+    EXPECT_EQ(Table::number(t->at(1, "peak_allocated_bytes")), 51380224.0);
+}
+
+// Exports without the table read as before: no memory device, no memory slice.
+TEST(MemorySources, NsysExportWithoutMemoryUsageHasNoMemoryTimeline) {
+    auto ds = loadData("sqlite/nsys_fuser_h200.sqlite");
+    for (const auto& r : ds->ranks) {
+        EXPECT_TRUE(memoryTimeline(*r).devices.empty());
+        EXPECT_FALSE(r->strings.find(kNsysMemoryCategory).has_value());
+    }
 }

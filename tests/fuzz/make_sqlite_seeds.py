@@ -49,6 +49,10 @@ def main():
     seeds = {
         "nsys_fuser.seed": (0, "nsys_fuser_h200.sqlite", nsys_tables, 12),
         "nsys_cloverleaf.seed": (0, "nsys_cloverleaf_a100.sqlite", nsys_tables, 12),
+        # CUDA_GPU_MEMORY_USAGE_EVENTS (hand-built from the documented schema: make_nsys_memory_sample.py).
+        "nsys_memory.seed": (0, "nsys_memory_usage.sqlite",
+                             dict(nsys_tables, CUDA_GPU_MEMORY_USAGE_EVENTS=None, ENUM_CUDA_MEM_KIND=None,
+                                  ENUM_CUDA_DEV_MEM_EVENT_OPER=None), 20),
         "rpd_matmul.seed": (1, "rpd_matmul.rpd",
                             {t: None for t in ("rocpd_string", "rocpd_op", "rocpd_api", "rocpd_api_ops",
                                                "rocpd_kernelapi", "rocpd_copyapi", "rocpd_monitor",

@@ -6,6 +6,7 @@
 // (GPU hip:0: peak Total Allocated 8,154,624 B; 44 blocks allocated in the trace live at the peak, 7,489,024 B).
 // The table and roofline plots are checked against the `ops` analysis they draw (`strobe-cli analyze ops`).
 #include <algorithm>
+#include <filesystem>
 #include <map>
 #include <set>
 #include <string>
@@ -15,10 +16,13 @@
 #include "core/analysis/context.h"
 #include "core/analysis/registry.h"
 #include "core/engine/run_loader.h"
+#include "core/sweep/sweep_discovery.h"
 #include "plots/analysis_plot.h"
 #include "plots/builtin/timeline_model.h"
 #include "plots/plot_registry.h"
 #include "plots/render.h"
+#include "plots/step_times.h"
+#include "tests/test_files.h"
 #include "tests/test_paths.h"
 
 using namespace strobe;
@@ -263,5 +267,154 @@ TEST(EfficiencyMemoryPlots, TimelineMemoryLanesFromSmiAndRocprofv3) {
             EXPECT_EQ(memory[0]->vmax, 2048.0);
             EXPECT_NE(memory[0]->label.find("agent:0"), std::string::npos) << memory[0]->label;
         }
+    }
+}
+
+namespace {
+
+// A sweep made of copies of two real memory traces, as tests/core/memory_sources_test.cpp's sweep (model=df: HTA's
+// V100 trace; model=norm: TraceLens's MI300X normalization test), loaded as the workbench loads a sweep.
+RunSet memorySweep(const std::filesystem::path& dir) {
+    const std::string data = STROBE_TEST_DATA_DIR;
+    std::filesystem::create_directories(dir / "model=df" / "rep0");
+    std::filesystem::create_directories(dir / "model=norm" / "rep0");
+    std::filesystem::copy_file(data + "/kineto/hta/df_index_resolver/df_index_resolver.json.gz",
+                               dir / "model=df" / "rep0" / "trace.json.gz");
+    std::filesystem::copy_file(data + "/kineto/memory/tracelens_normalization_layer_test_profile_memory.json.gz",
+                               dir / "model=norm" / "rep0" / "trace.json.gz");
+    RunSet runs;
+    core::RunLoadOptions options;
+    options.useCache = false;
+    for (const auto& run : core::sweep::discoverSweep({dir.string()}).runs) {
+        auto loaded = core::loadRun(run.paths, options);
+        EXPECT_TRUE(loaded.ok()) << run.path();
+        if (!loaded.ok()) continue;
+        RunEntry entry = run;
+        entry.dataset = *loaded;
+        runs.push_back(std::move(entry));
+    }
+    return runs;
+}
+
+PreparedPtr prepareOn(const Plot& plot, const RunSet& runs, ParamValues& values) {
+    auto resolved = core::resolveValues(plot.parameters(runs), {});
+    EXPECT_TRUE(resolved.ok());
+    if (!resolved.ok()) return nullptr;
+    values = *resolved;
+    auto p = plot.prepare(runs, values, {}, {});
+    EXPECT_TRUE(p.ok()) << (p.ok() ? "" : p.error().toString());
+    return p.ok() ? *p : nullptr;
+}
+
+// Plot `id` prepared with its defaults on the memory sweep (the traces are read into memory: the directory goes).
+struct SweepPlot {
+    RunSet runs;
+    const Plot* plot = nullptr;
+    ParamValues values;
+    PreparedPtr prepared;
+};
+SweepPlot prepareOnSweep(const std::string& id) {
+    SweepPlot out;
+    test::TempDir dir("strobe-sweep-plot");
+    out.runs = memorySweep(dir.path());
+    EXPECT_EQ(out.runs.size(), 2u);
+    out.plot = PlotRegistry::instance().find(id);
+    EXPECT_NE(out.plot, nullptr) << id;
+    if (out.plot) out.prepared = prepareOn(*out.plot, out.runs, out.values);
+    return out;
+}
+
+}  // namespace
+
+// The memory timeline over a sweep: one series per configuration, named by its parameter values, whose curve is the
+// replay's. Expected values (tests/core/memory_timeline_replay.py on each trace):
+//   model=df   cuda:1  26,770 events, peak 6,629,508,096 B, curve_checksum 2040653307572454400
+//   model=norm hip:0      415 events, peak     8,154,624 B, curve_checksum 389666864640
+// (curve_checksum: sum over the events in order of (k + 1) * allocated, mod 2^61 - 1).
+TEST(EfficiencyMemoryPlots, MemoryTimelineOverASweepHasEachConfigurationsReplayedCurve) {
+    const SweepPlot sp = prepareOnSweep("memory-timeline");
+    ASSERT_TRUE(sp.prepared);
+    const core::Table t = sp.plot->table(*sp.prepared, sp.values);
+    ASSERT_GE(t.columnIndex("configuration"), 0) << "a sweep's table names each row's configuration";
+    struct Curve {
+        size_t events = 0;
+        double peak = 0;
+        uint64_t checksum = 0;
+    };
+    std::map<std::string, Curve> curves;  // "configuration device_type:device"
+    constexpr uint64_t kMod = (uint64_t{1} << 61) - 1;
+    for (size_t r = 0; r < t.rows.size(); ++r) {
+        if (cellText(t, r, "device_type") == "cpu") continue;
+        Curve& c = curves[cellText(t, r, "configuration") + " " + cellText(t, r, "device_type") + ":" +
+                          cellText(t, r, "device")];
+        const auto a = uint64_t(cellNumber(t, r, "allocated_bytes"));
+        c.events += 1;
+        c.peak = std::max(c.peak, double(a));
+        c.checksum = (c.checksum + uint64_t(c.events) * a % kMod) % kMod;  // events < 2^15, bytes < 2^40: no overflow
+    }
+    ASSERT_EQ(curves.size(), 2u);
+    EXPECT_EQ(curves["model=df cuda:1"].events, 26770u);
+    EXPECT_EQ(curves["model=df cuda:1"].peak, 6'629'508'096.0);
+    EXPECT_EQ(curves["model=df cuda:1"].checksum, 2040653307572454400u);
+    EXPECT_EQ(curves["model=norm hip:0"].events, 415u);
+    EXPECT_EQ(curves["model=norm hip:0"].peak, 8'154'624.0);
+    EXPECT_EQ(curves["model=norm hip:0"].checksum, 389666864640u);
+
+    // The picture: each series named by its configuration, its peak stated, one panel per configuration.
+    const std::string svg = renderToSvg(*sp.plot, *sp.prepared, sp.values, QSize(1000, 600)).toStdString();
+    EXPECT_NE(svg.find("model=df / cuda:1 peak 6.17 GiB (6629508096 B)"), std::string::npos);
+    EXPECT_NE(svg.find("model=norm / hip:0 peak 7.78 MiB (8154624 B)"), std::string::npos);
+    EXPECT_EQ(svg.find("#0 /"), std::string::npos) << "a configuration without repeats is named by its parameters";
+    const QImage image = renderToImage(*sp.plot, *sp.prepared, sp.values, QSize(1000, 600));
+    EXPECT_GT(countNonBackgroundPixels(image), 5000);
+}
+
+// The operator table over the same sweep: a configuration column, each configuration's rows those of its run's
+// `ops` analysis.
+TEST(EfficiencyMemoryPlots, OperatorTableOverASweepHasAConfigurationColumn) {
+    const SweepPlot sp = prepareOnSweep("operator-efficiency");
+    ASSERT_TRUE(sp.prepared);
+    const core::Table t = sp.plot->table(*sp.prepared, sp.values);
+    ASSERT_EQ(t.columnIndex("configuration"), t.columnIndex("run") + 1);
+    std::map<std::string, size_t> rowsOf;
+    for (size_t r = 0; r < t.rows.size(); ++r) rowsOf[cellText(t, r, "configuration")] += 1;
+    for (const auto& run : sp.runs) {
+        auto ctx = core::AnalysisContext::of(run.dataset);
+        core::AnalysisRequest req;
+        req.window = *core::WindowSpec::parse("all", "");
+        req.values["group-by"] = std::string("instance");
+        auto ops = core::runAnalysis(*ctx, "ops", req);
+        ASSERT_TRUE(ops.ok());
+        EXPECT_EQ(rowsOf[configurationLabel(run)], ops->rows.size()) << configurationLabel(run);
+    }
+    EXPECT_GT(rowsOf["model=norm"], 0u);
+    const std::string svg = renderToSvg(*sp.plot, *sp.prepared, sp.values, QSize(1200, 700)).toStdString();
+    EXPECT_NE(svg.find(">configuration<"), std::string::npos) << "the picture has the configuration column";
+}
+
+// Each series is named by what its source measures (README, memory timeline): smi → "used (nvidia-smi)", an allocation
+// trace → "live allocations (rocprofv3)" / "(nsys)"; only Kineto's series come with the allocated/reserved key.
+TEST(EfficiencyMemoryPlots, MemoryTimelineNamesEachSourcesSeries) {
+    const Plot* plot = PlotRegistry::instance().find("memory-timeline");
+    ASSERT_NE(plot, nullptr);
+    const std::pair<const char*, const char*> cases[] = {
+        {"/telemetry/nvidia-smi/v100s_gpu_log.csv", "cuda:0 used (nvidia-smi)"},
+        {"/rocprof/docs-2025/memory_allocation_trace.csv", "agent:0 live allocations (rocprofv3)"},
+        {"/sqlite/nsys_memory_usage.sqlite", "cuda:0 live allocations (nsys)"},
+        {"/kineto/memory/tracelens_normalization_layer_test_profile_memory.json.gz", "reserved"}};
+    for (const auto& [rel, label] : cases) {
+        SCOPED_TRACE(rel);
+        core::RunLoadOptions o;
+        o.useCache = false;
+        auto ds = core::loadRun({std::string(STROBE_TEST_DATA_DIR) + rel}, o);
+        ASSERT_TRUE(ds.ok());
+        const RunSet runs{RunEntry{"src", ds.value(), {}}};
+        ParamValues values;
+        const PreparedPtr prepared = prepareOn(*plot, runs, values);
+        ASSERT_TRUE(prepared);
+        const std::string svg = renderToSvg(*plot, *prepared, values, QSize(1000, 600)).toStdString();
+        EXPECT_NE(svg.find(std::string(">") + label + "<"), std::string::npos) << label;
+        const bool kineto = std::string(rel).find("kineto") != std::string::npos;
+        EXPECT_EQ(svg.find(">allocated<") != std::string::npos, kineto) << "the allocated/reserved key is Kineto's";
     }
 }

@@ -18,7 +18,11 @@
 # critical-path.* and what-if.* were recorded when those plots were added (issue 26), with this script limited to them.
 # memory-timeline.* and memory-live-at-peak.* were re-recorded for issue 27's other memory sources (a "source" column;
 # nvidia-smi's used memory now drawn as the device's series) with STROBE_SNAPSHOT_PLOTS="memory-timeline
-# memory-live-at-peak" (the plot ids to render; every plot when unset).
+# memory-live-at-peak" (the plot ids to render; every plot when unset). memory-timeline.*, memory-live-at-peak.svg
+# and resnet-sweep/operator-efficiency.* were re-recorded for issue 27's sweep-aware views with STROBE_SNAPSHOT_PLOTS=
+# "memory-timeline memory-live-at-peak operator-efficiency roofline" (roofline unchanged): the series view's "tool"
+# column, series named by their source ("used (nvidia-smi)"), the empty-state wording naming nsys, and the sweep's
+# "configuration" column in the operator table.
 # rank-step-heatmap.* were recorded when the plot was added (issue 29), with STROBE_SNAPSHOT_PLOTS=rank-step-heatmap; the
 # CPU core heatmap's colour scale moved to plots/heat_scale.h then, its pictures unchanged.
 set -eu
