@@ -485,6 +485,23 @@ void noteSyncSource(CpGraph& g, uint32_t callEv, TimeNs end) {
     s = std::max(s, end);
 }
 
+// The blocking call's end after GPU activity k it waited for. Strobe: the call returns after both its own start
+// (the CPU edge into its end) and k's end; this edge weighs the part of the call after both, max(k's end, the
+// call's start) -> the call's end, clamped at 0 (k may end after the return on a skewed clock), so that a path that
+// reaches the call's end through the GPU carries the return too, and never more than the call lasted (a stream whose
+// last activity ended long before the call, which the call did not wait for, gains nothing through it).
+// HTA: a zero-weight dependency.
+void syncEdge(CpGraph& g, uint32_t k, uint32_t callEv) {
+    const TimeNs kEnd = g.events[k].end;
+    const CpEvent& call = g.events[callEv];
+    if (g.def == CpDefinition::Strobe)
+        g.add(g.endNode(k), g.endNode(callEv), std::max<TimeNs>(0, call.end - std::max(kEnd, call.ts)),
+              CpEdgeType::SyncResidual, static_cast<int32_t>(callEv));
+    else
+        g.add(g.endNode(k), g.endNode(callEv), 0, CpEdgeType::Sync, -1);
+    noteSyncSource(g, callEv, kEnd);
+}
+
 void syncTo(CpGraph& g, const StreamIndex& idx, uint32_t callEv, int64_t stream, bool allStreams) {
     const TimeNs t = g.events[callEv].end;
     const RankData& r = *g.ranks[g.events[callEv].rankPos];
@@ -493,8 +510,7 @@ void syncTo(CpGraph& g, const StreamIndex& idx, uint32_t callEv, int64_t stream,
         if (!allStreams && static_cast<int64_t>(static_cast<int32_t>(key & 0xffffffffu)) != stream) continue;
         const int32_t k = idx.lastBefore(g, v, t);
         if (k < 0) continue;
-        g.add(g.endNode(static_cast<size_t>(k)), g.endNode(callEv), 0, CpEdgeType::Sync, -1);
-        noteSyncSource(g, callEv, g.events[static_cast<size_t>(k)].end);
+        syncEdge(g, static_cast<uint32_t>(k), callEv);
     }
 }
 
@@ -532,10 +548,7 @@ void syncEdges(AnalysisContext& ctx, CpGraph& g, size_t ri, const EventLinks& li
         } else if (name == "Event Sync") {
             const int32_t k = recordedKernel(g, links, r, ri, i);
             const auto call = static_cast<uint32_t>(it->second);
-            if (k >= 0) {
-                g.add(g.endNode(static_cast<size_t>(k)), g.endNode(call), 0, CpEdgeType::Sync, -1);
-                noteSyncSource(g, call, g.events[static_cast<size_t>(k)].end);
-            }
+            if (k >= 0) syncEdge(g, static_cast<uint32_t>(k), call);
         }
     }
     if (syncs == 0)

@@ -15,7 +15,9 @@
 // - strobe (default): wall time, across every rank of the run (or one with `rank`). Edge weights are the time a
 //   resource cannot be shortened by its dependencies: durations, CPU gaps (idle), the launch latency of a kernel
 //   that waited for its launch, the gap after the previous kernel of one that waited for its stream, the residue
-//   of a sync call after what it waited for. Waits weigh zero: they are recomputed from the dependencies, so the
+//   of a sync call after what it waited for (both into its end: from its own last CPU node, the part after
+//   max(that node, the awaited GPU end); from the awaited activity's end, the part after max(that end, the call's
+//   start), never more than the call lasted). Waits weigh zero: they are recomputed from the dependencies, so the
 //   path's length is the window's wall time (to the residues the trace cannot explain) and a what-if re-simulates
 //   them. Classes: cpu_op, launch_latency, kernel:<category> (Strobe's kernel categories), communication,
 //   sync_wait, idle.
