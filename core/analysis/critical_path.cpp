@@ -3,11 +3,14 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstdlib>
 #include <iterator>
 #include <map>
 #include <regex>
 #include <tuple>
 #include <unordered_map>
+
+#include <sys/mman.h>
 
 #include <fmt/format.h>
 
@@ -17,6 +20,37 @@
 namespace strobe::core {
 
 namespace {
+
+// The graph's large arrays (hundreds of MB for a step of 1 M kernels) ask for transparent huge pages: on a VM a
+// fresh 4 KiB page costs a fault of ~17 µs (bench/README.md), most of the build's time; a 2 MiB page is one fault.
+// Where the kernel does not offer them on request (THP "never"), madvise fails and the pages stay small.
+template <class T>
+struct CpAlloc {
+    using value_type = T;
+    static constexpr size_t kHuge = size_t{2} << 20;
+    CpAlloc() = default;
+    template <class U>
+    CpAlloc(const CpAlloc<U>&) {}  // NOLINT(google-explicit-constructor): allocators convert implicitly
+    T* allocate(size_t n) {
+        const size_t bytes = n * sizeof(T);
+        if (bytes < 2 * kHuge) return static_cast<T*>(::operator new(bytes));
+        const size_t rounded = (bytes + kHuge - 1) / kHuge * kHuge;
+        void* p = std::aligned_alloc(kHuge, rounded);
+        if (!p) throw std::bad_alloc();
+#ifdef MADV_HUGEPAGE
+        madvise(p, rounded, MADV_HUGEPAGE);
+#endif
+        return static_cast<T*>(p);
+    }
+    void deallocate(T* p, size_t n) {
+        if (n * sizeof(T) < 2 * kHuge) ::operator delete(p);
+        else std::free(p);
+    }
+    template <class U>
+    bool operator==(const CpAlloc<U>&) const { return true; }
+};
+template <class T>
+using CpVec = std::vector<T, CpAlloc<T>>;
 
 enum class CpEdgeType : uint8_t { Span, Dependency, Idle, Launch, KernelKernel, Sync, SyncResidual, Comm, Wake };
 
@@ -44,9 +78,9 @@ struct CpGraph {
     CpDefinition def = CpDefinition::Strobe;
     std::vector<const RankData*> ranks;  // by dataset rank index (null: not in scope)
     std::vector<int> rankNumbers;
-    std::vector<CpEvent> events;  // node 2i: start of event i, 2i+1: its end
-    std::vector<CpEdge> edges;
-    std::vector<TimeNs> w;        // per edge: its weight
+    CpVec<CpEvent> events;  // node 2i: start of event i, 2i+1: its end
+    CpVec<CpEdge> edges;
+    CpVec<TimeNs> w;              // per edge: its weight
     std::vector<std::string> messages;
     std::vector<std::vector<int32_t>> sliceEv, gpuEv;  // per rank index: row -> event, -1
     std::vector<std::vector<uint8_t>> nameFlags;       // per rank index, per string id: CpNameFlag
@@ -890,9 +924,9 @@ Result<CpGraph> buildGraph(AnalysisContext& ctx, const CpRequest& req) {
 constexpr uint32_t kBrokenEdge = UINT32_MAX;
 
 struct CpOrder {
-    std::vector<uint32_t> order;
-    std::vector<uint32_t> outStart, outEdges;  // CSR of out-edges by node, in edge order; kBrokenEdge: broken
-    std::vector<uint8_t> state;                // per node: kPlaced, kHasPred (an edge that is not broken ends there)
+    CpVec<uint32_t> order;
+    CpVec<uint32_t> outStart, outEdges;  // CSR of out-edges by node, in edge order; kBrokenEdge: broken
+    CpVec<uint8_t> state;                     // per node: kPlaced, kHasPred (an edge that is not broken ends there)
     size_t brokenCount = 0;
     TimeNs origin = 0;                         // the graph's earliest node
     static constexpr uint8_t kPlaced = 1, kHasPred = 2;
@@ -900,7 +934,7 @@ struct CpOrder {
 
 // The CSR of the out-edges: counts, their prefix sums, a fill that advances each node's start to its end, and a
 // shift back (no second array of cursors).
-void outEdgesCsr(const CpGraph& g, CpOrder& o, std::vector<int32_t>& indeg) {
+void outEdgesCsr(const CpGraph& g, CpOrder& o, CpVec<int32_t>& indeg) {
     const size_t n = g.nodeCount();
     o.outStart.assign(n + 1, 0);
     indeg.assign(n, 0);
@@ -918,14 +952,14 @@ void outEdgesCsr(const CpGraph& g, CpOrder& o, std::vector<int32_t>& indeg) {
 // Per-node arrays of longestPath, kept across the runs of a what-if (pred first serves topoOrder's in-degrees:
 // memory already touched is cheaper than new pages).
 struct CpScratch {
-    std::vector<TimeNs> dist;
-    std::vector<int32_t> pred;
+    CpVec<TimeNs> dist;
+    CpVec<int32_t> pred;
 };
 
 CpOrder topoOrder(const CpGraph& g, CpScratch& s) {
     const auto n = static_cast<uint32_t>(g.nodeCount());
     CpOrder o;
-    std::vector<int32_t>& indeg = s.pred;
+    CpVec<int32_t>& indeg = s.pred;
     outEdgesCsr(g, o, indeg);
     o.origin = INT64_MAX;
     for (const auto& e : g.events) o.origin = std::min({o.origin, e.ts, e.end});
@@ -968,7 +1002,7 @@ CpOrder topoOrder(const CpGraph& g, CpScratch& s) {
 
 struct CpRun {
     TimeNs length = 0;
-    std::vector<uint32_t> edges;  // the path's edges in order
+    CpVec<uint32_t> edges;  // the path's edges in order
     TimeNs startOffset = 0;       // strobe: from the window's first event to the path's first node
     uint32_t first = 0;           // the path's first node
     TimeNs origin = 0;
@@ -977,10 +1011,10 @@ struct CpRun {
 // Longest path by dynamic programming in topological order. Strobe (wall time on the run's clock): a node without
 // predecessors starts at its time after the earliest node of the graph, so that ranks and threads whose window
 // begins later are not favoured by having started counting earlier.
-CpRun longestPath(const CpGraph& g, const CpOrder& o, const std::vector<TimeNs>& w, CpScratch& s) {
+CpRun longestPath(const CpGraph& g, const CpOrder& o, const CpVec<TimeNs>& w, CpScratch& s) {
     const size_t n = g.nodeCount();
-    std::vector<TimeNs>& dist = s.dist;
-    std::vector<int32_t>& pred = s.pred;
+    CpVec<TimeNs>& dist = s.dist;
+    CpVec<int32_t>& pred = s.pred;
     dist.assign(n, 0);
     pred.assign(n, -1);
     const bool strobe = g.def == CpDefinition::Strobe;
@@ -1119,9 +1153,9 @@ struct CpClassSums {
 // The path's segments, made from the graph at the first look (CpPathSource).
 struct CpListing final : CpPathSource {
     std::shared_ptr<const CpGraph> g;
-    std::shared_ptr<const std::vector<TimeNs>> w;
+    std::shared_ptr<const CpVec<TimeNs>> w;
     std::shared_ptr<const std::vector<std::vector<HtaType>>> types;
-    std::vector<uint32_t> edges;  // the path's edges in order
+    CpVec<uint32_t> edges;  // the path's edges in order
     TimeNs startOffset = 0, origin = 0;
     uint32_t first = 0;
     size_t edgeCount() const override { return edges.size(); }
@@ -1165,9 +1199,9 @@ void CpListing::list(std::vector<CpSegment>& out) const {
 // The length, the classes and the messages at once; the segments at the first look (CpListing).
 CriticalPathResult summarize(std::shared_ptr<const CpGraph> gp,
                              std::shared_ptr<const std::vector<std::vector<HtaType>>> types, CpRun&& run,
-                             std::shared_ptr<const std::vector<TimeNs>> wp) {
+                             std::shared_ptr<const CpVec<TimeNs>> wp) {
     const CpGraph& g = *gp;
-    const std::vector<TimeNs>& w = *wp;
+    const CpVec<TimeNs>& w = *wp;
     CriticalPathResult res;
     res.definition = g.def;
     res.window = g.window;
@@ -1250,7 +1284,7 @@ Result<CriticalPathResult> criticalPath(AnalysisContext& ctx, const CpRequest& r
     const CpOrder o = topoOrder(*gp, scratch);
     CpRun run = longestPath(*gp, o, gp->w, scratch);
     auto types = std::make_shared<const std::vector<std::vector<HtaType>>>(rankTypes(ctx, *gp));
-    std::shared_ptr<const std::vector<TimeNs>> w(gp, &gp->w);
+    std::shared_ptr<const CpVec<TimeNs>> w(gp, &gp->w);
     CriticalPathResult res = summarize(std::move(gp), std::move(types), std::move(run), std::move(w));
     noteBroken(res, o);
     return res;
@@ -1323,8 +1357,8 @@ std::vector<double> eventFactors(const CpGraph& g, const std::vector<std::vector
     return f;
 }
 
-std::vector<TimeNs> scaledWeights(const CpGraph& g, const std::vector<double>& f) {
-    std::vector<TimeNs> w = g.w;
+CpVec<TimeNs> scaledWeights(const CpGraph& g, const std::vector<double>& f) {
+    CpVec<TimeNs> w = g.w;
     for (size_t i = 0; i < w.size(); ++i) {
         const CpEdge& e = g.edges[i];
         if (e.ev >= 0 && (e.type == CpEdgeType::Span || e.type == CpEdgeType::Comm) && f[static_cast<size_t>(e.ev)] != 1.0)
@@ -1396,7 +1430,7 @@ Result<WhatIfResult> whatIf(AnalysisContext& ctx, const CpRequest& req) {
     CpRun base = longestPath(g, o, g.w, scratch);
     const TimeNs baseLength = base.length;
     const auto groups = rankingGroups(g, *types, base);
-    auto w1 = std::make_shared<const std::vector<TimeNs>>(scaledWeights(g, eventFactors(g, *types, req.scales)));
+    auto w1 = std::make_shared<const CpVec<TimeNs>>(scaledWeights(g, eventFactors(g, *types, req.scales)));
     CpRun scaled = longestPath(g, o, *w1, scratch);
     for (const auto& group : groups) {
         const auto w = scaledWeights(g, eventFactors(g, *types, {CpScale{group, 0.5}}));
@@ -1406,7 +1440,7 @@ Result<WhatIfResult> whatIf(AnalysisContext& ctx, const CpRequest& req) {
     std::stable_sort(res.ranking.begin(), res.ranking.end(),
                      [](const WhatIfGroup& a, const WhatIfGroup& b) { return a.savedNs > b.savedNs; });
     res.scaled = summarize(gp, types, std::move(scaled), std::move(w1));
-    std::shared_ptr<const std::vector<TimeNs>> w0(gp, &gp->w);
+    std::shared_ptr<const CpVec<TimeNs>> w0(gp, &gp->w);
     res.base = summarize(std::move(gp), types, std::move(base), std::move(w0));
     noteBroken(res.base, o);
     return res;
