@@ -52,6 +52,20 @@ struct CpAlloc {
 template <class T>
 using CpVec = std::vector<T, CpAlloc<T>>;
 
+// The same for a buffer already reserved by a standard vector (the listed segments, a public type): the whole
+// 2 MiB pages inside it, before they are touched.
+void adviseHugePages(const void* p, size_t bytes) {
+#ifdef MADV_HUGEPAGE
+    constexpr uintptr_t kHuge = uintptr_t{2} << 20;
+    const auto a = (reinterpret_cast<uintptr_t>(p) + kHuge - 1) & ~(kHuge - 1);
+    const auto b = (reinterpret_cast<uintptr_t>(p) + bytes) & ~(kHuge - 1);
+    if (b > a) madvise(reinterpret_cast<void*>(a), b - a, MADV_HUGEPAGE);
+#else
+    (void)p;
+    (void)bytes;
+#endif
+}
+
 enum class CpEdgeType : uint8_t { Span, Dependency, Idle, Launch, KernelKernel, Sync, SyncResidual, Comm, Wake };
 
 // 32 bytes: the graph of a step of 1 M kernels holds about 4 M events.
@@ -1171,6 +1185,7 @@ void CpListing::list(std::vector<CpSegment>& out) const {
         out.push_back({gr.rankNumbers[ev.rankPos], "idle", "", "idle", origin, gr.nodeTs(first), startOffset});
     }
     out.reserve(edges.size() + 1);  // at most one segment per edge (address space only)
+    adviseHugePages(out.data(), out.capacity() * sizeof(CpSegment));
     for (uint32_t ei : edges) {
         const CpEdge& e = gr.edges[ei];
         const TimeNs wi = (*w)[ei];
@@ -1487,6 +1502,7 @@ std::string pathJson(const CriticalPathResult& r) {
     size_t bytes = s.size() + 2;
     for (const auto& p : r.path) bytes += 160 + p.kind.size() + p.name.size() + p.boundBy.size();
     s.reserve(bytes);
+    adviseHugePages(s.data(), s.capacity());
     auto out = std::back_inserter(s);
     for (size_t i = 0; i < r.path.size(); ++i) {
         const auto& p = r.path[i];
