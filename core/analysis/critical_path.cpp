@@ -533,33 +533,35 @@ void noteSyncSource(CpGraph& g, uint32_t callEv, TimeNs end) {
     s = std::max(s, end);
 }
 
-// The blocking call's end after GPU activity k it waited for. Strobe: the call returns after both its own start
-// (the CPU edge into its end) and k's end; this edge weighs the part of the call after both, max(k's end, the
-// call's start) -> the call's end, clamped at 0 (k may end after the return on a skewed clock), so that a path that
-// reaches the call's end through the GPU carries the return too, and never more than the call lasted (a stream whose
-// last activity ended long before the call, which the call did not wait for, gains nothing through it).
+// The blocking call's end after GPU activity k, one of those it waited for, the last of which ended at `awaited`.
+// Strobe: the call returns after both its own start (the CPU edge into its end) and the awaited work; each such
+// edge weighs the part of the call after both, max(awaited, the call's start) -> the call's end, clamped at 0 (the
+// work may end after the return on a skewed clock). A path that reaches the call's end through the GPU carries the
+// return too, never more than the call lasted (a stream whose last activity ended long before the call gains
+// nothing through it), and no stream's edge more than the one that ended last (the call waited for all of them).
 // HTA: a zero-weight dependency.
-void syncEdge(CpGraph& g, uint32_t k, uint32_t callEv) {
-    const TimeNs kEnd = g.events[k].end;
+void syncEdge(CpGraph& g, uint32_t k, uint32_t callEv, TimeNs awaited) {
     const CpEvent& call = g.events[callEv];
     if (g.def == CpDefinition::Strobe)
-        g.add(g.endNode(k), g.endNode(callEv), std::max<TimeNs>(0, call.end - std::max(kEnd, call.ts)),
+        g.add(g.endNode(k), g.endNode(callEv), std::max<TimeNs>(0, call.end - std::max(awaited, call.ts)),
               CpEdgeType::SyncResidual, static_cast<int32_t>(callEv));
     else
         g.add(g.endNode(k), g.endNode(callEv), 0, CpEdgeType::Sync, -1);
-    noteSyncSource(g, callEv, kEnd);
+    noteSyncSource(g, callEv, g.events[k].end);
 }
 
 void syncTo(CpGraph& g, const StreamIndex& idx, uint32_t callEv, int64_t stream, bool allStreams) {
     const TimeNs t = g.events[callEv].end;
-    const RankData& r = *g.ranks[g.events[callEv].rankPos];
-    (void)r;
+    std::vector<uint32_t> awaited;  // per stream, the last activity the call waited for
+    TimeNs last = INT64_MIN;
     for (const auto& [key, v] : idx.byStream) {
         if (!allStreams && static_cast<int64_t>(static_cast<int32_t>(key & 0xffffffffu)) != stream) continue;
         const int32_t k = idx.lastBefore(g, v, t);
         if (k < 0) continue;
-        syncEdge(g, static_cast<uint32_t>(k), callEv);
+        awaited.push_back(static_cast<uint32_t>(k));
+        last = std::max(last, g.events[static_cast<size_t>(k)].end);
     }
+    for (uint32_t k : awaited) syncEdge(g, k, callEv, last);
 }
 
 void syncEdges(AnalysisContext& ctx, CpGraph& g, size_t ri, const EventLinks& links) {
@@ -596,7 +598,7 @@ void syncEdges(AnalysisContext& ctx, CpGraph& g, size_t ri, const EventLinks& li
         } else if (name == "Event Sync") {
             const int32_t k = recordedKernel(g, links, r, ri, i);
             const auto call = static_cast<uint32_t>(it->second);
-            if (k >= 0) syncEdge(g, static_cast<uint32_t>(k), call);
+            if (k >= 0) syncEdge(g, static_cast<uint32_t>(k), call, g.events[static_cast<size_t>(k)].end);
         }
     }
     if (syncs == 0)
