@@ -88,7 +88,8 @@ private:
 };
 
 // The path in order (zero-weight edges left out, consecutive edges of one event and class merged): a vector's
-// reading interface over segments made at the first call.
+// reading interface over segments made at the first call, from the dataset's events and strings, so a path is
+// listed while its dataset lives (as its segments' views need anyway).
 class CpPath {
 public:
     CpPath() = default;
