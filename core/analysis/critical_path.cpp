@@ -10,7 +10,9 @@
 #include <tuple>
 #include <unordered_map>
 
-#include <sys/mman.h>
+#if __has_include(<sys/mman.h>)
+#include <sys/mman.h>  // madvise (huge pages for the graph's arrays)
+#endif
 
 #include <fmt/format.h>
 
