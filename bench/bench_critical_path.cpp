@@ -1,7 +1,8 @@
 // Critical path of one step holding 1 M kernels (issue 26: <= 2 s, graph build included): an in-memory rank of
 // 1 M kernels on one stream, each launched by a cudaLaunchKernel call nested under two CPU operators (3 M CPU
 // slices), one ProfilerStep around all of it. Each iteration makes a fresh AnalysisContext, so the per-rank
-// runtime links are found again, then builds the graph and takes its longest path.
+// runtime links are found again, then builds the graph and takes its longest path, its length and its classes; the
+// Listed variants also list its named segments (what the CLI's --json and the timeline ask for, made lazily).
 //   build/release/bench/bench_critical_path --benchmark_repetitions=3 --benchmark_report_aggregates_only=true
 #include <benchmark/benchmark.h>
 
@@ -27,7 +28,7 @@ core::DatasetPtr cpDataset() {
     return ds;
 }
 
-void runCp(benchmark::State& state, core::CpDefinition def) {
+void runCp(benchmark::State& state, core::CpDefinition def, bool list) {
     auto ds = cpDataset();
     for (auto _ : state) {
         core::AnalysisContext ctx(ds);
@@ -37,16 +38,20 @@ void runCp(benchmark::State& state, core::CpDefinition def) {
         auto r = core::criticalPath(ctx, req);
         if (!r) state.SkipWithError(r.error().message.c_str());
         benchmark::DoNotOptimize(r);
-        if (r) state.counters["length_ms"] = static_cast<double>(r->lengthNs) / 1e6;
-        if (r) state.counters["edges"] = static_cast<double>(r->edges);
-        if (r) state.counters["segments"] = static_cast<double>(r->path.size());
+        if (!r) continue;
+        state.counters["length_ms"] = static_cast<double>(r->lengthNs) / 1e6;
+        state.counters["edges"] = static_cast<double>(r->edges);
+        state.counters["path_edges"] = static_cast<double>(r->path.edgeCount());
+        if (list) state.counters["segments"] = static_cast<double>(r->path.size());
     }
 }
 
-void BM_CriticalPath1MKernelsStrobe(benchmark::State& state) { runCp(state, core::CpDefinition::Strobe); }
-void BM_CriticalPath1MKernelsHta(benchmark::State& state) { runCp(state, core::CpDefinition::Hta); }
+void BM_CriticalPath1MKernelsStrobe(benchmark::State& state) { runCp(state, core::CpDefinition::Strobe, false); }
+void BM_CriticalPath1MKernelsHta(benchmark::State& state) { runCp(state, core::CpDefinition::Hta, false); }
+void BM_CriticalPath1MKernelsStrobeListed(benchmark::State& state) { runCp(state, core::CpDefinition::Strobe, true); }
 BENCHMARK(BM_CriticalPath1MKernelsStrobe)->Unit(benchmark::kMillisecond)->Iterations(1);
 BENCHMARK(BM_CriticalPath1MKernelsHta)->Unit(benchmark::kMillisecond)->Iterations(1);
+BENCHMARK(BM_CriticalPath1MKernelsStrobeListed)->Unit(benchmark::kMillisecond)->Iterations(1);
 
 }  // namespace
 

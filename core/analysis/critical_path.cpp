@@ -3,11 +3,16 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstdlib>
 #include <iterator>
 #include <map>
 #include <regex>
 #include <tuple>
 #include <unordered_map>
+
+#if __has_include(<sys/mman.h>)
+#include <sys/mman.h>  // madvise (huge pages for the graph's arrays)
+#endif
 
 #include <fmt/format.h>
 
@@ -17,6 +22,51 @@
 namespace strobe::core {
 
 namespace {
+
+// The graph's large arrays (hundreds of MB for a step of 1 M kernels) ask for transparent huge pages: on a VM a
+// fresh 4 KiB page costs a fault of ~17 µs (bench/README.md), most of the build's time; a 2 MiB page is one fault.
+// Where the kernel does not offer them on request (THP "never"), madvise fails and the pages stay small.
+template <class T>
+struct CpAlloc {
+    using value_type = T;
+    static constexpr size_t kHuge = size_t{2} << 20;
+    CpAlloc() = default;
+    template <class U>
+    CpAlloc(const CpAlloc<U>&) {}  // NOLINT(google-explicit-constructor): allocators convert implicitly
+    T* allocate(size_t n) {
+        const size_t bytes = n * sizeof(T);
+        if (bytes < 2 * kHuge) return static_cast<T*>(::operator new(bytes));
+        const size_t rounded = (bytes + kHuge - 1) / kHuge * kHuge;
+        void* p = std::aligned_alloc(kHuge, rounded);
+        if (!p) throw std::bad_alloc();
+#ifdef MADV_HUGEPAGE
+        madvise(p, rounded, MADV_HUGEPAGE);
+#endif
+        return static_cast<T*>(p);
+    }
+    void deallocate(T* p, size_t n) {
+        if (n * sizeof(T) < 2 * kHuge) ::operator delete(p);
+        else std::free(p);
+    }
+    template <class U>
+    bool operator==(const CpAlloc<U>&) const { return true; }
+};
+template <class T>
+using CpVec = std::vector<T, CpAlloc<T>>;
+
+// The same for a buffer already reserved by a standard vector (the listed segments, a public type): the whole
+// 2 MiB pages inside it, before they are touched.
+void adviseHugePages(const void* p, size_t bytes) {
+#ifdef MADV_HUGEPAGE
+    constexpr uintptr_t kHuge = uintptr_t{2} << 20;
+    const auto a = (reinterpret_cast<uintptr_t>(p) + kHuge - 1) & ~(kHuge - 1);
+    const auto b = (reinterpret_cast<uintptr_t>(p) + bytes) & ~(kHuge - 1);
+    if (b > a) madvise(reinterpret_cast<void*>(a), b - a, MADV_HUGEPAGE);
+#else
+    (void)p;
+    (void)bytes;
+#endif
+}
 
 enum class CpEdgeType : uint8_t { Span, Dependency, Idle, Launch, KernelKernel, Sync, SyncResidual, Comm, Wake };
 
@@ -44,9 +94,9 @@ struct CpGraph {
     CpDefinition def = CpDefinition::Strobe;
     std::vector<const RankData*> ranks;  // by dataset rank index (null: not in scope)
     std::vector<int> rankNumbers;
-    std::vector<CpEvent> events;  // node 2i: start of event i, 2i+1: its end
-    std::vector<CpEdge> edges;
-    std::vector<TimeNs> w;        // per edge: its weight
+    CpVec<CpEvent> events;  // node 2i: start of event i, 2i+1: its end
+    CpVec<CpEdge> edges;
+    CpVec<TimeNs> w;              // per edge: its weight
     std::vector<std::string> messages;
     std::vector<std::vector<int32_t>> sliceEv, gpuEv;  // per rank index: row -> event, -1
     std::vector<std::vector<uint8_t>> nameFlags;       // per rank index, per string id: CpNameFlag
@@ -57,6 +107,14 @@ struct CpGraph {
     std::string window;
     size_t negative = 0, broken = 0;
 
+    // What only the build needs, freed before the graph is kept for the path's listing.
+    void dropBuildState() {
+        std::vector<std::vector<int32_t>>().swap(sliceEv);
+        std::vector<std::vector<int32_t>>().swap(gpuEv);
+        std::vector<std::vector<uint8_t>>().swap(nameFlags);
+        std::unordered_map<uint32_t, TimeNs>().swap(syncSource);
+        std::vector<int32_t>().swap(spanEdge);
+    }
     uint32_t startNode(size_t e) const { return static_cast<uint32_t>(2 * e); }
     uint32_t endNode(size_t e) const { return static_cast<uint32_t>(2 * e + 1); }
     size_t nodeCount() const { return 2 * events.size(); }
@@ -477,17 +535,35 @@ void noteSyncSource(CpGraph& g, uint32_t callEv, TimeNs end) {
     s = std::max(s, end);
 }
 
+// The blocking call's end after GPU activity k, one of those it waited for, the last of which ended at `awaited`.
+// Strobe: the call returns after both its own start (the CPU edge into its end) and the awaited work; each such
+// edge weighs the part of the call after both, max(awaited, the call's start) -> the call's end, clamped at 0 (the
+// work may end after the return on a skewed clock). A path that reaches the call's end through the GPU carries the
+// return too, never more than the call lasted (a stream whose last activity ended long before the call gains
+// nothing through it), and no stream's edge more than the one that ended last (the call waited for all of them).
+// HTA: a zero-weight dependency.
+void syncEdge(CpGraph& g, uint32_t k, uint32_t callEv, TimeNs awaited) {
+    const CpEvent& call = g.events[callEv];
+    if (g.def == CpDefinition::Strobe)
+        g.add(g.endNode(k), g.endNode(callEv), std::max<TimeNs>(0, call.end - std::max(awaited, call.ts)),
+              CpEdgeType::SyncResidual, static_cast<int32_t>(callEv));
+    else
+        g.add(g.endNode(k), g.endNode(callEv), 0, CpEdgeType::Sync, -1);
+    noteSyncSource(g, callEv, g.events[k].end);
+}
+
 void syncTo(CpGraph& g, const StreamIndex& idx, uint32_t callEv, int64_t stream, bool allStreams) {
     const TimeNs t = g.events[callEv].end;
-    const RankData& r = *g.ranks[g.events[callEv].rankPos];
-    (void)r;
+    std::vector<uint32_t> awaited;  // per stream, the last activity the call waited for
+    TimeNs last = INT64_MIN;
     for (const auto& [key, v] : idx.byStream) {
         if (!allStreams && static_cast<int64_t>(static_cast<int32_t>(key & 0xffffffffu)) != stream) continue;
         const int32_t k = idx.lastBefore(g, v, t);
         if (k < 0) continue;
-        g.add(g.endNode(static_cast<size_t>(k)), g.endNode(callEv), 0, CpEdgeType::Sync, -1);
-        noteSyncSource(g, callEv, g.events[static_cast<size_t>(k)].end);
+        awaited.push_back(static_cast<uint32_t>(k));
+        last = std::max(last, g.events[static_cast<size_t>(k)].end);
     }
+    for (uint32_t k : awaited) syncEdge(g, k, callEv, last);
 }
 
 void syncEdges(AnalysisContext& ctx, CpGraph& g, size_t ri, const EventLinks& links) {
@@ -524,10 +600,7 @@ void syncEdges(AnalysisContext& ctx, CpGraph& g, size_t ri, const EventLinks& li
         } else if (name == "Event Sync") {
             const int32_t k = recordedKernel(g, links, r, ri, i);
             const auto call = static_cast<uint32_t>(it->second);
-            if (k >= 0) {
-                g.add(g.endNode(static_cast<size_t>(k)), g.endNode(call), 0, CpEdgeType::Sync, -1);
-                noteSyncSource(g, call, g.events[static_cast<size_t>(k)].end);
-            }
+            if (k >= 0) syncEdge(g, static_cast<uint32_t>(k), call, g.events[static_cast<size_t>(k)].end);
         }
     }
     if (syncs == 0)
@@ -869,9 +942,9 @@ Result<CpGraph> buildGraph(AnalysisContext& ctx, const CpRequest& req) {
 constexpr uint32_t kBrokenEdge = UINT32_MAX;
 
 struct CpOrder {
-    std::vector<uint32_t> order;
-    std::vector<uint32_t> outStart, outEdges;  // CSR of out-edges by node, in edge order; kBrokenEdge: broken
-    std::vector<uint8_t> state;                // per node: kPlaced, kHasPred (an edge that is not broken ends there)
+    CpVec<uint32_t> order;
+    CpVec<uint32_t> outStart, outEdges;  // CSR of out-edges by node, in edge order; kBrokenEdge: broken
+    CpVec<uint8_t> state;                     // per node: kPlaced, kHasPred (an edge that is not broken ends there)
     size_t brokenCount = 0;
     TimeNs origin = 0;                         // the graph's earliest node
     static constexpr uint8_t kPlaced = 1, kHasPred = 2;
@@ -879,10 +952,14 @@ struct CpOrder {
 
 // The CSR of the out-edges: counts, their prefix sums, a fill that advances each node's start to its end, and a
 // shift back (no second array of cursors).
-void outEdgesCsr(const CpGraph& g, CpOrder& o) {
+void outEdgesCsr(const CpGraph& g, CpOrder& o, CpVec<int32_t>& indeg) {
     const size_t n = g.nodeCount();
     o.outStart.assign(n + 1, 0);
-    for (const auto& e : g.edges) ++o.outStart[e.from + 1];
+    indeg.assign(n, 0);
+    for (const auto& e : g.edges) {  // one pass for both counts
+        ++o.outStart[e.from + 1];
+        ++indeg[e.to];
+    }
     for (size_t i = 0; i < n; ++i) o.outStart[i + 1] += o.outStart[i];
     o.outEdges.resize(g.edges.size());
     for (uint32_t i = 0; i < g.edges.size(); ++i) o.outEdges[o.outStart[g.edges[i].from]++] = i;
@@ -893,17 +970,15 @@ void outEdgesCsr(const CpGraph& g, CpOrder& o) {
 // Per-node arrays of longestPath, kept across the runs of a what-if (pred first serves topoOrder's in-degrees:
 // memory already touched is cheaper than new pages).
 struct CpScratch {
-    std::vector<TimeNs> dist;
-    std::vector<int32_t> pred;
+    CpVec<TimeNs> dist;
+    CpVec<int32_t> pred;
 };
 
 CpOrder topoOrder(const CpGraph& g, CpScratch& s) {
     const auto n = static_cast<uint32_t>(g.nodeCount());
     CpOrder o;
-    outEdgesCsr(g, o);
-    std::vector<int32_t>& indeg = s.pred;
-    indeg.assign(n, 0);
-    for (const auto& e : g.edges) ++indeg[e.to];
+    CpVec<int32_t>& indeg = s.pred;
+    outEdgesCsr(g, o, indeg);
     o.origin = INT64_MAX;
     for (const auto& e : g.events) o.origin = std::min({o.origin, e.ts, e.end});
     std::vector<uint32_t> byTime;  // every node by time: made only when a cycle is met
@@ -945,7 +1020,7 @@ CpOrder topoOrder(const CpGraph& g, CpScratch& s) {
 
 struct CpRun {
     TimeNs length = 0;
-    std::vector<uint32_t> edges;  // the path's edges in order
+    CpVec<uint32_t> edges;  // the path's edges in order
     TimeNs startOffset = 0;       // strobe: from the window's first event to the path's first node
     uint32_t first = 0;           // the path's first node
     TimeNs origin = 0;
@@ -954,18 +1029,23 @@ struct CpRun {
 // Longest path by dynamic programming in topological order. Strobe (wall time on the run's clock): a node without
 // predecessors starts at its time after the earliest node of the graph, so that ranks and threads whose window
 // begins later are not favoured by having started counting earlier.
-CpRun longestPath(const CpGraph& g, const CpOrder& o, const std::vector<TimeNs>& w, CpScratch& s) {
+CpRun longestPath(const CpGraph& g, const CpOrder& o, const CpVec<TimeNs>& w, CpScratch& s) {
     const size_t n = g.nodeCount();
-    std::vector<TimeNs>& dist = s.dist;
-    std::vector<int32_t>& pred = s.pred;
+    CpVec<TimeNs>& dist = s.dist;
+    CpVec<int32_t>& pred = s.pred;
     dist.assign(n, 0);
     pred.assign(n, -1);
-    if (g.def == CpDefinition::Strobe) {
-        for (uint32_t v = 0; v < n; ++v)
-            if (!(o.state[v] & CpOrder::kHasPred)) dist[v] = g.nodeTs(v) - o.origin;
-    }
+    const bool strobe = g.def == CpDefinition::Strobe;
+    uint32_t best = 0;
+    TimeNs bestDist = INT64_MIN;
     for (uint32_t u : o.order) {
-        const TimeNs du = dist[u];
+        // Nothing has relaxed into a node without predecessors: it starts at its time (strobe) or 0.
+        if (strobe && !(o.state[u] & CpOrder::kHasPred)) dist[u] = g.nodeTs(u) - o.origin;
+        const TimeNs du = dist[u];  // final: every predecessor came before
+        if (du > bestDist || (du == bestDist && u < best)) {  // the first node of the longest distance
+            best = u;
+            bestDist = du;
+        }
         for (uint32_t k = o.outStart[u]; k < o.outStart[u + 1]; ++k) {
             const uint32_t ei = o.outEdges[k];
             if (ei == kBrokenEdge) continue;
@@ -982,9 +1062,6 @@ CpRun longestPath(const CpGraph& g, const CpOrder& o, const std::vector<TimeNs>&
         }
     }
     CpRun run;
-    uint32_t best = 0;
-    for (uint32_t i = 1; i < n; ++i)
-        if (dist[i] > dist[best]) best = i;
     run.length = dist[best];
     for (int32_t ei = pred[best]; ei >= 0; ei = pred[g.edges[static_cast<size_t>(ei)].from]) {
         run.edges.push_back(static_cast<uint32_t>(ei));
@@ -1091,23 +1168,59 @@ struct CpClassSums {
     }
 };
 
-void pathMessages(const CpGraph& g, const CpRun& run, CriticalPathResult& res) {
-    res.messages = g.messages;
-    for (const auto& seg : res.path)
-        if (seg.boundBy == "launch_latency" && seg.weight > 1'000'000 && seg.weight * 10 > run.length) {
-            res.messages.push_back(fmt::format("{} started {:.1f} ms after its launch with nothing before it on the GPU: "
-                                               "work outside the trace, or GPU and CPU clocks not aligned",
-                                               seg.name, static_cast<double>(seg.weight) / 1e6));
-            break;
+// The path's segments, made from the graph at the first look (CpPathSource).
+struct CpListing final : CpPathSource {
+    std::shared_ptr<const CpGraph> g;
+    std::shared_ptr<const CpVec<TimeNs>> w;
+    std::shared_ptr<const std::vector<std::vector<HtaType>>> types;
+    CpVec<uint32_t> edges;  // the path's edges in order
+    TimeNs startOffset = 0, origin = 0;
+    uint32_t first = 0;
+    size_t edgeCount() const override { return edges.size(); }
+    void list(std::vector<CpSegment>& out) const override;
+};
+
+// Classes and kinds are views of static text, names views of the dataset's strings: a path of millions of edges
+// allocates no string per edge.
+void CpListing::list(std::vector<CpSegment>& out) const {
+    const CpGraph& gr = *g;
+    if (startOffset > 0) {  // the path begins after the window's first event: idle until then
+        const CpEvent& ev = gr.events[first / 2];
+        out.push_back({gr.rankNumbers[ev.rankPos], "idle", "", "idle", origin, gr.nodeTs(first), startOffset});
+    }
+    out.reserve(edges.size() + 1);  // at most one segment per edge (address space only)
+    adviseHugePages(out.data(), out.capacity() * sizeof(CpSegment));
+    for (uint32_t ei : edges) {
+        const CpEdge& e = gr.edges[ei];
+        const TimeNs wi = (*w)[ei];
+        if (wi == 0 && e.type != CpEdgeType::Span) continue;
+        const int32_t evi = e.ev >= 0 ? e.ev : static_cast<int32_t>(e.from / 2);
+        const CpEvent& ev = gr.events[static_cast<size_t>(evi)];
+        const RankData& r = *gr.ranks[ev.rankPos];
+        const std::string_view cls = className(edgeClass(gr, *types, e));
+        const std::string_view kind = e.type == CpEdgeType::Span || e.type == CpEdgeType::Comm
+                                          ? toString(ev.gpu ? r.gpu.kind[ev.row] : r.slices.kind[ev.row])
+                                          : cls;
+        const std::string_view name = e.ev >= 0 ? gr.name(static_cast<size_t>(e.ev)) : std::string_view();
+        const TimeNs from = gr.nodeTs(e.from), to = gr.nodeTs(e.to);
+        if (!out.empty()) {
+            CpSegment& back = out.back();
+            if (back.name.data() == name.data() && back.boundBy == cls && back.kind == kind && back.end == from) {
+                back.end = to;
+                back.weight += wi;
+                continue;
+            }
         }
-    if (g.negative)
-        res.messages.push_back(fmt::format("{} edge(s) with a negative weight (an event ending after its parent, "
-                                           "clock skew): set to 0",
-                                           g.negative));
+        out.push_back({gr.rankNumbers[ev.rankPos], kind, name, cls, from, to, wi});
+    }
 }
 
-CriticalPathResult summarize(const CpGraph& g, const std::vector<std::vector<HtaType>>& types, const CpRun& run,
-                             const std::vector<TimeNs>& w) {
+// The length, the classes and the messages at once; the segments at the first look (CpListing).
+CriticalPathResult summarize(std::shared_ptr<const CpGraph> gp,
+                             std::shared_ptr<const std::vector<std::vector<HtaType>>> types, CpRun&& run,
+                             std::shared_ptr<const CpVec<TimeNs>> wp) {
+    const CpGraph& g = *gp;
+    const CpVec<TimeNs>& w = *wp;
     CriticalPathResult res;
     res.definition = g.def;
     res.window = g.window;
@@ -1115,42 +1228,37 @@ CriticalPathResult summarize(const CpGraph& g, const std::vector<std::vector<Hta
     res.lengthNs = run.length;
     res.nodes = g.nodeCount();
     res.edges = g.edges.size();
+    res.messages = g.messages;
     CpClassSums byClass;
-    if (run.startOffset > 0) {  // the path begins after the window's first event: idle until then
-        byClass.add(kClsIdle, run.startOffset);
-        const CpEvent& ev = g.events[run.first / 2];
-        res.path.push_back({g.rankNumbers[ev.rankPos], "idle", "", "idle", run.origin, g.nodeTs(run.first),
-                            run.startOffset});
-    }
-    // Classes and kinds are views of static text, names views of the dataset's strings: a path of millions of
-    // edges allocates no string per edge.
-    res.path.reserve(run.edges.size() + 1);  // at most one segment per edge (address space only)
+    if (run.startOffset > 0) byClass.add(kClsIdle, run.startOffset);
+    bool lateLaunch = false;
     for (uint32_t ei : run.edges) {
         const CpEdge& e = g.edges[ei];
         if (w[ei] == 0 && e.type != CpEdgeType::Span) continue;
-        const int32_t evi = e.ev >= 0 ? e.ev : static_cast<int32_t>(e.from / 2);
-        const CpEvent& ev = g.events[static_cast<size_t>(evi)];
-        const RankData& r = *g.ranks[ev.rankPos];
-        const size_t clsId = edgeClass(g, types, e);
-        if (clsId != kClsNone) byClass.add(clsId, w[ei]);
-        const std::string_view cls = className(clsId);
-        const std::string_view kind = e.type == CpEdgeType::Span || e.type == CpEdgeType::Comm
-                                          ? toString(ev.gpu ? r.gpu.kind[ev.row] : r.slices.kind[ev.row])
-                                          : cls;
-        const std::string_view name = e.ev >= 0 ? g.name(static_cast<size_t>(e.ev)) : std::string_view();
-        const TimeNs from = g.nodeTs(e.from), to = g.nodeTs(e.to);
-        if (!res.path.empty()) {
-            CpSegment& back = res.path.back();
-            if (back.name.data() == name.data() && back.boundBy == cls && back.kind == kind && back.end == from) {
-                back.end = to;
-                back.weight += w[ei];
-                continue;
-            }
+        const size_t clsId = edgeClass(g, *types, e);
+        if (clsId == kClsNone) continue;
+        byClass.add(clsId, w[ei]);
+        if (clsId == kClsLaunchLatency && !lateLaunch && w[ei] > 1'000'000 && w[ei] * 10 > run.length) {
+            lateLaunch = true;
+            res.messages.push_back(fmt::format("{} started {:.1f} ms after its launch with nothing before it on the GPU: "
+                                               "work outside the trace, or GPU and CPU clocks not aligned",
+                                               g.name(static_cast<size_t>(e.ev)), static_cast<double>(w[ei]) / 1e6));
         }
-        res.path.push_back({g.rankNumbers[ev.rankPos], kind, name, cls, from, to, w[ei]});
     }
     res.classes = byClass.sorted();
-    pathMessages(g, run, res);
+    if (g.negative)
+        res.messages.push_back(fmt::format("{} edge(s) with a negative weight (an event ending after its parent, "
+                                           "clock skew): set to 0",
+                                           g.negative));
+    auto listing = std::make_shared<CpListing>();
+    listing->g = std::move(gp);
+    listing->w = std::move(wp);
+    listing->types = std::move(types);
+    listing->edges = std::move(run.edges);
+    listing->startOffset = run.startOffset;
+    listing->origin = run.origin;
+    listing->first = run.first;
+    res.path = CpPath(std::move(listing));
     return res;
 }
 
@@ -1175,14 +1283,28 @@ bool cpIsGap(std::string_view kind) {
                           "gpu_kernel_launch_overhead"});
 }
 
+const std::vector<CpSegment>& CpPathSource::segments() const {
+    std::call_once(once_, [this] { list(segments_); });
+    return segments_;
+}
+
+const std::vector<CpSegment>& CpPath::empty_() {
+    static const std::vector<CpSegment> none;
+    return none;
+}
+
 Result<CriticalPathResult> criticalPath(AnalysisContext& ctx, const CpRequest& req) {
     auto g = buildGraph(ctx, req);
     if (!g) return g.error();
     if (g->events.empty()) return emptyResult(g.value());
+    auto gp = std::make_shared<CpGraph>(std::move(g.value()));
+    gp->dropBuildState();
     CpScratch scratch;
-    const CpOrder o = topoOrder(g.value(), scratch);
-    const CpRun run = longestPath(g.value(), o, g->w, scratch);
-    CriticalPathResult res = summarize(g.value(), rankTypes(ctx, g.value()), run, g->w);
+    const CpOrder o = topoOrder(*gp, scratch);
+    CpRun run = longestPath(*gp, o, gp->w, scratch);
+    auto types = std::make_shared<const std::vector<std::vector<HtaType>>>(rankTypes(ctx, *gp));
+    std::shared_ptr<const CpVec<TimeNs>> w(gp, &gp->w);
+    CriticalPathResult res = summarize(std::move(gp), std::move(types), std::move(run), std::move(w));
     noteBroken(res, o);
     return res;
 }
@@ -1254,8 +1376,8 @@ std::vector<double> eventFactors(const CpGraph& g, const std::vector<std::vector
     return f;
 }
 
-std::vector<TimeNs> scaledWeights(const CpGraph& g, const std::vector<double>& f) {
-    std::vector<TimeNs> w = g.w;
+CpVec<TimeNs> scaledWeights(const CpGraph& g, const std::vector<double>& f) {
+    CpVec<TimeNs> w = g.w;
     for (size_t i = 0; i < w.size(); ++i) {
         const CpEdge& e = g.edges[i];
         if (e.ev >= 0 && (e.type == CpEdgeType::Span || e.type == CpEdgeType::Comm) && f[static_cast<size_t>(e.ev)] != 1.0)
@@ -1312,28 +1434,34 @@ std::vector<std::string> rankingGroups(const CpGraph& g, const std::vector<std::
 Result<WhatIfResult> whatIf(AnalysisContext& ctx, const CpRequest& req) {
     auto gr = buildGraph(ctx, req);
     if (!gr) return gr.error();
-    const CpGraph& g = gr.value();
     WhatIfResult res;
-    if (g.events.empty()) {
-        res.base = res.scaled = emptyResult(g);
+    if (gr->events.empty()) {
+        res.base = res.scaled = emptyResult(gr.value());
         return res;
     }
-    const auto types = rankTypes(ctx, g);
+    auto gp = std::make_shared<CpGraph>(std::move(gr.value()));
+    gp->dropBuildState();
+    const CpGraph& g = *gp;
+    const auto types = std::make_shared<const std::vector<std::vector<HtaType>>>(rankTypes(ctx, g));
     // One graph, one order: each projection reruns only the longest path on its weights.
     CpScratch scratch;
     const CpOrder o = topoOrder(g, scratch);
-    const CpRun base = longestPath(g, o, g.w, scratch);
-    res.base = summarize(g, types, base, g.w);
-    noteBroken(res.base, o);
-    const auto w1 = scaledWeights(g, eventFactors(g, types, req.scales));
-    res.scaled = summarize(g, types, longestPath(g, o, w1, scratch), w1);
-    for (const auto& group : rankingGroups(g, types, base)) {
-        const auto w = scaledWeights(g, eventFactors(g, types, {CpScale{group, 0.5}}));
+    CpRun base = longestPath(g, o, g.w, scratch);
+    const TimeNs baseLength = base.length;
+    const auto groups = rankingGroups(g, *types, base);
+    auto w1 = std::make_shared<const CpVec<TimeNs>>(scaledWeights(g, eventFactors(g, *types, req.scales)));
+    CpRun scaled = longestPath(g, o, *w1, scratch);
+    for (const auto& group : groups) {
+        const auto w = scaledWeights(g, eventFactors(g, *types, {CpScale{group, 0.5}}));
         const TimeNs len = longestPath(g, o, w, scratch).length;
-        res.ranking.push_back({group, len, base.length - len});
+        res.ranking.push_back({group, len, baseLength - len});
     }
     std::stable_sort(res.ranking.begin(), res.ranking.end(),
                      [](const WhatIfGroup& a, const WhatIfGroup& b) { return a.savedNs > b.savedNs; });
+    res.scaled = summarize(gp, types, std::move(scaled), std::move(w1));
+    std::shared_ptr<const CpVec<TimeNs>> w0(gp, &gp->w);
+    res.base = summarize(std::move(gp), types, std::move(base), std::move(w0));
+    noteBroken(res.base, o);
     return res;
 }
 
@@ -1378,6 +1506,7 @@ std::string pathJson(const CriticalPathResult& r) {
     size_t bytes = s.size() + 2;
     for (const auto& p : r.path) bytes += 160 + p.kind.size() + p.name.size() + p.boundBy.size();
     s.reserve(bytes);
+    adviseHugePages(s.data(), s.capacity());
     auto out = std::back_inserter(s);
     for (size_t i = 0; i < r.path.size(); ++i) {
         const auto& p = r.path[i];

@@ -15,7 +15,9 @@
 // - strobe (default): wall time, across every rank of the run (or one with `rank`). Edge weights are the time a
 //   resource cannot be shortened by its dependencies: durations, CPU gaps (idle), the launch latency of a kernel
 //   that waited for its launch, the gap after the previous kernel of one that waited for its stream, the residue
-//   of a sync call after what it waited for. Waits weigh zero: they are recomputed from the dependencies, so the
+//   of a sync call after what it waited for (both into its end: from its own last CPU node, the part after
+//   max(that node, the awaited GPU end); from the awaited activity's end, the part after max(that end, the call's
+//   start), never more than the call lasted). Waits weigh zero: they are recomputed from the dependencies, so the
 //   path's length is the window's wall time (to the residues the trace cannot explain) and a what-if re-simulates
 //   them. Classes: cpu_op, launch_latency, kernel:<category> (Strobe's kernel categories), communication,
 //   sync_wait, idle.
@@ -31,6 +33,8 @@
 // never a hang.
 
 #include <cstdint>
+#include <memory>
+#include <mutex>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -69,13 +73,48 @@ struct CpSegment {
 // rather than an event's own time: a gap's `name` is the event it is attributed to, not one it runs through.
 bool cpIsGap(std::string_view kind);
 
+// What a path's segments are made from (the graph and the path's edges, kept by the result): listed once, at the
+// first look, so that a caller that wants only the length and the classes never pays for millions of segments.
+class CpPathSource {
+public:
+    virtual ~CpPathSource() = default;
+    virtual size_t edgeCount() const = 0;               // edges on the path (zero-weight ones included)
+    const std::vector<CpSegment>& segments() const;     // made once (thread-safe), then kept
+protected:
+    virtual void list(std::vector<CpSegment>& out) const = 0;
+private:
+    mutable std::once_flag once_;
+    mutable std::vector<CpSegment> segments_;
+};
+
+// The path in order (zero-weight edges left out, consecutive edges of one event and class merged): a vector's
+// reading interface over segments made at the first call, from the dataset's events and strings, so a path is
+// listed while its dataset lives (as its segments' views need anyway).
+class CpPath {
+public:
+    CpPath() = default;
+    explicit CpPath(std::shared_ptr<const CpPathSource> src) : src_(std::move(src)) {}
+    const std::vector<CpSegment>& segments() const { return src_ ? src_->segments() : empty_(); }
+    size_t size() const { return segments().size(); }
+    bool empty() const { return segments().empty(); }
+    const CpSegment& operator[](size_t i) const { return segments()[i]; }
+    const CpSegment& front() const { return segments().front(); }
+    const CpSegment& back() const { return segments().back(); }
+    std::vector<CpSegment>::const_iterator begin() const { return segments().begin(); }
+    std::vector<CpSegment>::const_iterator end() const { return segments().end(); }
+    size_t edgeCount() const { return src_ ? src_->edgeCount() : 0; }  // without listing
+private:
+    static const std::vector<CpSegment>& empty_();
+    std::shared_ptr<const CpPathSource> src_;
+};
+
 struct CriticalPathResult {
     CpDefinition definition = CpDefinition::Strobe;
     std::string window;                                   // "ProfilerStep#3", "annotation X instance 1", "all"
     std::string clock;  // the clock alignment across ranks the path is on (core/model/clock_shifts.h), in words
     TimeNs lengthNs = 0;                                  // sum of the path's edge weights
     std::vector<std::pair<std::string, TimeNs>> classes;  // bound_by -> ns, largest first
-    std::vector<CpSegment> path;                          // in path order (zero-weight edges left out)
+    CpPath path;                                          // in path order, listed at the first look
     std::vector<std::string> messages;
     size_t nodes = 0, edges = 0;
 };
