@@ -142,8 +142,8 @@ core::Result<std::vector<ConvertOutcome>> convertThroughSlurm(const std::vector<
         return core::Error(fmt::format("{} did not submit the array job: {}", array->submit.front(),
                                        what.empty() ? "no job id in its output" : what));
     }
-    fmt::print(stderr, "strobe-cli convert: submitted Slurm array job {} ({} ranks, {} per task)\n", jobId,
-               todo.size(), o.ranksPerTask);
+    fmt::print(stderr, "strobe-cli convert: submitted Slurm array job {} ({} rank{}, {} per task)\n", jobId,
+               todo.size(), todo.size() == 1 ? "" : "s", o.ranksPerTask);
     waitForArray(todo, o.cacheDir, jobId, spec->pollMs);
     for (size_t k = 0; k < todo.size(); ++k) {
         std::string job;

@@ -159,6 +159,13 @@ void writeDetail(MetaWriter& w, const StoredRankSummary& s) {
 
 // ---- decoding (every count is checked against what is left before anything is allocated) ----
 
+bool flag(MetaReader& r, const char* what) {
+    const size_t at = r.pos();
+    const uint8_t v = r.u8();
+    if (r.ok() && v > 1) r.fail(fmt::format("{} is {}, not 0 or 1", what, v), at);
+    return v == 1;
+}
+
 void readIdentity(MetaReader& r, SummaryIdentity& id) {
     id.sourcePath = r.str();
     id.sourceSize = r.u64();
@@ -209,11 +216,11 @@ void readRank(MetaReader& r, RankSummary& s) {
     s.platform = r.enumBelow(static_cast<Platform>(static_cast<uint8_t>(Platform::Amd) + 1), "platform");
     s.gpuName = r.str();
     s.gpuCount = r.u32();
-    s.cpuOnly = r.boolean();
+    s.cpuOnly = flag(r, "cpu_only");
     s.events = r.u64();
     s.skippedEvents = r.u64();
-    s.truncated = r.boolean();
-    s.fromCache = r.boolean();
+    s.truncated = flag(r, "truncated");
+    s.fromCache = flag(r, "from_cache");
     for (size_t i = 0, n = r.count(16); r.ok() && i < n; ++i) {
         std::string name = r.str();
         const uint64_t count = r.u64();
@@ -320,6 +327,15 @@ Result<StoredRankSummary> decodeRankSummary(const std::string& image, const std:
     if (!r.ok()) return corrupt(file, kHead + r.failAt(), r.why());
     if (!r.atEnd()) return corrupt(file, kHead + r.pos(), "bytes left after the last field");
     return s;
+}
+
+bool resealRankSummary(std::string& image) {
+    if (image.size() < kHead + kTail) return false;
+    const uint64_t payload = image.size() - kHead - kTail;
+    std::memcpy(image.data() + sizeof(kMagic) + 8, &payload, sizeof(payload));
+    const uint64_t sum = LoadCache::checksum(image.data(), image.size() - kTail);
+    std::memcpy(image.data() + image.size() - kTail, &sum, sizeof(sum));
+    return true;
 }
 
 Result<StoredRankSummary> readRankSummaryFile(const fs::path& file) {

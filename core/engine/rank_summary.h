@@ -87,6 +87,11 @@ Status writeRankSummaryFile(const std::filesystem::path& file, const StoredRankS
 Result<StoredRankSummary> decodeRankSummary(const std::string& image, const std::string& file);
 Result<StoredRankSummary> readRankSummaryFile(const std::filesystem::path& file);
 
+// Tests and fuzzing: rewrites an image's payload size and checksum to match its bytes (when it holds the frame), so
+// that a deliberately malformed payload gets past them to the field checks behind them, which must hold by
+// themselves. False when the image is shorter than the frame.
+bool resealRankSummary(std::string& image);
+
 // Why a summary file is not current for a source as it is now.
 enum class SummaryState : uint8_t { Current, Missing, Stale, Corrupt, Foreign };
 std::string_view toString(SummaryState s);
