@@ -465,16 +465,19 @@ int summaryOfConvertedRun(const ArgParser& p, SummaryPlan plan, const core::RunL
         partial.wholeRun = false;
         auto loaded = loadRunAsJob(plan.toLoad, partial);
         if (!loaded) {
+            // Every source to load failed: the ranks read from summaries are still shown, and the exit is 3.
             fmt::print(stderr, "strobe-cli summary: {}\n", loaded.error().toString());
-            return kExitBadInput;
+            if (plan.fromSummary.empty()) return kExitBadInput;
+            failed = true;
+        } else {
+            for (size_t i = 0; i < plan.toLoad.size(); ++i)
+                if (!stamps[i].absolutePath.empty())
+                    if (auto st = writeSourceSummaries(**loaded, plan.toLoad[i], stamps[i], options.cacheDir, key); !st)
+                        fmt::print(stderr, "strobe-cli summary: warning: {}\n", st.error().toString());
+            run = core::summarizeRun(**loaded, top);
+            failed = reportLoadDiagnostics("summary", **loaded);
+            ds = *loaded;
         }
-        for (size_t i = 0; i < plan.toLoad.size(); ++i)
-            if (!stamps[i].absolutePath.empty())
-                if (auto st = writeSourceSummaries(**loaded, plan.toLoad[i], stamps[i], options.cacheDir, key); !st)
-                    fmt::print(stderr, "strobe-cli summary: warning: {}\n", st.error().toString());
-        run = core::summarizeRun(**loaded, top);
-        failed = reportLoadDiagnostics("summary", **loaded);
-        ds = *loaded;
     }
     run.ranks.insert(run.ranks.end(), std::make_move_iterator(plan.fromSummary.begin()),
                      std::make_move_iterator(plan.fromSummary.end()));

@@ -233,6 +233,17 @@ TEST(ConvertCli, SummaryReadsSummariesAndRemakesACorruptOne) {
     EXPECT_NE(text.out.find("8 ranks read from their summary files"), std::string::npos) << text.out;
     EXPECT_NE(text.out.find("[from summary]"), std::string::npos);
     EXPECT_TRUE(text.err.empty()) << text.err;
+
+    // A rank of a converted run that cannot be loaded at all: the others are still shown from their summaries, and
+    // the exit is 3 with the file named.
+    test::TempDir run("strobe-convert-run");
+    fs::copy_file(kDlrm + "/worker0_step_12.1694128201545.pt.trace.json", run.path() / "rank0.json");
+    ASSERT_EQ(convert({run.path().string()}, cache.path()).code, 0);
+    test::writeFile(run.path() / "rank1.json", "this is not a trace");
+    auto broken = test::runCli("summary", {run.path().string(), "--cache-dir", cache.path().string()});
+    EXPECT_EQ(broken.code, 3);
+    EXPECT_NE(broken.out.find("Rank 0"), std::string::npos) << broken.out;
+    EXPECT_NE(broken.err.find((run.path() / "rank1.json").string()), std::string::npos) << broken.err;
 }
 
 // The reader answers an error naming the file and a byte offset for every truncation and for foreign files, and
