@@ -59,7 +59,8 @@ core::Result<ArraySubmission> prepareArray(const collectors::SlurmSpec& spec, co
     if (!submit) return core::Error(fmt::format("{}: submit: {}", spec.source, submit.error().message));
     a.submit = *submit;
     std::ofstream out(a.script, std::ios::binary);
-    out << collectors::batchScript(*launch, a.submit);
+    out << collectors::batchScript(*launch, a.submit,
+                                   "strobe-cli convert --slurm: one array task converts one group of ranks.");
     out.close();
     if (!out) return core::Error(core::Location{a.script.string()}, "cannot write the batch script");
     fs::permissions(a.script, fs::perms::owner_all | fs::perms::group_read | fs::perms::others_read, ec);
