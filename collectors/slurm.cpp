@@ -120,7 +120,8 @@ std::string shellQuote(const std::string& s) {
     return q + "'";
 }
 
-std::string batchScript(const std::vector<std::string>& command, const std::vector<std::string>& submitArgv) {
+std::string batchScript(const std::vector<std::string>& command, const std::vector<std::string>& submitArgv,
+                        const std::string& writtenBy) {
     auto line = [](const std::vector<std::string>& argv) {
         std::string s;
         for (const auto& a : argv) s += (s.empty() ? "" : " ") + shellQuote(a);
@@ -129,10 +130,10 @@ std::string batchScript(const std::vector<std::string>& command, const std::vect
     std::string submitted = line(submitArgv);
     for (size_t at = submitted.find('\n'); at != std::string::npos; at = submitted.find('\n', at)) submitted.replace(at, 1, " ");
     return fmt::format("#!/bin/sh\n"
-                       "# Written by strobe-cli collect --slurm: the run's whole profiling session, inside the job.\n"
+                       "# Written by {}\n"
                        "# Submitted with: {}\n"
                        "exec {}\n",
-                       submitted, line(command));
+                       writtenBy, submitted, line(command));
 }
 
 SlurmJobState parseJobState(const SlurmSpec& spec, const std::string& text) {

@@ -40,8 +40,10 @@ core::Result<std::vector<std::string>> expandSlurmArgv(const std::vector<std::st
 
 // s in single quotes for /bin/sh ('it'\''s'); words of safe characters only are left bare.
 std::string shellQuote(const std::string& s);
-// The batch script: a comment saying what wrote it and how it was submitted, then `exec` of `command`.
-std::string batchScript(const std::vector<std::string>& command, const std::vector<std::string>& submitArgv);
+// The batch script: a comment saying what wrote it (`writtenBy`) and how it was submitted, then `exec` of `command`.
+std::string batchScript(const std::vector<std::string>& command, const std::vector<std::string>& submitArgv,
+                        const std::string& writtenBy =
+                            "strobe-cli collect --slurm: the run's whole profiling session, inside the job.");
 
 struct SlurmJobState {
     std::string state;  // "" when the text names none

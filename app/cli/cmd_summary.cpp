@@ -11,12 +11,18 @@
 
 #include <fmt/format.h>
 
+#include "app/cli/cmd_convert.h"
 #include "app/cli/command.h"
+#include "core/engine/load_cache.h"
+#include "core/engine/rank_summary.h"
+#include "core/io/resources.h"
 #include "core/engine/run_loader.h"
 #include "core/model/clock_rules.h"
 #include "core/model/duration_text.h"
 
 namespace strobe::app {
+
+namespace fs = std::filesystem;
 
 namespace {
 
@@ -25,7 +31,7 @@ using core::RunSummary;
 using core::TimeNs;
 
 constexpr const char* kSummaryHelp =
-    "Usage: strobe-cli summary PATH... [--json] [--top N] [--no-cache] [--clock-offset NS]\n"
+    "Usage: strobe-cli summary PATH... [--json] [--top N] [--no-cache] [--cache-dir DIR] [--clock-offset NS]\n"
     "\n"
     "Loads a run (trace files, or directories of them: one PyTorch profiler / Kineto trace per rank, or any other\n"
     "format Strobe reads: rocprofv3 CSV/JSON, rocprof .xr run directories ...; see the README's formats table), lists\n"
@@ -37,14 +43,21 @@ constexpr const char* kSummaryHelp =
     "Options:\n"
     "  --json        one JSON document on stdout (keys are documented in the README)\n"
     "  --top N       how many kernels to list per rank (default 10, 0 for none)\n"
-    "  --no-cache    neither read nor write the on-disk load cache\n"
+    "  --no-cache    neither read nor write the on-disk load cache (nor read `convert`'s summaries)\n"
+    "  --cache-dir DIR  the cache directory (default: $XDG_CACHE_HOME/strobe)\n"
     "  --clock-offset NS  nanoseconds added to the times of sources not on the realtime clock (rocprof, nsys...)\n"
     "  -h, --help    show this help\n"
+    "\n"
+    "On a run converted by `strobe-cli convert`, each rank whose summary is current is read from it (marked\n"
+    "[from summary], \"from_summary\": true) and its events are not loaded; a rank without a current summary\n"
+    "(stale, corrupt or foreign: one warning names the file) is loaded from its trace and its summary made again.\n"
     "\n"
     "Exit codes: 0 ok, 2 usage error, 3 unreadable input (a file failed to load, or no traces found).\n"
     "Errors go to stderr and name the file.";
 
 // Its own option, declared once: ArgParser parses and coerces it, the code reads it through the handle.
+const core::StringParam kSummaryCacheDir{"cache-dir", "Cache directory",
+                                         "Where the load cache and the summaries of `convert` are", ""};
 const core::IntParam kTop =
     core::IntParam{"top", "Top kernels", "How many kernels to list per rank (0 for none)", 10}.bounded(0, 1000000, 1);
 
@@ -211,6 +224,9 @@ std::string summaryText(const RunSummary& run, const core::Dataset& ds, const co
         for (const auto& [name, value] : core::runFacts(*entry)) fmt::format_to(out, "  {:<16}{}\n", name, value);
     }
     text += sourcesText(ds);
+    if (const auto n = std::count_if(run.ranks.begin(), run.ranks.end(), [](const RankSummary& r) { return r.fromSummary; }))
+        fmt::format_to(out, "  {} rank{} read from {} summary file{} (strobe-cli convert): events not loaded\n", n,
+                       n == 1 ? "" : "s", n == 1 ? "its" : "their", n == 1 ? "" : "s");
     for (const core::HostTelemetry& h : ds.hosts) {
         uint64_t samples = 0;
         for (const auto& s : h.sources) samples += s->samples.size();
@@ -228,6 +244,7 @@ std::string summaryText(const RunSummary& run, const core::Dataset& ds, const co
         if (r.skippedEvents != 0) events += fmt::format(" ({} skipped)", r.skippedEvents);
         if (r.truncated) events += " (file truncated)";
         if (r.fromCache) events += " [from load cache]";
+        if (r.fromSummary) events += " [from summary]";
         fmt::format_to(out, "  {:<16}{}\n", "Events", events);
         fmt::format_to(out, "  {:<16}{} kernels, {} total\n", "Kernels", r.kernelCount, formatDuration(r.kernelTimeNs));
         fmt::format_to(out, "  {:<16}{}, {} total\n", "Memcpy", r.memcpyCount, formatDuration(r.memcpyTimeNs));
@@ -355,8 +372,9 @@ std::string summaryJson(const RunSummary& run, const core::Dataset& ds, const co
         j += fmt::format("      \"platform\": {}, \"gpu_name\": {}, \"gpu_count\": {}, \"cpu_only\": {},\n",
                          jsonQuote(core::toString(r.platform)), r.gpuCount == 0 ? "null" : jsonQuote(r.gpuName),
                          r.gpuCount, r.cpuOnly);
-        j += fmt::format("      \"events\": {}, \"skipped_events\": {}, \"truncated\": {}, \"from_cache\": {},\n",
-                         r.events, r.skippedEvents, r.truncated, r.fromCache);
+        j += fmt::format("      \"events\": {}, \"skipped_events\": {}, \"truncated\": {}, \"from_cache\": {}, "
+                         "\"from_summary\": {},\n",
+                         r.events, r.skippedEvents, r.truncated, r.fromCache, r.fromSummary);
         j += "      \"events_by_category\": {";
         for (size_t i = 0; i < r.eventsByCategory.size(); ++i)
             j += fmt::format("{}{}: {}", i ? ", " : "", jsonQuote(r.eventsByCategory[i].first),
@@ -394,8 +412,84 @@ std::string summaryJson(const RunSummary& run, const core::Dataset& ds, const co
 
 namespace {
 
+// A converted run (strobe-cli convert): the ranks read from current summaries, and the sources loaded instead
+// (no summary, or one that is stale, corrupt or foreign: each of those named in one warning, and made again).
+struct SummaryPlan {
+    bool converted = false;  // some source has a summary file
+    std::vector<RankSummary> fromSummary;
+    std::vector<std::string> toLoad;
+};
+
+SummaryPlan planFromSummaries(const std::vector<std::string>& sources, const fs::path& dir, uint64_t key, size_t top) {
+    SummaryPlan plan;
+    for (const std::string& source : sources) {
+        core::SummaryLookup first = core::lookupRankSummary(dir, source, 0, key);
+        if (first.state != core::SummaryState::Missing) plan.converted = true;
+        if (first.state != core::SummaryState::Current) {
+            if (first.state != core::SummaryState::Missing)
+                fmt::print(stderr, "strobe-cli summary: warning: {} summary {}: {}; the rank is loaded from its trace "
+                                   "and its summary made again\n",
+                           core::toString(first.state), first.file.string(), first.reason);
+            plan.toLoad.push_back(source);
+            continue;
+        }
+        // A source of several ranks (rocprofv3, nsys: one per process) has one summary per rank.
+        for (uint32_t k = 0;; ++k) {
+            core::SummaryLookup next = k == 0 ? std::move(first) : core::lookupRankSummary(dir, source, k, key);
+            if (next.state != core::SummaryState::Current) break;
+            RankSummary r = std::move(next.summary.rank);
+            if (r.topKernels.size() > top) r.topKernels.resize(top);
+            r.fromSummary = true;
+            plan.fromSummary.push_back(std::move(r));
+        }
+    }
+    return plan;
+}
+
+// Loads the sources the plan could not read from summaries, makes their summaries again (when the load cache is
+// written) and prints the whole run. Returns the exit code.
+int summaryOfConvertedRun(const ArgParser& p, SummaryPlan plan, const core::RunLoadOptions& options, uint64_t key,
+                          size_t top) {
+    auto empty = std::make_shared<core::Dataset>();
+    empty->sources = p.positionals();
+    core::DatasetPtr ds = empty;  // the loaded ranks' (its Sources section), else none
+    RunSummary run;
+    bool failed = false;
+    if (!plan.toLoad.empty()) {
+        std::vector<core::SourceStamp> stamps;
+        for (const auto& source : plan.toLoad) {
+            auto stamp = core::LoadCache::stamp(source);
+            stamps.push_back(stamp ? *stamp : core::SourceStamp{});
+        }
+        core::RunLoadOptions partial = options;
+        partial.wholeRun = false;
+        auto loaded = loadRunAsJob(plan.toLoad, partial);
+        if (!loaded) {
+            // Every source to load failed: the ranks read from summaries are still shown, and the exit is 3.
+            fmt::print(stderr, "strobe-cli summary: {}\n", loaded.error().toString());
+            if (plan.fromSummary.empty()) return kExitBadInput;
+            failed = true;
+        } else {
+            for (size_t i = 0; i < plan.toLoad.size(); ++i)
+                if (!stamps[i].absolutePath.empty())
+                    if (auto st = writeSourceSummaries(**loaded, plan.toLoad[i], stamps[i], options.cacheDir, key); !st)
+                        fmt::print(stderr, "strobe-cli summary: warning: {}\n", st.error().toString());
+            run = core::summarizeRun(**loaded, top);
+            failed = reportLoadDiagnostics("summary", **loaded);
+            ds = *loaded;
+        }
+    }
+    run.ranks.insert(run.ranks.end(), std::make_move_iterator(plan.fromSummary.begin()),
+                     std::make_move_iterator(plan.fromSummary.end()));
+    std::stable_sort(run.ranks.begin(), run.ranks.end(), [](const RankSummary& a, const RankSummary& b) { return a.rank < b.rank; });
+    const std::string doc = p.get(kJsonFlag) ? summaryJson(run, *ds) : summaryText(run, *ds);
+    std::fwrite(doc.data(), 1, doc.size(), stdout);
+    std::fflush(stdout);
+    return failed ? kExitBadInput : kExitOk;
+}
+
 int runSummary(const std::vector<std::string>& args) {
-    ArgParser p("summary", {kJsonFlag, kTop, kNoCacheFlag, kClockOffset});
+    ArgParser p("summary", {kJsonFlag, kTop, kNoCacheFlag, kClockOffset, kSummaryCacheDir});
     if (!p.parse(args)) return usageError("summary", p.error());
     const long long top = p.get(kTop);
     if (p.positionals().empty()) return usageError("summary", "no trace file or directory given");
@@ -411,9 +505,23 @@ int runSummary(const std::vector<std::string>& args) {
 
     core::RunLoadOptions options;
     options.useCache = !p.get(kNoCacheFlag);
+    options.cacheDir = p.get(kSummaryCacheDir);
     options.sources.hasClockOffset = p.has(kClockOffset);
     options.sources.clockOffsetNs = p.get(kClockOffset);
     logToStderr();
+    // A converted run reads its ranks' summaries (those hold the top 10 kernels; the cache and the default clocks).
+    if (options.useCache && !p.has(kClockOffset) && top <= 10) {
+        const auto sources = core::expandRunPaths(p.positionals());
+        const auto key = convertOptionsKey();
+        if (sources && key) {
+            const fs::path dir = options.cacheDir.empty() ? core::userCacheDir() : options.cacheDir;
+            SummaryPlan plan = planFromSummaries(*sources, dir, *key, static_cast<size_t>(top));
+            if (plan.converted) {
+                options.cacheDir = dir;
+                return summaryOfConvertedRun(p, std::move(plan), options, *key, static_cast<size_t>(top));
+            }
+        }
+    }
     auto loaded = loadRunAsJob(p.positionals(), options);
     if (!loaded) {
         fmt::print(stderr, "strobe-cli summary: {}\n", loaded.error().toString());

@@ -44,6 +44,7 @@ struct RankSummary {
     uint64_t skippedEvents = 0;  // unusable entries (each has a diagnostic)
     bool truncated = false;
     bool fromCache = false;
+    bool fromSummary = false;  // read from the rank's summary file (strobe-cli convert), its events not loaded
     std::vector<std::pair<std::string, uint64_t>> eventsByCategory;  // raw category → count, sorted by name
     uint64_t kernelCount = 0;                                        // EventKind::Kernel only
     TimeNs kernelTimeNs = 0;                                         // sum of kernel durations (memcpy/memset apart)

@@ -9,6 +9,7 @@
 #include <fstream>
 #include <sstream>
 #include <utility>
+#include <vector>
 
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
@@ -30,6 +31,56 @@ uint64_t memAvailableBytes() {
     }
     return 0;
 }
+
+uint64_t readNumber(const fs::path& file) {
+    std::ifstream in(file);
+    std::string text;
+    if (!(in >> text) || text == "max") return 0;  // absent, unreadable or unlimited
+    char* end = nullptr;
+    const unsigned long long v = std::strtoull(text.c_str(), &end, 10);
+    return end != text.c_str() ? static_cast<uint64_t>(v) : 0;
+}
+
+// The room left in one cgroup directory: v2 memory.max - memory.current, v1 memory.limit_in_bytes -
+// memory.usage_in_bytes; 0 when the directory sets no limit. A v1 "no limit" is a huge number (page-rounded
+// LONG_MAX): anything from 2^60 up counts as none.
+uint64_t roomIn(const fs::path& dir) {
+    for (const auto& [limitFile, usageFile] : {std::pair{"memory.max", "memory.current"},
+                                               std::pair{"memory.limit_in_bytes", "memory.usage_in_bytes"}}) {
+        const uint64_t limit = readNumber(dir / limitFile);
+        if (limit == 0 || limit >= (uint64_t{1} << 60)) continue;
+        const uint64_t used = readNumber(dir / usageFile);
+        return limit > used ? limit - used : 1;
+    }
+    return 0;
+}
+
+}  // namespace
+
+uint64_t MemoryBudget::cgroupAvailable(const std::string& root, const std::string& procCgroup) {
+    // The process's own cgroup (a Slurm task's allocation), then the cgroup root as mounted (a container's).
+    std::vector<fs::path> dirs;
+    std::ifstream in(procCgroup);
+    std::string line;
+    while (std::getline(in, line)) {
+        const size_t a = line.find(':'), b = a == std::string::npos ? a : line.find(':', a + 1);
+        if (b == std::string::npos) continue;
+        const std::string controllers = line.substr(a + 1, b - a - 1);
+        std::string path = line.substr(b + 1);
+        if (path.empty() || path == "/") continue;
+        path.erase(0, path.find_first_not_of('/'));
+        if (controllers.empty()) dirs.push_back(fs::path(root) / path);                 // v2
+        else if (("," + controllers + ",").find(",memory,") != std::string::npos) dirs.push_back(fs::path(root) / "memory" / path);  // v1
+    }
+    dirs.push_back(fs::path(root));
+    dirs.push_back(fs::path(root) / "memory");
+    uint64_t best = 0;
+    for (const fs::path& d : dirs)
+        if (const uint64_t room = roomIn(d); room != 0) best = best == 0 ? room : std::min(best, room);
+    return best;
+}
+
+namespace {
 
 bool endsWithGz(const std::string& p) {
     if (p.size() < 3) return false;
@@ -57,6 +108,9 @@ uint64_t MemoryBudget::defaultLimit() {
         const long page = sysconf(_SC_PAGESIZE);
         if (pages > 0 && page > 0) avail = static_cast<uint64_t>(pages) * static_cast<uint64_t>(page);
     }
+    // A cgroup's limit (a Slurm task's allocation, a container's) bounds what this process may use, whatever the
+    // machine has free.
+    if (const uint64_t room = cgroupAvailable(); room != 0) avail = avail == 0 ? room : std::min(avail, room);
     if (avail == 0) return UINT64_MAX;  // unknown: do not refuse
     return avail / 4 * 3;
 }

@@ -29,8 +29,15 @@ public:
 
     uint64_t limit() const { return m_limit; }
 
-    // 75% of the available physical memory (/proc/meminfo MemAvailable, else sysconf physical pages).
+    // 75% of the available memory: the least of /proc/meminfo MemAvailable (else sysconf physical pages) and the
+    // room left in the process's cgroup (cgroupAvailable: a Slurm task sizes itself to its own allocation).
     static uint64_t defaultLimit();
+    // The room left under the memory limits of the process's cgroup (`procCgroup` lists it: v2 "0::/path" →
+    // ROOT/path/memory.max - memory.current; v1 "N:memory:/path" → ROOT/memory/path/memory.limit_in_bytes -
+    // memory.usage_in_bytes) and of the cgroup root as mounted (ROOT, ROOT/memory); the least of those that set a
+    // limit, 0 when none does.
+    static uint64_t cgroupAvailable(const std::string& root = "/sys/fs/cgroup",
+                                    const std::string& procCgroup = "/proc/self/cgroup");
     // "512M", "2G", "1.5g", "100k", "12345" (bytes); 0 when the text does not parse.
     static uint64_t parseSize(const std::string& text);
     // "1.5 GiB"

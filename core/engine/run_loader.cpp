@@ -107,7 +107,7 @@ struct Slot {
     std::atomic<uint64_t> done{0};
 };
 
-void runDiagnostics(const std::vector<std::string>& files, const std::vector<Slot>& slots, Dataset& ds) {
+void runDiagnostics(const std::vector<std::string>& files, const std::vector<Slot>& slots, Dataset& ds, bool wholeRun) {
     auto warn = [&](Location where, std::string msg) {
         spdlog::warn("{}", where.file.empty() ? msg : where.toString() + ": " + msg);
         ds.diagnostics.push_back(Diagnostic{Severity::Warning, std::move(where), std::move(msg)});
@@ -151,7 +151,7 @@ void runDiagnostics(const std::vector<std::string>& files, const std::vector<Slo
     } else if (nameRanks && !byRank.empty()) {
         world = byRank.rbegin()->first + 1;  // ranks from file names: expect 0..max
     }
-    if (world > 0) {
+    if (world > 0 && wholeRun) {
         std::vector<int> missing;
         for (int r = 0; r < world; ++r)
             if (!byRank.count(r)) missing.push_back(r);
@@ -364,11 +364,11 @@ bool addHostTelemetry(Dataset& ds, std::shared_ptr<RankData>& r) {
 
 // The dataset of the loaded ranks, ordered by rank, with the run's diagnostics. Takes the slots' data.
 DatasetPtr assembleDataset(const std::vector<std::string>& paths, const std::vector<std::string>& files,
-                           std::vector<Slot>& slots, const Diagnostics& runNotes) {
+                           std::vector<Slot>& slots, const Diagnostics& runNotes, bool wholeRun) {
     auto ds = std::make_shared<Dataset>();
     ds->generation = nextGeneration();
     ds->sources = paths;
-    runDiagnostics(files, slots, *ds);
+    runDiagnostics(files, slots, *ds, wholeRun);
     ds->diagnostics.insert(ds->diagnostics.end(), runNotes.begin(), runNotes.end());
     std::vector<std::shared_ptr<RankData>> kineto;  // in file order, then by rank
     for (Slot& s : slots)
@@ -573,7 +573,7 @@ Result<DatasetPtr> loadDetectedRun(const std::vector<std::string>& paths, const 
     size_t good = 0;
     for (const Slot& s : slots) good += !s.data.empty() || !s.more.empty() ? 1 : 0;
     if (good == 0) return noFileLoaded(slots);
-    DatasetPtr ds = assembleDataset(paths, files, slots, manifestNotes);
+    DatasetPtr ds = assembleDataset(paths, files, slots, manifestNotes, options.wholeRun);
     report(n, "done", true);
     spdlog::info("loaded {} of {} files in {:.3f} s", good, n,
                  std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());

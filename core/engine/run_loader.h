@@ -33,6 +33,9 @@ struct RunLoadOptions {
     // Passed to non-Kineto loaders: --clock-offset anchors sources whose clock is not realtime and that neither the
     // source itself nor the run's manifest.yaml anchors (applyClockOptions, core/formats/source_format.h).
     SourceLoadOptions sources;
+    // False when the paths are a part of a run (strobe-cli convert loads one rank at a time): ranks absent from
+    // the world size are then not reported missing.
+    bool wholeRun = true;
 };
 
 struct RunCallbacks {

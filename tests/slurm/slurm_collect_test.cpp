@@ -408,3 +408,47 @@ TEST(SlurmScript, ShippedSpecParsesScontrolOutput) {
     ASSERT_FALSE(bad.ok());
     EXPECT_NE(bad.error().toString().find("mine.yaml: line 3:"), std::string::npos) << bad.error().toString();
 }
+
+// strobe-cli convert --slurm (issue 29): one array job, two ranks per task; a rank that cannot be loaded (not a
+// trace at all) is reported with its rank and reason (exit 1) from the status file its task wrote; once the file is fixed,
+// the same command converts it and skips the ranks done before (exit 0).
+TEST(SlurmConvert, ArrayJobReportsAFailedRankAndResumesSkippingDoneRanks) {
+    REQUIRE_CLUSTER();
+    char tmpl[] = "/tmp/strobe-slurm-convert-XXXXXX";
+    const fs::path traces = mkdtemp(tmpl);
+    const std::string sample = std::string(STROBE_RESOURCE_DIR) + "/sample/param-dlrm-8rank/";
+    fs::copy_file(sample + "worker0_step_12.1694128201545.pt.trace.json", traces / "rank0.json");
+    fs::copy_file(sample + "worker1_step_12.1694128201556.pt.trace.json", traces / "rank1.json");
+    fs::copy_file(sample + "worker3_step_12.1694128201557.pt.trace.json", traces / "rank3.json");
+    { std::ofstream(traces / "rank2.json") << "this is not a trace"; }
+    const std::vector<std::string> args{"convert", "--slurm", "--ranks-per-task", "2", "--cache-dir", "@DIR@/cache",
+                                        "--json", traces.string()};
+    auto first = startCli(args);
+    ASSERT_TRUE(first->tree);
+    auto exit = first->tree->wait(300s);
+    ASSERT_TRUE(exit.has_value()) << readAll(first->dir / "cli.log");
+    std::string log = readAll(first->dir / "cli.log");
+    EXPECT_EQ(exit->status, 1) << log;
+    const std::string failed = "{\"rank\": 2, \"path\": \"" + (traces / "rank2.json").string() + "\", \"status\": \"failed\"";
+    EXPECT_NE(log.find(failed), std::string::npos) << log;
+    EXPECT_NE(log.find("\"converted\": 3, \"skipped\": 0, \"failed\": 1"), std::string::npos) << log;
+    EXPECT_TRUE(std::regex_search(log, std::regex("submitted Slurm array job [0-9]+ \\(4 ranks, 2 per task\\)"))) << log;
+    EXPECT_NE(log.find("strobe-cli convert: rank 2: " + (traces / "rank2.json").string() + ": "), std::string::npos) << log;
+
+    // Fixed, then the same command again in the same cache: only rank 2 is converted (by a one-task array).
+    fs::copy_file(sample + "worker2_step_12.1694128201554.pt.trace.json", traces / "rank2.json",
+                  fs::copy_options::overwrite_existing);
+    std::vector<std::string> again = args;
+    for (auto& a : again)
+        if (a == "@DIR@/cache") a = (first->dir / "cache").string();
+    auto second = startCli(again);
+    ASSERT_TRUE(second->tree);
+    exit = second->tree->wait(300s);
+    ASSERT_TRUE(exit.has_value()) << readAll(second->dir / "cli.log");
+    log = readAll(second->dir / "cli.log");
+    EXPECT_EQ(exit->status, 0) << log;
+    EXPECT_NE(log.find("\"converted\": 1, \"skipped\": 3, \"failed\": 0"), std::string::npos) << log;
+    EXPECT_TRUE(std::regex_search(log, std::regex("submitted Slurm array job [0-9]+ \\(1 rank, 2 per task\\)"))) << log;
+    std::error_code ec;
+    fs::remove_all(traces, ec);
+}

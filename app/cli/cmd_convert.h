@@ -1,0 +1,70 @@
+#pragma once
+// strobe-cli convert (issue 29): the parts its local and Slurm runs share, exposed for tests.
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/engine/load_cache.h"
+#include "core/io/error.h"
+#include "core/model/dataset.h"
+
+namespace strobe::app {
+
+enum class ConvertStatus : uint8_t { Converted = 0, Skipped = 1, Failed = 2 };
+std::string_view toString(ConvertStatus s);  // "converted", "skipped", "failed"
+
+// One source to convert: its rank as far as the file name says (else its place in the run), replaced by the
+// loaded rank's number once it has loaded.
+struct ConvertItem {
+    int rank = -1;
+    std::string path;
+};
+
+struct ConvertOutcome {
+    int rank = -1;
+    std::string path;
+    ConvertStatus status = ConvertStatus::Failed;
+    std::string reason;  // why it failed ("" otherwise)
+};
+
+std::vector<ConvertItem> convertItems(const std::vector<std::string>& sources);
+
+// The per-rank status file in the cache directory (`<entry>.strobe-convert`: lines "key<TAB>value" for rank,
+// path, status, reason and job, the Slurm array job it was written in: $SLURM_ARRAY_JOB_ID, "" outside one).
+// Written by whoever converts the rank (an array task too), read by the submitter: sacct is not available and
+// scontrol forgets finished tasks.
+std::filesystem::path convertStatusPath(const std::filesystem::path& dir, const std::string& source);
+void writeConvertStatus(const std::filesystem::path& dir, const ConvertOutcome& o);
+std::optional<ConvertOutcome> readConvertStatus(const std::filesystem::path& dir, const std::string& source,
+                                                std::string* job = nullptr);
+
+// Prints the outcomes (text, or --json) and failures to stderr; the exit code: 0 none failed, 1 some, 3 all.
+int reportConvert(const std::vector<ConvertOutcome>& outcomes, bool json);
+
+struct SlurmConvertOptions {
+    std::filesystem::path cacheDir;        // absolute
+    std::vector<std::string> slurmArgs;    // --slurm-arg values
+    size_t ranksPerTask = 8;
+    int jobs = 0;                          // --jobs inside each task
+    uint64_t optionsKey = 0;
+};
+
+// Converts `items` as one Slurm array job (one task per group of ranksPerTask ranks that is not current), waits
+// for it (the status files, and squeue until the job has left the queue) and answers one outcome per item; an
+// Error when the job could not be submitted.
+core::Result<std::vector<ConvertOutcome>> convertThroughSlurm(const std::vector<ConvertItem>& items,
+                                                              const SlurmConvertOptions& options);
+// The options key summaries and cache entries are made with (a fingerprint of the default classification rules).
+core::Result<uint64_t> convertOptionsKey();
+// Writes the summary of each rank of `source` in `ds` (every rank when ds.sources holds one path; else the ranks
+// whose path is `source`), in the order they come, identified by `stamp` (taken before the load).
+core::Status writeSourceSummaries(const core::Dataset& ds, const std::string& source, const core::SourceStamp& stamp,
+                                  const std::filesystem::path& dir, uint64_t optionsKey);
+// Whether `source` has a current cache entry and summary in `dir` (then `rank` receives the summary's rank).
+bool convertIsCurrent(const std::filesystem::path& dir, const std::string& source, uint64_t optionsKey, int& rank);
+
+}  // namespace strobe::app
