@@ -11,7 +11,8 @@
 # (read back from the load cache); both must print the same. Paths are relative to the checkout's root, so that
 # the output does not depend on where the checkout lies. The output file holds stdout, then the exit status, then
 # stderr; the strobe_version line is left out (it changes with releases, not with readers) and from_cache is
-# written "-" (false on the first open, true on the reopen, by design).
+# written "-" (false on the first open, true on the reopen, by design). `"from_summary": false` (issue 29: whether a rank
+# was read from its convert summary) was added to every expected file by hand when summary gained the key.
 set -eu
 CLI=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 HERE=$(cd "$(dirname "$0")" && pwd)
