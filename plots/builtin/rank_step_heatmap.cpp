@@ -247,8 +247,10 @@ protected:
             if (grid.perRow > 1 && grid.argRank[i] >= 0)
                 info.fields.push_back({"largest in the block", fmt::format("rank {}", grid.argRank[i])});
             if (grid.outlierRows.count(*row)) info.fields.push_back({"outlier", "yes (robust z > 3 over the ranks)"});
+            // Inset by a pixel, so that the selection's outline stays inside the plot area.
             info.itemRect = QRectF(L.bandStart(true, *step), L.bandStart(false, *row), L.bandSize(true),
-                                   L.bandSize(false));
+                                   L.bandSize(false))
+                                .adjusted(1, 1, -1, -1);
             return info;
         }
         return std::nullopt;
