@@ -99,7 +99,8 @@ const core::StringParam kCacheDir{"cache-dir", "Cache directory",
 
 // rank-steps on a converted run: the table from the ranks' summaries (core::rankStepsFromSummaries), the sources
 // without a current summary loaded and their summaries made again first (as `strobe-cli summary` does). nullopt
-// when the run was not converted, or a summary could still not be had (the caller loads the run).
+// when the run was not converted, a summary could still not be had, or a rank's number is its file's place in the
+// run (the caller loads the run).
 std::optional<core::Table> rankStepsOfConvertedRun(const std::vector<std::string>& paths,
                                                    const core::RunLoadOptions& options, const core::WindowSpec& window) {
     auto plan = planFromSummaries(paths, options.cacheDir, "analyze");
@@ -123,6 +124,13 @@ std::optional<core::Table> rankStepsOfConvertedRun(const std::vector<std::string
                 return std::nullopt;
         }
     }
+    // A rank numbered by its file's place in the run (no distributedInfo, no rank in the file name) was numbered
+    // alone when converted: only the loaded run knows its number.
+    if (plan->fromSummary.size() > 1 &&
+        std::any_of(plan->fromSummary.begin(), plan->fromSummary.end(), [](const core::StoredRankSummary& s) {
+            return s.rank.rankSource == core::RankSource::FileOrder;
+        }))
+        return std::nullopt;
     // The loaded run's rank order: by rank number, then source order.
     std::stable_sort(plan->fromSummary.begin(), plan->fromSummary.end(),
                      [](const core::StoredRankSummary& a, const core::StoredRankSummary& b) {

@@ -6,6 +6,7 @@
 // events (no load cache entry is read or made again) and prints the loaded run's rows.
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <optional>
 #include <string>
@@ -170,6 +171,20 @@ TEST(RankStepsFromSummaries, AnalyzeAnswersFromSummariesWithoutLoadingEvents) {
     EXPECT_EQ(simdjson::to_string(a.root["columns"].value_unsafe()), simdjson::to_string(b.root["columns"].value_unsafe()));
     EXPECT_EQ(simdjson::to_string(a.root["rows"].value_unsafe()), simdjson::to_string(b.root["rows"].value_unsafe()));
     EXPECT_EQ(simdjson::to_string(a.root["window"].value_unsafe()), simdjson::to_string(b.root["window"].value_unsafe()));
+
+    // A corrupt summary: named in one warning, its rank loaded and its summary made again; the same rows.
+    const fs::path broken = core::rankSummaryPath(cache.path(), kDlrm + "/worker3_step_12.1694128201557.pt.trace.json");
+    { std::ofstream(broken, std::ios::binary | std::ios::trunc) << "not a summary"; }
+    const test::CliResult remade =
+        test::runCli("analyze", {"rank-steps", kDlrm, "--cache-dir", cache.path().string(), "--json"});
+    ASSERT_EQ(remade.code, 0) << remade.err;
+    EXPECT_NE(remade.err.find("corrupt summary " + broken.string()), std::string::npos) << remade.err;
+    EXPECT_NE(remade.out.find("from summaries: 8 ranks (1 loaded"), std::string::npos) << remade.out;
+    test::Json c(remade.out);
+    ASSERT_TRUE(c.ok);
+    EXPECT_EQ(simdjson::to_string(c.root["rows"].value_unsafe()), simdjson::to_string(b.root["rows"].value_unsafe()));
+    EXPECT_EQ(core::lookupRankSummary(cache.path(), kDlrm + "/worker3_step_12.1694128201557.pt.trace.json").state,
+              core::SummaryState::Current);
 
     // Text output says it too; another analysis loads the run as before.
     const test::CliResult text = test::runCli("analyze", {"rank-steps", kDlrm, "--cache-dir", cache.path().string()});
