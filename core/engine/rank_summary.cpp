@@ -456,15 +456,18 @@ Table rankStepsFromSummaries(const std::vector<StoredRankSummary>& ranks, const 
     std::map<int64_t, std::map<int64_t, StepSpan>> spans;
     for (const StoredRankSummary& r : ranks)
         for (const StepSummary& s : r.steps) spans[s.number].emplace(r.rank.rank, StepSpan{s.number, s.startNs, s.endNs});
+    // Each step's collective records: (rank position, record), in rank order, then each rank's record order.
+    std::map<int64_t, std::vector<std::pair<size_t, uint32_t>>> byStep;
+    for (size_t p = 0; p < ranks.size(); ++p)
+        for (size_t i = 0; i < ranks[p].collectives.size(); ++i)
+            byStep[ranks[p].collectives[i].step].emplace_back(p, static_cast<uint32_t>(i));
     auto table = rankStepsTable(spans, window, ranks.size(), [&](int64_t step) -> Result<std::map<int64_t, RankStepCells>> {
-        // The step's collectives matched across ranks (rank order, then each rank's records in window order).
+        // The step's collectives matched across ranks (the straggler analysis' key and hit order).
         std::map<CollectiveKey, std::vector<CollectiveHit>> coll;
-        for (size_t p = 0; p < ranks.size(); ++p)
-            for (size_t i = 0; i < ranks[p].collectives.size(); ++i) {
+        if (auto it = byStep.find(step); it != byStep.end())
+            for (const auto& [p, i] : it->second) {
                 const CollectiveSummary& c = ranks[p].collectives[i];
-                if (c.step == step)
-                    coll[CollectiveKey{c.processGroup, c.seq, c.name}].push_back(
-                        {p, static_cast<uint32_t>(i), c.startNs, c.endNs});
+                coll[CollectiveKey{c.processGroup, c.seq, c.name}].push_back({p, i, c.startNs, c.endNs});
             }
         std::vector<CollectiveWaitTotals> waits(ranks.size());
         for (const auto& [key, hits] : coll)
