@@ -14,9 +14,9 @@
 #include "app/cli/cmd_convert.h"
 #include "app/cli/command.h"
 #include "core/analysis/context.h"
+#include "core/analysis/registry.h"
 #include "core/engine/load_cache.h"
 #include "core/engine/rank_summary.h"
-#include "core/analysis/registry.h"
 #include "core/engine/run_loader.h"
 
 namespace strobe::app {
