@@ -1,17 +1,22 @@
 // strobe-cli analyze: runs one of Strobe's analyses on a loaded run and prints its table (text, CSV or JSON).
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include <fmt/format.h>
 
+#include "app/cli/cmd_convert.h"
 #include "app/cli/command.h"
 #include "core/analysis/context.h"
 #include "core/analysis/registry.h"
+#include "core/engine/load_cache.h"
+#include "core/engine/rank_summary.h"
 #include "core/engine/run_loader.h"
 
 namespace strobe::app {
@@ -21,7 +26,7 @@ namespace {
 constexpr const char* kHelp =
     "Usage: strobe-cli analyze --list\n"
     "       strobe-cli analyze NAME PATH... [--window W] [--steps 3,4] [--OPTION VALUE ...]\n"
-    "                          [--csv FILE | --json] [--no-cache]\n"
+    "                          [--csv FILE | --json] [--no-cache] [--cache-dir DIR]\n"
     "\n"
     "Runs one analysis on a run (trace files or directories, one Kineto trace per rank) and prints its table.\n"
     "\n"
@@ -31,10 +36,14 @@ constexpr const char* kHelp =
     "  --steps LIST    only these ProfilerStep numbers (3,4,5 or 3-5); overrides --window\n"
     "  --csv FILE      write the rows as CSV to FILE ('-' for stdout)\n"
     "  --json          print one JSON document {\"analysis\", \"window\", \"columns\", \"rows\", \"messages\"}\n"
-    "  --no-cache      neither read nor write the on-disk load cache\n"
+    "  --no-cache      neither read nor write the on-disk load cache (nor read `convert`'s summaries)\n"
+    "  --cache-dir DIR the cache directory (default: $XDG_CACHE_HOME/strobe)\n"
     "  -h, --help      show this help\n"
     "\n"
     "Each analysis has its own options (see --list). Times are integer nanoseconds, percentages 0-100.\n"
+    "On a run converted by `strobe-cli convert`, rank-steps (window all or a step list) answers from the ranks'\n"
+    "summaries without loading events (a note says \"from summaries: N ranks\"); a rank whose summary is not current\n"
+    "is loaded and its summary made again, as `strobe-cli summary` does. Every other analysis loads the run.\n"
     "Exit codes: 0 ok, 2 usage error, 3 unreadable input.";
 
 std::string listText() {
@@ -85,6 +94,57 @@ const core::StringParam kWindow{"window", "Window",
 const core::StringParam kSteps{"steps", "Steps",
                                "Only these ProfilerStep numbers (3,4,5 or 3-5); overrides --window", ""};
 const core::PathParam kCsv{"csv", "CSV file", "Write the table as CSV to this file ('-' for stdout)", ""};
+const core::StringParam kCacheDir{"cache-dir", "Cache directory",
+                                  "Where the load cache and the summaries of `convert` are", ""};
+
+// rank-steps on a converted run: the table from the ranks' summaries (core::rankStepsFromSummaries), the sources
+// without a current summary loaded and their summaries made again first (as `strobe-cli summary` does). nullopt
+// when the run was not converted, a summary could still not be had, or a rank's number is its file's place in the
+// run (the caller loads the run).
+std::optional<core::Table> rankStepsOfConvertedRun(const std::vector<std::string>& paths,
+                                                   const core::RunLoadOptions& options, const core::WindowSpec& window) {
+    auto plan = planFromSummaries(paths, options.cacheDir, "analyze");
+    if (!plan) return std::nullopt;
+    const size_t read = plan->fromSummary.size();
+    if (!plan->toLoad.empty()) {
+        std::vector<core::SourceStamp> stamps;
+        for (const auto& source : plan->toLoad) {
+            auto stamp = core::LoadCache::stamp(source);
+            if (!stamp) return std::nullopt;
+            stamps.push_back(*stamp);
+        }
+        core::RunLoadOptions partial = options;
+        partial.cacheDir = plan->dir;
+        partial.wholeRun = false;
+        auto loaded = loadRunAsJob(plan->toLoad, partial);
+        if (!loaded) return std::nullopt;
+        for (size_t i = 0; i < plan->toLoad.size(); ++i) {
+            if (!writeSourceSummaries(**loaded, plan->toLoad[i], stamps[i], plan->dir, plan->optionsKey) ||
+                !readSourceSummaries(plan->dir, plan->toLoad[i], plan->optionsKey, plan->fromSummary))
+                return std::nullopt;
+        }
+    }
+    // A rank numbered by its file's place in the run (no distributedInfo, no rank in the file name) was numbered
+    // alone when converted: only the loaded run knows its number.
+    if (plan->fromSummary.size() > 1 &&
+        std::any_of(plan->fromSummary.begin(), plan->fromSummary.end(), [](const core::StoredRankSummary& s) {
+            return s.rank.rankSource == core::RankSource::FileOrder;
+        }))
+        return std::nullopt;
+    // The loaded run's rank order: by rank number, then source order.
+    std::stable_sort(plan->fromSummary.begin(), plan->fromSummary.end(),
+                     [](const core::StoredRankSummary& a, const core::StoredRankSummary& b) {
+                         return a.rank.rank < b.rank.rank;
+                     });
+    core::Table t = core::rankStepsFromSummaries(plan->fromSummary, window);
+    std::string note = fmt::format("rank-steps: from summaries: {} ranks (strobe-cli convert): events not loaded",
+                                   plan->fromSummary.size());
+    if (read < plan->fromSummary.size())
+        note = fmt::format("rank-steps: from summaries: {} ranks ({} loaded and their summaries made again)",
+                           plan->fromSummary.size(), plan->fromSummary.size() - read);
+    t.messages.insert(t.messages.begin(), std::move(note));
+    return t;
+}
 
 int runAnalyze(const std::vector<std::string>& args) {
     if (args.empty()) return usageError("analyze", "expected an analysis name or --list");
@@ -98,7 +158,7 @@ int runAnalyze(const std::vector<std::string>& args) {
     if (!info)
         return usageError("analyze", fmt::format("unknown analysis '{}' (strobe-cli analyze --list shows them)", name));
     // The command's own options, then the analysis' parameters: the same ParamSpec, coerced by the same rule.
-    std::vector<CliOption> specs = {kWindow, kSteps, kCsv, kJsonFlag, kNoCacheFlag};
+    std::vector<CliOption> specs = {kWindow, kSteps, kCsv, kJsonFlag, kNoCacheFlag, kCacheDir};
     for (const auto& o : info->options)  // a list option (what-if's --scale) is given once per item
         specs.emplace_back(o, '\0', o.type == core::ParamType::StringList);
     ArgParser p("analyze", specs);
@@ -116,14 +176,28 @@ int runAnalyze(const std::vector<std::string>& args) {
 
     core::RunLoadOptions options;
     options.useCache = !p.get(kNoCacheFlag);
-    const CommandRun run = loadCommandRun("analyze", p.positionals(), options);
-    if (!run.data) return run.exit;
-    const bool loadFailed = run.loadFailed;
-    auto ctx = core::AnalysisContext::of(run.data);  // the dataset's shared context
-    auto table = core::runAnalysis(*ctx, name, req);
-    if (!table) return usageError("analyze", table.error().message);  // option values the analysis refused
-    auto sel = ctx->select(req.window);  // built by the analysis: reused
-    std::string windowText = sel ? sel.value()->description : req.window.toString();
+    options.cacheDir = p.get(kCacheDir);
+    // rank-steps on a converted run reads the summaries (the cache in use; the window all or a step list, the
+    // windows it answers for).
+    std::optional<core::Table> fromSummaries;
+    if (name == "rank-steps" && options.useCache &&
+        (req.window.kind == core::WindowKind::All || req.window.kind == core::WindowKind::StepList))
+        fromSummaries = rankStepsOfConvertedRun(p.positionals(), options, req.window);
+    bool loadFailed = false;
+    core::Result<core::Table> table = core::Table{};
+    std::string windowText = req.window.toString();
+    if (fromSummaries) {
+        table = std::move(*fromSummaries);
+    } else {
+        const CommandRun run = loadCommandRun("analyze", p.positionals(), options);
+        if (!run.data) return run.exit;
+        loadFailed = run.loadFailed;
+        auto ctx = core::AnalysisContext::of(run.data);  // the dataset's shared context
+        table = core::runAnalysis(*ctx, name, req);
+        if (!table) return usageError("analyze", table.error().message);  // option values the analysis refused
+        auto sel = ctx->select(req.window);  // built by the analysis: reused
+        if (sel) windowText = sel.value()->description;
+    }
     if (!table->windowText.empty()) windowText = table->windowText;  // chosen by the analysis (critical path)
 
     if (p.get(kJsonFlag)) {

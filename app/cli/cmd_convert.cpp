@@ -184,6 +184,39 @@ bool convertIsCurrent(const fs::path& dir, const std::string& source, uint64_t k
     return true;
 }
 
+bool readSourceSummaries(const fs::path& dir, const std::string& source, uint64_t key,
+                         std::vector<core::StoredRankSummary>& out) {
+    for (uint32_t k = 0;; ++k) {
+        core::SummaryLookup next = core::lookupRankSummary(dir, source, k, key);
+        if (next.state != core::SummaryState::Current) return k > 0;
+        out.push_back(std::move(next.summary));
+    }
+}
+
+std::optional<SummaryPlan> planFromSummaries(const std::vector<std::string>& paths, const fs::path& cacheDir,
+                                             std::string_view command) {
+    const auto sources = core::expandRunPaths(paths);
+    const auto key = convertOptionsKey();
+    if (!sources || !key) return std::nullopt;
+    SummaryPlan plan;
+    plan.dir = cacheDir.empty() ? core::userCacheDir() : cacheDir;
+    plan.optionsKey = *key;
+    bool converted = false;
+    for (const std::string& source : *sources) {
+        core::SummaryLookup first = core::lookupRankSummary(plan.dir, source, 0, *key);
+        if (first.state != core::SummaryState::Missing) converted = true;
+        if (first.state == core::SummaryState::Current && readSourceSummaries(plan.dir, source, *key, plan.fromSummary))
+            continue;
+        if (first.state != core::SummaryState::Missing && first.state != core::SummaryState::Current)
+            fmt::print(stderr, "strobe-cli {}: warning: {} summary {}: {}; the rank is loaded from its trace and its "
+                               "summary made again\n",
+                       command, core::toString(first.state), first.file.string(), first.reason);
+        plan.toLoad.push_back(source);
+    }
+    if (!converted) return std::nullopt;
+    return plan;
+}
+
 std::string_view toString(ConvertStatus s) {
     switch (s) {
     case ConvertStatus::Converted: return "converted";

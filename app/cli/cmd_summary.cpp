@@ -22,8 +22,6 @@
 
 namespace strobe::app {
 
-namespace fs = std::filesystem;
-
 namespace {
 
 using core::RankSummary;
@@ -412,44 +410,10 @@ std::string summaryJson(const RunSummary& run, const core::Dataset& ds, const co
 
 namespace {
 
-// A converted run (strobe-cli convert): the ranks read from current summaries, and the sources loaded instead
-// (no summary, or one that is stale, corrupt or foreign: each of those named in one warning, and made again).
-struct SummaryPlan {
-    bool converted = false;  // some source has a summary file
-    std::vector<RankSummary> fromSummary;
-    std::vector<std::string> toLoad;
-};
-
-SummaryPlan planFromSummaries(const std::vector<std::string>& sources, const fs::path& dir, uint64_t key, size_t top) {
-    SummaryPlan plan;
-    for (const std::string& source : sources) {
-        core::SummaryLookup first = core::lookupRankSummary(dir, source, 0, key);
-        if (first.state != core::SummaryState::Missing) plan.converted = true;
-        if (first.state != core::SummaryState::Current) {
-            if (first.state != core::SummaryState::Missing)
-                fmt::print(stderr, "strobe-cli summary: warning: {} summary {}: {}; the rank is loaded from its trace "
-                                   "and its summary made again\n",
-                           core::toString(first.state), first.file.string(), first.reason);
-            plan.toLoad.push_back(source);
-            continue;
-        }
-        // A source of several ranks (rocprofv3, nsys: one per process) has one summary per rank.
-        for (uint32_t k = 0;; ++k) {
-            core::SummaryLookup next = k == 0 ? std::move(first) : core::lookupRankSummary(dir, source, k, key);
-            if (next.state != core::SummaryState::Current) break;
-            RankSummary r = std::move(next.summary.rank);
-            if (r.topKernels.size() > top) r.topKernels.resize(top);
-            r.fromSummary = true;
-            plan.fromSummary.push_back(std::move(r));
-        }
-    }
-    return plan;
-}
-
 // Loads the sources the plan could not read from summaries, makes their summaries again (when the load cache is
 // written) and prints the whole run. Returns the exit code.
-int summaryOfConvertedRun(const ArgParser& p, SummaryPlan plan, const core::RunLoadOptions& options, uint64_t key,
-                          size_t top) {
+int summaryOfConvertedRun(const ArgParser& p, SummaryPlan plan, const core::RunLoadOptions& options, size_t top) {
+    const uint64_t key = plan.optionsKey;
     auto empty = std::make_shared<core::Dataset>();
     empty->sources = p.positionals();
     core::DatasetPtr ds = empty;  // the loaded ranks' (its Sources section), else none
@@ -479,8 +443,12 @@ int summaryOfConvertedRun(const ArgParser& p, SummaryPlan plan, const core::RunL
             ds = *loaded;
         }
     }
-    run.ranks.insert(run.ranks.end(), std::make_move_iterator(plan.fromSummary.begin()),
-                     std::make_move_iterator(plan.fromSummary.end()));
+    for (core::StoredRankSummary& stored : plan.fromSummary) {
+        RankSummary r = std::move(stored.rank);
+        if (r.topKernels.size() > top) r.topKernels.resize(top);
+        r.fromSummary = true;
+        run.ranks.push_back(std::move(r));
+    }
     std::stable_sort(run.ranks.begin(), run.ranks.end(), [](const RankSummary& a, const RankSummary& b) { return a.rank < b.rank; });
     const std::string doc = p.get(kJsonFlag) ? summaryJson(run, *ds) : summaryText(run, *ds);
     std::fwrite(doc.data(), 1, doc.size(), stdout);
@@ -511,15 +479,9 @@ int runSummary(const std::vector<std::string>& args) {
     logToStderr();
     // A converted run reads its ranks' summaries (those hold the top 10 kernels; the cache and the default clocks).
     if (options.useCache && !p.has(kClockOffset) && top <= 10) {
-        const auto sources = core::expandRunPaths(p.positionals());
-        const auto key = convertOptionsKey();
-        if (sources && key) {
-            const fs::path dir = options.cacheDir.empty() ? core::userCacheDir() : options.cacheDir;
-            SummaryPlan plan = planFromSummaries(*sources, dir, *key, static_cast<size_t>(top));
-            if (plan.converted) {
-                options.cacheDir = dir;
-                return summaryOfConvertedRun(p, std::move(plan), options, *key, static_cast<size_t>(top));
-            }
+        if (auto plan = planFromSummaries(p.positionals(), options.cacheDir, "summary")) {
+            options.cacheDir = plan->dir;
+            return summaryOfConvertedRun(p, std::move(*plan), options, static_cast<size_t>(top));
         }
     }
     auto loaded = loadRunAsJob(p.positionals(), options);

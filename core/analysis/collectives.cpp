@@ -67,6 +67,35 @@ std::map<CollectiveKey, std::vector<CollectiveHit>> matchCollectiveKernels(const
     return coll;
 }
 
+MatchedCollective addMatchedCollective(const std::vector<CollectiveHit>& hits, std::vector<CollectiveWaitTotals>& totals) {
+    MatchedCollective m;
+    if (hits.empty()) return m;
+    TimeNs minDur = INT64_MAX, minStart = INT64_MAX, maxStart = INT64_MIN;
+    for (size_t k = 0; k < hits.size(); ++k) {
+        const TimeNs d = hits[k].end - hits[k].start;
+        if (d < minDur) {
+            minDur = d;
+            m.last = k;
+        }
+        minStart = std::min(minStart, hits[k].start);
+        maxStart = std::max(maxStart, hits[k].start);
+    }
+    for (const CollectiveHit& h : hits) {
+        const TimeNs wait = h.end - h.start - minDur;
+        CollectiveWaitTotals& a = totals[h.rankPos];
+        a.collectives += 1;
+        a.wait += wait;
+        a.startLag += static_cast<long double>(h.start - minStart);
+        m.totalWait += wait;
+        m.maxWait = std::max(m.maxWait, wait);
+    }
+    CollectiveWaitTotals& last = totals[hits[m.last].rankPos];
+    last.timesLast += 1;
+    last.caused += m.totalWait;
+    m.startSpread = maxStart - minStart;
+    return m;
+}
+
 double busBandwidthFactor(Collective type, int n) {
     if (n <= 1) return 1.0;
     const double dn = n;
@@ -299,6 +328,13 @@ CollectiveInstance instanceOf(const CollectiveKey& key, const std::vector<Collec
 }
 
 }  // namespace
+
+void describeCollectiveKernel(const RankData& r, uint32_t row, const std::string& processGroup, Collective& type,
+                              std::optional<int64_t>& bytes) {
+    const CommInfo info = commInfoOf(r, row);
+    type = info.type;
+    bytes = bytesOf(info, groupSizeOf(info, r, processGroup, 1));
+}
 
 RunCollectives runCollectives(const DatasetPtr& dataset, int skipSteps) {
     RunCollectives out;

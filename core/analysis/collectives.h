@@ -59,6 +59,22 @@ struct CollectiveHit {
 using CollectiveKey = std::tuple<std::string, int64_t, std::string>;  // process group, seq, kernel name
 std::map<CollectiveKey, std::vector<CollectiveHit>> matchCollectiveKernels(const std::vector<RankWindow>& ranks);
 
+// What each rank accumulates over the collectives matched across ranks (the straggler analysis' per-rank figures).
+struct CollectiveWaitTotals {
+    int64_t collectives = 0, timesLast = 0;
+    TimeNs wait = 0, caused = 0;
+    long double startLag = 0;  // sum of start − the collective's earliest start
+    double meanStartLagNs() const { return static_cast<double>(startLag / static_cast<long double>(collectives)); }
+};
+struct MatchedCollective {
+    size_t last = 0;  // index into the hits of the kernel that arrived last (the shortest; the first on a tie)
+    TimeNs maxWait = 0, totalWait = 0, startSpread = 0;
+};
+// The rule for one collective seen on two ranks or more (hits in rank order, as matchCollectiveKernels gives
+// them): each kernel waited its duration − the shortest; the shortest kernel's rank arrived last and is charged the
+// others' waits. Adds every hit to totals[hit.rankPos] (sized to the ranks).
+MatchedCollective addMatchedCollective(const std::vector<CollectiveHit>& hits, std::vector<CollectiveWaitTotals>& totals);
+
 // Value of `"key": value` in an args JSON object text (string or number, as written), "" when absent.
 std::string argValue(std::string_view json, std::string_view key);
 
@@ -94,6 +110,11 @@ struct RunCollectives {
     std::vector<CollectiveInstance> instances;  // in (process group, seq, kernel) order
     std::vector<std::string> messages;
 };
+
+// The type and message size of one communication kernel of rank `r` (GpuTable row), as runCollectives gives them
+// for a collective seen on that rank alone in process group `processGroup`.
+void describeCollectiveKernel(const RankData& r, uint32_t row, const std::string& processGroup, Collective& type,
+                              std::optional<int64_t>& bytes);
 
 // Every collective of a dataset (the whole trace); with skipSteps > 0 only those whose first rank's kernel lies
 // in a ProfilerStep after the first `skipSteps` step numbers (runs without steps keep everything).

@@ -25,12 +25,6 @@ std::map<int64_t, size_t> rowsByRank(const Table& t) {
     return out;
 }
 
-Cell cellOf(const Table& t, const std::map<int64_t, size_t>& rows, int64_t rank, ColumnKey key) {
-    auto it = rows.find(rank);
-    if (it == rows.end()) return {};
-    return t.at(it->second, key);
-}
-
 }  // namespace
 
 std::vector<size_t> highOutliers(const std::vector<double>& values, double threshold) {
@@ -50,12 +44,8 @@ std::vector<size_t> highOutliers(const std::vector<double>& values, double thres
     return out;
 }
 
-Result<Table> rankStepsAnalysis(AnalysisContext& ctx, const WindowSpec& window) {
-    // (step, rank) → the rank's ProfilerStep#N span.
-    std::map<int64_t, std::map<int64_t, StepSpan>> spans;
-    const auto& ranks = ctx.dataset().ranks;
-    for (size_t ri = 0; ri < ctx.rankCount(); ++ri)
-        for (const StepSpan& s : ctx.steps(ri)) spans[s.number].emplace(ranks[ri]->rank, s);
+Result<Table> rankStepsTable(const std::map<int64_t, std::map<int64_t, StepSpan>>& spans, const WindowSpec& window,
+                             size_t rankCount, const RankStepCellsFn& cellsOf) {
     Table t;
     t.columns = kRankStepColumns;
     if (spans.empty()) {
@@ -66,26 +56,47 @@ Result<Table> rankStepsAnalysis(AnalysisContext& ctx, const WindowSpec& window) 
     if (window.kind == WindowKind::StepList) wanted.insert(window.steps.begin(), window.steps.end());
     for (const auto& [step, byRank] : spans) {
         if (!wanted.empty() && !wanted.count(step)) continue;
-        const WindowSpec w = WindowSpec::stepList({step});
-        auto temporal = temporalBreakdown(ctx, w);
-        if (!temporal) return temporal.error();
-        auto straggler = stragglerAnalysis(ctx, w, "summary");
-        if (!straggler) return straggler.error();
-        const auto tRows = rowsByRank(*temporal), sRows = rowsByRank(*straggler);
+        auto cells = cellsOf(step);
+        if (!cells) return cells.error();
         for (const auto& [rank, s] : byRank) {
-            Cell collectives = cellOf(*straggler, sRows, rank, col::kCollectives);
-            const bool matched = Table::number(collectives) > 0;
-            t.addRow({rank, step, s.start, s.end, s.end - s.start, cellOf(*temporal, tRows, rank, col::kIdleNs),
-                      collectives, matched ? cellOf(*straggler, sRows, rank, col::kWaitNs) : Cell{},
-                      matched ? cellOf(*straggler, sRows, rank, col::kCausedWaitNs) : Cell{},
-                      cellOf(*straggler, sRows, rank, col::kMeanStartLagNs)});
+            RankStepCells c;
+            if (auto it = cells->find(rank); it != cells->end()) c = it->second;
+            const bool matched = Table::number(c.collectives) > 0;
+            t.addRow({rank, step, s.start, s.end, s.end - s.start, c.idle, c.collectives, matched ? c.wait : Cell{},
+                      matched ? c.caused : Cell{}, c.lag});
         }
     }
     if (!wanted.empty() && t.rows.empty())
         t.messages.push_back(fmt::format("rank-steps: no rank has the steps {}", fmt::join(wanted, ",")));
-    if (ctx.rankCount() < 2)
-        t.messages.push_back("rank-steps: one rank: waits in collectives need two or more ranks (null)");
+    if (rankCount < 2) t.messages.push_back("rank-steps: one rank: waits in collectives need two or more ranks (null)");
     return t;
+}
+
+Result<Table> rankStepsAnalysis(AnalysisContext& ctx, const WindowSpec& window) {
+    // (step, rank) → the rank's ProfilerStep#N span.
+    std::map<int64_t, std::map<int64_t, StepSpan>> spans;
+    const auto& ranks = ctx.dataset().ranks;
+    for (size_t ri = 0; ri < ctx.rankCount(); ++ri)
+        for (const StepSpan& s : ctx.steps(ri)) spans[s.number].emplace(ranks[ri]->rank, s);
+    return rankStepsTable(spans, window, ctx.rankCount(),
+                          [&](int64_t step) -> Result<std::map<int64_t, RankStepCells>> {
+                              const WindowSpec w = WindowSpec::stepList({step});
+                              auto temporal = temporalBreakdown(ctx, w);
+                              if (!temporal) return temporal.error();
+                              auto straggler = stragglerAnalysis(ctx, w, "summary");
+                              if (!straggler) return straggler.error();
+                              std::map<int64_t, RankStepCells> out;
+                              for (const auto& [rank, row] : rowsByRank(*temporal))
+                                  out[rank].idle = temporal->at(row, col::kIdleNs);
+                              for (const auto& [rank, row] : rowsByRank(*straggler)) {
+                                  RankStepCells& c = out[rank];
+                                  c.collectives = straggler->at(row, col::kCollectives);
+                                  c.wait = straggler->at(row, col::kWaitNs);
+                                  c.caused = straggler->at(row, col::kCausedWaitNs);
+                                  c.lag = straggler->at(row, col::kMeanStartLagNs);
+                              }
+                              return out;
+                          });
 }
 
 AnalysisInfo rankStepsAnalysisInfo() {

@@ -12,11 +12,23 @@
 // every step is taken.
 
 #include <cstdint>
+#include <functional>
+#include <map>
 #include <vector>
 
 #include "core/analysis/registry.h"
 
 namespace strobe::core {
+
+// The table's frame, shared with rankStepsFromSummaries (core/engine/rank_summary.h). `spans`: step → rank → the
+// rank's (first) span of ProfilerStep#N; `cellsOf(step)`: per rank, what the step's window analyses say (a rank
+// absent from it has null cells). wait and caused wait are null unless the rank has a matched collective.
+struct RankStepCells {
+    Cell idle, collectives, wait, caused, lag;
+};
+using RankStepCellsFn = std::function<Result<std::map<int64_t, RankStepCells>>(int64_t step)>;
+Result<Table> rankStepsTable(const std::map<int64_t, std::map<int64_t, StepSpan>>& spans, const WindowSpec& window,
+                             size_t rankCount, const RankStepCellsFn& cellsOf);
 
 // Columns: rank, step, start_ns, end_ns, dur_ns, idle_ns, collectives, wait_ns, caused_wait_ns, mean_start_lag_ns.
 // Rows by step, then rank.

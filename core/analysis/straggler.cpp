@@ -18,45 +18,22 @@ struct Hit {
     TimeNs start, end;
 };
 
-struct RankAcc {
-    int64_t collectives = 0, timesLast = 0, regions = 0;
-    TimeNs wait = 0, caused = 0, regionLagMax = 0;
-    long double startLag = 0, regionLag = 0;
+struct RegionAcc {
+    int64_t regions = 0;
+    TimeNs regionLagMax = 0;
+    long double regionLag = 0;
 };
 
-// One row per collective seen on two ranks or more; the rank with the shortest kernel arrived last.
+// One row per collective seen on two ranks or more (the rule: addMatchedCollective).
 Table matchCollectives(const std::map<CollectiveKey, std::vector<CollectiveHit>>& coll,
-                       const std::vector<RankWindow>& ranks,
-                       std::vector<RankAcc>& acc) {
+                       const std::vector<RankWindow>& ranks, std::vector<CollectiveWaitTotals>& acc) {
     Table collTable;
     collTable.columns = kStragglerCollectiveColumns;
     for (const auto& [key, hits] : coll) {
         if (hits.size() < 2) continue;
-        TimeNs minDur = INT64_MAX, minStart = INT64_MAX, maxStart = INT64_MIN;
-        size_t last = hits[0].rankPos;
-        for (const auto& h : hits) {
-            TimeNs d = h.end - h.start;
-            if (d < minDur) {
-                minDur = d;
-                last = h.rankPos;
-            }
-            minStart = std::min(minStart, h.start);
-            maxStart = std::max(maxStart, h.start);
-        }
-        TimeNs total = 0, maxWait = 0;
-        for (const auto& h : hits) {
-            TimeNs wait = h.end - h.start - minDur;
-            RankAcc& a = acc[h.rankPos];
-            a.collectives += 1;
-            a.wait += wait;
-            a.startLag += static_cast<long double>(h.start - minStart);
-            total += wait;
-            maxWait = std::max(maxWait, wait);
-        }
-        acc[last].timesLast += 1;
-        acc[last].caused += total;
+        const MatchedCollective m = addMatchedCollective(hits, acc);
         collTable.addRow({std::get<0>(key), std::get<1>(key), std::get<2>(key), static_cast<int64_t>(hits.size()),
-                          int64_t{ranks[last].rank}, maxWait, total, maxStart - minStart});
+                          int64_t{ranks[hits[m.last].rankPos].rank}, m.maxWait, m.totalWait, m.startSpread});
     }
     return collTable;
 }
@@ -85,7 +62,7 @@ std::map<std::pair<std::string, int64_t>, std::vector<Hit>> collectRegions(const
 
 // One row per region seen on two ranks or more; the rank that ends it last is the slowest.
 Table matchRegions(const std::map<std::pair<std::string, int64_t>, std::vector<Hit>>& regions,
-                   const std::vector<RankWindow>& ranks, std::vector<RankAcc>& acc) {
+                   const std::vector<RankWindow>& ranks, std::vector<RegionAcc>& acc) {
     Table regTable;
     regTable.columns = kStragglerRegionColumns;
     for (const auto& [key, hits] : regions) {
@@ -102,7 +79,7 @@ Table matchRegions(const std::map<std::pair<std::string, int64_t>, std::vector<H
             durSum += static_cast<long double>(h.end - h.start);
         }
         for (const auto& h : hits) {
-            RankAcc& a = acc[h.rankPos];
+            RegionAcc& a = acc[h.rankPos];
             a.regions += 1;
             a.regionLag += static_cast<long double>(h.end - minEnd);
             a.regionLagMax = std::max(a.regionLagMax, h.end - minEnd);
@@ -122,9 +99,10 @@ Result<Table> stragglerAnalysis(AnalysisContext& ctx, const WindowSpec& window, 
     Table t;
     const size_t nr = ranks.size();
 
-    std::vector<RankAcc> acc(nr);
+    std::vector<CollectiveWaitTotals> acc(nr);
+    std::vector<RegionAcc> reg(nr);
     Table collTable = matchCollectives(matchCollectiveKernels(ranks), ranks, acc);
-    Table regTable = matchRegions(collectRegions(ranks, sel.value()->spec), ranks, acc);
+    Table regTable = matchRegions(collectRegions(ranks, sel.value()->spec), ranks, reg);
 
     if (nr < 2) t.messages.push_back("straggler: the run has one rank; matching across ranks needs two or more");
     size_t withoutInfo = 0;
@@ -148,17 +126,18 @@ Result<Table> stragglerAnalysis(AnalysisContext& ctx, const WindowSpec& window, 
     t.columns = kStragglerColumns;
     size_t worst = nr;
     for (size_t rp = 0; rp < nr; ++rp) {
-        const RankAcc& a = acc[rp];
+        const CollectiveWaitTotals& a = acc[rp];
+        const RegionAcc& g = reg[rp];
         Cell meanWait, meanLag, meanReg, maxReg;
         if (a.collectives > 0) {
             meanWait = static_cast<double>(a.wait) / static_cast<double>(a.collectives);
-            meanLag = static_cast<double>(a.startLag / static_cast<long double>(a.collectives));
+            meanLag = a.meanStartLagNs();
         }
-        if (a.regions > 0) {
-            meanReg = static_cast<double>(a.regionLag / static_cast<long double>(a.regions));
-            maxReg = a.regionLagMax;
+        if (g.regions > 0) {
+            meanReg = static_cast<double>(g.regionLag / static_cast<long double>(g.regions));
+            maxReg = g.regionLagMax;
         }
-        t.addRow({int64_t{ranks[rp].rank}, a.collectives, a.wait, meanWait, a.timesLast, a.caused, meanLag, a.regions,
+        t.addRow({int64_t{ranks[rp].rank}, a.collectives, a.wait, meanWait, a.timesLast, a.caused, meanLag, g.regions,
                   meanReg, maxReg});
         if (a.caused > 0 && (worst == nr || a.caused > acc[worst].caused)) worst = rp;
     }
@@ -170,7 +149,7 @@ Result<Table> stragglerAnalysis(AnalysisContext& ctx, const WindowSpec& window, 
     } else if (!regTable.rows.empty()) {
         size_t slow = 0;
         for (size_t rp = 1; rp < nr; ++rp)
-            if (acc[rp].regionLag > acc[slow].regionLag) slow = rp;
+            if (reg[rp].regionLag > reg[slow].regionLag) slow = rp;
         t.messages.push_back(fmt::format("straggler: no collective to judge by; rank {} ends its annotated regions "
                                          "latest on average",
                                          ranks[slow].rank));

@@ -3,12 +3,16 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
 #include <iterator>
+#include <map>
 #include <memory>
+#include <optional>
+#include <set>
 #include <system_error>
 
 #include <fmt/format.h>
@@ -17,6 +21,7 @@
 #include "core/analysis/columns.h"
 #include "core/analysis/context.h"
 #include "core/analysis/kernel_stats.h"
+#include "core/analysis/rank_steps.h"
 #include "core/analysis/temporal.h"
 #include "core/engine/load_cache_meta.h"
 
@@ -35,15 +40,16 @@ constexpr size_t kTail = 8;                           // checksum
 
 // ---- building ----
 
-std::vector<StepSummary> stepsOf(AnalysisContext& ctx, const RankSummary& rank) {
+// Per ProfilerStep span of the rank as the analyses see them (AnalysisContext::steps).
+std::vector<StepSummary> stepsOf(AnalysisContext& ctx) {
     std::vector<StepSummary> out;
     KernelStatsOptions byCategory;
     byCategory.groupBy = KernelGroupBy::Category;
-    for (const StepRange& st : rank.stepSpans) {
+    for (const StepSpan& st : ctx.steps(0)) {
         StepSummary s;
         s.number = st.number;
-        s.startNs = st.startNs;
-        s.endNs = st.endNs;
+        s.startNs = st.start;
+        s.endNs = st.end;
         const WindowSpec window = WindowSpec::stepList({st.number});
         if (auto cats = kernelStatistics(ctx, window, byCategory)) {
             for (size_t row = 0; row < cats->rows.size(); ++row)
@@ -59,21 +65,51 @@ std::vector<StepSummary> stepsOf(AnalysisContext& ctx, const RankSummary& rank) 
     return out;
 }
 
-std::vector<CollectiveSummary> collectivesOf(const DatasetPtr& one) {
+// The communication kernels of each step window (WindowSpec::stepList({N}), the window the rank-steps and straggler
+// analyses use per step), keyed as matchCollectiveKernels keys them on that window; then those launched in no step.
+std::vector<CollectiveSummary> collectivesOf(AnalysisContext& ctx) {
     std::vector<CollectiveSummary> out;
-    for (const CollectiveInstance& c : runCollectives(one).instances) {
-        if (c.ranks.empty()) continue;
-        CollectiveSummary s;
-        s.name = c.kernel;
-        s.type = std::string(toString(c.type));
-        s.processGroup = c.processGroup;
-        s.seq = c.seq;
-        s.bytes = c.bytes ? *c.bytes : -1;
-        s.step = c.step;
-        s.startNs = c.ranks.front().start;
-        s.endNs = c.ranks.front().start + c.ranks.front().dur;
-        out.push_back(std::move(s));
+    const RankData& r = *ctx.dataset().ranks.front();  // buildRankSummary gives it one rank
+    auto add = [&](const std::vector<RankWindow>& windows, int64_t step) {
+        for (const auto& [key, hits] : matchCollectiveKernels(windows))
+            for (const CollectiveHit& h : hits) {
+                CollectiveSummary s;
+                s.processGroup = std::get<0>(key);
+                s.seq = std::get<1>(key);
+                s.name = std::get<2>(key);
+                Collective type = Collective::Other;
+                std::optional<int64_t> bytes;
+                describeCollectiveKernel(r, h.row, s.processGroup, type, bytes);
+                s.type = std::string(toString(type));
+                s.bytes = bytes.value_or(-1);
+                s.step = step;
+                s.startNs = h.start;
+                s.endNs = h.end;
+                out.push_back(std::move(s));
+            }
+    };
+    std::set<int64_t> numbers;
+    std::vector<uint8_t> inStep(r.gpu.size(), 0);
+    for (const StepSpan& st : ctx.steps(0)) {
+        if (!numbers.insert(st.number).second) continue;
+        auto sel = ctx.select(WindowSpec::stepList({st.number}));
+        if (!sel || sel.value()->ranks.empty()) continue;
+        for (uint32_t g : sel.value()->ranks.front().row) inStep[g] = 1;
+        add(sel.value()->ranks, st.number);
     }
+    auto all = ctx.select(WindowSpec{});
+    if (!all || all.value()->ranks.empty()) return out;
+    const RankWindow& w = all.value()->ranks.front();
+    std::vector<RankWindow> outside(1);
+    outside[0].rank = w.rank;
+    outside[0].rankIndex = w.rankIndex;
+    outside[0].data = w.data;
+    for (size_t i = 0; i < w.size(); ++i)
+        if (!inStep[w.row[i]]) {
+            outside[0].row.push_back(w.row[i]);
+            outside[0].type.push_back(w.type[i]);
+        }
+    add(outside, -1);
     return out;
 }
 
@@ -273,8 +309,8 @@ StoredRankSummary buildRankSummary(const Dataset& dataset, size_t rankIndex, Sum
     one->ranks.push_back(dataset.ranks.at(rankIndex));
     out.rank = summarizeRank(*one->ranks.front(), topN);
     AnalysisContext ctx(one);
-    out.steps = stepsOf(ctx, out.rank);
-    out.collectives = collectivesOf(one);
+    out.steps = stepsOf(ctx);
+    out.collectives = collectivesOf(ctx);
     return out;
 }
 
@@ -414,6 +450,44 @@ SummaryLookup lookupRankSummary(const fs::path& cacheDir, const std::string& sou
     out.state = SummaryState::Current;
     out.summary = std::move(read.value());
     return out;
+}
+
+Table rankStepsFromSummaries(const std::vector<StoredRankSummary>& ranks, const WindowSpec& window) {
+    std::map<int64_t, std::map<int64_t, StepSpan>> spans;
+    for (const StoredRankSummary& r : ranks)
+        for (const StepSummary& s : r.steps) spans[s.number].emplace(r.rank.rank, StepSpan{s.number, s.startNs, s.endNs});
+    // Each step's collective records: (rank position, record), in rank order, then each rank's record order.
+    std::map<int64_t, std::vector<std::pair<size_t, uint32_t>>> byStep;
+    for (size_t p = 0; p < ranks.size(); ++p)
+        for (size_t i = 0; i < ranks[p].collectives.size(); ++i)
+            byStep[ranks[p].collectives[i].step].emplace_back(p, static_cast<uint32_t>(i));
+    auto table = rankStepsTable(spans, window, ranks.size(), [&](int64_t step) -> Result<std::map<int64_t, RankStepCells>> {
+        // The step's collectives matched across ranks (the straggler analysis' key and hit order).
+        std::map<CollectiveKey, std::vector<CollectiveHit>> coll;
+        if (auto it = byStep.find(step); it != byStep.end())
+            for (const auto& [p, i] : it->second) {
+                const CollectiveSummary& c = ranks[p].collectives[i];
+                coll[CollectiveKey{c.processGroup, c.seq, c.name}].push_back({p, i, c.startNs, c.endNs});
+            }
+        std::vector<CollectiveWaitTotals> waits(ranks.size());
+        for (const auto& [key, hits] : coll)
+            if (hits.size() >= 2) addMatchedCollective(hits, waits);
+        std::map<int64_t, RankStepCells> out;
+        for (size_t p = 0; p < ranks.size(); ++p) {
+            RankStepCells c;
+            const auto& steps = ranks[p].steps;
+            auto st = std::find_if(steps.begin(), steps.end(), [&](const StepSummary& s) { return s.number == step; });
+            if (st != steps.end() && st->activities > 0) c.idle = st->idleNs;  // no activity in the step: null
+            const CollectiveWaitTotals& w = waits[p];
+            c.collectives = w.collectives;
+            c.wait = w.wait;
+            c.caused = w.caused;
+            if (w.collectives > 0) c.lag = w.meanStartLagNs();
+            out[ranks[p].rank.rank] = std::move(c);
+        }
+        return out;
+    });
+    return table ? std::move(table.value()) : Table{};  // the cells above never fail
 }
 
 }  // namespace strobe::core

@@ -6,8 +6,13 @@
 // RankSummary (core/analysis/summary.h: events, kernel time, GPU time by category, top kernels, steps...); per
 // ProfilerStep, the kernel statistics grouped by category (kernelStatistics, group-by category) and the temporal
 // breakdown's idle time (temporalBreakdown), both on the window of that one step (WindowSpec::stepList: the GPU
-// activities launched inside it); per collective instance, runCollectives' kernel on this rank (name, type,
-// process group, sequence, size in bytes, start, end, step).
+// activities launched inside it); per communication kernel, as the straggler analysis keys it on the window of its
+// step (matchCollectiveKernels: process group, sequence, name) with its type and size (describeCollectiveKernel),
+// start and end. So the rank × step table (rankStepsAnalysis) is made again from the summaries of a run's ranks
+// alone, cell for cell (rankStepsFromSummaries).
+//
+// Version 2: the collectives are keyed per step window (version 1 keyed them over the whole trace, took one kernel
+// per key and the merge's step of the kernel, which differs from the window's when step spans overlap).
 //
 // File `<cache entry>.strobe-summary` (LoadCache::entryFor with that extension), native byte order:
 //   magic "STROBESM" | u32 endian tag | u32 summary format version | u64 payload size | payload | u64 checksum
@@ -23,14 +28,16 @@
 #include <utility>
 #include <vector>
 
+#include "core/analysis/context.h"
 #include "core/analysis/summary.h"
+#include "core/analysis/table.h"
 #include "core/engine/load_cache.h"
 #include "core/io/error.h"
 #include "core/model/dataset.h"
 
 namespace strobe::core {
 
-inline constexpr uint32_t kRankSummaryVersion = 1;  // bump when the payload changes
+inline constexpr uint32_t kRankSummaryVersion = 2;  // bump when the payload changes
 inline constexpr const char* kRankSummaryExtension = ".strobe-summary";
 
 // Which source, at which version, through which build the summary was made from.
@@ -53,12 +60,15 @@ struct StepSummary {
     std::vector<std::pair<std::string, TimeNs>> timeByCategory;  // kernelStatistics by category: name, total_ns
 };
 
-// One collective kernel of the rank (runCollectives on the rank alone).
+// One communication kernel of the rank in one step window: the straggler analysis' matching on
+// WindowSpec::stepList({step}) (a kernel belongs to step N when its launch lies in a span of ProfilerStep#N; one
+// record per step window that holds it), in the window's order within a key; then the kernels launched in no step
+// (step -1), keyed among themselves.
 struct CollectiveSummary {
     std::string name;          // the kernel's name
     std::string type;          // all_reduce, all_gather, ... (toString(Collective))
     std::string processGroup;
-    int64_t seq = 0;
+    int64_t seq = 0;           // the profiler's Seq, else the occurrence among the window's kernels of name and group
     int64_t bytes = -1;        // message size, -1 when unknown
     int64_t step = -1;         // ProfilerStep number, -1 outside steps
     TimeNs startNs = 0, endNs = 0;
@@ -72,6 +82,7 @@ struct StoredRankSummary {
 };
 
 // The summary of dataset.ranks[rankIndex] (its analyses run on that rank alone). `identity` is stored as given.
+// Its steps are AnalysisContext::steps' (the analyses' spans).
 StoredRankSummary buildRankSummary(const Dataset& dataset, size_t rankIndex, SummaryIdentity identity,
                                    size_t topN = 10);
 
@@ -107,5 +118,12 @@ struct SummaryLookup {
 // now (path, size, mtime), this build's cache format and loader versions and `optionsKey` (0: any).
 SummaryLookup lookupRankSummary(const std::filesystem::path& cacheDir, const std::string& sourcePath,
                                 uint32_t rankIndex = 0, uint64_t optionsKey = 0);
+
+// The rank × step table (rankStepsAnalysis, core/analysis/rank_steps.h: same columns, rows and values) from the
+// summaries of a run's ranks, given in the loaded run's rank order (by rank number, then source order): start, end,
+// dur and idle from each rank's step records; collectives, wait, caused wait and mean start lag by matching the
+// step's collective records across ranks with the straggler analysis' key and rule (addMatchedCollective). Each
+// summary's rank number is rank.rank. The window, when it lists steps, limits the steps.
+Table rankStepsFromSummaries(const std::vector<StoredRankSummary>& ranks, const WindowSpec& window);
 
 }  // namespace strobe::core
