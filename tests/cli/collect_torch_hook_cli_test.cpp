@@ -252,7 +252,9 @@ for i in range(7):
     model(torch.randn(4, 32)).sum().backward()
     opt.step()
     opt.zero_grad()
-print('rank', dist.get_rank(), 'done', flush=True)
+# One string, one write: collect sets PYTHONUNBUFFERED, so print('rank', r, 'done') wrote its pieces one by one and
+# the two ranks' pieces could interleave in workload.log (both lines were missing once, under ASan and load).
+print(f'rank {dist.get_rank()} done', flush=True)
 dist.destroy_process_group()
 )");
     const fs::path run = d.path / "run";
