@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "core/engine/converted_run.h"
 #include "plots/chart.h"
 #include "plots/step_times.h"
 
@@ -37,7 +38,8 @@ std::vector<ParamSpec> analysisWindowSpecs(const RunSet& runs, const std::string
 core::Result<std::shared_ptr<AnalysisTables>> runAnalysisOnRuns(const RunSet& runs, const ParamValues& values,
                                                                  const core::CancelToken& cancel,
                                                                  const core::ProgressFn& progress,
-                                                                 const AnalysisFn& fn) {
+                                                                 const AnalysisFn& fn,
+                                                                 const SummaryAnalysisFn& fromSummaries) {
     std::string stepsText;
     for (const auto& s : kSteps(values)) stepsText += (stepsText.empty() ? "" : ",") + s;
     auto spec = core::WindowSpec::parse(kWindow(values), stepsText);
@@ -54,12 +56,32 @@ core::Result<std::shared_ptr<AnalysisTables>> runAnalysisOnRuns(const RunSet& ru
             out->perRun.push_back(std::move(empty));
             continue;
         }
-        // The dataset's own context: what an earlier preparation on this run computed (window selections,
-        // steps, runtime links) is reused, and two views preparing at once share it safely.
-        auto ctx = core::AnalysisContext::of(runs[i].dataset);
-        auto t = fn(*ctx, *spec);
-        if (!t) return core::Error(t.error().where, fmt::format("{}: {}", runs[i].label, t.error().message));
-        out->perRun.push_back(std::move(t.value()));
+        const core::RunSummaries* sf = runs[i].dataset->summaryFirst.get();
+        out->loadedRanks.resize(i + 1);
+        if (sf) out->loadedRanks[i] = sf->loaded;
+        std::optional<core::Result<core::Table>> t;
+        if (sf && fromSummaries) t = fromSummaries(*sf, *spec);
+        if (t && *t)
+            (*t)->messages.insert((*t)->messages.begin(),
+                                  fmt::format("from the summaries of all {} ranks (strobe-cli convert)", sf->ranks.size()));
+        if (!t && sf && sf->loaded.empty()) {
+            core::Table none;
+            none.messages.push_back(fmt::format("{}: this analysis needs events; pick ranks to load (the rank × step "
+                                                "heatmap's menu, or the run's menu in the Runs panel)",
+                                                sf->loadedText()));
+            t = std::move(none);
+        }
+        if (!t) {
+            // The dataset's own context: what an earlier preparation on this run computed (window selections,
+            // steps, runtime links) is reused, and two views preparing at once share it safely.
+            auto ctx = core::AnalysisContext::of(runs[i].dataset);
+            t = fn(*ctx, *spec);
+            if (*t && sf)
+                (*t)->messages.insert((*t)->messages.begin(),
+                                      fmt::format("on the loaded ranks only: {}", sf->loadedText()));
+        }
+        if (!*t) return core::Error((*t).error().where, fmt::format("{}: {}", runs[i].label, (*t).error().message));
+        out->perRun.push_back(std::move(t->value()));
         if (progress) progress({"analysis", runs[i].label, double(i + 1) / double(runs.size()), i + 1, runs.size()});
     }
     if (cancel.cancelled()) return cancelledError();
@@ -176,7 +198,8 @@ core::Result<std::shared_ptr<AnalysisTables>> AnalysisPlot::prepareTyped(const R
                                                                          const core::ProgressFn& progress) const {
     auto p = runAnalysisOnRuns(
         runs, values, cancel, progress,
-        [&](core::AnalysisContext& ctx, const core::WindowSpec& w) { return analyse(ctx, w, values); });
+        [&](core::AnalysisContext& ctx, const core::WindowSpec& w) { return analyse(ctx, w, values); },
+        [&](const core::RunSummaries& s, const core::WindowSpec& w) { return analyseSummaries(s, w, values); });
     if (p && namesConfigurations()) addConfigurationColumn(**p);
     return p;
 }

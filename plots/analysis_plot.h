@@ -5,6 +5,7 @@
 // shown), so the CSV export is exactly `strobe-cli analyze NAME --csv`.
 
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -24,12 +25,19 @@ struct AnalysisTables final : Prepared {
     std::vector<core::Table> perRun;  // the analysis table of each run, as the analysis returned it
     core::Table combined;             // perRun concatenated; a "run" column first when there are several runs
     std::string window;               // the window as resolved, for subtitles
+    // Per run: the ranks whose events are loaded when it was opened summary-first (Dataset::summaryFirst), else
+    // nullopt (every rank is loaded).
+    std::vector<std::optional<std::vector<int>>> loadedRanks;
     size_t bytes() const override;
     // "rank N", or "run / rank N" when several runs are shown.
     std::string rankLabel(size_t run, int rank) const;
 };
 
 using AnalysisFn = std::function<core::Result<core::Table>(core::AnalysisContext&, const core::WindowSpec&)>;
+// The analysis answered from a summary-first run's summaries of every rank (core::RunSummaries), when they answer
+// it exactly; nullopt when they do not (the analysis then runs on the ranks whose events are loaded).
+using SummaryAnalysisFn =
+    std::function<std::optional<core::Result<core::Table>>(const core::RunSummaries&, const core::WindowSpec&)>;
 
 // The "window" (Enum: auto, all, steps, hta, hta-include-last) and "steps" (StringList of step numbers, choices
 // from the data; wins over window when set) parameters every analysis plot declares; analysisWindowSpecs() gives
@@ -48,10 +56,13 @@ std::vector<ParamSpec> analysisWindowSpecs(const RunSet& runs, const std::string
 std::vector<ParamSpec> analysisBarSpecs(const RunSet& runs, const std::vector<ParamSpec>& own,
                                         const std::string& percentTooltip, bool percentDefault, bool horizontalDefault);
 
+// On a run opened summary-first (Dataset::summaryFirst): `fromSummaries`' table over every rank when it answers,
+// else `fn` on the ranks whose events are loaded, the table saying so in a message (no table when none is loaded).
 core::Result<std::shared_ptr<AnalysisTables>> runAnalysisOnRuns(const RunSet& runs, const ParamValues& values,
                                                                  const core::CancelToken& cancel,
                                                                  const core::ProgressFn& progress,
-                                                                 const AnalysisFn& fn);
+                                                                 const AnalysisFn& fn,
+                                                                 const SummaryAnalysisFn& fromSummaries = {});
 
 // A "configuration" column after the combined table's "run" column, each row's run's configuration, when the runs
 // have parameters (a sweep): what a sweep-aware table groups and sorts by. Tables of one run, or of runs without
@@ -92,6 +103,13 @@ protected:
     core::Table tableTyped(const AnalysisTables& tables, const ParamValues& values) const override;
     virtual core::Result<core::Table> analyse(core::AnalysisContext& ctx, const core::WindowSpec& window,
                                               const ParamValues& values) const = 0;
+    // The same table from a summary-first run's summaries of every rank, when they answer the analysis exactly
+    // (SummaryAnalysisFn); nullopt: analyse() runs on the ranks loaded.
+    virtual std::optional<core::Result<core::Table>> analyseSummaries(const core::RunSummaries&,
+                                                                      const core::WindowSpec&,
+                                                                      const ParamValues&) const {
+        return std::nullopt;
+    }
     // Whether prepare() adds the sweep's "configuration" column (addConfigurationColumn) to the combined table.
     virtual bool namesConfigurations() const { return false; }
 };

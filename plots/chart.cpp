@@ -6,6 +6,8 @@
 
 #include <fmt/format.h>
 
+#include "core/engine/converted_run.h"
+
 namespace strobe::plots {
 
 QColor categoryColor(core::KernelCategory c) {
@@ -981,10 +983,14 @@ std::vector<ParamSpec> barStyleSpecs(const std::string& percentTooltip, bool per
 std::vector<std::string> stepChoices(const RunSet& runs) {
     std::set<int64_t> nums;
     for (const auto& run : runs)
-        if (run.dataset)
+        if (run.dataset) {
             for (const auto& r : run.dataset->ranks)
                 if (r)
                     for (auto n : r->steps.number) nums.insert(n);
+            if (run.dataset->summaryFirst)  // the steps of the ranks that are summary only
+                for (const auto& s : run.dataset->summaryFirst->ranks)
+                    for (const auto& st : s.steps) nums.insert(st.number);
+        }
     std::vector<std::string> out;
     for (auto n : nums) out.push_back(std::to_string(n));
     return out;
@@ -1043,9 +1049,12 @@ bool rankSelected(const std::vector<int>& selected, int rank) {
 std::vector<std::string> rankChoices(const RunSet& runs) {
     std::set<int> ranks;
     for (const auto& run : runs)
-        if (run.dataset)
+        if (run.dataset) {
             for (const auto& r : run.dataset->ranks)
                 if (r) ranks.insert(r->rank);
+            if (run.dataset->summaryFirst)  // the ranks that are summary only
+                for (const auto& s : run.dataset->summaryFirst->ranks) ranks.insert(s.rank.rank);
+        }
     std::vector<std::string> out;
     for (int r : ranks) out.push_back(std::to_string(r));
     return out;

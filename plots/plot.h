@@ -138,6 +138,10 @@ struct HitInfo {
     std::string title;                                        // e.g. the kernel name
     std::vector<std::pair<std::string, std::string>> fields;  // ("duration", "12.3 µs"), ("step", "12") ...
     std::optional<QRectF> itemRect;                           // where the item is drawn, for a highlight
+    // The ranks the item is about, of the run labelled `run` (a rank × step heatmap's cell: its rank, or its block's
+    // ranks with the one it shows first): the view offers to load their events when the run is summary-first.
+    std::string run;
+    std::vector<int> ranks;
     std::string toText() const;                               // title, then "field: value" lines
 };
 

@@ -15,7 +15,9 @@
 #include "app/cli/command.h"
 #include "core/analysis/context.h"
 #include "core/analysis/registry.h"
+#include "core/engine/converted_run.h"
 #include "core/engine/load_cache.h"
+#include "core/engine/memory_budget.h"
 #include "core/engine/rank_summary.h"
 #include "core/engine/run_loader.h"
 
@@ -105,43 +107,19 @@ std::optional<core::Table> rankStepsOfConvertedRun(const std::vector<std::string
                                                    const core::RunLoadOptions& options, const core::WindowSpec& window) {
     auto plan = planFromSummaries(paths, options.cacheDir, "analyze");
     if (!plan) return std::nullopt;
-    const size_t read = plan->fromSummary.size();
-    if (!plan->toLoad.empty()) {
-        std::vector<core::SourceStamp> stamps;
-        for (const auto& source : plan->toLoad) {
-            auto stamp = core::LoadCache::stamp(source);
-            if (!stamp) return std::nullopt;
-            stamps.push_back(*stamp);
-        }
-        core::RunLoadOptions partial = options;
-        partial.cacheDir = plan->dir;
-        partial.wholeRun = false;
-        auto loaded = loadRunAsJob(plan->toLoad, partial);
-        if (!loaded) return std::nullopt;
-        for (size_t i = 0; i < plan->toLoad.size(); ++i) {
-            if (!writeSourceSummaries(**loaded, plan->toLoad[i], stamps[i], plan->dir, plan->optionsKey) ||
-                !readSourceSummaries(plan->dir, plan->toLoad[i], plan->optionsKey, plan->fromSummary))
-                return std::nullopt;
-        }
-    }
-    // A rank numbered by its file's place in the run (no distributedInfo, no rank in the file name) was numbered
-    // alone when converted: only the loaded run knows its number.
-    if (plan->fromSummary.size() > 1 &&
-        std::any_of(plan->fromSummary.begin(), plan->fromSummary.end(), [](const core::StoredRankSummary& s) {
-            return s.rank.rankSource == core::RankSource::FileOrder;
-        }))
-        return std::nullopt;
-    // The loaded run's rank order: by rank number, then source order.
-    std::stable_sort(plan->fromSummary.begin(), plan->fromSummary.end(),
-                     [](const core::StoredRankSummary& a, const core::StoredRankSummary& b) {
-                         return a.rank.rank < b.rank.rank;
-                     });
-    core::Table t = core::rankStepsFromSummaries(plan->fromSummary, window);
+    core::RunLoadOptions partial = options;
+    partial.cacheDir = plan->dir;
+    partial.wholeRun = false;
+    auto run = core::completeRunSummaries(
+        std::move(*plan), [&](const std::vector<std::string>& sources) { return loadRunAsJob(sources, partial); },
+        core::MemoryBudget(options.memoryLimitBytes).limit());
+    if (!run) return std::nullopt;
+    core::Table t = core::rankStepsFromSummaries(run->ranks, window);
     std::string note = fmt::format("rank-steps: from summaries: {} ranks (strobe-cli convert): events not loaded",
-                                   plan->fromSummary.size());
-    if (read < plan->fromSummary.size())
+                                   run->ranks.size());
+    if (run->remade > 0)
         note = fmt::format("rank-steps: from summaries: {} ranks ({} loaded and their summaries made again)",
-                           plan->fromSummary.size(), plan->fromSummary.size() - read);
+                           run->ranks.size(), run->remade);
     t.messages.insert(t.messages.begin(), std::move(note));
     return t;
 }

@@ -148,31 +148,6 @@ std::vector<ConvertOutcome> convertLocal(const std::vector<ConvertItem>& items, 
 
 }  // namespace
 
-core::Result<uint64_t> convertOptionsKey() {
-    auto rules = core::ClassificationRules::loadDefault();
-    if (!rules) return rules.error();
-    return core::cacheOptionsKey(*rules);
-}
-
-core::Status writeSourceSummaries(const core::Dataset& ds, const std::string& source, const core::SourceStamp& stamp,
-                                  const fs::path& dir, uint64_t key) {
-    std::error_code ec;
-    const fs::path wanted = fs::absolute(source, ec);
-    uint32_t rankIndex = 0;
-    for (size_t k = 0; k < ds.ranks.size(); ++k) {
-        const std::string& path = ds.ranks[k]->path.empty() ? ds.ranks[k]->info.path : ds.ranks[k]->path;
-        if (ds.sources.size() > 1 && fs::absolute(path, ec) != wanted) continue;
-        core::SummaryIdentity id{stamp.absolutePath, stamp.size, stamp.mtimeNs, rankIndex};
-        id.optionsKey = key;
-        if (auto st = core::writeRankSummaryFile(core::rankSummaryPath(dir, source, rankIndex),
-                                                 core::buildRankSummary(ds, k, id));
-            !st)
-            return st;
-        ++rankIndex;
-    }
-    return core::Ok{};
-}
-
 bool convertIsCurrent(const fs::path& dir, const std::string& source, uint64_t key, int& rank) {
     core::SummaryLookup s = core::lookupRankSummary(dir, source, 0, key);
     if (s.state != core::SummaryState::Current) return false;
@@ -184,36 +159,11 @@ bool convertIsCurrent(const fs::path& dir, const std::string& source, uint64_t k
     return true;
 }
 
-bool readSourceSummaries(const fs::path& dir, const std::string& source, uint64_t key,
-                         std::vector<core::StoredRankSummary>& out) {
-    for (uint32_t k = 0;; ++k) {
-        core::SummaryLookup next = core::lookupRankSummary(dir, source, k, key);
-        if (next.state != core::SummaryState::Current) return k > 0;
-        out.push_back(std::move(next.summary));
-    }
-}
-
 std::optional<SummaryPlan> planFromSummaries(const std::vector<std::string>& paths, const fs::path& cacheDir,
                                              std::string_view command) {
-    const auto sources = core::expandRunPaths(paths);
-    const auto key = convertOptionsKey();
-    if (!sources || !key) return std::nullopt;
-    SummaryPlan plan;
-    plan.dir = cacheDir.empty() ? core::userCacheDir() : cacheDir;
-    plan.optionsKey = *key;
-    bool converted = false;
-    for (const std::string& source : *sources) {
-        core::SummaryLookup first = core::lookupRankSummary(plan.dir, source, 0, *key);
-        if (first.state != core::SummaryState::Missing) converted = true;
-        if (first.state == core::SummaryState::Current && readSourceSummaries(plan.dir, source, *key, plan.fromSummary))
-            continue;
-        if (first.state != core::SummaryState::Missing && first.state != core::SummaryState::Current)
-            fmt::print(stderr, "strobe-cli {}: warning: {} summary {}: {}; the rank is loaded from its trace and its "
-                               "summary made again\n",
-                       command, core::toString(first.state), first.file.string(), first.reason);
-        plan.toLoad.push_back(source);
-    }
-    if (!converted) return std::nullopt;
+    auto plan = core::planFromSummaries(paths, cacheDir);
+    if (plan)
+        for (const auto& w : plan->warnings) fmt::print(stderr, "strobe-cli {}: warning: {}\n", command, w);
     return plan;
 }
 

@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/engine/converted_run.h"
 #include "core/engine/load_cache.h"
 #include "core/engine/rank_summary.h"
 #include "core/io/error.h"
@@ -59,31 +60,16 @@ struct SlurmConvertOptions {
 // Error when the job could not be submitted.
 core::Result<std::vector<ConvertOutcome>> convertThroughSlurm(const std::vector<ConvertItem>& items,
                                                               const SlurmConvertOptions& options);
-// The options key summaries and cache entries are made with (a fingerprint of the default classification rules).
-core::Result<uint64_t> convertOptionsKey();
-// Writes the summary of each rank of `source` in `ds` (every rank when ds.sources holds one path; else the ranks
-// whose path is `source`), in the order they come, identified by `stamp` (taken before the load).
-core::Status writeSourceSummaries(const core::Dataset& ds, const std::string& source, const core::SourceStamp& stamp,
-                                  const std::filesystem::path& dir, uint64_t optionsKey);
 // Whether `source` has a current cache entry and summary in `dir` (then `rank` receives the summary's rank).
 bool convertIsCurrent(const std::filesystem::path& dir, const std::string& source, uint64_t optionsKey, int& rank);
 
-// A converted run (strobe-cli convert) as `summary` and `analyze rank-steps` read it: the ranks of the sources whose
-// summaries are current (source order; a source of several ranks has one summary per rank), and the sources to load
-// instead (no summary, or one that is stale, corrupt or foreign: each of those named in one warning by `command`).
-struct SummaryPlan {
-    std::filesystem::path dir;  // the cache directory
-    uint64_t optionsKey = 0;
-    std::vector<core::StoredRankSummary> fromSummary;
-    std::vector<std::string> toLoad;
-};
-// The plan of the run `paths` in `cacheDir` (empty: userCacheDir()) when it was converted (some source has a summary
-// file); nullopt otherwise (the caller loads the run as usual). The caller decides whether summaries apply at all
-// (the load cache in use, the default clocks).
+// The shared reading of a converted run (core/engine/converted_run.h).
+using core::convertOptionsKey;
+using core::readSourceSummaries;
+using core::SummaryPlan;
+using core::writeSourceSummaries;
+// core::planFromSummaries, its warnings printed to stderr as "strobe-cli COMMAND: warning: ...".
 std::optional<SummaryPlan> planFromSummaries(const std::vector<std::string>& paths, const std::filesystem::path& cacheDir,
                                              std::string_view command);
-// Appends the summaries of `source`'s ranks when they are current (its rank 0 first); false when rank 0's is not.
-bool readSourceSummaries(const std::filesystem::path& dir, const std::string& source, uint64_t optionsKey,
-                         std::vector<core::StoredRankSummary>& out);
 
 }  // namespace strobe::app

@@ -1,5 +1,10 @@
 #include "app/gui/main_window.h"
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "core/engine/converted_run.h"
+
 #include "app/gui/diff_view.h"
 
 #include <algorithm>
@@ -77,6 +82,7 @@ namespace {
 
 constexpr int kMaxRecent = 10;
 constexpr const char* kPreferredFirstPlot = "gpu-timeline";
+constexpr const char* kSummaryFirstPlot = "rank-step-heatmap";
 
 QPalette darkPalette() {
     QPalette p;
@@ -165,6 +171,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     connect(m_runsPanel, &RunsPanel::reloadRequested, m_runs, &RunManager::reload);
     connect(m_runsPanel, &RunsPanel::clockOffsetChanged, this, [this] { markSessionModified(); });
     connect(m_runsPanel, &RunsPanel::closeRequested, m_runs, &RunManager::close);
+    connect(m_runsPanel, &RunsPanel::ranksRequested, this, &MainWindow::drillIntoRanks);
     connect(m_runsPanel, &RunsPanel::openPlotsRequested, this, [this](int id) {
         const std::string pid = m_plotList->currentPlotId();
         auto all = plots::PlotRegistry::instance().plots();
@@ -622,13 +629,36 @@ void MainWindow::onRunLoaded(int id) {
     if (m_viewOnLoad.erase(id) > 0 && m_autoOpen && !shown) {
         // A run the user opened shows at once: its timeline (the first plot) in a tab of its own.
         auto all = plots::PlotRegistry::instance().plots();
-        const plots::Plot* first = plots::PlotRegistry::instance().find(kPreferredFirstPlot);
+        // A run opened summary-first: the cross-rank view its summaries answer (the timeline has only the ranks
+        // picked there).
+        const plots::Plot* first = plots::PlotRegistry::instance().find(
+            m_runs->isSummaryFirst(id) ? kSummaryFirstPlot : kPreferredFirstPlot);
         if (!first && !all.empty()) first = all.front();
         if (first) openPlot(first->id(), {id});
+    }
+    if (auto drill = m_drillOnLoad.find(id); drill != m_drillOnLoad.end()) {
+        const std::vector<int> ranks = drill->second;
+        m_drillOnLoad.erase(drill);
+        const RunRecord* run = m_runs->run(id);
+        const core::RunSummaries* sf = run && run->dataset ? run->dataset->summaryFirst.get() : nullptr;
+        if (sf && std::any_of(ranks.begin(), ranks.end(), [sf](int r) { return sf->isLoaded(r); })) {
+            onTimelineOf({id}, [](PlotView*) {});
+            statusBar()->showMessage(QString::fromStdString(sf->loadedText()), 8000);
+        }
+        if (sf && !sf->notes.empty()) showError(QString::fromStdString(fmt::format("{}", fmt::join(sf->notes, "\n"))));
     }
     if (m_boundView) bindPanel(m_boundView, true);
     updateActions();
     updateMemoryStatus();
+}
+
+void MainWindow::drillIntoRanks(int id, const std::vector<int>& ranks, bool only) {
+    if (ranks.empty() || !m_runs->loadRanks(id, ranks, only)) return;
+    m_drillOnLoad[id] = ranks;
+    QStringList names;
+    for (int r : ranks) names << QString::number(r);
+    statusBar()->showMessage(tr("Loading the events of rank %1 of %2…")
+                                 .arg(names.join(QStringLiteral(", ")), m_runs->run(id)->label()));
 }
 
 void MainWindow::onRunRemoved(int id) {
@@ -668,8 +698,13 @@ void MainWindow::updateLoadStatus() {
 void MainWindow::updateMemoryStatus() {
     const size_t data = m_runs->datasetBytes();
     const size_t cache = m_engine->cache().bytes();
-    m_memoryLabel->setText(tr("Data %1 · plot cache %2 (%n entries)", nullptr, static_cast<int>(m_engine->cache().size()))
-                               .arg(formatBytes(data), formatBytes(cache)));
+    QString text = tr("Data %1 · plot cache %2 (%n entries)", nullptr, static_cast<int>(m_engine->cache().size()))
+                       .arg(formatBytes(data), formatBytes(cache));
+    // What a summary-first run holds: which ranks' events are loaded, the others summary only.
+    for (int id : m_runs->runIds())
+        if (const RunRecord* r = m_runs->run(id); r && r->dataset && r->dataset->summaryFirst)
+            text += tr(" · %1: %2").arg(r->label(), QString::fromStdString(r->dataset->summaryFirst->loadedText()));
+    m_memoryLabel->setText(text);
     m_memoryLabel->setToolTip(tr("Memory held by the loaded runs' tables and strings, and by prepared plot data "
                                  "(budget %1)").arg(formatBytes(m_engine->cache().budget())));
 }
@@ -732,6 +767,7 @@ PlotView* MainWindow::openPlot(const std::string& plotId, const std::vector<int>
             [this, view](const std::string& run, int rank, qint64 ts, const std::string& name) {
                 showInstanceOnTimeline(view->runIds(), run, rank, ts, name);
             });
+    connect(view, &PlotView::ranksRequested, this, &MainWindow::drillIntoRanks);
     connect(view, &PlotView::eventsListed, this, [this, view](const EventListing& listing) {
         m_eventsList->setListing(listing, view);
         m_eventsDock->show();

@@ -170,6 +170,9 @@ private:
     void onTimelineOf(const std::vector<int>& runIds, std::function<void(PlotView*)> then);
     void onCurrentViewChanged(PlotView* view);
     void onRunLoaded(int id);
+    // A summary-first run's ranks picked in a plot (PlotView::ranksRequested): their events loaded, then the run's
+    // timeline shown.
+    void drillIntoRanks(int id, const std::vector<int>& ranks, bool only);
     void onRunRemoved(int id);
     void updateLoadStatus();
     void updateMemoryStatus();
@@ -267,6 +270,7 @@ private:
     // Runs opened by the user (File ▸ Open, a drop, a finished profiling run, a recent file) that open their own
     // view when loaded, unless a view shows them by then; runs of a sweep or a session are not in it.
     std::set<int> m_viewOnLoad;
+    std::map<int, std::vector<int>> m_drillOnLoad;  // runs whose picked ranks load: show their timeline then
     bool m_docksSized = false;  // the side docks got their first width (showEvent)
     QPalette* m_systemPalette = nullptr;
 };

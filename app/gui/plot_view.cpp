@@ -485,6 +485,14 @@ void PlotView::mousePressEvent(QMouseEvent* e) {
             e->accept();
             return;
         }
+    if (!timeline && e->button() == Qt::RightButton) {
+        if (QMenu* menu = ranksMenu(pos)) {  // a summary-first run's cell: load its ranks
+            menu->exec(e->globalPosition().toPoint());
+            delete menu;
+            e->accept();
+            return;
+        }
+    }
     if (timeline && e->button() == Qt::RightButton) {
         m_drag = Drag::Box;  // a right-click without a drag opens the item's menu on release
     } else if (timeline && e->button() == Qt::LeftButton && g->overviewRect.contains(pos)) {
@@ -598,7 +606,44 @@ void PlotView::mouseDoubleClickEvent(QMouseEvent* e) {
         }
         return;
     }
+    // A summary-first run's cell (the rank × step heatmap): its rank's events loaded and shown.
+    if (!m_nav)
+        if (auto picked = ranksAt(e->position())) {
+            Q_EMIT ranksRequested(picked->first, {picked->second.front()}, false);
+            return;
+        }
     resetZoom();
+}
+
+std::optional<std::pair<int, std::vector<int>>> PlotView::ranksAt(QPointF pos) const {
+    if (!m_prepared || m_nav) return std::nullopt;
+    auto hit = m_plot.hitTest(*m_prepared, m_values, plotRect(), pos);
+    if (!hit || hit->ranks.empty()) return std::nullopt;
+    for (int id : m_runIds)
+        if (m_runs.isSummaryFirst(id) && (m_runIds.size() == 1 || m_runs.runEntry(id).label == hit->run))
+            return std::pair(id, hit->ranks);
+    return std::nullopt;
+}
+
+QMenu* PlotView::ranksMenu(QPointF pos) {
+    const auto picked = ranksAt(pos);
+    if (!picked) return nullptr;
+    const int id = picked->first;
+    const std::vector<int>& ranks = picked->second;
+    auto* menu = new QMenu(this);
+    menu->setObjectName(QStringLiteral("ranksMenu"));
+    auto add = [&](const QString& text, const char* name, std::vector<int> which, bool only) {
+        QAction* a = menu->addAction(text);
+        a->setObjectName(QString::fromLatin1(name));
+        connect(a, &QAction::triggered, this, [this, id, which, only] { Q_EMIT ranksRequested(id, which, only); });
+    };
+    add(tr("Load rank %1's events and show its timeline").arg(ranks.front()), "loadRank", {ranks.front()}, false);
+    add(tr("Load only rank %1 (unload the others)").arg(ranks.front()), "loadOnlyRank", {ranks.front()}, true);
+    if (ranks.size() > 1) {
+        const auto [lo, hi] = std::minmax_element(ranks.begin(), ranks.end());
+        add(tr("Load the row's %1 ranks (%2–%3)").arg(ranks.size()).arg(*lo).arg(*hi), "loadRow", ranks, false);
+    }
+    return menu;
 }
 
 void PlotView::wheelEvent(QWheelEvent* e) {

@@ -148,6 +148,9 @@ Q_SIGNALS:
     void pathClassRequested(const std::string& boundBy);           // critical-path plot: a bar double-clicked
     // A table's row (PlotTableView::instanceRequested): show that instance on the timeline.
     void instanceRequested(const std::string& run, int rank, qint64 ts, const std::string& name);
+    // A summary-first run's ranks picked in a plot (a rank × step heatmap's cell: double-click, or its menu): load
+    // their events (`only`: instead of those loaded) and show them on the timeline.
+    void ranksRequested(int runId, const std::vector<int>& ranks, bool only);
 
 protected:
     void paintEvent(QPaintEvent*) override;
@@ -172,6 +175,9 @@ private:
     void applyView(plots::ParamValues values, bool emitRange);
     std::optional<plots::TimelineGeometry> geometry() const;
     QRectF plotRect() const;
+    // The summary-first run and ranks a non-timeline plot's item at `pos` names (HitInfo::ranks), if any.
+    std::optional<std::pair<int, std::vector<int>>> ranksAt(QPointF pos) const;
+    QMenu* ranksMenu(QPointF pos);
     void syncTable();  // table plots: the table widget follows the prepared data and the values
     void runSearch();
     void stepMatch(int direction);

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <thread>
 
+#include "core/engine/converted_run.h"
 #include "core/engine/load_job.h"
 #include "core/engine/memory_budget.h"
 
@@ -57,11 +58,13 @@ QString runProgressText(const RunRecord* r) {
 }
 
 RunManager::RunManager(core::JobRunner& runner, QObject* parent) : QObject(parent), m_runner(&runner) {
+    m_options.summaryFirst = true;
     connect(&m_watcher, &QFileSystemWatcher::fileChanged, this, &RunManager::onFileChanged);
 }
 
 RunManager::RunManager(QObject* parent)
     : QObject(parent), m_ownRunner(std::make_unique<core::JobRunner>(2)), m_runner(m_ownRunner.get()) {
+    m_options.summaryFirst = true;
     connect(&m_watcher, &QFileSystemWatcher::fileChanged, this, &RunManager::onFileChanged);
 }
 
@@ -167,6 +170,7 @@ void RunManager::startLoad(RunRecord& run) {
         options.sources.hasClockOffset = true;
         options.sources.clockOffsetNs = *run.clockOffsetNs;
     }
+    if (run.wantedRanks) options.ranks = run.wantedRanks;
     // Results come back as queued calls on the GUI thread, to this manager if it still exists. The job's
     // generation is the load's serial: posts of a superseded load are ignored.
     QPointer<RunManager> self(this);
@@ -272,6 +276,7 @@ void RunManager::onLoadFinished(int id, uint64_t serial, std::shared_ptr<Outcome
         run.error.reset();
         run.dataset = outcome->dataset;
         run.summaries = std::move(outcome->summaries);
+        if (!run.dataset || !run.dataset->summaryFirst) run.wantedRanks.reset();  // loaded in full
         run.state = RunState::Loaded;
         run.stage = tr("done");
         run.fraction = 1.0;
@@ -297,6 +302,31 @@ void RunManager::onLoadFinished(int id, uint64_t serial, std::shared_ptr<Outcome
 void RunManager::reload(int id) {
     auto it = m_runs.find(id);
     if (it != m_runs.end()) startLoad(*it->second);
+}
+
+bool RunManager::isSummaryFirst(int id) const {
+    const RunRecord* r = run(id);
+    return r && r->dataset && r->dataset->summaryFirst;
+}
+
+bool RunManager::loadRanks(int id, const std::vector<int>& ranks, bool only) {
+    auto it = m_runs.find(id);
+    if (it == m_runs.end() || !isSummaryFirst(id)) return false;
+    RunRecord& run = *it->second;
+    std::vector<int> wanted;
+    auto add = [&wanted](int r) {
+        if (std::find(wanted.begin(), wanted.end(), r) == wanted.end()) wanted.push_back(r);
+    };
+    for (int r : ranks) add(r);
+    if (!only) {
+        // The ranks asked for before (most wanted first) that are still loaded: kept while the budget allows.
+        const auto& loaded = run.dataset->summaryFirst->loaded;
+        for (int r : run.wantedRanks.value_or(std::vector<int>{}))
+            if (std::binary_search(loaded.begin(), loaded.end(), r)) add(r);
+    }
+    run.wantedRanks = std::move(wanted);
+    startLoad(run);
+    return true;
 }
 
 void RunManager::setClockOffset(int id, std::optional<int64_t> clockOffsetNs) {

@@ -49,6 +49,9 @@ struct RunRecord {
     std::optional<int64_t> clockOffsetNs;
     RunState state = RunState::Loading;
     bool reloading = false;                        // a load is running while an older dataset is shown
+    // A run opened summary-first (its dataset's summaryFirst): the ranks whose events were asked for, most wanted
+    // first (RunManager::loadRanks); unset for a run loaded in full.
+    std::optional<std::vector<int>> wantedRanks;
 
     // While loading.
     QStringList files;                             // expanded trace files (known once expansion is done)
@@ -92,6 +95,12 @@ public:
     int addDataset(const QString& label, core::DatasetPtr dataset);
     void reload(int id);
     void reloadAll();
+    // A run opened summary-first (its dataset's summaryFirst set): loads the events of `ranks` beside those loaded
+    // (`only`: instead of them), within the memory budget: the ranks asked for first, then the ones loaded before
+    // as long as they fit (core::RunLoadOptions::ranks). False (nothing done) for a run not opened summary-first.
+    bool loadRanks(int id, const std::vector<int>& ranks, bool only = false);
+    // Whether the run is open summary-first (its latest dataset says so).
+    bool isSummaryFirst(int id) const;
     void cancel(int id);
     void cancelAll();
     void close(int id);
@@ -115,6 +124,9 @@ public:
     void setWatchFiles(bool on);
     void setLoadOptions(const core::RunLoadOptions& options) { m_options = options; }
     const core::RunLoadOptions& loadOptions() const { return m_options; }
+    // The memory budget loads are checked against (0: core::MemoryBudget's default; STROBE_MEMORY_LIMIT overrides);
+    // a converted run whose events would not fit it opens summary-first (loadOptions().summaryFirst, on by default).
+    void setMemoryLimit(uint64_t bytes) { m_options.memoryLimitBytes = bytes; }
     // Groups command-line or dropped paths into runs: each directory is a run, loose files together are one.
     static std::vector<QStringList> groupIntoRuns(const QStringList& paths);
     static QString defaultLabel(const QStringList& sources);

@@ -1,11 +1,15 @@
 #include "app/gui/runs_panel.h"
 
 #include <algorithm>
+#include <optional>
 
 #include <QFileInfo>
 #include <QHeaderView>
 #include <QLocale>
+#include <QInputDialog>
+#include <QLineEdit>
 #include <QMenu>
+#include <QMessageBox>
 #include <QSplitter>
 #include <QStyle>
 #include <QTextBrowser>
@@ -16,6 +20,7 @@
 #include "app/gui/clock_offset_dialog.h"
 #include "app/gui/format.h"
 #include "app/gui/run_manager.h"
+#include "core/engine/converted_run.h"
 #include "plots/plot_registry.h"
 
 namespace strobe::app {
@@ -23,7 +28,9 @@ namespace strobe::app {
 namespace {
 
 constexpr int kRunRole = Qt::UserRole;
-constexpr int kRankRole = Qt::UserRole + 1;  // index into dataset ranks, -1 for the run row, -2 other rows
+constexpr int kRankRole = Qt::UserRole + 1;  // index into dataset ranks, -1 for the run row, -2 other rows,
+                                              // kSummaryOnly - k: rank k of a summary-first run's summaries
+constexpr int kSummaryOnly = -100;
 
 QString qsRunsPanel(const std::string& s) { return QString::fromStdString(s); }
 QString qsRunsPanel(std::string_view s) { return QString::fromUtf8(s.data(), static_cast<qsizetype>(s.size())); }
@@ -68,6 +75,22 @@ QString diagnosticText(const core::Diagnostic& d) {
     const bool nowhere = w.file.empty() && w.table.empty() && w.row < 0 && w.line < 0 && w.byteOffset < 0 && w.eventIndex < 0;
     QString where = nowhere ? QString() : qsRunsPanel(w.toString());  // a run-level warning is about no one file
     return where.isEmpty() ? qsRunsPanel(d.message) : QStringLiteral("%1: %2").arg(where, qsRunsPanel(d.message));
+}
+
+// "3, 17, 100-103" → the rank numbers in that order (each once); nullopt when the text is not such a list.
+std::optional<std::vector<int>> parseRankList(const QString& text) {
+    std::vector<int> out;
+    for (const QString& part : text.split(QLatin1Char(','), Qt::SkipEmptyParts)) {
+        const QStringList ends = part.trimmed().split(QLatin1Char('-'));
+        bool okA = false, okB = true;
+        const int a = ends.value(0).trimmed().toInt(&okA);
+        const int b = ends.size() == 2 ? ends[1].trimmed().toInt(&okB) : a;
+        if (!okA || !okB || ends.size() > 2 || a < 0 || b < a || b - a > 100000) return std::nullopt;
+        for (int r = a; r <= b; ++r)
+            if (std::find(out.begin(), out.end(), r) == out.end()) out.push_back(r);
+    }
+    if (out.empty()) return std::nullopt;
+    return out;
 }
 
 QTreeWidgetItem* child(QTreeWidgetItem* parent, const QString& a, const QString& b, int rankIndex = -2) {
@@ -235,8 +258,15 @@ void RunsPanel::refreshRun(int id) {
             item->setIcon(0, st->standardIcon(QStyle::SP_BrowserReload));
             break;
         case RunState::Loaded:
-            state = tr("%n rank(s), loaded in %1 s", nullptr, run->dataset ? static_cast<int>(run->dataset->ranks.size()) : 0)
-                        .arg(run->loadSeconds, 0, 'f', 2);
+            if (const core::RunSummaries* sf = run->dataset ? run->dataset->summaryFirst.get() : nullptr)
+                state = tr("%n rank(s) (%1 loaded), opened from summaries in %2 s", nullptr,
+                           static_cast<int>(sf->ranks.size()))
+                            .arg(sf->loaded.size())
+                            .arg(run->loadSeconds, 0, 'f', 2);
+            else
+                state = tr("%n rank(s), loaded in %1 s", nullptr,
+                           run->dataset ? static_cast<int>(run->dataset->ranks.size()) : 0)
+                            .arg(run->loadSeconds, 0, 'f', 2);
             item->setIcon(0, st->standardIcon(run->warnings.empty() ? QStyle::SP_DialogApplyButton
                                                                      : QStyle::SP_MessageBoxWarning));
             break;
@@ -290,6 +320,20 @@ void RunsPanel::refreshRun(int id) {
         }
     }
 
+    const core::RunSummaries* sf = run->dataset ? run->dataset->summaryFirst.get() : nullptr;
+    if (sf) {
+        // What is loaded and what is summary only.
+        QString why = sf->limit > 0 ? tr("the events of every rank would take ~%1, over the memory budget of %2")
+                                          .arg(formatBytes(sf->runEstimate), formatBytes(sf->limit))
+                                    : tr("ranks picked");
+        auto* info = child(item, tr("Summary-first"), QString::fromStdString(sf->loadedText()));
+        info->setToolTip(1, tr("Opened from the summaries of strobe-cli convert (%1). Views across ranks (the rank × "
+                               "step heatmap) use every rank's summary; the timeline and the analyses that need "
+                               "events cover the loaded ranks. Double-click a heatmap cell, or use this run's menu, to "
+                               "load ranks.")
+                                .arg(why));
+        info->setIcon(0, st->standardIcon(QStyle::SP_FileDialogInfoView));
+    }
     if (run->dataset) {
         for (size_t i = 0; i < run->summaries.size(); ++i) {
             const core::RankSummary& s = run->summaries[i];
@@ -328,6 +372,19 @@ void RunsPanel::refreshRun(int id) {
             if (std::find(expanded.begin(), expanded.end(), static_cast<int>(i)) != expanded.end())
                 r->setExpanded(true);
         }
+        // A summary-first run's other ranks: summary only (details from the summary; the menu loads them).
+        if (sf)
+            for (size_t k = 0; k < sf->ranks.size(); ++k) {
+                const core::RankSummary& s = sf->ranks[k].rank;
+                if (sf->isLoaded(s.rank)) continue;
+                auto* r = child(item, tr("%1 · summary only").arg(rankTitle(s)),
+                                tr("%1 kernels · %2 · %3")
+                                    .arg(formatCount(s.kernelCount), durationText(s.kernelTimeNs),
+                                         s.gpuName.empty() ? platformText(s.platform) : qsRunsPanel(s.gpuName)),
+                                kSummaryOnly - static_cast<int>(k));
+                r->setToolTip(0, qsRunsPanel(s.path));
+                r->setForeground(0, palette().color(QPalette::Disabled, QPalette::Text));
+            }
         // Host telemetry (samplers): the host's, never a rank (core::Dataset::hosts).
         for (const core::HostTelemetry& h : run->dataset->hosts) {
             qint64 samples = 0;
@@ -364,13 +421,19 @@ void RunsPanel::showDetails() {
         return;
     }
     const int rankIndex = item->data(0, kRankRole).toInt();
+    const core::RunSummaries* sf = run->dataset ? run->dataset->summaryFirst.get() : nullptr;
+    const core::RankSummary* summaryOnly = nullptr;
+    if (rankIndex <= kSummaryOnly && sf && static_cast<size_t>(kSummaryOnly - rankIndex) < sf->ranks.size())
+        summaryOnly = &sf->ranks[static_cast<size_t>(kSummaryOnly - rankIndex)].rank;
     QString html;
     auto row = [](const QString& k, const QString& v) {
         return QStringLiteral("<tr><td style='padding-right:10px'><b>%1</b></td><td>%2</td></tr>").arg(k, v);
     };
-    if (rankIndex >= 0 && static_cast<size_t>(rankIndex) < run->summaries.size()) {
-        const core::RankSummary& s = run->summaries[static_cast<size_t>(rankIndex)];
+    if (summaryOnly || (rankIndex >= 0 && static_cast<size_t>(rankIndex) < run->summaries.size())) {
+        const core::RankSummary& s = summaryOnly ? *summaryOnly : run->summaries[static_cast<size_t>(rankIndex)];
         html += QStringLiteral("<h3>%1 — %2</h3><table>").arg(rankTitle(s), run->label().toHtmlEscaped());
+        if (summaryOnly)
+            html += row(tr("Events"), tr("summary only (strobe-cli convert): the run's menu loads them"));
         html += row(tr("File"), qsRunsPanel(s.path).toHtmlEscaped());
         if (const QString process = processText(*run, static_cast<size_t>(rankIndex)); !process.isEmpty())
             html += row(tr("Process"), process.toHtmlEscaped());
@@ -475,6 +538,27 @@ void RunsPanel::editClockOffset(int id) {
     Q_EMIT clockOffsetChanged(id);
 }
 
+void RunsPanel::pickRanks(int id) {
+    const RunRecord* run = m_runs.run(id);
+    if (!run || !run->dataset || !run->dataset->summaryFirst) return;
+    const core::RunSummaries& sf = *run->dataset->summaryFirst;
+    bool ok = false;
+    const QString text = QInputDialog::getText(
+        this, tr("Load events of ranks"),
+        tr("%1\nRanks to load (e.g. 3, 17, 100-103), most wanted first; those loaded stay while the memory budget "
+           "allows:")
+            .arg(QString::fromStdString(sf.loadedText())),
+        QLineEdit::Normal, QString(), &ok);
+    if (!ok) return;
+    const auto ranks = parseRankList(text);
+    if (!ranks) {
+        QMessageBox::warning(this, tr("Load events of ranks"),
+                             tr("“%1” is not a list of ranks (e.g. 3, 17, 100-103).").arg(text));
+        return;
+    }
+    Q_EMIT ranksRequested(id, *ranks, false);
+}
+
 void RunsPanel::contextMenu(const QPoint& pos) {
     auto* item = m_tree->itemAt(pos);
     if (!item) return;
@@ -488,6 +572,19 @@ void RunsPanel::contextMenu(const QPoint& pos) {
         menu.addAction(tr("Compare selected runs (%n)", nullptr, static_cast<int>(ids.size())), this,
                        [this, ids] { Q_EMIT compareRequested(ids, {}); });
         menu.addMenu(comparePlotsMenu(&menu));
+    }
+    if (const core::RunSummaries* sf = run->dataset ? run->dataset->summaryFirst.get() : nullptr) {
+        // A summary-first run: load ranks' events (picked here, or the summary-only rank clicked), or drop them all.
+        const int rankIndex = item->data(0, kRankRole).toInt();
+        if (rankIndex <= kSummaryOnly && static_cast<size_t>(kSummaryOnly - rankIndex) < sf->ranks.size()) {
+            const int rank = sf->ranks[static_cast<size_t>(kSummaryOnly - rankIndex)].rank.rank;
+            menu.addAction(tr("Load rank %1's events").arg(rank), this,
+                           [this, id, rank] { Q_EMIT ranksRequested(id, {rank}, false); });
+        }
+        menu.addAction(tr("Load events of ranks…"), this, [this, id] { pickRanks(id); });
+        menu.addAction(tr("Unload events (summaries only)"), this, [this, id] { m_runs.loadRanks(id, {}, true); })
+            ->setEnabled(!sf->loaded.empty());
+        menu.addSeparator();
     }
     menu.addAction(tr("Reload"), this, [this, id] { Q_EMIT reloadRequested(id); });
     menu.addAction(tr("Clock offset…"), this, [this, id] { editClockOffset(id); })->setEnabled(!run->entry.paths.empty());

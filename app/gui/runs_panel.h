@@ -40,7 +40,9 @@ Q_SIGNALS:
     void reloadRequested(int id);
     void closeRequested(int id);
     void openPlotsRequested(int id);
-    void clockOffsetChanged(int id);  // set or removed from the run's menu (the run reloads)
+    void clockOffsetChanged(int id);
+    // A summary-first run's ranks to load (the run's menu): MainWindow loads them and shows their timeline.
+    void ranksRequested(int id, const std::vector<int>& ranks, bool only);  // set or removed from the run's menu (the run reloads)
     // One plot over exactly `ids` (two or more); plotId empty: the current plot.
     void compareRequested(const std::vector<int>& ids, const std::string& plotId);
 
@@ -50,6 +52,7 @@ private:
     void removeRun(int id);
     void showDetails();
     void contextMenu(const QPoint& pos);
+    void pickRanks(int id);  // "Load events of ranks…": a rank list asked for, then ranksRequested
     void updateCompare();
     QMenu* comparePlotsMenu(QWidget* parent);  // "Compare selected runs in" ▸ every registered plot
 

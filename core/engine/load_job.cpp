@@ -9,6 +9,10 @@
 #include <optional>
 #include <thread>
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "core/engine/converted_run.h"
 #include "core/engine/memory_budget.h"
 #include "core/formats/source_detect.h"
 
@@ -17,6 +21,86 @@ namespace strobe::core {
 namespace {
 
 Error loadJobCancelled() { return Error("cancelled"); }
+
+// The sources to load for `wanted` (most wanted first): each rank's source in turn while the sources' resident
+// estimate stays within `limit`; the ranks left out are named in `notes`.
+std::vector<std::string> pickSources(const RunSummaries& run, const std::vector<int>& wanted, uint64_t limit,
+                                     std::vector<std::string>& notes) {
+    std::vector<std::string> chosen;
+    std::vector<int> missing, over;
+    for (int r : wanted) {
+        const StoredRankSummary* s = run.find(r);
+        if (!s) {
+            missing.push_back(r);
+            continue;
+        }
+        if (std::find(chosen.begin(), chosen.end(), s->identity.sourcePath) != chosen.end()) continue;
+        std::vector<std::string> wider = chosen;
+        wider.push_back(s->identity.sourcePath);
+        if (MemoryBudget::estimateResident(wider) > limit) {
+            over.push_back(r);
+            continue;
+        }
+        chosen = std::move(wider);
+    }
+    if (!missing.empty())
+        notes.push_back(fmt::format("no rank {} in this run", fmt::join(missing, ", ")));
+    if (!over.empty())
+        notes.push_back(fmt::format("events of rank{} {} not loaded: with them, the ranks loaded would take more than "
+                                    "the memory budget ({})",
+                                    over.size() > 1 ? "s" : "", fmt::join(over, ", "),
+                                    MemoryBudget::formatSize(limit)));
+    return chosen;
+}
+
+// A converted run from its summaries, with the events of options.ranks loaded (none when unset). nullopt when the
+// run was not converted (the caller loads it in full, or refuses it).
+Result<std::optional<LoadJobResult>> loadSummaryFirst(const JobContext& ctx, const std::vector<std::string>& files,
+                                                      const RunLoadOptions& options, const RunCallbacks& cb,
+                                                      const LoadFunction& load, uint64_t resident, uint64_t limit) {
+    auto plan = planFromSummaries(files, options.cacheDir);
+    if (!plan) return std::optional<LoadJobResult>();
+    if (cb.onProgress) cb.onProgress({"summaries", "", 0.0, 0, 0});
+    Diagnostics warnings;
+    for (const auto& w : plan->warnings) warnings.push_back({Severity::Warning, Location{}, w});
+    RunLoadOptions part = options;
+    part.wholeRun = false;
+    part.summaryFirst = false;
+    part.ranks.reset();
+    auto loadPart = [&](const std::vector<std::string>& sources) -> Result<DatasetPtr> {
+        return load ? load(sources, part, cb) : loadRun(sources, part, cb);
+    };
+    auto run = completeRunSummaries(std::move(*plan), loadPart, limit, ctx.cancel);
+    if (ctx.cancel.cancelled()) return loadJobCancelled();
+    if (!run) return run.error();
+    run->runEstimate = resident;
+    run->limit = options.ranks ? 0 : limit;
+    const std::vector<std::string> chosen = pickSources(*run, options.ranks.value_or(std::vector<int>{}), limit,
+                                                        run->notes);
+    std::shared_ptr<Dataset> ds;
+    if (chosen.empty()) {
+        ds = std::make_shared<Dataset>();
+        ds->generation = nextGeneration();
+    } else {
+        MemoryReservation reservation;
+        if (ctx.memory) reservation = ctx.reserveMemory(MemoryBudget::estimateRun(chosen, chosen.size()));
+        RunLoadOptions picked = part;
+        picked.checkMemoryBudget = false;  // the sources were picked within the limit above
+        auto loaded = load ? load(chosen, picked, cb) : loadRun(chosen, picked, cb);
+        if (ctx.cancel.cancelled()) return loadJobCancelled();
+        if (!loaded) return loaded.error();
+        // Freshly made by the loader and not shared yet: completed here before anyone sees it.
+        ds = std::const_pointer_cast<Dataset>(loaded.value());
+    }
+    ds->sources = files;
+    for (auto& w : warnings) ds->diagnostics.push_back(std::move(w));
+    for (const auto& r : ds->ranks) run->loaded.push_back(r->rank);
+    std::sort(run->loaded.begin(), run->loaded.end());
+    ds->summaryFirst = std::make_shared<const RunSummaries>(std::move(*run));
+    LoadJobResult out;
+    out.dataset = std::move(ds);
+    return std::optional<LoadJobResult>(std::move(out));
+}
 
 }  // namespace
 
@@ -40,6 +124,34 @@ Result<LoadJobResult> runLoadJob(const JobContext& ctx, const std::vector<std::s
     if (events.onExpanded) events.onExpanded(files);
     if (cancel.cancelled()) return loadJobCancelled();
 
+    RunCallbacks cb;
+    cb.cancel = cancel;
+    cb.onMetadata = events.onMetadata;
+    cb.onProgress = progress;
+    // A converted run whose events would not fit once loaded (or whose ranks are asked for) opens from its summaries.
+    const uint64_t limit = MemoryBudget(options.memoryLimitBytes).limit();
+    const uint64_t resident = MemoryBudget::estimateResident(files);
+    std::optional<LoadJobResult> summaryFirst;
+    if (options.useCache && (options.ranks || (options.summaryFirst && resident > limit))) {
+        auto sf = loadSummaryFirst(ctx, files, options, cb, load, resident, limit);
+        if (!sf) return sf.error();
+        summaryFirst = std::move(sf.value());
+        if (!summaryFirst && options.ranks)
+            return Error(Location{files.empty() ? std::string() : files.front()},
+                         "the run has no summaries to open from (prepare it with `strobe-cli convert`)");
+    }
+    if (summaryFirst) {
+        LoadJobResult out = std::move(*summaryFirst);
+        out.files = std::move(files);
+        progress({"summary", "", 1.0, 0, 0});
+        for (const auto& rank : out.dataset->ranks) {
+            if (cancel.cancelled()) return loadJobCancelled();
+            out.summaries.push_back(summarizeRank(*rank));
+        }
+        out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        return out;
+    }
+
     // Reserve once: refused when it can never fit, else wait for room beside the other loads.
     const size_t cores = options.threads > 0 ? size_t(options.threads) : std::max(1u, std::thread::hardware_concurrency());
     const size_t workers = std::max<size_t>(1, std::min(cores, files.size()));
@@ -58,10 +170,6 @@ Result<LoadJobResult> runLoadJob(const JobContext& ctx, const std::vector<std::s
     // Load the ranks in parallel and merge them.
     RunLoadOptions o = options;
     o.checkMemoryBudget = false;  // checked and reserved above
-    RunCallbacks cb;
-    cb.cancel = cancel;
-    cb.onMetadata = events.onMetadata;
-    cb.onProgress = progress;
     Result<DatasetPtr> loaded = load ? load(files, o, cb) : loadDetectedRun(paths, detected.value(), o, cb);
     if (cancel.cancelled()) return loadJobCancelled();
     if (!loaded) return loaded.error();

@@ -190,6 +190,13 @@ uint64_t MemoryBudget::estimateRun(const std::vector<std::string>& files, size_t
     return total;
 }
 
+uint64_t MemoryBudget::estimateResident(const std::vector<std::string>& files) {
+    uint64_t total = 0;
+    for (const auto& f : files)
+        if (auto json = jsonSizeOf(f)) total += static_cast<uint64_t>(static_cast<double>(*json) * kResidentPerJsonByte);
+    return total;
+}
+
 Status MemoryBudget::check(const std::vector<std::string>& files, size_t concurrent) const {
     const auto est = largestFirst(files);
     if (est.empty()) return Ok{};

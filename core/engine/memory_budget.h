@@ -22,6 +22,8 @@ class MemoryBudget {
 public:
     static constexpr double kPeakRssPerJsonByte = 0.5;
     static constexpr uint64_t kGzipMinRatio = 4;  // trace JSON compresses 8-15×; 4× is a floor for ISIZE wrap
+    // What a loaded rank keeps resident per byte of its JSON text (bench: 0.43× the file), rounded up.
+    static constexpr double kResidentPerJsonByte = 0.45;
 
     // limitBytes == 0: defaultLimit(). The environment variable STROBE_MEMORY_LIMIT ("512M", "2G", "1048576")
     // overrides both when it is set and parses.
@@ -54,6 +56,9 @@ public:
     // The estimated peak of loading `files` with `concurrent` at a time: the sum of the `concurrent` largest
     // estimates (what a run reserves from the JobRunner's memory gate before it loads).
     static uint64_t estimateRun(const std::vector<std::string>& files, size_t concurrent);
+    // What the run's events would occupy once every file is loaded (the sum of their JSON sizes times
+    // kResidentPerJsonByte): whether a converted run opens summary-first (core/engine/load_job.h).
+    static uint64_t estimateResident(const std::vector<std::string>& files);
 
 private:
     // (estimate, file index) of the files that can be stat'ed, largest first.

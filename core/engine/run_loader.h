@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -36,6 +37,13 @@ struct RunLoadOptions {
     // False when the paths are a part of a run (strobe-cli convert loads one rank at a time): ranks absent from
     // the world size are then not reported missing.
     bool wholeRun = true;
+    // The load job (core/engine/load_job.h): a run prepared by `strobe-cli convert` whose events would not fit the
+    // memory limit once loaded (MemoryBudget::estimateResident) opens from its ranks' summaries (Dataset::summaryFirst)
+    // with the events of `ranks` loaded. Needs useCache. loadRun itself ignores both.
+    bool summaryFirst = false;
+    // Opens summary-first whatever the budget, with the events of these ranks loaded: most wanted first; a rank whose
+    // source would not fit the limit beside the ones before it is left out (RunSummaries::notes says so).
+    std::optional<std::vector<int>> ranks;
 };
 
 struct RunCallbacks {

@@ -94,6 +94,8 @@ struct HostTelemetry {
 // A loaded source holds only telemetry: samples, and no GPU activity, slice, counter, step or hardware counter.
 bool isTelemetryOnly(const RankData& r);
 
+struct RunSummaries;  // core/engine/converted_run.h
+
 struct Dataset {
     uint64_t generation = 0;            // unique per load; caches key on it
     std::vector<std::string> sources;   // what the user opened (files or directories)
@@ -101,6 +103,9 @@ struct Dataset {
     std::vector<HostTelemetry> hosts;   // host telemetry, one entry per host (never a rank)
     Diagnostics diagnostics;            // run-level warnings (duplicate/missing ranks, mixed world sizes...)
     DerivedSlot analysisCache;          // the shared AnalysisContext (core::AnalysisContext::of), freed with this
+    // A run opened summary-first (core/engine/load_job.h): every rank's summary, and which ranks' events `ranks`
+    // holds (the others are summary only). Null for a run loaded in full.
+    std::shared_ptr<const RunSummaries> summaryFirst;
 
     size_t bytes() const;
     const RankData* rank(int r) const;  // by rank number, nullptr if absent

@@ -21,6 +21,7 @@
 #include <QImage>
 
 #include "core/analysis/rank_steps.h"
+#include "core/engine/converted_run.h"
 #include "plots/analysis_plot.h"
 #include "plots/heat_scale.h"
 #include "plots/plot_registry.h"
@@ -65,21 +66,38 @@ struct Grid {
     std::vector<double> value;              // [row * steps + step]: the block's largest value, NaN: none
     std::vector<int> argRank;               // the rank that has it
     std::vector<int> outliers;              // ranks flagged
+    std::optional<std::vector<int>> loaded; // a summary-first run: the ranks whose events are loaded
     std::set<size_t> outlierRows;
     double lo = 0, hi = 1;
     double top = std::numeric_limits<double>::quiet_NaN();  // the largest value, its rank and step
     int topRank = -1;
     int64_t topStep = -1;
     size_t rows() const { return ranks.empty() ? 0 : (ranks.size() + perRow - 1) / perRow; }
+    std::vector<int> rowRanks(size_t r) const {
+        return {ranks.begin() + std::ptrdiff_t(r * perRow),
+                ranks.begin() + std::ptrdiff_t(std::min(ranks.size(), (r + 1) * perRow))};
+    }
+    // How many of the row's ranks have their events loaded (a summary-first run; else every one).
+    size_t loadedIn(size_t r) const {
+        const auto rr = rowRanks(r);
+        if (!loaded) return rr.size();
+        return size_t(std::count_if(rr.begin(), rr.end(),
+                                    [&](int k) { return std::binary_search(loaded->begin(), loaded->end(), k); }));
+    }
+    // "rank 3", "ranks 0–15"; on a summary-first run a loaded rank's row ends in " ●", a block's in " (2 loaded)".
     std::string rowLabel(size_t r) const {
         const int a = ranks[r * perRow], b = ranks[std::min(ranks.size(), (r + 1) * perRow) - 1];
-        return a == b ? fmt::format("rank {}", a) : fmt::format("ranks {}–{}", a, b);
+        std::string text = a == b ? fmt::format("rank {}", a) : fmt::format("ranks {}–{}", a, b);
+        if (const size_t n = loaded ? loadedIn(r) : 0; n > 0) text += a == b ? " ●" : fmt::format(" ({} loaded)", n);
+        return text;
     }
 };
 
-Grid gridOf(const core::Table& t, size_t run, const std::vector<int>& selected, core::ColumnKey column) {
+Grid gridOf(const AnalysisTables& p, size_t run, const std::vector<int>& selected, core::ColumnKey column) {
+    const core::Table& t = p.perRun[run];
     Grid g;
     g.run = run;
+    if (run < p.loadedRanks.size()) g.loaded = p.loadedRanks[run];
     std::map<std::pair<int, int64_t>, double> cell;
     std::set<int> ranks;
     std::set<int64_t> steps;
@@ -160,13 +178,18 @@ protected:
                                       const ParamValues&) const override {
         return core::rankStepsAnalysis(ctx, w);
     }
+    // A summary-first run: the same table from every rank's summary (the ranks whose events are loaded included).
+    std::optional<core::Result<core::Table>> analyseSummaries(const core::RunSummaries& run, const core::WindowSpec& w,
+                                                              const ParamValues&) const override {
+        return core::Result<core::Table>(core::rankStepsFromSummaries(run.ranks, w));
+    }
 
     // Empty when no chosen rank has a step, or no cell has a value for the chosen measure (a CPU-only trace has
     // step durations but nothing to say about collectives or GPU idle).
     std::optional<std::string> emptyMessageTyped(const AnalysisTables& p, const ParamValues& v) const override {
         bool steps = false;
         for (size_t run = 0; run < p.perRun.size(); ++run) {
-            const Grid grid = gridOf(p.perRun[run], run, kRanks(v), measureColumn(kMeasure(v)));
+            const Grid grid = gridOf(p, run, kRanks(v), measureColumn(kMeasure(v)));
             steps = steps || grid.rows() > 0;
             if (std::isfinite(grid.top)) return std::nullopt;
         }
@@ -247,6 +270,18 @@ protected:
             if (grid.perRow > 1 && grid.argRank[i] >= 0)
                 info.fields.push_back({"largest in the block", fmt::format("rank {}", grid.argRank[i])});
             if (grid.outlierRows.count(*row)) info.fields.push_back({"outlier", "yes (robust z > 3 over the ranks)"});
+            // The ranks the cell is about: the one it shows first, then the rest of its block.
+            info.run = p.runLabels[grid.run];
+            if (grid.argRank[i] >= 0) info.ranks.push_back(grid.argRank[i]);
+            for (int k : grid.rowRanks(*row))
+                if (k != grid.argRank[i]) info.ranks.push_back(k);
+            if (grid.loaded) {
+                const size_t n = grid.loadedIn(*row), all = grid.rowRanks(*row).size();
+                info.fields.push_back({"events", all == 1 ? (n ? "loaded" : "summary only (double-click loads them)")
+                                                          : fmt::format("{} of {} ranks loaded (double-click loads rank "
+                                                                        "{}; right-click: more)",
+                                                                        n, all, info.ranks.front())});
+            }
             // Inset by a pixel, so that the selection's outline stays inside the plot area.
             info.itemRect = QRectF(L.bandStart(true, *step), L.bandStart(false, *row), L.bandSize(true),
                                    L.bandSize(false))
@@ -260,7 +295,7 @@ private:
     Geometry geometry(Canvas& c, const AnalysisTables& p, const ParamValues& v) const {
         Geometry g;
         for (size_t run = 0; run < p.perRun.size(); ++run) {
-            Grid grid = gridOf(p.perRun[run], run, kRanks(v), measureColumn(kMeasure(v)));
+            Grid grid = gridOf(p, run, kRanks(v), measureColumn(kMeasure(v)));
             if (grid.rows() > 0) g.grids.push_back(std::move(grid));
         }
         double lo = std::numeric_limits<double>::infinity(), hi = -lo;  // one colour scale for every panel
