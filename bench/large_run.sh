@@ -21,8 +21,9 @@
 #                       are kept only for --ranks 512 (the run others use), every other run is deleted at the end
 #
 # How: the run is generated once with `strobe-gen-kineto -o <data>/r<N> --ranks N --size TOTAL --quiet --jobs 2`
-# and reused while <data>/r<N>.generated says the same N and TOTAL. Then, R times, interleaved so that both see the
-# same machine (other builds, page cache):
+# and reused while <data>/r<N>.generated says the same N and TOTAL, and read once (warm-up). Then, R times,
+# interleaved so that both see the same machine (other builds, page cache), local first on odd repetitions and
+# Slurm first on even ones:
 #   (a) local:  strobe-cli convert RUN --jobs J --cache-dir <data>/cache-local      (emptied first)
 #   (b) slurm:  strobe-cli convert RUN --slurm --cache-dir <data>/cache-slurm       (emptied first)
 # each timed with /usr/bin/time (wall seconds, peak RSS of strobe-cli itself: under --slurm that is the submitter,
@@ -31,9 +32,10 @@
 #   (c) resume: strobe-cli convert RUN --slurm --cache-dir CACHE   (every rank current: "0 converted, N skipped")
 #   (d) summary: strobe-cli summary RUN --cache-dir CACHE          (reads the summaries)
 #   (e) rank-steps: strobe-cli analyze rank-steps RUN --cache-dir CACHE
-# and `summary` of the local cache is compared with that of the Slurm cache (the same text). The traces stay in the
-# page cache between runs (5 GB of 24 GB), so every figure is warm; the 1-minute load average is printed before
-# each timed command and in the table (medians), since the figures are only comparable on a machine equally busy.
+# and `summary` of the local cache is compared with that of the Slurm cache (the same text). At 512 ranks x 10 MB
+# the traces stay in the page cache between runs (5 GB of 24 GB), so every figure is warm; at 1,024 x 20 MB (20 GB
+# of traces, 2 x 4.6 GB of caches) they do not, and reading from disk adds to both. The 1-minute load average is
+# printed before each timed command and in the table (medians): figures compare only on a machine equally busy.
 #
 # Needs a Slurm cluster: $SLURM_CONF when set, else tests/slurm/start_cluster.sh (root) is run and its SLURM_CONF
 # used. Results: the table on stdout, one line per timed command in <data>/results-<N>.tsv.
@@ -122,11 +124,15 @@ echo "  slurm:      $CLI convert $RUN ${SLURM_OPTS[*]} --cache-dir $SLURM"
 echo "  resume:     $CLI convert $RUN ${SLURM_OPTS[*]} --cache-dir $SLURM"
 echo "  summary:    $CLI summary $RUN --cache-dir $SLURM"
 echo "  rank-steps: $CLI analyze rank-steps $RUN --cache-dir $SLURM"
+local_run() { timed local "$1" "$ALL" "$CLI" convert "$RUN" --jobs "$JOBS" --cache-dir "$LOCAL"; }
+slurm_run() {
+    timed slurm "$1" "$ALL" "$CLI" convert "$RUN" "${SLURM_OPTS[@]}" --cache-dir "$SLURM"
+    grep -E 'submitted Slurm array job|ranks per task' "$LOG" | sed 's/^/    /'
+}
+echo "warm-up: reading the run once ($(find "$RUN" -maxdepth 1 -name 'rank-*.json' -exec cat {} + | wc -c) bytes)"
 for ((r = 1; r <= REPS; r++)); do
     rm -rf "$LOCAL" "$SLURM"
-    timed local "$r" "$ALL" "$CLI" convert "$RUN" --jobs "$JOBS" --cache-dir "$LOCAL"
-    timed slurm "$r" "$ALL" "$CLI" convert "$RUN" "${SLURM_OPTS[@]}" --cache-dir "$SLURM"
-    grep -E 'submitted Slurm array job|ranks per task' "$LOG" | sed 's/^/    /'
+    if ((r % 2)); then local_run "$r"; slurm_run "$r"; else slurm_run "$r"; local_run "$r"; fi
 done
 echo "cache: $(du -sh "$SLURM" | cut -f1) in $SLURM"
 for ((r = 1; r <= REPS; r++)); do
