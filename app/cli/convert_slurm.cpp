@@ -104,10 +104,10 @@ size_t chooseRanksPerTask(size_t ranks, const std::vector<std::string>& slurmArg
     ProcessSpec q;
     q.argv = {"sinfo", "--noheader", "--format=%P %C"};
     const auto r = collectors::runCaptured(q, std::chrono::seconds(30));
-    size_t cpus = r && r->exit && r->exit->status == 0 ? partitionCpus(r->out, partition) : 0;
+    const size_t listed = r && r->exit && r->exit->status == 0 ? partitionCpus(r->out, partition) : 0;
     const std::string perTask = slurmOption(slurmArgs, "--cpus-per-task", 'c');
     const unsigned long c = std::strtoul(perTask.c_str(), nullptr, 10);
-    if (c > 1) cpus /= c;
+    const size_t cpus = c > 1 && listed > 0 ? std::max<size_t>(1, listed / c) : listed;
     const size_t per = defaultRanksPerTask(ranks, cpus);
     const std::string where = partition.empty() ? "the default partition" : "partition " + partition;
     if (cpus == 0)
