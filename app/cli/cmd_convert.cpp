@@ -51,7 +51,10 @@ constexpr const char* kConvertHelp =
     "  --slurm             convert as one Slurm array job (one task per group of ranks; Slurm's commands as in\n"
     "                      slurm.yaml, see `collect --slurm`); waits for it and reports like a local run\n"
     "  --slurm-arg ARG     an argument for sbatch (repeatable), e.g. --slurm-arg=--partition=debug\n"
-    "  --ranks-per-task N  ranks per array task (default: 8)\n"
+    "  --ranks-per-task N  ranks per array task (default: the ranks spread evenly over the partition's idle CPUs,\n"
+    "                      or all its CPUs when none is idle, as sinfo reports them, at least 8 a task: each task\n"
+    "                      start waits for a scheduling pass, so one task per CPU; 8 when sinfo cannot tell). A task\n"
+    "                      converts as many ranks at once as it has CPUs ($SLURM_CPUS_ON_NODE; --jobs caps it)\n"
     "  -h, --help          show this help\n"
     "\n"
     "Exit codes: 0 every rank converted or skipped, 1 some failed (listed with rank, path and reason),\n"
@@ -62,7 +65,9 @@ const core::StringParam kCacheDir{"cache-dir", "Cache directory", "Where cache e
 const core::BoolParam kSlurm{"slurm", "Slurm", "Convert as one Slurm array job", false};
 const core::StringListParam kSlurmArg{"slurm-arg", "Slurm argument", "An argument for sbatch", {}};
 const core::IntParam kRanksPerTask =
-    core::IntParam{"ranks-per-task", "Ranks per task", "Ranks per Slurm array task", 8}.bounded(1, 1 << 20, 1);
+    core::IntParam{"ranks-per-task", "Ranks per task", "Ranks per Slurm array task (default: from sinfo's CPUs)",
+                   kMinRanksPerTask}
+        .bounded(1, 1 << 20, 1);
 // Inside an array task (written by --slurm into the batch script; not in --help): which group this task converts,
 // a number or "env" for $SLURM_ARRAY_TASK_ID.
 const core::StringParam kTaskIndex{"task-index", "Task index", "The array task's group of ranks", ""};
@@ -299,17 +304,23 @@ int runConvert(const std::vector<std::string>& args) {
     std::error_code ec;
     const fs::path dir = fs::absolute(p.get(kCacheDir).empty() ? core::userCacheDir() : fs::path(p.get(kCacheDir)), ec);
     std::vector<ConvertItem> items = convertItems(*sources);
-    const auto per = static_cast<size_t>(p.get(kRanksPerTask));
+    // Not given: chosen from the CPUs Slurm has (convertThroughSlurm); an array task is always told it.
+    const size_t per = p.has(kRanksPerTask) ? static_cast<size_t>(p.get(kRanksPerTask)) : 0;
+    int jobs = static_cast<int>(p.get(kJobs));
     if (p.has(kTaskIndex)) {
         std::string index = p.get(kTaskIndex);
         if (index == "env") index = std::getenv("SLURM_ARRAY_TASK_ID") ? std::getenv("SLURM_ARRAY_TASK_ID") : "";
         char* end = nullptr;
         const unsigned long v = std::strtoul(index.c_str(), &end, 10);
         if (index.empty() || *end != '\0') return usageError("convert", "--task-index: not a task number: '" + index + "'");
-        items = taskGroup(items, v, per);
+        items = taskGroup(items, v, per > 0 ? per : kMinRanksPerTask);
+        // As many ranks at once as the task has CPUs (not the node's cores: the node's other tasks share them).
+        const char* cpus = std::getenv("SLURM_CPUS_ON_NODE");
+        const int allocated = cpus != nullptr ? std::atoi(cpus) : 0;
+        if (allocated > 0 && (jobs == 0 || jobs > allocated)) jobs = allocated;
     }
     if (p.get(kSlurm)) {
-        SlurmConvertOptions so{dir, p.get(kSlurmArg), per, static_cast<int>(p.get(kJobs)), *key};
+        SlurmConvertOptions so{dir, p.get(kSlurmArg), per, jobs, *key};
         auto outcomes = convertThroughSlurm(items, so);
         if (!outcomes) {
             fmt::print(stderr, "strobe-cli convert: {}\n", outcomes.error().toString());
@@ -317,7 +328,7 @@ int runConvert(const std::vector<std::string>& args) {
         }
         return reportConvert(*outcomes, p.get(kJsonFlag));
     }
-    return reportConvert(convertLocal(items, dir, static_cast<int>(p.get(kJobs)), *key), p.get(kJsonFlag));
+    return reportConvert(convertLocal(items, dir, jobs, *key), p.get(kJsonFlag));
 }
 
 const CommandRegistrar kConvertRegistrar(CliCommand{

@@ -50,7 +50,7 @@ int reportConvert(const std::vector<ConvertOutcome>& outcomes, bool json);
 struct SlurmConvertOptions {
     std::filesystem::path cacheDir;        // absolute
     std::vector<std::string> slurmArgs;    // --slurm-arg values
-    size_t ranksPerTask = 8;
+    size_t ranksPerTask = 0;               // 0: defaultRanksPerTask over the CPUs sinfo reports
     int jobs = 0;                          // --jobs inside each task
     uint64_t optionsKey = 0;
 };
@@ -60,6 +60,15 @@ struct SlurmConvertOptions {
 // Error when the job could not be submitted.
 core::Result<std::vector<ConvertOutcome>> convertThroughSlurm(const std::vector<ConvertItem>& items,
                                                               const SlurmConvertOptions& options);
+// The default --ranks-per-task of `convert --slurm` (each array task start waits for a scheduling pass, about 1-3 s
+// on a one-node cluster, so the tasks are as few as keep every CPU busy): the ranks spread evenly over `cpus` tasks,
+// at least kMinRanksPerTask a task; kMinRanksPerTask when `cpus` is 0 (not known).
+inline constexpr size_t kMinRanksPerTask = 8;
+size_t defaultRanksPerTask(size_t ranks, size_t cpus);
+// The CPUs a partition can start tasks on now, from `sinfo --noheader --format='%P %C'` (lines "NAME[*] A/I/O/T"):
+// its idle CPUs, or all of them when none is idle; `partitions` is a comma-separated list (summed), "" the default
+// partition (the one marked '*'). 0 when none of them is listed.
+size_t partitionCpus(const std::string& sinfoOut, const std::string& partitions);
 // Whether `source` has a current cache entry and summary in `dir` (then `rank` receives the summary's rank).
 bool convertIsCurrent(const std::filesystem::path& dir, const std::string& source, uint64_t optionsKey, int& rank);
 

@@ -5,11 +5,13 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <optional>
+#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -81,6 +83,41 @@ std::optional<bool> jobGone(const std::string& jobId) {
     return r->out.find_first_not_of(" \n") == std::string::npos;
 }
 
+// The value of sbatch option `longName`/`shortName` among the --slurm-arg values ("--partition=X", "--partition X",
+// "-pX", "-p X"); "" when absent. The last one wins, as with sbatch.
+std::string slurmOption(const std::vector<std::string>& args, const std::string& longName, char shortName) {
+    std::string value;
+    const std::string shortFlag = std::string("-") + shortName;
+    for (size_t i = 0; i < args.size(); ++i) {
+        const std::string& a = args[i];
+        if (a.rfind(longName + "=", 0) == 0) value = a.substr(longName.size() + 1);
+        else if ((a == longName || a == shortFlag) && i + 1 < args.size()) value = args[++i];
+        else if (a.size() > 2 && a.rfind(shortFlag, 0) == 0) value = a.substr(2);
+    }
+    return value;
+}
+
+// --ranks-per-task when not given: defaultRanksPerTask over the CPUs sinfo says the partition has for this job's
+// tasks (divided by --cpus-per-task when a --slurm-arg sets it); printed, with where the figure came from.
+size_t chooseRanksPerTask(size_t ranks, const std::vector<std::string>& slurmArgs) {
+    const std::string partition = slurmOption(slurmArgs, "--partition", 'p');
+    ProcessSpec q;
+    q.argv = {"sinfo", "--noheader", "--format=%P %C"};
+    const auto r = collectors::runCaptured(q, std::chrono::seconds(30));
+    const size_t listed = r && r->exit && r->exit->status == 0 ? partitionCpus(r->out, partition) : 0;
+    const std::string perTask = slurmOption(slurmArgs, "--cpus-per-task", 'c');
+    const unsigned long c = std::strtoul(perTask.c_str(), nullptr, 10);
+    const size_t cpus = c > 1 && listed > 0 ? std::max<size_t>(1, listed / c) : listed;
+    const size_t per = defaultRanksPerTask(ranks, cpus);
+    const std::string where = partition.empty() ? "the default partition" : "partition " + partition;
+    if (cpus == 0)
+        fmt::print(stderr, "strobe-cli convert: sinfo did not tell the CPUs of {}; {} ranks per task\n", where, per);
+    else
+        fmt::print(stderr, "strobe-cli convert: {} CPU{} for tasks in {} (sinfo); {} ranks per task\n", cpus,
+                   cpus == 1 ? "" : "s", where, per);
+    return per;
+}
+
 size_t statusesWritten(const std::vector<ConvertItem>& todo, const fs::path& dir, const std::string& jobId) {
     size_t n = 0;
     for (const auto& item : todo) {
@@ -109,8 +146,42 @@ void waitForArray(const std::vector<ConvertItem>& todo, const fs::path& dir, con
 
 }  // namespace
 
+size_t defaultRanksPerTask(size_t ranks, size_t cpus) {
+    if (cpus == 0) return kMinRanksPerTask;
+    return std::max(kMinRanksPerTask, (ranks + cpus - 1) / cpus);
+}
+
+size_t partitionCpus(const std::string& sinfoOut, const std::string& partitions) {
+    std::vector<std::string> wanted;
+    for (size_t at = 0; at <= partitions.size() && !partitions.empty();) {
+        const size_t comma = std::min(partitions.find(',', at), partitions.size());
+        if (comma > at) wanted.push_back(partitions.substr(at, comma - at));
+        at = comma + 1;
+    }
+    size_t cpus = 0;
+    std::istringstream in(sinfoOut);
+    std::string name, counts;
+    while (in >> name >> counts) {
+        const bool isDefault = name.back() == '*';
+        if (isDefault) name.pop_back();
+        if (wanted.empty() ? !isDefault : std::find(wanted.begin(), wanted.end(), name) == wanted.end()) continue;
+        unsigned long v[4] = {0, 0, 0, 0};  // allocated/idle/other/total
+        const char* p = counts.c_str();
+        int k = 0;
+        for (; k < 4; ++k) {
+            char* end = nullptr;
+            v[k] = std::strtoul(p, &end, 10);
+            if (end == p || (k < 3 && *end != '/')) break;
+            p = end + 1;
+        }
+        if (k == 4) cpus += v[1] > 0 ? v[1] : v[3];
+    }
+    return cpus;
+}
+
 core::Result<std::vector<ConvertOutcome>> convertThroughSlurm(const std::vector<ConvertItem>& items,
-                                                              const SlurmConvertOptions& o) {
+                                                              const SlurmConvertOptions& options) {
+    SlurmConvertOptions o = options;
     std::vector<ConvertOutcome> outcomes(items.size());
     std::vector<ConvertItem> todo;
     std::vector<size_t> todoAt;
@@ -125,6 +196,7 @@ core::Result<std::vector<ConvertOutcome>> convertThroughSlurm(const std::vector<
     if (todo.empty()) return outcomes;
     const auto spec = collectors::loadSlurmSpec();
     if (!spec) return spec.error();
+    if (o.ranksPerTask == 0) o.ranksPerTask = chooseRanksPerTask(todo.size(), o.slurmArgs);
     const fs::path jobDir = o.cacheDir / "convert-slurm";
     std::error_code ec;
     fs::create_directories(jobDir, ec);

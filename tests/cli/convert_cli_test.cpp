@@ -289,3 +289,25 @@ TEST(MemoryBudgetCgroup, TheProcessAllocationBoundsTheBudget) {
     test::writeFile(v1.path() / "memory/slurm/uid_0/job_8/memory.usage_in_bytes", "147483648\n");
     EXPECT_EQ(core::MemoryBudget::cgroupAvailable(v1.path().string(), self.string()), 2000000000u);
 }
+
+// convert --slurm's default --ranks-per-task (issue 29): one task per CPU Slurm can start a task on, at least 8
+// ranks a task. The sinfo lines are `sinfo --noheader --format='%P %C'` as Slurm 22.05 prints them (the first one
+// copied from tests/slurm/start_cluster.sh's one-node cluster; "A/I/O/T" = allocated/idle/other/total CPUs).
+TEST(ConvertSlurmDefaults, RanksPerTaskFollowTheIdleCpusOfThePartition) {
+    // 512 ranks over 2 CPUs: 256 a task; 1,024 over 2: 512; 1,000 over 3: ceil(333.3) = 334; 32 over 64: the floor 8.
+    EXPECT_EQ(app::defaultRanksPerTask(512, 2), 256u);
+    EXPECT_EQ(app::defaultRanksPerTask(1024, 2), 512u);
+    EXPECT_EQ(app::defaultRanksPerTask(1000, 3), 334u);
+    EXPECT_EQ(app::defaultRanksPerTask(32, 64), app::kMinRanksPerTask);
+    EXPECT_EQ(app::defaultRanksPerTask(512, 0), app::kMinRanksPerTask);  // sinfo did not answer
+
+    EXPECT_EQ(app::partitionCpus("debug* 0/2/0/2\n", ""), 2u);
+    const std::string two = "debug* 1/1/0/2\ngpu 100/28/0/128\nbig 64/0/0/64\n";
+    EXPECT_EQ(app::partitionCpus(two, ""), 1u);           // the default partition's idle CPUs
+    EXPECT_EQ(app::partitionCpus(two, "gpu"), 28u);
+    EXPECT_EQ(app::partitionCpus(two, "big"), 64u);       // none idle: all of them
+    EXPECT_EQ(app::partitionCpus(two, "gpu,big"), 92u);   // 28 + 64
+    EXPECT_EQ(app::partitionCpus(two, "nosuch"), 0u);
+    EXPECT_EQ(app::partitionCpus("", ""), 0u);
+    EXPECT_EQ(app::partitionCpus("debug* n/a\n", ""), 0u);  // not the A/I/O/T counts
+}

@@ -452,3 +452,43 @@ TEST(SlurmConvert, ArrayJobReportsAFailedRankAndResumesSkippingDoneRanks) {
     std::error_code ec;
     fs::remove_all(traces, ec);
 }
+
+// convert --slurm without --ranks-per-task (issue 29): one task per CPU Slurm has idle for it, at least 8 ranks a
+// task. The CPU figure is read here from `sinfo --format=%C` ("allocated/idle/other/total"), and the ranks per task
+// worked out from it: 24 ranks over this cluster's CPUs (2 on the reference machine: 12 a task, two tasks).
+TEST(SlurmConvert, DefaultRanksPerTaskSpreadTheRanksOverTheIdleCpus) {
+    REQUIRE_CLUSTER();
+    collectors::ProcessSpec q;
+    q.argv = {"sinfo", "--noheader", "--format=%C"};
+    const auto cpusOut = collectors::runCaptured(q, 30s);
+    ASSERT_TRUE(cpusOut && cpusOut->exit && cpusOut->exit->status == 0);
+    std::smatch m;
+    ASSERT_TRUE(std::regex_search(cpusOut->out, m, std::regex("^([0-9]+)/([0-9]+)/([0-9]+)/([0-9]+)"))) << cpusOut->out;
+    const size_t cpus = std::stoul(m[2]) > 0 ? std::stoul(m[2]) : std::stoul(m[4]);
+    const size_t ranks = 24, per = std::max<size_t>(8, (ranks + cpus - 1) / cpus);
+
+    char tmpl[] = "/tmp/strobe-slurm-convert-XXXXXX";
+    const fs::path traces = mkdtemp(tmpl);
+    const std::string sample = std::string(STROBE_RESOURCE_DIR) + "/sample/param-dlrm-8rank/";
+    std::vector<fs::path> workers;
+    for (const auto& e : fs::directory_iterator(sample))
+        if (e.path().extension() == ".json") workers.push_back(e.path());
+    ASSERT_EQ(workers.size(), 8u);
+    for (size_t i = 0; i < ranks; ++i) fs::copy_file(workers[i % 8], traces / ("rank" + std::to_string(i) + ".json"));
+    auto run = startCli({"convert", "--slurm", "--cache-dir", "@DIR@/cache", "--json", traces.string()});
+    ASSERT_TRUE(run->tree);
+    const auto exit = run->tree->wait(300s);
+    ASSERT_TRUE(exit.has_value()) << readAll(run->dir / "cli.log");
+    const std::string log = readAll(run->dir / "cli.log");
+    EXPECT_EQ(exit->status, 0) << log;
+    EXPECT_NE(log.find("\"converted\": 24, \"skipped\": 0, \"failed\": 0"), std::string::npos) << log;
+    EXPECT_NE(log.find(std::to_string(cpus) + (cpus == 1 ? " CPU" : " CPUs") +
+                       " for tasks in the default partition (sinfo); " + std::to_string(per) + " ranks per task"),
+              std::string::npos)
+        << log;
+    EXPECT_TRUE(std::regex_search(
+        log, std::regex("submitted Slurm array job [0-9]+ \\(24 ranks, " + std::to_string(per) + " per task\\)")))
+        << log;
+    std::error_code ec;
+    fs::remove_all(traces, ec);
+}
