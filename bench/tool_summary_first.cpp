@@ -65,6 +65,8 @@ std::pair<double, double> prepareAndPaint(const std::string& plotId, const core:
         std::fprintf(stderr, "%s: %s\n", plotId.c_str(), prepared.error().toString().c_str());
         return {prep, -1};
     }
+    if (auto empty = plot->emptyMessage(**prepared, *values))
+        std::fprintf(stderr, "%s: nothing to draw: %s\n", plotId.c_str(), empty->c_str());
     std::vector<double> paints;
     for (int i = 0; i < reps; ++i) {
         QImage img(size, QImage::Format_ARGB32_Premultiplied);

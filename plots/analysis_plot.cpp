@@ -76,9 +76,12 @@ core::Result<std::shared_ptr<AnalysisTables>> runAnalysisOnRuns(const RunSet& ru
             // steps, runtime links) is reused, and two views preparing at once share it safely.
             auto ctx = core::AnalysisContext::of(runs[i].dataset);
             t = fn(*ctx, *spec);
-            if (*t && sf)
+            if (*t && sf) {
                 (*t)->messages.insert((*t)->messages.begin(),
                                       fmt::format("on the loaded ranks only: {}", sf->loadedText()));
+                // Subtitles show the window: they say it too.
+                out->window += fmt::format("; on the loaded ranks only ({} of {})", sf->loaded.size(), sf->ranks.size());
+            }
         }
         if (!*t) return core::Error((*t).error().where, fmt::format("{}: {}", runs[i].label, (*t).error().message));
         out->perRun.push_back(std::move(t->value()));

@@ -24,7 +24,8 @@ struct AnalysisTables final : Prepared {
     std::vector<std::string> configurations;
     std::vector<core::Table> perRun;  // the analysis table of each run, as the analysis returned it
     core::Table combined;             // perRun concatenated; a "run" column first when there are several runs
-    std::string window;               // the window as resolved, for subtitles
+    std::string window;               // the window as resolved, for subtitles (and, on a summary-first run, that the
+                                      // analysis covers the loaded ranks only)
     // Per run: the ranks whose events are loaded when it was opened summary-first (Dataset::summaryFirst), else
     // nullopt (every rank is loaded).
     std::vector<std::optional<std::vector<int>>> loadedRanks;

@@ -967,8 +967,8 @@ std::optional<HitInfo> hitBarChart(const BarChart& chart, const QRectF& rect, QP
 
 // ---- parameters shared by plots ----
 
-ParamSpec ranksSpec(const RunSet& runs, const std::string& tooltip, bool affectsPrepare) {
-    auto s = kRanks.spec(rankChoices(runs));
+ParamSpec ranksSpec(const RunSet& runs, const std::string& tooltip, bool affectsPrepare, bool summaryOnly) {
+    auto s = kRanks.spec(rankChoices(runs, summaryOnly));
     s.tooltip = tooltip;
     s.affectsPrepare = affectsPrepare;
     return s;
@@ -1046,13 +1046,13 @@ bool rankSelected(const std::vector<int>& selected, int rank) {
     return selected.empty() || std::binary_search(selected.begin(), selected.end(), rank);
 }
 
-std::vector<std::string> rankChoices(const RunSet& runs) {
+std::vector<std::string> rankChoices(const RunSet& runs, bool summaryOnly) {
     std::set<int> ranks;
     for (const auto& run : runs)
         if (run.dataset) {
             for (const auto& r : run.dataset->ranks)
                 if (r) ranks.insert(r->rank);
-            if (run.dataset->summaryFirst)  // the ranks that are summary only
+            if (summaryOnly && run.dataset->summaryFirst)  // the ranks that are summary only
                 for (const auto& s : run.dataset->summaryFirst->ranks) ranks.insert(s.rank.rank);
         }
     std::vector<std::string> out;

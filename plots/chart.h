@@ -303,8 +303,10 @@ protected:
 // The RankSet parameter "ranks" (empty = all); ranksSpec() gives its choices (every rank of every run), and a
 // tooltip and prepare/draw role of the plot's own.
 inline const RankSetParam kRanks{"ranks", "Ranks", "Ranks to include (empty: all)", {}};
+// `summaryOnly`: the choices also list the ranks of summary-first runs whose events are not loaded (a view drawn
+// from every rank's summary).
 ParamSpec ranksSpec(const RunSet& runs, const std::string& tooltip = "Ranks to include (empty: all)",
-                    bool affectsPrepare = true);
+                    bool affectsPrepare = true, bool summaryOnly = false);
 // The drawing parameters of a bar chart: "percent", "horizontal" and "legend"; barStyleSpecs() gives them with the
 // plot's tooltip and defaults.
 // "skip_steps": the ProfilerSteps left out at the start of every run (warm-up), in every plot over steps.
@@ -343,7 +345,7 @@ std::string rankLabel(const std::string& runLabel, bool severalRuns, int rank);
 
 // The RankSet parameter "ranks" filter (empty = all); choices list every rank of every run.
 bool rankSelected(const std::vector<int>& selected, int rank);
-std::vector<std::string> rankChoices(const RunSet& runs);
+std::vector<std::string> rankChoices(const RunSet& runs, bool summaryOnly = false);
 
 // Calls fn(run index, rank) for every loaded rank of `runs` that `selected` keeps, reporting progress as
 // `stage` from `from` to `to`. False when `cancel` was seen (fn is then not called again).

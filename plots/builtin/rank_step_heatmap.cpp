@@ -168,7 +168,7 @@ public:
         std::vector<ParamSpec> s;
         for (const auto& spec : analysisWindowSpecs(runs, "all"))
             if (spec.key == kSteps.key()) s.push_back(spec);
-        s.push_back(ranksSpec(runs, "Ranks shown as rows (empty: all); a range shows single ranks", false));
+        s.push_back(ranksSpec(runs, "Ranks shown as rows (empty: all); a range shows single ranks", false, true));
         s.push_back(kMeasure.spec());
         return s;
     }
@@ -323,6 +323,11 @@ private:
             sub += fmt::format(" (largest: {}rank {}, step {}: {})",
                                g.grids.size() > 1 ? p.runLabels[top->run] + " " : "", top->topRank, top->topStep,
                                formatDuration(top->top));
+        for (const auto& grid : g.grids)
+            if (grid.loaded) {  // a summary-first run: every rank from its summary
+                sub += fmt::format("; from every rank's summary ({} with events loaded)", grid.loaded->size());
+                break;
+            }
         if (perRow > 1) sub += fmt::format("; up to {} ranks per row (their largest value)", perRow);
         if (!outliers.empty())
             sub += fmt::format("; outlying rank{}: {}", outliers.size() > 1 ? "s" : "", fmt::join(outliers, ", "));
