@@ -1,8 +1,8 @@
 // strobe-summary-first: the workbench's summary-first opening of a converted run (issue 29), timed step by step as
 // the workbench does it, without its widgets: the one load job (core/engine/load_job.h) with summaryFirst under a
 // memory limit, the rank × step heatmap prepared and painted at the workbench's size, then the drill-down into one
-// rank (the load job again with that rank asked for, its events read through the load cache) and its GPU timeline
-// prepared and painted.
+// rank (the load job again with that rank asked for and the summaries read at the opening, its events read through
+// the load cache) and its GPU timeline prepared and painted.
 //
 //   strobe-summary-first RUN --cache-dir DIR [--limit 1G] [--rank N] [--reps 5] [--size 1400x800]
 //
@@ -143,6 +143,7 @@ int main(int argc, char** argv) {
 
     if (rank < 0) rank = sf.ranks[sf.ranks.size() / 2].rank.rank;
     o.ranks = std::vector<int>{rank};
+    o.knownSummaries = ds->summaryFirst;  // as the workbench does: the summaries read at the opening
     t0 = std::chrono::steady_clock::now();
     auto drilled = openRun(run, o);
     const double drillS = since(t0);

@@ -170,7 +170,11 @@ void RunManager::startLoad(RunRecord& run) {
         options.sources.hasClockOffset = true;
         options.sources.clockOffsetNs = *run.clockOffsetNs;
     }
-    if (run.wantedRanks) options.ranks = run.wantedRanks;
+    if (run.wantedRanks) {
+        options.ranks = run.wantedRanks;
+        // Ranks picked on a run opened summary-first: its summaries are reused while its files are unchanged.
+        if (run.dataset) options.knownSummaries = run.dataset->summaryFirst;
+    }
     // Results come back as queued calls on the GUI thread, to this manager if it still exists. The job's
     // generation is the load's serial: posts of a superseded load are ignored.
     QPointer<RunManager> self(this);

@@ -1,6 +1,7 @@
 #include "core/engine/converted_run.h"
 
 #include <algorithm>
+#include <map>
 #include <set>
 
 #include <fmt/format.h>
@@ -92,6 +93,31 @@ std::string RunSummaries::loadedText() const {
     std::string which = loaded.size() <= 8 ? fmt::format(" ({})", fmt::join(loaded, ", ")) : std::string();
     return fmt::format("events of {} of {} ranks loaded{}; the others from their summaries", loaded.size(),
                        ranks.size(), which);
+}
+
+std::optional<RunSummaries> reuseRunSummaries(const RunSummaries& known, const std::vector<std::string>& sources,
+                                              const fs::path& cacheDir, uint64_t optionsKey) {
+    const fs::path dir = cacheDir.empty() ? userCacheDir() : cacheDir;
+    if (known.dir != dir || known.optionsKey != optionsKey) return std::nullopt;
+    std::map<std::string, std::pair<uint64_t, int64_t>> stamps;  // absolute path → (size, mtime)
+    for (const auto& source : sources) {
+        auto stamp = LoadCache::stamp(source);
+        if (!stamp) return std::nullopt;
+        stamps.emplace(stamp->absolutePath, std::pair(stamp->size, stamp->mtimeNs));
+    }
+    std::set<std::string> covered;
+    for (const auto& s : known.ranks) {
+        auto it = stamps.find(s.identity.sourcePath);
+        if (it == stamps.end() || it->second != std::pair(s.identity.sourceSize, s.identity.sourceMtimeNs))
+            return std::nullopt;
+        covered.insert(s.identity.sourcePath);
+    }
+    if (covered.size() != stamps.size()) return std::nullopt;
+    RunSummaries out;
+    out.dir = dir;
+    out.optionsKey = optionsKey;
+    out.ranks = known.ranks;
+    return out;
 }
 
 Result<RunSummaries> completeRunSummaries(SummaryPlan plan, const PartLoader& load, uint64_t limitBytes,

@@ -67,6 +67,12 @@ struct RunSummaries {
     std::string loadedText() const;
 };
 
+// `known` (summaries read before) when they still describe the run `sources` in `cacheDir` (empty: userCacheDir())
+// under `optionsKey`: every source has summaries there and is unchanged since (path, size, mtime), and no summary
+// names a source outside the run. nullopt otherwise (read them again: planFromSummaries). Stats each source once.
+std::optional<RunSummaries> reuseRunSummaries(const RunSummaries& known, const std::vector<std::string>& sources,
+                                              const std::filesystem::path& cacheDir, uint64_t optionsKey);
+
 // Loads sources of the run (a part of it: RunLoadOptions::wholeRun false) for completeRunSummaries.
 using PartLoader = std::function<Result<DatasetPtr>(const std::vector<std::string>& sources)>;
 

@@ -58,19 +58,28 @@ std::vector<std::string> pickSources(const RunSummaries& run, const std::vector<
 Result<std::optional<LoadJobResult>> loadSummaryFirst(const JobContext& ctx, const std::vector<std::string>& files,
                                                       const RunLoadOptions& options, const RunCallbacks& cb,
                                                       const LoadFunction& load, uint64_t resident, uint64_t limit) {
-    auto plan = planFromSummaries(files, options.cacheDir);
-    if (!plan) return std::optional<LoadJobResult>();
     if (cb.onProgress) cb.onProgress({"summaries", "", 0.0, 0, 0});
     Diagnostics warnings;
-    for (const auto& w : plan->warnings) warnings.push_back({Severity::Warning, Location{}, w});
     RunLoadOptions part = options;
     part.wholeRun = false;
     part.summaryFirst = false;
     part.ranks.reset();
+    part.knownSummaries.reset();
     auto loadPart = [&](const std::vector<std::string>& sources) -> Result<DatasetPtr> {
         return load ? load(sources, part, cb) : loadRun(sources, part, cb);
     };
-    auto run = completeRunSummaries(std::move(*plan), loadPart, limit, ctx.cancel);
+    // A drill-down: the summaries read at the opening, when the run is unchanged since; else read (and made) again.
+    std::optional<RunSummaries> reused;
+    if (options.knownSummaries)
+        if (auto key = convertOptionsKey())
+            reused = reuseRunSummaries(*options.knownSummaries, files, options.cacheDir, *key);
+    Result<RunSummaries> run = reused ? Result<RunSummaries>(std::move(*reused)) : Result<RunSummaries>(Error(""));
+    if (!reused) {
+        auto plan = planFromSummaries(files, options.cacheDir);
+        if (!plan) return std::optional<LoadJobResult>();
+        for (const auto& w : plan->warnings) warnings.push_back({Severity::Warning, Location{}, w});
+        run = completeRunSummaries(std::move(*plan), loadPart, limit, ctx.cancel);
+    }
     if (ctx.cancel.cancelled()) return loadJobCancelled();
     if (!run) return run.error();
     run->runEstimate = resident;

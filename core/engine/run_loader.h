@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -44,6 +45,10 @@ struct RunLoadOptions {
     // Opens summary-first whatever the budget, with the events of these ranks loaded: most wanted first; a rank whose
     // source would not fit the limit beside the ones before it is left out (RunSummaries::notes says so).
     std::optional<std::vector<int>> ranks;
+    // The summaries the run was opened with (a drill-down of a summary-first run): reused as they are when every
+    // source is still the one they were made from (path, size, mtime) and the cache directory and options key match,
+    // instead of reading every summary file again.
+    std::shared_ptr<const RunSummaries> knownSummaries;
 };
 
 struct RunCallbacks {

@@ -151,6 +151,37 @@ TEST_F(SummaryFirst, LoadsExactlyThePickedRanksWithinTheBudget) {
     EXPECT_EQ(r->dataset->ranks[0]->gpu.size(), (*loaded)->rank(3)->gpu.size());
 }
 
+TEST_F(SummaryFirst, ADrillDownReusesTheSummariesReadAtTheOpeningWhileTheRunIsUnchanged) {
+    const uint64_t whole = MemoryBudget::estimateResident(*expandRunPaths({kDlrm}));
+    auto first = open(kDlrm, dir->path(), whole / 2);
+    ASSERT_TRUE(first.ok());
+    ASSERT_TRUE(first->dataset->summaryFirst);
+    const RunSummaries& known = *first->dataset->summaryFirst;
+    auto key = convertOptionsKey();
+    ASSERT_TRUE(key.ok());
+    const auto sources = *expandRunPaths({kDlrm});
+    auto reused = reuseRunSummaries(known, sources, dir->path(), *key);
+    ASSERT_TRUE(reused.has_value());
+    EXPECT_EQ(reused->ranks.size(), 8u);
+    EXPECT_TRUE(reused->loaded.empty());
+    // Another cache directory, another options key, a source missing or added: not reused.
+    EXPECT_FALSE(reuseRunSummaries(known, sources, "/nonexistent", *key));
+    EXPECT_FALSE(reuseRunSummaries(known, sources, dir->path(), *key + 1));
+    EXPECT_FALSE(reuseRunSummaries(known, {sources.begin(), sources.end() - 1}, dir->path(), *key));
+    // Through the load job: the rank asked for loads, every summary kept.
+    JobRunner runner(1);
+    RunLoadOptions o;
+    o.cacheDir = dir->path();
+    o.memoryLimitBytes = whole / 2;
+    o.summaryFirst = true;
+    o.ranks = std::vector<int>{4};
+    o.knownSummaries = first->dataset->summaryFirst;
+    auto drilled = std::move(loadRunsThroughJobs(runner, {{kDlrm}}, o).front());
+    ASSERT_TRUE(drilled.ok()) << drilled.error().toString();
+    EXPECT_EQ(ranksOf(*drilled->dataset), (std::vector<int>{4}));
+    EXPECT_EQ(drilled->dataset->summaryFirst->ranks.size(), 8u);
+}
+
 TEST_F(SummaryFirst, ARunThatFitsOrWasNotConvertedLoadsInFull) {
     // Converted, but its events fit: loaded in full.
     auto r = open(kDlrm, dir->path(), 0);
@@ -181,7 +212,16 @@ TEST_F(SummaryFirst, AStaleSummaryIsMadeAgainAndNamed) {
     for (const auto& e : fs::directory_iterator(copy.path()))
         if (e.path().filename().string().rfind("worker5_", 0) == 0) rank5 = e.path();
     ASSERT_FALSE(rank5.empty());
+    const uint64_t before = MemoryBudget::estimateResident(*expandRunPaths({copy.path().string()}));
+    auto opened = open(copy.path().string(), cache.path(), before / 4);
+    ASSERT_TRUE(opened.ok());
+    ASSERT_TRUE(opened->dataset->summaryFirst);
     fs::last_write_time(rank5, fs::last_write_time(rank5) + std::chrono::seconds(5));
+    // The summaries read before no longer describe the run: not reused.
+    auto key = convertOptionsKey();
+    ASSERT_TRUE(key.ok());
+    EXPECT_FALSE(reuseRunSummaries(*opened->dataset->summaryFirst, *expandRunPaths({copy.path().string()}),
+                                   cache.path(), *key));
     const uint64_t whole = MemoryBudget::estimateResident(*expandRunPaths({copy.path().string()}));
     auto r = open(copy.path().string(), cache.path(), whole / 4);
     ASSERT_TRUE(r.ok()) << r.error().toString();
