@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "core/engine/converted_run.h"
 #include "plots/chart.h"
 #include "plots/plot_registry.h"
 #include "plots/sweep_axes.h"
@@ -54,7 +55,8 @@ public:
                    20}) {}
 
     std::vector<ParamSpec> parameters(const RunSet& runs) const override {
-        std::vector<ParamSpec> s{kGroupBy.spec(), kPer.spec(), kKernelBreakdownTopN.spec(), ranksSpec(runs),
+        std::vector<ParamSpec> s{kGroupBy.spec(), kPer.spec(), kKernelBreakdownTopN.spec(),
+                                 ranksSpec(runs, "Ranks to include (empty: all)", true, true),
                                  kKernelBreakdownIncludeMemory.spec()};
         for (auto& spec : barStyleSpecs("Show each bar as 100% (shares) instead of absolute time", false, false))
             s.push_back(spec);
@@ -152,8 +154,38 @@ public:
             }
         };
         if (!forEachSelectedRank(runs, selected, cancel, progress, "sum", 0, 1, sumRank)) return cancelledError();
-        if (per == "step" && barLabels.size() > 1) {
-            // Order step bars by (run, step).
+        // A summary-first run: its ranks that are summary only, by category per rank or for the window, from their
+        // summaries (GPU time and count by category: the figures summing their activities gives). By kernel or per
+        // step, only the loaded ranks count (said in the subtitle).
+        size_t fromSummaries = 0;
+        std::string scope;
+        for (size_t ri = 0; ri < runs.size(); ++ri) {
+            const core::RunSummaries* sf = runs[ri].dataset ? runs[ri].dataset->summaryFirst.get() : nullptr;
+            if (!sf) continue;
+            if (byKernel || per == "step") {
+                scope = fmt::format("; on the loaded ranks only ({} of {})", sf->loaded.size(), sf->ranks.size());
+                continue;
+            }
+            for (const auto& stored : sf->ranks) {
+                const core::RankSummary& r = stored.rank;
+                if (sf->isLoaded(r.rank) || !rankSelected(selected, r.rank)) continue;
+                ++fromSummaries;
+                for (size_t k = 0; k < r.timeByCategory.size(); ++k) {
+                    const auto [category, ns] = r.timeByCategory[k];
+                    if (!mem && (category == core::KernelCategory::Memcpy || category == core::KernelCategory::Memset))
+                        continue;
+                    const size_t b = per == "rank" ? bar(ri, r.rank, rankLabel(runs, ri, r.rank))
+                                                   : bar(ri, 0, runs.size() > 1 ? runs[ri].label : "window");
+                    const auto si = size_t(category);
+                    time[b][si] += ns;
+                    count[b][si] += k < r.countByCategory.size() ? int64_t(r.countByCategory[k].second) : 0;
+                    seriesTotal[si] += ns;
+                }
+            }
+        }
+        if (fromSummaries > 0) scope = fmt::format("; {} ranks from their summaries", fromSummaries);
+        if ((per == "step" || fromSummaries > 0) && barLabels.size() > 1) {
+            // Order step bars by (run, step), rank bars by (run, rank).
             std::vector<std::pair<std::pair<size_t, int64_t>, size_t>> order(barIndex.begin(), barIndex.end());
             std::vector<std::string> l;
             std::vector<std::vector<int64_t>> t2, c2;
@@ -211,7 +243,8 @@ public:
                                     : grouper ? fmt::format("top {} groups by {}", topN, kGroupBy(values))
                                               : fmt::format("top {} kernels", topN),
                                     per == "rank" ? "per rank" : per == "step" ? "per step" : "for the whole window",
-                                    mem ? "kernels + memcpy/memset, sum of durations" : "kernels, sum of durations");
+                                    mem ? "kernels + memcpy/memset, sum of durations" : "kernels, sum of durations") +
+                        scope;
         if (out->bars.empty())
             out->messages.push_back(per == "step" ? "no GPU activity falls inside a ProfilerStep"
                                                   : "no GPU activities in the selection");

@@ -145,6 +145,22 @@ TEST(SummaryFirstGui, OpensFromSummariesThenLoadsThePickedRanks) {
     EXPECT_EQ(some.messages.front(),
               "on the loaded ranks only: events of 2 of 8 ranks loaded (2, 6); the others from their summaries");
 
+    // Kernel time by category per rank: the six summary-only ranks from their summaries, the two loaded from their
+    // events; the fully loaded run's table, bar for bar.
+    const plots::Plot* breakdown = plots::PlotRegistry::instance().find("kernel-breakdown");
+    ASSERT_NE(breakdown, nullptr);
+    auto bp = prepare(*breakdown, set, &values);
+    ASSERT_TRUE(bp.ok()) << bp.error().toString();
+    const core::Table mixed = breakdown->table(**bp, values);
+    plots::RunSet fullSet{plots::RunEntry{"r", *loaded, {}}};
+    plots::ParamValues fullValues;
+    auto fp = prepare(*breakdown, fullSet, &fullValues);
+    ASSERT_TRUE(fp.ok());
+    const core::Table whole = breakdown->table(**fp, fullValues);
+    EXPECT_EQ(mixed.columns, whole.columns);
+    ASSERT_EQ(mixed.rows.size(), whole.rows.size());
+    for (size_t i = 0; i < whole.rows.size(); ++i) EXPECT_EQ(mixed.rows[i], whole.rows[i]) << "row " << i;
+
     // The Runs panel: the two loaded ranks as ranks, the six others marked summary only.
     app::RunsPanel panel(runs);
     QTreeWidgetItem* runItem = panel.tree()->topLevelItem(0);
