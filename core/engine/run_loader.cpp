@@ -445,12 +445,13 @@ Result<DatasetPtr> loadDetectedRun(const std::vector<std::string>& paths, const 
     const size_t n = files.size();
 
     Diagnostics manifestNotes;
-    const std::vector<SourceLoadOptions> sourceOptions = optionsPerSource(groups, files, options.sources, manifestNotes);
+    std::vector<SourceLoadOptions> sourceOptions = optionsPerSource(groups, files, options.sources, manifestNotes);
 
     const unsigned hw = std::max(1u, std::thread::hardware_concurrency());
     const size_t cores = options.threads > 0 ? static_cast<size_t>(options.threads) : hw;
     const size_t workers = std::max<size_t>(1, std::min(cores, n));
     const int perFileThreads = (n == 1 && cores >= 2) ? 2 : 1;
+    for (SourceLoadOptions& so : sourceOptions) so.threads = perFileThreads;
     if (options.checkMemoryBudget)
         if (Status fits = MemoryBudget(options.memoryLimitBytes).check(files, workers); !fits) return fits.error();
     LoadCache cache(options.cacheDir);

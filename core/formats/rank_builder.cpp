@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <tuple>
+#include <type_traits>
+#include <vector>
 
 namespace strobe::core {
 
@@ -71,6 +73,55 @@ GpuRecord gpuRecordWith(const GpuRow& g, uint32_t track, Intern&& intern) {
 }
 
 }  // namespace
+
+namespace {
+
+// Appends `part`'s rows of one table to `into`'s: columns of the table's raw length (the derived ones are still
+// empty), string and track columns through the maps.
+template <class Table>
+void appendTableRows(Table& into, Table& part, const std::vector<StrId>& strings, const std::vector<uint32_t>& tracks) {
+    const size_t rows = part.size();
+    if (rows == 0) return;
+    std::vector<void*> from;
+    part.visitColumns([&](const char*, auto& col) { from.push_back(static_cast<void*>(&col)); });
+    size_t index = 0;
+    const size_t base = into.size();
+    into.visitColumns([&](const char* name, auto& col) {
+        using C = std::decay_t<decltype(col)>;
+        using T = typename C::value_type;
+        C& src = *static_cast<C*>(from[index++]);
+        if (src.size() != rows || col.size() != base) return;  // a derived column, filled by the merge
+        if (base == 0)
+            col = std::move(src);  // nothing before it: the part's column becomes the rank's, not copied
+        else
+            col.mut().insert(col.mut().end(), src.begin(), src.end());
+        auto& out = col.mut();
+        if constexpr (std::is_same_v<T, uint32_t>) {
+            const std::string_view n(name);
+            const std::vector<uint32_t>* map = n == "track" ? &tracks
+                                               : (n == "name" || n == "cat" || n == "args") ? &strings
+                                                                                            : nullptr;
+            if (map != nullptr)
+                for (size_t i = base; i < out.size(); ++i) out[i] = (*map)[out[i]];
+        }
+        src = C();
+    });
+}
+
+}  // namespace
+
+uint32_t RankBuilder::appendPart(RankData& part) {
+    std::vector<StrId> strings(part.strings.size());
+    for (StrId i = 0; i < part.strings.size(); ++i) strings[i] = m_r.strings.intern(part.strings.view(i));
+    std::vector<uint32_t> tracks(part.tracks.size());
+    for (size_t t = 0; t < part.tracks.size(); ++t) tracks[t] = track(part.tracks[t].pid, part.tracks[t].tid);
+    const auto first = static_cast<uint32_t>(m_r.gpu.size());
+    appendTableRows(m_r.gpu, part.gpu, strings, tracks);
+    appendTableRows(m_r.slices, part.slices, strings, tracks);
+    for (Diagnostic& d : part.diagnostics) m_r.diagnostics.push_back(std::move(d));
+    part.diagnostics.clear();
+    return first;
+}
 
 GpuRecord gpuRecord(RankData& rank, const GpuRow& g, uint32_t track) {
     return gpuRecordWith(g, track, [&rank](std::string_view s) { return rank.strings.intern(s); });

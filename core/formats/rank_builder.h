@@ -58,6 +58,14 @@ public:
     void addSample(TimeNs ts, int16_t device, std::string_view metric, double value);
     void warn(Location where, std::string message);
 
+    // The rows another builder read from a later part of the same source (a chunk of a large file, parsed on
+    // another thread), appended after this rank's rows as if one reader had read them all: the part's strings and
+    // tracks join this rank's in the part's order of first appearance (so every id is what a sequential read
+    // gives), its GPU rows and slices follow with strings and tracks renumbered, its diagnostics are added. The part
+    // holds GPU rows and slices only (what the chunked readers fill); it is emptied. Returns the row the part's first
+    // GPU row got.
+    uint32_t appendPart(RankData& part);
+
 private:
     // intern() through a small direct-mapped cache of ids (checked by content, so a view into a reused buffer is
     // safe): a loader's rows repeat a few categories and kernel names, and the pool's hash-table probe was a tenth

@@ -5,6 +5,10 @@
 #include <filesystem>
 #include <iterator>
 #include <map>
+#include <memory>
+#include <optional>
+#include <system_error>
+#include <thread>
 #include <vector>
 
 #include <fmt/format.h>
@@ -87,12 +91,21 @@ private:
 
 class Rocprofv3Loader {
 public:
-    explicit Rocprofv3Loader(RankData& r) : m_b(r) {}
+    Rocprofv3Loader(RankData& r, int threads) : m_b(r), m_threads(threads) {}
 
     Status load(Rocprofv3CsvKind kind, CsvReader& in);
     void finish();
 
 private:
+    struct KernelColumns {
+        int name = -1, agent = -1, stream = -1, queue = -1, dispatch = -1, corr = -1, vgpr = -1, lds = -1;
+        std::array<int, 3> grid{}, block{};
+    };
+    struct KernelPart;
+    // Below this a kernel trace is read on one thread (a second one's start and the append cost more than it saves).
+    static constexpr size_t kParallelBytes = size_t{16} << 20;
+    static KernelColumns kernelColumns(const CsvReader& in);
+    GpuRow kernelRow(const CsvReader& in, const KernelColumns& c, int64_t ts, int64_t dur) const;
     Status agents(CsvReader& in);
     Status kernels(CsvReader& in);
     Status counters(CsvReader& in);
@@ -142,6 +155,7 @@ private:
     }
 
     RankBuilder m_b;
+    int m_threads = 1;
     std::map<int64_t, int16_t> m_agentToDevice;  // from agent_info: agent number → GPU index
     std::map<int64_t, bool> m_agentIsGpu;
     DispatchIndex m_byDispatch;  // Dispatch_Id → gpu row
@@ -190,40 +204,107 @@ Status Rocprofv3Loader::agents(CsvReader& in) {
     return Ok{};
 }
 
+Rocprofv3Loader::KernelColumns Rocprofv3Loader::kernelColumns(const CsvReader& in) {
+    KernelColumns c;
+    c.name = in.column({"Kernel_Name", "Kernel-Name"});
+    c.agent = in.column("Agent_Id");
+    c.stream = in.column("Stream_Id");
+    c.queue = in.column("Queue_Id");
+    c.dispatch = in.column("Dispatch_Id");
+    c.corr = in.column("Correlation_Id");
+    c.grid = {in.column({"Grid_Size_X", "Grid_Size"}), in.column("Grid_Size_Y"), in.column("Grid_Size_Z")};
+    c.block = {in.column({"Workgroup_Size_X", "Workgroup_Size"}), in.column("Workgroup_Size_Y"),
+               in.column("Workgroup_Size_Z")};
+    c.vgpr = in.column({"VGPR_Count", "Arch_VGPR_Count"});
+    c.lds = in.column("LDS_Block_Size");
+    return c;
+}
+
+GpuRow Rocprofv3Loader::kernelRow(const CsvReader& in, const KernelColumns& c, int64_t ts, int64_t dur) const {
+    GpuRow g;
+    g.ts = ts;
+    g.dur = dur;
+    g.name = in.field(c.name);
+    g.cat = "KERNEL_DISPATCH";
+    g.kind = EventKind::Kernel;
+    g.device = device(in.field(c.agent));
+    g.stream = static_cast<int32_t>(in.toInt(c.stream >= 0 ? c.stream : c.queue).value_or(0));
+    g.queue = static_cast<int32_t>(in.toInt(c.queue).value_or(-1));
+    g.correlation = in.toInt(c.corr).value_or(kNone);
+    for (int k = 0; k < 3; ++k) {
+        g.grid[k] = static_cast<int32_t>(std::clamp<int64_t>(in.toInt(c.grid[k]).value_or(k ? 1 : 0), 0, INT32_MAX));
+        g.block[k] = static_cast<int32_t>(std::clamp<int64_t>(in.toInt(c.block[k]).value_or(k ? 1 : 0), 0, INT32_MAX));
+    }
+    g.registers = static_cast<int32_t>(std::clamp<int64_t>(in.toInt(c.vgpr).value_or(0), 0, INT32_MAX));
+    g.sharedMemory = static_cast<int32_t>(std::clamp<int64_t>(in.toInt(c.lds).value_or(0), 0, INT32_MAX));
+    return g;
+}
+
+// The second half of a large kernel trace, read on its own thread into its own rank, then appended.
+struct Rocprofv3Loader::KernelPart {
+    explicit KernelPart(CsvReader reader) : in(std::move(reader)), b(rank) {}
+    CsvReader in;
+    RankData rank;
+    RankBuilder b;
+    std::vector<std::optional<int64_t>> dispatch;  // each row's Dispatch_Id
+    Status status = Ok{};
+};
+
 Status Rocprofv3Loader::kernels(CsvReader& in) {
-    const int name = in.column({"Kernel_Name", "Kernel-Name"});
-    const int agent = in.column("Agent_Id"), stream = in.column("Stream_Id"), queue = in.column("Queue_Id");
-    const int dispatch = in.column("Dispatch_Id"), corr = in.column("Correlation_Id");
-    const std::array<int, 3> grid = {in.column({"Grid_Size_X", "Grid_Size"}), in.column("Grid_Size_Y"),
-                                     in.column("Grid_Size_Z")};
-    const std::array<int, 3> block = {in.column({"Workgroup_Size_X", "Workgroup_Size"}),
-                                      in.column("Workgroup_Size_Y"), in.column("Workgroup_Size_Z")};
-    const int vgpr = in.column({"VGPR_Count", "Arch_VGPR_Count"}), lds = in.column("LDS_Block_Size");
-    if (name < 0) return missing(in, "Kernel_Name");
+    const KernelColumns c = kernelColumns(in);
+    if (c.name < 0) return missing(in, "Kernel_Name");
     auto reserve = [&](size_t rows) {
         reserveTable(m_b.rank().gpu, m_b.rank().gpu.size() + rows);
         m_byDispatch.reserve(rows);
     };
-    return eachTimedRow(in, reserve, [&](int64_t ts, int64_t dur) {
-        GpuRow g;
-        g.ts = ts;
-        g.dur = dur;
-        g.name = in.field(name);
-        g.cat = "KERNEL_DISPATCH";
-        g.kind = EventKind::Kernel;
-        g.device = device(in.field(agent));
-        g.stream = static_cast<int32_t>(in.toInt(stream >= 0 ? stream : queue).value_or(0));
-        g.queue = static_cast<int32_t>(in.toInt(queue).value_or(-1));
-        g.correlation = in.toInt(corr).value_or(kNone);
-        for (int k = 0; k < 3; ++k) {
-            g.grid[k] = static_cast<int32_t>(std::clamp<int64_t>(in.toInt(grid[k]).value_or(k ? 1 : 0), 0, INT32_MAX));
-            g.block[k] = static_cast<int32_t>(std::clamp<int64_t>(in.toInt(block[k]).value_or(k ? 1 : 0), 0, INT32_MAX));
+    auto row = [&](int64_t ts, int64_t dur) {
+        const uint32_t r = m_b.addGpu(kernelRow(in, c, ts, dur));
+        if (auto d = in.toInt(c.dispatch)) m_byDispatch.emplace(*d, r);
+    };
+    // A large trace is read in two halves side by side (the run loader gives a lone source two threads): this
+    // reader stops where the second half starts, the other thread reads from there into a rank of its own.
+    std::unique_ptr<KernelPart> part;
+    std::thread worker;
+    size_t split = 0;
+    if (m_threads >= 2 && in.textSize() - in.position() >= kParallelBytes) {
+        split = in.lineStartAfter(in.position() + (in.textSize() - in.position()) / 2);
+        if (split < in.textSize()) {
+            part = std::make_unique<KernelPart>(in.continuation(split));
+            KernelPart& p = *part;
+            try {
+                worker = std::thread([this, &p, &c] {
+                    p.status = eachTimedRow(
+                        p.in,
+                        [&](size_t rows) {
+                            reserveTable(p.rank.gpu, rows);
+                            p.dispatch.reserve(rows);
+                        },
+                        [&](int64_t ts, int64_t dur) {
+                            p.b.addGpu(kernelRow(p.in, c, ts, dur));
+                            p.dispatch.push_back(p.in.toInt(c.dispatch));
+                        });
+                });
+                in.stopAt(split);
+            } catch (const std::system_error&) {
+                part.reset();  // no thread: one reader reads it all
+            }
         }
-        g.registers = static_cast<int32_t>(std::clamp<int64_t>(in.toInt(vgpr).value_or(0), 0, INT32_MAX));
-        g.sharedMemory = static_cast<int32_t>(std::clamp<int64_t>(in.toInt(lds).value_or(0), 0, INT32_MAX));
-        const uint32_t row = m_b.addGpu(g);
-        if (auto d = in.toInt(dispatch)) m_byDispatch.emplace(*d, row);
-    });
+    }
+    Status st = eachTimedRow(in, reserve, row);
+    if (!part) return st;
+    worker.join();
+
+    in.stopAt(SIZE_MAX);
+    if (!st) return st;
+    if (in.position() == split && part->status) {
+        const uint32_t first = m_b.appendPart(part->rank);
+        for (size_t k = 0; k < part->dispatch.size(); ++k)
+            if (part->dispatch[k]) m_byDispatch.emplace(*part->dispatch[k], first + static_cast<uint32_t>(k));
+        return Ok{};
+    }
+    // The split fell inside a quoted field, or the second half has an error: read on from here, on this thread,
+    // so that what is loaded and every error is exactly what one reader gives.
+    return eachTimedRow(in, reserve, row);
 }
 
 Status Rocprofv3Loader::counters(CsvReader& in) {
@@ -532,7 +613,7 @@ Result<std::vector<std::unique_ptr<RankData>>> loadRocprofv3Csv(const SourceGrou
         return rank(a.second) < rank(b.second);
     });
     auto r = newRankRocprofv3Csv(group.files.front(), options);
-    Rocprofv3Loader loader(*r);
+    Rocprofv3Loader loader(*r, options.threads);
     for (auto& [file, kind] : files) {
         if (cancel.cancelled()) return Error("cancelled");
         CsvReader& in = file->reader();  // CsvFile::open has read the header
@@ -553,7 +634,7 @@ Result<std::vector<std::unique_ptr<RankData>>> loadRocprofv3CsvText(std::string_
     const Rocprofv3CsvKind kind = rocprofv3CsvKind(text.substr(0, 64 * 1024));
     if (kind == Rocprofv3CsvKind::None) return Error(Location{name}, "not a rocprofv3 CSV output (unknown header)");
     auto r = newRankRocprofv3Csv(name, {});
-    Rocprofv3Loader loader(*r);
+    Rocprofv3Loader loader(*r, 1);
     CsvReader in(text, name);
     if (Status h = in.readHeader(); !h) return h.error();
     if (Status s = loader.load(kind, in); !s) return s.error();

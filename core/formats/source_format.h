@@ -52,6 +52,9 @@ struct SourceLoadOptions {
     int64_t clockOffsetNs = 0;   // --clock-offset: added to the source's times to reach realtime, when set
     bool hasClockOffset = false;
     std::optional<ClockAnchor> manifest;  // the run manifest's clocks (core/model/run_manifest.h), when the source lies in a run directory with a manifest
+    // Threads a loader may use for one large file (the rocprofv3 kernel trace reads its halves side by side): the
+    // run loader gives a lone source two, as it gives the Kineto reader; the results are the same with one.
+    int threads = 1;
 };
 
 // Applies the clock rules to a loaded source, the one place they are applied: a loader states the clock its times

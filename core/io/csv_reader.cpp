@@ -251,6 +251,10 @@ Status CsvReader::readHeader() {
 }
 
 Result<bool> CsvReader::next() {
+    if (m_pos >= m_stopAt) {
+        m_count = 0;
+        return false;
+    }
     auto r = readRecord();
     if (!r) {
         ++m_row;
@@ -268,6 +272,22 @@ Result<bool> CsvReader::next() {
     if (!m_opt.allowRagged && !m_header.empty() && m_count != m_header.size())
         return error(fmt::format("{} fields where the header has {}", m_count, m_header.size()));
     return true;
+}
+
+size_t CsvReader::lineStartAfter(size_t offset) const {
+    if (offset >= m_text.size()) return m_text.size();
+    const void* lf = std::memchr(m_text.data() + offset, '\n', m_text.size() - offset);
+    return lf == nullptr ? m_text.size() : static_cast<size_t>(static_cast<const char*>(lf) - m_text.data()) + 1;
+}
+
+CsvReader CsvReader::continuation(size_t offset) const {
+    CsvReader r(m_text, m_file, m_opt);
+    r.m_header = m_header;
+    r.m_pos = std::min(offset, m_text.size());
+    r.m_row = 0;
+    r.m_mapped = m_mapped;
+    r.m_released = r.m_pos;  // the pages before it are this reader's to release
+    return r;
 }
 
 int CsvReader::column(std::string_view name) const {

@@ -69,6 +69,17 @@ public:
     void releaseReadPagesOf(const MappedFile* file) { m_mapped = file; }
     Error error(std::string message) const { return Error(where(), std::move(message)); }
 
+    // Reading one text on several threads. The byte after the first line feed at or after `offset` (the text's
+    // size when none): a candidate record start, right unless a quoted field spans it (which the caller checks: a
+    // reader stopped there by stopAt() ends exactly on it only when it is a real record boundary).
+    size_t lineStartAfter(size_t offset) const;
+    // next() gives false at a record that would start at or after `offset` (SIZE_MAX: read to the end again).
+    void stopAt(size_t offset) { m_stopAt = offset; }
+    // A reader of the records from `offset` (a record start) to the end, with this one's header and options. Its
+    // row and line numbers count from there, so its errors and rows are for a caller that checks them against a
+    // sequential read (or reads again sequentially on any error).
+    CsvReader continuation(size_t offset) const;
+
 private:
     static std::optional<int64_t> toIntSlow(std::string_view s);
     Result<bool> readRecord();
@@ -97,6 +108,7 @@ private:
     std::string m_scratch;
     const MappedFile* m_mapped = nullptr;
     size_t m_released = 0;  // bytes of the text released so far
+    size_t m_stopAt = SIZE_MAX;
     size_t m_blockAt = SIZE_MAX;  // where the 64 bytes of m_blockMask start
     uint64_t m_blockMask = 0;     // bit i: byte m_blockAt + i is the delimiter or a line feed
 };

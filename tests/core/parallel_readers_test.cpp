@@ -1,0 +1,198 @@
+// A large rocprofv3 kernel trace is read in two halves on two threads (SourceLoadOptions::threads = 2, what the run
+// loader gives a lone source): the rank must be exactly the one-thread read's, table by table (rocprofv3_csv.cpp,
+// RankBuilder::appendPart). Built from the real gfx1151 llama.cpp decode trace in tests/data, its 144 rows repeated
+// with a fresh Dispatch_Id each (17 MB, past the 16 MB below which one thread reads it), beside a counter
+// collection whose rows name dispatches of both halves (the Dispatch_Id join across the split). Also: a split that
+// falls inside a quoted kernel name holding a line break, and a bad row in the second half, give what one thread
+// gives (the same rank; the same error, row and line).
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include "core/formats/rocprofv3_csv.h"
+#include "core/io/csv_reader.h"
+#include "tests/rank_compare.h"
+#include "tests/test_paths.h"
+
+using namespace strobe::core;
+using namespace strobe::test;
+namespace fs = std::filesystem;
+
+namespace {
+
+const std::string kDir = std::string(STROBE_TEST_DATA_DIR) + "/rocprof/gfx1151-llamacpp-decode/";
+
+std::vector<std::string> linesOf(const std::string& path) {
+    std::ifstream in(path);
+    std::vector<std::string> out;
+    for (std::string line; std::getline(in, line);)
+        if (!line.empty()) out.push_back(line);
+    return out;
+}
+
+// The file's fields are all quoted, and no kernel name holds `","`: split there.
+std::vector<std::string> fieldsOf(const std::string& line) {
+    std::vector<std::string> out;
+    size_t at = 0;
+    for (size_t next; (next = line.find("\",\"", at)) != std::string::npos; at = next + 3)
+        out.push_back(line.substr(at, next - at));
+    out.push_back(line.substr(at));
+    return out;
+}
+
+std::string joined(const std::vector<std::string>& f) {
+    std::string s;
+    for (size_t i = 0; i < f.size(); ++i) s += (i ? "\",\"" : "") + f[i];
+    return s;
+}
+
+struct BigTrace {
+    std::string header;
+    std::vector<std::string> rows;  // with Dispatch_Id 1..n
+    int dispatchColumn = -1, nameColumn = -1, startColumn = -1;
+};
+
+// The real rows repeated to at least `bytes`, each with its own Dispatch_Id.
+BigTrace bigTrace(size_t bytes) {
+    const auto lines = linesOf(kDir + "gfx1151_llamacpp_decode_kernel_trace.csv");
+    BigTrace t;
+    t.header = lines.at(0);
+    const auto names = fieldsOf(t.header);
+    for (size_t i = 0; i < names.size(); ++i) {
+        if (names[i].find("Dispatch_Id") != std::string::npos) t.dispatchColumn = static_cast<int>(i);
+        if (names[i].find("Kernel_Name") != std::string::npos) t.nameColumn = static_cast<int>(i);
+        if (names[i].find("Start_Timestamp") != std::string::npos) t.startColumn = static_cast<int>(i);
+    }
+    size_t size = t.header.size() + 1;
+    for (int64_t id = 1; size < bytes; ++id) {
+        auto f = fieldsOf(lines.at(1 + static_cast<size_t>(id - 1) % (lines.size() - 1)));
+        f.at(static_cast<size_t>(t.dispatchColumn)) = std::to_string(id);
+        t.rows.push_back(joined(f));
+        size += t.rows.back().size() + 1;
+    }
+    return t;
+}
+
+std::string write(const fs::path& path, const std::string& header, const std::vector<std::string>& rows) {
+    std::ofstream out(path, std::ios::binary);
+    out << header << '\n';
+    for (const auto& r : rows) out << r << '\n';
+    return path.string();
+}
+
+// Counter rows naming dispatches spread over the whole trace (and one absent from it).
+std::string counterFile(const fs::path& path, size_t dispatches) {
+    const auto lines = linesOf(kDir + "gfx1151_llamacpp_decode_fetch_counter_collection.csv");
+    const auto names = fieldsOf(lines.at(0));
+    size_t column = 0;
+    for (size_t i = 0; i < names.size(); ++i)
+        if (names[i].find("Dispatch_Id") != std::string::npos) column = i;
+    std::vector<std::string> rows;
+    for (size_t id : {size_t{1}, dispatches / 3, dispatches / 2 + 7, dispatches - 1, dispatches, dispatches + 50}) {
+        auto f = fieldsOf(lines.at(1 + rows.size() % (lines.size() - 1)));
+        f.at(column) = std::to_string(id);
+        rows.push_back(joined(f));
+    }
+    return write(path, lines.at(0), rows);
+}
+
+Result<std::vector<std::unique_ptr<RankData>>> load(const std::vector<std::string>& files, int threads) {
+    SourceGroup g;
+    g.format = "rocprofv3-csv";
+    g.path = files.front();
+    g.files = files;
+    SourceLoadOptions o;
+    o.threads = threads;
+    return loadRocprofv3Csv(g, o);
+}
+
+void expectSameRank(RankData& a, RankData& b) {
+    expectSameDataset(a, b);
+    expectColumnsEqual(a.kernelCounters.gpuRow, b.kernelCounters.gpuRow, "kernelCounters.gpuRow");
+    expectColumnsEqual(a.kernelCounters.name, b.kernelCounters.name, "kernelCounters.name");
+    expectColumnsEqual(a.kernelCounters.value, b.kernelCounters.value, "kernelCounters.value");
+    EXPECT_EQ(a.stats.joinMatchRate, b.stats.joinMatchRate);
+}
+
+class ParallelCsv : public ::testing::Test {
+protected:
+    void SetUp() override {
+        m_dir = fs::temp_directory_path() / ("strobe-parallel-csv-" + std::to_string(::getpid()));
+        fs::create_directories(m_dir);
+    }
+    void TearDown() override { fs::remove_all(m_dir); }
+    fs::path m_dir;
+};
+
+TEST_F(ParallelCsv, TwoHalvesGiveTheOneThreadRank) {
+    const BigTrace t = bigTrace(size_t{17} << 20);
+    const std::string trace = write(m_dir / "big_kernel_trace.csv", t.header, t.rows);
+    const std::string counters = counterFile(m_dir / "big_counter_collection.csv", t.rows.size());
+    auto one = load({trace, counters}, 1);
+    auto two = load({trace, counters}, 2);
+    ASSERT_TRUE(one) << one.error().toString();
+    ASSERT_TRUE(two) << two.error().toString();
+    ASSERT_EQ(one->size(), 1u);
+    ASSERT_EQ(two->size(), 1u);
+    RankData& a = *one->front();
+    RankData& b = *two->front();
+    ASSERT_EQ(a.gpu.size(), t.rows.size());  // every row, once
+    expectSameRank(a, b);
+    // The join found the dispatches of both halves: 5 of 6 counter rows (the last names no dispatch).
+    EXPECT_EQ(b.kernelCounters.gpuRow.size(), 5u);
+    EXPECT_DOUBLE_EQ(b.stats.joinMatchRate, 5.0 / 6.0);
+    ASSERT_FALSE(b.kernelCounters.gpuRow.empty());
+    EXPECT_EQ(b.kernelCounters.gpuRow[b.kernelCounters.gpuRow.size() - 1], t.rows.size() - 1);  // Dispatch_Id n
+}
+
+TEST_F(ParallelCsv, SplitInsideAQuotedLineBreakReadsOnSequentially) {
+    // Rows P, one long row S whose quoted kernel name holds a line break three quarters in, rows P again: the
+    // middle of the data falls inside S before its line break, so the first line end after the middle (where the
+    // second thread would start) is inside the quotes.
+    const BigTrace t = bigTrace(size_t{9} << 20);
+    auto f = fieldsOf(t.rows.front());
+    f.at(static_cast<size_t>(t.nameColumn)) = "kernel<" + std::string(3000, 'x') + "\n" + std::string(1000, 'y') + ">";
+    std::vector<std::string> rows = t.rows;
+    rows.push_back(joined(f));
+    rows.insert(rows.end(), t.rows.begin(), t.rows.end());
+    const std::string trace = write(m_dir / "quoted_kernel_trace.csv", t.header, rows);
+    {
+        // The premise: the candidate split is inside the quoted name.
+        std::ifstream in(trace, std::ios::binary);
+        const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+        const size_t dataStart = t.header.size() + 1;
+        const size_t mid = dataStart + (text.size() - dataStart) / 2;
+        const size_t lf = text.find('\n', mid);
+        ASSERT_NE(lf, std::string::npos);
+        EXPECT_EQ(text.compare(lf - 3, 3, "xxx"), 0) << "the split is not inside the quoted name";
+    }
+    auto one = load({trace}, 1);
+    auto two = load({trace}, 2);
+    ASSERT_TRUE(one) << one.error().toString();
+    ASSERT_TRUE(two) << two.error().toString();
+    ASSERT_EQ(one->front()->gpu.size(), rows.size());
+    expectSameRank(*one->front(), *two->front());
+}
+
+TEST_F(ParallelCsv, ABadRowInTheSecondHalfIsTheOneThreadError) {
+    const BigTrace t = bigTrace(size_t{17} << 20);
+    std::vector<std::string> rows = t.rows;
+    auto f = fieldsOf(rows.at(rows.size() * 3 / 4));
+    f.at(static_cast<size_t>(t.startColumn)) = "12x4";
+    rows.at(rows.size() * 3 / 4) = joined(f);
+    const std::string trace = write(m_dir / "bad_kernel_trace.csv", t.header, rows);
+    auto one = load({trace}, 1);
+    auto two = load({trace}, 2);
+    ASSERT_FALSE(one);
+    ASSERT_FALSE(two);
+    EXPECT_EQ(one.error().toString(), two.error().toString());
+    EXPECT_EQ(two.error().where.row, static_cast<int64_t>(rows.size() * 3 / 4 + 1));
+    EXPECT_NE(two.error().message.find("not an integer"), std::string::npos) << two.error().toString();
+}
+
+}  // namespace
