@@ -3,10 +3,15 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <functional>
 #include <map>
+#include <memory>
 #include <optional>
+#include <system_error>
+#include <thread>
 #include <unordered_map>
 
+#include "core/formats/rank_builder.h"
 #include "core/formats/sqlite_rows.h"
 
 namespace strobe::core {
@@ -53,10 +58,25 @@ struct RankState {
 
 class NsysReader {
 public:
-    NsysReader(const SqliteDb& db, const SourceLoadOptions& opt) : m_db(db), m_opt(opt) {}
+    // `reopen` opens another connection to the same database (for reading a table on a second thread), or is empty.
+    NsysReader(const SqliteDb& db, const SourceLoadOptions& opt, std::function<Result<SqliteDb>()> reopen = {})
+        : m_db(db), m_opt(opt), m_reopen(std::move(reopen)) {}
     Result<sqlrows::Ranks> run();
 
 private:
+    // The runtime calls, read on a second connection and thread while this one reads the GPU tables (a large
+    // export with SourceLoadOptions::threads >= 2), into ranks of their own that are then appended to these.
+    struct RuntimePart {
+        SqliteDb db;
+        std::unique_ptr<NsysReader> reader;
+        std::thread thread;
+        Status status = Ok{};
+    };
+    // Below this many runtime rows one thread reads them (a connection and a thread cost more than they save).
+    static constexpr int64_t kParallelRuntimeRows = 50'000;
+    std::unique_ptr<RuntimePart> startRuntimePart();
+    void appendRuntimePart(NsysReader& part);
+
     Status readStrings();
     void readInfo();
     Status readKernels();
@@ -91,6 +111,7 @@ private:
 
     const SqliteDb& m_db;
     const SourceLoadOptions& m_opt;
+    std::function<Result<SqliteDb>()> m_reopen;
     sqlrows::StringTable m_strings;
     std::map<int64_t, RankState> m_ranks;  // by pid
     RankState* m_lastRank = nullptr;       // the rank of the last row (rows come in runs of one process)
@@ -535,12 +556,55 @@ void NsysReader::readNames() {
     }
 }
 
+std::unique_ptr<NsysReader::RuntimePart> NsysReader::startRuntimePart() {
+    if (m_opt.threads < 2 || !m_reopen || !m_db.hasTable(kRuntime)) return nullptr;
+    const auto cap = static_cast<int64_t>(m_info.fileSize / 8 + 1024);
+    if (m_db.maxRowid(kRuntime, cap) < kParallelRuntimeRows) return nullptr;
+    auto db = m_reopen();
+    if (!db) return nullptr;  // read on this thread
+    auto part = std::unique_ptr<RuntimePart>(new RuntimePart{std::move(db.value()), nullptr, {}, Ok{}});
+    part->reader = std::make_unique<NsysReader>(part->db, m_opt);
+    part->reader->m_strings = m_strings;
+    part->reader->m_info = m_info;
+    try {
+        RuntimePart& p = *part;
+        part->thread = std::thread([&p] { p.status = p.reader->readRuntime(); });
+    } catch (const std::system_error&) {
+        return nullptr;
+    }
+    return part;
+}
+
+void NsysReader::appendRuntimePart(NsysReader& part) {
+    for (auto& [pid, ps] : part.m_ranks) {
+        RankState& r = newRank(pid);
+        appendRankPart(*r.rank, *ps.rank, [&r](const Track& t) { return r.tracks.get(*r.rank, t.pid, t.tid); });
+    }
+    for (const auto& [table, s] : part.m_skipped) {
+        auto& m = m_skipped[table];
+        if (m.first == 0) m.second = s.second;
+        m.first += s.first;
+    }
+}
+
 Result<sqlrows::Ranks> NsysReader::run() {
     if (!m_db.hasTable("StringIds")) return m_db.error("StringIds", "table is missing: not an nsys export");
     if (auto s = readStrings(); !s) return s.error();
     readInfo();
-    for (auto step : {&NsysReader::readKernels, &NsysReader::readMemcpy,
-                      &NsysReader::readRuntime, &NsysReader::readNvtx, &NsysReader::readMemoryUsage})
+    // Kernels and copies here, the runtime calls beside them (or after them, on this thread); the ranks, strings
+    // and tracks are the same either way.
+    std::unique_ptr<RuntimePart> part = startRuntimePart();
+    Status gpu = readKernels();
+    if (gpu) gpu = readMemcpy();
+    if (part) part->thread.join();
+    if (!gpu) return gpu.error();
+    if (part) {
+        if (!part->status) return part->status.error();
+        appendRuntimePart(*part->reader);
+    } else if (auto s = readRuntime(); !s) {
+        return s.error();
+    }
+    for (auto step : {&NsysReader::readNvtx, &NsysReader::readMemoryUsage})
         if (auto s = (this->*step)(); !s) return s.error();
     if (m_ranks.empty())
         return m_db.error(kKernel, "no CUDA kernel, memcpy, memset, runtime or NVTX rows in this export");
@@ -582,7 +646,14 @@ Result<sqlrows::Ranks> NsysReader::run() {
 }
 
 Result<sqlrows::Ranks> loadNsys(const SourceGroup& group, const SourceLoadOptions& opt, const CancelToken& cancel) {
-    return sqlrows::openAndLoad(group, cancel, [&](const SqliteDb& db) { return loadNsysSqliteDb(db, opt); });
+    return sqlrows::openAndLoad(group, cancel, [&](const SqliteDb& db) {
+        NsysReader reader(db, opt, [&db, &cancel]() {
+            SqliteOpenOptions o;
+            o.cancel = cancel;
+            return SqliteDb::open(db.path(), o);
+        });
+        return reader.run();
+    });
 }
 
 }  // namespace

@@ -110,17 +110,21 @@ void appendTableRows(Table& into, Table& part, const std::vector<StrId>& strings
 
 }  // namespace
 
-uint32_t RankBuilder::appendPart(RankData& part) {
+uint32_t appendRankPart(RankData& into, RankData& part, const std::function<uint32_t(const Track&)>& trackOf) {
     std::vector<StrId> strings(part.strings.size());
-    for (StrId i = 0; i < part.strings.size(); ++i) strings[i] = m_r.strings.intern(part.strings.view(i));
+    for (StrId i = 0; i < part.strings.size(); ++i) strings[i] = into.strings.intern(part.strings.view(i));
     std::vector<uint32_t> tracks(part.tracks.size());
-    for (size_t t = 0; t < part.tracks.size(); ++t) tracks[t] = track(part.tracks[t].pid, part.tracks[t].tid);
-    const auto first = static_cast<uint32_t>(m_r.gpu.size());
-    appendTableRows(m_r.gpu, part.gpu, strings, tracks);
-    appendTableRows(m_r.slices, part.slices, strings, tracks);
-    for (Diagnostic& d : part.diagnostics) m_r.diagnostics.push_back(std::move(d));
+    for (size_t t = 0; t < part.tracks.size(); ++t) tracks[t] = trackOf(part.tracks[t]);
+    const auto first = static_cast<uint32_t>(into.gpu.size());
+    appendTableRows(into.gpu, part.gpu, strings, tracks);
+    appendTableRows(into.slices, part.slices, strings, tracks);
+    for (Diagnostic& d : part.diagnostics) into.diagnostics.push_back(std::move(d));
     part.diagnostics.clear();
     return first;
+}
+
+uint32_t RankBuilder::appendPart(RankData& part) {
+    return appendRankPart(m_r, part, [this](const Track& t) { return track(t.pid, t.tid); });
 }
 
 GpuRecord gpuRecord(RankData& rank, const GpuRow& g, uint32_t track) {

@@ -4,6 +4,7 @@
 // column filled, so that each table's columns keep one length. Times are ns on the source's own clock.
 
 #include <cstdint>
+#include <functional>
 #include <array>
 #include <map>
 #include <memory>
@@ -58,12 +59,7 @@ public:
     void addSample(TimeNs ts, int16_t device, std::string_view metric, double value);
     void warn(Location where, std::string message);
 
-    // The rows another builder read from a later part of the same source (a chunk of a large file, parsed on
-    // another thread), appended after this rank's rows as if one reader had read them all: the part's strings and
-    // tracks join this rank's in the part's order of first appearance (so every id is what a sequential read
-    // gives), its GPU rows and slices follow with strings and tracks renumbered, its diagnostics are added. The part
-    // holds GPU rows and slices only (what the chunked readers fill); it is emptied. Returns the row the part's first
-    // GPU row got.
+    // appendRankPart into this builder's rank, the part's tracks through track().
     uint32_t appendPart(RankData& part);
 
 private:
@@ -80,6 +76,15 @@ private:
     static constexpr size_t kInternSlots = 256;
     std::array<StrId, kInternSlots> m_internSlots{};  // + 1: 0 is an empty slot
 };
+
+// The rows a loader read from a later part of the same source on another thread (a chunk of a large CSV, a table
+// read on a second connection) appended after `into`'s rows as if one reader had read them all: the part's strings
+// join `into`'s pool in the part's order of first appearance (so every id is what a sequential read gives), its
+// tracks through `trackOf` (which finds or adds the track in `into`, in the loader's own way), its GPU rows and
+// slices follow with strings and tracks renumbered (moved, not copied, into a table that is still empty), its
+// diagnostics are added. The part holds GPU rows and slices only; they are emptied. Returns the row the part's
+// first GPU row got.
+uint32_t appendRankPart(RankData& into, RankData& part, const std::function<uint32_t(const Track&)>& trackOf);
 
 // The row as the table stores it: strings interned in `rank`, on `track`; times as given.
 GpuRecord gpuRecord(RankData& rank, const GpuRow& g, uint32_t track);

@@ -5,6 +5,11 @@
 // collection whose rows name dispatches of both halves (the Dispatch_Id join across the split). Also: a split that
 // falls inside a quoted kernel name holding a line break, and a bad row in the second half, give what one thread
 // gives (the same rank; the same error, row and line).
+//
+// An nsys export's runtime calls are read on a second connection and thread beside its GPU tables (nsys_sqlite.cpp):
+// the export bench/gen_nsys_sqlite.py writes (nsys 2024.5's column sets, 100,000 kernels each launched by a
+// runtime call) loads to the same ranks with one thread or two, and a bad runtime row is the same error.
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -14,6 +19,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include "core/formats/nsys_sqlite.h"
 #include "core/formats/rocprofv3_csv.h"
 #include "core/io/csv_reader.h"
 #include "tests/rank_compare.h"
@@ -119,7 +125,7 @@ void expectSameRank(RankData& a, RankData& b) {
     EXPECT_EQ(a.stats.joinMatchRate, b.stats.joinMatchRate);
 }
 
-class ParallelCsv : public ::testing::Test {
+class ParallelReaders : public ::testing::Test {
 protected:
     void SetUp() override {
         m_dir = fs::temp_directory_path() / ("strobe-parallel-csv-" + std::to_string(::getpid()));
@@ -129,7 +135,7 @@ protected:
     fs::path m_dir;
 };
 
-TEST_F(ParallelCsv, TwoHalvesGiveTheOneThreadRank) {
+TEST_F(ParallelReaders, TwoHalvesGiveTheOneThreadRank) {
     const BigTrace t = bigTrace(size_t{17} << 20);
     const std::string trace = write(m_dir / "big_kernel_trace.csv", t.header, t.rows);
     const std::string counters = counterFile(m_dir / "big_counter_collection.csv", t.rows.size());
@@ -150,7 +156,7 @@ TEST_F(ParallelCsv, TwoHalvesGiveTheOneThreadRank) {
     EXPECT_EQ(b.kernelCounters.gpuRow[b.kernelCounters.gpuRow.size() - 1], t.rows.size() - 1);  // Dispatch_Id n
 }
 
-TEST_F(ParallelCsv, SplitInsideAQuotedLineBreakReadsOnSequentially) {
+TEST_F(ParallelReaders, SplitInsideAQuotedLineBreakReadsOnSequentially) {
     // Rows P, one long row S whose quoted kernel name holds a line break three quarters in, rows P again: the
     // middle of the data falls inside S before its line break, so the first line end after the middle (where the
     // second thread would start) is inside the quotes.
@@ -179,7 +185,7 @@ TEST_F(ParallelCsv, SplitInsideAQuotedLineBreakReadsOnSequentially) {
     expectSameRank(*one->front(), *two->front());
 }
 
-TEST_F(ParallelCsv, ABadRowInTheSecondHalfIsTheOneThreadError) {
+TEST_F(ParallelReaders, ABadRowInTheSecondHalfIsTheOneThreadError) {
     const BigTrace t = bigTrace(size_t{17} << 20);
     std::vector<std::string> rows = t.rows;
     auto f = fieldsOf(rows.at(rows.size() * 3 / 4));
@@ -193,6 +199,45 @@ TEST_F(ParallelCsv, ABadRowInTheSecondHalfIsTheOneThreadError) {
     EXPECT_EQ(one.error().toString(), two.error().toString());
     EXPECT_EQ(two.error().where.row, static_cast<int64_t>(rows.size() * 3 / 4 + 1));
     EXPECT_NE(two.error().message.find("not an integer"), std::string::npos) << two.error().toString();
+}
+
+Result<std::vector<std::unique_ptr<RankData>>> loadNsys(const std::string& path, int threads) {
+    SourceGroup g;
+    g.format = kNsysSqliteFormat.id;
+    g.path = path;
+    g.files = {path};
+    SourceLoadOptions o;
+    o.threads = threads;
+    return kNsysSqliteFormat.load(g, o, CancelToken{});
+}
+
+TEST_F(ParallelReaders, NsysRuntimeOnASecondThreadGivesTheOneThreadRanks) {
+    const std::string db = (m_dir / "nsys.sqlite").string();
+    const std::string gen = std::string(STROBE_TEST_DATA_DIR) + "/../../bench/gen_nsys_sqlite.py";
+    ASSERT_EQ(std::system(("/usr/bin/python3 " + gen + " " + db + " 8 > /dev/null").c_str()), 0);
+    auto one = loadNsys(db, 1);
+    auto two = loadNsys(db, 2);
+    ASSERT_TRUE(one) << one.error().toString();
+    ASSERT_TRUE(two) << two.error().toString();
+    ASSERT_EQ(one->size(), two->size());
+    ASSERT_EQ(one->size(), 1u);
+    EXPECT_EQ(one->front()->slices.size(), 100'000u);  // every runtime call (the generator writes 50,000 a batch)
+    EXPECT_EQ(one->front()->gpu.size(), 100'000u);
+    for (size_t i = 0; i < one->size(); ++i) expectSameRank(*(*one)[i], *(*two)[i]);
+
+    // A start time that is text in the runtime table: the error of one thread, naming the table and row.
+    ASSERT_EQ(std::system(("/usr/bin/python3 -c \"import sqlite3; c = sqlite3.connect('" + db +
+                           "'); c.execute(\\\"UPDATE CUPTI_ACTIVITY_KIND_RUNTIME SET start = 'x' WHERE rowid = 77777\\\"); "
+                           "c.commit()\"")
+                              .c_str()),
+              0);
+    auto bad1 = loadNsys(db, 1);
+    auto bad2 = loadNsys(db, 2);
+    ASSERT_FALSE(bad1);
+    ASSERT_FALSE(bad2);
+    EXPECT_EQ(bad1.error().toString(), bad2.error().toString());
+    EXPECT_EQ(bad2.error().where.row, 77777);
+    EXPECT_EQ(bad2.error().where.table, "CUPTI_ACTIVITY_KIND_RUNTIME");
 }
 
 }  // namespace
