@@ -3,8 +3,13 @@
 #include <fmt/format.h>
 
 #include <cstdlib>
+#include <functional>
+#include <memory>
+#include <system_error>
+#include <thread>
 #include <unordered_map>
 
+#include "core/formats/rank_builder.h"
 #include "core/formats/sqlite_rows.h"
 
 namespace strobe::core {
@@ -22,12 +27,26 @@ struct KernelApi {
 
 class RpdReader {
 public:
-    RpdReader(const SqliteDb& db, const SourceLoadOptions& opt) : m_db(db), m_opt(opt) {
+    // `reopen` opens another connection to the same database (for reading tables on a second thread), or is empty.
+    RpdReader(const SqliteDb& db, const SourceLoadOptions& opt, std::function<Result<SqliteDb>()> reopen = {})
+        : m_db(db), m_opt(opt), m_reopen(std::move(reopen)) {
         m_rank = std::make_unique<RankData>();
     }
     Result<sqlrows::Ranks> run();
 
 private:
+    // The link tables and the GPU ops, read on a second connection and thread while this one reads the calls (a
+    // large trace with SourceLoadOptions::threads >= 2), into a rank of their own that is then appended to this one.
+    struct OpsPart {
+        SqliteDb db;
+        std::unique_ptr<RpdReader> reader;
+        std::thread thread;
+        Status status = Ok{};
+    };
+    // Below this many ops one thread reads everything (a connection and a thread cost more than they save).
+    static constexpr int64_t kParallelOps = 50'000;
+    std::unique_ptr<OpsPart> startOpsPart();
+    void appendOpsPart(RpdReader& part);
     Status readStrings();
     Status readLinks();
     Status readApi();
@@ -97,6 +116,7 @@ private:
 
     const SqliteDb& m_db;
     const SourceLoadOptions& m_opt;
+    std::function<Result<SqliteDb>()> m_reopen;
     std::unique_ptr<RankData> m_rank;
     sqlrows::Tracks m_tracks;
     sqlrows::StringTable m_strings;
@@ -310,6 +330,39 @@ void RpdReader::reserve() {
     sqlrows::reserveRows(m_rank->slices, slices);
 }
 
+std::unique_ptr<RpdReader::OpsPart> RpdReader::startOpsPart() {
+    const auto cap = static_cast<int64_t>(m_rank->info.fileSize / 8 + 1024);
+    if (m_opt.threads < 2 || !m_reopen || m_db.maxRowid("rocpd_op", cap) < kParallelOps) return nullptr;
+    auto db = m_reopen();
+    if (!db) return nullptr;  // read on this thread
+    auto part = std::unique_ptr<OpsPart>(new OpsPart{std::move(db.value()), nullptr, {}, Ok{}});
+    RpdReader& r = *(part->reader = std::make_unique<RpdReader>(part->db, m_opt));
+    r.m_rank->info = m_rank->info;
+    r.m_strings = m_strings;
+    r.m_ids = sqlrows::IdStrings(m_strings.denseSize());
+    r.m_apiRows = m_db.maxRowid("rocpd_api", cap);  // what readApi counts here: the link arrays' bound
+    r.reserve();
+    try {
+        OpsPart& p = *part;
+        part->thread = std::thread([&p] {
+            p.status = p.reader->readLinks();
+            if (p.status) p.status = p.reader->readOps();
+        });
+    } catch (const std::system_error&) {
+        return nullptr;
+    }
+    return part;
+}
+
+void RpdReader::appendOpsPart(RpdReader& part) {
+    appendRankPart(*m_rank, *part.m_rank, [this](const Track& t) { return m_tracks.get(*m_rank, t.pid, t.tid); });
+    if (part.m_skipped > 0 && m_skipped == 0) {
+        m_firstSkipped = part.m_firstSkipped;
+        m_skippedTable = part.m_skippedTable;
+    }
+    m_skipped += part.m_skipped;
+}
+
 Result<sqlrows::Ranks> RpdReader::run() {
     for (const char* t : {"rocpd_string", "rocpd_op", "rocpd_api"})
         if (!m_db.hasTable(t)) return m_db.error(t, "table is missing: not an RPD (rocpd schema v2) database");
@@ -318,9 +371,20 @@ Result<sqlrows::Ranks> RpdReader::run() {
     m_ids = sqlrows::IdStrings(m_strings.denseSize());
     m_argsJson = sqlrows::IdStrings(m_strings.denseSize());
     reserve();
-    // The calls first: their count bounds the api ids that the link tables index by array.
-    for (auto step : {&RpdReader::readApi, &RpdReader::readLinks, &RpdReader::readOps, &RpdReader::readMonitor})
-        if (auto s = (this->*step)(); !s) return s.error();
+    // The calls first: their count bounds the api ids that the link tables index by array. The links and ops
+    // beside them on a second thread, or after them on this one; the rank is the same either way.
+    std::unique_ptr<OpsPart> part = startOpsPart();
+    Status api = readApi();
+    if (part) part->thread.join();
+    if (!api) return api.error();
+    if (part) {
+        if (!part->status) return part->status.error();
+        appendOpsPart(*part->reader);
+    } else {
+        for (auto step : {&RpdReader::readLinks, &RpdReader::readOps})
+            if (auto s = (this->*step)(); !s) return s.error();
+    }
+    if (auto s = readMonitor(); !s) return s.error();
     m_rank->rank = 0;
     m_rank->path = m_db.path();
     m_rank->stats.events = m_rank->gpu.size() + m_rank->slices.size();
@@ -339,7 +403,14 @@ Result<sqlrows::Ranks> RpdReader::run() {
 }
 
 Result<sqlrows::Ranks> loadRpd(const SourceGroup& group, const SourceLoadOptions& opt, const CancelToken& cancel) {
-    return sqlrows::openAndLoad(group, cancel, [&](const SqliteDb& db) { return loadRpdSqliteDb(db, opt); });
+    return sqlrows::openAndLoad(group, cancel, [&](const SqliteDb& db) {
+        RpdReader reader(db, opt, [&db, &cancel]() {
+            SqliteOpenOptions o;
+            o.cancel = cancel;
+            return SqliteDb::open(db.path(), o);
+        });
+        return reader.run();
+    });
 }
 
 }  // namespace

@@ -8,7 +8,9 @@
 //
 // An nsys export's runtime calls are read on a second connection and thread beside its GPU tables (nsys_sqlite.cpp):
 // the export bench/gen_nsys_sqlite.py writes (nsys 2024.5's column sets, 100,000 kernels each launched by a
-// runtime call) loads to the same ranks with one thread or two, and a bad runtime row is the same error.
+// runtime call) loads to the same ranks with one thread or two, and a bad runtime row is the same error. Likewise an
+// RPD trace's link tables and GPU ops beside its calls (rpd_sqlite.cpp), on the real matmul trace in tests/data
+// grown by bench/gen_rpd_sqlite.py (87,040 ops, 122,885 calls).
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -21,6 +23,7 @@
 
 #include "core/formats/nsys_sqlite.h"
 #include "core/formats/rocprofv3_csv.h"
+#include "core/formats/rpd_sqlite.h"
 #include "core/io/csv_reader.h"
 #include "tests/rank_compare.h"
 #include "tests/test_paths.h"
@@ -201,43 +204,68 @@ TEST_F(ParallelReaders, ABadRowInTheSecondHalfIsTheOneThreadError) {
     EXPECT_NE(two.error().message.find("not an integer"), std::string::npos) << two.error().toString();
 }
 
-Result<std::vector<std::unique_ptr<RankData>>> loadNsys(const std::string& path, int threads) {
+Result<std::vector<std::unique_ptr<RankData>>> loadSqlite(const SourceFormat& format, const std::string& path,
+                                                          int threads) {
     SourceGroup g;
-    g.format = kNsysSqliteFormat.id;
+    g.format = format.id;
     g.path = path;
     g.files = {path};
     SourceLoadOptions o;
     o.threads = threads;
-    return kNsysSqliteFormat.load(g, o, CancelToken{});
+    return format.load(g, o, CancelToken{});
+}
+
+// Sets `column` of one row of `table` to text, with Python's sqlite3.
+void spoil(const std::string& db, const std::string& table, const std::string& column, int64_t rowid) {
+    const std::string py = "import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); c.execute('UPDATE ' + sys.argv[2] + "
+                           "' SET ' + sys.argv[3] + ' = ? WHERE rowid = ?', ('x', int(sys.argv[4]))); c.commit()";
+    ASSERT_EQ(std::system(("/usr/bin/python3 -c \"" + py + "\" " + db + " " + table + " " + column + " " +
+                           std::to_string(rowid))
+                              .c_str()),
+              0);
+}
+
+// One thread and two load `db` to the same ranks; with `column` of row `rowid` of `table` spoilt, to the same error.
+void expectSameWithTwoThreads(const SourceFormat& format, const std::string& db, const std::string& table,
+                              const std::string& column, int64_t rowid) {
+    auto one = loadSqlite(format, db, 1);
+    auto two = loadSqlite(format, db, 2);
+    ASSERT_TRUE(one) << one.error().toString();
+    ASSERT_TRUE(two) << two.error().toString();
+    ASSERT_EQ(one->size(), two->size());
+    for (size_t i = 0; i < one->size(); ++i) expectSameRank(*(*one)[i], *(*two)[i]);
+    spoil(db, table, column, rowid);
+    auto bad1 = loadSqlite(format, db, 1);
+    auto bad2 = loadSqlite(format, db, 2);
+    ASSERT_FALSE(bad1);
+    ASSERT_FALSE(bad2);
+    EXPECT_EQ(bad1.error().toString(), bad2.error().toString());
+    EXPECT_EQ(bad2.error().where.row, rowid);
+    EXPECT_EQ(bad2.error().where.table, table);
 }
 
 TEST_F(ParallelReaders, NsysRuntimeOnASecondThreadGivesTheOneThreadRanks) {
     const std::string db = (m_dir / "nsys.sqlite").string();
     const std::string gen = std::string(STROBE_TEST_DATA_DIR) + "/../../bench/gen_nsys_sqlite.py";
     ASSERT_EQ(std::system(("/usr/bin/python3 " + gen + " " + db + " 8 > /dev/null").c_str()), 0);
-    auto one = loadNsys(db, 1);
-    auto two = loadNsys(db, 2);
+    auto one = loadSqlite(kNsysSqliteFormat, db, 1);
     ASSERT_TRUE(one) << one.error().toString();
-    ASSERT_TRUE(two) << two.error().toString();
-    ASSERT_EQ(one->size(), two->size());
     ASSERT_EQ(one->size(), 1u);
     EXPECT_EQ(one->front()->slices.size(), 100'000u);  // every runtime call (the generator writes 50,000 a batch)
     EXPECT_EQ(one->front()->gpu.size(), 100'000u);
-    for (size_t i = 0; i < one->size(); ++i) expectSameRank(*(*one)[i], *(*two)[i]);
+    expectSameWithTwoThreads(kNsysSqliteFormat, db, "CUPTI_ACTIVITY_KIND_RUNTIME", "start", 77777);
+}
 
-    // A start time that is text in the runtime table: the error of one thread, naming the table and row.
-    ASSERT_EQ(std::system(("/usr/bin/python3 -c \"import sqlite3; c = sqlite3.connect('" + db +
-                           "'); c.execute(\\\"UPDATE CUPTI_ACTIVITY_KIND_RUNTIME SET start = 'x' WHERE rowid = 77777\\\"); "
-                           "c.commit()\"")
-                              .c_str()),
-              0);
-    auto bad1 = loadNsys(db, 1);
-    auto bad2 = loadNsys(db, 2);
-    ASSERT_FALSE(bad1);
-    ASSERT_FALSE(bad2);
-    EXPECT_EQ(bad1.error().toString(), bad2.error().toString());
-    EXPECT_EQ(bad2.error().where.row, 77777);
-    EXPECT_EQ(bad2.error().where.table, "CUPTI_ACTIVITY_KIND_RUNTIME");
+TEST_F(ParallelReaders, RpdOpsOnASecondThreadGiveTheOneThreadRank) {
+    const std::string db = (m_dir / "matmul.rpd").string();
+    const std::string gen = std::string(STROBE_TEST_DATA_DIR) + "/../../bench/gen_rpd_sqlite.py";
+    const std::string seed = std::string(STROBE_TEST_DATA_DIR) + "/sqlite/rpd_matmul.rpd";
+    ASSERT_EQ(std::system(("/usr/bin/python3 " + gen + " " + seed + " " + db + " 10 > /dev/null").c_str()), 0);
+    auto one = loadSqlite(kRpdSqliteFormat, db, 1);
+    ASSERT_TRUE(one) << one.error().toString();
+    ASSERT_EQ(one->size(), 1u);
+    EXPECT_EQ(one->front()->gpu.size(), 87'040u);  // python3 sqlite3: SELECT count(*) FROM rocpd_op
+    expectSameWithTwoThreads(kRpdSqliteFormat, db, "rocpd_op", "start", 60001);
 }
 
 }  // namespace
