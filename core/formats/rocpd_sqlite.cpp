@@ -2,9 +2,14 @@
 
 #include <fmt/format.h>
 
+#include <functional>
 #include <map>
+#include <memory>
+#include <system_error>
+#include <thread>
 #include <unordered_map>
 
+#include "core/formats/rank_builder.h"
 #include "core/formats/sqlite_rows.h"
 
 namespace strobe::core {
@@ -56,12 +61,42 @@ struct RocpdEventRow {
     uint32_t row = 0;
 };
 
+// What the rows refer to, read once (readLookups) and then only read, by the readers of both threads.
+struct RocpdLookups {
+    sqlrows::StringTable strings;
+    // rocpd_event by id: ids 1..N in rowid order index a vector; others a map.
+    std::vector<Event> eventsDense;
+    std::vector<uint8_t> eventPresent;
+    std::unordered_map<int64_t, Event> events;
+    std::unordered_map<int64_t, KernelSymbol> symbols;
+    std::unordered_map<int64_t, int16_t> agentIndex;  // agent row id → GPU index
+    std::unordered_map<int64_t, int64_t> processes;   // process row id → OS pid
+    std::unordered_map<int64_t, std::string> commands;
+    std::unordered_map<int64_t, int64_t> threads;     // thread row id → OS tid
+};
+
 class RocpdReader {
 public:
-    RocpdReader(const SqliteDb& db, const SourceLoadOptions& opt) : m_db(db), m_opt(opt), m_tables(db.tables()) {}
+    // `reopen` opens another connection to the same database (for reading a table on a second thread), or is empty.
+    RocpdReader(const SqliteDb& db, const SourceLoadOptions& opt, std::function<Result<SqliteDb>()> reopen = {})
+        : m_db(db), m_opt(opt), m_reopen(std::move(reopen)), m_tables(db.tables()),
+          m_look(std::make_shared<RocpdLookups>()) {}
     Result<sqlrows::Ranks> run();
 
 private:
+    // The regions (API calls, markers), read on a second connection and thread while this one reads the dispatches
+    // and copies (a large database with SourceLoadOptions::threads >= 2), into ranks of their own that are then
+    // appended to these.
+    struct RegionsPart {
+        SqliteDb db;
+        std::unique_ptr<RocpdReader> reader;
+        std::thread thread;
+        Status status = Ok{};
+    };
+    // Below this many regions one thread reads everything (a connection and a thread cost more than they save).
+    static constexpr int64_t kParallelRegions = 50'000;
+    std::unique_ptr<RegionsPart> startRegionsPart();
+    void appendRegionsPart(RocpdReader& part);
     std::string table(std::string_view base) const { return rocpdTable(m_tables, base); }
     template <class Fn>
     Status each(std::string_view base, const std::vector<std::string>& cols, Fn&& fn) {
@@ -83,23 +118,23 @@ private:
     ProcState* newProc(int64_t processRow);
     void reserve(RankData& r) const;
     int64_t maxRowid(std::string_view base) const;
-    std::string_view str(int64_t id) const { return m_strings.view(id); }
+    std::string_view str(int64_t id) const { return m_look->strings.view(id); }
     Event event(int64_t id) const {
-        if (id >= 0 && static_cast<uint64_t>(id) < m_eventsDense.size()) {
-            if (m_eventPresent[static_cast<size_t>(id)]) return m_eventsDense[static_cast<size_t>(id)];
+        if (id >= 0 && static_cast<uint64_t>(id) < m_look->eventsDense.size()) {
+            if (m_look->eventPresent[static_cast<size_t>(id)]) return m_look->eventsDense[static_cast<size_t>(id)];
         }
-        if (m_events.empty()) return Event{};
-        auto it = m_events.find(id);
-        return it == m_events.end() ? Event{} : it->second;
+        if (m_look->events.empty()) return Event{};
+        auto it = m_look->events.find(id);
+        return it == m_look->events.end() ? Event{} : it->second;
     }
     void noteEventRow(int64_t eventId, int64_t procRow, uint32_t row);
     int16_t device(int64_t agent) const {
-        auto it = m_agentIndex.find(agent);
-        return it == m_agentIndex.end() ? clampI16(agent) : it->second;
+        auto it = m_look->agentIndex.find(agent);
+        return it == m_look->agentIndex.end() ? clampI16(agent) : it->second;
     }
     int64_t osTid(int64_t threadRow) const {
-        auto it = m_threads.find(threadRow);
-        return it == m_threads.end() ? threadRow : it->second;
+        auto it = m_look->threads.find(threadRow);
+        return it == m_look->threads.end() ? threadRow : it->second;
     }
     bool span(SqliteStatement& st, int startCol, int64_t& start, int64_t& end, Status& err) {
         auto s = st.requireInt(startCol), e = st.requireInt(startCol + 1);
@@ -115,23 +150,15 @@ private:
 
     const SqliteDb& m_db;
     const SourceLoadOptions& m_opt;
+    std::function<Result<SqliteDb>()> m_reopen;
     std::vector<std::string> m_tables;
     TraceInfo m_info;
-    sqlrows::StringTable m_strings;
-    // rocpd_event by id: ids 1..N in rowid order index a vector; others a map.
-    std::vector<Event> m_eventsDense;
-    std::vector<uint8_t> m_eventPresent;
-    std::unordered_map<int64_t, Event> m_events;
+    std::shared_ptr<RocpdLookups> m_look;
     std::vector<RocpdEventRow> m_eventRows;  // by event id (dense ids), for the counters
     std::unordered_map<int64_t, RocpdEventRow> m_eventRowsSparse;
     bool m_hasCounters = false;
     ProcState* m_lastProc = nullptr;
     int64_t m_lastProcRow = 0;
-    std::unordered_map<int64_t, KernelSymbol> m_symbols;
-    std::unordered_map<int64_t, int16_t> m_agentIndex;  // agent row id → GPU index
-    std::unordered_map<int64_t, int64_t> m_processes;   // process row id → OS pid
-    std::unordered_map<int64_t, std::string> m_commands;
-    std::unordered_map<int64_t, int64_t> m_threads;     // thread row id → OS tid
     std::map<int64_t, ProcState> m_procs;               // by process row id
     int64_t m_skipped = 0, m_counterRows = 0, m_counterJoined = 0;
     Location m_firstSkipped;
@@ -139,28 +166,28 @@ private:
 
 Status RocpdReader::readLookups() {
     Status s = each("rocpd_string", {"id", "string"}, [&](SqliteStatement& st) -> Status {
-        m_strings.add(st.intOr(0, -1), st.text(1));
+        m_look->strings.add(st.intOr(0, -1), st.text(1));
         return Ok{};
     });
     if (!s) return s;
     const int64_t events = maxRowid("rocpd_event");
-    m_eventsDense.reserve(static_cast<size_t>(events) + 1);
-    m_eventPresent.reserve(static_cast<size_t>(events) + 1);
+    m_look->eventsDense.reserve(static_cast<size_t>(events) + 1);
+    m_look->eventPresent.reserve(static_cast<size_t>(events) + 1);
     s = each("rocpd_event", {"id", "correlation_id", "category_id"}, [&](SqliteStatement& st) -> Status {
         const int64_t id = st.intOr(0, -1);
         const Event e{st.intOr(1, kNone), st.intOr(2, -1)};
         // Dense when the id is at most a constant past twice the rows read: hostile ids go to the map.
         if (id >= 0 && static_cast<uint64_t>(id) < 2 * static_cast<uint64_t>(st.row()) + 65536) {
             const auto i = static_cast<size_t>(id);
-            if (i >= m_eventsDense.size()) {
-                m_eventsDense.resize(i + 1);
-                m_eventPresent.resize(i + 1, 0);
+            if (i >= m_look->eventsDense.size()) {
+                m_look->eventsDense.resize(i + 1);
+                m_look->eventPresent.resize(i + 1, 0);
             }
-            m_eventsDense[i] = e;
-            m_eventPresent[i] = 1;
-            if (!m_events.empty()) m_events.erase(id);
+            m_look->eventsDense[i] = e;
+            m_look->eventPresent[i] = 1;
+            if (!m_look->events.empty()) m_look->events.erase(id);
         } else {
-            m_events[id] = e;
+            m_look->events[id] = e;
         }
         return Ok{};
     });
@@ -169,18 +196,18 @@ Status RocpdReader::readLookups() {
              [&](SqliteStatement& st) -> Status {
                  std::string_view n = st.text(1);
                  if (n.empty()) n = st.text(2);
-                 m_symbols[st.intOr(0, -1)] = KernelSymbol{std::string(n), clampI32(st.intOr(3, 0))};
+                 m_look->symbols[st.intOr(0, -1)] = KernelSymbol{std::string(n), clampI32(st.intOr(3, 0))};
                  return Ok{};
              });
     if (!s) return s;
     s = each("rocpd_info_process", {"id", "pid", "command"}, [&](SqliteStatement& st) -> Status {
-        m_processes[st.intOr(0, -1)] = st.intOr(1, 0);
-        m_commands[st.intOr(0, -1)] = std::string(st.text(2));
+        m_look->processes[st.intOr(0, -1)] = st.intOr(1, 0);
+        m_look->commands[st.intOr(0, -1)] = std::string(st.text(2));
         return Ok{};
     });
     if (!s) return s;
     s = each("rocpd_info_thread", {"id", "tid"}, [&](SqliteStatement& st) -> Status {
-        m_threads[st.intOr(0, -1)] = st.intOr(1, 0);
+        m_look->threads[st.intOr(0, -1)] = st.intOr(1, 0);
         return Ok{};
     });
     if (!s) return s;
@@ -191,7 +218,7 @@ Status RocpdReader::readLookups() {
                     d.id = static_cast<int>(st.intOr(2, st.intOr(3, 0)));
                     for (int c : {4, 5, 6})
                         if (d.name.empty()) d.name = std::string(st.text(c));
-                    m_agentIndex[st.intOr(0, -1)] = clampI16(d.id);
+                    m_look->agentIndex[st.intOr(0, -1)] = clampI16(d.id);
                     m_info.devices.push_back(std::move(d));
                     return Ok{};
                 });
@@ -203,9 +230,9 @@ ProcState* RocpdReader::newProc(int64_t processRow) {
         p.rank = std::make_unique<RankData>();
         p.rank->path = m_db.path();
         p.rank->info = m_info;
-        p.kernelNames = sqlrows::IdStrings(m_symbols.size() * 2 + 64);
-        p.regionNames = sqlrows::IdStrings(m_strings.denseSize());
-        p.copyNames = sqlrows::IdStrings(m_strings.denseSize());
+        p.kernelNames = sqlrows::IdStrings(m_look->symbols.size() * 2 + 64);
+        p.regionNames = sqlrows::IdStrings(m_look->strings.denseSize());
+        p.copyNames = sqlrows::IdStrings(m_look->strings.denseSize());
         if (m_procs.size() == 1) reserve(*p.rank);
     }
     return &p;
@@ -232,8 +259,8 @@ void RocpdReader::reserve(RankData& r) const {
 void RocpdReader::noteEventRow(int64_t eventId, int64_t procRow, uint32_t row) {
     if (!m_hasCounters || eventId < 0) return;
     RocpdEventRow* e = nullptr;
-    if (static_cast<uint64_t>(eventId) < m_eventsDense.size()) {
-        if (m_eventRows.size() < m_eventsDense.size()) m_eventRows.resize(m_eventsDense.size());
+    if (static_cast<uint64_t>(eventId) < m_look->eventsDense.size()) {
+        if (m_eventRows.size() < m_look->eventsDense.size()) m_eventRows.resize(m_look->eventsDense.size());
         e = &m_eventRows[static_cast<size_t>(eventId)];
     } else {
         e = &m_eventRowsSparse[eventId];
@@ -256,12 +283,12 @@ Status RocpdReader::readDispatches() {
                     g.ts = start;
                     g.dur = end - start;
                     const int64_t kernelId = st.intOr(2, -1);
-                    auto sym = m_symbols.find(kernelId);
+                    auto sym = m_look->symbols.find(kernelId);
                     g.name = p->kernelNames.get(kernelId, [&] {
-                        return r.strings.intern(sym == m_symbols.end() ? fmt::format("<kernel {}>", kernelId)
+                        return r.strings.intern(sym == m_look->symbols.end() ? fmt::format("<kernel {}>", kernelId)
                                                                        : sym->second.name);
                     });
-                    if (sym != m_symbols.end()) g.registers = sym->second.vgpr;
+                    if (sym != m_look->symbols.end()) g.registers = sym->second.vgpr;
                     g.cat = p->kernelCat.get(r.strings, "kernel");
                     g.device = device(st.intOr(1, 0));
                     g.stream = clampI32(st.intOr(4, 0));
@@ -307,7 +334,7 @@ Status RocpdReader::readCopies() {
                     g.name = p->copyNames.get(nameId, [&] { return r.strings.intern(copyName(str(nameId))); });
                     g.cat = p->copyCat.get(r.strings, "gpu_memcpy");
                     const int64_t dst = st.intOr(4, -1), src = st.intOr(5, -1);
-                    g.device = device(m_agentIndex.count(dst) ? dst : src);
+                    g.device = device(m_look->agentIndex.count(dst) ? dst : src);
                     g.stream = clampI32(st.intOr(7, 0));
                     g.track = p->tracks.get(r, g.device, g.stream);
                     g.bytes = std::max<int64_t>(0, st.intOr(6, 0));
@@ -344,8 +371,8 @@ Status RocpdReader::readRegions() {
                     }
                     s.kind = rc.kind;
                     s.cat = rc.cat;
-                    auto pid = m_processes.find(m_lastProcRow);
-                    s.track = p->tracks.get(r, pid != m_processes.end() ? pid->second : 0, osTid(st.intOr(1, 0)));
+                    auto pid = m_look->processes.find(m_lastProcRow);
+                    s.track = p->tracks.get(r, pid != m_look->processes.end() ? pid->second : 0, osTid(st.intOr(1, 0)));
                     s.correlation = ev.correlation;
                     sqlrows::appendSlice(r, s);
                     return Ok{};
@@ -385,6 +412,32 @@ Status RocpdReader::readCounters() {
     });
 }
 
+std::unique_ptr<RocpdReader::RegionsPart> RocpdReader::startRegionsPart() {
+    if (m_opt.threads < 2 || !m_reopen || maxRowid("rocpd_region") < kParallelRegions) return nullptr;
+    auto db = m_reopen();
+    if (!db) return nullptr;  // read on this thread
+    auto part = std::unique_ptr<RegionsPart>(new RegionsPart{std::move(db.value()), nullptr, {}, Ok{}});
+    RocpdReader& r = *(part->reader = std::make_unique<RocpdReader>(part->db, m_opt));
+    r.m_info = m_info;
+    r.m_look = m_look;  // only read while both threads run
+    try {
+        RegionsPart& p = *part;
+        part->thread = std::thread([&p] { p.status = p.reader->readRegions(); });
+    } catch (const std::system_error&) {
+        return nullptr;
+    }
+    return part;
+}
+
+void RocpdReader::appendRegionsPart(RocpdReader& part) {
+    for (auto& [row, ps] : part.m_procs) {
+        ProcState* p = newProc(row);
+        appendRankPart(*p->rank, *ps.rank, [p](const Track& t) { return p->tracks.get(*p->rank, t.pid, t.tid); });
+    }
+    if (part.m_skipped > 0 && m_skipped == 0) m_firstSkipped = part.m_firstSkipped;
+    m_skipped += part.m_skipped;
+}
+
 Result<sqlrows::Ranks> RocpdReader::run() {
     if (table("rocpd_string").empty()) return m_db.error("rocpd_string", "table is missing: not a rocpd database");
     m_info.format = "rocpd";
@@ -398,9 +451,21 @@ Result<sqlrows::Ranks> RocpdReader::run() {
         return Ok{};
     });
     m_hasCounters = !table("rocpd_pmc_event").empty();
-    for (auto step : {&RocpdReader::readLookups, &RocpdReader::readDispatches, &RocpdReader::readCopies,
-                      &RocpdReader::readRegions, &RocpdReader::readCounters})
-        if (Status s = (this->*step)(); !s) return s.error();
+    if (Status s = readLookups(); !s) return s.error();
+    // The dispatches and copies here, the regions beside them (or after them, on this thread); the ranks, strings
+    // and tracks are the same either way. The counters last: they join the dispatches.
+    std::unique_ptr<RegionsPart> part = startRegionsPart();
+    Status gpu = readDispatches();
+    if (gpu) gpu = readCopies();
+    if (part) part->thread.join();
+    if (!gpu) return gpu.error();
+    if (part) {
+        if (!part->status) return part->status.error();
+        appendRegionsPart(*part->reader);
+    } else if (Status s = readRegions(); !s) {
+        return s.error();
+    }
+    if (Status s = readCounters(); !s) return s.error();
     if (m_procs.empty())
         return m_db.error(table("rocpd_kernel_dispatch"), "no kernel dispatch, memory copy or region rows");
     sqlrows::Ranks out;
@@ -408,8 +473,8 @@ Result<sqlrows::Ranks> RocpdReader::run() {
         RankData& r = *p.rank;
         r.rank = static_cast<int>(out.size());
         ProcessMeta meta;
-        meta.pid = m_processes.count(row) ? m_processes[row] : row;
-        meta.name = r.strings.intern(m_commands[row]);
+        meta.pid = m_look->processes.count(row) ? m_look->processes[row] : row;
+        meta.name = r.strings.intern(m_look->commands[row]);
         r.processes.push_back(meta);
         r.stats.events = r.gpu.size() + r.slices.size();
         r.stats.bytesRead = m_info.fileSize;
@@ -429,7 +494,14 @@ Result<sqlrows::Ranks> RocpdReader::run() {
 }
 
 Result<sqlrows::Ranks> loadRocpd(const SourceGroup& group, const SourceLoadOptions& opt, const CancelToken& cancel) {
-    return sqlrows::openAndLoad(group, cancel, [&](const SqliteDb& db) { return loadRocpdSqliteDb(db, opt); });
+    return sqlrows::openAndLoad(group, cancel, [&](const SqliteDb& db) {
+        RocpdReader reader(db, opt, [&db, &cancel]() {
+            SqliteOpenOptions o;
+            o.cancel = cancel;
+            return SqliteDb::open(db.path(), o);
+        });
+        return reader.run();
+    });
 }
 
 }  // namespace

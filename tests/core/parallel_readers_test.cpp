@@ -10,7 +10,9 @@
 // the export bench/gen_nsys_sqlite.py writes (nsys 2024.5's column sets, 100,000 kernels each launched by a
 // runtime call) loads to the same ranks with one thread or two, and a bad runtime row is the same error. Likewise an
 // RPD trace's link tables and GPU ops beside its calls (rpd_sqlite.cpp), on the real matmul trace in tests/data
-// grown by bench/gen_rpd_sqlite.py (87,040 ops, 122,885 calls).
+// grown by bench/gen_rpd_sqlite.py (87,040 ops, 122,885 calls); and a rocpd database's regions beside its dispatches
+// and copies (rocpd_sqlite.cpp), on the documentation sample in tests/data grown by bench/gen_rocpd_sqlite.py
+// (163,840 regions, 98,304 dispatches).
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -22,6 +24,7 @@
 #include <unistd.h>
 
 #include "core/formats/nsys_sqlite.h"
+#include "core/formats/rocpd_sqlite.h"
 #include "core/formats/rocprofv3_csv.h"
 #include "core/formats/rpd_sqlite.h"
 #include "core/io/csv_reader.h"
@@ -226,8 +229,9 @@ void spoil(const std::string& db, const std::string& table, const std::string& c
 }
 
 // One thread and two load `db` to the same ranks; with `column` of row `rowid` of `table` spoilt, to the same error.
+// The error names `errorTable` (rocpd reads its tables through their unsuffixed views), else `table`.
 void expectSameWithTwoThreads(const SourceFormat& format, const std::string& db, const std::string& table,
-                              const std::string& column, int64_t rowid) {
+                              const std::string& column, int64_t rowid, const std::string& errorTable = {}) {
     auto one = loadSqlite(format, db, 1);
     auto two = loadSqlite(format, db, 2);
     ASSERT_TRUE(one) << one.error().toString();
@@ -241,7 +245,7 @@ void expectSameWithTwoThreads(const SourceFormat& format, const std::string& db,
     ASSERT_FALSE(bad2);
     EXPECT_EQ(bad1.error().toString(), bad2.error().toString());
     EXPECT_EQ(bad2.error().where.row, rowid);
-    EXPECT_EQ(bad2.error().where.table, table);
+    EXPECT_EQ(bad2.error().where.table, errorTable.empty() ? table : errorTable);
 }
 
 TEST_F(ParallelReaders, NsysRuntimeOnASecondThreadGivesTheOneThreadRanks) {
@@ -266,6 +270,23 @@ TEST_F(ParallelReaders, RpdOpsOnASecondThreadGiveTheOneThreadRank) {
     ASSERT_EQ(one->size(), 1u);
     EXPECT_EQ(one->front()->gpu.size(), 87'040u);  // python3 sqlite3: SELECT count(*) FROM rocpd_op
     expectSameWithTwoThreads(kRpdSqliteFormat, db, "rocpd_op", "start", 60001);
+}
+
+TEST_F(ParallelReaders, RocpdRegionsOnASecondThreadGiveTheOneThreadRanks) {
+    const std::string db = (m_dir / "rocpd.db").string();
+    const std::string gen = std::string(STROBE_TEST_DATA_DIR) + "/../../bench/gen_rocpd_sqlite.py";
+    const std::string seed = std::string(STROBE_TEST_DATA_DIR) + "/sqlite/rocpd_doc_sample.db";
+    ASSERT_EQ(std::system(("/usr/bin/python3 " + gen + " " + seed + " " + db + " 12 > /dev/null").c_str()), 0);
+    auto one = loadSqlite(kRocpdSqliteFormat, db, 1);
+    ASSERT_TRUE(one) << one.error().toString();
+    size_t slices = 0, gpu = 0;
+    for (const auto& r : *one) slices += r->slices.size(), gpu += r->gpu.size();
+    // python3 sqlite3: SELECT count(*) FROM rocpd_region / rocpd_kernel_dispatch + rocpd_memory_copy
+    EXPECT_EQ(slices, 163'840u);
+    EXPECT_EQ(gpu, 98'304u + 32'768u);
+    // The sample's region table (python3 sqlite3: SELECT name FROM sqlite_master WHERE name LIKE 'rocpd_region%').
+    expectSameWithTwoThreads(kRocpdSqliteFormat, db, "rocpd_region_0195d4e2_7c1a_7000_8000_0123456789ab", "start",
+                             120001, "rocpd_region");
 }
 
 }  // namespace
