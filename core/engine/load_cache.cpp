@@ -13,6 +13,8 @@
 #include <cstring>
 #include <limits>
 #include <optional>
+#include <system_error>
+#include <thread>
 #include <string_view>
 #include <type_traits>
 #include <unordered_map>
@@ -70,7 +72,8 @@ struct ColumnOut {
 
 class FileWriter {
 public:
-    explicit FileWriter(int fd) : m_fd(fd) { m_buf.reserve(kBufSize); }
+    // Writes from the descriptor's position, `start` bytes into the file (offsets count from the file's start).
+    explicit FileWriter(int fd, uint64_t start = 0) : m_fd(fd), m_written(start) { m_buf.reserve(kBufSize); }
 
     void write(const void* data, size_t n) {
         if (m_err != 0) return;
@@ -543,9 +546,173 @@ Status LoadCache::write(const SourceStamp& source, const RankData& rank, uint64_
 
 Status LoadCache::writeGroup(const std::vector<SourceStamp>& files, const std::vector<const RankData*>& ranks,
                              uint64_t optionsKey) const {
+    return finishGroupWrite(nullptr, files, ranks, optionsKey);
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// A group write begun before the merge.
+
+// One entry's temp file, open, with the raw columns the thread writes: the directory right after the header (its
+// size is known: the column set is fixed), those columns after it, the rest (finish) after them, the metadata last.
+struct LoadCache::EarlyEntry {
+    struct Column {
+        std::string name;
+        const char* data = nullptr;
+        uint32_t elemSize = 0;
+        uint64_t count = 0;
+        uint64_t offset = 0;
+        uint64_t checksum = 0;  // of the bytes written
+    };
+    fs::path temp;
+    int fd = -1;
+    uint64_t dirOffset = 0, dirCount = 0, end = 0;
+    std::vector<Column> columns;
+    const Column* find(std::string_view name) const {
+        for (const Column& c : columns)
+            if (c.name == name) return &c;
+        return nullptr;
+    }
+};
+
+struct LoadCache::GroupWrite {
+    std::vector<EarlyEntry> entries;  // by rank
+    std::thread thread;
+    int err = 0;  // the thread's errno, 0 when every column was written
+    GroupWrite() = default;
+    GroupWrite(const GroupWrite&) = delete;
+    GroupWrite& operator=(const GroupWrite&) = delete;
+    ~GroupWrite() {
+        if (thread.joinable()) thread.join();
+        for (EarlyEntry& e : entries)
+            if (e.fd >= 0) {
+                ::close(e.fd);
+                ::unlink(e.temp.c_str());
+            }
+    }
+};
+
+namespace {
+
+int pwriteAll(int fd, const char* p, uint64_t n, uint64_t offset) {
+    while (n > 0) {
+        const ssize_t w = ::pwrite(fd, p, static_cast<size_t>(std::min<uint64_t>(n, uint64_t{1} << 30)),
+                                   static_cast<off_t>(offset));
+        if (w < 0 && errno == EINTR) continue;
+        if (w < 0) return errno;
+        if (w == 0) return ENOSPC;
+        p += w;
+        n -= static_cast<uint64_t>(w);
+        offset += static_cast<uint64_t>(w);
+    }
+    return 0;
+}
+
+// A temp file beside `entry` (renamed over it once complete), created exclusively; its descriptor or -errno.
+int createTemp(const fs::path& dir, const fs::path& entry, fs::path& temp) {
+    static std::atomic<uint64_t> tempCounter{0};
+    temp = dir / fmt::format(".{}.tmp-{}-{}", entry.filename().string(), ::getpid(), tempCounter.fetch_add(1));
+    int fd = -1;
+    do {
+        fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    } while (fd < 0 && errno == EINTR);
+    return fd < 0 ? -errno : fd;
+}
+
+// The columns of a rank as an entry stores them: the string pool (offsets, then the blob), then every table's.
+std::vector<ColumnOut> entryColumns(const RankData& rank, std::vector<uint64_t>& strOffsets) {
+    const StringPool& pool = rank.strings;
+    strOffsets.assign(pool.size() + 1, 0);
+    for (StrId i = 0; i < pool.size(); ++i) strOffsets[i + 1] = strOffsets[i] + pool.view(i).size();
+    std::vector<ColumnOut> cols;
+    cols.push_back({std::string(kStrOffsets), 8, strOffsets.size(), reinterpret_cast<const char*>(strOffsets.data()),
+                    nullptr, 0, 0});
+    cols.push_back({std::string(kStrBlob), 1, strOffsets.back(), nullptr, &pool, 0, 0});
+    auto& mutableRank = const_cast<RankData&>(rank);  // the visitors are non-const; nothing is changed
+    visitAllColumns(mutableRank, [&](std::string name, auto& col) {
+        using T = typename std::remove_reference_t<decltype(col)>::value_type;
+        cols.push_back({std::move(name), static_cast<uint32_t>(sizeof(T)), col.size(),
+                        reinterpret_cast<const char*>(col.data()), nullptr, 0, 0});
+    });
+    return cols;
+}
+
+uint64_t columnChecksum(const ColumnOut& c) {
+    Hasher hs;
+    c.forEachPiece([&](const char* p, size_t n) { hs.update(p, n); });
+    return hs.finish();
+}
+
+// Temp files of an entry left by a process that died while writing: removed once they are old enough not to
+// belong to a writer that is still running.
+void removeOldTemps(const fs::path& dir, const fs::path& entry) {
+    const std::string tempPrefix = "." + entry.filename().string() + ".tmp-";
+    std::error_code ec;
+    for (fs::directory_iterator it(dir, ec); !ec && it != fs::directory_iterator(); it.increment(ec)) {
+        if (!it->path().filename().string().starts_with(tempPrefix)) continue;
+        std::error_code ec2;
+        const auto age = fs::file_time_type::clock::now() - fs::last_write_time(it->path(), ec2);
+        if (!ec2 && age > std::chrono::minutes(30)) fs::remove(it->path(), ec2);
+    }
+}
+
+}  // namespace
+
+std::shared_ptr<LoadCache::GroupWrite> LoadCache::beginGroupWrite(const std::vector<SourceStamp>& files,
+                                                                  const std::vector<const RankData*>& ranks) const {
+    if (files.empty() || files.front().absolutePath.empty() || ranks.empty() || ranks.size() > 1'000'000)
+        return nullptr;  // finish reports it
+    std::error_code ec;
+    fs::create_directories(m_dir, ec);
+    if (ec) return nullptr;
+    auto w = std::make_shared<GroupWrite>();
+    w->entries.resize(ranks.size());
+    for (size_t k = 0; k < ranks.size(); ++k) {
+        EarlyEntry& e = w->entries[k];
+        const int fd = createTemp(m_dir, entryFor(files.front().absolutePath, static_cast<uint32_t>(k)), e.temp);
+        if (fd < 0) return nullptr;  // finish writes the plain way, and says why it cannot
+        e.fd = fd;
+        e.dirCount = 2;  // the string pool's two columns
+        visitAllColumns(const_cast<RankData&>(*ranks[k]), [&](const std::string&, auto&) { ++e.dirCount; });
+        e.dirOffset = alignUp(kHeaderSize);
+        uint64_t cursor = alignUp(e.dirOffset + e.dirCount * sizeof(DirEntry));
+        visitAllColumns(const_cast<RankData&>(*ranks[k]), [&](std::string name, auto& col) {
+            using T = typename std::remove_reference_t<decltype(col)>::value_type;
+            if (col.empty() || !(name.starts_with("gpu.") || name.starts_with("slices."))) return;
+            EarlyEntry::Column c{std::move(name), reinterpret_cast<const char*>(col.data()),
+                                 static_cast<uint32_t>(sizeof(T)), col.size(), alignUp(cursor), 0};
+            cursor = c.offset + c.count * c.elemSize;
+            e.columns.push_back(std::move(c));
+        });
+        e.end = cursor;
+    }
+    GroupWrite& g = *w;
+    try {
+        w->thread = std::thread([&g] {
+            for (EarlyEntry& e : g.entries)
+                for (EarlyEntry::Column& c : e.columns) {
+                    const uint64_t bytes = c.count * c.elemSize;
+                    c.checksum = LoadCache::checksum(c.data, static_cast<size_t>(bytes));
+                    if (const int err = pwriteAll(e.fd, c.data, bytes, c.offset); err != 0) {
+                        g.err = err;
+                        return;
+                    }
+                }
+        });
+    } catch (const std::system_error&) {
+        return nullptr;
+    }
+    return w;
+}
+
+Status LoadCache::finishGroupWrite(std::shared_ptr<GroupWrite> write, const std::vector<SourceStamp>& files,
+                                   const std::vector<const RankData*>& ranks, uint64_t optionsKey) const {
     if (files.empty() || files.front().absolutePath.empty()) return Error("load cache: a source group without files");
     if (ranks.empty()) return Error(Location{files.front().absolutePath}, "load cache: a source group without ranks");
     if (ranks.size() > 1'000'000) return Error(Location{files.front().absolutePath}, "load cache: too many ranks");
+    if (write) {
+        write->thread.join();
+        if (write->err != 0 || write->entries.size() != ranks.size()) write.reset();  // written the plain way
+    }
     EntryId id;
     id.groupHash = groupHash(files);
     id.rankCount = static_cast<uint32_t>(ranks.size());
@@ -555,7 +722,7 @@ Status LoadCache::writeGroup(const std::vector<SourceStamp>& files, const std::v
     for (size_t k = ranks.size(); k-- > 0;) {
         id.rankIndex = static_cast<uint32_t>(k);
         if (Status st = writeEntry(entryFor(files.front().absolutePath, id.rankIndex), files.front(), id, *ranks[k],
-                                   optionsKey);
+                                   optionsKey, write ? &write->entries[k] : nullptr);
             !st)
             return st;
     }
@@ -568,33 +735,21 @@ Status LoadCache::writeGroup(const std::vector<SourceStamp>& files, const std::v
 }
 
 Status LoadCache::writeEntry(const fs::path& entry, const SourceStamp& source, const EntryId& id, const RankData& rank,
-                             uint64_t optionsKey) const {
+                             uint64_t optionsKey, EarlyEntry* early) const {
     std::error_code ec;
     fs::create_directories(m_dir, ec);
     if (ec) return Error(Location{m_dir.string()}, "cannot create the cache directory: " + ec.message());
 
-    // Gather the columns: strings first, then every table column.
-    const StringPool& pool = rank.strings;
-    std::vector<uint64_t> strOffsets(pool.size() + 1);
-    strOffsets[0] = 0;
-    for (StrId i = 0; i < pool.size(); ++i) strOffsets[i + 1] = strOffsets[i] + pool.view(i).size();
-
-    std::vector<ColumnOut> cols;
-    cols.push_back({std::string(kStrOffsets), 8, strOffsets.size(), reinterpret_cast<const char*>(strOffsets.data()),
-                    nullptr, 0, 0});
-    cols.push_back({std::string(kStrBlob), 1, strOffsets.back(), nullptr, &pool, 0, 0});
-    auto& mutableRank = const_cast<RankData&>(rank);  // the visitors are non-const; nothing is changed
-    visitAllColumns(mutableRank, [&](std::string name, auto& col) {
-        using T = typename std::remove_reference_t<decltype(col)>::value_type;
-        cols.push_back({std::move(name), static_cast<uint32_t>(sizeof(T)), col.size(),
-                        reinterpret_cast<const char*>(col.data()), nullptr, 0, 0});
-    });
+    std::vector<uint64_t> strOffsets;
+    std::vector<ColumnOut> cols = entryColumns(rank, strOffsets);
     for (const ColumnOut& c : cols)
         if (c.name.size() >= kNameSize) return Error(fmt::format("load cache: column name '{}' is too long", c.name));
+    if (early != nullptr && early->dirCount != cols.size()) early = nullptr;  // cannot happen: a fixed column set
 
     const std::string meta = writeMeta(source.absolutePath, rank);
 
-    // Layout.
+    // Layout: header, metadata, directory, columns; or, over a begun write, header, directory, the columns it
+    // wrote (written again where their bytes changed), the other columns, metadata.
     Header h{};
     std::memcpy(h.magic, kMagic, sizeof(kMagic));
     h.endianTag = kEndianTag;
@@ -608,20 +763,31 @@ Status LoadCache::writeEntry(const fs::path& entry, const SourceStamp& source, c
     h.rankIndex = id.rankIndex;
     h.rankCount = id.rankCount;
     h.writeId = id.writeId;
-    h.metaOffset = kHeaderSize;
     h.metaSize = meta.size();
     h.metaChecksum = checksum(meta.data(), meta.size());
-    h.dirOffset = alignUp(h.metaOffset + h.metaSize);
     h.dirCount = cols.size();
-    uint64_t cursor = alignUp(h.dirOffset + h.dirCount * sizeof(DirEntry));
+    std::vector<uint8_t> inFile(cols.size(), 0);  // 1: already in the temp file, as written by the begun write
+    uint64_t cursor = 0;
+    if (early != nullptr) {
+        h.dirOffset = early->dirOffset;
+        cursor = early->end;
+    } else {
+        h.metaOffset = kHeaderSize;
+        h.dirOffset = alignUp(h.metaOffset + h.metaSize);
+        cursor = alignUp(h.dirOffset + h.dirCount * sizeof(DirEntry));
+    }
     std::vector<DirEntry> dir(cols.size());
     for (size_t i = 0; i < cols.size(); ++i) {
         ColumnOut& c = cols[i];
-        c.offset = alignUp(cursor);
-        cursor = c.offset + c.bytes();
-        Hasher hs;
-        c.forEachPiece([&](const char* p, size_t n) { hs.update(p, n); });
-        c.checksum = hs.finish();
+        c.checksum = columnChecksum(c);
+        const EarlyEntry::Column* e = early != nullptr ? early->find(c.name) : nullptr;
+        if (e != nullptr && e->count == c.count && e->elemSize == c.elemSize) {
+            c.offset = e->offset;
+            inFile[i] = e->checksum == c.checksum ? 1 : 0;
+        } else {
+            c.offset = alignUp(cursor);
+            cursor = c.offset + c.bytes();
+        }
         DirEntry& d = dir[i];
         std::memset(&d, 0, sizeof(d));
         std::memcpy(d.name, c.name.data(), c.name.size());
@@ -630,42 +796,59 @@ Status LoadCache::writeEntry(const fs::path& entry, const SourceStamp& source, c
         d.offset = c.offset;
         d.checksum = c.checksum;
     }
+    if (early != nullptr) {
+        h.metaOffset = alignUp(cursor);
+        cursor = h.metaOffset + h.metaSize;
+    }
     h.fileSize = cursor;
     h.dirChecksum = checksum(dir.data(), dir.size() * sizeof(DirEntry));
     h.headerChecksum = checksum(&h, kHeaderChecked);
 
-    // Temp files of this entry left by a process that died while writing: removed once they are old enough
-    // not to belong to a writer that is still running.
-    const std::string tempPrefix = "." + entry.filename().string() + ".tmp-";
-    for (fs::directory_iterator it(m_dir, ec); !ec && it != fs::directory_iterator(); it.increment(ec)) {
-        if (!it->path().filename().string().starts_with(tempPrefix)) continue;
-        std::error_code ec2;
-        const auto age = fs::file_time_type::clock::now() - fs::last_write_time(it->path(), ec2);
-        if (!ec2 && age > std::chrono::minutes(30)) fs::remove(it->path(), ec2);
-    }
-
-    // Write a temp file next to the entry, then rename it over the entry.
-    static std::atomic<uint64_t> tempCounter{0};
-    const fs::path temp =
-        m_dir / fmt::format(".{}.tmp-{}-{}", entry.filename().string(), ::getpid(), tempCounter.fetch_add(1));
+    removeOldTemps(m_dir, entry);
+    fs::path temp;
     int fd = -1;
-    do {
-        fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-    } while (fd < 0 && errno == EINTR);
-    if (fd < 0) return Error(Location{temp.string()}, "cannot create the cache file: " + errnoText(errno));
-
-    FileWriter out(fd);
-    out.write(&h, sizeof(h));
-    out.write(meta.data(), meta.size());
-    out.padTo(h.dirOffset);
-    out.write(dir.data(), dir.size() * sizeof(DirEntry));
-    for (const ColumnOut& c : cols) {
-        out.padTo(c.offset);
-        c.forEachPiece([&](const char* p, size_t n) { out.write(p, n); });
+    if (early != nullptr) {
+        temp = early->temp;
+        fd = early->fd;
+        early->fd = -1;  // this function closes it (and removes the temp file on failure)
+    } else if ((fd = createTemp(m_dir, entry, temp)) < 0) {
+        return Error(Location{temp.string()}, "cannot create the cache file: " + errnoText(-fd));
     }
-    out.flush();
-    int err = out.error();
-    if (err == 0 && out.written() != h.fileSize) err = EIO;
+    int err = 0;
+    if (early != nullptr) {
+        // The columns the begun write did not write (or whose bytes changed since), then the metadata, in file
+        // order from where its columns end; the directory and header in their places.
+        for (size_t i = 0; i < cols.size() && err == 0; ++i)
+            if (!inFile[i] && cols[i].offset < early->end && cols[i].bytes() > 0)
+                err = pwriteAll(fd, cols[i].data, cols[i].bytes(), cols[i].offset);
+        if (err == 0 && ::lseek(fd, static_cast<off_t>(early->end), SEEK_SET) < 0) err = errno;
+        FileWriter out(fd, early->end);
+        for (const ColumnOut& c : cols) {
+            if (c.offset < early->end) continue;
+            out.padTo(c.offset);
+            c.forEachPiece([&](const char* p, size_t n) { out.write(p, n); });
+        }
+        out.padTo(h.metaOffset);
+        out.write(meta.data(), meta.size());
+        out.flush();
+        if (err == 0) err = out.error();
+        if (err == 0 && out.written() != h.fileSize) err = EIO;
+        if (err == 0) err = pwriteAll(fd, reinterpret_cast<const char*>(dir.data()), dir.size() * sizeof(DirEntry), h.dirOffset);
+        if (err == 0) err = pwriteAll(fd, reinterpret_cast<const char*>(&h), sizeof(h), 0);
+    } else {
+        FileWriter out(fd);
+        out.write(&h, sizeof(h));
+        out.write(meta.data(), meta.size());
+        out.padTo(h.dirOffset);
+        out.write(dir.data(), dir.size() * sizeof(DirEntry));
+        for (const ColumnOut& c : cols) {
+            out.padTo(c.offset);
+            c.forEachPiece([&](const char* p, size_t n) { out.write(p, n); });
+        }
+        out.flush();
+        err = out.error();
+        if (err == 0 && out.written() != h.fileSize) err = EIO;
+    }
     if (err == 0 && m_sync && ::fsync(fd) != 0) err = errno;
     if (::close(fd) != 0 && err == 0) err = errno;
     if (err == 0 && ::rename(temp.c_str(), entry.c_str()) != 0) err = errno;

@@ -99,6 +99,19 @@ public:
     Status writeGroup(const std::vector<SourceStamp>& files, const std::vector<const RankData*>& ranks,
                       uint64_t optionsKey) const;
 
+    // writeGroup in two halves around the ranks' merge (core/engine/source_cache.cpp): begin writes the GPU
+    // activities' and slices' raw columns (which the merge only reads) to the entries' temp files on a thread of
+    // its own while the merge runs; finish writes the rest once the ranks are merged, writes again any of those
+    // columns whose bytes changed meanwhile (hashed again), and renames the entries into place as writeGroup does.
+    // Until finish, the ranks must stay alive and their raw columns unmoved (mergeRank only reads them). A null or
+    // failed begin, or a thread that met an error, makes finish a plain writeGroup; a GroupWrite dropped without
+    // finish removes its temp files.
+    struct GroupWrite;
+    std::shared_ptr<GroupWrite> beginGroupWrite(const std::vector<SourceStamp>& files,
+                                                const std::vector<const RankData*>& ranks) const;
+    Status finishGroupWrite(std::shared_ptr<GroupWrite> write, const std::vector<SourceStamp>& files,
+                            const std::vector<const RankData*>& ranks, uint64_t optionsKey) const;
+
     const std::filesystem::path& dir() const { return m_dir; }
 
     // Also hash every column's bytes on read (on by default: ~20 ms per 1 GB of JSON, and a bit flipped on disk
@@ -123,8 +136,9 @@ public:
     struct EntryId;
 
 private:
+    struct EarlyEntry;
     Status writeEntry(const std::filesystem::path& entry, const SourceStamp& primary, const EntryId& id,
-                      const RankData& rank, uint64_t optionsKey) const;
+                      const RankData& rank, uint64_t optionsKey, EarlyEntry* early = nullptr) const;
     std::filesystem::path m_dir;
     bool m_verifyData = true;
     bool m_sync = false;

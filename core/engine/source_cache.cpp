@@ -119,6 +119,14 @@ Result<SourceLoad> loadSourceCached(const SourceGroup& group, const SourceLoadOp
     auto loaded = parse ? parse() : format->load(group, options, cancel);
     if (!loaded) return loaded.error();
     if (cancel.cancelled()) return Error("cancelled");
+    // The raw columns go to the cache on a thread of their own while the ranks are merged (the merge only reads
+    // them): on two cores the write and the merge overlap instead of following each other.
+    std::shared_ptr<LoadCache::GroupWrite> early;
+    if (stamps && !loaded.value().empty()) {
+        std::vector<const RankData*> raw;
+        for (const auto& r : loaded.value()) raw.push_back(r.get());
+        early = cache->beginGroupWrite(*stamps, raw);
+    }
     for (auto& r : loaded.value()) {
         if (cancel.cancelled()) return Error("cancelled");
         if (Status merged = mergeRank(*r, rules, cancel); !merged) return merged.error();
@@ -132,7 +140,7 @@ Result<SourceLoad> loadSourceCached(const SourceGroup& group, const SourceLoadOp
             paths.toAbsolute(*r);
             view.push_back(r.get());
         }
-        Status written = cache->writeGroup(*stamps, view, key);
+        Status written = cache->finishGroupWrite(std::move(early), *stamps, view, key);
         for (auto& r : out.ranks) paths.toGiven(*r);
         if (!written) out.cacheWriteError = written.error();
     }

@@ -483,15 +483,15 @@ void pokeByte(const fs::path& p, size_t offset, char value) {
 }
 }  // namespace
 
-TEST(LoadCache, EveryCorruptedByteIsCaughtOrHarmless) {
-    Fixture f;
-    f.cache.setVerifyData(true);
-    ASSERT_TRUE(f.cache.write(f.source.string(), f.rank).ok());
+namespace {
+
+// Pokes every byte of the header, metadata and directory region, then every 61st byte of the data (each column is
+// hit several times) of the entry written for `f`: each is caught (corrupt, foreign, stale) or harmless (the data
+// read back is still `want`).
+void expectEveryCorruptionCaughtOrHarmless(Fixture& f, RankData& want) {
     const std::string original = readAll(f.entry());
     ASSERT_GT(original.size(), 4096u);
     size_t rejected = 0, accepted = 0;
-    // Every byte of the header, metadata and directory region, then every 61st byte of the data (each column
-    // is hit several times).
     for (size_t off = 0; off < original.size(); off += off < 4096 ? 1 : 61) {
         pokeByte(f.entry(), off, static_cast<char>(original[off] ^ 0x5a));
         CacheLookup lookup = CacheLookup::Hit;
@@ -499,7 +499,7 @@ TEST(LoadCache, EveryCorruptedByteIsCaughtOrHarmless) {
         if (r.ok()) {
             // Only padding may change unnoticed: the data read back must still be the original.
             ++accepted;
-            expectSame(f.rank, **r);
+            expectSame(want, **r);
         } else {
             ++rejected;
             EXPECT_TRUE(lookup == CacheLookup::Corrupt || lookup == CacheLookup::Foreign ||
@@ -507,13 +507,65 @@ TEST(LoadCache, EveryCorruptedByteIsCaughtOrHarmless) {
                 << "offset " << off << ": " << toString(lookup);
         }
         pokeByte(f.entry(), off, original[off]);
-        if (HasFailure()) {
+        if (::testing::Test::HasFailure()) {
             ADD_FAILURE() << "first failure at offset " << off;
             return;
         }
     }
     EXPECT_GT(rejected, accepted);  // the file is mostly data, all of it checked
     ASSERT_TRUE(f.cache.read(f.source.string()).ok());  // restored
+}
+
+}  // namespace
+
+TEST(LoadCache, EveryCorruptedByteIsCaughtOrHarmless) {
+    Fixture f;
+    f.cache.setVerifyData(true);
+    ASSERT_TRUE(f.cache.write(f.source.string(), f.rank).ok());
+    expectEveryCorruptionCaughtOrHarmless(f, f.rank);
+}
+
+// writeGroup in two halves (source_cache.cpp: the raw columns written while the ranks merge): the entry reads back
+// as the rank is at finish, a column changed between begin and finish included (written again), and stands
+// every corrupted byte like a plain write's; its layout differs (directory after the header, metadata last).
+TEST(LoadCacheConcurrency, AGroupWriteBegunBeforeTheMergeGivesTheRankAsFinished) {
+    Fixture f;
+    f.cache.setVerifyData(true);
+    auto stamps = LoadCache::stampGroup({f.source.string()});
+    ASSERT_TRUE(stamps.ok());
+    const std::vector<const RankData*> ranks{&f.rank};
+    auto w = f.cache.beginGroupWrite(*stamps, ranks);
+    ASSERT_TRUE(w);
+    // What a merge may do meanwhile: intern strings, fill columns; here also a raw column changed in place.
+    f.rank.strings.intern("interned by the merge");
+    auto& ts = f.rank.gpu.ts.mut();
+    ASSERT_GT(ts.size(), 5u);
+    ts[5] = 123456789;
+    ASSERT_TRUE(f.cache.finishGroupWrite(std::move(w), *stamps, ranks, 7).ok());
+    auto back = f.cache.readGroup(*stamps, 7);
+    ASSERT_TRUE(back.ok()) << back.error().toString();
+    ASSERT_EQ(back->size(), 1u);
+    expectSame(f.rank, *back->front());
+    EXPECT_EQ(back->front()->gpu.ts[5], 123456789);
+    EXPECT_TRUE(back->front()->strings.find("interned by the merge").has_value());
+    // Nothing but the entry is left in the cache directory.
+    size_t files = 0;
+    for (const auto& e : fs::directory_iterator(f.cache.dir())) files += e.is_regular_file() ? 1 : 0;
+    EXPECT_EQ(files, 1u);
+    expectEveryCorruptionCaughtOrHarmless(f, f.rank);
+}
+
+TEST(LoadCacheConcurrency, AGroupWriteDroppedBeforeFinishLeavesNothing) {
+    Fixture f;
+    auto stamps = LoadCache::stampGroup({f.source.string()});
+    ASSERT_TRUE(stamps.ok());
+    auto w = f.cache.beginGroupWrite(*stamps, {&f.rank});
+    ASSERT_TRUE(w);
+    w.reset();  // a cancelled load, a merge that failed
+    size_t files = 0;
+    for (const auto& e : fs::directory_iterator(f.cache.dir())) files += e.is_regular_file() ? 1 : 0;
+    EXPECT_EQ(files, 0u);
+    EXPECT_FALSE(f.cache.read(f.source.string()).ok());
 }
 
 TEST(LoadCache, WithoutDataVerificationStructureIsStillChecked) {

@@ -13,6 +13,8 @@
 // grown by bench/gen_rpd_sqlite.py (87,040 ops, 122,885 calls); and a rocpd database's regions beside its dispatches
 // and copies (rocpd_sqlite.cpp), on the documentation sample in tests/data grown by bench/gen_rocpd_sqlite.py
 // (163,840 regions, 98,304 dispatches).
+//
+// The suite's name holds "Concurrency": the CI's tsan stage runs it under ThreadSanitizer.
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -23,6 +25,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include "core/engine/run_loader.h"
 #include "core/formats/nsys_sqlite.h"
 #include "core/formats/rocpd_sqlite.h"
 #include "core/formats/rocprofv3_csv.h"
@@ -131,7 +134,7 @@ void expectSameRank(RankData& a, RankData& b) {
     EXPECT_EQ(a.stats.joinMatchRate, b.stats.joinMatchRate);
 }
 
-class ParallelReaders : public ::testing::Test {
+class ParallelReadersConcurrency : public ::testing::Test {
 protected:
     void SetUp() override {
         m_dir = fs::temp_directory_path() / ("strobe-parallel-csv-" + std::to_string(::getpid()));
@@ -141,7 +144,7 @@ protected:
     fs::path m_dir;
 };
 
-TEST_F(ParallelReaders, TwoHalvesGiveTheOneThreadRank) {
+TEST_F(ParallelReadersConcurrency, TwoHalvesGiveTheOneThreadRank) {
     const BigTrace t = bigTrace(size_t{17} << 20);
     const std::string trace = write(m_dir / "big_kernel_trace.csv", t.header, t.rows);
     const std::string counters = counterFile(m_dir / "big_counter_collection.csv", t.rows.size());
@@ -162,7 +165,31 @@ TEST_F(ParallelReaders, TwoHalvesGiveTheOneThreadRank) {
     EXPECT_EQ(b.kernelCounters.gpuRow[b.kernelCounters.gpuRow.size() - 1], t.rows.size() - 1);  // Dispatch_Id n
 }
 
-TEST_F(ParallelReaders, SplitInsideAQuotedLineBreakReadsOnSequentially) {
+// Through the run loader with a cache: the halves read side by side, the raw columns written to the cache while the
+// rank merges (LoadCache::beginGroupWrite), and the second open, from that entry, gives the same rank.
+TEST_F(ParallelReadersConcurrency, ARunLoadWritesTheCacheWhileItMerges) {
+    const BigTrace t = bigTrace(size_t{17} << 20);
+    const std::string trace = write(m_dir / "big_kernel_trace.csv", t.header, t.rows);
+    ClassificationRules rules;
+    RunLoadOptions opt;
+    opt.cacheDir = m_dir / "cache";
+    opt.rules = &rules;
+    opt.threads = 2;
+    auto first = loadRun({trace}, opt);
+    ASSERT_TRUE(first.ok()) << first.error().toString();
+    auto second = loadRun({trace}, opt);
+    ASSERT_TRUE(second.ok()) << second.error().toString();
+    ASSERT_EQ((*first)->ranks.size(), 1u);
+    ASSERT_EQ((*second)->ranks.size(), 1u);
+    auto& a = const_cast<RankData&>(*(*first)->ranks.front());  // the comparison visits columns (non-const)
+    auto& b = const_cast<RankData&>(*(*second)->ranks.front());
+    EXPECT_FALSE(a.stats.fromCache);
+    EXPECT_TRUE(b.stats.fromCache);
+    EXPECT_EQ(b.gpu.size(), t.rows.size());
+    expectSameRank(a, b);
+}
+
+TEST_F(ParallelReadersConcurrency, SplitInsideAQuotedLineBreakReadsOnSequentially) {
     // Rows P, one long row S whose quoted kernel name holds a line break three quarters in, rows P again: the
     // middle of the data falls inside S before its line break, so the first line end after the middle (where the
     // second thread would start) is inside the quotes.
@@ -191,7 +218,7 @@ TEST_F(ParallelReaders, SplitInsideAQuotedLineBreakReadsOnSequentially) {
     expectSameRank(*one->front(), *two->front());
 }
 
-TEST_F(ParallelReaders, ABadRowInTheSecondHalfIsTheOneThreadError) {
+TEST_F(ParallelReadersConcurrency, ABadRowInTheSecondHalfIsTheOneThreadError) {
     const BigTrace t = bigTrace(size_t{17} << 20);
     std::vector<std::string> rows = t.rows;
     auto f = fieldsOf(rows.at(rows.size() * 3 / 4));
@@ -248,7 +275,7 @@ void expectSameWithTwoThreads(const SourceFormat& format, const std::string& db,
     EXPECT_EQ(bad2.error().where.table, errorTable.empty() ? table : errorTable);
 }
 
-TEST_F(ParallelReaders, NsysRuntimeOnASecondThreadGivesTheOneThreadRanks) {
+TEST_F(ParallelReadersConcurrency, NsysRuntimeOnASecondThreadGivesTheOneThreadRanks) {
     const std::string db = (m_dir / "nsys.sqlite").string();
     const std::string gen = std::string(STROBE_TEST_DATA_DIR) + "/../../bench/gen_nsys_sqlite.py";
     ASSERT_EQ(std::system(("/usr/bin/python3 " + gen + " " + db + " 8 > /dev/null").c_str()), 0);
@@ -260,7 +287,7 @@ TEST_F(ParallelReaders, NsysRuntimeOnASecondThreadGivesTheOneThreadRanks) {
     expectSameWithTwoThreads(kNsysSqliteFormat, db, "CUPTI_ACTIVITY_KIND_RUNTIME", "start", 77777);
 }
 
-TEST_F(ParallelReaders, RpdOpsOnASecondThreadGiveTheOneThreadRank) {
+TEST_F(ParallelReadersConcurrency, RpdOpsOnASecondThreadGiveTheOneThreadRank) {
     const std::string db = (m_dir / "matmul.rpd").string();
     const std::string gen = std::string(STROBE_TEST_DATA_DIR) + "/../../bench/gen_rpd_sqlite.py";
     const std::string seed = std::string(STROBE_TEST_DATA_DIR) + "/sqlite/rpd_matmul.rpd";
@@ -272,7 +299,7 @@ TEST_F(ParallelReaders, RpdOpsOnASecondThreadGiveTheOneThreadRank) {
     expectSameWithTwoThreads(kRpdSqliteFormat, db, "rocpd_op", "start", 60001);
 }
 
-TEST_F(ParallelReaders, RocpdRegionsOnASecondThreadGiveTheOneThreadRanks) {
+TEST_F(ParallelReadersConcurrency, RocpdRegionsOnASecondThreadGiveTheOneThreadRanks) {
     const std::string db = (m_dir / "rocpd.db").string();
     const std::string gen = std::string(STROBE_TEST_DATA_DIR) + "/../../bench/gen_rocpd_sqlite.py";
     const std::string seed = std::string(STROBE_TEST_DATA_DIR) + "/sqlite/rocpd_doc_sample.db";
