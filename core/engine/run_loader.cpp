@@ -443,10 +443,8 @@ Result<DatasetPtr> loadDetectedRun(const std::vector<std::string>& paths, const 
     std::vector<std::string> files;
     for (const SourceGroup& g : groups) files.push_back(groupPrimaryPath(g));
     const size_t n = files.size();
-
     Diagnostics manifestNotes;
     std::vector<SourceLoadOptions> sourceOptions = optionsPerSource(groups, files, options.sources, manifestNotes);
-
     const unsigned hw = std::max(1u, std::thread::hardware_concurrency());
     const size_t cores = options.threads > 0 ? static_cast<size_t>(options.threads) : hw;
     const size_t workers = std::max<size_t>(1, std::min(cores, n));
