@@ -1,0 +1,26 @@
+#!/bin/sh
+# Readers at their floor (issue 20): two strobe-cli builds on one CSV file, fairly. On a virtual machine whose host backs
+# guest memory lazily, a process that follows one which freed a lot of memory gets it back warm; the floor frees
+# nothing, so here each Strobe run follows a floor run, and the order of the two builds alternates. Prints one line
+# per run: who, wall s, user s, system s, peak RSS kB (sort the output to read medians).
+#
+# Usage: sh bench/ab_csv.sh FILE OLD_STROBE_CLI [RUNS]   (from the checkout; build/release's strobe-cli is "new")
+set -eu
+[ $# -ge 2 ] || { sed -n '2,7p' "$0"; exit 2; }
+file=$1; old=$2; runs=${3:-6}
+new=build/release/app/strobe-cli; floor=build/release/bench/strobe-csv-floor
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+cat "$file" > /dev/null
+strobe() {
+    rm -rf "$tmp/cache"; mkdir "$tmp/cache"
+    XDG_CACHE_HOME="$tmp/cache" /usr/bin/time -f "$1 %e %U %S %M" -o "$tmp/t" "$2" summary "$file" > /dev/null
+    cat "$tmp/t"
+}
+floor() { /usr/bin/time -f "floor %e %U %S %M" -o "$tmp/t" "$floor" "$file" > /dev/null; cat "$tmp/t"; }
+i=1
+while [ $i -le "$runs" ]; do
+    if [ $((i % 2)) -eq 0 ]; then floor; strobe new "$new"; floor; strobe old "$old"
+    else floor; strobe old "$old"; floor; strobe new "$new"; fi
+    i=$((i + 1))
+done
