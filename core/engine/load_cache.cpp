@@ -704,13 +704,17 @@ std::shared_ptr<LoadCache::GroupWrite> LoadCache::beginGroupWrite(const std::vec
     return w;
 }
 
+void LoadCache::waitGroupWrite(GroupWrite& write) {
+    if (write.thread.joinable()) write.thread.join();
+}
+
 Status LoadCache::finishGroupWrite(std::shared_ptr<GroupWrite> write, const std::vector<SourceStamp>& files,
                                    const std::vector<const RankData*>& ranks, uint64_t optionsKey) const {
     if (files.empty() || files.front().absolutePath.empty()) return Error("load cache: a source group without files");
     if (ranks.empty()) return Error(Location{files.front().absolutePath}, "load cache: a source group without ranks");
     if (ranks.size() > 1'000'000) return Error(Location{files.front().absolutePath}, "load cache: too many ranks");
     if (write) {
-        write->thread.join();
+        waitGroupWrite(*write);
         if (write->err != 0 || write->entries.size() != ranks.size()) write.reset();  // written the plain way
     }
     EntryId id;

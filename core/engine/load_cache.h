@@ -111,6 +111,9 @@ public:
                                                 const std::vector<const RankData*>& ranks) const;
     Status finishGroupWrite(std::shared_ptr<GroupWrite> write, const std::vector<SourceStamp>& files,
                             const std::vector<const RankData*>& ranks, uint64_t optionsKey) const;
+    // Waits until a begun write's thread is done (tests: a column changed after that, without a race, must be written
+    // again by finish).
+    static void waitGroupWrite(GroupWrite& write);
 
     const std::filesystem::path& dir() const { return m_dir; }
 

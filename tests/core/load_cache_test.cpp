@@ -536,8 +536,11 @@ TEST(LoadCacheConcurrency, AGroupWriteBegunBeforeTheMergeGivesTheRankAsFinished)
     const std::vector<const RankData*> ranks{&f.rank};
     auto w = f.cache.beginGroupWrite(*stamps, ranks);
     ASSERT_TRUE(w);
-    // What a merge may do meanwhile: intern strings, fill columns; here also a raw column changed in place.
+    // What a merge does meanwhile: intern strings (the pool is written at finish).
     f.rank.strings.intern("interned by the merge");
+    // A raw column changed once the thread has written it (outside the contract, which a future merge might break):
+    // finish hashes it again and writes it again.
+    LoadCache::waitGroupWrite(*w);
     auto& ts = f.rank.gpu.ts.mut();
     ASSERT_GT(ts.size(), 5u);
     ts[5] = 123456789;
