@@ -7,8 +7,6 @@
 #include <map>
 #include <memory>
 #include <optional>
-#include <system_error>
-#include <thread>
 #include <unordered_map>
 
 #include "core/formats/rank_builder.h"
@@ -66,12 +64,7 @@ public:
 private:
     // The runtime calls, read on a second connection and thread while this one reads the GPU tables (a large
     // export with SourceLoadOptions::threads >= 2), into ranks of their own that are then appended to these.
-    struct RuntimePart {
-        SqliteDb db;
-        std::unique_ptr<NsysReader> reader;
-        std::thread thread;
-        Status status = Ok{};
-    };
+    using RuntimePart = sqlrows::SidePart<NsysReader>;
     // Below this many runtime rows one thread reads them (a connection and a thread cost more than they save).
     static constexpr int64_t kParallelRuntimeRows = 50'000;
     std::unique_ptr<RuntimePart> startRuntimePart();
@@ -557,22 +550,18 @@ void NsysReader::readNames() {
 }
 
 std::unique_ptr<NsysReader::RuntimePart> NsysReader::startRuntimePart() {
-    if (m_opt.threads < 2 || !m_reopen || !m_db.hasTable(kRuntime)) return nullptr;
+    if (m_opt.threads < 2 || !m_db.hasTable(kRuntime)) return nullptr;
     const auto cap = static_cast<int64_t>(m_info.fileSize / 8 + 1024);
     if (m_db.maxRowid(kRuntime, cap) < kParallelRuntimeRows) return nullptr;
-    auto db = m_reopen();
-    if (!db) return nullptr;  // read on this thread
-    auto part = std::unique_ptr<RuntimePart>(new RuntimePart{std::move(db.value()), nullptr, {}, Ok{}});
-    part->reader = std::make_unique<NsysReader>(part->db, m_opt);
-    part->reader->m_strings = m_strings;
-    part->reader->m_info = m_info;
-    try {
-        RuntimePart& p = *part;
-        part->thread = std::thread([&p] { p.status = p.reader->readRuntime(); });
-    } catch (const std::system_error&) {
-        return nullptr;
-    }
-    return part;
+    return sqlrows::startSidePart<NsysReader>(
+        m_reopen,
+        [&](const SqliteDb& db) {
+            auto r = std::make_unique<NsysReader>(db, m_opt);
+            r->m_strings = m_strings;
+            r->m_info = m_info;
+            return r;
+        },
+        [](NsysReader& r) { return r.readRuntime(); });
 }
 
 void NsysReader::appendRuntimePart(NsysReader& part) {
@@ -596,7 +585,7 @@ Result<sqlrows::Ranks> NsysReader::run() {
     std::unique_ptr<RuntimePart> part = startRuntimePart();
     Status gpu = readKernels();
     if (gpu) gpu = readMemcpy();
-    if (part) part->thread.join();
+    if (part) part->join();
     if (!gpu) return gpu.error();
     if (part) {
         if (!part->status) return part->status.error();
@@ -647,11 +636,7 @@ Result<sqlrows::Ranks> NsysReader::run() {
 
 Result<sqlrows::Ranks> loadNsys(const SourceGroup& group, const SourceLoadOptions& opt, const CancelToken& cancel) {
     return sqlrows::openAndLoad(group, cancel, [&](const SqliteDb& db) {
-        NsysReader reader(db, opt, [&db, &cancel]() {
-            SqliteOpenOptions o;
-            o.cancel = cancel;
-            return SqliteDb::open(db.path(), o);
-        });
+        NsysReader reader(db, opt, sqlrows::reopener(db, cancel));
         return reader.run();
     });
 }

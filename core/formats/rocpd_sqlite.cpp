@@ -5,8 +5,6 @@
 #include <functional>
 #include <map>
 #include <memory>
-#include <system_error>
-#include <thread>
 #include <unordered_map>
 
 #include "core/formats/rank_builder.h"
@@ -87,12 +85,7 @@ private:
     // The regions (API calls, markers), read on a second connection and thread while this one reads the dispatches
     // and copies (a large database with SourceLoadOptions::threads >= 2), into ranks of their own that are then
     // appended to these.
-    struct RegionsPart {
-        SqliteDb db;
-        std::unique_ptr<RocpdReader> reader;
-        std::thread thread;
-        Status status = Ok{};
-    };
+    using RegionsPart = sqlrows::SidePart<RocpdReader>;
     // Below this many regions one thread reads everything (a connection and a thread cost more than they save).
     static constexpr int64_t kParallelRegions = 50'000;
     std::unique_ptr<RegionsPart> startRegionsPart();
@@ -413,20 +406,16 @@ Status RocpdReader::readCounters() {
 }
 
 std::unique_ptr<RocpdReader::RegionsPart> RocpdReader::startRegionsPart() {
-    if (m_opt.threads < 2 || !m_reopen || maxRowid("rocpd_region") < kParallelRegions) return nullptr;
-    auto db = m_reopen();
-    if (!db) return nullptr;  // read on this thread
-    auto part = std::unique_ptr<RegionsPart>(new RegionsPart{std::move(db.value()), nullptr, {}, Ok{}});
-    RocpdReader& r = *(part->reader = std::make_unique<RocpdReader>(part->db, m_opt));
-    r.m_info = m_info;
-    r.m_look = m_look;  // only read while both threads run
-    try {
-        RegionsPart& p = *part;
-        part->thread = std::thread([&p] { p.status = p.reader->readRegions(); });
-    } catch (const std::system_error&) {
-        return nullptr;
-    }
-    return part;
+    if (m_opt.threads < 2 || maxRowid("rocpd_region") < kParallelRegions) return nullptr;
+    return sqlrows::startSidePart<RocpdReader>(
+        m_reopen,
+        [&](const SqliteDb& db) {
+            auto r = std::make_unique<RocpdReader>(db, m_opt);
+            r->m_info = m_info;
+            r->m_look = m_look;  // only read while both threads run
+            return r;
+        },
+        [](RocpdReader& r) { return r.readRegions(); });
 }
 
 void RocpdReader::appendRegionsPart(RocpdReader& part) {
@@ -457,7 +446,7 @@ Result<sqlrows::Ranks> RocpdReader::run() {
     std::unique_ptr<RegionsPart> part = startRegionsPart();
     Status gpu = readDispatches();
     if (gpu) gpu = readCopies();
-    if (part) part->thread.join();
+    if (part) part->join();
     if (!gpu) return gpu.error();
     if (part) {
         if (!part->status) return part->status.error();
@@ -495,11 +484,7 @@ Result<sqlrows::Ranks> RocpdReader::run() {
 
 Result<sqlrows::Ranks> loadRocpd(const SourceGroup& group, const SourceLoadOptions& opt, const CancelToken& cancel) {
     return sqlrows::openAndLoad(group, cancel, [&](const SqliteDb& db) {
-        RocpdReader reader(db, opt, [&db, &cancel]() {
-            SqliteOpenOptions o;
-            o.cancel = cancel;
-            return SqliteDb::open(db.path(), o);
-        });
+        RocpdReader reader(db, opt, sqlrows::reopener(db, cancel));
         return reader.run();
     });
 }

@@ -5,8 +5,6 @@
 #include <cstdlib>
 #include <functional>
 #include <memory>
-#include <system_error>
-#include <thread>
 #include <unordered_map>
 
 #include "core/formats/rank_builder.h"
@@ -37,12 +35,7 @@ public:
 private:
     // The link tables and the GPU ops, read on a second connection and thread while this one reads the calls (a
     // large trace with SourceLoadOptions::threads >= 2), into a rank of their own that is then appended to this one.
-    struct OpsPart {
-        SqliteDb db;
-        std::unique_ptr<RpdReader> reader;
-        std::thread thread;
-        Status status = Ok{};
-    };
+    using OpsPart = sqlrows::SidePart<RpdReader>;
     // Below this many ops one thread reads everything (a connection and a thread cost more than they save).
     static constexpr int64_t kParallelOps = 50'000;
     std::unique_ptr<OpsPart> startOpsPart();
@@ -332,26 +325,22 @@ void RpdReader::reserve() {
 
 std::unique_ptr<RpdReader::OpsPart> RpdReader::startOpsPart() {
     const auto cap = static_cast<int64_t>(m_rank->info.fileSize / 8 + 1024);
-    if (m_opt.threads < 2 || !m_reopen || m_db.maxRowid("rocpd_op", cap) < kParallelOps) return nullptr;
-    auto db = m_reopen();
-    if (!db) return nullptr;  // read on this thread
-    auto part = std::unique_ptr<OpsPart>(new OpsPart{std::move(db.value()), nullptr, {}, Ok{}});
-    RpdReader& r = *(part->reader = std::make_unique<RpdReader>(part->db, m_opt));
-    r.m_rank->info = m_rank->info;
-    r.m_strings = m_strings;
-    r.m_ids = sqlrows::IdStrings(m_strings.denseSize());
-    r.m_apiRows = m_db.maxRowid("rocpd_api", cap);  // what readApi counts here: the link arrays' bound
-    r.reserve();
-    try {
-        OpsPart& p = *part;
-        part->thread = std::thread([&p] {
-            p.status = p.reader->readLinks();
-            if (p.status) p.status = p.reader->readOps();
+    if (m_opt.threads < 2 || m_db.maxRowid("rocpd_op", cap) < kParallelOps) return nullptr;
+    return sqlrows::startSidePart<RpdReader>(
+        m_reopen,
+        [&](const SqliteDb& db) {
+            auto r = std::make_unique<RpdReader>(db, m_opt);
+            r->m_rank->info = m_rank->info;
+            r->m_strings = m_strings;
+            r->m_ids = sqlrows::IdStrings(m_strings.denseSize());
+            r->m_apiRows = m_db.maxRowid("rocpd_api", cap);  // what readApi counts here: the link arrays' bound
+            r->reserve();
+            return r;
+        },
+        [](RpdReader& r) {
+            Status s = r.readLinks();
+            return s ? r.readOps() : s;
         });
-    } catch (const std::system_error&) {
-        return nullptr;
-    }
-    return part;
 }
 
 void RpdReader::appendOpsPart(RpdReader& part) {
@@ -375,7 +364,7 @@ Result<sqlrows::Ranks> RpdReader::run() {
     // beside them on a second thread, or after them on this one; the rank is the same either way.
     std::unique_ptr<OpsPart> part = startOpsPart();
     Status api = readApi();
-    if (part) part->thread.join();
+    if (part) part->join();
     if (!api) return api.error();
     if (part) {
         if (!part->status) return part->status.error();
@@ -404,11 +393,7 @@ Result<sqlrows::Ranks> RpdReader::run() {
 
 Result<sqlrows::Ranks> loadRpd(const SourceGroup& group, const SourceLoadOptions& opt, const CancelToken& cancel) {
     return sqlrows::openAndLoad(group, cancel, [&](const SqliteDb& db) {
-        RpdReader reader(db, opt, [&db, &cancel]() {
-            SqliteOpenOptions o;
-            o.cancel = cancel;
-            return SqliteDb::open(db.path(), o);
-        });
+        RpdReader reader(db, opt, sqlrows::reopener(db, cancel));
         return reader.run();
     });
 }

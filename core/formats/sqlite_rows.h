@@ -17,6 +17,7 @@
 #include <string>
 #include <string_view>
 #include <system_error>
+#include <thread>
 #include <type_traits>
 #include <vector>
 #include <unordered_map>
@@ -202,6 +203,54 @@ Result<Ranks> openAndLoad(const SourceGroup& group, const CancelToken& cancel, F
     auto db = SqliteDb::open(path, o);
     if (!db) return db.error();
     return load(*db);
+}
+
+// Reading a database's two largest independent parts side by side (nsys, RPD, rocpd): the second part on another
+// connection and thread, into a reader of its own whose rows are then appended (appendRankPart).
+//
+// The function that opens another connection to `db` (read-only, with the load's cancel token), for a reader that
+// reads a part on a second thread.
+inline std::function<Result<SqliteDb>()> reopener(const SqliteDb& db, const CancelToken& cancel) {
+    return [&db, cancel]() {
+        SqliteOpenOptions o;
+        o.cancel = cancel;
+        return SqliteDb::open(db.path(), o);
+    };
+}
+
+// A part being read on its own connection and thread; join() before reading `reader` or `status`.
+template <class Reader>
+struct SidePart {
+    SqliteDb db;
+    std::unique_ptr<Reader> reader;
+    Status status = Ok{};
+    std::thread thread;
+    explicit SidePart(SqliteDb d) : db(std::move(d)) {}
+    SidePart(const SidePart&) = delete;
+    SidePart& operator=(const SidePart&) = delete;
+    ~SidePart() { join(); }
+    void join() {
+        if (thread.joinable()) thread.join();
+    }
+};
+
+// Opens a connection with `reopen`, makes the part's reader with `make(db)` and runs `read(reader)` (a Status) on a
+// new thread. Null when `reopen` is empty or any step fails: the caller then reads the part on its own thread.
+template <class Reader, class Make, class Read>
+std::unique_ptr<SidePart<Reader>> startSidePart(const std::function<Result<SqliteDb>()>& reopen, Make&& make,
+                                                Read&& read) {
+    if (!reopen) return nullptr;
+    auto db = reopen();
+    if (!db) return nullptr;
+    auto part = std::make_unique<SidePart<Reader>>(std::move(db.value()));
+    part->reader = make(part->db);
+    try {
+        SidePart<Reader>& p = *part;
+        part->thread = std::thread([&p, read] { p.status = read(*p.reader); });
+    } catch (const std::system_error&) {
+        return nullptr;
+    }
+    return part;
 }
 
 // Visits every row of `SELECT cols FROM table tail`; `fn(statement)` returns a Status (an Error stops the walk).
