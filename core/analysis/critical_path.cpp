@@ -17,6 +17,7 @@
 #include <fmt/format.h>
 
 #include "core/analysis/collectives.h"
+#include "core/io/huge_pages.h"
 #include "core/model/clock_shifts.h"
 
 namespace strobe::core {
@@ -54,19 +55,6 @@ struct CpAlloc {
 template <class T>
 using CpVec = std::vector<T, CpAlloc<T>>;
 
-// The same for a buffer already reserved by a standard vector (the listed segments, a public type): the whole
-// 2 MiB pages inside it, before they are touched.
-void adviseHugePages(const void* p, size_t bytes) {
-#ifdef MADV_HUGEPAGE
-    constexpr uintptr_t kHuge = uintptr_t{2} << 20;
-    const auto a = (reinterpret_cast<uintptr_t>(p) + kHuge - 1) & ~(kHuge - 1);
-    const auto b = (reinterpret_cast<uintptr_t>(p) + bytes) & ~(kHuge - 1);
-    if (b > a) madvise(reinterpret_cast<void*>(a), b - a, MADV_HUGEPAGE);
-#else
-    (void)p;
-    (void)bytes;
-#endif
-}
 
 enum class CpEdgeType : uint8_t { Span, Dependency, Idle, Launch, KernelKernel, Sync, SyncResidual, Comm, Wake };
 

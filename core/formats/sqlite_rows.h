@@ -3,10 +3,6 @@
 // one slice or GPU activity with every raw column filled (derived columns are left to the merge), and find or add
 // the track of a (pid, tid) pair.
 
-#if defined(__linux__)
-#include <sys/mman.h>
-#endif
-
 #include <algorithm>
 #include <climits>
 #include <cstdint>
@@ -24,6 +20,7 @@
 #include <utility>
 
 #include "core/formats/source_format.h"
+#include "core/io/huge_pages.h"
 #include "core/io/sqlite_db.h"
 #include "core/model/dataset.h"
 
@@ -135,15 +132,7 @@ template <class Table>
 void reserveRows(Table& table, size_t n) {
     table.visitColumns([&](const char*, auto& c) {
         c.reserve(n);
-#if defined(__linux__) && defined(MADV_HUGEPAGE)
-        constexpr uintptr_t kHuge = uintptr_t{2} << 20;
-        const auto bytes = n * sizeof(typename std::remove_reference_t<decltype(c)>::value_type);
-        if (bytes >= 2 * kHuge) {
-            const auto begin = (reinterpret_cast<uintptr_t>(c.data()) + kHuge - 1) & ~(kHuge - 1);
-            const auto end = (reinterpret_cast<uintptr_t>(c.data()) + bytes) & ~(kHuge - 1);
-            if (end > begin) (void)madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);
-        }
-#endif
+        adviseHugePages(c.data(), n * sizeof(typename std::remove_reference_t<decltype(c)>::value_type));
     });
 }
 

@@ -2,10 +2,13 @@
 // Transparent huge pages for a large buffer that is about to be filled (a column reserved from a file's size):
 // where the kernel hands them out only on request (transparent_hugepage = madvise, a common default), a 300 MB
 // load otherwise faults its columns in 4 KiB at a time, tens of thousands of page faults. Only the whole 2 MiB pages
-// inside the buffer are advised; elsewhere than on Linux, or for small buffers, this does nothing.
+// inside the buffer are advised (a buffer's edges stay in small pages: malloc's header in the mapping's first page
+// is written at once, so neighbouring mappings are never joined); elsewhere than on Linux, or for small buffers,
+// this does nothing.
 
 #include <cstddef>
 #include <cstdint>
+#include <vector>
 
 #if defined(__linux__)
 #include <sys/mman.h>
@@ -24,6 +27,18 @@ inline void adviseHugePages(const void* data, size_t bytes) {
     (void)data;
     (void)bytes;
 #endif
+}
+
+// `v` becomes `n` copies of `value`, in fresh memory advised for huge pages when it has to grow (a derived column of
+// a large rank: filled once, right away, so the advice comes before the first touch).
+template <class T>
+void assignHuge(std::vector<T>& v, size_t n, const T& value) {
+    if (v.capacity() < n) {
+        std::vector<T>().swap(v);
+        v.reserve(n);
+        adviseHugePages(v.data(), n * sizeof(T));
+    }
+    v.assign(n, value);
 }
 
 }  // namespace strobe::core
