@@ -164,8 +164,8 @@ Status RocpdReader::readLookups() {
     });
     if (!s) return s;
     const int64_t events = maxRowid("rocpd_event");
-    m_look->eventsDense.reserve(static_cast<size_t>(events) + 1);
-    m_look->eventPresent.reserve(static_cast<size_t>(events) + 1);
+    reserveHuge(m_look->eventsDense, static_cast<size_t>(events) + 1);
+    reserveHuge(m_look->eventPresent, static_cast<size_t>(events) + 1);
     s = each("rocpd_event", {"id", "correlation_id", "category_id"}, [&](SqliteStatement& st) -> Status {
         const int64_t id = st.intOr(0, -1);
         const Event e{st.intOr(1, kNone), st.intOr(2, -1)};
@@ -253,7 +253,10 @@ void RocpdReader::noteEventRow(int64_t eventId, int64_t procRow, uint32_t row) {
     if (!m_hasCounters || eventId < 0) return;
     RocpdEventRow* e = nullptr;
     if (static_cast<uint64_t>(eventId) < m_look->eventsDense.size()) {
-        if (m_eventRows.size() < m_look->eventsDense.size()) m_eventRows.resize(m_look->eventsDense.size());
+        if (m_eventRows.size() < m_look->eventsDense.size()) {
+            reserveHuge(m_eventRows, m_look->eventsDense.size());
+            m_eventRows.resize(m_look->eventsDense.size());
+        }
         e = &m_eventRows[static_cast<size_t>(eventId)];
     } else {
         e = &m_eventRowsSparse[eventId];
@@ -379,6 +382,9 @@ Status RocpdReader::readCounters() {
         return Ok{};
     });
     if (!s) return s;
+    // One process (the usual database): its counter columns sized once from the table's rows, not grown.
+    if (m_procs.size() == 1) sqlrows::reserveRows(m_procs.begin()->second.rank->kernelCounters,
+                                                  static_cast<size_t>(maxRowid("rocpd_pmc_event")));
     return each("rocpd_pmc_event", {"event_id", "pmc_id", "value"}, [&](SqliteStatement& st) -> Status {
         ++m_counterRows;
         auto v = st.optReal(2);

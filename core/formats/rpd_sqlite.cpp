@@ -81,10 +81,11 @@ private:
             }
         }
         // Room for ids below `ids` and for `rows` links, from the tables' largest rowids: growing the arrays by
-        // half each time moved them (6% of a 450 MB trace's load in memmove). Capacity only: nothing is touched.
+        // half each time moved them (6% of a 450 MB trace's load in memmove). Capacity only: nothing is touched, and
+        // large arrays are advised for huge pages before it is.
         void reserve(int64_t ids, int64_t rows) {
-            index.reserve(static_cast<size_t>(std::max<int64_t>(0, std::min(ids, limit > 0 ? limit : ids))));
-            values.reserve(static_cast<size_t>(std::max<int64_t>(0, rows)));
+            reserveHuge(index, static_cast<size_t>(std::max<int64_t>(0, std::min(ids, limit > 0 ? limit : ids))));
+            reserveHuge(values, static_cast<size_t>(std::max<int64_t>(0, rows)));
         }
         const T* find(int64_t id) const {
             if (id >= 0 && static_cast<uint64_t>(id) < index.size() && index[static_cast<size_t>(id)])

@@ -131,8 +131,7 @@ private:
 template <class Table>
 void reserveRows(Table& table, size_t n) {
     table.visitColumns([&](const char*, auto& c) {
-        c.reserve(n);
-        adviseHugePages(c.data(), n * sizeof(typename std::remove_reference_t<decltype(c)>::value_type));
+        reserveHuge(c.mut(), n);
     });
 }
 

@@ -29,15 +29,21 @@ inline void adviseHugePages(const void* data, size_t bytes) {
 #endif
 }
 
-// `v` becomes `n` copies of `value`, in fresh memory advised for huge pages when it has to grow (a derived column of
-// a large rank: filled once, right away, so the advice comes before the first touch).
+// Room for `n` values in `v` (its values kept), the new memory advised for huge pages before anything touches it:
+// a large array about to be filled (a column, an index by id).
+template <class T>
+void reserveHuge(std::vector<T>& v, size_t n) {
+    if (v.capacity() >= n) return;
+    v.reserve(n);
+    adviseHugePages(v.data() + v.size(), (v.capacity() - v.size()) * sizeof(T));
+}
+
+// `v` becomes `n` copies of `value`, in memory advised for huge pages when it has to grow (a derived column of a
+// large rank: filled once, right away).
 template <class T>
 void assignHuge(std::vector<T>& v, size_t n, const T& value) {
-    if (v.capacity() < n) {
-        std::vector<T>().swap(v);
-        v.reserve(n);
-        adviseHugePages(v.data(), n * sizeof(T));
-    }
+    v.clear();  // nothing to move when it grows
+    reserveHuge(v, n);
     v.assign(n, value);
 }
 
