@@ -55,7 +55,6 @@ struct CpAlloc {
 template <class T>
 using CpVec = std::vector<T, CpAlloc<T>>;
 
-
 enum class CpEdgeType : uint8_t { Span, Dependency, Idle, Launch, KernelKernel, Sync, SyncResidual, Comm, Wake };
 
 // 32 bytes: the graph of a step of 1 M kernels holds about 4 M events.
