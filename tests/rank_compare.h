@@ -1,7 +1,8 @@
 #pragma once
 // Two loads of one source compared table by table, for tests that load it two ways (another layout of the file,
 // one thread or several): the string pool, every column of every table, tracks, processes, threads, trace facts,
-// counts and diagnostics (byte offsets and "byte N" in their text normalised away: they depend on the layout).
+// counts and diagnostics (their table, row and event; byte offsets, lines and "byte N" in their text normalised
+// away: they depend on the layout).
 #include <regex>
 #include <string>
 #include <utility>
@@ -18,8 +19,8 @@ using namespace strobe::core;
 // A diagnostic without what depends on the layout: its byte offset, and "byte N" in its text.
 inline std::string normalised(const Diagnostic& d) {
     static const std::regex kByte("byte [0-9]+");
-    return std::to_string(static_cast<int>(d.severity)) + " event " + std::to_string(d.where.eventIndex) + ": " +
-           std::regex_replace(d.message, kByte, "byte N");
+    return std::to_string(static_cast<int>(d.severity)) + " table " + d.where.table + " row " +
+           std::to_string(d.where.row) + " event " + std::to_string(d.where.eventIndex) + ": " + std::regex_replace(d.message, kByte, "byte N");
 }
 
 template <class T>

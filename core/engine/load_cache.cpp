@@ -576,8 +576,13 @@ struct LoadCache::EarlyEntry {
 
 struct LoadCache::GroupWrite {
     std::vector<EarlyEntry> entries;  // by rank
+    // Every entry's columns in write order, (entry, column); the thread and then finish (once the merge is done and
+    // its own thread is free) take the next one until none is left.
+    std::vector<std::pair<uint32_t, uint32_t>> work;
+    std::atomic<size_t> next{0};
     std::thread thread;
-    int err = 0;  // the thread's errno, 0 when every column was written
+    std::atomic<int> err{0};  // the first errno met, 0 while every column was written
+    void run();
     GroupWrite() = default;
     GroupWrite(const GroupWrite&) = delete;
     GroupWrite& operator=(const GroupWrite&) = delete;
@@ -605,6 +610,46 @@ int pwriteAll(int fd, const char* p, uint64_t n, uint64_t offset) {
         offset += static_cast<uint64_t>(w);
     }
     return 0;
+}
+
+// A column's bytes at its offset (the string blob gathered from the pool's pieces), by positioned writes that do not
+// move the descriptor: two threads write the columns of one file side by side. 0 or an errno.
+int pwriteColumn(int fd, const ColumnOut& c) {
+    if (c.pool == nullptr) return c.bytes() == 0 ? 0 : pwriteAll(fd, c.data, c.bytes(), c.offset);
+    constexpr size_t kChunk = size_t{1} << 20;
+    std::string buf;
+    buf.reserve(kChunk);
+    uint64_t at = c.offset;
+    int err = 0;
+    c.forEachPiece([&](const char* p, size_t n) {
+        if (err != 0) return;
+        buf.append(p, n);
+        if (buf.size() < kChunk) return;
+        err = pwriteAll(fd, buf.data(), buf.size(), at);
+        at += buf.size();
+        buf.clear();
+    });
+    if (err == 0 && !buf.empty()) err = pwriteAll(fd, buf.data(), buf.size(), at);
+    return err;
+}
+
+// fn(i) for every i < n, each once, on this thread and one more (when there is more than one): the cache write's
+// checksums and columns are independent, and on two cores the second one is otherwise idle while they are written.
+template <class Fn>
+void onTwoThreads(size_t n, Fn&& fn) {
+    std::atomic<size_t> next{0};
+    auto loop = [&] {
+        for (size_t i; (i = next.fetch_add(1)) < n;) fn(i);
+    };
+    std::thread other;
+    if (n > 1 && std::thread::hardware_concurrency() > 1) {
+        try {
+            other = std::thread(loop);
+        } catch (const std::system_error&) {
+        }
+    }
+    loop();
+    if (other.joinable()) other.join();
 }
 
 // A temp file beside `entry` (renamed over it once complete), created exclusively; its descriptor or -errno.
@@ -685,23 +730,31 @@ std::shared_ptr<LoadCache::GroupWrite> LoadCache::beginGroupWrite(const std::vec
         });
         e.end = cursor;
     }
+    for (size_t k = 0; k < w->entries.size(); ++k)
+        for (size_t c = 0; c < w->entries[k].columns.size(); ++c)
+            w->work.emplace_back(static_cast<uint32_t>(k), static_cast<uint32_t>(c));
     GroupWrite& g = *w;
     try {
-        w->thread = std::thread([&g] {
-            for (EarlyEntry& e : g.entries)
-                for (EarlyEntry::Column& c : e.columns) {
-                    const uint64_t bytes = c.count * c.elemSize;
-                    c.checksum = LoadCache::checksum(c.data, static_cast<size_t>(bytes));
-                    if (const int err = pwriteAll(e.fd, c.data, bytes, c.offset); err != 0) {
-                        g.err = err;
-                        return;
-                    }
-                }
-        });
+        w->thread = std::thread([&g] { g.run(); });
     } catch (const std::system_error&) {
         return nullptr;
     }
     return w;
+}
+
+void LoadCache::GroupWrite::run() {
+    for (size_t i; (i = next.fetch_add(1)) < work.size();) {
+        if (err.load() != 0) return;
+        EarlyEntry& e = entries[work[i].first];
+        EarlyEntry::Column& c = e.columns[work[i].second];
+        const uint64_t bytes = c.count * c.elemSize;
+        c.checksum = LoadCache::checksum(c.data, static_cast<size_t>(bytes));
+        if (const int w = pwriteAll(e.fd, c.data, bytes, c.offset); w != 0) {
+            int none = 0;
+            err.compare_exchange_strong(none, w);
+            return;
+        }
+    }
 }
 
 void LoadCache::waitGroupWrite(GroupWrite& write) {
@@ -714,8 +767,9 @@ Status LoadCache::finishGroupWrite(std::shared_ptr<GroupWrite> write, const std:
     if (ranks.empty()) return Error(Location{files.front().absolutePath}, "load cache: a source group without ranks");
     if (ranks.size() > 1'000'000) return Error(Location{files.front().absolutePath}, "load cache: too many ranks");
     if (write) {
+        write->run();  // the columns the thread has not begun yet, beside it
         waitGroupWrite(*write);
-        if (write->err != 0 || write->entries.size() != ranks.size()) write.reset();  // written the plain way
+        if (write->err.load() != 0 || write->entries.size() != ranks.size()) write.reset();  // written the plain way
     }
     EntryId id;
     id.groupHash = groupHash(files);
@@ -781,9 +835,11 @@ Status LoadCache::writeEntry(const fs::path& entry, const SourceStamp& source, c
         cursor = alignUp(h.dirOffset + h.dirCount * sizeof(DirEntry));
     }
     std::vector<DirEntry> dir(cols.size());
+    if (early != nullptr)  // hundreds of MB: both threads
+        onTwoThreads(cols.size(), [&](size_t i) { cols[i].checksum = columnChecksum(cols[i]); });
     for (size_t i = 0; i < cols.size(); ++i) {
         ColumnOut& c = cols[i];
-        c.checksum = columnChecksum(c);
+        if (early == nullptr) c.checksum = columnChecksum(c);
         const EarlyEntry::Column* e = early != nullptr ? early->find(c.name) : nullptr;
         if (e != nullptr && e->count == c.count && e->elemSize == c.elemSize) {
             c.offset = e->offset;
@@ -820,23 +876,23 @@ Status LoadCache::writeEntry(const fs::path& entry, const SourceStamp& source, c
     }
     int err = 0;
     if (early != nullptr) {
-        // The columns the begun write did not write (or whose bytes changed since), then the metadata, in file
-        // order from where its columns end; the directory and header in their places.
-        for (size_t i = 0; i < cols.size() && err == 0; ++i)
-            if (!inFile[i] && cols[i].offset < early->end && cols[i].bytes() > 0)
-                err = pwriteAll(fd, cols[i].data, cols[i].bytes(), cols[i].offset);
-        if (err == 0 && ::lseek(fd, static_cast<off_t>(early->end), SEEK_SET) < 0) err = errno;
-        FileWriter out(fd, early->end);
-        for (const ColumnOut& c : cols) {
-            if (c.offset < early->end) continue;
-            out.padTo(c.offset);
-            c.forEachPiece([&](const char* p, size_t n) { out.write(p, n); });
-        }
-        out.padTo(h.metaOffset);
-        out.write(meta.data(), meta.size());
-        out.flush();
-        if (err == 0) err = out.error();
-        if (err == 0 && out.written() != h.fileSize) err = EIO;
+        // The columns the begun write did not write (or whose bytes changed since) and the ones after its columns,
+        // on two threads, each at its offset (the gaps between them read as zeros); the metadata last, which gives
+        // the file its length; the directory and header in their places.
+        std::vector<size_t> todo;
+        for (size_t i = 0; i < cols.size(); ++i)
+            if (!inFile[i] && cols[i].bytes() > 0) todo.push_back(i);
+        std::atomic<int> failed{0};
+        onTwoThreads(todo.size(), [&](size_t k) {
+            if (failed.load() != 0) return;
+            if (const int e = pwriteColumn(fd, cols[todo[k]]); e != 0) {
+                int none = 0;
+                failed.compare_exchange_strong(none, e);
+            }
+        });
+        err = failed.load();
+        if (err == 0 && h.metaSize > 0) err = pwriteAll(fd, meta.data(), h.metaSize, h.metaOffset);
+        if (err == 0 && h.metaSize == 0 && ::ftruncate(fd, static_cast<off_t>(h.fileSize)) != 0) err = errno;
         if (err == 0) err = pwriteAll(fd, reinterpret_cast<const char*>(dir.data()), dir.size() * sizeof(DirEntry), h.dirOffset);
         if (err == 0) err = pwriteAll(fd, reinterpret_cast<const char*>(&h), sizeof(h), 0);
     } else {

@@ -63,12 +63,19 @@ public:
 
 private:
     // The runtime calls, read on a second connection and thread while this one reads the GPU tables (a large
-    // export with SourceLoadOptions::threads >= 2), into ranks of their own that are then appended to these.
+    // export with SourceLoadOptions::threads >= 2), into ranks of their own that are then appended to these. When
+    // the kernel table outweighs the runtime calls, the two threads share it too: this one reads its rows up to a
+    // rowid, the part the rows after it, then the copies and the runtime calls — in the order one thread reads
+    // them, so that appending the part gives one thread's strings, tracks and rows.
     using RuntimePart = sqlrows::SidePart<NsysReader>;
     // Below this many runtime rows one thread reads them (a connection and a thread cost more than they save).
     static constexpr int64_t kParallelRuntimeRows = 50'000;
     std::unique_ptr<RuntimePart> startRuntimePart();
     void appendRuntimePart(NsysReader& part);
+    // The part's reading: the kernel table's tail and the copies when the kernel table is shared, the runtime calls.
+    Status readPart();
+    // Where the kernel table is split so that each thread reads about as much (0: not split).
+    int64_t kernelSplit() const;
 
     Status readStrings();
     void readInfo();
@@ -113,6 +120,11 @@ private:
     std::map<std::string, std::pair<int64_t, int64_t>> m_skipped;  // table → (count, first row)
     int64_t m_nvtxOther = 0;
     int64_t m_memOtherKinds = 0;  // CUDA_GPU_MEMORY_USAGE_EVENTS rows of host or managed memory kinds: not read
+    // A shared kernel table: the rowid that the first reader reads up to (0: the whole table, one reader), whether
+    // this reader reads the rows after it, and the rows readKernels read (the tail's row numbers follow the head's).
+    int64_t m_kernelSplit = 0;
+    bool m_kernelTail = false;
+    int64_t m_kernelRows = 0;
 };
 
 Status NsysReader::readStrings() {
@@ -241,15 +253,19 @@ Result<std::optional<NsysReader::Span>> NsysReader::readSpan(const char* table, 
 
 Status NsysReader::readKernels() {
     if (!m_db.hasTable(kKernel)) return Ok{};
+    const std::string range = m_kernelSplit <= 0 ? std::string()
+                              : fmt::format("WHERE rowid {} {}", m_kernelTail ? ">" : "<=", m_kernelSplit);
     auto st = m_db.selectColumns(kKernel, {"start", "end", "globalPid", "deviceId", "streamId", "correlationId",
                                            "demangledName", "shortName", "mangledName", "registersPerThread",
                                            "gridX", "gridY", "gridZ", "blockX", "blockY", "blockZ",
-                                           "staticSharedMemory", "dynamicSharedMemory"});
+                                           "staticSharedMemory", "dynamicSharedMemory"},
+                                 range);
     if (!st) return st.error();
     for (;;) {
         auto more = st->step();
         if (!more) return more.error();
         if (!*more) break;
+        ++m_kernelRows;
         auto span = readSpan(kKernel, *st);
         if (!span) return span.error();
         if (!*span) continue;
@@ -549,19 +565,50 @@ void NsysReader::readNames() {
     }
 }
 
+int64_t NsysReader::kernelSplit() const {
+    // A row takes some bytes of the file: a bound that a corrupt file's rowids cannot pass.
+    const auto cap = static_cast<int64_t>(m_info.fileSize / 8 + 1024);
+    if (!m_db.hasTable(kKernel) || m_db.hasColumn(kKernel, "rowid")) return 0;
+    const int64_t kernels = m_db.maxRowid(kKernel, cap);
+    int64_t copies = 0;
+    for (const char* t : {kMemcpy, kMemset})
+        if (m_db.hasTable(t)) copies += m_db.maxRowid(t, cap);
+    const int64_t runtime = m_db.maxRowid(kRuntime, cap);
+    // A row's cost is about its columns read: 18 for a kernel, 8 for a copy, 5 for a runtime call (on
+    // bench/gen_nsys_sqlite.py's export the two threads then end within a tenth of a second of each other; a
+    // runtime call's own time was 0.2-0.4 of a kernel's from run to run). The head is half of everything the two
+    // threads read, in kernel rows.
+    const double head = (static_cast<double>(kernels) + copies * (8.0 / 18) + runtime * (5.0 / 18)) / 2;
+    if (head >= 0.95 * static_cast<double>(kernels)) return 0;  // the runtime calls alone balance the kernels
+    return static_cast<int64_t>(head);
+}
+
 std::unique_ptr<NsysReader::RuntimePart> NsysReader::startRuntimePart() {
     if (m_opt.threads < 2 || !m_db.hasTable(kRuntime)) return nullptr;
     const auto cap = static_cast<int64_t>(m_info.fileSize / 8 + 1024);
     if (m_db.maxRowid(kRuntime, cap) < kParallelRuntimeRows) return nullptr;
-    return sqlrows::startSidePart<NsysReader>(
+    const int64_t split = kernelSplit();
+    auto part = sqlrows::startSidePart<NsysReader>(
         m_reopen,
         [&](const SqliteDb& db) {
             auto r = std::make_unique<NsysReader>(db, m_opt);
             r->m_strings = m_strings;
             r->m_info = m_info;
+            r->m_kernelSplit = split;
+            r->m_kernelTail = true;
             return r;
         },
-        [](NsysReader& r) { return r.readRuntime(); });
+        [](NsysReader& r) { return r.readPart(); });
+    if (part) m_kernelSplit = split;
+    return part;
+}
+
+Status NsysReader::readPart() {
+    if (m_kernelSplit > 0) {
+        if (Status s = readKernels(); !s) return s;
+        if (Status s = readMemcpy(); !s) return s;
+    }
+    return readRuntime();
 }
 
 void NsysReader::appendRuntimePart(NsysReader& part) {
@@ -571,7 +618,8 @@ void NsysReader::appendRuntimePart(NsysReader& part) {
     }
     for (const auto& [table, s] : part.m_skipped) {
         auto& m = m_skipped[table];
-        if (m.first == 0) m.second = s.second;
+        // The tail of a shared kernel table: its rows are numbered after the head's.
+        if (m.first == 0) m.second = s.second + (table == kKernel ? m_kernelRows : 0);
         m.first += s.first;
     }
 }
@@ -584,11 +632,15 @@ Result<sqlrows::Ranks> NsysReader::run() {
     // and tracks are the same either way.
     std::unique_ptr<RuntimePart> part = startRuntimePart();
     Status gpu = readKernels();
-    if (gpu) gpu = readMemcpy();
+    if (gpu && m_kernelSplit <= 0) gpu = readMemcpy();  // else the part reads them, after the kernel table's tail
     if (part) part->join();
     if (!gpu) return gpu.error();
     if (part) {
-        if (!part->status) return part->status.error();
+        if (!part->status) {
+            Error e = part->status.error();
+            if (e.where.table == kKernel && e.where.row > 0) e.where.row += m_kernelRows;
+            return e;
+        }
         appendRuntimePart(*part->reader);
     } else if (auto s = readRuntime(); !s) {
         return s.error();

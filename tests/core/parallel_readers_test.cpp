@@ -287,6 +287,30 @@ TEST_F(ParallelReadersConcurrency, NsysRuntimeOnASecondThreadGivesTheOneThreadRa
     expectSameWithTwoThreads(kNsysSqliteFormat, db, "CUPTI_ACTIVITY_KIND_RUNTIME", "start", 77777);
 }
 
+// The export's kernel table outweighs its runtime calls: the two threads share it (the first reads its rows up to
+// rowid (100,000 + 100,000 * 5/18) / 2 = 63,888, the second the rest, then the runtime calls). A kernel whose end
+// is before its start in each half is skipped and named by its row as one thread names it (the first one shown);
+// a bad kernel in the second half is the one-thread error, at its row.
+TEST_F(ParallelReadersConcurrency, NsysKernelTableSharedByTwoThreadsGivesTheOneThreadRanks) {
+    const std::string db = (m_dir / "nsys.sqlite").string();
+    const std::string gen = std::string(STROBE_TEST_DATA_DIR) + "/../../bench/gen_nsys_sqlite.py";
+    ASSERT_EQ(std::system(("/usr/bin/python3 " + gen + " " + db + " 8 > /dev/null").c_str()), 0);
+    const std::string py = "import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); c.execute('UPDATE "
+                           "CUPTI_ACTIVITY_KIND_KERNEL SET \\\"end\\\" = start - 1 WHERE rowid IN (70000, 90000)'); "
+                           "c.commit()";
+    ASSERT_EQ(std::system(("/usr/bin/python3 -c \"" + py + "\" " + db).c_str()), 0);
+    auto one = loadSqlite(kNsysSqliteFormat, db, 1);
+    ASSERT_TRUE(one) << one.error().toString();
+    ASSERT_EQ(one->size(), 1u);
+    EXPECT_EQ(one->front()->gpu.size(), 99'998u);
+    bool named = false;
+    for (const auto& d : one->front()->diagnostics)
+        named |= d.where.table == "CUPTI_ACTIVITY_KIND_KERNEL" && d.where.row == 70000 &&
+                 d.message.starts_with("2 row(s) skipped");
+    EXPECT_TRUE(named);
+    expectSameWithTwoThreads(kNsysSqliteFormat, db, "CUPTI_ACTIVITY_KIND_KERNEL", "start", 88888);
+}
+
 TEST_F(ParallelReadersConcurrency, RpdOpsOnASecondThreadGiveTheOneThreadRank) {
     const std::string db = (m_dir / "matmul.rpd").string();
     const std::string gen = std::string(STROBE_TEST_DATA_DIR) + "/../../bench/gen_rpd_sqlite.py";
