@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <functional>
+#include <future>
 #include <map>
 #include <memory>
 #include <unordered_map>
@@ -52,6 +53,31 @@ struct ProcState {
     LazyStr kernelCat, copyCat;
 };
 
+// The rocpd_pmc_event rows with a numeric value, as read (the join to the dispatches comes after every dispatch is
+// read): 16 bytes a row. The values become the counter table's value column as they are (compacted where a row
+// matches no dispatch); the event and pmc ids share a word (event << 24 | pmc), or, where either does not fit, the
+// word is kWide and the ids are kept aside.
+struct RocpdCounterRows {
+    static constexpr uint64_t kWide = ~uint64_t{0};
+    std::vector<double> value;
+    std::vector<uint64_t> key;
+    std::unordered_map<size_t, std::pair<int64_t, int64_t>> wide;  // row → (event, pmc)
+
+    void add(int64_t event, int64_t pmc, double v) {
+        if (event >= 0 && event < (int64_t{1} << 40) && pmc >= 0 && pmc < (int64_t{1} << 24)) {
+            key.push_back(static_cast<uint64_t>(event) << 24 | static_cast<uint64_t>(pmc));
+        } else {
+            wide.emplace(key.size(), std::make_pair(event, pmc));
+            key.push_back(kWide);
+        }
+        value.push_back(v);
+    }
+    std::pair<int64_t, int64_t> ids(size_t i) const {
+        if (key[i] != kWide) return {static_cast<int64_t>(key[i] >> 24), static_cast<int64_t>(key[i] & 0xFFFFFF)};
+        return wide.at(i);
+    }
+};
+
 // An event's GPU row for the counters' join: the dispatch of the lowest process row id holding that event (its last
 // row when several), as the walk over the processes in order found it.
 struct RocpdEventRow {
@@ -82,13 +108,15 @@ public:
     Result<sqlrows::Ranks> run();
 
 private:
-    // The regions (API calls, markers), read on a second connection and thread while this one reads the dispatches
-    // and copies (a large database with SourceLoadOptions::threads >= 2), into ranks of their own that are then
-    // appended to these.
+    // The counter values, copies and regions (API calls, markers), read on a second connection and thread while
+    // this one reads the lookups and then the dispatches (a large database with SourceLoadOptions::threads >= 2):
+    // the counter values first (they need no lookup), then, once this thread has read the lookups (`ready` says
+    // whether it could), the copies and regions into ranks of their own. Their rows are appended to these ranks
+    // and the counter values joined to the dispatches here, in one thread's order.
     using RegionsPart = sqlrows::SidePart<RocpdReader>;
     // Below this many regions one thread reads everything (a connection and a thread cost more than they save).
     static constexpr int64_t kParallelRegions = 50'000;
-    std::unique_ptr<RegionsPart> startRegionsPart();
+    std::unique_ptr<RegionsPart> startRegionsPart(std::shared_future<bool> ready);
     void appendRegionsPart(RocpdReader& part);
     std::string table(std::string_view base) const { return rocpdTable(m_tables, base); }
     template <class Fn>
@@ -101,7 +129,8 @@ private:
     Status readDispatches();
     Status readCopies();
     Status readRegions();
-    Status readCounters();
+    Status readCounterRows();                            // rocpd_pmc_event into m_counterValues
+    Status joinCounters(RocpdCounterRows& rows);  // to the dispatches read
     ProcState* proc(int64_t processRow) {
         if (m_lastProc && processRow == m_lastProcRow) return m_lastProc;
         m_lastProcRow = processRow;
@@ -148,6 +177,7 @@ private:
     TraceInfo m_info;
     std::shared_ptr<RocpdLookups> m_look;
     std::vector<RocpdEventRow> m_eventRows;  // by event id (dense ids), for the counters
+    RocpdCounterRows m_counterValues;  // read by readCounterRows, not yet joined
     std::unordered_map<int64_t, RocpdEventRow> m_eventRowsSparse;
     bool m_hasCounters = false;
     ProcState* m_lastProc = nullptr;
@@ -375,53 +405,82 @@ Status RocpdReader::readRegions() {
                 });
 }
 
-Status RocpdReader::readCounters() {
+Status RocpdReader::readCounterRows() {
+    const auto rows = static_cast<size_t>(maxRowid("rocpd_pmc_event"));
+    reserveHuge(m_counterValues.value, rows);
+    reserveHuge(m_counterValues.key, rows);
+    return each("rocpd_pmc_event", {"event_id", "pmc_id", "value"}, [&](SqliteStatement& st) -> Status {
+        ++m_counterRows;
+        if (auto v = st.optReal(2)) m_counterValues.add(st.intOr(0, -1), st.intOr(1, -1), *v);
+        return Ok{};
+    });
+}
+
+Status RocpdReader::joinCounters(RocpdCounterRows& rows) {
     std::unordered_map<int64_t, std::string> pmcNames;
     Status s = each("rocpd_info_pmc", {"id", "name"}, [&](SqliteStatement& st) -> Status {
         pmcNames[st.intOr(0, -1)] = std::string(st.text(1));
         return Ok{};
     });
     if (!s) return s;
-    // One process (the usual database): its counter columns sized once from the table's rows, not grown.
-    if (m_procs.size() == 1) sqlrows::reserveRows(m_procs.begin()->second.rank->kernelCounters,
-                                                  static_cast<size_t>(maxRowid("rocpd_pmc_event")));
-    return each("rocpd_pmc_event", {"event_id", "pmc_id", "value"}, [&](SqliteStatement& st) -> Status {
-        ++m_counterRows;
-        auto v = st.optReal(2);
-        if (!v) return Ok{};
-        const int64_t eventId = st.intOr(0, -1);
+    // One process (the usual database): its counter columns sized once, and the values column is the rows' own,
+    // compacted in place.
+    ProcState* only = m_procs.size() == 1 && m_procs.begin()->second.rank->kernelCounters.size() == 0
+                          ? &m_procs.begin()->second
+                          : nullptr;
+    if (only) {
+        sqlrows::reserveRows(only->rank->kernelCounters, rows.key.size());
+        only->rank->kernelCounters.value = Column<double>();
+    }
+    size_t kept = 0;
+    for (size_t i = 0; i < rows.key.size(); ++i) {
+        const auto [event, pmc] = rows.ids(i);
         const RocpdEventRow* e = nullptr;
-        if (eventId >= 0 && static_cast<uint64_t>(eventId) < m_eventRows.size()) {
-            e = &m_eventRows[static_cast<size_t>(eventId)];
-        } else if (auto it = m_eventRowsSparse.find(eventId); it != m_eventRowsSparse.end()) {
+        if (event >= 0 && static_cast<uint64_t>(event) < m_eventRows.size()) {
+            e = &m_eventRows[static_cast<size_t>(event)];
+        } else if (auto it = m_eventRowsSparse.find(event); it != m_eventRowsSparse.end()) {
             e = &it->second;
         }
-        if (!e || e->proc == INT64_MAX) return Ok{};
+        if (!e || e->proc == INT64_MAX) continue;
         ProcState& p = m_procs.at(e->proc);
         RankData& r = *p.rank;
-        const int64_t pmcId = st.intOr(1, -1);
         r.kernelCounters.gpuRow.push_back(e->row);
-        r.kernelCounters.name.push_back(p.pmcNames.get(pmcId, [&] {
-            auto n = pmcNames.find(pmcId);
-            return r.strings.intern(n == pmcNames.end() ? fmt::format("pmc {}", pmcId) : n->second);
+        r.kernelCounters.name.push_back(p.pmcNames.get(pmc, [&] {
+            auto n = pmcNames.find(pmc);
+            return r.strings.intern(n == pmcNames.end() ? fmt::format("pmc {}", pmc) : n->second);
         }));
-        r.kernelCounters.value.push_back(*v);
+        if (only)
+            rows.value[kept++] = rows.value[i];
+        else
+            r.kernelCounters.value.push_back(rows.value[i]);
         ++m_counterJoined;
-        return Ok{};
-    });
+    }
+    if (only) {
+        rows.value.resize(kept);
+        only->rank->kernelCounters.value = Column<double>(std::move(rows.value));
+    }
+    return Ok{};
 }
 
-std::unique_ptr<RocpdReader::RegionsPart> RocpdReader::startRegionsPart() {
+std::unique_ptr<RocpdReader::RegionsPart> RocpdReader::startRegionsPart(std::shared_future<bool> ready) {
     if (m_opt.threads < 2 || maxRowid("rocpd_region") < kParallelRegions) return nullptr;
     return sqlrows::startSidePart<RocpdReader>(
         m_reopen,
         [&](const SqliteDb& db) {
             auto r = std::make_unique<RocpdReader>(db, m_opt);
             r->m_info = m_info;
-            r->m_look = m_look;  // only read while both threads run
+            r->m_look = m_look;  // filled by this thread before `ready`, then only read by both
+            r->m_hasCounters = m_hasCounters;
             return r;
         },
-        [](RocpdReader& r) { return r.readRegions(); });
+        [ready](RocpdReader& r) {
+            const Status counters = r.m_hasCounters ? r.readCounterRows() : Status(Ok{});
+            if (!ready.get()) return Status(Error("the lookups could not be read"));  // this thread reports why
+            // One thread meets the copies and regions first.
+            if (Status copies = r.readCopies(); !copies) return copies;
+            if (Status regions = r.readRegions(); !regions) return regions;
+            return counters;
+        });
 }
 
 void RocpdReader::appendRegionsPart(RocpdReader& part) {
@@ -446,21 +505,40 @@ Result<sqlrows::Ranks> RocpdReader::run() {
         return Ok{};
     });
     m_hasCounters = !table("rocpd_pmc_event").empty();
-    if (Status s = readLookups(); !s) return s.error();
-    // The dispatches and copies here, the regions beside them (or after them, on this thread); the ranks, strings
-    // and tracks are the same either way. The counters last: they join the dispatches.
-    std::unique_ptr<RegionsPart> part = startRegionsPart();
+    // The lookups and dispatches here, the counter values, copies and regions beside them (or after them, on this
+    // thread); the ranks, strings and tracks are the same either way. The counters joined last, to the dispatches.
+    std::promise<bool> lookupsRead;
+    std::unique_ptr<RegionsPart> part = startRegionsPart(lookupsRead.get_future().share());
+    // Declared after `part`: on an early return the part's thread is told before it is joined.
+    struct Tell {
+        std::promise<bool>& p;
+        bool told = false;
+        void operator()(bool ok) {
+            if (!told) p.set_value(ok);
+            told = true;
+        }
+        ~Tell() { (*this)(false); }
+    } tell{lookupsRead};
+    const Status looked = readLookups();
+    tell(static_cast<bool>(looked));
+    if (!looked) return looked.error();
     Status gpu = readDispatches();
-    if (gpu) gpu = readCopies();
+    if (gpu && !part) gpu = readCopies();
     if (part) part->join();
     if (!gpu) return gpu.error();
     if (part) {
         if (!part->status) return part->status.error();
         appendRegionsPart(*part->reader);
-    } else if (Status s = readRegions(); !s) {
-        return s.error();
+        m_counterRows = part->reader->m_counterRows;
+        m_counterValues = std::move(part->reader->m_counterValues);
+    } else {
+        if (Status s = readRegions(); !s) return s.error();
+        if (m_hasCounters)
+            if (Status s = readCounterRows(); !s) return s.error();
     }
-    if (Status s = readCounters(); !s) return s.error();
+    if (m_hasCounters)
+        if (Status s = joinCounters(m_counterValues); !s) return s.error();
+    m_counterValues = {};
     if (m_procs.empty())
         return m_db.error(table("rocpd_kernel_dispatch"), "no kernel dispatch, memory copy or region rows");
     sqlrows::Ranks out;

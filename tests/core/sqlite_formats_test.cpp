@@ -525,3 +525,31 @@ TEST(SqliteDb, GzipCompressedDatabaseReadsLikeThePlainFile) {
     if (oldCache) ::setenv("XDG_CACHE_HOME", savedCache.c_str(), 1);
     else ::unsetenv("XDG_CACHE_HOME");
 }
+
+// Counter values that match no dispatch are left out of the counter table (which keeps the others' order) and
+// counted; ids too wide to share a word (an event id of 2^41, a pmc id of 2^30) are read as they are. The sample's
+// rocpd_pmc_event (python3 sqlite3: SELECT id, event_id, pmc_id, value ... ORDER BY id) holds rows 1..12 of events
+// 2, 2, 4, 4, ..., 12, 12 (the dispatches' events), pmc ids 1, 2, 1, 2, ... and values 100, 101, 200, 201, ...,
+// 600, 601. Rows 3 (event 999) and 10 (event 2^41) then match nothing: by hand, the table is the other ten values in
+// row order, and row 5's counter is named "pmc 1073741824" (no rocpd_info_pmc row).
+TEST(RocpdSqlite, CountersThatMatchNoDispatchAreLeftOutInOrder) {
+    strobe::test::TempDir dir("strobe-rocpd-counters");
+    const auto p = dir.path() / "rocpd.db";
+    std::filesystem::copy_file(kDir + "rocpd_doc_sample.db", p);
+    const std::string t = "rocpd_pmc_event_0195d4e2_7c1a_7000_8000_0123456789ab";
+    makeDb(p, "UPDATE " + t + " SET event_id = 999 WHERE id = 3; UPDATE " + t +
+                  " SET event_id = 2199023255552 WHERE id = 10; UPDATE " + t + " SET pmc_id = 1073741824 WHERE id = 5;");
+    auto ranks = loadDirect("rocpd", p.string());
+    ASSERT_TRUE(ranks) << ranks.error().toString();
+    ASSERT_EQ(ranks->size(), 1u);
+    const RankData& r = *ranks->front();
+    const std::vector<double> want = {100, 101, 201, 300, 301, 400, 401, 500, 600, 601};
+    ASSERT_EQ(r.kernelCounters.size(), want.size());
+    for (size_t i = 0; i < want.size(); ++i) EXPECT_EQ(r.kernelCounters.value[i], want[i]) << i;
+    EXPECT_EQ(r.strings.str(r.kernelCounters.name[3]), "pmc 1073741824");
+    EXPECT_EQ(r.strings.str(r.kernelCounters.name[4]), "GRBM_COUNT");
+    EXPECT_DOUBLE_EQ(r.stats.joinMatchRate, 10.0 / 12.0);
+    bool said = false;
+    for (const auto& d : r.diagnostics) said |= d.message.starts_with("2 of 12 counter values");
+    EXPECT_TRUE(said);
+}
