@@ -4,6 +4,7 @@
 
 #include <cstdlib>
 #include <functional>
+#include <future>
 #include <memory>
 #include <unordered_map>
 
@@ -35,11 +36,17 @@ public:
 private:
     // The link tables and the GPU ops, read on a second connection and thread while this one reads the calls (a
     // large trace with SourceLoadOptions::threads >= 2), into a rank of their own that is then appended to this one.
+    // When the ops and links outweigh the calls, the two threads share the op table: the part reads the links, says
+    // where the op table is split (`split`: -1 when it could not read them), and then reads the ops after that
+    // rowid; this thread reads the calls and then the ops up to it, with the part's links — in one thread's order,
+    // so that appending the part gives one thread's strings, tracks and rows.
     using OpsPart = sqlrows::SidePart<RpdReader>;
     // Below this many ops one thread reads everything (a connection and a thread cost more than they save).
     static constexpr int64_t kParallelOps = 50'000;
-    std::unique_ptr<OpsPart> startOpsPart();
+    std::unique_ptr<OpsPart> startOpsPart(std::shared_ptr<std::promise<int64_t>> split);
     void appendOpsPart(RpdReader& part);
+    // Where the op table is split so that each thread reads about as much, from the links read (0: not split).
+    int64_t opSplit(int64_t ops, int64_t calls) const;
     Status readStrings();
     Status readLinks();
     Status readApi();
@@ -97,8 +104,8 @@ private:
     };
     // Visits every row of a SELECT over `table`; `fn(statement)` returns a Status.
     template <class Fn>
-    Status each(const char* table, const std::vector<std::string>& cols, Fn&& fn) {
-        auto st = m_db.selectColumns(table, cols);
+    Status each(const char* table, const std::vector<std::string>& cols, Fn&& fn, std::string_view tail = {}) {
+        auto st = m_db.selectColumns(table, cols, tail);
         if (!st) return st.error();
         for (;;) {
             auto more = st->step();
@@ -116,11 +123,21 @@ private:
     sqlrows::StringTable m_strings;
     sqlrows::IdStrings m_ids;      // string id → StrId
     sqlrows::IdStrings m_argsJson;  // args string id → StrId of {"args": "..."}
-    Links<int64_t> m_opApi;  // op id → api id
-    Links<KernelApi> m_kernelApi;
-    Links<int64_t> m_copyBytes;  // api id → bytes
+    struct LinkTables {
+        Links<int64_t> opApi;  // op id → api id
+        Links<KernelApi> kernelApi;
+        Links<int64_t> copyBytes;  // api id → bytes
+    };
+    // Filled by readLinks (of the part, when it reads them), then only read by both threads.
+    std::shared_ptr<LinkTables> m_links = std::make_shared<LinkTables>();
     int64_t m_skipped = 0, m_firstSkipped = -1, m_apiRows = 0;
     std::string m_skippedTable;
+    // A shared op table: the rowid that this thread reads up to (0: the whole table, one reader), whether this
+    // reader reads the rows after it, and the rows readOps read (the tail's row numbers follow the head's).
+    int64_t m_opSplit = 0;
+    bool m_opTail = false;
+    int64_t m_opRows = 0;
+    double m_linkCost = 0;  // the links read, in the split's units (opSplit)
 };
 
 Status RpdReader::readStrings() {
@@ -134,22 +151,23 @@ Status RpdReader::readStrings() {
 
 Status RpdReader::readLinks() {
     // Api ids up to twice the calls read index arrays (rpd_tracer numbers calls 1..N, and its own from 2^31).
-    m_kernelApi.limit = m_copyBytes.limit = 2 * m_apiRows + 65536;
+    m_links->kernelApi.limit = m_links->copyBytes.limit = 2 * m_apiRows + 65536;
     const auto cap = static_cast<int64_t>(m_rank->info.fileSize / 8 + 1024);
     const int64_t apiIds = m_db.maxRowid("rocpd_api", cap) + 1;
     if (m_db.hasTable("rocpd_api_ops")) {
-        m_opApi.reserve(m_db.maxRowid("rocpd_op", cap) + 1, m_db.maxRowid("rocpd_api_ops", cap));
+        m_links->opApi.reserve(m_db.maxRowid("rocpd_op", cap) + 1, m_db.maxRowid("rocpd_api_ops", cap));
         auto s = each("rocpd_api_ops", {"api_id", "op_id"}, [&](SqliteStatement& st) -> Status {
             auto api = st.requireInt(0), op = st.requireInt(1);
             if (!api) return api.error();
             if (!op) return op.error();
-            m_opApi.set(*op, *api, st.row());
+            m_links->opApi.set(*op, *api, st.row());
+            m_linkCost += 3;
             return Ok{};
         });
         if (!s) return s;
     }
     if (m_db.hasTable("rocpd_kernelapi")) {
-        m_kernelApi.reserve(apiIds, m_db.maxRowid("rocpd_kernelapi", cap));
+        m_links->kernelApi.reserve(apiIds, m_db.maxRowid("rocpd_kernelapi", cap));
         auto s = each("rocpd_kernelapi", {"api_ptr_id", "gridX", "gridY", "gridZ", "workgroupX", "workgroupY",
                                           "workgroupZ", "groupSegmentSize", "kernelName_id"},
                       [&](SqliteStatement& st) -> Status {
@@ -162,17 +180,19 @@ Status RpdReader::readLinks() {
                           }
                           k.lds = clampI32(st.intOr(7, 0));
                           k.nameId = st.intOr(8, -1);
-                          m_kernelApi.set(*api, k, st.row());
+                          m_links->kernelApi.set(*api, k, st.row());
+                          m_linkCost += 10;
                           return Ok{};
                       });
         if (!s) return s;
     }
     if (m_db.hasTable("rocpd_copyapi")) {
-        m_copyBytes.reserve(apiIds, m_db.maxRowid("rocpd_copyapi", cap));
+        m_links->copyBytes.reserve(apiIds, m_db.maxRowid("rocpd_copyapi", cap));
         auto s = each("rocpd_copyapi", {"api_ptr_id", "size"}, [&](SqliteStatement& st) -> Status {
             auto api = st.requireInt(0);
             if (!api) return api.error();
-            m_copyBytes.set(*api, std::max<int64_t>(0, st.intOr(1, 0)), st.row());
+            m_links->copyBytes.set(*api, std::max<int64_t>(0, st.intOr(1, 0)), st.row());
+            m_linkCost += 3;
             return Ok{};
         });
         if (!s) return s;
@@ -224,8 +244,12 @@ Status RpdReader::readApi() {
 
 Status RpdReader::readOps() {
     std::unordered_map<int64_t, std::pair<EventKind, StrId>> kinds;  // opType string id → kind, category
+    const LinkTables& links = *m_links;
+    const std::string range =
+        m_opSplit <= 0 ? std::string() : fmt::format("WHERE rowid {} {}", m_opTail ? ">" : "<=", m_opSplit);
     return each("rocpd_op", {"id", "gpuId", "queueId", "start", "end", "description_id", "opType_id"},
                 [&](SqliteStatement& st) -> Status {
+                    ++m_opRows;
                     auto id = st.requireInt(0), start = st.requireInt(3), end = st.requireInt(4);
                     if (!id) return id.error();
                     if (!start) return start.error();
@@ -254,21 +278,22 @@ Status RpdReader::readOps() {
                     g.stream = clampI32(st.intOr(2, 0));
                     g.queue = g.stream;
                     g.track = m_tracks.get(*m_rank, g.device, g.stream);
-                    const int64_t* api = m_opApi.find(*id);
+                    const int64_t* api = links.opApi.find(*id);
                     const int64_t apiId = api ? *api : kNone;
                     g.correlation = apiId;
                     // The name's string id: the description, else the launch's kernel name, else the op type.
                     int64_t nameId = st.intOr(5, -1);
-                    if (const KernelApi* k = m_kernelApi.find(apiId)) {
+                    if (const KernelApi* k = links.kernelApi.find(apiId)) {
                         for (int i = 0; i < 3; ++i) g.grid[i] = k->grid[i], g.block[i] = k->block[i];
                         g.sharedMemory = k->lds;
                         if (text(nameId).empty()) nameId = k->nameId;
                     }
-                    if (const int64_t* c = m_copyBytes.find(apiId)) g.bytes = *c;
+                    if (const int64_t* c = links.copyBytes.find(apiId)) g.bytes = *c;
                     g.name = str(text(nameId).empty() ? typeId : nameId);
                     sqlrows::appendGpu(*m_rank, g);
                     return Ok{};
-                });
+                },
+                range);
 }
 
 Status RpdReader::readMonitor() {
@@ -324,9 +349,21 @@ void RpdReader::reserve() {
     sqlrows::reserveRows(m_rank->slices, slices);
 }
 
-std::unique_ptr<RpdReader::OpsPart> RpdReader::startOpsPart() {
+int64_t RpdReader::opSplit(int64_t ops, int64_t calls) const {
+    // A row's cost is about its columns read plus one (stepping to it): 8 for a call or an op, 3 for an op or copy
+    // link, 10 for a kernel launch's link (m_linkCost). On bench/gen_rpd_sqlite.py's trace the two threads then end
+    // within a few tenths of a second of each other. This thread's share of the ops, in op rows:
+    const double head = (m_linkCost + 8.0 * static_cast<double>(ops) - 8.0 * static_cast<double>(calls)) / 16;
+    if (head < 0.05 * static_cast<double>(ops) || head >= 0.95 * static_cast<double>(ops)) return 0;
+    return static_cast<int64_t>(head);
+}
+
+std::unique_ptr<RpdReader::OpsPart> RpdReader::startOpsPart(std::shared_ptr<std::promise<int64_t>> split) {
     const auto cap = static_cast<int64_t>(m_rank->info.fileSize / 8 + 1024);
     if (m_opt.threads < 2 || m_db.maxRowid("rocpd_op", cap) < kParallelOps) return nullptr;
+    // The tables' largest rowids: their rows, where ids are dense (the links' are not: they are the calls' ids).
+    const int64_t ops = m_db.hasColumn("rocpd_op", "rowid") ? 0 : m_db.maxRowid("rocpd_op", cap);
+    const int64_t calls = m_db.maxRowid("rocpd_api", cap);
     return sqlrows::startSidePart<RpdReader>(
         m_reopen,
         [&](const SqliteDb& db) {
@@ -334,12 +371,16 @@ std::unique_ptr<RpdReader::OpsPart> RpdReader::startOpsPart() {
             r->m_rank->info = m_rank->info;
             r->m_strings = m_strings;
             r->m_ids = sqlrows::IdStrings(m_strings.denseSize());
-            r->m_apiRows = m_db.maxRowid("rocpd_api", cap);  // what readApi counts here: the link arrays' bound
+            r->m_apiRows = calls;  // what readApi counts here: the link arrays' bound
+            r->m_links = m_links;
+            r->m_opTail = true;
             r->reserve();
             return r;
         },
-        [](RpdReader& r) {
+        [split, ops, calls](RpdReader& r) {
             Status s = r.readLinks();
+            r.m_opSplit = s ? r.opSplit(ops, calls) : -1;
+            split->set_value(r.m_opSplit);
             return s ? r.readOps() : s;
         });
 }
@@ -347,7 +388,8 @@ std::unique_ptr<RpdReader::OpsPart> RpdReader::startOpsPart() {
 void RpdReader::appendOpsPart(RpdReader& part) {
     appendRankPart(*m_rank, *part.m_rank, [this](const Track& t) { return m_tracks.get(*m_rank, t.pid, t.tid); });
     if (part.m_skipped > 0 && m_skipped == 0) {
-        m_firstSkipped = part.m_firstSkipped;
+        // The tail of a shared op table: its rows are numbered after the head's.
+        m_firstSkipped = part.m_firstSkipped + (part.m_skippedTable == "rocpd_op" ? m_opRows : 0);
         m_skippedTable = part.m_skippedTable;
     }
     m_skipped += part.m_skipped;
@@ -363,12 +405,20 @@ Result<sqlrows::Ranks> RpdReader::run() {
     reserve();
     // The calls first: their count bounds the api ids that the link tables index by array. The links and ops
     // beside them on a second thread, or after them on this one; the rank is the same either way.
-    std::unique_ptr<OpsPart> part = startOpsPart();
+    auto splitAt = std::make_shared<std::promise<int64_t>>();
+    std::future<int64_t> split = splitAt->get_future();
+    std::unique_ptr<OpsPart> part = startOpsPart(splitAt);
     Status api = readApi();
+    // The head of a shared op table, once the part has read the links (else its error is the one reported).
+    if (api && part && (m_opSplit = std::max<int64_t>(split.get(), 0)) > 0) api = readOps();
     if (part) part->join();
     if (!api) return api.error();
     if (part) {
-        if (!part->status) return part->status.error();
+        if (!part->status) {
+            Error e = part->status.error();
+            if (m_opSplit > 0 && e.where.table == "rocpd_op" && e.where.row > 0) e.where.row += m_opRows;
+            return e;
+        }
         appendOpsPart(*part->reader);
     } else {
         for (auto step : {&RpdReader::readLinks, &RpdReader::readOps})

@@ -323,6 +323,29 @@ TEST_F(ParallelReadersConcurrency, RpdOpsOnASecondThreadGiveTheOneThreadRank) {
     expectSameWithTwoThreads(kRpdSqliteFormat, db, "rocpd_op", "start", 60001);
 }
 
+// The trace's ops and links outweigh its calls: the two threads share the op table (the part reads the links and
+// then the ops after a rowid it works out from them, this thread the calls and then the ops up to it). Two ops
+// whose end is before their start near the table's end are skipped and the first named by its row as one thread
+// names it; a bad op there is the one-thread error, at its row.
+TEST_F(ParallelReadersConcurrency, RpdOpTableSharedByTwoThreadsGivesTheOneThreadRank) {
+    const std::string db = (m_dir / "matmul.rpd").string();
+    const std::string gen = std::string(STROBE_TEST_DATA_DIR) + "/../../bench/gen_rpd_sqlite.py";
+    const std::string seed = std::string(STROBE_TEST_DATA_DIR) + "/sqlite/rpd_matmul.rpd";
+    ASSERT_EQ(std::system(("/usr/bin/python3 " + gen + " " + seed + " " + db + " 10 > /dev/null").c_str()), 0);
+    const std::string py = "import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); c.execute('UPDATE rocpd_op SET "
+                           "\\\"end\\\" = start - 1 WHERE rowid IN (86000, 86500)'); c.commit()";
+    ASSERT_EQ(std::system(("/usr/bin/python3 -c \"" + py + "\" " + db).c_str()), 0);
+    auto one = loadSqlite(kRpdSqliteFormat, db, 1);
+    ASSERT_TRUE(one) << one.error().toString();
+    ASSERT_EQ(one->size(), 1u);
+    EXPECT_EQ(one->front()->gpu.size(), 87'038u);
+    bool named = false;
+    for (const auto& d : one->front()->diagnostics)
+        named |= d.where.table == "rocpd_op" && d.where.row == 86000 && d.message.starts_with("2 row(s) skipped");
+    EXPECT_TRUE(named);
+    expectSameWithTwoThreads(kRpdSqliteFormat, db, "rocpd_op", "start", 87000);
+}
+
 TEST_F(ParallelReadersConcurrency, RocpdRegionsOnASecondThreadGiveTheOneThreadRanks) {
     const std::string db = (m_dir / "rocpd.db").string();
     const std::string gen = std::string(STROBE_TEST_DATA_DIR) + "/../../bench/gen_rocpd_sqlite.py";
