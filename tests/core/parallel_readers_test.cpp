@@ -275,6 +275,25 @@ void expectSameWithTwoThreads(const SourceFormat& format, const std::string& db,
     EXPECT_EQ(bad2.error().where.table, errorTable.empty() ? table : errorTable);
 }
 
+// Rows `a` and `b` of `table` made to end one nanosecond before they start (python3's sqlite3 module): a load skips
+// them and names the first.
+void endBeforeStart(const std::string& db, const std::string& table, int64_t a, int64_t b) {
+    const std::string py = "import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); c.execute('UPDATE ' + sys.argv[2] + "
+                           "' SET \\\"end\\\" = start - 1 WHERE rowid IN (' + sys.argv[3] + ', ' + sys.argv[4] + ')'); "
+                           "c.commit()";
+    ASSERT_EQ(std::system(("/usr/bin/python3 -c \"" + py + "\" " + db + " " + table + " " + std::to_string(a) + " " +
+                           std::to_string(b))
+                              .c_str()),
+              0);
+}
+
+// The rank says that two rows of `table` were skipped, showing row `row`.
+bool namesTwoSkipped(const RankData& r, const std::string& table, int64_t row) {
+    for (const auto& d : r.diagnostics)
+        if (d.where.table == table && d.where.row == row && d.message.starts_with("2 row(s) skipped")) return true;
+    return false;
+}
+
 TEST_F(ParallelReadersConcurrency, NsysRuntimeOnASecondThreadGivesTheOneThreadRanks) {
     const std::string db = (m_dir / "nsys.sqlite").string();
     const std::string gen = std::string(STROBE_TEST_DATA_DIR) + "/../../bench/gen_nsys_sqlite.py";
@@ -288,26 +307,19 @@ TEST_F(ParallelReadersConcurrency, NsysRuntimeOnASecondThreadGivesTheOneThreadRa
 }
 
 // The export's kernel table outweighs its runtime calls: the two threads share it (the first reads its rows up to
-// rowid (100,000 + 100,000 * 5/18) / 2 = 63,888, the second the rest, then the runtime calls). A kernel whose end
-// is before its start in each half is skipped and named by its row as one thread names it (the first one shown);
-// a bad kernel in the second half is the one-thread error, at its row.
+// rowid (100,000 + 100,000 * 5/18) / 2 = 63,888, the second the rest, then the runtime calls). Two kernels of the
+// second half whose end is before their start are skipped and the first named by its row as one thread names it;
+// a bad kernel there is the one-thread error, at its row.
 TEST_F(ParallelReadersConcurrency, NsysKernelTableSharedByTwoThreadsGivesTheOneThreadRanks) {
     const std::string db = (m_dir / "nsys.sqlite").string();
     const std::string gen = std::string(STROBE_TEST_DATA_DIR) + "/../../bench/gen_nsys_sqlite.py";
     ASSERT_EQ(std::system(("/usr/bin/python3 " + gen + " " + db + " 8 > /dev/null").c_str()), 0);
-    const std::string py = "import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); c.execute('UPDATE "
-                           "CUPTI_ACTIVITY_KIND_KERNEL SET \\\"end\\\" = start - 1 WHERE rowid IN (70000, 90000)'); "
-                           "c.commit()";
-    ASSERT_EQ(std::system(("/usr/bin/python3 -c \"" + py + "\" " + db).c_str()), 0);
+    endBeforeStart(db, "CUPTI_ACTIVITY_KIND_KERNEL", 70000, 90000);
     auto one = loadSqlite(kNsysSqliteFormat, db, 1);
     ASSERT_TRUE(one) << one.error().toString();
     ASSERT_EQ(one->size(), 1u);
     EXPECT_EQ(one->front()->gpu.size(), 99'998u);
-    bool named = false;
-    for (const auto& d : one->front()->diagnostics)
-        named |= d.where.table == "CUPTI_ACTIVITY_KIND_KERNEL" && d.where.row == 70000 &&
-                 d.message.starts_with("2 row(s) skipped");
-    EXPECT_TRUE(named);
+    EXPECT_TRUE(namesTwoSkipped(*one->front(), "CUPTI_ACTIVITY_KIND_KERNEL", 70000));
     expectSameWithTwoThreads(kNsysSqliteFormat, db, "CUPTI_ACTIVITY_KIND_KERNEL", "start", 88888);
 }
 
@@ -332,17 +344,12 @@ TEST_F(ParallelReadersConcurrency, RpdOpTableSharedByTwoThreadsGivesTheOneThread
     const std::string gen = std::string(STROBE_TEST_DATA_DIR) + "/../../bench/gen_rpd_sqlite.py";
     const std::string seed = std::string(STROBE_TEST_DATA_DIR) + "/sqlite/rpd_matmul.rpd";
     ASSERT_EQ(std::system(("/usr/bin/python3 " + gen + " " + seed + " " + db + " 10 > /dev/null").c_str()), 0);
-    const std::string py = "import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); c.execute('UPDATE rocpd_op SET "
-                           "\\\"end\\\" = start - 1 WHERE rowid IN (86000, 86500)'); c.commit()";
-    ASSERT_EQ(std::system(("/usr/bin/python3 -c \"" + py + "\" " + db).c_str()), 0);
+    endBeforeStart(db, "rocpd_op", 86000, 86500);
     auto one = loadSqlite(kRpdSqliteFormat, db, 1);
     ASSERT_TRUE(one) << one.error().toString();
     ASSERT_EQ(one->size(), 1u);
     EXPECT_EQ(one->front()->gpu.size(), 87'038u);
-    bool named = false;
-    for (const auto& d : one->front()->diagnostics)
-        named |= d.where.table == "rocpd_op" && d.where.row == 86000 && d.message.starts_with("2 row(s) skipped");
-    EXPECT_TRUE(named);
+    EXPECT_TRUE(namesTwoSkipped(*one->front(), "rocpd_op", 86000));
     expectSameWithTwoThreads(kRpdSqliteFormat, db, "rocpd_op", "start", 87000);
 }
 
