@@ -1,5 +1,8 @@
 // The merge on a hand-made rank whose answers are worked out below, event by event.
 #include <algorithm>
+#include <numeric>
+#include <random>
+#include <tuple>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -377,3 +380,42 @@ TEST_F(MergeLinksTest, RunningTheMergeAgainGivesTheSameColumns) {
 
 }  // namespace
 }  // namespace strobe::core
+
+// byTrack: every slice by (track, start, longest first, row) and every GPU activity by (track, start, row), whatever
+// order the rows come in: in order, nearly in order (a tracer that writes each call when it ends puts a nested call
+// before its parent: a few rows early, merged in), or shuffled (more than one row in nine out of order: one sort).
+// Expected: std::stable_sort of the row numbers by the same keys, computed here beside the merge.
+TEST(MergeLinks, ByTrackOrdersRowsThatComeInOrderNearlyOrShuffled) {
+    std::mt19937_64 rng(20);
+    for (const int shuffled : {0, 3, 400}) {  // rows swapped with a neighbour's place, of 2,000 per track
+        RankBuilder b;
+        const uint32_t t0 = b.track(100, 1), t1 = b.track(100, 2), g0 = b.track(0, 1);
+        std::vector<TimeNs> starts(2000);
+        for (size_t i = 0; i < starts.size(); ++i) starts[i] = static_cast<TimeNs>(i / 2) * 10;  // pairs share a start
+        for (int s = 0; s < shuffled; ++s) {
+            const size_t i = rng() % (starts.size() - 50);
+            std::swap(starts[i], starts[i + 1 + rng() % 40]);
+        }
+        for (size_t i = 0; i < starts.size(); ++i) {
+            const TimeNs dur = static_cast<TimeNs>(rng() % 3);
+            b.slice("call", EventKind::Runtime, i % 3 == 0 ? t1 : t0, starts[i], dur);
+            b.gpu("kernel", EventKind::Kernel, g0, starts[starts.size() - 1 - i], 5, kNone);
+        }
+        RankData& rank = b.rank();
+        ASSERT_TRUE(mergeRank(rank, ClassificationRules{}).ok());
+        std::vector<uint32_t> want(rank.slices.size());
+        std::iota(want.begin(), want.end(), 0u);
+        const auto& s = rank.slices;
+        std::stable_sort(want.begin(), want.end(), [&](uint32_t x, uint32_t y) {
+            return std::tuple(s.track[x], s.ts[x], -s.dur[x]) < std::tuple(s.track[y], s.ts[y], -s.dur[y]);
+        });
+        EXPECT_EQ(std::vector<uint32_t>(s.byTrack.begin(), s.byTrack.end()), want) << shuffled;
+        std::vector<uint32_t> wantGpu(rank.gpu.size());
+        std::iota(wantGpu.begin(), wantGpu.end(), 0u);
+        const auto& g = rank.gpu;
+        std::stable_sort(wantGpu.begin(), wantGpu.end(), [&](uint32_t x, uint32_t y) {
+            return std::tuple(g.track[x], g.ts[x]) < std::tuple(g.track[y], g.ts[y]);
+        });
+        EXPECT_EQ(std::vector<uint32_t>(g.byTrack.begin(), g.byTrack.end()), wantGpu) << shuffled;
+    }
+}
