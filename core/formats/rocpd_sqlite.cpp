@@ -434,7 +434,8 @@ Status RocpdReader::joinCounters(RocpdCounterRows& rows) {
     }
     size_t kept = 0;
     for (size_t i = 0; i < rows.key.size(); ++i) {
-        const auto [event, pmc] = rows.ids(i);
+        const std::pair<int64_t, int64_t> ids = rows.ids(i);
+        const int64_t event = ids.first, pmc = ids.second;  // clang 14: a lambda cannot capture a structured binding
         const RocpdEventRow* e = nullptr;
         if (event >= 0 && static_cast<uint64_t>(event) < m_eventRows.size()) {
             e = &m_eventRows[static_cast<size_t>(event)];
