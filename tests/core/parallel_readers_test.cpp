@@ -275,6 +275,19 @@ void expectSameWithTwoThreads(const SourceFormat& format, const std::string& db,
     EXPECT_EQ(bad2.error().where.table, errorTable.empty() ? table : errorTable);
 }
 
+// bench/gen_nsys_sqlite.py's export of 8 MB (100,000 kernels, each launched by a runtime call) at `db`.
+void grownNsys(const std::string& db) {
+    const std::string gen = std::string(STROBE_TEST_DATA_DIR) + "/../../bench/gen_nsys_sqlite.py";
+    ASSERT_EQ(std::system(("/usr/bin/python3 " + gen + " " + db + " 8 > /dev/null").c_str()), 0);
+}
+
+// The real matmul RPD trace grown by bench/gen_rpd_sqlite.py to 10 MB (87,040 ops, 122,885 calls) at `db`.
+void grownRpd(const std::string& db) {
+    const std::string gen = std::string(STROBE_TEST_DATA_DIR) + "/../../bench/gen_rpd_sqlite.py";
+    const std::string seed = std::string(STROBE_TEST_DATA_DIR) + "/sqlite/rpd_matmul.rpd";
+    ASSERT_EQ(std::system(("/usr/bin/python3 " + gen + " " + seed + " " + db + " 10 > /dev/null").c_str()), 0);
+}
+
 // Rows `a` and `b` of `table` made to end one nanosecond before they start (python3's sqlite3 module): a load skips
 // them and names the first.
 void endBeforeStart(const std::string& db, const std::string& table, int64_t a, int64_t b) {
@@ -296,8 +309,7 @@ bool namesTwoSkipped(const RankData& r, const std::string& table, int64_t row) {
 
 TEST_F(ParallelReadersConcurrency, NsysRuntimeOnASecondThreadGivesTheOneThreadRanks) {
     const std::string db = (m_dir / "nsys.sqlite").string();
-    const std::string gen = std::string(STROBE_TEST_DATA_DIR) + "/../../bench/gen_nsys_sqlite.py";
-    ASSERT_EQ(std::system(("/usr/bin/python3 " + gen + " " + db + " 8 > /dev/null").c_str()), 0);
+    ASSERT_NO_FATAL_FAILURE(grownNsys(db));
     auto one = loadSqlite(kNsysSqliteFormat, db, 1);
     ASSERT_TRUE(one) << one.error().toString();
     ASSERT_EQ(one->size(), 1u);
@@ -312,8 +324,7 @@ TEST_F(ParallelReadersConcurrency, NsysRuntimeOnASecondThreadGivesTheOneThreadRa
 // a bad kernel there is the one-thread error, at its row.
 TEST_F(ParallelReadersConcurrency, NsysKernelTableSharedByTwoThreadsGivesTheOneThreadRanks) {
     const std::string db = (m_dir / "nsys.sqlite").string();
-    const std::string gen = std::string(STROBE_TEST_DATA_DIR) + "/../../bench/gen_nsys_sqlite.py";
-    ASSERT_EQ(std::system(("/usr/bin/python3 " + gen + " " + db + " 8 > /dev/null").c_str()), 0);
+    ASSERT_NO_FATAL_FAILURE(grownNsys(db));
     endBeforeStart(db, "CUPTI_ACTIVITY_KIND_KERNEL", 70000, 90000);
     auto one = loadSqlite(kNsysSqliteFormat, db, 1);
     ASSERT_TRUE(one) << one.error().toString();
@@ -325,9 +336,7 @@ TEST_F(ParallelReadersConcurrency, NsysKernelTableSharedByTwoThreadsGivesTheOneT
 
 TEST_F(ParallelReadersConcurrency, RpdOpsOnASecondThreadGiveTheOneThreadRank) {
     const std::string db = (m_dir / "matmul.rpd").string();
-    const std::string gen = std::string(STROBE_TEST_DATA_DIR) + "/../../bench/gen_rpd_sqlite.py";
-    const std::string seed = std::string(STROBE_TEST_DATA_DIR) + "/sqlite/rpd_matmul.rpd";
-    ASSERT_EQ(std::system(("/usr/bin/python3 " + gen + " " + seed + " " + db + " 10 > /dev/null").c_str()), 0);
+    ASSERT_NO_FATAL_FAILURE(grownRpd(db));
     auto one = loadSqlite(kRpdSqliteFormat, db, 1);
     ASSERT_TRUE(one) << one.error().toString();
     ASSERT_EQ(one->size(), 1u);
@@ -341,9 +350,7 @@ TEST_F(ParallelReadersConcurrency, RpdOpsOnASecondThreadGiveTheOneThreadRank) {
 // names it; a bad op there is the one-thread error, at its row.
 TEST_F(ParallelReadersConcurrency, RpdOpTableSharedByTwoThreadsGivesTheOneThreadRank) {
     const std::string db = (m_dir / "matmul.rpd").string();
-    const std::string gen = std::string(STROBE_TEST_DATA_DIR) + "/../../bench/gen_rpd_sqlite.py";
-    const std::string seed = std::string(STROBE_TEST_DATA_DIR) + "/sqlite/rpd_matmul.rpd";
-    ASSERT_EQ(std::system(("/usr/bin/python3 " + gen + " " + seed + " " + db + " 10 > /dev/null").c_str()), 0);
+    ASSERT_NO_FATAL_FAILURE(grownRpd(db));
     endBeforeStart(db, "rocpd_op", 86000, 86500);
     auto one = loadSqlite(kRpdSqliteFormat, db, 1);
     ASSERT_TRUE(one) << one.error().toString();
