@@ -24,9 +24,9 @@ namespace strobe::core {
 
 namespace {
 
-// The graph's large arrays (hundreds of MB for a step of 1 M kernels) ask for transparent huge pages: on a VM a
-// fresh 4 KiB page costs a fault of ~17 µs (bench/README.md), most of the build's time; a 2 MiB page is one fault.
-// Where the kernel does not offer them on request (THP "never"), madvise fails and the pages stay small.
+// The graph's large arrays (hundreds of MB for a step of 1 M kernels) are aligned to 2 MiB and ask for transparent
+// huge pages when STROBE_HUGE_PAGES=1 (core/io/huge_pages.h says when they pay: not on a VM whose host takes back the
+// memory its guest frees). Where the kernel does not offer them on request (THP "never"), the pages stay small.
 template <class T>
 struct CpAlloc {
     using value_type = T;
@@ -40,9 +40,7 @@ struct CpAlloc {
         const size_t rounded = (bytes + kHuge - 1) / kHuge * kHuge;
         void* p = std::aligned_alloc(kHuge, rounded);
         if (!p) throw std::bad_alloc();
-#ifdef MADV_HUGEPAGE
-        madvise(p, rounded, MADV_HUGEPAGE);
-#endif
+        adviseHugePages(p, rounded);
         return static_cast<T*>(p);
     }
     void deallocate(T* p, size_t n) {
