@@ -70,6 +70,13 @@ struct ColumnOut {
     }
 };
 
+// The most one write() hands the kernel. A buffered write of 2 MiB or more is cached in folios of 2 MiB, which the
+// page allocator takes from its largest free blocks: on a VM whose host takes back the memory its guest frees (free
+// page reporting), exactly the blocks the host has taken, each costing a fault into the host on first touch. Writing
+// a 563 MB entry 4 MiB at a time took 1.2-2.5 s after a few idle seconds, 64 KiB at a time 0.18-0.20 s (bench/README
+// "sixth pass"); the extra system calls cost about 10 ms.
+constexpr size_t kWritePiece = size_t{64} << 10;
+
 class FileWriter {
 public:
     // Writes from the descriptor's position, `start` bytes into the file (offsets count from the file's start).
@@ -105,7 +112,7 @@ private:
 
     void raw(const char* p, size_t n) {
         while (n > 0 && m_err == 0) {
-            const ssize_t w = ::write(m_fd, p, n);
+            const ssize_t w = ::write(m_fd, p, std::min(n, kWritePiece));
             if (w < 0) {
                 if (errno == EINTR) continue;
                 m_err = errno;
@@ -600,8 +607,8 @@ namespace {
 
 int pwriteAll(int fd, const char* p, uint64_t n, uint64_t offset) {
     while (n > 0) {
-        const ssize_t w = ::pwrite(fd, p, static_cast<size_t>(std::min<uint64_t>(n, uint64_t{1} << 30)),
-                                   static_cast<off_t>(offset));
+        const ssize_t w =
+            ::pwrite(fd, p, static_cast<size_t>(std::min<uint64_t>(n, kWritePiece)), static_cast<off_t>(offset));
         if (w < 0 && errno == EINTR) continue;
         if (w < 0) return errno;
         if (w == 0) return ENOSPC;
