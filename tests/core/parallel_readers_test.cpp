@@ -307,6 +307,20 @@ bool namesTwoSkipped(const RankData& r, const std::string& table, int64_t row) {
     return false;
 }
 
+// Rows `a` < `b` of `table`, in the part the second thread reads, made to end before they start: one thread loads
+// `gpuRows` activities and names row `a` as the first of two skipped, and two threads give the same rank; a bad value
+// in row `badRow` is then the one-thread error, at its row (expectSameWithTwoThreads).
+void expectTailSkipsAsOneThread(const SourceFormat& format, const std::string& db, const std::string& table, int64_t a,
+                                int64_t b, size_t gpuRows, int64_t badRow) {
+    ASSERT_NO_FATAL_FAILURE(endBeforeStart(db, table, a, b));
+    auto one = loadSqlite(format, db, 1);
+    ASSERT_TRUE(one) << one.error().toString();
+    ASSERT_EQ(one->size(), 1u);
+    EXPECT_EQ(one->front()->gpu.size(), gpuRows);
+    EXPECT_TRUE(namesTwoSkipped(*one->front(), table, a));
+    expectSameWithTwoThreads(format, db, table, "start", badRow);
+}
+
 TEST_F(ParallelReadersConcurrency, NsysRuntimeOnASecondThreadGivesTheOneThreadRanks) {
     const std::string db = (m_dir / "nsys.sqlite").string();
     ASSERT_NO_FATAL_FAILURE(grownNsys(db));
@@ -325,13 +339,7 @@ TEST_F(ParallelReadersConcurrency, NsysRuntimeOnASecondThreadGivesTheOneThreadRa
 TEST_F(ParallelReadersConcurrency, NsysKernelTableSharedByTwoThreadsGivesTheOneThreadRanks) {
     const std::string db = (m_dir / "nsys.sqlite").string();
     ASSERT_NO_FATAL_FAILURE(grownNsys(db));
-    endBeforeStart(db, "CUPTI_ACTIVITY_KIND_KERNEL", 70000, 90000);
-    auto one = loadSqlite(kNsysSqliteFormat, db, 1);
-    ASSERT_TRUE(one) << one.error().toString();
-    ASSERT_EQ(one->size(), 1u);
-    EXPECT_EQ(one->front()->gpu.size(), 99'998u);
-    EXPECT_TRUE(namesTwoSkipped(*one->front(), "CUPTI_ACTIVITY_KIND_KERNEL", 70000));
-    expectSameWithTwoThreads(kNsysSqliteFormat, db, "CUPTI_ACTIVITY_KIND_KERNEL", "start", 88888);
+    expectTailSkipsAsOneThread(kNsysSqliteFormat, db, "CUPTI_ACTIVITY_KIND_KERNEL", 70000, 90000, 99'998u, 88888);
 }
 
 TEST_F(ParallelReadersConcurrency, RpdOpsOnASecondThreadGiveTheOneThreadRank) {
@@ -351,13 +359,7 @@ TEST_F(ParallelReadersConcurrency, RpdOpsOnASecondThreadGiveTheOneThreadRank) {
 TEST_F(ParallelReadersConcurrency, RpdOpTableSharedByTwoThreadsGivesTheOneThreadRank) {
     const std::string db = (m_dir / "matmul.rpd").string();
     ASSERT_NO_FATAL_FAILURE(grownRpd(db));
-    endBeforeStart(db, "rocpd_op", 86000, 86500);
-    auto one = loadSqlite(kRpdSqliteFormat, db, 1);
-    ASSERT_TRUE(one) << one.error().toString();
-    ASSERT_EQ(one->size(), 1u);
-    EXPECT_EQ(one->front()->gpu.size(), 87'038u);
-    EXPECT_TRUE(namesTwoSkipped(*one->front(), "rocpd_op", 86000));
-    expectSameWithTwoThreads(kRpdSqliteFormat, db, "rocpd_op", "start", 87000);
+    expectTailSkipsAsOneThread(kRpdSqliteFormat, db, "rocpd_op", 86000, 86500, 87'038u, 87000);
 }
 
 TEST_F(ParallelReadersConcurrency, RocpdRegionsOnASecondThreadGiveTheOneThreadRanks) {
