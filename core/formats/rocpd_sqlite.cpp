@@ -537,9 +537,17 @@ Result<sqlrows::Ranks> RocpdReader::run() {
         if (m_hasCounters)
             if (Status s = readCounterRows(); !s) return s.error();
     }
+    // Every table that looks events up is read and the part's thread has ended: the event lookups (16 bytes an
+    // event) are freed before the counters' join adds its columns, the event rows (as many) after it. (`v = {}` would
+    // keep a vector's memory: an empty braced list picks the initializer_list assignment.)
+    std::vector<Event>().swap(m_look->eventsDense);
+    std::vector<uint8_t>().swap(m_look->eventPresent);
+    std::unordered_map<int64_t, Event>().swap(m_look->events);
     if (m_hasCounters)
         if (Status s = joinCounters(m_counterValues); !s) return s.error();
     m_counterValues = {};
+    std::vector<RocpdEventRow>().swap(m_eventRows);
+    std::unordered_map<int64_t, RocpdEventRow>().swap(m_eventRowsSparse);
     if (m_procs.empty())
         return m_db.error(table("rocpd_kernel_dispatch"), "no kernel dispatch, memory copy or region rows");
     sqlrows::Ranks out;
