@@ -176,7 +176,10 @@ private:
     std::vector<std::string> m_tables;
     TraceInfo m_info;
     std::shared_ptr<RocpdLookups> m_look;
-    std::vector<RocpdEventRow> m_eventRows;  // by event id (dense ids), for the counters
+    // For the counters: each event's dispatch row. Dense event ids index m_eventSlot (1 + position in m_eventRows,
+    // 0 for none: 4 bytes an event, where most events are regions and copies), others m_eventRowsSparse.
+    std::vector<uint32_t> m_eventSlot;
+    std::vector<RocpdEventRow> m_eventRows;
     RocpdCounterRows m_counterValues;  // read by readCounterRows, not yet joined
     std::unordered_map<int64_t, RocpdEventRow> m_eventRowsSparse;
     bool m_hasCounters = false;
@@ -283,11 +286,16 @@ void RocpdReader::noteEventRow(int64_t eventId, int64_t procRow, uint32_t row) {
     if (!m_hasCounters || eventId < 0) return;
     RocpdEventRow* e = nullptr;
     if (static_cast<uint64_t>(eventId) < m_look->eventsDense.size()) {
-        if (m_eventRows.size() < m_look->eventsDense.size()) {
-            reserveHuge(m_eventRows, m_look->eventsDense.size());
-            m_eventRows.resize(m_look->eventsDense.size());
+        if (m_eventSlot.size() < m_look->eventsDense.size()) {
+            assignHuge(m_eventSlot, m_look->eventsDense.size(), 0u);
+            reserveHuge(m_eventRows, static_cast<size_t>(maxRowid("rocpd_kernel_dispatch")));  // one a dispatch
         }
-        e = &m_eventRows[static_cast<size_t>(eventId)];
+        uint32_t& slot = m_eventSlot[static_cast<size_t>(eventId)];
+        if (slot == 0) {
+            m_eventRows.emplace_back();
+            slot = static_cast<uint32_t>(m_eventRows.size());
+        }
+        e = &m_eventRows[slot - 1];
     } else {
         e = &m_eventRowsSparse[eventId];
     }
@@ -437,8 +445,8 @@ Status RocpdReader::joinCounters(RocpdCounterRows& rows) {
         const std::pair<int64_t, int64_t> ids = rows.ids(i);
         const int64_t event = ids.first, pmc = ids.second;  // clang 14: a lambda cannot capture a structured binding
         const RocpdEventRow* e = nullptr;
-        if (event >= 0 && static_cast<uint64_t>(event) < m_eventRows.size()) {
-            e = &m_eventRows[static_cast<size_t>(event)];
+        if (event >= 0 && static_cast<uint64_t>(event) < m_eventSlot.size()) {
+            if (const uint32_t slot = m_eventSlot[static_cast<size_t>(event)]) e = &m_eventRows[slot - 1];
         } else if (auto it = m_eventRowsSparse.find(event); it != m_eventRowsSparse.end()) {
             e = &it->second;
         }
@@ -546,6 +554,7 @@ Result<sqlrows::Ranks> RocpdReader::run() {
     if (m_hasCounters)
         if (Status s = joinCounters(m_counterValues); !s) return s.error();
     m_counterValues = {};
+    std::vector<uint32_t>().swap(m_eventSlot);
     std::vector<RocpdEventRow>().swap(m_eventRows);
     std::unordered_map<int64_t, RocpdEventRow>().swap(m_eventRowsSparse);
     if (m_procs.empty())
