@@ -546,8 +546,8 @@ Result<sqlrows::Ranks> RocpdReader::run() {
             if (Status s = readCounterRows(); !s) return s.error();
     }
     // Every table that looks events up is read and the part's thread has ended: the event lookups (16 bytes an
-    // event) are freed before the counters' join adds its columns, the event rows (as many) after it. (`v = {}` would
-    // keep a vector's memory: an empty braced list picks the initializer_list assignment.)
+    // event) are freed before the counters' join adds its columns, the event → dispatch map after it. (`v = {}`
+    // would keep a vector's memory: an empty braced list picks the initializer_list assignment.)
     std::vector<Event>().swap(m_look->eventsDense);
     std::vector<uint8_t>().swap(m_look->eventPresent);
     std::unordered_map<int64_t, Event>().swap(m_look->events);
