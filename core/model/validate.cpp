@@ -69,6 +69,19 @@ public:
             }
         }
     }
+    // The merge's steps: a ProfilerStep slice's start and end, so start within ±kMaxTimeNs and
+    // 0 <= end - start <= kMaxDurationNs (analyses take differences of steps' ends and starts unchecked).
+    void stepSpans(const Column<TimeNs>& start, const Column<TimeNs>& end) {
+        if (!ok() || start.size() != end.size()) return;
+        for (size_t i = 0; i < start.size(); ++i) {
+            if (start[i] < -kMaxTimeNs || start[i] > kMaxTimeNs || end[i] < start[i] || end[i] > kMaxTimeNs ||
+                end[i] > start[i] + kMaxDurationNs) {
+                m_error = fmt::format("steps row {}: start {} ns, end {} ns is not a valid interval", i, start[i],
+                                      end[i]);
+                return;
+            }
+        }
+    }
     void fail(std::string message) {
         if (ok()) m_error = std::move(message);
     }
@@ -153,6 +166,7 @@ Status validateRankData(const RankData& rank) {
     c.range("flows", "track", rank.flows.track, 0, tracks, "a track");
     c.range("counters", "track", rank.counters.track, 0, tracks, "a track");
     c.range("steps", "slice", rank.steps.slice, -1, slices, "a slice");
+    c.stepSpans(rank.steps.start, rank.steps.end);
     c.range("kernelCounters", "gpuRow", rank.kernelCounters.gpuRow, 0, gpu, "a GPU activity");
 
     if (!c.ok()) return Error(c.error());

@@ -822,6 +822,50 @@ TEST(LoadCache, MatchingChecksumsDoNotMakeBadReferencesAcceptable) {
     EXPECT_TRUE(f.cache.read(f.source.string()).ok());
 }
 
+// Steps are the merge's ProfilerStep intervals; analyses subtract their starts from their ends unchecked (the
+// load_cache fuzzer found a signed overflow in the steady-step window from one). An entry whose step ends before it
+// starts, or lies outside the times a loader accepts, is corrupt.
+TEST(LoadCache, StepsThatAreNotIntervalsAreCorrupt) {
+    Fixture f;
+    for (int64_t i = 0; i < 4; ++i) {
+        f.rank.steps.number.push_back(i + 1);
+        f.rank.steps.start.push_back(1000 * i);
+        f.rank.steps.end.push_back(1000 * i + 900);
+        f.rank.steps.slice.push_back(-1);
+    }
+    ASSERT_TRUE(f.cache.write(f.source.string(), f.rank).ok());
+    const std::string original = readAll(f.entry());
+    ASSERT_TRUE(f.cache.read(f.source.string()).ok());
+    auto expectCorrupt = [&](const char* column, size_t row, int64_t value, const std::string& needle) {
+        std::string bytes = original;
+        const uint64_t off = columnOffset(bytes, column);
+        ASSERT_GT(off, 0u) << column;
+        std::memcpy(bytes.data() + off + 8 * row, &value, 8);
+        LoadCache::reseal(bytes);
+        writeFile(f.entry(), bytes);
+        CacheLookup lookup = CacheLookup::Hit;
+        auto r = f.cache.read(f.source.string(), 0, &lookup);
+        ASSERT_FALSE(r.ok()) << needle;
+        EXPECT_EQ(lookup, CacheLookup::Corrupt) << needle;
+        EXPECT_NE(r.error().message.find(needle), std::string::npos) << r.error().toString();
+    };
+    expectCorrupt("steps.end", 2, 1999, "steps row 2: start 2000 ns, end 1999 ns");  // ends before it starts
+    expectCorrupt("steps.start", 1, INT64_MIN, "steps row 1");                       // before -2^62
+    expectCorrupt("steps.end", 3, INT64_MAX, "steps row 3");                          // after 2^62
+    expectCorrupt("steps.end", 0, (int64_t{1} << 46) + 1, "steps row 0");           // longer than 2^46 ns
+    // The longest step a loader can produce still reads.
+    {
+        std::string bytes = original;
+        const int64_t longest = int64_t{1} << 46;
+        std::memcpy(bytes.data() + columnOffset(bytes, "steps.end"), &longest, 8);
+        LoadCache::reseal(bytes);
+        writeFile(f.entry(), bytes);
+        auto r = f.cache.read(f.source.string());
+        ASSERT_TRUE(r.ok()) << r.error().toString();
+        EXPECT_EQ((*r)->steps.end[0], longest);
+    }
+}
+
 TEST(LoadCache, ReadFileOpensAnEntryWithoutItsSource) {
     Fixture f;
     ASSERT_TRUE(f.cache.write(f.source.string(), f.rank).ok());
