@@ -1223,7 +1223,8 @@ CriticalPathResult summarize(std::shared_ptr<const CpGraph> gp,
         const size_t clsId = edgeClass(g, *types, e);
         if (clsId == kClsNone) continue;
         byClass.add(clsId, w[ei]);
-        if (clsId == kClsLaunchLatency && !lateLaunch && w[ei] > 1'000'000 && w[ei] * 10 > run.length) {
+        // w > length / 10: w * 10 > length for lengths >= 0, without the product (a hostile file's weights reach 2^63).
+        if (clsId == kClsLaunchLatency && !lateLaunch && w[ei] > 1'000'000 && w[ei] > run.length / 10) {
             lateLaunch = true;
             res.messages.push_back(fmt::format("{} started {:.1f} ms after its launch with nothing before it on the GPU: "
                                                "work outside the trace, or GPU and CPU clocks not aligned",
