@@ -1,6 +1,7 @@
 #include "core/formats/rocprofv3_csv.h"
 
 #include <algorithm>
+#include <cmath>
 #include <array>
 #include <filesystem>
 #include <iterator>
@@ -460,7 +461,11 @@ Status Rocprofv3Loader::stats(CsvReader& in) {
         if (!more) return more.error();
         if (!*more) break;
         ++rows;
-        const int64_t ns = in.toInt(total).value_or(static_cast<int64_t>(in.toDouble(total).value_or(0)));
+        // An integer, else a finite number clamped to ±9.2e18 (a double past int64 cannot be converted).
+        int64_t ns = 0;
+        if (auto i = in.toInt(total)) ns = *i;
+        else if (auto d = in.toDouble(total); d && std::isfinite(*d))
+            ns = static_cast<int64_t>(std::clamp(*d, -9.2e18, 9.2e18));
         if (ns > topNs) {
             topNs = ns;
             top = std::string(in.field(name));
