@@ -268,6 +268,19 @@ struct Fixture {
     fs::path entry() const { return cache.entryFor(source.string()); }
 };
 
+// Writes `bytes` resealed (every checksum matching) as the fixture's entry and expects the read to call it corrupt,
+// with `needle` in its message and the entry's name in the error.
+void expectResealedCorrupt(const Fixture& f, std::string bytes, const std::string& needle) {
+    LoadCache::reseal(bytes);
+    writeFile(f.entry(), bytes);
+    CacheLookup lookup = CacheLookup::Hit;
+    auto r = f.cache.read(f.source.string(), 0, &lookup);
+    ASSERT_FALSE(r.ok()) << needle;
+    EXPECT_EQ(lookup, CacheLookup::Corrupt) << needle;
+    EXPECT_NE(r.error().message.find(needle), std::string::npos) << r.error().toString();
+    EXPECT_NE(r.error().toString().find(f.entry().filename().string()), std::string::npos);
+}
+
 }  // namespace
 
 TEST(LoadCache, RoundTripsEveryColumnStringAndField) {
@@ -780,14 +793,7 @@ TEST(LoadCache, MatchingChecksumsDoNotMakeBadReferencesAcceptable) {
         EXPECT_EQ(same, original);  // resealing an intact file changes nothing
     }
     auto expectCorrupt = [&](std::string bytes, const std::string& needle) {
-        LoadCache::reseal(bytes);
-        writeFile(f.entry(), bytes);
-        CacheLookup lookup = CacheLookup::Hit;
-        auto r = f.cache.read(f.source.string(), 0, &lookup);
-        ASSERT_FALSE(r.ok()) << needle;
-        EXPECT_EQ(lookup, CacheLookup::Corrupt) << needle;
-        EXPECT_NE(r.error().message.find(needle), std::string::npos) << r.error().toString();
-        EXPECT_NE(r.error().toString().find(f.entry().filename().string()), std::string::npos);
+        expectResealedCorrupt(f, std::move(bytes), needle);
     };
     auto poke32 = [&](const char* column, size_t row, int32_t value) {
         std::string bytes = original;
@@ -841,13 +847,7 @@ TEST(LoadCache, StepsThatAreNotIntervalsAreCorrupt) {
         const uint64_t off = columnOffset(bytes, column);
         ASSERT_GT(off, 0u) << column;
         std::memcpy(bytes.data() + off + 8 * row, &value, 8);
-        LoadCache::reseal(bytes);
-        writeFile(f.entry(), bytes);
-        CacheLookup lookup = CacheLookup::Hit;
-        auto r = f.cache.read(f.source.string(), 0, &lookup);
-        ASSERT_FALSE(r.ok()) << needle;
-        EXPECT_EQ(lookup, CacheLookup::Corrupt) << needle;
-        EXPECT_NE(r.error().message.find(needle), std::string::npos) << r.error().toString();
+        expectResealedCorrupt(f, std::move(bytes), needle);
     };
     expectCorrupt("steps.end", 2, 1999, "steps row 2: start 2000 ns, end 1999 ns");  // ends before it starts
     expectCorrupt("steps.start", 1, INT64_MIN, "steps row 1");                       // before -2^62
